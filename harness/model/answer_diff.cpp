@@ -1,0 +1,36 @@
+#include "model/answer_diff.h"
+
+namespace idemproof {
+
+bool BodiesEqual(const std::string& a, const std::string& b, const std::vector<JsonPath>& volatile_paths) {
+  nlohmann::json ja = nlohmann::json::parse(a, nullptr, false);
+  nlohmann::json jb = nlohmann::json::parse(b, nullptr, false);
+  if (ja.is_discarded() || jb.is_discarded()) return a == b;
+  return WithoutPaths(std::move(ja), volatile_paths) == WithoutPaths(std::move(jb), volatile_paths);
+}
+
+std::vector<std::string> AnswerDifferences(const HttpAnswer& first, const HttpAnswer& later,
+                                           const std::vector<JsonPath>& volatile_paths,
+                                           const std::vector<std::string>& compare_headers) {
+  std::vector<std::string> diffs;
+  if (first.status != later.status)
+    diffs.push_back("status " + std::to_string(later.status) + " != " + std::to_string(first.status));
+  if (!BodiesEqual(first.body, later.body, volatile_paths)) diffs.push_back("body differs");
+  for (const auto& name : compare_headers) {
+    auto a = first.Header(name);
+    auto b = later.Header(name);
+    if (a != b)
+      diffs.push_back("header " + name + " '" + b.value_or("<absent>") + "' != '" + a.value_or("<absent>") + "'");
+  }
+  return diffs;
+}
+
+std::string AnswerSummary(const HttpAnswer& answer, std::size_t max_body) {
+  std::string body = answer.body;
+  for (char& c : body)
+    if (c == '\n' || c == '\r') c = ' ';
+  if (body.size() > max_body) body = body.substr(0, max_body) + "...";
+  return std::to_string(answer.status) + (body.empty() ? "" : " " + body);
+}
+
+}  // namespace idemproof

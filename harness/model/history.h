@@ -1,0 +1,89 @@
+// History: the record of one scenario run, in Jepsen's shape. One event type
+// for everything: requests (invoke + completion per process), probes, hooks,
+// faults and process control. Written as JSONL (one event per line) before
+// any oracle runs, so `idemproof check RUN_DIR` can re-check offline.
+//
+// Event shapes (the `value` field), the contract between the runtime (which
+// writes) and the oracles (which read):
+//  - f "send" | "burst", type invoke, process "client-N" / "burst-N":
+//      {"request": {"method", "url", "headers": {name: value}, "body": str}}
+//    completion on the same process:
+//      type ok   = an answer arrived (ANY status; the oracles judge statuses)
+//      type info = no answer (timeout, reset, lost): outcome unknown
+//      type fail = definitely not sent (could not connect)
+//      {"response": {"status": int, "headers": {name: value}, "body": str},
+//       "connection_reused": bool, "error": str}   (response absent unless ok)
+//    fields action, key (concrete; "" = sent without key), key_name
+//    (symbolic), biz, biz_name, payload ("default" | "other"), step are set.
+//  - f "probe", process "probe", invoke then ok/fail/info:
+//      {"probe": "records" | NAME, "label": str, "value": <json>, "count": int}
+//    a records probe sets action, biz, biz_name and "count"; "value" is the
+//    probe's JSON value; "error" on fail/info.
+//  - f "hook", process "nemesis": {"hook": NAME, "response": {...}}
+//  - f "fault" | "kill" | "stop" | "start" | "restart", process "nemesis":
+//      {"fault": NAME, "phase": "start" | "heal", "injected": int, ...}
+//  - f "wait" / "join" / "note": free-form value.
+//
+// Thread-safety: History is NOT thread-safe; the interpreter serialises
+// appends. Reading a const History concurrently is fine.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/status.h"
+
+namespace idemproof {
+
+enum class EventType { kInvoke, kOk, kFail, kInfo };
+const char* EventTypeName(EventType type);  // "invoke", "ok", "fail", "info"
+Result<EventType> ParseEventType(const std::string& text);
+
+struct HistoryEvent {
+  std::int64_t index = -1;     // position in the history, set by History::Append
+  std::string process;         // "client-0", "burst-3", "probe", "nemesis"
+  EventType type = EventType::kInvoke;
+  std::string f;               // "send", "burst", "probe", "hook", "fault", ...
+  std::string action;
+  std::string key;             // concrete key sent; "" = no key header
+  std::string key_name;        // symbolic ("k1", "none", "fresh")
+  std::string biz;             // concrete biz id
+  std::string biz_name;        // symbolic ("b1")
+  std::string payload;         // "default" | "other" | ""
+  int step = -1;               // index of the scenario step that caused it
+  std::int64_t time_ns = 0;    // steady clock, relative to the run's start
+  nlohmann::json value = nlohmann::json::object();
+
+  bool is_request() const { return f == "send" || f == "burst"; }
+};
+
+// Event <-> one JSON object. Empty string fields and step -1 are omitted when
+// writing and default when reading; unknown fields are ignored on read.
+nlohmann::json EventToJson(const HistoryEvent& event);
+Result<HistoryEvent> EventFromJson(const nlohmann::json& doc);
+
+class History {
+ public:
+  // Appends a copy, assigning index = size(); returns the index.
+  std::int64_t Append(HistoryEvent event);
+  const std::vector<HistoryEvent>& events() const { return events_; }
+  std::size_t size() const { return events_.size(); }
+  bool empty() const { return events_.empty(); }
+
+  // One JSON object per line, '\n' terminated, events in index order.
+  std::string ToJsonl() const;
+  Status WriteJsonl(const std::string& path) const;
+  // Parses JSONL (blank lines skipped). Errors name the line number.
+  // Indices are taken from the file; a gap or disorder is an error.
+  static Result<History> FromJsonl(const std::string& text, const std::string& file = "<jsonl>");
+  static Result<History> ReadJsonl(const std::string& path);
+
+ private:
+  std::vector<HistoryEvent> events_;
+};
+
+}  // namespace idemproof

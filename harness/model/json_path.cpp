@@ -1,0 +1,154 @@
+#include "model/json_path.h"
+
+#include <cctype>
+
+namespace idemproof {
+namespace {
+
+Status PathError(std::string_view text, std::size_t pos, const std::string& why) {
+  return Status::InvalidArgument("bad JSON path '" + std::string(text) + "' at offset " +
+                                 std::to_string(pos) + ": " + why +
+                                 " (supported: $, .name, ['name'], [N], [*])");
+}
+
+void Collect(const nlohmann::json& node, const std::vector<JsonPath::Segment>& segs, std::size_t i,
+             nlohmann::json& out) {
+  if (i == segs.size()) {
+    out.push_back(node);
+    return;
+  }
+  const auto& seg = segs[i];
+  if (seg.kind == JsonPath::Segment::Kind::kWildcard) {
+    if (node.is_array() || node.is_object()) {
+      for (const auto& child : node) Collect(child, segs, i + 1, out);
+    }
+  } else if (seg.kind == JsonPath::Segment::Kind::kName) {
+    if (node.is_object()) {
+      auto it = node.find(seg.name);
+      if (it != node.end()) Collect(*it, segs, i + 1, out);
+    }
+  } else {
+    std::size_t idx = seg.index;
+    if (node.is_array() && idx < node.size()) Collect(node[idx], segs, i + 1, out);
+  }
+}
+
+void Erase(nlohmann::json& node, const std::vector<JsonPath::Segment>& segs, std::size_t i) {
+  const auto& seg = segs[i];
+  bool last = i + 1 == segs.size();
+  if (seg.kind == JsonPath::Segment::Kind::kWildcard) {
+    if (last) {
+      if (node.is_array()) node = nlohmann::json::array();
+      else if (node.is_object()) node = nlohmann::json::object();
+      return;
+    }
+    if (node.is_array() || node.is_object()) {
+      for (auto& child : node) Erase(child, segs, i + 1);
+    }
+  } else if (seg.kind == JsonPath::Segment::Kind::kName) {
+    if (!node.is_object()) return;
+    auto it = node.find(seg.name);
+    if (it == node.end()) return;
+    if (last) node.erase(it);
+    else Erase(*it, segs, i + 1);
+  } else {
+    std::size_t idx = seg.index;
+    if (!node.is_array() || idx >= node.size()) return;
+    if (last) node.erase(idx);
+    else Erase(node[idx], segs, i + 1);
+  }
+}
+
+}  // namespace
+
+Result<JsonPath> JsonPath::Parse(std::string_view text) {
+  JsonPath path;
+  path.text_ = std::string(text);
+  if (text.empty() || text[0] != '$') return PathError(text, 0, "must start with '$'");
+  std::size_t i = 1;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '.') {
+      std::size_t start = ++i;
+      while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_' ||
+                                 text[i] == '-'))
+        ++i;
+      if (i == start) {
+        if (i < text.size() && text[i] == '*') {
+          path.segments_.push_back(Segment{Segment::Kind::kWildcard, {}, 0});
+          ++i;
+          continue;
+        }
+        return PathError(text, start, "expected a member name after '.'");
+      }
+      path.segments_.push_back(Segment{Segment::Kind::kName, std::string(text.substr(start, i - start)), 0});
+    } else if (c == '[') {
+      ++i;
+      if (i >= text.size()) return PathError(text, i, "unclosed '['");
+      if (text[i] == '*') {
+        ++i;
+        path.segments_.push_back(Segment{Segment::Kind::kWildcard, {}, 0});
+      } else if (text[i] == '\'' || text[i] == '"') {
+        char quote = text[i++];
+        std::size_t end = text.find(quote, i);
+        if (end == std::string_view::npos) return PathError(text, i, "unclosed quote");
+        path.segments_.push_back(Segment{Segment::Kind::kName, std::string(text.substr(i, end - i)), 0});
+        i = end + 1;
+      } else if (std::isdigit(static_cast<unsigned char>(text[i]))) {
+        std::size_t n = 0;
+        std::size_t start = i;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+          if (i - start > 9) return PathError(text, start, "index too large");
+          n = n * 10 + static_cast<std::size_t>(text[i] - '0');
+          ++i;
+        }
+        path.segments_.push_back(Segment{Segment::Kind::kIndex, {}, n});
+      } else {
+        return PathError(text, i, "expected N, *, or a quoted name inside []");
+      }
+      if (i >= text.size() || text[i] != ']') return PathError(text, i, "expected ']'");
+      ++i;
+    } else {
+      return PathError(text, i, std::string("unexpected '") + c + "'");
+    }
+  }
+  return path;
+}
+
+bool JsonPath::has_wildcard() const {
+  for (const auto& s : segments_)
+    if (s.kind == Segment::Kind::kWildcard) return true;
+  return false;
+}
+
+nlohmann::json::json_pointer JsonPath::pointer() const {
+  nlohmann::json::json_pointer ptr;
+  for (const auto& s : segments_) {
+    if (s.kind == Segment::Kind::kName) ptr /= s.name;
+    else if (s.kind == Segment::Kind::kIndex) ptr /= s.index;
+  }
+  return ptr;
+}
+
+Result<nlohmann::json> JsonPath::Find(const nlohmann::json& doc) const {
+  nlohmann::json matches = nlohmann::json::array();
+  Collect(doc, segments_, 0, matches);
+  if (has_wildcard()) return matches;
+  if (matches.empty()) return Status::NotFound("JSON path " + text_ + " not found");
+  return matches[0];
+}
+
+void JsonPath::EraseFrom(nlohmann::json& doc) const {
+  if (segments_.empty()) {
+    doc = nullptr;
+    return;
+  }
+  Erase(doc, segments_, 0);
+}
+
+nlohmann::json WithoutPaths(nlohmann::json doc, const std::vector<JsonPath>& paths) {
+  for (const auto& p : paths) p.EraseFrom(doc);
+  return doc;
+}
+
+}  // namespace idemproof

@@ -1,0 +1,64 @@
+// A small JSONPath subset used to point into answers: "$" (the whole
+// document), ".name", "['name']" / "[\"name\"]", "[N]" and "[*]" (every
+// element of an array or every member value of an object).
+// Examples: "$.count", "$.items[0].id", "$.items[*].created_at".
+//
+// A path without [*] maps to exactly one nlohmann::json::json_pointer.
+//
+// Thread-safety: an immutable value.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/status.h"
+
+namespace idemproof {
+
+class JsonPath {
+ public:
+  // One step of a path: a member name, an array index, or [*].
+  struct Segment {
+    enum class Kind { kName, kIndex, kWildcard };
+    Kind kind = Kind::kName;
+    std::string name;       // kName
+    std::size_t index = 0;  // kIndex
+    bool operator==(const Segment&) const = default;
+  };
+
+  // Parses `text`; kInvalidArgument names the position of the problem.
+  static Result<JsonPath> Parse(std::string_view text);
+
+  JsonPath() = default;  // "$"
+
+  // The text it was parsed from, e.g. "$.items[0].id".
+  const std::string& text() const { return text_; }
+  const std::vector<Segment>& segments() const { return segments_; }
+  bool has_wildcard() const;
+
+  // The json_pointer equivalent. Precondition: !has_wildcard().
+  nlohmann::json::json_pointer pointer() const;
+
+  // The value at this path. Without [*]: kNotFound if absent. With [*]: an
+  // array of every match (possibly empty), never kNotFound.
+  Result<nlohmann::json> Find(const nlohmann::json& doc) const;
+
+  // Removes the value(s) at this path from `doc` when present; absent is fine.
+  // Removing "$" turns the document into null.
+  void EraseFrom(nlohmann::json& doc) const;
+
+  bool operator==(const JsonPath& other) const { return segments_ == other.segments_; }
+
+ private:
+  std::string text_ = "$";
+  std::vector<Segment> segments_;
+};
+
+// A copy of `doc` with every path in `paths` removed (for "equal minus
+// volatile fields" comparisons).
+nlohmann::json WithoutPaths(nlohmann::json doc, const std::vector<JsonPath>& paths);
+
+}  // namespace idemproof

@@ -1,0 +1,112 @@
+#include "model/operation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace idemproof {
+namespace {
+bool IEquals(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+}  // namespace
+
+std::optional<std::string> HttpAnswer::Header(const std::string& name) const {
+  for (const auto& [k, v] : headers)
+    if (IEquals(k, name)) return v;
+  return std::nullopt;
+}
+
+std::optional<nlohmann::json> HttpAnswer::JsonBody() const {
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_discarded()) return std::nullopt;
+  return j;
+}
+
+std::optional<HttpAnswer> AnswerFromJson(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("status") || !doc["status"].is_number_integer()) return std::nullopt;
+  HttpAnswer a;
+  a.status = doc["status"].get<int>();
+  if (doc.contains("headers")) {
+    const auto& h = doc["headers"];
+    if (h.is_object()) {
+      for (auto it = h.begin(); it != h.end(); ++it)
+        if (it.value().is_string()) a.headers.emplace_back(it.key(), it.value().get<std::string>());
+    } else if (h.is_array()) {  // [[name, value], ...] is accepted too
+      for (const auto& pair : h)
+        if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string())
+          a.headers.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+    }
+  }
+  if (doc.contains("body") && doc["body"].is_string()) a.body = doc["body"].get<std::string>();
+  return a;
+}
+
+nlohmann::json AnswerToJson(const HttpAnswer& a) {
+  nlohmann::json headers = nlohmann::json::object();
+  for (const auto& [k, v] : a.headers) headers[k] = v;
+  return {{"status", a.status}, {"headers", headers}, {"body", a.body}};
+}
+
+bool Operation::completed_ok() const { return completion != nullptr && completion->type == EventType::kOk; }
+
+std::optional<HttpAnswer> Operation::answer() const {
+  if (!completed_ok() || !completion->value.is_object() || !completion->value.contains("response")) return std::nullopt;
+  return AnswerFromJson(completion->value["response"]);
+}
+
+std::int64_t Operation::complete_ns() const { return completion ? completion->time_ns : invoke->time_ns; }
+
+std::vector<Operation> PairOperations(const History& history) {
+  std::vector<Operation> ops;
+  std::map<std::string, std::size_t> open;  // process -> index into ops
+  for (const auto& e : history.events()) {
+    if (e.type == EventType::kInvoke) {
+      open[e.process] = ops.size();
+      ops.push_back(Operation{&e, nullptr});
+    } else {
+      auto it = open.find(e.process);
+      if (it != open.end()) {
+        ops[it->second].completion = &e;
+        open.erase(it);
+      }
+    }
+  }
+  return ops;
+}
+
+std::vector<Operation> RequestOperations(const History& history) {
+  std::vector<Operation> out;
+  for (const auto& op : PairOperations(history))
+    if (op.invoke->is_request()) out.push_back(op);
+  return out;
+}
+
+bool IsReplayMarked(const HttpAnswer& answer, const IdempotencyContract& contract) {
+  if (!contract.replay) return false;
+  auto v = answer.Header(contract.replay->header);
+  return v && *v == contract.replay->value;
+}
+
+std::optional<std::int64_t> RecordCount(const History& history, const std::string& action, const std::string& biz) {
+  std::optional<std::int64_t> count;
+  for (const auto& e : history.events()) {
+    if (e.f != "probe" || e.type != EventType::kOk || e.action != action || e.biz != biz) continue;
+    if (!e.value.is_object() || e.value.value("probe", "") != "records") continue;
+    if (e.value.contains("count") && e.value["count"].is_number_integer()) count = e.value["count"].get<std::int64_t>();
+  }
+  return count;
+}
+
+std::optional<nlohmann::json> ProbeValue(const History& history, const std::string& label) {
+  std::optional<nlohmann::json> v;
+  for (const auto& e : history.events()) {
+    if (e.f != "probe" || e.type != EventType::kOk || !e.value.is_object()) continue;
+    if (e.value.value("label", "") == label && e.value.contains("value")) v = e.value["value"];
+  }
+  return v;
+}
+
+}  // namespace idemproof

@@ -1,0 +1,67 @@
+// Operations: a history read as completed exchanges. An invoke is paired with
+// the next non-invoke event of the same process (Jepsen's rule: a process
+// does one thing at a time). Plus typed views of the request/answer JSON the
+// runtime records (see history.h for the shapes), so oracles never poke at
+// raw JSON.
+//
+// Thread-safety: views into a const History; the History must outlive them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/history.h"
+#include "model/target.h"
+
+namespace idemproof {
+
+// An HTTP answer as recorded.
+struct HttpAnswer {
+  int status = 0;
+  HeaderList headers;   // as recorded; lookups are case-insensitive
+  std::string body;
+
+  // The value of header `name` (case-insensitive), if present.
+  std::optional<std::string> Header(const std::string& name) const;
+  // The body as JSON, or nullopt when it does not parse.
+  std::optional<nlohmann::json> JsonBody() const;
+  bool is_2xx() const { return status >= 200 && status < 300; }
+};
+
+// Parses {"status", "headers", "body"}; nullopt when malformed.
+std::optional<HttpAnswer> AnswerFromJson(const nlohmann::json& doc);
+nlohmann::json AnswerToJson(const HttpAnswer& answer);
+
+// One invoke and its completion (nullptr while still open at the end).
+struct Operation {
+  const HistoryEvent* invoke = nullptr;
+  const HistoryEvent* completion = nullptr;
+
+  bool completed_ok() const;  // completion is type ok
+  // The answer of a completed_ok request; nullopt otherwise.
+  std::optional<HttpAnswer> answer() const;
+  std::int64_t invoke_ns() const { return invoke->time_ns; }
+  // Completion time, or invoke time when still open.
+  std::int64_t complete_ns() const;
+};
+
+// Every invoke, in invoke order, with its completion.
+std::vector<Operation> PairOperations(const History& history);
+// Only request operations (f send/burst), in invoke order.
+std::vector<Operation> RequestOperations(const History& history);
+
+// True when `answer` carries the target's replay marker. Always false when the
+// target declares none.
+bool IsReplayMarked(const HttpAnswer& answer, const IdempotencyContract& contract);
+
+// The last completed records-probe count for (action, biz), if any.
+std::optional<std::int64_t> RecordCount(const History& history, const std::string& action,
+                                        const std::string& biz);
+// The value of the last ok probe event with this label, if any.
+std::optional<nlohmann::json> ProbeValue(const History& history, const std::string& label);
+
+}  // namespace idemproof

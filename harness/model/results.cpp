@@ -1,0 +1,157 @@
+#include "model/results.h"
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+namespace idemproof {
+
+VerdictStatus ScenarioResult::Outcome() const {
+  bool unknown = !error.empty(), valid = false;
+  for (const auto& v : verdicts) {
+    if (v.status == VerdictStatus::kInvalid) return VerdictStatus::kInvalid;
+    if (v.status == VerdictStatus::kUnknown) unknown = true;
+    if (v.status == VerdictStatus::kValid) valid = true;
+  }
+  if (unknown) return VerdictStatus::kUnknown;
+  return valid ? VerdictStatus::kValid : VerdictStatus::kNotApplicable;
+}
+
+int RunResults::ExitCode() const {
+  bool undecided = false;
+  for (const auto& s : scenarios) {
+    VerdictStatus o = s.Outcome();
+    if (o == VerdictStatus::kInvalid) return 1;
+    if (o == VerdictStatus::kUnknown) undecided = true;
+  }
+  return undecided ? 3 : 0;
+}
+
+Metrics RunResults::TotalMetrics() const {
+  Metrics total;
+  for (const auto& s : scenarios) total.Add(s.metrics);
+  return total;
+}
+
+nlohmann::json ScenarioResultToJson(const ScenarioResult& r) {
+  nlohmann::json verdicts = nlohmann::json::array();
+  for (const auto& v : r.verdicts) verdicts.push_back(VerdictToJson(v));
+  return {{"name", r.name},
+          {"file", r.file},
+          {"layer", r.layer},
+          {"hunts", r.hunts},
+          {"outcome", VerdictStatusName(r.Outcome())},
+          {"verdicts", verdicts},
+          {"fault_counts", r.fault_counts},
+          {"warnings", r.warnings},
+          {"error", r.error},
+          {"events", r.events},
+          {"elapsed_ms", r.elapsed_ms},
+          {"history_file", r.history_file},
+          {"metrics", MetricsToJson(r.metrics)}};
+}
+
+Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc) {
+  if (!doc.is_object()) return Status::InvalidArgument("scenario result: expected an object");
+  ScenarioResult r;
+  try {
+    r.name = doc.at("name").get<std::string>();
+    r.file = doc.value("file", "");
+    r.layer = doc.value("layer", "");
+    r.hunts = doc.value("hunts", "");
+    for (const auto& v : doc.value("verdicts", nlohmann::json::array())) {
+      auto verdict = VerdictFromJson(v);
+      if (!verdict.ok()) return verdict.status();
+      r.verdicts.push_back(*verdict);
+    }
+    r.fault_counts = doc.value("fault_counts", std::map<std::string, std::int64_t>{});
+    r.warnings = doc.value("warnings", std::vector<std::string>{});
+    r.error = doc.value("error", "");
+    r.events = doc.value("events", std::int64_t{0});
+    r.elapsed_ms = doc.value("elapsed_ms", std::int64_t{0});
+    r.history_file = doc.value("history_file", "");
+    if (doc.contains("metrics")) {
+      auto m = MetricsFromJson(doc["metrics"]);
+      if (!m.ok()) return m.status();
+      r.metrics = *m;
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return Status::InvalidArgument(std::string("scenario result: ") + e.what());
+  }
+  return r;
+}
+
+nlohmann::json RunResultsToJson(const RunResults& r) {
+  nlohmann::json scenarios = nlohmann::json::array();
+  for (const auto& s : r.scenarios) scenarios.push_back(ScenarioResultToJson(s));
+  return {{"run_id", r.run_id},
+          {"seed", r.seed},
+          {"target", {{"name", r.target_name}, {"file", r.target_file}}},
+          {"flaw", r.flaw},
+          {"started", r.started},
+          {"finished", r.finished},
+          {"tool_version", r.tool_version},
+          {"exit_code", r.ExitCode()},
+          {"metrics", MetricsToJson(r.TotalMetrics())},
+          {"scenarios", scenarios}};
+}
+
+Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
+  if (!doc.is_object()) return Status::InvalidArgument("results: expected an object");
+  RunResults r;
+  try {
+    r.run_id = doc.at("run_id").get<std::string>();
+    r.seed = doc.value("seed", std::uint64_t{0});
+    if (doc.contains("target")) {
+      r.target_name = doc["target"].value("name", "");
+      r.target_file = doc["target"].value("file", "");
+    }
+    r.flaw = doc.value("flaw", "");
+    r.started = doc.value("started", "");
+    r.finished = doc.value("finished", "");
+    r.tool_version = doc.value("tool_version", "");
+    for (const auto& s : doc.value("scenarios", nlohmann::json::array())) {
+      auto sr = ScenarioResultFromJson(s);
+      if (!sr.ok()) return sr.status();
+      r.scenarios.push_back(*sr);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return Status::InvalidArgument(std::string("results: ") + e.what());
+  }
+  return r;
+}
+
+Status WriteRunResults(const RunResults& results, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IoError("cannot write results '" + path + "'");
+  out << RunResultsToJson(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  out.flush();
+  if (!out) return Status::IoError("write failed for results '" + path + "'");
+  return Status::Ok();
+}
+
+Result<RunResults> ReadRunResults(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError("cannot read results '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json doc = nlohmann::json::parse(ss.str(), nullptr, false);
+  if (doc.is_discarded()) return Status::InvalidArgument("results '" + path + "' is not valid JSON");
+  return RunResultsFromJson(doc);
+}
+
+std::string NowRfc3339() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
+  return out;
+}
+
+}  // namespace idemproof

@@ -1,0 +1,72 @@
+// Results of a run, as written to results.json in the run directory and read
+// back by `idemproof check` and the report renderers.
+//
+// Exit code of a run (RunResults::ExitCode):
+//   1 if any verdict is invalid; otherwise
+//   3 if any verdict is unknown or a scenario could not run (error set);
+//   0 otherwise (valid and not_applicable verdicts only).
+// (2, bad usage/config, is decided by the CLI before anything runs.)
+//
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/metrics.h"
+#include "model/status.h"
+#include "model/verdict.h"
+
+namespace idemproof {
+
+struct ScenarioResult {
+  std::string name;
+  std::string file;
+  std::string layer;   // LayerName()
+  std::string hunts;
+  std::vector<Verdict> verdicts;
+  std::map<std::string, std::int64_t> fault_counts;  // fault name -> times injected
+  std::vector<std::string> warnings;  // e.g. "fault proxy-drop declared but injected 0 times"
+  std::string error;    // non-empty: the tool could not run it (counts as undecided)
+  std::int64_t events = 0;       // history size
+  std::int64_t elapsed_ms = 0;
+  std::string history_file;      // relative to the run directory, may be empty
+  Metrics metrics;
+
+  // Worst verdict: invalid > unknown (or error) > valid > not_applicable.
+  VerdictStatus Outcome() const;
+};
+
+struct RunResults {
+  std::string run_id;
+  std::uint64_t seed = 0;
+  std::string target_name;
+  std::string target_file;
+  std::string flaw;       // empty = none
+  std::string started;    // RFC 3339 UTC
+  std::string finished;   // RFC 3339 UTC
+  std::string tool_version;
+  std::vector<ScenarioResult> scenarios;
+
+  int ExitCode() const;
+  // Sum over scenarios.
+  Metrics TotalMetrics() const;
+};
+
+nlohmann::json ScenarioResultToJson(const ScenarioResult& result);
+Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc);
+
+// results.json: every field above plus "exit_code" and "metrics" (the total).
+nlohmann::json RunResultsToJson(const RunResults& results);
+Result<RunResults> RunResultsFromJson(const nlohmann::json& doc);
+Status WriteRunResults(const RunResults& results, const std::string& path);
+Result<RunResults> ReadRunResults(const std::string& path);
+
+// Now as RFC 3339 UTC with milliseconds ("2024-05-01T12:00:00.123Z").
+std::string NowRfc3339();
+
+}  // namespace idemproof

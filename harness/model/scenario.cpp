@@ -1,0 +1,112 @@
+#include "model/scenario.h"
+
+#include <algorithm>
+
+#include "model/yaml_reader.h"
+
+namespace idemproof {
+
+const char* LayerName(Layer layer) {
+  switch (layer) {
+    case Layer::kClient: return "client";
+    case Layer::kGateway: return "gateway";
+    case Layer::kQueue: return "queue";
+    case Layer::kSideEffect: return "side-effect";
+    case Layer::kConcurrency: return "concurrency";
+    case Layer::kBatch: return "batch";
+  }
+  return "?";
+}
+
+Result<Layer> ParseLayer(const std::string& text) {
+  for (Layer l : {Layer::kClient, Layer::kGateway, Layer::kQueue, Layer::kSideEffect, Layer::kConcurrency,
+                  Layer::kBatch}) {
+    if (text == LayerName(l)) return l;
+  }
+  return Status::InvalidArgument("unknown layer '" + text + "'" +
+                                 yaml::DidYouMean(text, {"client", "gateway", "queue", "side-effect",
+                                                         "concurrency", "batch"}) +
+                                 " (client, gateway, queue, side-effect, concurrency, batch)");
+}
+
+const char* StepKindName(StepKind kind) {
+  switch (kind) {
+    case StepKind::kSend: return "send";
+    case StepKind::kBurst: return "burst";
+    case StepKind::kWait: return "wait";
+    case StepKind::kHook: return "hook";
+    case StepKind::kProbe: return "probe";
+    case StepKind::kFault: return "fault";
+    case StepKind::kHeal: return "heal";
+    case StepKind::kJoin: return "join";
+    case StepKind::kStart: return "start";
+    case StepKind::kStop: return "stop";
+    case StepKind::kKill: return "kill";
+    case StepKind::kRestart: return "restart";
+  }
+  return "?";
+}
+
+std::vector<std::string> Scenario::ActionsUsed() const {
+  std::vector<std::string> out;
+  for (const auto& s : steps) {
+    if ((s.kind == StepKind::kSend || s.kind == StepKind::kBurst) &&
+        std::find(out.begin(), out.end(), s.action) == out.end())
+      out.push_back(s.action);
+  }
+  return out;
+}
+
+ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target) {
+  ScenarioFit fit;
+  auto add_need = [&](const std::string& need) {
+    if (std::find(fit.needs.begin(), fit.needs.end(), need) == fit.needs.end()) fit.needs.push_back(need);
+  };
+  std::vector<std::string> actions, probes, hooks;
+  for (const auto& [n, a] : target.actions) actions.push_back(n);
+  for (const auto& [n, p] : target.probes) probes.push_back(n);
+  for (const auto& [n, h] : target.hooks) hooks.push_back(n);
+
+  // A name missing from the target is a typo when a declared name is close,
+  // otherwise a capability this target lacks.
+  auto check_name = [&](const Step& s, const std::string& what, const std::vector<std::string>& known) {
+    if (std::find(known.begin(), known.end(), s.name) != known.end()) return;
+    std::string close = yaml::ClosestWord(s.name, known);
+    if (!close.empty()) {
+      fit.errors.push_back(Status::InvalidConfig(
+          what + " '" + s.name + "' is not declared by target '" + target.name + "' (did you mean '" + close + "'?)",
+          s.mark));
+    } else {
+      add_need(what + " '" + s.name + "'");
+    }
+  };
+
+  for (const auto& s : scenario.steps) {
+    switch (s.kind) {
+      case StepKind::kSend:
+      case StepKind::kBurst: {
+        const ActionDescription* a = target.FindAction(s.action);
+        if (a == nullptr) {
+          fit.errors.push_back(Status::InvalidConfig("action '" + s.action + "' is not declared by target '" +
+                                                         target.name + "'" + yaml::DidYouMean(s.action, actions),
+                                                     s.mark));
+        } else if (s.payload == PayloadVariant::kOther && !a->other_payload) {
+          add_need("other_payload for action '" + s.action + "'");
+        }
+        break;
+      }
+      case StepKind::kHook: check_name(s, "hook", hooks); break;
+      case StepKind::kProbe: check_name(s, "probe", probes); break;
+      case StepKind::kStart:
+      case StepKind::kStop:
+      case StepKind::kKill:
+      case StepKind::kRestart:
+        if (!target.start) add_need("a start command (target 'start') for step '" + std::string(StepKindName(s.kind)) + "'");
+        break;
+      default: break;
+    }
+  }
+  return fit;
+}
+
+}  // namespace idemproof

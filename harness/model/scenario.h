@@ -1,0 +1,132 @@
+// Scenario: one failure hunt, loaded from a scenario file (YAML). A scenario
+// says which layer it exercises, what it does (steps), which faults it may
+// inject, and what must hold afterwards (oracles with parameters). It carries
+// NOTHING target-specific: actions, probes and hooks are names the target
+// file defines; keys and biz ids are symbolic names ("k1", "b1") the runtime
+// maps to unique values per scenario run.
+//
+// The file format is documented key by key in docs/scenario-reference.md.
+//
+// Thread-safety: plain values; load once, then share read-only.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/duration.h"
+#include "model/status.h"
+#include "model/target.h"
+#include "model/vocabulary.h"
+
+namespace idemproof {
+
+enum class Layer { kClient, kGateway, kQueue, kSideEffect, kConcurrency, kBatch };
+// "client", "gateway", "queue", "side-effect", "concurrency", "batch".
+const char* LayerName(Layer layer);
+Result<Layer> ParseLayer(const std::string& text);
+
+enum class StepKind {
+  kSend,     // one request (or `repeat` sequential ones) of an action
+  kBurst,    // n identical requests released together
+  kWait,     // sleep
+  kHook,     // fire a target hook
+  kProbe,    // read a probe into the history under a label
+  kFault,    // start a declared fault
+  kHeal,     // heal a declared fault
+  kJoin,     // wait for every background send to complete
+  kStart,    // start the target (needs target `start`)
+  kStop,     // SIGTERM then SIGKILL after stop_timeout (needs `start`)
+  kKill,     // SIGKILL (needs `start`)
+  kRestart,  // stop + start, same store (needs `start`)
+};
+const char* StepKindName(StepKind kind);
+
+enum class PayloadVariant { kDefault, kOther };
+enum class BurstMode { kLastByte, kThreads };
+
+// Reserved key names: "none" = send without the key header; "fresh" = a new
+// unique key for every request (the wrong client that regenerates its key).
+inline constexpr const char* kNoKey = "none";
+inline constexpr const char* kFreshKey = "fresh";
+
+// One step. Only the fields of its kind are meaningful.
+struct Step {
+  StepKind kind = StepKind::kSend;
+  SourceMark mark;
+  Duration after{0};       // all kinds: sleep this long before the step
+  std::string label;       // all kinds: free text shown in reports; probe: the label
+
+  // send / burst
+  std::string action;
+  std::string key = "k1";  // symbolic, or kNoKey / kFreshKey
+  std::string biz = "b1";  // symbolic
+  PayloadVariant payload = PayloadVariant::kDefault;
+  int repeat = 1;          // send: how many sequential requests
+  Duration every{0};       // send: pause between repeats
+  bool background = false; // send: do not wait for the answer (see kJoin)
+  std::optional<Duration> timeout;  // send/burst: overrides target request_timeout
+  int n = 2;               // burst: how many
+  BurstMode mode = BurstMode::kLastByte;
+
+  // wait
+  Duration duration{0};
+  // hook / probe / fault / heal: the name
+  std::string name;
+};
+
+// A fault the scenario may inject, by a fault step or for its whole length.
+struct FaultDeclaration {
+  std::string name;        // the key in `faults:`
+  std::string kind;        // the injector kind
+  nlohmann::json params;   // every other key of the block, as JSON (durations as strings)
+  SourceMark mark;
+};
+
+// One expectation: an oracle name plus its parameters (an object; {} when none).
+struct OracleSpec {
+  std::string name;
+  nlohmann::json params = nlohmann::json::object();
+  SourceMark mark;
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;   // default: the file's stem
+  Layer layer = Layer::kClient;
+  std::string hunts;  // required: the failure it hunts, one line
+  std::vector<Step> steps;
+  std::map<std::string, FaultDeclaration> faults;
+  std::vector<OracleSpec> expect;
+  SourceMark mark;
+
+  // The actions sent by send/burst steps, in first-use order.
+  std::vector<std::string> ActionsUsed() const;
+};
+
+// Loads and strictly validates a scenario file. Errors are kInvalidConfig with
+// file:line:column: YAML syntax, unknown keys or step kinds (closest known key
+// suggested), wrong types, missing required fields, bad durations, unknown
+// oracles or oracle parameters, unknown fault kinds (when the vocabulary lists
+// them), steps naming undeclared faults.
+Result<Scenario> LoadScenarioFile(const std::string& path, const ScenarioVocabulary& vocabulary);
+Result<Scenario> ParseScenario(const std::string& yaml, const std::string& file,
+                               const ScenarioVocabulary& vocabulary);
+
+// How a scenario fits a target.
+//  - errors: the scenario names an action the target does not declare, or a
+//    hook/probe whose name is a near miss of a declared one (a typo): the run
+//    must stop with exit code 2.
+//  - needs: capabilities the target does not declare (a hook or probe it
+//    lacks entirely, a start command for kill/restart): the scenario's
+//    verdicts are all not_applicable "needs X".
+struct ScenarioFit {
+  std::vector<Status> errors;
+  std::vector<std::string> needs;
+  bool runnable() const { return errors.empty() && needs.empty(); }
+};
+ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target);
+
+}  // namespace idemproof

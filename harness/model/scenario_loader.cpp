@@ -1,0 +1,298 @@
+// Scenario file -> Scenario, strictly (see scenario.h).
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "model/scenario.h"
+#include "model/yaml_reader.h"
+
+namespace idemproof {
+namespace {
+
+using yaml::Reader;
+
+struct KindInfo {
+  StepKind kind;
+  const char* name;
+  bool bare;  // may be written as a bare word ("- kill")
+  std::vector<std::string> options;
+};
+
+const std::vector<KindInfo>& Kinds() {
+  static const std::vector<KindInfo> kKinds = {
+      {StepKind::kSend, "send", false,
+       {"key", "biz", "payload", "after", "repeat", "every", "background", "timeout", "label"}},
+      {StepKind::kBurst, "burst", false, {"n", "key", "biz", "payload", "mode", "after", "timeout", "label"}},
+      {StepKind::kWait, "wait", false, {"label"}},
+      {StepKind::kHook, "hook", false, {"after", "label"}},
+      {StepKind::kProbe, "probe", false, {"as", "after"}},
+      {StepKind::kFault, "fault", false, {"after", "label"}},
+      {StepKind::kHeal, "heal", false, {"after", "label"}},
+      {StepKind::kJoin, "join", true, {"after", "label"}},
+      {StepKind::kStart, "start", true, {"after", "label"}},
+      {StepKind::kStop, "stop", true, {"after", "label"}},
+      {StepKind::kKill, "kill", true, {"after", "label"}},
+      {StepKind::kRestart, "restart", true, {"after", "label"}},
+  };
+  return kKinds;
+}
+
+std::vector<std::string> KindNames() {
+  std::vector<std::string> out;
+  for (const auto& k : Kinds()) out.push_back(k.name);
+  return out;
+}
+
+const KindInfo* FindKind(const std::string& name) {
+  for (const auto& k : Kinds())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+class ScenarioLoader {
+ public:
+  ScenarioLoader(const std::string& file, const ScenarioVocabulary& vocab) : r_(file), vocab_(vocab) {}
+
+  Scenario Load(const std::string& text) {
+    const YAML::Node root = r_.Load(text);
+    if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "scenario file is empty");
+    r_.CheckKeys(root, {"name", "layer", "hunts", "steps", "faults", "expect"}, "scenario");
+    Scenario s;
+    s.file = r_.file();
+    s.mark = r_.MarkOf(root);
+    s.name = root["name"] ? r_.String(root["name"], "name") : std::filesystem::path(s.file).stem().string();
+    YAML::Node layer = r_.Required(root, "layer", "scenario");
+    auto l = ParseLayer(r_.String(layer, "layer"));
+    if (!l.ok()) r_.Fail(layer, l.status().message());
+    s.layer = *l;
+    s.hunts = r_.String(r_.Required(root, "hunts", "scenario"), "hunts");
+    if (root["faults"]) {
+      r_.ExpectMap(root["faults"], "faults");
+      for (auto it = root["faults"].begin(); it != root["faults"].end(); ++it) {
+        FaultDeclaration f = Fault(it->first, it->second);
+        s.faults[f.name] = f;
+      }
+    }
+    YAML::Node steps = r_.Required(root, "steps", "scenario");
+    if (!steps.IsSequence() || steps.size() == 0) r_.Fail(steps, "steps must be a non-empty list");
+    for (const auto& item : steps) s.steps.push_back(StepOf(item, s));
+    YAML::Node expect = r_.Required(root, "expect", "scenario");
+    if (!expect.IsSequence() || expect.size() == 0)
+      r_.Fail(expect, "expect must be a non-empty list of oracles");
+    for (const auto& item : expect) s.expect.push_back(Oracle(item));
+    return s;
+  }
+
+ private:
+  std::string Symbol(const YAML::Node& node, const std::string& what) {
+    std::string v = r_.String(node, what);
+    static const std::regex kSym("[A-Za-z0-9_.-]+");
+    if (!std::regex_match(v, kSym)) r_.Fail(node, what + ": bad name '" + v + "' (letters, digits, _ . -)");
+    return v;
+  }
+
+  FaultDeclaration Fault(const YAML::Node& key, const YAML::Node& body) {
+    FaultDeclaration f;
+    f.name = Symbol(key, "fault name");
+    f.mark = r_.MarkOf(key);
+    r_.ExpectMap(body, "fault '" + f.name + "'");
+    YAML::Node kind = r_.Required(body, "kind", "fault '" + f.name + "'");
+    f.kind = r_.String(kind, "fault '" + f.name + "'.kind");
+    if (vocab_.fault_kinds) {
+      const auto& kinds = *vocab_.fault_kinds;
+      if (std::find(kinds.begin(), kinds.end(), f.kind) == kinds.end()) {
+        std::string known;
+        for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
+        r_.Fail(kind, "unknown fault kind '" + f.kind + "'" + yaml::DidYouMean(f.kind, kinds) + "; known: " + known);
+      }
+    }
+    f.params = nlohmann::json::object();
+    for (auto it = body.begin(); it != body.end(); ++it) {
+      std::string k = r_.String(it->first, "fault key");
+      if (k != "kind") f.params[k] = r_.Json(it->second);
+    }
+    return f;
+  }
+
+  Step StepOf(const YAML::Node& node, const Scenario& sc) {
+    Step st;
+    st.mark = r_.MarkOf(node);
+    const KindInfo* kind = nullptr;
+    if (node.IsScalar()) {
+      kind = FindKind(node.Scalar());
+      if (kind == nullptr || !kind->bare) {
+        if (kind != nullptr) r_.Fail(node, "step '" + node.Scalar() + "' needs a value (e.g. '" + node.Scalar() + ": NAME')");
+        r_.Fail(node, "unknown step kind '" + node.Scalar() + "'" + yaml::DidYouMean(node.Scalar(), KindNames()));
+      }
+      st.kind = kind->kind;
+      return st;
+    }
+    if (!node.IsMap()) r_.Fail(node, "a step must be a map like '{send: ACTION}' or a bare word like 'kill'");
+    std::optional<YAML::Node> kind_key;  // see Oracle(): never assign a Node
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      std::string k = r_.String(it->first, "step key");
+      if (const KindInfo* ki = FindKind(k)) {
+        if (kind != nullptr) r_.Fail(it->first, "a step has exactly one kind, found '" + std::string(kind->name) + "' and '" + k + "'");
+        kind = ki;
+        kind_key.emplace(it->first);
+      }
+    }
+    if (kind == nullptr) {
+      std::string first = node.begin()->first.Scalar();
+      r_.Fail(node.begin()->first, "unknown step kind '" + first + "'" + yaml::DidYouMean(first, KindNames()) +
+                                       "; a step is one of: send, burst, wait, hook, probe, fault, heal, join, "
+                                       "start, stop, kill, restart");
+    }
+    st.kind = kind->kind;
+    std::string what = std::string("step '") + kind->name + "'";
+    std::vector<std::string> allowed = kind->options;
+    allowed.push_back(kind->name);
+    r_.CheckKeys(node, allowed, what);
+    YAML::Node v = node[kind->name];
+    switch (kind->kind) {
+      case StepKind::kSend:
+      case StepKind::kBurst:
+        st.action = Symbol(RequiredValue(v, *kind_key, what, "an action name"), what);
+        break;
+      case StepKind::kWait:
+        st.duration = r_.DurationOf(RequiredValue(v, *kind_key, what, "a duration"), what);
+        break;
+      case StepKind::kHook:
+      case StepKind::kProbe:
+        st.name = Symbol(RequiredValue(v, *kind_key, what, "a name"), what);
+        if (kind->kind == StepKind::kProbe) st.label = st.name;
+        break;
+      case StepKind::kFault:
+      case StepKind::kHeal:
+        st.name = Symbol(RequiredValue(v, *kind_key, what, "a fault name"), what);
+        if (!sc.faults.count(st.name)) {
+          std::vector<std::string> declared;
+          for (const auto& [n, f] : sc.faults) declared.push_back(n);
+          r_.Fail(v, what + ": fault '" + st.name + "' is not declared under 'faults'" + yaml::DidYouMean(st.name, declared));
+        }
+        break;
+      default:
+        if (v.IsDefined() && !v.IsNull() && !(v.IsScalar() && v.Scalar() == "true"))
+          r_.Fail(v, what + " takes no value (write '- " + kind->name + "')");
+        break;
+    }
+    if (node["after"]) st.after = r_.DurationOf(node["after"], what + ".after");
+    if (node["label"]) st.label = r_.String(node["label"], what + ".label");
+    if (node["as"]) st.label = Symbol(node["as"], what + ".as");
+    if (node["key"]) st.key = Symbol(node["key"], what + ".key");
+    if (node["biz"]) st.biz = Symbol(node["biz"], what + ".biz");
+    if (node["payload"]) {
+      std::string p = r_.String(node["payload"], what + ".payload");
+      if (p == "default") st.payload = PayloadVariant::kDefault;
+      else if (p == "other") st.payload = PayloadVariant::kOther;
+      else r_.Fail(node["payload"], what + ".payload must be 'default' or 'other', found '" + p + "'");
+    }
+    if (node["repeat"]) {
+      long long n = r_.Int(node["repeat"], what + ".repeat");
+      if (n < 1 || n > 10000) r_.Fail(node["repeat"], what + ".repeat must be between 1 and 10000");
+      st.repeat = static_cast<int>(n);
+    }
+    if (node["every"]) st.every = r_.DurationOf(node["every"], what + ".every");
+    if (node["background"]) st.background = r_.Bool(node["background"], what + ".background");
+    if (node["timeout"]) st.timeout = r_.DurationOf(node["timeout"], what + ".timeout");
+    if (node["n"]) {
+      long long n = r_.Int(node["n"], what + ".n");
+      if (n < 2 || n > 1000) r_.Fail(node["n"], what + ".n must be between 2 and 1000");
+      st.n = static_cast<int>(n);
+    }
+    if (node["mode"]) {
+      std::string m = r_.String(node["mode"], what + ".mode");
+      if (m == "last_byte") st.mode = BurstMode::kLastByte;
+      else if (m == "threads") st.mode = BurstMode::kThreads;
+      else r_.Fail(node["mode"], what + ".mode must be 'last_byte' or 'threads', found '" + m + "'" +
+                                     yaml::DidYouMean(m, {"last_byte", "threads"}));
+    }
+    return st;
+  }
+
+  YAML::Node RequiredValue(const YAML::Node& v, const YAML::Node& key, const std::string& what,
+                           const std::string& expected) {
+    if (!v.IsDefined() || v.IsNull()) r_.Fail(key, what + " needs " + expected);
+    return v;
+  }
+
+  OracleSpec Oracle(const YAML::Node& node) {
+    OracleSpec spec;
+    spec.mark = r_.MarkOf(node);
+    if (!node.IsScalar() && !(node.IsMap() && node.size() == 1))
+      r_.Fail(node, "an expectation is a name or a one-key map {NAME: {params}}");
+    // yaml-cpp's Node::operator= rebinds the node it was copied from, so
+    // never assign Nodes: construct each one once.
+    const YAML::Node name_node = node.IsMap() ? node.begin()->first : node;
+    const YAML::Node params = node.IsMap() ? node.begin()->second : YAML::Node();
+    spec.name = r_.String(name_node, "oracle name");
+    const OracleSignature* sig = vocab_.FindOracle(spec.name);
+    if (sig == nullptr) {
+      std::vector<std::string> names;
+      std::string known;
+      for (const auto& o : vocab_.oracles) {
+        names.push_back(o.name);
+        known += (known.empty() ? "" : ", ") + o.name;
+      }
+      r_.Fail(name_node, "unknown oracle '" + spec.name + "'" + yaml::DidYouMean(spec.name, names) + "; known: " + known);
+    }
+    std::string what = "oracle '" + spec.name + "'";
+    std::vector<std::string> param_names;
+    for (const auto& p : sig->params) param_names.push_back(p.name);
+    if (params.IsDefined() && !params.IsNull()) {
+      if (param_names.empty() && !(params.IsMap() && params.size() == 0))
+        r_.Fail(params, what + " takes no parameters");
+      r_.CheckKeys(params, param_names, what + " parameters");
+      for (const auto& p : sig->params) {
+        YAML::Node v = params[p.name];
+        if (!v.IsDefined()) continue;
+        std::string pw = what + " parameter '" + p.name + "'";
+        switch (p.type) {
+          case ParamType::kString: spec.params[p.name] = r_.String(v, pw); break;
+          case ParamType::kInt: spec.params[p.name] = r_.Int(v, pw); break;
+          case ParamType::kBool: spec.params[p.name] = r_.Bool(v, pw); break;
+          case ParamType::kDuration:
+            r_.DurationOf(v, pw);
+            spec.params[p.name] = v.Scalar();
+            break;
+          case ParamType::kStringList: spec.params[p.name] = r_.StringList(v, pw); break;
+        }
+      }
+    }
+    for (const auto& p : sig->params) {
+      if (p.required && !spec.params.contains(p.name))
+        r_.Fail(node, what + ": missing required parameter '" + p.name + "'");
+    }
+    return spec;
+  }
+
+  Reader r_;
+  const ScenarioVocabulary& vocab_;
+};
+
+}  // namespace
+
+Result<Scenario> ParseScenario(const std::string& yaml_text, const std::string& file,
+                               const ScenarioVocabulary& vocabulary) {
+  try {
+    return ScenarioLoader(file, vocabulary).Load(yaml_text);
+  } catch (const yaml::ConfigError& e) {
+    return e.status;
+  } catch (const YAML::Exception& e) {
+    SourceMark m{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
+    return Status::InvalidConfig(e.msg, m);
+  }
+}
+
+Result<Scenario> LoadScenarioFile(const std::string& path, const ScenarioVocabulary& vocabulary) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError("cannot read scenario file '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ParseScenario(ss.str(), path, vocabulary);
+}
+
+}  // namespace idemproof

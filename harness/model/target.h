@@ -1,0 +1,163 @@
+// TargetDescription: everything idemproof knows about one service under test,
+// loaded from a target file (YAML). The harness assumes NOTHING about a target
+// beyond what this file declares; the defaults follow the IETF draft "The
+// Idempotency-Key HTTP Header Field" (key header Idempotency-Key, 409 while
+// in progress, 422 for another payload under a used key, 400 for a missing
+// key). Every string field may contain {{var}} templates (see template.h);
+// they are expanded by the runtime, not by the loader.
+//
+// The file format is documented key by key in docs/scenario-reference.md.
+//
+// Thread-safety: plain values; load once, then share read-only.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/duration.h"
+#include "model/json_path.h"
+#include "model/status.h"
+
+namespace idemproof {
+
+// Header name -> value, in file order (templates allowed in values).
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// One HTTP request, relative to the target's base_url.
+struct RequestTemplate {
+  std::string method = "GET";   // upper case
+  std::string path = "/";       // path + query, templated; appended to base_url
+  HeaderList headers;           // extra headers (the key header is added by the runtime)
+  std::optional<nlohmann::json> json;  // body sent as application/json (templated strings)
+  std::optional<std::string> body;     // raw body; at most one of json/body is set
+  SourceMark mark;
+};
+
+// Either an HTTP request to the target or a local command (argv, no shell).
+// Exactly one of request/command is set.
+struct TargetCall {
+  std::optional<RequestTemplate> request;
+  std::optional<std::vector<std::string>> command;
+  SourceMark mark;
+};
+
+// How to tell the target is ready after a start.
+struct ReadinessCheck {
+  RequestTemplate request;       // default GET /healthz
+  int status = 200;              // the answer that means "ready"
+  Duration timeout = std::chrono::seconds(10);
+};
+
+// How to start the target (absent = it is already running at base_url).
+struct StartCommand {
+  std::vector<std::string> argv;          // templated; never through a shell
+  std::map<std::string, std::string> env; // added to the harness's environment
+  std::string cwd;                        // templated; empty = the run directory
+  std::string port_from_stdout;           // ECMAScript regex, group 1 = the port; empty = none
+  std::vector<std::string> flaw_args;     // appended when a flaw is requested ({{flaw}})
+  std::optional<ReadinessCheck> ready;
+  Duration start_timeout = std::chrono::seconds(10);  // for port_from_stdout
+  Duration stop_timeout = std::chrono::seconds(5);    // SIGTERM, then SIGKILL
+  SourceMark mark;
+};
+
+// The replay marker a target puts on replayed answers (e.g. Stripe's
+// "Idempotent-Replayed: true"). Header names compare case-insensitively,
+// values exactly.
+struct ReplayMarker {
+  std::string header;
+  std::string value = "true";
+};
+
+// The idempotency contract the target declares.
+struct IdempotencyContract {
+  std::string key_header = "Idempotency-Key";
+  std::optional<ReplayMarker> replay;  // absent: the target does not mark replays
+  int in_progress = 409;
+  int mismatch = 422;
+  int missing_key = 400;
+  // Answers after which a retry must really execute, besides every 5xx.
+  std::vector<int> retryable;
+  std::optional<Duration> window;  // the declared retry window
+  std::optional<Duration> lease;   // the declared in-progress lease
+
+  // True for 5xx and for the declared retryable statuses.
+  bool IsRetryable(int status) const;
+};
+
+// How to count an action's business records for one biz id.
+struct RecordsProbe {
+  TargetCall call;
+  JsonPath count;   // must point at an integer
+  SourceMark mark;
+};
+
+// A business action the scenarios can send.
+struct ActionDescription {
+  std::string name;
+  RequestTemplate request;
+  // The request body for "same key, other payload" (payload: other). Only
+  // json/body are used from it.
+  std::optional<RequestTemplate> other_payload;
+  std::optional<RecordsProbe> records;
+  // Variables taken from the first 2xx answer's JSON body, for later requests.
+  std::map<std::string, JsonPath> capture;
+  // JSON paths allowed to differ between answers for one key (added to the
+  // target-wide list).
+  std::vector<JsonPath> volatile_paths;
+  SourceMark mark;
+};
+
+// A named observation: a request + JSON path, or a command whose stdout
+// (trimmed; parsed as JSON when it parses) is the value.
+struct ProbeDescription {
+  std::string name;
+  TargetCall call;
+  std::optional<JsonPath> value;  // absent with a command = stdout; with a request = "$"
+  std::vector<JsonPath> volatile_paths;  // ignored by probe_equal
+  SourceMark mark;
+};
+
+// A named call the scenarios fire to steer the target (chaos control).
+// The hook named "heal", when declared, runs at the end of every scenario.
+struct HookDescription {
+  std::string name;
+  TargetCall call;
+  SourceMark mark;
+};
+
+struct TargetDescription {
+  std::string file;   // where it was loaded from
+  std::string name;   // required
+  std::string base_url;  // required, templated ("http://127.0.0.1:{{port}}")
+  std::optional<StartCommand> start;
+  std::optional<TargetCall> reset;  // run between trials (explore), optional
+  IdempotencyContract idempotency;
+  Duration request_timeout = std::chrono::seconds(10);  // every request's deadline
+  HeaderList headers;  // sent with every request (templated)
+  std::vector<std::string> compare_headers;  // answer headers a replay must repeat
+  std::vector<JsonPath> volatile_paths;      // target-wide volatile JSON paths
+  std::map<std::string, ActionDescription> actions;
+  std::map<std::string, ProbeDescription> probes;
+  std::map<std::string, HookDescription> hooks;
+
+  const ActionDescription* FindAction(const std::string& name) const;
+  // Target-wide + the action's volatile paths (the action may be unknown).
+  std::vector<JsonPath> VolatilePathsFor(const std::string& action) const;
+};
+
+// Loads and strictly validates a target file. Errors are kInvalidConfig with
+// the file:line:column of the offending node: YAML syntax, unknown keys (with
+// the closest known key suggested), wrong types, missing required fields,
+// bad durations / JSON paths / regexes / statuses.
+Result<TargetDescription> LoadTargetFile(const std::string& path);
+
+// The same over YAML text; `file` is used in error marks and kept in `file`.
+Result<TargetDescription> ParseTarget(const std::string& yaml, const std::string& file);
+
+}  // namespace idemproof

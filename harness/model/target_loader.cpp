@@ -1,0 +1,342 @@
+// Target file -> TargetDescription, strictly (see target.h).
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "model/target.h"
+#include "model/template.h"
+#include "model/yaml_reader.h"
+
+namespace idemproof {
+namespace {
+
+using yaml::Reader;
+
+const std::vector<std::string> kMethods = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"};
+
+// Collects templated strings while loading; checked once every capture name
+// is known (a capture may be defined after the action using it).
+struct TemplateUse {
+  YAML::Node node;
+  std::string text;
+};
+
+class TargetLoader {
+ public:
+  explicit TargetLoader(const std::string& file) : r_(file) {}
+
+  TargetDescription Load(const std::string& text) {
+    const YAML::Node root = r_.Load(text);
+    if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "target file is empty");
+    r_.CheckKeys(root,
+                 {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
+                  "compare_headers", "volatile", "actions", "probes", "hooks"},
+                 "target");
+    TargetDescription t;
+    t.file = r_.file();
+    t.name = r_.String(r_.Required(root, "name", "target"), "name");
+    YAML::Node base = r_.Required(root, "base_url", "target");
+    t.base_url = Templated(base, "base_url");
+    if (t.base_url.rfind("http://", 0) != 0 && t.base_url.rfind("https://", 0) != 0)
+      r_.Fail(base, "base_url must start with http:// or https://");
+    if (root["start"]) t.start = Start(root["start"]);
+    if (root["reset"]) t.reset = Call(root["reset"], "reset", {});
+    if (root["idempotency"]) t.idempotency = Contract(root["idempotency"]);
+    if (root["request_timeout"]) t.request_timeout = r_.DurationOf(root["request_timeout"], "request_timeout");
+    if (root["headers"]) t.headers = Headers(root["headers"], "headers");
+    if (root["compare_headers"]) t.compare_headers = r_.StringList(root["compare_headers"], "compare_headers");
+    if (root["volatile"]) t.volatile_paths = Paths(root["volatile"], "volatile");
+    YAML::Node actions = r_.Required(root, "actions", "target");
+    r_.ExpectMap(actions, "actions");
+    if (actions.size() == 0) r_.Fail(actions, "actions: declare at least one action");
+    for (auto it = actions.begin(); it != actions.end(); ++it) {
+      std::string name = Name(it->first, "action");
+      t.actions[name] = Action(name, it->second);
+    }
+    if (root["probes"]) {
+      r_.ExpectMap(root["probes"], "probes");
+      for (auto it = root["probes"].begin(); it != root["probes"].end(); ++it) {
+        std::string name = Name(it->first, "probe");
+        if (name == "records") r_.Fail(it->first, "probe name 'records' is reserved for records probes");
+        t.probes[name] = Probe(name, it->second);
+      }
+    }
+    if (root["hooks"]) {
+      r_.ExpectMap(root["hooks"], "hooks");
+      for (auto it = root["hooks"].begin(); it != root["hooks"].end(); ++it) {
+        std::string name = Name(it->first, "hook");
+        HookDescription h;
+        h.name = name;
+        h.call = Call(it->second, "hook '" + name + "'", {});
+        h.mark = r_.MarkOf(it->first);
+        t.hooks[name] = h;
+      }
+    }
+    std::vector<std::string> known = BuiltinTemplateVariables();
+    for (const auto& [name, a] : t.actions)
+      for (const auto& [var, path] : a.capture) known.push_back(var);
+    for (const auto& use : templates_) r_.CheckTemplate(use.node, use.text, known);
+    return t;
+  }
+
+ private:
+  std::string Name(const YAML::Node& node, const std::string& what) {
+    std::string s = r_.String(node, what + " name");
+    static const std::regex kName("[A-Za-z_][A-Za-z0-9_.-]*");
+    if (!std::regex_match(s, kName)) r_.Fail(node, "bad " + what + " name '" + s + "' (letters, digits, _ . -)");
+    return s;
+  }
+
+  std::string Templated(const YAML::Node& node, const std::string& what) {
+    std::string s = r_.String(node, what);
+    templates_.push_back({node, s});
+    return s;
+  }
+
+  void TemplatedJson(const YAML::Node& node) {
+    if (node.IsScalar()) {
+      templates_.push_back({node, node.Scalar()});
+    } else if (node.IsSequence()) {
+      for (const auto& item : node) TemplatedJson(item);
+    } else if (node.IsMap()) {
+      for (auto it = node.begin(); it != node.end(); ++it) TemplatedJson(it->second);
+    }
+  }
+
+  HeaderList Headers(const YAML::Node& node, const std::string& what) {
+    HeaderList h = r_.StringPairs(node, what);
+    for (auto it = node.begin(); it != node.end(); ++it) templates_.push_back({it->second, it->second.Scalar()});
+    return h;
+  }
+
+  std::vector<JsonPath> Paths(const YAML::Node& node, const std::string& what) {
+    if (!node.IsSequence()) r_.Fail(node, what + " must be a list of JSON paths");
+    std::vector<JsonPath> out;
+    for (const auto& item : node) out.push_back(r_.Path(item, what + " item"));
+    return out;
+  }
+
+  std::vector<std::string> Argv(const YAML::Node& node, const std::string& what) {
+    std::vector<std::string> argv = r_.StringList(node, what);
+    if (argv.empty()) r_.Fail(node, what + " must not be empty");
+    for (const auto& item : node) templates_.push_back({item, item.Scalar()});
+    return argv;
+  }
+
+  RequestTemplate Request(const YAML::Node& node, const std::string& what, bool body_only = false) {
+    RequestTemplate rq;
+    rq.mark = r_.MarkOf(node);
+    if (body_only) {
+      r_.CheckKeys(node, {"json", "body"}, what);
+    } else {
+      r_.CheckKeys(node, {"method", "path", "headers", "json", "body"}, what);
+      if (node["method"]) {
+        rq.method = r_.String(node["method"], what + ".method");
+        if (std::find(kMethods.begin(), kMethods.end(), rq.method) == kMethods.end())
+          r_.Fail(node["method"], what + ".method: unknown HTTP method '" + rq.method + "'" +
+                                      yaml::DidYouMean(rq.method, kMethods));
+      }
+      rq.path = Templated(r_.Required(node, "path", what), what + ".path");
+      if (rq.path.empty() || rq.path[0] != '/') r_.Fail(node["path"], what + ".path must start with '/'");
+      if (node["headers"]) rq.headers = Headers(node["headers"], what + ".headers");
+    }
+    if (node["json"] && node["body"]) r_.Fail(node["body"], what + ": give json or body, not both");
+    if (node["json"]) {
+      rq.json = r_.Json(node["json"]);
+      TemplatedJson(node["json"]);
+    }
+    if (node["body"]) rq.body = Templated(node["body"], what + ".body");
+    if (body_only && !rq.json && !rq.body) r_.Fail(node, what + ": give json or body");
+    return rq;
+  }
+
+  // {request: ...} | {command: [...]} plus `extra` keys the caller reads.
+  TargetCall Call(const YAML::Node& node, const std::string& what, std::vector<std::string> extra) {
+    std::vector<std::string> allowed = {"request", "command"};
+    allowed.insert(allowed.end(), extra.begin(), extra.end());
+    r_.CheckKeys(node, allowed, what);
+    TargetCall c;
+    c.mark = r_.MarkOf(node);
+    bool has_req = static_cast<bool>(node["request"]);
+    bool has_cmd = static_cast<bool>(node["command"]);
+    if (has_req == has_cmd) r_.Fail(node, what + ": give exactly one of 'request' or 'command'");
+    if (has_req) c.request = Request(node["request"], what + ".request");
+    if (has_cmd) c.command = Argv(node["command"], what + ".command");
+    return c;
+  }
+
+  StartCommand Start(const YAML::Node& node) {
+    StartCommand s;
+    s.mark = r_.MarkOf(node);
+    if (node.IsSequence()) {  // shorthand: start: [argv...]
+      s.argv = Argv(node, "start");
+      return s;
+    }
+    r_.CheckKeys(node,
+                 {"argv", "env", "cwd", "port_from_stdout", "flaw_args", "ready", "start_timeout",
+                  "stop_timeout"},
+                 "start");
+    s.argv = Argv(r_.Required(node, "argv", "start"), "start.argv");
+    if (node["env"]) {
+      for (const auto& [k, v] : r_.StringPairs(node["env"], "start.env")) s.env[k] = v;
+      for (auto it = node["env"].begin(); it != node["env"].end(); ++it)
+        templates_.push_back({it->second, it->second.Scalar()});
+    }
+    if (node["cwd"]) s.cwd = Templated(node["cwd"], "start.cwd");
+    if (node["port_from_stdout"]) {
+      s.port_from_stdout = r_.String(node["port_from_stdout"], "start.port_from_stdout");
+      try {
+        std::regex re(s.port_from_stdout, std::regex::ECMAScript);
+        if (re.mark_count() < 1) r_.Fail(node["port_from_stdout"], "start.port_from_stdout needs a capture group for the port");
+      } catch (const std::regex_error& e) {
+        r_.Fail(node["port_from_stdout"], std::string("start.port_from_stdout: bad regex: ") + e.what());
+      }
+    }
+    if (node["flaw_args"]) s.flaw_args = Argv(node["flaw_args"], "start.flaw_args");
+    if (node["ready"]) {
+      YAML::Node rn = node["ready"];
+      r_.CheckKeys(rn, {"request", "status", "timeout"}, "start.ready");
+      ReadinessCheck rc;
+      rc.request.method = "GET";
+      rc.request.path = "/healthz";
+      rc.request.mark = r_.MarkOf(rn);
+      if (rn["request"]) rc.request = Request(rn["request"], "start.ready.request");
+      if (rn["status"]) rc.status = r_.HttpStatus(rn["status"], "start.ready.status");
+      if (rn["timeout"]) rc.timeout = r_.DurationOf(rn["timeout"], "start.ready.timeout");
+      s.ready = rc;
+    }
+    if (node["start_timeout"]) s.start_timeout = r_.DurationOf(node["start_timeout"], "start.start_timeout");
+    if (node["stop_timeout"]) s.stop_timeout = r_.DurationOf(node["stop_timeout"], "start.stop_timeout");
+    return s;
+  }
+
+  IdempotencyContract Contract(const YAML::Node& node) {
+    r_.CheckKeys(node,
+                 {"key_header", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
+                  "lease"},
+                 "idempotency");
+    IdempotencyContract c;
+    if (node["key_header"]) c.key_header = HeaderName(node["key_header"], "idempotency.key_header");
+    if (node["replay"]) {
+      YAML::Node rn = node["replay"];
+      ReplayMarker m;
+      if (rn.IsScalar()) {
+        m.header = HeaderName(rn, "idempotency.replay");
+      } else {
+        r_.CheckKeys(rn, {"header", "value"}, "idempotency.replay");
+        m.header = HeaderName(r_.Required(rn, "header", "idempotency.replay"), "idempotency.replay.header");
+        if (rn["value"]) m.value = r_.String(rn["value"], "idempotency.replay.value");
+      }
+      c.replay = m;
+    }
+    if (node["in_progress"]) c.in_progress = r_.HttpStatus(node["in_progress"], "idempotency.in_progress");
+    if (node["mismatch"]) c.mismatch = r_.HttpStatus(node["mismatch"], "idempotency.mismatch");
+    if (node["missing_key"]) c.missing_key = r_.HttpStatus(node["missing_key"], "idempotency.missing_key");
+    if (node["retryable"]) {
+      if (!node["retryable"].IsSequence()) r_.Fail(node["retryable"], "idempotency.retryable must be a list of statuses");
+      for (const auto& item : node["retryable"]) c.retryable.push_back(r_.HttpStatus(item, "idempotency.retryable item"));
+    }
+    if (node["window"]) c.window = r_.DurationOf(node["window"], "idempotency.window");
+    if (node["lease"]) c.lease = r_.DurationOf(node["lease"], "idempotency.lease");
+    return c;
+  }
+
+  std::string HeaderName(const YAML::Node& node, const std::string& what) {
+    std::string s = r_.String(node, what);
+    static const std::regex kToken("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
+    if (!std::regex_match(s, kToken)) r_.Fail(node, what + ": '" + s + "' is not a valid header name");
+    return s;
+  }
+
+  ActionDescription Action(const std::string& name, const YAML::Node& node) {
+    std::string what = "action '" + name + "'";
+    r_.CheckKeys(node, {"request", "other_payload", "records", "capture", "volatile"}, what);
+    ActionDescription a;
+    a.name = name;
+    a.mark = r_.MarkOf(node);
+    a.request = Request(r_.Required(node, "request", what), what + ".request");
+    if (node["other_payload"]) a.other_payload = Request(node["other_payload"], what + ".other_payload", true);
+    if (node["records"]) {
+      RecordsProbe rp;
+      rp.mark = r_.MarkOf(node["records"]);
+      rp.call = Call(node["records"], what + ".records", {"count"});
+      rp.count = r_.Path(r_.Required(node["records"], "count", what + ".records"), what + ".records.count");
+      a.records = rp;
+    }
+    if (node["capture"]) {
+      r_.ExpectMap(node["capture"], what + ".capture");
+      for (auto it = node["capture"].begin(); it != node["capture"].end(); ++it) {
+        std::string var = r_.String(it->first, what + ".capture name");
+        static const std::regex kVar("[A-Za-z_][A-Za-z0-9_]*");
+        if (!std::regex_match(var, kVar)) r_.Fail(it->first, "bad capture variable name '" + var + "'");
+        const auto& builtin = BuiltinTemplateVariables();
+        if (std::find(builtin.begin(), builtin.end(), var) != builtin.end())
+          r_.Fail(it->first, "capture variable '" + var + "' shadows a built-in template variable");
+        a.capture[var] = r_.Path(it->second, what + ".capture." + var);
+      }
+    }
+    if (node["volatile"]) a.volatile_paths = Paths(node["volatile"], what + ".volatile");
+    return a;
+  }
+
+  ProbeDescription Probe(const std::string& name, const YAML::Node& node) {
+    std::string what = "probe '" + name + "'";
+    ProbeDescription p;
+    p.name = name;
+    p.mark = r_.MarkOf(node);
+    p.call = Call(node, what, {"value", "volatile"});
+    if (node["value"]) {
+      std::string v = r_.String(node["value"], what + ".value");
+      if (v == "stdout") {
+        if (!p.call.command) r_.Fail(node["value"], what + ".value: 'stdout' needs a command probe");
+      } else {
+        p.value = r_.Path(node["value"], what + ".value");
+      }
+    }
+    if (node["volatile"]) p.volatile_paths = Paths(node["volatile"], what + ".volatile");
+    return p;
+  }
+
+  Reader r_;
+  std::vector<TemplateUse> templates_;
+};
+
+}  // namespace
+
+bool IdempotencyContract::IsRetryable(int status) const {
+  if (status >= 500 && status <= 599) return true;
+  return std::find(retryable.begin(), retryable.end(), status) != retryable.end();
+}
+
+const ActionDescription* TargetDescription::FindAction(const std::string& n) const {
+  auto it = actions.find(n);
+  return it == actions.end() ? nullptr : &it->second;
+}
+
+std::vector<JsonPath> TargetDescription::VolatilePathsFor(const std::string& action) const {
+  std::vector<JsonPath> out = volatile_paths;
+  if (const auto* a = FindAction(action)) out.insert(out.end(), a->volatile_paths.begin(), a->volatile_paths.end());
+  return out;
+}
+
+Result<TargetDescription> ParseTarget(const std::string& yaml_text, const std::string& file) {
+  try {
+    return TargetLoader(file).Load(yaml_text);
+  } catch (const yaml::ConfigError& e) {
+    return e.status;
+  } catch (const YAML::Exception& e) {
+    SourceMark m{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
+    return Status::InvalidConfig(e.msg, m);
+  }
+}
+
+Result<TargetDescription> LoadTargetFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError("cannot read target file '" + path + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ParseTarget(ss.str(), path);
+}
+
+}  // namespace idemproof

@@ -1,0 +1,46 @@
+// Template expansion for target files: "{{name}}" is replaced by the value of
+// variable `name` (white space inside the braces is allowed: "{{ name }}").
+// A variable nobody defined is an error value, never an empty string. There is
+// no escaping: a literal "{{" cannot be written (no target needed it so far).
+// Names: [A-Za-z_][A-Za-z0-9_]*.
+//
+// Variables the runtime defines (documented in docs/scenario-reference.md):
+// key, biz, run, uuid, port, run_dir, build_dir, source_dir, flaw, plus the
+// variables captured from answers (an action's `capture:`).
+//
+// Thread-safety: pure functions over const inputs.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/status.h"
+
+namespace idemproof {
+
+// Variable name -> value. Ordered so error messages list names stably.
+using TemplateVars = std::map<std::string, std::string>;
+
+// The variables the runtime always defines: key, biz, run, uuid, port,
+// run_dir, build_dir, source_dir, flaw. The target loader accepts these and
+// the target's capture names, and rejects any other {{name}}.
+const std::vector<std::string>& BuiltinTemplateVariables();
+
+// Replaces every {{name}} in `text`. Errors (kInvalidArgument): unknown
+// variable (the message names it and the known variables), unclosed "{{",
+// malformed name.
+Result<std::string> ExpandTemplate(std::string_view text, const TemplateVars& vars);
+
+// Expands every string value (not object keys) in a JSON tree; numbers,
+// booleans and null are copied unchanged.
+Result<nlohmann::json> ExpandTemplateJson(const nlohmann::json& doc, const TemplateVars& vars);
+
+// The variable names `text` refers to, in order of appearance, duplicates
+// removed. Errors as ExpandTemplate for malformed text.
+Result<std::vector<std::string>> TemplateVariables(std::string_view text);
+
+}  // namespace idemproof

@@ -1,0 +1,68 @@
+// Internal to idemproof_model: strict reading of yaml-cpp nodes for the target
+// and scenario loaders. Every failure throws ConfigError carrying a Status
+// with the file:line:column (1-based) of the offending node; the public
+// loaders catch it and return the Status, so no exception leaves the library.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "model/duration.h"
+#include "model/json_path.h"
+#include "model/status.h"
+
+namespace idemproof::yaml {
+
+struct ConfigError {
+  Status status;
+};
+
+// The closest candidate to `word` by edit distance, or "" when none is close.
+std::string ClosestWord(const std::string& word, const std::vector<std::string>& candidates);
+// " (did you mean 'x'?)" or "".
+std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates);
+
+class Reader {
+ public:
+  explicit Reader(std::string file) : file_(std::move(file)) {}
+
+  const std::string& file() const { return file_; }
+  SourceMark MarkOf(const YAML::Node& node) const;
+  [[noreturn]] void Fail(const YAML::Node& node, const std::string& message) const;
+  [[noreturn]] void FailAt(const SourceMark& mark, const std::string& message) const;
+
+  // Parses a whole document; a syntax error becomes a ConfigError with its mark.
+  YAML::Node Load(const std::string& text) const;
+
+  void ExpectMap(const YAML::Node& node, const std::string& what) const;
+  // Fails on the first key of `map` not in `allowed`, suggesting the closest.
+  void CheckKeys(const YAML::Node& map, const std::vector<std::string>& allowed,
+                 const std::string& what) const;
+  // map[key], failing with `what` when absent or null.
+  YAML::Node Required(const YAML::Node& map, const std::string& key, const std::string& what) const;
+
+  std::string String(const YAML::Node& node, const std::string& what) const;
+  long long Int(const YAML::Node& node, const std::string& what) const;
+  bool Bool(const YAML::Node& node, const std::string& what) const;
+  Duration DurationOf(const YAML::Node& node, const std::string& what) const;
+  int HttpStatus(const YAML::Node& node, const std::string& what) const;
+  JsonPath Path(const YAML::Node& node, const std::string& what) const;
+  std::vector<std::string> StringList(const YAML::Node& node, const std::string& what) const;
+  std::vector<std::pair<std::string, std::string>> StringPairs(const YAML::Node& node,
+                                                               const std::string& what) const;
+  // Plain scalars become null/bool/int/float when they read as one; quoted
+  // scalars stay strings.
+  nlohmann::json Json(const YAML::Node& node) const;
+  // Checks {{var}} syntax (and names against `known` when non-empty).
+  void CheckTemplate(const YAML::Node& node, const std::string& text,
+                     const std::vector<std::string>& known) const;
+
+ private:
+  std::string file_;
+};
+
+}  // namespace idemproof::yaml

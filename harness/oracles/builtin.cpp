@@ -1,0 +1,58 @@
+#include "oracles/oracle.h"
+#include "oracles/oracle_support.h"
+
+namespace idemproof {
+
+void RegisterBuiltinOracles(OracleRegistry& registry) {
+  using namespace oracles;
+  const OracleParamSpec actions{"actions", ParamType::kStringList, false, "only these actions (default: all)"};
+  struct Builtin {
+    OracleSignature sig;
+    OracleFn fn;
+  };
+  const std::vector<Builtin> builtins = {
+      {{"one_record", "each business id has exactly `count` records after a 2xx, none when every request was rejected",
+        {actions, {"count", ParamType::kInt, false, "records expected per business id (default 1)"}}},
+       OneRecord},
+      {{"identical_replay",
+        "every later answer for a key equals the first (status, body minus volatile, compare_headers) and carries "
+        "the replay marker; the first does not",
+        {actions}},
+       IdenticalReplay},
+      {{"mismatch_rejected", "a reused key with another payload gets the declared mismatch status, never the first result",
+        {actions}},
+       MismatchRejected},
+      {{"missing_key_rejected", "a request without the key header gets the declared missing_key status", {actions}},
+       MissingKeyRejected},
+      {{"in_progress",
+        "a duplicate overlapping a running request gets the in-progress status or the first answer; one execution",
+        {actions}},
+       InProgress},
+      {{"retryable_released", "after a retryable answer the next retry really executes and one record exists",
+        {actions}},
+       RetryableReleased},
+      {{"no_false_dedup", "every replay-marked 2xx/retryable answer has at least one record behind it", {actions}},
+       NoFalseDedup},
+      {{"action_scope", "the same key on two different actions executes both", {}}, ActionScope},
+      {{"window", "a retry inside the declared window is recognised and creates no second record",
+        {actions, {"window", ParamType::kDuration, false, "overrides the target's idempotency.window"}}},
+       Window},
+      {{"probe_equal", "two labelled probe values are equal, minus volatile paths",
+        {{"a", ParamType::kString, true, "label of the first probe"},
+         {"b", ParamType::kString, true, "label of the second probe"},
+         {"volatile", ParamType::kStringList, false, "extra JSON paths to ignore"}}},
+       ProbeEqual},
+  };
+  for (const auto& b : builtins) registry.Register(b.sig, b.fn);
+}
+
+const OracleRegistry& BuiltinOracles() {
+  static const OracleRegistry registry = [] {
+    OracleRegistry r;
+    RegisterBuiltinOracles(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace idemproof

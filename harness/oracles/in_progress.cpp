@@ -1,0 +1,83 @@
+// in_progress: a duplicate that arrives while another request with the same
+// key is running gets the declared in-progress status or an answer identical
+// to the first; never a second execution, never an "empty success" (a 2xx
+// whose body differs from the first).
+#include "oracles/oracle_support.h"
+
+namespace idemproof::oracles {
+
+Verdict InProgress(const OracleInput& in) {
+  const std::string name = "in_progress";
+  const auto& contract = in.target.idempotency;
+  nlohmann::json violations = nlohmann::json::array();
+  std::string first_violation;
+  auto violate = [&](nlohmann::json v) {
+    if (first_violation.empty()) first_violation = v["problem"].get<std::string>();
+    violations.push_back(std::move(v));
+  };
+  int overlaps = 0, undecided = 0;
+  for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
+    if (g.payload != "default" || g.ops.size() < 2) continue;
+    // Never a second execution.
+    if (contract.replay) {
+      nlohmann::json executed = nlohmann::json::array();
+      for (const auto& op : g.ops)
+        if (Classify(op, contract) == AnswerClass::kSuccess && !IsReplayMarked(*op.answer(), contract))
+          executed.push_back(OpJson(op));
+      if (executed.size() > 1)
+        violate({{"key", g.key},
+                 {"problem", "key " + g.key + " (" + g.action + ") executed " + std::to_string(executed.size()) +
+                                 " times: " + std::to_string(executed.size()) + " 2xx answers without the replay marker"},
+                 {"executions", executed}});
+    }
+    if (const auto* a = in.target.FindAction(g.action); a != nullptr && a->records) {
+      auto count = RecordCount(in.history, g.action, g.biz);
+      if (count && *count > 1)
+        violate({{"key", g.key},
+                 {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) +
+                                 " records for biz " + g.biz + " after duplicates"},
+                 {"records", *count}});
+    }
+    // Each duplicate that overlapped another request of the key.
+    const Operation* first = FirstTerminal(g, contract);
+    auto vol = in.target.VolatilePathsFor(g.action);
+    for (const auto& d : g.ops) {
+      bool overlapped = false;
+      for (const auto& o : g.ops) {
+        if (o.invoke == d.invoke) continue;
+        bool o_running = o.invoke_ns() <= d.invoke_ns() && (o.completion == nullptr || o.complete_ns() > d.invoke_ns());
+        if (o_running && o.invoke->index < d.invoke->index) overlapped = true;
+      }
+      if (!overlapped) continue;
+      AnswerClass c = Classify(d, contract);
+      if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
+        ++undecided;
+        continue;
+      }
+      ++overlaps;
+      if (c == AnswerClass::kInProgress) continue;
+      if (first != nullptr && d.invoke == first->invoke) continue;  // the one that ran
+      HttpAnswer a = *d.answer();
+      std::vector<std::string> diffs;
+      if (first != nullptr) diffs = AnswerDifferences(*first->answer(), a, vol, {});
+      if (first != nullptr && diffs.empty()) continue;  // waited and got the same answer
+      std::string what = (c == AnswerClass::kSuccess) ? "an empty success " : "";
+      violate({{"key", g.key},
+               {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
+                               AnswerSummary(a) + " while another request was running (expected " +
+                               std::to_string(contract.in_progress) + " or the first answer" +
+                               (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")"},
+               {"duplicate", OpJson(d)},
+               {"first", first ? OpJson(*first) : nlohmann::json(nullptr)}});
+    }
+  }
+  nlohmann::json details = {{"violations", violations}, {"overlapping_duplicates", overlaps}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (overlaps == 0)
+    return Verdict::Unknown(name, "no duplicate overlapped a running request with the same key", details);
+  return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s) got " +
+                                  std::to_string(contract.in_progress) + " or the first answer; one execution",
+                        details);
+}
+
+}  // namespace idemproof::oracles

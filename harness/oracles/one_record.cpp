@@ -1,0 +1,88 @@
+// one_record: each business id sent for an action has exactly `count`
+// records when some request for it succeeded, none when every request was
+// rejected, and never more than `count`.
+#include <map>
+
+#include "oracles/oracle_support.h"
+
+namespace idemproof::oracles {
+
+Verdict OneRecord(const OracleInput& in) {
+  const std::string name = "one_record";
+  auto filter = ActionsParam(in.params);
+  std::int64_t expected_ok = in.params.value("count", std::int64_t{1});
+  const auto& contract = in.target.idempotency;
+
+  std::map<std::pair<std::string, std::string>, std::vector<Operation>> by_biz;
+  for (const auto& op : RequestOperations(in.history)) {
+    const auto& e = *op.invoke;
+    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
+    by_biz[{e.action, e.biz}].push_back(op);
+  }
+  if (by_biz.empty()) return Verdict::Unknown(name, "the scenario sent no request to count records for");
+
+  nlohmann::json violations = nlohmann::json::array(), judged = nlohmann::json::array();
+  std::vector<std::string> unprobed, undecided;
+  std::string first_violation;
+  for (const auto& [id, ops] : by_biz) {
+    const auto& [action, biz] = id;
+    const ActionDescription* a = in.target.FindAction(action);
+    if (a == nullptr || !a->records) {
+      unprobed.push_back(action);
+      continue;
+    }
+    auto count = RecordCount(in.history, action, biz);
+    if (!count) {
+      undecided.push_back(action + "/" + biz + ": records probe gave no count");
+      continue;
+    }
+    bool any_success = false, all_rejected = true;
+    for (const auto& op : ops) {
+      AnswerClass c = Classify(op, contract);
+      if (c == AnswerClass::kSuccess) any_success = true;
+      if (c != AnswerClass::kMismatch && c != AnswerClass::kMissingKey && c != AnswerClass::kOtherFinal)
+        all_rejected = false;
+    }
+    nlohmann::json row = {{"action", action}, {"biz", biz}, {"records", *count}, {"requests", ops.size()}};
+    std::string problem;
+    if (any_success) {
+      row["expected"] = expected_ok;
+      if (*count != expected_ok)
+        problem = std::to_string(*count) + " records for " + action + " biz " + biz + " (expected " +
+                  std::to_string(expected_ok) + " after a 2xx answer, " + std::to_string(ops.size()) + " requests)";
+    } else if (all_rejected) {
+      row["expected"] = 0;
+      if (*count != 0)
+        problem = std::to_string(*count) + " records for " + action + " biz " + biz +
+                  " though every request was rejected";
+    } else {
+      row["expected"] = "<= " + std::to_string(expected_ok);
+      if (*count > expected_ok) {
+        problem = std::to_string(*count) + " records for " + action + " biz " + biz + " (at most " +
+                  std::to_string(expected_ok) + " allowed)";
+      } else {
+        undecided.push_back(action + "/" + biz + ": no request got a decisive answer");
+        continue;
+      }
+    }
+    if (!problem.empty()) {
+      row["problem"] = problem;
+      for (const auto& op : ops) row["ops"].push_back(OpJson(op));
+      violations.push_back(row);
+      if (first_violation.empty()) first_violation = problem;
+    } else {
+      judged.push_back(row);
+    }
+  }
+  nlohmann::json details = {{"violations", violations}, {"judged", judged}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (!judged.empty())
+    return Verdict::Valid(name, std::to_string(judged.size()) + " business id(s) with the expected record count",
+                          details);
+  if (undecided.empty() && !unprobed.empty())
+    return Verdict::NotApplicable(name, "target declares no records probe for action '" + unprobed.front() + "'",
+                                  details);
+  return Verdict::Unknown(name, undecided.empty() ? "nothing to judge" : undecided.front(), details);
+}
+
+}  // namespace idemproof::oracles

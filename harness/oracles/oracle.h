@@ -1,0 +1,77 @@
+// Oracles: pure checks of one scenario run. An oracle reads the Scenario,
+// the TargetDescription and the History and returns a Verdict; it does no
+// I/O, keeps no state and never throws out of OracleRegistry::Check (an
+// exception becomes `unknown`, never `valid`). An oracle with nothing to
+// judge (e.g. no replay happened) says unknown or not_applicable with the
+// reason, never a silent valid.
+//
+// The registry maps names (as written in a scenario's `expect:`) to oracles
+// and their parameter signatures; BuiltinOracles() holds every oracle listed
+// in docs/scenario-reference.md:
+//   one_record, identical_replay, mismatch_rejected, missing_key_rejected,
+//   in_progress, retryable_released, no_false_dedup, action_scope, window,
+//   probe_equal.
+//
+// Thread-safety: a registry is built once, then read-only; Check may be
+// called concurrently.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/history.h"
+#include "model/scenario.h"
+#include "model/status.h"
+#include "model/target.h"
+#include "model/verdict.h"
+#include "model/vocabulary.h"
+
+namespace idemproof {
+
+// What an oracle gets. All references outlive the call.
+struct OracleInput {
+  const Scenario& scenario;
+  const TargetDescription& target;
+  const History& history;
+  const nlohmann::json& params;  // the OracleSpec's params, validated against the signature
+};
+
+using OracleFn = std::function<Verdict(const OracleInput&)>;
+
+class OracleRegistry {
+ public:
+  // Adds an oracle. kInvalidArgument if the name is taken or empty.
+  Status Register(OracleSignature signature, OracleFn fn);
+
+  bool Has(const std::string& name) const;
+  const OracleSignature* Signature(const std::string& name) const;
+  std::vector<OracleSignature> Signatures() const;  // sorted by name
+  // The oracle part of a scenario vocabulary (fault_kinds left nullopt).
+  ScenarioVocabulary Vocabulary() const;
+
+  // Runs one expectation. Unknown oracle or a thrown exception -> unknown
+  // verdict naming the cause. The verdict's `oracle` is spec.name.
+  Verdict Check(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,
+                const History& history) const;
+  // Runs every expectation of the scenario, in order.
+  std::vector<Verdict> CheckAll(const Scenario& scenario, const TargetDescription& target,
+                                const History& history) const;
+
+ private:
+  struct Entry {
+    OracleSignature signature;
+    OracleFn fn;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+// Registers every built-in oracle.
+void RegisterBuiltinOracles(OracleRegistry& registry);
+// A process-wide registry holding the built-ins (built on first use).
+const OracleRegistry& BuiltinOracles();
+
+}  // namespace idemproof

@@ -1,0 +1,38 @@
+// Internal to idemproof_oracles: what several oracles share (parameter
+// reading, event references in details) and each oracle's entry point for
+// builtin.cpp. Not a public header.
+#pragma once
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/answer_diff.h"
+#include "model/operation.h"
+#include "model/request_groups.h"
+#include "oracles/oracle.h"
+
+namespace idemproof::oracles {
+
+// The "actions" parameter, or {} (= every action).
+std::vector<std::string> ActionsParam(const nlohmann::json& params);
+// A compact reference to a request for `details`: index, process, key, biz,
+// answer (status, headers, body) or the completion type.
+nlohmann::json OpJson(const Operation& op);
+// "request #12 (client-0)"
+std::string OpName(const Operation& op);
+
+Verdict OneRecord(const OracleInput& in);
+Verdict IdenticalReplay(const OracleInput& in);
+Verdict MismatchRejected(const OracleInput& in);
+Verdict MissingKeyRejected(const OracleInput& in);
+Verdict InProgress(const OracleInput& in);
+Verdict RetryableReleased(const OracleInput& in);
+Verdict NoFalseDedup(const OracleInput& in);
+Verdict ActionScope(const OracleInput& in);
+Verdict Window(const OracleInput& in);
+Verdict ProbeEqual(const OracleInput& in);
+
+}  // namespace idemproof::oracles

@@ -1,0 +1,87 @@
+#include <exception>
+
+#include "oracles/oracle.h"
+#include "oracles/oracle_support.h"
+
+namespace idemproof {
+
+Status OracleRegistry::Register(OracleSignature signature, OracleFn fn) {
+  if (signature.name.empty()) return Status::InvalidArgument("oracle name is empty");
+  if (entries_.count(signature.name)) return Status::InvalidArgument("oracle '" + signature.name + "' registered twice");
+  std::string name = signature.name;
+  entries_.emplace(name, Entry{std::move(signature), std::move(fn)});
+  return Status::Ok();
+}
+
+bool OracleRegistry::Has(const std::string& name) const { return entries_.count(name) > 0; }
+
+const OracleSignature* OracleRegistry::Signature(const std::string& name) const {
+  auto it = entries_.find(name);
+  return it == entries_.end() ? nullptr : &it->second.signature;
+}
+
+std::vector<OracleSignature> OracleRegistry::Signatures() const {
+  std::vector<OracleSignature> out;
+  for (const auto& [name, e] : entries_) out.push_back(e.signature);
+  return out;
+}
+
+ScenarioVocabulary OracleRegistry::Vocabulary() const {
+  ScenarioVocabulary v;
+  v.oracles = Signatures();
+  return v;
+}
+
+Verdict OracleRegistry::Check(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,
+                              const History& history) const {
+  auto it = entries_.find(spec.name);
+  if (it == entries_.end()) return Verdict::Unknown(spec.name, "no oracle named '" + spec.name + "'");
+  // A crashing oracle proves nothing: unknown, never valid.
+  try {
+    OracleInput in{scenario, target, history, spec.params};
+    Verdict v = it->second.fn(in);
+    v.oracle = spec.name;
+    return v;
+  } catch (const std::exception& e) {
+    return Verdict::Unknown(spec.name, std::string("oracle crashed: ") + e.what());
+  } catch (...) {
+    return Verdict::Unknown(spec.name, "oracle crashed with a non-standard exception");
+  }
+}
+
+std::vector<Verdict> OracleRegistry::CheckAll(const Scenario& scenario, const TargetDescription& target,
+                                              const History& history) const {
+  std::vector<Verdict> out;
+  for (const auto& spec : scenario.expect) out.push_back(Check(spec, scenario, target, history));
+  return out;
+}
+
+namespace oracles {
+
+std::vector<std::string> ActionsParam(const nlohmann::json& params) {
+  if (params.is_object() && params.contains("actions")) return params["actions"].get<std::vector<std::string>>();
+  return {};
+}
+
+nlohmann::json OpJson(const Operation& op) {
+  const HistoryEvent& e = *op.invoke;
+  nlohmann::json j = {{"index", e.index}, {"process", e.process}, {"action", e.action},
+                      {"key", e.key},     {"biz", e.biz},         {"payload", e.payload}};
+  if (op.completion == nullptr) {
+    j["outcome"] = "open";
+  } else {
+    j["outcome"] = EventTypeName(op.completion->type);
+    j["completion_index"] = op.completion->index;
+    if (auto a = op.answer()) j["answer"] = AnswerToJson(*a);
+    if (op.completion->value.is_object() && op.completion->value.contains("error"))
+      j["error"] = op.completion->value["error"];
+  }
+  return j;
+}
+
+std::string OpName(const Operation& op) {
+  return "request #" + std::to_string(op.invoke->index) + " (" + op.invoke->process + ")";
+}
+
+}  // namespace oracles
+}  // namespace idemproof

@@ -1,0 +1,105 @@
+// mismatch_rejected and missing_key_rejected: requests a correct target must
+// refuse with the declared status.
+#include <map>
+#include <tuple>
+
+#include "oracles/oracle_support.h"
+
+namespace idemproof::oracles {
+
+Verdict MismatchRejected(const OracleInput& in) {
+  const std::string name = "mismatch_rejected";
+  const auto& contract = in.target.idempotency;
+  auto groups = GroupRequestsByKey(in.history, ActionsParam(in.params));
+  std::map<std::pair<std::string, std::string>, const RequestGroup*> defaults;
+  for (const auto& g : groups)
+    if (g.payload == "default") defaults[{g.action, g.key}] = &g;
+
+  nlohmann::json violations = nlohmann::json::array();
+  std::string first_violation;
+  int judged = 0, undecided = 0;
+  for (const auto& g : groups) {
+    if (g.payload != "other") continue;
+    auto it = defaults.find({g.action, g.key});
+    if (it == defaults.end()) continue;
+    const RequestGroup& original = *it->second;
+    for (const auto& op : g.ops) {
+      bool used_before = false, running = false;
+      for (const auto& o : original.ops) {
+        if (o.invoke_ns() >= op.invoke_ns()) continue;
+        used_before = true;
+        if (o.completion == nullptr || o.complete_ns() > op.invoke_ns()) running = true;
+      }
+      if (!used_before) continue;  // the other payload came first: it is the key's first use
+      AnswerClass c = Classify(op, contract);
+      auto a = op.answer();
+      if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
+        ++undecided;
+        continue;
+      }
+      ++judged;
+      if (a->status == contract.mismatch) continue;
+      if (c == AnswerClass::kInProgress && running) continue;
+      std::string ev;
+      const Operation* first = FirstTerminal(original, contract);
+      if (c == AnswerClass::kSuccess && first != nullptr &&
+          AnswerDifferences(*first->answer(), *a, in.target.VolatilePathsFor(g.action), {}).empty()) {
+        ev = "key " + g.key + " reused with another payload got the first result " + AnswerSummary(*a) +
+             " instead of " + std::to_string(contract.mismatch);
+      } else if (c == AnswerClass::kSuccess) {
+        ev = "key " + g.key + " reused with another payload was executed: " + AnswerSummary(*a) + " instead of " +
+             std::to_string(contract.mismatch);
+      } else {
+        ev = "key " + g.key + " reused with another payload answered " + AnswerSummary(*a) + " instead of " +
+             std::to_string(contract.mismatch);
+      }
+      nlohmann::json v = {{"key", g.key}, {"action", g.action}, {"problem", ev}, {"request", OpJson(op)}};
+      if (first != nullptr) v["first"] = OpJson(*first);
+      violations.push_back(v);
+      if (first_violation.empty()) first_violation = ev;
+    }
+  }
+  nlohmann::json details = {{"violations", violations}, {"judged", judged}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (judged > 0)
+    return Verdict::Valid(name, std::to_string(judged) + " reuse(s) of a key with another payload got " +
+                                    std::to_string(contract.mismatch), details);
+  if (undecided > 0) return Verdict::Unknown(name, "no reuse with another payload got a decisive answer", details);
+  return Verdict::Unknown(name, "the scenario never reused a key with another payload", details);
+}
+
+Verdict MissingKeyRejected(const OracleInput& in) {
+  const std::string name = "missing_key_rejected";
+  const auto& contract = in.target.idempotency;
+  auto filter = ActionsParam(in.params);
+  nlohmann::json violations = nlohmann::json::array();
+  std::string first_violation;
+  int judged = 0, undecided = 0;
+  for (const auto& op : RequestOperations(in.history)) {
+    const auto& e = *op.invoke;
+    if (!e.key.empty()) continue;
+    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
+    AnswerClass c = Classify(op, contract);
+    if (c == AnswerClass::kNoAnswer || (c == AnswerClass::kRetryable && op.answer()->status != contract.missing_key)) {
+      ++undecided;
+      continue;
+    }
+    ++judged;
+    auto a = op.answer();
+    if (a->status == contract.missing_key) continue;
+    std::string ev = e.action + " without " + contract.key_header + " " +
+                     (a->is_2xx() ? "was executed: " : "answered ") + AnswerSummary(*a) + " instead of " +
+                     std::to_string(contract.missing_key);
+    violations.push_back({{"problem", ev}, {"request", OpJson(op)}});
+    if (first_violation.empty()) first_violation = ev;
+  }
+  nlohmann::json details = {{"violations", violations}, {"judged", judged}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (judged > 0)
+    return Verdict::Valid(name, std::to_string(judged) + " request(s) without a key got " +
+                                    std::to_string(contract.missing_key), details);
+  if (undecided > 0) return Verdict::Unknown(name, "no request without a key got a decisive answer", details);
+  return Verdict::Unknown(name, "the scenario sent no request without a key", details);
+}
+
+}  // namespace idemproof::oracles

@@ -1,0 +1,84 @@
+// retryable_released: after a retryable answer (5xx or a declared retryable
+// status) the next retry with the same key really executes: it is not a
+// replay, not blocked as in progress, and the records count reaches one.
+#include "oracles/oracle_support.h"
+
+namespace idemproof::oracles {
+
+Verdict RetryableReleased(const OracleInput& in) {
+  const std::string name = "retryable_released";
+  const auto& contract = in.target.idempotency;
+  nlohmann::json violations = nlohmann::json::array();
+  std::string first_violation;
+  auto violate = [&](nlohmann::json v) {
+    if (first_violation.empty()) first_violation = v["problem"].get<std::string>();
+    violations.push_back(std::move(v));
+  };
+  int retryable_seen = 0, executed = 0, undecided = 0;
+  for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
+    if (g.payload != "default") continue;
+    bool group_executed = false;
+    for (std::size_t i = 0; i < g.ops.size(); ++i) {
+      const Operation& r = g.ops[i];
+      if (Classify(r, contract) != AnswerClass::kRetryable) continue;
+      ++retryable_seen;
+      const Operation* t = nullptr;
+      for (std::size_t j = i + 1; j < g.ops.size() && t == nullptr; ++j)
+        if (g.ops[j].invoke_ns() >= r.complete_ns()) t = &g.ops[j];
+      if (t == nullptr) continue;  // nobody retried this one
+      AnswerClass c = Classify(*t, contract);
+      auto a = t->answer();
+      bool marked = a && IsReplayMarked(*a, contract);
+      std::string head = "key " + g.key + " (" + g.action + "): after " + AnswerSummary(*r.answer(), 40) + ", retry " +
+                         OpName(*t) + " ";
+      nlohmann::json base = {{"key", g.key}, {"failure", OpJson(r)}, {"retry", OpJson(*t)}};
+      if (c == AnswerClass::kNoAnswer) {
+        ++undecided;
+      } else if (marked) {
+        base["problem"] = head + "got a replay " + AnswerSummary(*a) + ": the retryable failure was stored";
+        violate(base);
+      } else if (c == AnswerClass::kSuccess || c == AnswerClass::kOtherFinal) {
+        ++executed;
+        group_executed = group_executed || c == AnswerClass::kSuccess;
+      } else if (c == AnswerClass::kInProgress) {
+        bool other_running = false;
+        for (const auto& o : g.ops)
+          if (o.invoke != t->invoke && o.invoke_ns() < t->invoke_ns() &&
+              (o.completion == nullptr || o.complete_ns() > t->invoke_ns()))
+            other_running = true;
+        if (other_running) {
+          ++undecided;
+        } else {
+          base["problem"] = head + "got " + AnswerSummary(*a) + ": the key stayed claimed after a retryable failure";
+          violate(base);
+        }
+      } else if (c == AnswerClass::kRetryable) {
+        // Unmarked: the downstream may still be failing; the next retry decides.
+        ++undecided;
+      } else {
+        base["problem"] = head + "got " + AnswerSummary(*a) + " instead of executing";
+        violate(base);
+      }
+    }
+    if (group_executed) {
+      const auto* action = in.target.FindAction(g.action);
+      auto count = (action && action->records) ? RecordCount(in.history, g.action, g.biz) : std::nullopt;
+      if (count && *count != 1)
+        violate({{"key", g.key},
+                 {"problem", "key " + g.key + " (" + g.action + "): the retry succeeded but biz " + g.biz + " has " +
+                                 std::to_string(*count) + " records (expected 1)"},
+                 {"records", *count}});
+    }
+  }
+  nlohmann::json details = {{"violations", violations},
+                            {"retryable_answers", retryable_seen},
+                            {"executed_retries", executed},
+                            {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (retryable_seen == 0)
+    return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details);
+  if (executed == 0) return Verdict::Unknown(name, "no retry after a retryable answer reached a decision", details);
+  return Verdict::Valid(name, std::to_string(executed) + " retry(ies) after a retryable answer executed", details);
+}
+
+}  // namespace idemproof::oracles

@@ -1,0 +1,69 @@
+// window: a retry inside the declared retry window is recognised (a marked
+// replay or in progress; without a marker, the first answer again) and never
+// creates a second record.
+#include "oracles/oracle_support.h"
+
+namespace idemproof::oracles {
+
+Verdict Window(const OracleInput& in) {
+  const std::string name = "window";
+  const auto& contract = in.target.idempotency;
+  std::optional<Duration> window = contract.window;
+  if (in.params.contains("window")) {
+    auto d = ParseDuration(in.params["window"].get<std::string>());
+    if (!d.ok()) return Verdict::Unknown(name, d.status().message());
+    window = *d;
+  }
+  if (!window) return Verdict::NotApplicable(name, "target declares no retry window (idempotency.window)");
+  nlohmann::json violations = nlohmann::json::array();
+  std::string first_violation;
+  auto violate = [&](nlohmann::json v) {
+    if (first_violation.empty()) first_violation = v["problem"].get<std::string>();
+    violations.push_back(std::move(v));
+  };
+  int retries = 0, undecided = 0;
+  for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
+    const Operation* first = EarliestTerminal(g, contract);
+    if (first == nullptr) continue;
+    HttpAnswer fa = *first->answer();
+    auto vol = in.target.VolatilePathsFor(g.action);
+    bool had_retry = false;
+    for (const Operation* op : RetriesAfter(g, *first, window)) {
+      auto a = op->answer();
+      if (!a) {
+        ++undecided;
+        continue;
+      }
+      ++retries;
+      had_retry = true;
+      bool recognised = contract.replay ? (IsReplayMarked(*a, contract) || a->status == contract.in_progress)
+                                        : AnswerDifferences(fa, *a, vol, {}).empty();
+      if (recognised) continue;
+      Duration since(op->invoke_ns() - first->complete_ns());
+      violate({{"key", g.key},
+               {"problem", "key " + g.key + " (" + g.action + "): retry " + OpName(*op) + " " + FormatDuration(since) +
+                               " after the first answer (window " + FormatDuration(*window) +
+                               ") was not recognised: " + AnswerSummary(*a)},
+               {"first", OpJson(*first)},
+               {"retry", OpJson(*op)},
+               {"since_first_ns", since.count()}});
+    }
+    const auto* action = in.target.FindAction(g.action);
+    if (had_retry && action != nullptr && action->records && g.payload == "default") {
+      auto count = RecordCount(in.history, g.action, g.biz);
+      if (count && *count > 1)
+        violate({{"key", g.key},
+                 {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) + " records for biz " +
+                                 g.biz + " after retries inside the window"},
+                 {"records", *count}});
+    }
+  }
+  nlohmann::json details = {{"violations", violations}, {"window_ns", window->count()}, {"retries_in_window", retries},
+                            {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (retries == 0) return Verdict::Unknown(name, "no retry inside the window got an answer", details);
+  return Verdict::Valid(name, std::to_string(retries) + " retry(ies) inside " + FormatDuration(*window) +
+                                  " recognised", details);
+}
+
+}  // namespace idemproof::oracles

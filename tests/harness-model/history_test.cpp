@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "literal_history.h"
+#include "model/operation.h"
+
+using namespace idemproof;
+using namespace idemproof::testing;
+
+TEST_CASE("a history round-trips through JSONL, byte for byte") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "idem-1-k1", "b1", 0, 10, Answer{201, "{\"note\":\"line\\nbreak \\u00e9\"}", {{"Location", "/orders/1"}}})
+      .Lost("client-1", "create_order", "idem-1-k1", "b1", 5, 1005)
+      .Send("client-0", "create_order", "", "b2", 20, 21, Answer{400, "plain <text> & \"quotes\""})
+      .Records("create_order", "b1", 1, 2000)
+      .Fault("proxy-drop", "start", 3)
+      .Open("client-2", "create_order", "idem-1-k1", "b1", 2100);
+  std::string jsonl = h.history().ToJsonl();
+  auto back = History::FromJsonl(jsonl);
+  REQUIRE(back.ok());
+  REQUIRE(back->size() == h.history().size());
+  CHECK(back->ToJsonl() == jsonl);
+  for (std::size_t i = 0; i < back->size(); ++i) {
+    CHECK(EventToJson(back->events()[i]) == EventToJson(h.history().events()[i]));
+  }
+
+  auto path = (std::filesystem::temp_directory_path() / "idemproof-history-test.jsonl").string();
+  REQUIRE(h.history().WriteJsonl(path).ok());
+  auto from_file = History::ReadJsonl(path);
+  REQUIRE(from_file.ok());
+  CHECK(from_file->ToJsonl() == jsonl);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("JSONL errors name the line") {
+  auto bad = History::FromJsonl(
+      "{\"index\":0,\"process\":\"p\",\"type\":\"invoke\",\"f\":\"send\"}\n\nnot json\n", "h.jsonl");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().ToString() == "h.jsonl:3:1: not a JSON object");
+  auto gap = History::FromJsonl("{\"index\":1,\"process\":\"p\",\"type\":\"invoke\",\"f\":\"send\"}\n", "h.jsonl");
+  CHECK(gap.status().ToString().find("h.jsonl:1:1: event index 1 out of order") == 0);
+  auto type = History::FromJsonl("{\"index\":0,\"process\":\"p\",\"type\":\"done\",\"f\":\"send\"}\n", "h.jsonl");
+  CHECK(type.status().message().find("unknown event type 'done'") != std::string::npos);
+}
+
+TEST_CASE("operations pair invoke and completion per process") {
+  LiteralHistory h;
+  // Interleaved: client-0 invoke, client-1 invoke, client-1 done, client-0 done.
+  History hist;
+  auto ev = [&](const std::string& p, EventType t, int ms) {
+    HistoryEvent e;
+    e.process = p;
+    e.type = t;
+    e.f = "send";
+    e.key = "k";
+    e.time_ns = ms * 1'000'000LL;
+    if (t == EventType::kOk) e.value = {{"response", {{"status", 201}, {"headers", {{"Idempotent-Replayed", "true"}}}, {"body", "{}"}}}};
+    hist.Append(e);
+  };
+  ev("client-0", EventType::kInvoke, 0);
+  ev("client-1", EventType::kInvoke, 1);
+  ev("client-1", EventType::kOk, 2);
+  ev("client-0", EventType::kInfo, 3);
+  ev("client-2", EventType::kInvoke, 4);
+  auto ops = PairOperations(hist);
+  REQUIRE(ops.size() == 3);
+  CHECK(ops[0].completion->index == 3);
+  CHECK(ops[1].completion->index == 2);
+  CHECK(ops[2].completion == nullptr);
+  CHECK_FALSE(ops[0].completed_ok());
+  CHECK_FALSE(ops[0].answer().has_value());
+  REQUIRE(ops[1].answer().has_value());
+  CHECK(ops[1].answer()->Header("idempotent-replayed") == std::optional<std::string>("true"));
+  CHECK(IsReplayMarked(*ops[1].answer(), ShopTarget().idempotency));
+  CHECK_FALSE(IsReplayMarked(*ops[1].answer(), PlainTarget().idempotency));
+  CHECK(ops[2].complete_ns() == ops[2].invoke_ns());
+}

@@ -1,0 +1,58 @@
+// Hand-written histories for oracle and metric tests: each call appends what
+// the runtime would record for one request, probe or fault, at explicit times
+// (milliseconds), so a test reads like a timeline.
+#pragma once
+
+#include <string>
+
+#include "model/history.h"
+#include "model/scenario.h"
+#include "model/target.h"
+#include "oracles/oracle.h"
+
+namespace idemproof::testing {
+
+// The target every oracle test uses (parsed by the real loader): replay
+// marker Idempotent-Replayed: true, window 4s, compare_headers [Location],
+// target-wide volatile $.trace, actions create_order (records probe, other
+// payload) and cancel_order (no records probe), probe stock.
+const TargetDescription& ShopTarget();
+// The same without replay marker and window.
+const TargetDescription& PlainTarget();
+
+struct Answer {
+  int status = 201;
+  std::string body = R"({"id":1})";
+  HeaderList headers = {};
+};
+
+class LiteralHistory {
+ public:
+  // One request on `process`: invoke at t0 ms, ok completion at t1 ms.
+  LiteralHistory& Send(const std::string& process, const std::string& action, const std::string& key,
+                       const std::string& biz, int t0, int t1, const Answer& answer,
+                       const std::string& payload = "default");
+  // A request whose answer never came (info completion at t1).
+  LiteralHistory& Lost(const std::string& process, const std::string& action, const std::string& key,
+                       const std::string& biz, int t0, int t1);
+  // A request still open at the end (invoke only).
+  LiteralHistory& Open(const std::string& process, const std::string& action, const std::string& key,
+                       const std::string& biz, int t0);
+  LiteralHistory& Records(const std::string& action, const std::string& biz, int count, int t);
+  LiteralHistory& Probe(const std::string& probe, const std::string& label, const nlohmann::json& value, int t);
+  LiteralHistory& Fault(const std::string& name, const std::string& phase, int t);
+
+  const History& history() const { return h_; }
+
+ private:
+  History h_;
+};
+
+// A replay answer: the same body with the marker.
+Answer Replay(int status = 201, const std::string& body = R"({"id":1})");
+
+// Runs one oracle by name with params over the history, against `target`.
+Verdict RunOracle(const std::string& name, const History& history, const TargetDescription& target = ShopTarget(),
+                  nlohmann::json params = nlohmann::json::object());
+
+}  // namespace idemproof::testing

@@ -1,0 +1,360 @@
+// Every oracle on literal histories: ones that must hold, ones that must be
+// caught (each a real flaw of the reference service, written by hand), and
+// ones with nothing to judge, which must never come out valid.
+#include <catch2/catch.hpp>
+
+#include "literal_history.h"
+
+using namespace idemproof;
+using namespace idemproof::testing;
+
+namespace {
+const Answer kCreated{201, R"({"id":1,"biz_no":"b1","trace":"a"})", {{"Location", "/orders/1"}}};
+Answer Replayed(const std::string& body = R"({"id":1,"biz_no":"b1","trace":"zzz"})") {
+  return Answer{201, body, {{"Location", "/orders/1"}, {"Idempotent-Replayed", "true"}}};
+}
+const Answer kConflict{409, R"({"title":"in progress"})", {{"Retry-After", "1"}}};
+const Answer kUnavailable{503, R"({"title":"downstream"})", {{"Retry-After", "1"}}};
+}  // namespace
+
+TEST_CASE("one_record holds for one record after a double submit") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, Replayed())
+      .Records("create_order", "b1", 1, 100);
+  Verdict v = RunOracle("one_record", h.history());
+  CHECK(v.status == VerdictStatus::kValid);
+}
+
+TEST_CASE("one_record catches a second order (check-then-insert)") {
+  LiteralHistory h;
+  h.Send("burst-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 0, 11, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 100);
+  Verdict v = RunOracle("one_record", h.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("2 records") != std::string::npos);
+  CHECK(v.details["violations"].size() == 1);
+}
+
+TEST_CASE("one_record catches a 2xx with no record, and a record behind rejected requests") {
+  LiteralHistory lost;
+  lost.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Records("create_order", "b1", 0, 100);
+  CHECK(RunOracle("one_record", lost.history()).status == VerdictStatus::kInvalid);
+
+  LiteralHistory rejected;
+  rejected.Send("client-0", "create_order", "", "b2", 0, 10, Answer{400, "{}"}).Records("create_order", "b2", 1, 100);
+  Verdict v = RunOracle("one_record", rejected.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("every request was rejected") != std::string::npos);
+}
+
+TEST_CASE("one_record without evidence is never valid") {
+  LiteralHistory noprobe;  // no records probe ran
+  noprobe.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
+  CHECK(RunOracle("one_record", noprobe.history()).status == VerdictStatus::kUnknown);
+
+  LiteralHistory undeclared;  // cancel_order declares no records probe
+  undeclared.Send("client-0", "cancel_order", "k1", "b1", 0, 10, Answer{200, "{}"});
+  CHECK(RunOracle("one_record", undeclared.history()).status == VerdictStatus::kNotApplicable);
+
+  LiteralHistory lost_only;  // only an unknown outcome and 0 records: consistent but undecided
+  lost_only.Lost("client-0", "create_order", "k1", "b1", 0, 10).Records("create_order", "b1", 0, 100);
+  CHECK(RunOracle("one_record", lost_only.history()).status == VerdictStatus::kUnknown);
+
+  CHECK(RunOracle("one_record", History()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("identical_replay holds when replays equal the first answer minus volatile paths") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, Replayed())
+      .Send("client-0", "create_order", "k1", "b1", 70, 75, Replayed());
+  Verdict v = RunOracle("identical_replay", h.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details["replays_checked"] == 2);
+}
+
+TEST_CASE("identical_replay catches the empty replay, a changed body, a lost header and a missing marker") {
+  auto check = [](const Answer& replay, const std::string& expect) {
+    LiteralHistory h;
+    h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "create_order", "k1", "b1", 60, 65, replay);
+    Verdict v = RunOracle("identical_replay", h.history());
+    CHECK(v.status == VerdictStatus::kInvalid);
+    CHECK(v.evidence.find(expect) != std::string::npos);
+  };
+  check(Answer{200, R"({"status":"duplicate"})", {{"Idempotent-Replayed", "true"}}}, "status 200 != 201");
+  check(Replayed(R"({"id":1,"biz_no":"b1","created_at":"later"})"), "body differs");
+  check(Answer{201, kCreated.body, {{"Idempotent-Replayed", "true"}}}, "header Location");
+  check(Answer{201, kCreated.body, {{"Location", "/orders/1"}}}, "marker");
+}
+
+TEST_CASE("identical_replay: the first answer must not carry the marker, unless an attempt before it was lost") {
+  LiteralHistory marked_first;
+  marked_first.Send("client-0", "create_order", "k1", "b1", 0, 10, Replayed())
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, Replayed());
+  CHECK(RunOracle("identical_replay", marked_first.history()).status == VerdictStatus::kInvalid);
+
+  LiteralHistory after_lost;  // gateway case: the first answer was lost, the retry gets the replay
+  after_lost.Lost("client-0", "create_order", "k1", "b1", 0, 1000)
+      .Send("client-0", "create_order", "k1", "b1", 1000, 1005, Replayed())
+      .Send("client-0", "create_order", "k1", "b1", 1100, 1105, Replayed());
+  CHECK(RunOracle("identical_replay", after_lost.history()).status == VerdictStatus::kValid);
+}
+
+TEST_CASE("identical_replay with a single answer is unknown, not valid") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
+  CHECK(RunOracle("identical_replay", h.history()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("mismatch_rejected holds for 422 and catches the first result replayed (no-fingerprint)") {
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{422, "{}"}, "other");
+  CHECK(RunOracle("mismatch_rejected", ok.history()).status == VerdictStatus::kValid);
+
+  LiteralHistory flaw;
+  flaw.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Replayed(), "other");
+  Verdict v = RunOracle("mismatch_rejected", flaw.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("got the first result") != std::string::npos);
+
+  LiteralHistory executed;
+  executed.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{201, R"({"id":2})"}, "other");
+  CHECK(RunOracle("mismatch_rejected", executed.history()).evidence.find("was executed") != std::string::npos);
+}
+
+TEST_CASE("mismatch_rejected: 409 allowed only while the first still runs; nothing to judge is unknown") {
+  LiteralHistory running;
+  running.Send("client-0", "create_order", "k1", "b1", 0, 100, kCreated)
+      .Send("client-1", "create_order", "k1", "b1", 20, 25, kConflict, "other");
+  CHECK(RunOracle("mismatch_rejected", running.history()).status == VerdictStatus::kValid);
+
+  LiteralHistory finished;
+  finished.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, kConflict, "other");
+  CHECK(RunOracle("mismatch_rejected", finished.history()).status == VerdictStatus::kInvalid);
+
+  LiteralHistory none;
+  none.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
+  CHECK(RunOracle("mismatch_rejected", none.history()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("missing_key_rejected") {
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "", "b1", 0, 10, Answer{400, "{}"});
+  CHECK(RunOracle("missing_key_rejected", ok.history()).status == VerdictStatus::kValid);
+
+  LiteralHistory executed;
+  executed.Send("client-0", "create_order", "", "b1", 0, 10, kCreated);
+  Verdict v = RunOracle("missing_key_rejected", executed.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("without Idempotency-Key was executed") != std::string::npos);
+
+  LiteralHistory with_key;
+  with_key.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
+  CHECK(RunOracle("missing_key_rejected", with_key.history()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("in_progress holds for 409 or a waited-for identical answer") {
+  LiteralHistory h;
+  h.Send("burst-0", "create_order", "k1", "b1", 0, 200, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 1, 5, kConflict)
+      .Send("burst-2", "create_order", "k1", "b1", 2, 201, Replayed())
+      .Records("create_order", "b1", 1, 300);
+  Verdict v = RunOracle("in_progress", h.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details["overlapping_duplicates"] == 2);
+}
+
+TEST_CASE("in_progress catches an empty success and a second execution") {
+  LiteralHistory empty;
+  empty.Send("burst-0", "create_order", "k1", "b1", 0, 200, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 1, 5, Answer{200, R"({"status":"duplicate"})", {{"Idempotent-Replayed", "true"}}});
+  Verdict v = RunOracle("in_progress", empty.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("empty success") != std::string::npos);
+
+  LiteralHistory twice;
+  twice.Send("burst-0", "create_order", "k1", "b1", 0, 200, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 1, 201, Answer{201, R"({"id":2})", {{"Location", "/orders/2"}}})
+      .Records("create_order", "b1", 2, 300);
+  Verdict t = RunOracle("in_progress", twice.history());
+  CHECK(t.status == VerdictStatus::kInvalid);
+  CHECK(t.evidence.find("executed 2 times") != std::string::npos);
+}
+
+TEST_CASE("in_progress without overlap is unknown") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "create_order", "k1", "b1", 20, 25, Replayed());
+  CHECK(RunOracle("in_progress", h.history()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("retryable_released holds when the retry after a 503 executes") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kCreated)
+      .Records("create_order", "b1", 1, 100);
+  CHECK(RunOracle("retryable_released", h.history()).status == VerdictStatus::kValid);
+}
+
+TEST_CASE("retryable_released catches a stored failure (cache-retryable) and a still-claimed key") {
+  LiteralHistory cached;
+  cached.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 22, Answer{503, kUnavailable.body, {{"Idempotent-Replayed", "true"}}})
+      .Records("create_order", "b1", 0, 100);
+  Verdict v = RunOracle("retryable_released", cached.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("stored") != std::string::npos);
+
+  LiteralHistory claimed;
+  claimed.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 22, kConflict);
+  CHECK(RunOracle("retryable_released", claimed.history()).status == VerdictStatus::kInvalid);
+
+  LiteralHistory no_record;  // the retry says 201 but nothing was written
+  no_record.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kCreated)
+      .Records("create_order", "b1", 0, 100);
+  CHECK(RunOracle("retryable_released", no_record.history()).status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("retryable_released without a retryable answer is unknown") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
+  Verdict v = RunOracle("retryable_released", h.history());
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("no retryable answer") != std::string::npos);
+}
+
+TEST_CASE("no_false_dedup") {
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Replayed())
+      .Records("create_order", "b1", 1, 100);
+  CHECK(RunOracle("no_false_dedup", ok.history()).status == VerdictStatus::kValid);
+
+  LiteralHistory flaw;  // a "duplicate" answer although nothing was ever created
+  flaw.Lost("client-0", "create_order", "k1", "b1", 0, 10)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Replayed())
+      .Records("create_order", "b1", 0, 100);
+  Verdict v = RunOracle("no_false_dedup", flaw.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("no record") != std::string::npos);
+
+  LiteralHistory replayed_400;  // a stored validation failure has no record by design
+  replayed_400.Send("client-0", "create_order", "k1", "b1", 0, 10, Answer{400, "{}"})
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{400, "{}", {{"Idempotent-Replayed", "true"}}})
+      .Records("create_order", "b1", 0, 100);
+  CHECK(RunOracle("no_false_dedup", replayed_400.history()).status == VerdictStatus::kUnknown);
+
+  CHECK(RunOracle("no_false_dedup", ok.history(), PlainTarget()).status == VerdictStatus::kNotApplicable);
+}
+
+TEST_CASE("action_scope") {
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "cancel_order", "k1", "b1", 20, 25, Answer{200, R"({"status":"cancelled"})"});
+  CHECK(RunOracle("action_scope", ok.history()).status == VerdictStatus::kValid);
+
+  LiteralHistory flaw;  // the key is global: cancelling got create's stored answer
+  flaw.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "cancel_order", "k1", "b1", 20, 25, Replayed());
+  Verdict v = RunOracle("action_scope", flaw.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("cancel_order did not execute") != std::string::npos);
+
+  LiteralHistory mismatch;
+  mismatch.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "cancel_order", "k1", "b1", 20, 25, Answer{422, "{}"});
+  CHECK(RunOracle("action_scope", mismatch.history()).status == VerdictStatus::kInvalid);
+
+  LiteralHistory unshared;
+  unshared.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
+  CHECK(RunOracle("action_scope", unshared.history()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("window: retries inside the window are recognised, outside are not judged") {
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 3000, 3005, Replayed())
+      .Send("client-0", "create_order", "k1", "b1", 9000, 9005, Answer{201, R"({"id":9})"})  // after 4s: not judged
+      .Records("create_order", "b1", 1, 2500);
+  Verdict v = RunOracle("window", ok.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details["retries_in_window"] == 1);
+
+  LiteralHistory short_ttl;  // the record expired after 40ms: a retry at 1s executes again
+  short_ttl.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 1000, 1005, Answer{201, R"({"id":2})", {{"Location", "/orders/2"}}})
+      .Records("create_order", "b1", 2, 2000);
+  Verdict f = RunOracle("window", short_ttl.history());
+  CHECK(f.status == VerdictStatus::kInvalid);
+  CHECK(f.details["violations"].size() == 2);  // unrecognised retry + second record
+
+  // A narrower window passed as parameter excludes the 1s retry.
+  CHECK(RunOracle("window", short_ttl.history(), ShopTarget(), {{"window", "500ms"}}).status ==
+        VerdictStatus::kUnknown);
+  CHECK(RunOracle("window", ok.history(), PlainTarget()).status == VerdictStatus::kNotApplicable);
+}
+
+TEST_CASE("window without a marker compares with the first answer") {
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 100, 105, kCreated);
+  CHECK(RunOracle("window", ok.history(), PlainTarget(), {{"window", "1s"}}).status == VerdictStatus::kValid);
+  LiteralHistory bad;
+  bad.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 100, 105, Answer{201, R"({"id":2})"});
+  CHECK(RunOracle("window", bad.history(), PlainTarget(), {{"window", "1s"}}).status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("probe_equal") {
+  LiteralHistory ok;
+  ok.Probe("stock", "before", 1000, 0).Probe("stock", "after", 1000, 100);
+  CHECK(RunOracle("probe_equal", ok.history(), ShopTarget(), {{"a", "before"}, {"b", "after"}}).status ==
+        VerdictStatus::kValid);
+
+  LiteralHistory twice_released;  // delete-releases-twice: stock went up
+  twice_released.Probe("stock", "before", 1000, 0).Probe("stock", "after", 1001, 100);
+  Verdict v = RunOracle("probe_equal", twice_released.history(), ShopTarget(), {{"a", "before"}, {"b", "after"}});
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence == "probe 'before' = 1000 but probe 'after' = 1001");
+
+  LiteralHistory put;  // declared volatile $.updated_at of probe "order" is ignored; the address is not
+  put.Probe("order", "p1", {{"address", "1 Main St"}, {"updated_at", "t1"}}, 0)
+      .Probe("order", "p2", {{"address", "1 Main St"}, {"updated_at", "t2"}}, 10)
+      .Probe("order", "p3", {{"address", "1 Main St1 Main St"}, {"updated_at", "t3"}}, 20);
+  CHECK(RunOracle("probe_equal", put.history(), ShopTarget(), {{"a", "p1"}, {"b", "p2"}}).status == VerdictStatus::kValid);
+  CHECK(RunOracle("probe_equal", put.history(), ShopTarget(), {{"a", "p2"}, {"b", "p3"}}).status ==
+        VerdictStatus::kInvalid);
+  CHECK(RunOracle("probe_equal", put.history(), ShopTarget(), {{"a", "p1"}, {"b", "missing"}}).status ==
+        VerdictStatus::kUnknown);
+}
+
+TEST_CASE("a crashing oracle is unknown, never valid; an unknown name is unknown") {
+  OracleRegistry r;
+  REQUIRE(r.Register({"boom", "throws", {}}, [](const OracleInput&) -> Verdict { throw std::runtime_error("kaput"); })
+              .ok());
+  CHECK_FALSE(r.Register({"boom", "again", {}}, [](const OracleInput&) { return Verdict(); }).ok());
+  Scenario s;
+  OracleSpec spec;
+  spec.name = "boom";
+  Verdict v = r.Check(spec, s, ShopTarget(), History());
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("kaput") != std::string::npos);
+  spec.name = "nope";
+  CHECK(r.Check(spec, s, ShopTarget(), History()).status == VerdictStatus::kUnknown);
+  // probe_equal without its required params throws inside: still unknown.
+  CHECK(RunOracle("probe_equal", History()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("the builtin registry lists every documented oracle") {
+  std::vector<std::string> names;
+  for (const auto& s : BuiltinOracles().Signatures()) names.push_back(s.name);
+  CHECK(names == std::vector<std::string>{"action_scope", "identical_replay", "in_progress", "mismatch_rejected",
+                                          "missing_key_rejected", "no_false_dedup", "one_record", "probe_equal",
+                                          "retryable_released", "window"});
+}

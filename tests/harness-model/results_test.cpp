@@ -1,0 +1,162 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "literal_history.h"
+#include "model/metrics.h"
+#include "model/results.h"
+#include "reports/junit.h"
+#include "reports/markup_escape.h"
+
+using namespace idemproof;
+using namespace idemproof::testing;
+
+namespace {
+RunResults SampleRun() {
+  RunResults r;
+  r.run_id = "20240501-120000-ab12";
+  r.seed = 18446744073709551557ull;
+  r.target_name = "reference";
+  r.target_file = "scenarios/targets/reference.yaml";
+  r.flaw = "empty-replay";
+  r.started = "2024-05-01T12:00:00.000Z";
+  r.finished = "2024-05-01T12:00:03.250Z";
+  r.tool_version = "0.1.0";
+  ScenarioResult a;
+  a.name = "double-submit";
+  a.file = "scenarios/client/double-submit.yaml";
+  a.layer = "client";
+  a.hunts = "a second click creates a second order";
+  a.verdicts.push_back(Verdict::Valid("one_record", "1 business id(s) with the expected record count"));
+  a.verdicts.push_back(Verdict::Invalid("identical_replay", "replay answered 200 {\"status\":\"duplicate\"} <&>",
+                                        {{"first", {{"status", 201}}}, {"replay", {{"body", "<script>alert(1)</script>"}}}}));
+  a.verdicts.push_back(Verdict::Unknown("in_progress", "no duplicate overlapped"));
+  a.verdicts.push_back(Verdict::NotApplicable("no_false_dedup", "target declares no replay marker"));
+  a.fault_counts = {{"proxy-drop", 2}};
+  a.warnings = {"fault delay declared but injected 0 times"};
+  a.events = 12;
+  a.elapsed_ms = 1250;
+  a.history_file = "double-submit/history.jsonl";
+  a.metrics.keys_sent = 4;
+  a.metrics.keys_sent_more_than_once = 1;
+  a.metrics.replay_answers = 2;
+  ScenarioResult b;
+  b.name = "unreachable";
+  b.layer = "gateway";
+  b.error = "target did not become ready within 10s";
+  r.scenarios = {a, b};
+  return r;
+}
+}  // namespace
+
+TEST_CASE("results.json round-trips and carries the exit code and total metrics") {
+  RunResults r = SampleRun();
+  nlohmann::json j = RunResultsToJson(r);
+  CHECK(j["exit_code"] == 1);
+  CHECK(j["target"]["name"] == "reference");
+  CHECK(j["scenarios"][0]["outcome"] == "invalid");
+  CHECK(j["scenarios"][1]["outcome"] == "unknown");
+  CHECK(j["metrics"]["keys_sent"] == 4);
+  CHECK(j["metrics"]["duplicate_rate"] == 0.25);
+  CHECK(j["metrics"]["rerun_diff_rows"].is_null());
+  auto back = RunResultsFromJson(j);
+  REQUIRE(back.ok());
+  CHECK(RunResultsToJson(*back) == j);
+  CHECK(back->seed == r.seed);
+
+  auto path = (std::filesystem::temp_directory_path() / "idemproof-results-test.json").string();
+  REQUIRE(WriteRunResults(r, path).ok());
+  auto read = ReadRunResults(path);
+  REQUIRE(read.ok());
+  CHECK(RunResultsToJson(*read) == j);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("the exit code: 1 on a violation, 3 when undecided, 0 otherwise") {
+  RunResults r = SampleRun();
+  CHECK(r.ExitCode() == 1);
+  r.scenarios[0].verdicts.erase(r.scenarios[0].verdicts.begin() + 1);
+  CHECK(r.ExitCode() == 3);
+  r.scenarios.pop_back();
+  r.scenarios[0].verdicts.erase(r.scenarios[0].verdicts.begin() + 1);  // the unknown one
+  CHECK(r.ExitCode() == 0);
+  CHECK(r.scenarios[0].Outcome() == VerdictStatus::kValid);
+}
+
+TEST_CASE("XML escaping keeps the document well formed") {
+  CHECK(XmlEscape("<a href=\"x\">&'</a>") == "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
+  CHECK(XmlEscape(std::string("nul\0bell\x07", 9)) == "nul\xEF\xBF\xBD" "bell\xEF\xBF\xBD");
+  CHECK(XmlEscape("caf\xC3\xA9 \xF0\x9F\x98\x80") == "caf\xC3\xA9 \xF0\x9F\x98\x80");
+  CHECK(XmlEscape("bad \xC3 byte \xFF") == "bad \xEF\xBF\xBD byte \xEF\xBF\xBD");
+  CHECK(XmlEscape("\xC0\xAF") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '/'
+  CHECK(XmlEscape("a\nb\tc\r") == "a\nb\tc&#13;");
+  CHECK(XmlEscape("a\nb", true) == "a&#10;b");
+}
+
+TEST_CASE("JUnit: a testcase per scenario x oracle, failures carry escaped evidence") {
+  std::string xml = RenderJUnit(SampleRun());
+  CHECK(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"idemproof reference --flaw empty-replay\" "
+                  "tests=\"5\" failures=\"1\" errors=\"2\" skipped=\"1\">", 0) == 0);
+  CHECK(xml.find("<testsuite name=\"double-submit\" tests=\"4\" failures=\"1\" errors=\"1\" skipped=\"1\" time=\"1.250\"") !=
+        std::string::npos);
+  CHECK(xml.find("<testcase classname=\"client.double-submit\" name=\"one_record\"") != std::string::npos);
+  CHECK(xml.find("<failure message=\"replay answered 200 {&quot;status&quot;:&quot;duplicate&quot;} &lt;&amp;&gt;\" "
+                 "type=\"invalid\">") != std::string::npos);
+  CHECK(xml.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+  CHECK(xml.find("<script>") == std::string::npos);
+  CHECK(xml.find("<error message=\"no duplicate overlapped\" type=\"unknown\">") != std::string::npos);
+  CHECK(xml.find("<skipped message=\"target declares no replay marker\"/>") != std::string::npos);
+  CHECK(xml.find("<property name=\"fault.proxy-drop\" value=\"2\"/>") != std::string::npos);
+  CHECK(xml.find("<testcase classname=\"gateway.unreachable\" name=\"run\">\n      <error message=\"target did not "
+                 "become ready within 10s\" type=\"run_error\"/>") != std::string::npos);
+}
+
+TEST_CASE("metrics on a literal history") {
+  LiteralHistory h;
+  // k1: sent twice, second a marked replay, one record. k2: once. k3: a retry
+  // 5s after the first answer (outside the 4s window) that executed again.
+  // k4: a replay-marked 201 although nothing was created (false dedup).
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, Answer{201, R"({"id":1})"})
+      .Send("client-0", "create_order", "k1", "b1", 100, 105, Replay())
+      .Send("client-0", "create_order", "k2", "b2", 200, 210, Answer{201, R"({"id":2})"})
+      .Send("client-0", "create_order", "k3", "b3", 300, 310, Answer{201, R"({"id":3})"})
+      .Send("client-0", "create_order", "k3", "b3", 5310, 5320, Answer{201, R"({"id":4})"})
+      .Lost("client-0", "create_order", "k4", "b4", 6000, 7000)
+      .Send("client-0", "create_order", "k4", "b4", 7000, 7005, Replay(201, R"({"id":5})"))
+      .Send("client-0", "create_order", "k4", "b4", 7100, 7105, Answer{201, R"({"id":5})"})
+      .Send("client-0", "create_order", "", "b5", 7200, 7205, Answer{400, "{}"})
+      .Records("create_order", "b1", 1, 8000)
+      .Records("create_order", "b2", 1, 8000)
+      .Records("create_order", "b3", 2, 8000)
+      .Records("create_order", "b4", 0, 8000);
+  Metrics m = ComputeMetrics(ShopTarget(), h.history());
+  CHECK(m.keys_sent == 4);
+  CHECK(m.keys_sent_more_than_once == 3);
+  CHECK(m.duplicate_rate() == Approx(0.75));
+  CHECK(m.replay_answers == 2);
+  CHECK(m.replay_answers_without_record == 1);
+  CHECK(m.false_dedup_rate() == Approx(0.5));
+  // Window retries: k1's replay (recognised) and k4's third request (after the
+  // first terminal answer at 7005, unmarked: not recognised). k3 is outside.
+  CHECK(m.window_retries == 2);
+  CHECK(m.window_retries_recognised == 1);
+  CHECK(m.window_hit_rate() == Approx(0.5));
+  CHECK_FALSE(m.rerun_diff_rows.has_value());
+
+  Metrics none = ComputeMetrics(ShopTarget(), History());
+  CHECK_FALSE(none.duplicate_rate().has_value());
+  CHECK_FALSE(none.false_dedup_rate().has_value());
+  CHECK_FALSE(none.window_hit_rate().has_value());
+
+  // Without a marker, the window counts answers equal to the first; no
+  // false-dedup numbers are possible.
+  Metrics plain = ComputeMetrics(PlainTarget(), h.history());
+  CHECK(plain.replay_answers == 0);
+  CHECK(plain.window_retries == 3);  // no declared window: k3's late retry counts too
+  CHECK(plain.window_retries_recognised == 2);  // k1 and k4 repeat the first body; k3 does not
+
+  auto back = MetricsFromJson(MetricsToJson(m));
+  REQUIRE(back.ok());
+  CHECK(MetricsToJson(*back) == MetricsToJson(m));
+}

@@ -1,0 +1,193 @@
+#include <catch2/catch.hpp>
+
+#include "literal_history.h"
+#include "model/scenario.h"
+#include "oracles/oracle.h"
+
+using namespace idemproof;
+using namespace std::chrono_literals;
+
+namespace {
+ScenarioVocabulary Vocab() {
+  ScenarioVocabulary v = BuiltinOracles().Vocabulary();
+  v.fault_kinds = std::vector<std::string>{"drop_response", "delay"};
+  return v;
+}
+
+std::string ErrorOf(const std::string& text) {
+  auto r = ParseScenario(text, "s.yaml", Vocab());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kInvalidConfig);
+  return r.status().ToString();
+}
+
+const std::string kHead = "layer: client\nhunts: a double click creates two orders\n";
+}  // namespace
+
+TEST_CASE("a scenario with every step kind loads") {
+  auto r = ParseScenario(R"(# hunts: everything at once
+name: everything
+layer: gateway
+hunts: a lost answer makes the caller create a second order
+faults:
+  lose: {kind: drop_response, count: 1, after_ms: 5}
+steps:
+  - probe: stock
+    as: before
+  - send: create_order
+  - send: create_order
+    key: k1
+    biz: b2
+    payload: other
+    after: 50ms
+    repeat: 3
+    every: 10ms
+    background: true
+    timeout: 2s
+    label: impatient caller
+  - burst: create_order
+    n: 8
+    mode: threads
+    key: none
+  - wait: 1500ms
+  - hook: slow_business
+  - fault: lose
+  - heal: lose
+  - join
+  - kill
+  - start:
+    after: 1s
+  - stop
+  - restart
+expect:
+  - one_record
+  - identical_replay: {actions: [create_order]}
+  - window: {window: 2s}
+  - probe_equal: {a: before, b: before}
+)", "everything.yaml", Vocab());
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  const Scenario& s = *r;
+  CHECK(s.name == "everything");
+  CHECK(s.layer == Layer::kGateway);
+  CHECK(s.faults.at("lose").kind == "drop_response");
+  CHECK(s.faults.at("lose").params == nlohmann::json{{"count", 1}, {"after_ms", 5}});
+  REQUIRE(s.steps.size() == 13);
+  CHECK(s.steps[0].kind == StepKind::kProbe);
+  CHECK(s.steps[0].label == "before");
+  CHECK(s.steps[1].key == "k1");
+  CHECK(s.steps[1].biz == "b1");
+  const Step& send = s.steps[2];
+  CHECK(send.biz == "b2");
+  CHECK(send.payload == PayloadVariant::kOther);
+  CHECK(send.after == 50ms);
+  CHECK(send.repeat == 3);
+  CHECK(send.every == 10ms);
+  CHECK(send.background);
+  CHECK(send.timeout == Duration(2s));
+  CHECK(send.label == "impatient caller");
+  CHECK(send.mark.line == 11);
+  CHECK(send.mark.column == 5);
+  CHECK(s.steps[3].kind == StepKind::kBurst);
+  CHECK(s.steps[3].n == 8);
+  CHECK(s.steps[3].mode == BurstMode::kThreads);
+  CHECK(s.steps[3].key == kNoKey);
+  CHECK(s.steps[4].duration == 1500ms);
+  CHECK(s.steps[5].name == "slow_business");
+  CHECK(s.steps[6].kind == StepKind::kFault);
+  CHECK(s.steps[7].kind == StepKind::kHeal);
+  CHECK(s.steps[8].kind == StepKind::kJoin);
+  CHECK(s.steps[9].kind == StepKind::kKill);
+  CHECK(s.steps[10].kind == StepKind::kStart);
+  CHECK(s.steps[10].after == 1s);
+  CHECK(s.steps[12].kind == StepKind::kRestart);
+  REQUIRE(s.expect.size() == 4);
+  CHECK(s.expect[1].params == nlohmann::json{{"actions", {"create_order"}}});
+  CHECK(s.expect[2].params == nlohmann::json{{"window", "2s"}});
+  CHECK(s.ActionsUsed() == std::vector<std::string>{"create_order"});
+}
+
+TEST_CASE("the scenario name defaults to the file stem") {
+  auto r = ParseScenario(kHead + "steps: [{send: create_order}]\nexpect: [one_record]\n", "dir/double-submit.yaml", Vocab());
+  REQUIRE(r.ok());
+  CHECK(r->name == "double-submit");
+}
+
+TEST_CASE("scenario errors name file:line:column and what is wrong") {
+  const std::string expect = "expect: [one_record]\n";
+  CHECK(ErrorOf(kHead + "steps:\n  - sned: create_order\n" + expect).rfind(
+            "s.yaml:4:5: unknown step kind 'sned' (did you mean 'send'?)", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps:\n  - kil\n" + expect) == "s.yaml:4:5: unknown step kind 'kil' (did you mean 'kill'?)");
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    after: 50\n" + expect).rfind(
+            "s.yaml:5:12: step 'send'.after: bad duration '50': missing unit", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    repeat: many\n" + expect) ==
+        "s.yaml:5:13: step 'send'.repeat must be an integer, found 'many'");
+  CHECK(ErrorOf(kHead + "steps:\n  - wait: 1s\n    key: k1\n" + expect).rfind(
+            "s.yaml:5:5: unknown key 'key' in step 'wait'", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    kye: k1\n" + expect).rfind(
+            "s.yaml:5:5: unknown key 'kye' in step 'send' (did you mean 'key'?)", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    wait: 1s\n" + expect) ==
+        "s.yaml:5:5: a step has exactly one kind, found 'send' and 'wait'");
+  CHECK(ErrorOf(kHead + "steps:\n  - send:\n" + expect) == "s.yaml:4:5: step 'send' needs an action name");
+  CHECK(ErrorOf(kHead + "steps:\n  - burst: create_order\n    mode: lastbyte\n" + expect) ==
+        "s.yaml:5:11: step 'burst'.mode must be 'last_byte' or 'threads', found 'lastbyte' (did you mean 'last_byte'?)");
+  CHECK(ErrorOf(kHead + "steps: [{send: a}]\nexpect: [one_recrod]\n").rfind(
+            "s.yaml:4:10: unknown oracle 'one_recrod' (did you mean 'one_record'?); known: ", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps: [{send: a}]\nexpect:\n  - probe_equal: {a: x, c: y}\n").rfind(
+            "s.yaml:5:25: unknown key 'c' in oracle 'probe_equal' parameters (did you mean 'a'?)", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps: [{send: a}]\nexpect:\n  - probe_equal: {a: x}\n") ==
+        "s.yaml:5:5: oracle 'probe_equal': missing required parameter 'b'");
+  CHECK(ErrorOf(kHead + "steps: [{send: a}]\nexpect:\n  - one_record: {count: one}\n") ==
+        "s.yaml:5:25: oracle 'one_record' parameter 'count' must be an integer, found 'one'");
+  CHECK(ErrorOf(kHead + "steps: [{send: a}]\nexpect:\n  - window: {window: soon}\n").rfind(
+            "s.yaml:5:22: oracle 'window' parameter 'window': bad duration 'soon'", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps: [{send: a}]\nexpect:\n  - action_scope: {x: 1}\n") ==
+        "s.yaml:5:19: oracle 'action_scope' takes no parameters");
+  CHECK(ErrorOf("layer: client\nsteps: [{send: a}]\n" + expect) == "s.yaml:1:1: scenario: missing required key 'hunts'");
+  CHECK(ErrorOf("layer: clinet\nhunts: x\nsteps: [{send: a}]\n" + expect).rfind(
+            "s.yaml:1:8: unknown layer 'clinet' (did you mean 'client'?)", 0) == 0);
+  CHECK(ErrorOf(kHead + "stpes: []\n" + expect).rfind("s.yaml:3:1: unknown key 'stpes' in scenario (did you mean 'steps'?)", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps: []\n" + expect) == "s.yaml:3:8: steps must be a non-empty list");
+  CHECK(ErrorOf(kHead + "steps:\n  - fault: lose\n" + expect) ==
+        "s.yaml:4:12: step 'fault': fault 'lose' is not declared under 'faults'");
+  CHECK(ErrorOf(kHead + "faults:\n  lose: {kind: drop_respons}\nsteps:\n  - fault: lose\n" + expect).rfind(
+            "s.yaml:4:16: unknown fault kind 'drop_respons' (did you mean 'drop_response'?)", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    key: \"k 1\"\n" + expect) ==
+        "s.yaml:5:10: step 'send'.key: bad name 'k 1' (letters, digits, _ . -)");
+  CHECK(ErrorOf(kHead + "steps: [{send: a}\n" + expect).rfind("s.yaml:4:1: YAML syntax error: ", 0) == 0);
+}
+
+TEST_CASE("without a fault-kind list, any fault kind is accepted") {
+  auto r = ParseScenario(kHead + "faults:\n  x: {kind: anything}\nsteps: [{fault: x}]\nexpect: [one_record]\n", "s.yaml",
+                         BuiltinOracles().Vocabulary());
+  REQUIRE(r.ok());
+  CHECK(r->faults.at("x").kind == "anything");
+}
+
+TEST_CASE("a scenario is checked against a target separately") {
+  auto r = ParseScenario(kHead + R"(steps:
+  - send: create_ordre
+  - hook: slwo
+  - hook: flood_downstream
+  - probe: ledger
+  - restart
+  - send: cancel_order
+    payload: other
+expect: [one_record]
+)", "s.yaml", Vocab());
+  REQUIRE(r.ok());
+  ScenarioFit fit = CheckScenarioAgainstTarget(*r, idemproof::testing::ShopTarget());
+  REQUIRE(fit.errors.size() == 2);
+  CHECK(fit.errors[0].ToString() ==
+        "s.yaml:4:5: action 'create_ordre' is not declared by target 'shop' (did you mean 'create_order'?)");
+  CHECK(fit.errors[1].ToString() == "s.yaml:5:5: hook 'slwo' is not declared by target 'shop' (did you mean 'slow'?)");
+  CHECK(fit.needs == std::vector<std::string>{"hook 'flood_downstream'", "probe 'ledger'",
+                                              "a start command (target 'start') for step 'restart'",
+                                              "other_payload for action 'cancel_order'"});
+  CHECK_FALSE(fit.runnable());
+
+  auto good = ParseScenario(kHead + "steps: [{send: create_order}, {probe: stock}, {hook: slow}]\nexpect: [one_record]\n",
+                            "s.yaml", Vocab());
+  REQUIRE(good.ok());
+  CHECK(CheckScenarioAgainstTarget(*good, idemproof::testing::ShopTarget()).runnable());
+}

@@ -1,0 +1,157 @@
+#include <catch2/catch.hpp>
+
+#include "model/target.h"
+
+using namespace idemproof;
+using namespace std::chrono_literals;
+
+namespace {
+// The error ParseTarget gives for `text`, as "file:line:column: message".
+std::string ErrorOf(const std::string& text) {
+  auto r = ParseTarget(text, "t.yaml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kInvalidConfig);
+  return r.status().ToString();
+}
+}  // namespace
+
+TEST_CASE("a full target file loads with every field") {
+  auto r = ParseTarget(R"(name: reference
+base_url: "http://127.0.0.1:{{port}}"
+start:
+  argv: ["{{build_dir}}/idemproof-ref", "--port", "0", "--db", "{{run_dir}}/ref.db"]
+  env: {RUST_LOG: info}
+  cwd: "{{source_dir}}"
+  port_from_stdout: 'listening on 127\.0\.0\.1:(\d+)'
+  flaw_args: ["--flaw", "{{flaw}}"]
+  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 10s}
+  stop_timeout: 3s
+reset: {command: ["rm", "-f", "{{run_dir}}/ref.db"]}
+idempotency:
+  key_header: X-Dedup-Token
+  replay: {header: X-Replayed, value: "yes"}
+  in_progress: 425
+  mismatch: 409
+  missing_key: 428
+  retryable: [429]
+  window: 4s
+  lease: 2s
+request_timeout: 3s
+headers: {X-Client: idemproof}
+compare_headers: [Content-Type, Location]
+volatile: ["$.trace_id"]
+actions:
+  create_order:
+    request: {method: POST, path: /orders, headers: {X-Request-Id: "{{uuid}}"},
+              json: {biz_no: "{{biz}}", sku: "sku-{{run}}", qty: 1, amount: 100, gift: false, note: "1"}}
+    other_payload: {json: {biz_no: "{{biz}}", qty: 2}}
+    records: {request: {method: GET, path: "/orders?biz_no={{biz}}"}, count: "$.count"}
+    capture: {order_id: "$.id"}
+    volatile: ["$.created_at"]
+  cancel_order: {request: {method: DELETE, path: "/orders/{{order_id}}"}}
+probes:
+  stock: {request: {path: "/stock?sku=sku-{{run}}"}, value: "$.available"}
+  rows: {command: ["sqlite3", "{{run_dir}}/ref.db", "select count(*) from orders"], value: stdout}
+hooks:
+  slow_business: {request: {method: POST, path: /_chaos, json: {delay_ms: 1500}}}
+  heal: {request: {method: DELETE, path: /_chaos}}
+)", "reference.yaml");
+  REQUIRE(r.ok());
+  const TargetDescription& t = *r;
+  CHECK(t.name == "reference");
+  CHECK(t.file == "reference.yaml");
+  REQUIRE(t.start.has_value());
+  CHECK(t.start->argv.size() == 5);
+  CHECK(t.start->env.at("RUST_LOG") == "info");
+  CHECK(t.start->flaw_args == std::vector<std::string>{"--flaw", "{{flaw}}"});
+  REQUIRE(t.start->ready.has_value());
+  CHECK(t.start->ready->request.path == "/healthz");
+  CHECK(t.start->stop_timeout == 3s);
+  REQUIRE(t.reset.has_value());
+  CHECK(t.reset->command->at(0) == "rm");
+  CHECK(t.idempotency.key_header == "X-Dedup-Token");
+  CHECK(t.idempotency.replay->header == "X-Replayed");
+  CHECK(t.idempotency.replay->value == "yes");
+  CHECK(t.idempotency.in_progress == 425);
+  CHECK(t.idempotency.mismatch == 409);
+  CHECK(t.idempotency.missing_key == 428);
+  CHECK(t.idempotency.IsRetryable(429));
+  CHECK(t.idempotency.IsRetryable(503));
+  CHECK_FALSE(t.idempotency.IsRetryable(409));
+  CHECK(t.idempotency.window == Duration(4s));
+  CHECK(t.idempotency.lease == Duration(2s));
+  CHECK(t.request_timeout == 3s);
+  CHECK(t.compare_headers == std::vector<std::string>{"Content-Type", "Location"});
+  const ActionDescription& create = t.actions.at("create_order");
+  CHECK(create.request.method == "POST");
+  CHECK(*create.request.json == nlohmann::json{{"biz_no", "{{biz}}"}, {"sku", "sku-{{run}}"}, {"qty", 1},
+                                               {"amount", 100}, {"gift", false}, {"note", "1"}});
+  CHECK(create.request.headers == HeaderList{{"X-Request-Id", "{{uuid}}"}});
+  CHECK(create.other_payload->json->at("qty") == 2);
+  CHECK(create.records->count.text() == "$.count");
+  CHECK(create.capture.at("order_id").text() == "$.id");
+  CHECK(t.VolatilePathsFor("create_order").size() == 2);
+  CHECK(t.VolatilePathsFor("cancel_order").size() == 1);
+  CHECK(t.probes.at("rows").call.command.has_value());
+  CHECK_FALSE(t.probes.at("rows").value.has_value());
+  CHECK(t.hooks.count("heal") == 1);
+  CHECK(create.mark.line == 27);
+}
+
+TEST_CASE("a minimal target gets the IETF draft defaults") {
+  auto r = ParseTarget("name: t\nbase_url: http://127.0.0.1:9\nactions:\n  a: {request: {path: /a}}\n", "t.yaml");
+  REQUIRE(r.ok());
+  CHECK(r->idempotency.key_header == "Idempotency-Key");
+  CHECK(r->idempotency.in_progress == 409);
+  CHECK(r->idempotency.mismatch == 422);
+  CHECK(r->idempotency.missing_key == 400);
+  CHECK_FALSE(r->idempotency.replay.has_value());
+  CHECK_FALSE(r->idempotency.window.has_value());
+  CHECK_FALSE(r->start.has_value());
+  CHECK(r->actions.at("a").request.method == "GET");
+}
+
+TEST_CASE("target errors name file:line:column and what is wrong") {
+  const std::string head = "name: t\nbase_url: http://x\n";
+  const std::string action = "actions:\n  a: {request: {path: /a}}\n";
+  CHECK(ErrorOf(head + "idempotency:\n  key_hedder: X-Key\n" + action).rfind(
+            "t.yaml:4:3: unknown key 'key_hedder' in idempotency (did you mean 'key_header'?); known keys: ", 0) == 0);
+  CHECK(ErrorOf(head + "idempotency:\n  in_progress: abc\n" + action) ==
+        "t.yaml:4:16: idempotency.in_progress must be an integer, found 'abc'");
+  CHECK(ErrorOf(head + "idempotency:\n  mismatch: 1000\n" + action) ==
+        "t.yaml:4:13: idempotency.mismatch must be an HTTP status (100-599), found 1000");
+  CHECK(ErrorOf(head + "idempotency:\n  window: 4 s\n" + action).rfind(
+            "t.yaml:4:11: idempotency.window: bad duration '4 s': unknown unit ' s'", 0) == 0);
+  CHECK(ErrorOf("name: t\n" + action) == "t.yaml:1:1: target: missing required key 'base_url'");
+  CHECK(ErrorOf(head) == "t.yaml:1:1: target: missing required key 'actions'");
+  CHECK(ErrorOf(head + "compare_headers: Location\n" + action) ==
+        "t.yaml:3:18: compare_headers must be a list, found a scalar");
+  CHECK(ErrorOf(head + "actions:\n  a: {request: {method: PSOT, path: /a}}\n") ==
+        "t.yaml:4:25: action 'a'.request.method: unknown HTTP method 'PSOT' (did you mean 'POST'?)");
+  CHECK(ErrorOf(head + "actions:\n  a: {request: {path: /a}, records: {request: {path: /r}, count: count}}\n") ==
+        "t.yaml:4:66: action 'a'.records.count: bad JSON path 'count' at offset 0: must start with '$' "
+        "(supported: $, .name, ['name'], [N], [*])");
+  CHECK(ErrorOf(head + "actions:\n  a: {request: {path: \"/o/{{order}}\"}}\n") ==
+        "t.yaml:4:23: unknown template variable '{{order}}'");
+  CHECK(ErrorOf(head + "actions:\n  a: {request: {path: \"/o/{{bizz}}\"}}\n") ==
+        "t.yaml:4:23: unknown template variable '{{bizz}}' (did you mean 'biz'?)");
+  CHECK(ErrorOf(head + "actions:\n  a: {request: {path: /a}}\nprobes:\n  p: {value: $.x}\n") ==
+        "t.yaml:6:6: probe 'p': give exactly one of 'request' or 'command'");
+  CHECK(ErrorOf(head + "start:\n  argv: [x]\n  port_from_stdout: 'port (\\d+'\n" + action).rfind(
+            "t.yaml:5:21: start.port_from_stdout: bad regex: ", 0) == 0);
+  CHECK(ErrorOf(head + "start:\n  argv: [x]\n  port_from_stdout: 'port \\d+'\n" + action) ==
+        "t.yaml:5:21: start.port_from_stdout needs a capture group for the port");
+}
+
+TEST_CASE("a YAML syntax error gets file:line:column too") {
+  std::string e = ErrorOf("name: t\nbase_url: http://x\nactions: [a\n");
+  CHECK(e.rfind("t.yaml:4:1: YAML syntax error: ", 0) == 0);
+  std::string tab = ErrorOf("name: t\n\tbase_url: x\n");
+  CHECK(tab.rfind("t.yaml:2:", 0) == 0);
+}
+
+TEST_CASE("LoadTargetFile reports an unreadable file as an I/O error") {
+  auto r = LoadTargetFile("/nonexistent/idemproof/target.yaml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kIoError);
+}
