@@ -1,0 +1,43 @@
+// Flaw: the named mistakes the reference service can be switched into, one
+// at a time (`--flaw NAME`), so the harness can show it catches each one.
+// docs/reference-service.md describes each flaw and its symptom.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace idemproof::ref {
+
+enum class Flaw {
+  none,
+  check_then_insert,
+  request_id_key,
+  memory_store,
+  no_fingerprint,
+  cache_retryable,
+  volatile_replay,
+  empty_replay,
+  no_lease_expiry,
+  unfenced_takeover,
+  short_ttl,
+  delete_releases_twice,
+  put_increment,
+};
+
+struct FlawInfo {
+  Flaw flaw;
+  std::string_view name;     // "check-then-insert"
+  std::string_view mistake;  // one line: what the flawed service does wrong
+};
+
+// Every flaw except `none`, in documentation order.
+const std::vector<FlawInfo>& all_flaws();
+
+// The flaw called `name`; nullopt for an unknown name.
+std::optional<Flaw> parse_flaw(std::string_view name);
+
+// "none" for Flaw::none, otherwise the flaw's name.
+std::string_view flaw_name(Flaw flaw);
+
+}  // namespace idemproof::ref

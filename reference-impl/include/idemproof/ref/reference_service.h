@@ -1,0 +1,64 @@
+// ReferenceService: the reference idempotent order service as a pure map from
+// HttpRequest (+ Store, Clock, chaos settings) to HttpResponse, as in Beast's
+// examples. It knows nothing of sockets; the server runs handle_request() on
+// worker threads. Routes and rules: docs/reference-service.md.
+//
+// Thread-safe: handle_request() may run concurrently; it blocks for the
+// business delay and for the store. The Store and Clock must outlive it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "idemproof/ref/chaos_control.h"
+#include "idemproof/ref/clock.h"
+#include "idemproof/ref/http_message.h"
+#include "idemproof/ref/request_record.h"
+#include "idemproof/ref/service_config.h"
+#include "idemproof/ref/store.h"
+
+namespace idemproof::ref {
+
+class ReferenceService {
+ public:
+  ReferenceService(ServiceConfig config, Store& store, const Clock& clock);
+
+  // Answers one request. Never throws: store failures become 500 problems.
+  HttpResponse handle_request(const HttpRequest& request);
+
+  // Deletes dead idempotency records (the TTL sweep); returns how many.
+  std::size_t sweep_expired();
+
+  const ServiceConfig& config() const { return config_; }
+
+ private:
+  struct Call;      // one claimed idempotent execution
+  struct Step;      // the business step of one route
+
+  HttpResponse route(const HttpRequest& request);
+  HttpResponse create_order(const HttpRequest& request, const std::string& path);
+  HttpResponse list_orders(const std::string& query);
+  HttpResponse get_order(std::int64_t id);
+  HttpResponse set_address(const HttpRequest& request, const std::string& path, std::int64_t id);
+  HttpResponse cancel_order(const HttpRequest& request, const std::string& path, std::int64_t id);
+  HttpResponse get_stock(const std::string& query);
+  HttpResponse chaos(const HttpRequest& request);
+
+  // Runs `step` at most once per `key` of `route_template` (see the rules);
+  // without a key, runs it unconditionally.
+  HttpResponse execute_once(const HttpRequest& request, const std::optional<std::string>& key,
+                            const std::string& route_template, const std::string& path,
+                            const std::string& canonical_body, const Step& step);
+  HttpResponse perform(const Step& step, const std::optional<Call>& call);
+  HttpResponse replay(const RequestRecord& record);
+  void finish_terminal(const Call& call, const HttpResponse& response);
+
+  ServiceConfig config_;
+  Store& store_;
+  const Clock& clock_;
+  ChaosControl chaos_;
+};
+
+}  // namespace idemproof::ref

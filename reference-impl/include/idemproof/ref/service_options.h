@@ -1,0 +1,38 @@
+// ServiceOptions: the whole command line of `idemproof-ref`, parsed with
+// CLI11. Durations use the syntax of duration.h.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "idemproof/ref/service_config.h"
+
+namespace idemproof::ref {
+
+struct ServiceOptions {
+  ServiceConfig service;
+  std::string host = "127.0.0.1";
+  unsigned short port = 0;
+  std::string db = "idemproof-ref.db";
+  std::optional<Nanos> sweep_interval;  // default: min(1s, effective TTL / 10)
+  unsigned threads = 4;                 // io_context threads
+  unsigned workers = 64;                // threads running the (blocking) business steps
+  Nanos check_insert_pause = std::chrono::microseconds(200);
+  bool report_arrival = false;
+  std::size_t body_limit = 64 * 1024;   // bytes; a larger body gets 413
+
+  Nanos effective_sweep_interval() const;
+};
+
+// What main() should do: run with `options`, or exit with `exit_code` (after
+// --help, --flaw list, or an error, already printed).
+struct CommandLine {
+  std::optional<ServiceOptions> options;
+  int exit_code = 0;
+};
+
+CommandLine parse_command_line(int argc, const char* const* argv);
+
+}  // namespace idemproof::ref

@@ -1,0 +1,62 @@
+// SqliteStore: the Store on one SQLite file (WAL journal, synchronous=FULL,
+// so a completed request record is on disk when its answer leaves).
+//
+// The idempotency table's primary key is the scope (method, route template,
+// key): a claim is one INSERT ... ON CONFLICT DO NOTHING, the constraint
+// decides the owner; a dead record is replaced by one conditional UPDATE.
+//
+// ClaimDiscipline::check_then_insert is the `check-then-insert` flaw: records
+// go to a table WITHOUT the constraint, and a claim reads, pauses, then
+// inserts, so concurrent duplicates really execute.
+//
+// One connection, serialised by a mutex: thread-safe. Opening creates the
+// schema; an existing file keeps its data (that is what survives a crash).
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "idemproof/ref/clock.h"
+#include "idemproof/ref/store.h"
+
+struct sqlite3;
+
+namespace idemproof::ref {
+
+enum class ClaimDiscipline { atomic_insert, check_then_insert };
+
+struct SqliteStoreOptions {
+  ClaimDiscipline discipline = ClaimDiscipline::atomic_insert;
+  Nanos check_insert_pause{0};  // only for check_then_insert
+};
+
+class SqliteStore final : public Store {
+ public:
+  // Opens (creating if needed) the database at `path`. Throws StoreError.
+  explicit SqliteStore(const std::string& path, SqliteStoreOptions options = {});
+  ~SqliteStore() override;
+  SqliteStore(const SqliteStore&) = delete;
+  SqliteStore& operator=(const SqliteStore&) = delete;
+
+  ClaimOutcome claim(const ClaimRequest& request) override;
+  bool release(const RequestScope& scope, const std::string& owner) override;
+  std::optional<RequestRecord> lookup(const RequestScope& scope, TimePoint now) override;
+  std::size_t sweep(TimePoint now) override;
+  bool transact(const std::function<bool(StoreTransaction&)>& body) override;
+
+ private:
+  class Transaction;
+
+  ClaimOutcome claim_atomic(const ClaimRequest& request);
+  ClaimOutcome claim_check_then_insert(const ClaimRequest& request);
+  std::optional<RequestRecord> select_live(const RequestScope& scope, TimePoint now);
+  void exec(const char* sql);
+
+  SqliteStoreOptions options_;
+  std::string records_table_;
+  std::mutex mu_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace idemproof::ref

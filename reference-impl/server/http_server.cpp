@@ -1,0 +1,293 @@
+// idemproof-ref: the HTTP/1.1 front of ReferenceService (Boost.Beast).
+//
+// The only translation unit with Beast in it. Each connection is a Session on
+// its own strand; a fully read request is handed to a worker pool (business
+// steps block: --business-delay, /_chaos delay_ms) and its answer is posted
+// back to the connection's strand, so a slow request never holds up an I/O
+// thread. SIGTERM/SIGINT: stop accepting, let in-flight answers finish, exit 0.
+
+// Boost 1.74's asio/awaitable.hpp uses std::exchange without <utility> (C++20).
+#include <utility>
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <array>
+#include <atomic>
+#include <csignal>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "idemproof/ref/clock.h"
+#include "idemproof/ref/problem.h"
+#include "idemproof/ref/reference_service.h"
+#include "idemproof/ref/service_options.h"
+#include "idemproof/ref/service_store.h"
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace idemproof::ref {
+namespace {
+
+constexpr auto kReadTimeout = std::chrono::seconds(30);
+constexpr auto kWriteTimeout = std::chrono::seconds(30);
+constexpr auto kDrainTimeout = std::chrono::seconds(2);
+constexpr auto kShutdownDeadline = std::chrono::seconds(30);
+constexpr std::uint32_t kHeaderLimit = 16 * 1024;
+
+struct ServerContext {
+  ReferenceService& service;
+  const ServiceOptions& options;
+  asio::thread_pool& workers;
+  std::atomic<int> in_flight{0};  // requests read whose answer is not yet written
+  std::atomic<bool> stopping{false};
+};
+
+std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, ServerContext& ctx) : stream_(std::move(socket)), ctx_(ctx) {}
+
+  void start() {
+    asio::dispatch(stream_.get_executor(),
+                   beast::bind_front_handler(&Session::read_request, shared_from_this()));
+  }
+
+ private:
+  void read_request() {
+    parser_.emplace();
+    parser_->body_limit(ctx_.options.body_limit);
+    parser_->header_limit(kHeaderLimit);
+    stream_.expires_after(kReadTimeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&Session::on_read, shared_from_this()));
+  }
+
+  void on_read(beast::error_code ec, std::size_t) {
+    if (ec == http::error::body_limit) {
+      return answer_and_close(problem_response(
+          413, "payload-too-large", "Payload too large",
+          "the body exceeds " + std::to_string(ctx_.options.body_limit) + " bytes"));
+    }
+    if (ec == http::error::header_limit) {
+      return answer_and_close(problem_response(431, "headers-too-large",
+                                               "Request header fields too large",
+                                               "the header exceeds 16 KiB"));
+    }
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message) return close();
+    if (ec && ec.category() == beast::http::make_error_code(http::error::bad_method).category()) {
+      return answer_and_close(problem_response(400, "bad-request", "Bad request",
+                                               "malformed HTTP/1.1 request: " + ec.message()));
+    }
+    if (ec) return;  // timeout, reset, shutdown: the socket dies with this session
+
+    const std::int64_t arrival_ns = steady_now_ns();
+    auto message = parser_->release();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    for (const auto& field : message) {
+      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
+    request.body = std::move(message.body());
+    const bool keep_alive = message.keep_alive();
+    const unsigned version = message.version();
+
+    ++ctx_.in_flight;
+    asio::post(ctx_.workers, [self = shared_from_this(), request = std::move(request), arrival_ns,
+                              keep_alive, version]() mutable {
+      HttpResponse answer = self->ctx_.service.handle_request(request);
+      asio::post(self->stream_.get_executor(), [self, answer = std::move(answer), arrival_ns,
+                                                keep_alive, version]() mutable {
+        self->write(std::move(answer), arrival_ns, keep_alive, version, /*counted=*/true);
+      });
+    });
+  }
+
+  void write(HttpResponse answer, std::optional<std::int64_t> arrival_ns, bool keep_alive,
+             unsigned version, bool counted) {
+    response_ = {};
+    response_.version(version);
+    response_.result(static_cast<unsigned>(answer.status));
+    for (auto& [name, value] : answer.headers) response_.insert(name, value);
+    if (ctx_.options.report_arrival && arrival_ns) {
+      response_.set("X-Arrival-Ns", std::to_string(*arrival_ns));
+    }
+    response_.keep_alive(keep_alive && !ctx_.stopping.load());
+    response_.body() = std::move(answer.body);
+    response_.prepare_payload();
+    stream_.expires_after(kWriteTimeout);
+    http::async_write(stream_, response_,
+                      beast::bind_front_handler(&Session::on_write, shared_from_this(), counted));
+  }
+
+  void on_write(bool counted, beast::error_code ec, std::size_t) {
+    if (counted) --ctx_.in_flight;
+    if (ec) return;
+    if (response_.need_eof()) return close();
+    read_request();
+  }
+
+  // For errors found while reading: answer, then close without a reset (the
+  // unread rest of the request is drained so the client sees the answer).
+  void answer_and_close(HttpResponse answer) {
+    write(std::move(answer), std::nullopt, /*keep_alive=*/false, 11, /*counted=*/false);
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    drain();
+  }
+
+  void drain() {
+    stream_.expires_after(kDrainTimeout);
+    stream_.async_read_some(asio::buffer(scratch_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (!ec) self->drain();
+                            });
+  }
+
+  beast::tcp_stream stream_;
+  ServerContext& ctx_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  std::array<char, 8192> scratch_{};
+};
+
+class Listener : public std::enable_shared_from_this<Listener> {
+ public:
+  Listener(asio::io_context& ioc, tcp::acceptor acceptor, ServerContext& ctx)
+      : ioc_(ioc), acceptor_(std::move(acceptor)), ctx_(ctx) {}
+
+  void accept() {
+    acceptor_.async_accept(asio::make_strand(ioc_),
+                           beast::bind_front_handler(&Listener::on_accept, shared_from_this()));
+  }
+
+  void stop() {
+    asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
+      beast::error_code ignored;
+      self->acceptor_.close(ignored);
+    });
+  }
+
+ private:
+  void on_accept(beast::error_code ec, tcp::socket socket) {
+    if (!acceptor_.is_open()) return;
+    if (!ec) std::make_shared<Session>(std::move(socket), ctx_)->start();
+    accept();
+  }
+
+  asio::io_context& ioc_;
+  tcp::acceptor acceptor_;
+  ServerContext& ctx_;
+};
+
+// Runs the TTL sweep every interval on a worker thread.
+class SweepSchedule {
+ public:
+  SweepSchedule(asio::io_context& ioc, ServerContext& ctx, Nanos interval)
+      : timer_(ioc), ctx_(ctx), interval_(interval) {}
+
+  void arm() {
+    timer_.expires_after(interval_);
+    timer_.async_wait([this](beast::error_code ec) {
+      if (ec || ctx_.stopping) return;
+      asio::post(ctx_.workers, [this] {
+        try {
+          ctx_.service.sweep_expired();
+        } catch (const std::exception& e) {
+          std::cerr << "idemproof-ref: sweep failed: " << e.what() << "\n";
+        }
+      });
+      arm();
+    });
+  }
+  void cancel() { timer_.cancel(); }
+
+ private:
+  asio::steady_timer timer_;
+  ServerContext& ctx_;
+  Nanos interval_;
+};
+
+int serve(const ServiceOptions& options) {
+  ServiceStore store(options);
+  SystemClock clock;
+  ReferenceService service(options.service, store.store(), clock);
+
+  asio::io_context ioc(static_cast<int>(options.threads));
+  tcp::acceptor acceptor(asio::make_strand(ioc));
+  const tcp::endpoint endpoint(asio::ip::make_address(options.host), options.port);
+  acceptor.open(endpoint.protocol());
+  acceptor.set_option(asio::socket_base::reuse_address(true));
+  acceptor.bind(endpoint);
+  acceptor.listen(asio::socket_base::max_listen_connections);
+  const auto bound = acceptor.local_endpoint();
+  std::cout << "listening on " << bound.address().to_string() << ":" << bound.port() << std::endl;
+
+  asio::thread_pool workers(options.workers);
+  ServerContext ctx{service, options, workers};
+  auto listener = std::make_shared<Listener>(ioc, std::move(acceptor), ctx);
+  listener->accept();
+  SweepSchedule sweep(ioc, ctx, options.effective_sweep_interval());
+  sweep.arm();
+
+  asio::steady_timer drain_timer(ioc);
+  const auto give_up_at = std::make_shared<std::chrono::steady_clock::time_point>();
+  std::function<void()> stop_when_drained = [&] {
+    if (ctx.in_flight.load() == 0 || std::chrono::steady_clock::now() > *give_up_at) {
+      ioc.stop();
+      return;
+    }
+    drain_timer.expires_after(std::chrono::milliseconds(10));
+    drain_timer.async_wait([&](beast::error_code) { stop_when_drained(); });
+  };
+  asio::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&](beast::error_code ec, int) {
+    if (ec) return;
+    ctx.stopping = true;
+    listener->stop();
+    sweep.cancel();
+    *give_up_at = std::chrono::steady_clock::now() + kShutdownDeadline;
+    stop_when_drained();
+  });
+
+  std::vector<std::thread> io_threads;
+  for (unsigned i = 1; i < options.threads; ++i) io_threads.emplace_back([&ioc] { ioc.run(); });
+  ioc.run();
+  for (auto& t : io_threads) t.join();
+  workers.stop();
+  workers.join();
+  return 0;
+}
+
+}  // namespace
+}  // namespace idemproof::ref
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  const auto command_line = idemproof::ref::parse_command_line(argc, argv);
+  if (!command_line.options) return command_line.exit_code;
+  try {
+    return idemproof::ref::serve(*command_line.options);
+  } catch (const std::exception& e) {
+    std::cerr << "idemproof-ref: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,41 @@
+#include "idemproof/ref/flaw.h"
+
+namespace idemproof::ref {
+
+const std::vector<FlawInfo>& all_flaws() {
+  static const std::vector<FlawInfo> kFlaws{
+      {Flaw::check_then_insert, "check-then-insert",
+       "reads the key, pauses --check-insert-pause, then inserts without a unique constraint"},
+      {Flaw::request_id_key, "request-id-key", "dedups by X-Request-Id instead of the key header"},
+      {Flaw::memory_store, "memory-store", "request records live in process memory"},
+      {Flaw::no_fingerprint, "no-fingerprint", "ignores the payload"},
+      {Flaw::cache_retryable, "cache-retryable", "stores the 503 of a downstream failure"},
+      {Flaw::volatile_replay, "volatile-replay", "rebuilds the replay with a fresh created_at"},
+      {Flaw::empty_replay, "empty-replay", "replays 200 {\"status\":\"duplicate\"}"},
+      {Flaw::no_lease_expiry, "no-lease-expiry", "an in-progress claim never expires"},
+      {Flaw::unfenced_takeover, "unfenced-takeover", "completion ignores the owner token"},
+      {Flaw::short_ttl, "short-ttl", "records expire after 1/100 of --dedup-ttl"},
+      {Flaw::delete_releases_twice, "delete-releases-twice",
+       "DELETE releases stock without checking the state"},
+      {Flaw::put_increment, "put-increment",
+       "PUT appends to the address instead of setting it"},
+  };
+  return kFlaws;
+}
+
+std::optional<Flaw> parse_flaw(std::string_view name) {
+  if (name == "none") return Flaw::none;
+  for (const auto& info : all_flaws()) {
+    if (info.name == name) return info.flaw;
+  }
+  return std::nullopt;
+}
+
+std::string_view flaw_name(Flaw flaw) {
+  for (const auto& info : all_flaws()) {
+    if (info.flaw == flaw) return info.name;
+  }
+  return "none";
+}
+
+}  // namespace idemproof::ref

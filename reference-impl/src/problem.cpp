@@ -1,0 +1,23 @@
+#include "idemproof/ref/problem.h"
+
+#include <nlohmann/json.hpp>
+
+namespace idemproof::ref {
+
+HttpResponse problem_response(int status, std::string_view name, std::string_view title,
+                              std::string_view detail) {
+  const nlohmann::json body = {
+      {"type", "urn:idemproof:" + std::string(name)},
+      {"title", title},
+      {"status", status},
+      {"detail", detail},
+  };
+  HttpResponse response;
+  response.status = status;
+  response.set_header("Content-Type", std::string(kProblemContentType));
+  // Replace invalid UTF-8 from request data rather than throw.
+  response.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return response;
+}
+
+}  // namespace idemproof::ref

@@ -1,0 +1,462 @@
+#include "idemproof/ref/reference_service.h"
+
+#include <charconv>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <thread>
+#include <variant>
+
+#include "idemproof/ref/fingerprint.h"
+#include "idemproof/ref/idempotency_key.h"
+#include "idemproof/ref/problem.h"
+#include "idemproof/ref/query_string.h"
+
+namespace idemproof::ref {
+
+using nlohmann::json;
+
+struct ReferenceService::Call {
+  RequestScope scope;
+  Lease lease;
+};
+
+// The business step of one route: either a terminal rejection known before
+// anything runs (a validation failure, stored like any terminal answer), or
+// `run`, which does the business inside the store transaction and returns the
+// answer.
+struct ReferenceService::Step {
+  std::optional<HttpResponse> rejection;
+  std::function<HttpResponse(StoreTransaction&)> run;
+};
+
+namespace {
+
+constexpr const char* kRouteOrders = "/orders";
+constexpr const char* kRouteOrder = "/orders/{id}";
+constexpr const char* kRouteAddress = "/orders/{id}/address";
+
+std::string new_owner_token() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  char buf[33];
+  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
+                static_cast<unsigned long long>(rng()));
+  return buf;
+}
+
+HttpResponse json_response(int status, const json& body) {
+  HttpResponse r;
+  r.status = status;
+  r.set_header("Content-Type", std::string(kJsonContentType));
+  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  return r;
+}
+
+HttpResponse method_not_allowed(std::string_view method, std::string allow) {
+  auto r = problem_response(405, "method-not-allowed", "Method not allowed",
+                            std::string(method) + " is not allowed here; allowed: " + allow);
+  r.set_header("Allow", std::move(allow));
+  return r;
+}
+
+HttpResponse not_found(std::string_view what) {
+  return problem_response(404, "not-found", "Not found", std::string(what) + " does not exist");
+}
+
+HttpResponse malformed_json() {
+  return problem_response(400, "malformed-json", "Malformed JSON",
+                          "the request body is not a JSON document");
+}
+
+// A positive order id of at most 18 digits, or nullopt.
+std::optional<std::int64_t> parse_id(std::string_view text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  std::int64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size() || id <= 0) return std::nullopt;
+  return id;
+}
+
+// An integer in [min, max] from `j[field]`, or nullopt (wrong type, missing, out of range).
+std::optional<std::int64_t> int_field(const json& j, const char* field, std::int64_t min,
+                                      std::int64_t max) {
+  if (!j.contains(field)) return std::nullopt;
+  const auto& v = j.at(field);
+  if (!v.is_number_integer()) return std::nullopt;
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {
+    return std::nullopt;
+  }
+  const auto n = v.get<std::int64_t>();
+  if (n < min || n > max) return std::nullopt;
+  return n;
+}
+
+std::optional<std::string> string_field(const json& j, const char* field, std::size_t max_size) {
+  if (!j.contains(field) || !j.at(field).is_string()) return std::nullopt;
+  auto s = j.at(field).get<std::string>();
+  if (s.empty() || s.size() > max_size) return std::nullopt;
+  return s;
+}
+
+StoredResponse to_stored(const HttpResponse& r) {
+  return StoredResponse{r.status, r.header("Content-Type").value_or(""),
+                        r.header("Location").value_or(""), r.body};
+}
+
+// Body parsing shared by routes: the parsed document or a 400 to answer.
+std::variant<json, HttpResponse> parse_body(const HttpRequest& request) {
+  json parsed = json::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return malformed_json();
+  return parsed;
+}
+
+}  // namespace
+
+ReferenceService::ReferenceService(ServiceConfig config, Store& store, const Clock& clock)
+    : config_(std::move(config)), store_(store), clock_(clock) {}
+
+HttpResponse ReferenceService::handle_request(const HttpRequest& request) {
+  try {
+    return route(request);
+  } catch (const std::exception& e) {
+    return problem_response(500, "internal-error", "Internal error", e.what());
+  }
+}
+
+std::size_t ReferenceService::sweep_expired() { return store_.sweep(clock_.now()); }
+
+HttpResponse ReferenceService::route(const HttpRequest& request) {
+  const auto [path, query] = split_target(request.target);
+  std::string_view rel = path;
+  if (!config_.base_path.empty()) {
+    if (!rel.starts_with(config_.base_path)) return not_found(path);
+    rel.remove_prefix(config_.base_path.size());
+    if (!rel.starts_with('/')) return not_found(path);
+  }
+  const std::string& method = request.method;
+
+  if (rel == "/healthz") {
+    if (method != "GET") return method_not_allowed(method, "GET");
+    return json_response(200, {{"status", "ok"}});
+  }
+  if (rel == "/orders") {
+    if (method == "GET") return list_orders(query);
+    if (method == "POST") return create_order(request, path);
+    return method_not_allowed(method, "GET, POST");
+  }
+  if (rel == "/stock") {
+    if (method != "GET") return method_not_allowed(method, "GET");
+    return get_stock(query);
+  }
+  if (rel == "/_chaos") {
+    if (method == "GET" || method == "POST" || method == "DELETE") return chaos(request);
+    return method_not_allowed(method, "GET, POST, DELETE");
+  }
+  if (rel.starts_with("/orders/")) {
+    std::string_view rest = rel.substr(8);
+    const auto slash = rest.find('/');
+    const auto id = parse_id(rest.substr(0, slash));
+    if (!id) return not_found(path);
+    if (slash == std::string_view::npos) {
+      if (method == "GET") return get_order(*id);
+      if (method == "DELETE") return cancel_order(request, path, *id);
+      return method_not_allowed(method, "GET, DELETE");
+    }
+    if (rest.substr(slash) == "/address") {
+      if (method == "PUT") return set_address(request, path, *id);
+      return method_not_allowed(method, "PUT");
+    }
+  }
+  return not_found(path);
+}
+
+// The idempotency key of `request`: nullopt when absent and not required, or
+// the 400 to answer.
+static std::variant<std::optional<std::string>, HttpResponse> key_of(
+    const HttpRequest& request, const ServiceConfig& config, bool required) {
+  const auto raw = request.header(config.key_header);
+  if (!raw) {
+    if (!required) return std::optional<std::string>();
+    return problem_response(400, "missing-key", "Idempotency key missing",
+                            "this operation requires the " + config.key_header + " header");
+  }
+  auto key = parse_idempotency_key(*raw);
+  if (!key) {
+    return problem_response(400, "invalid-key", "Invalid idempotency key",
+                            "the key must be a token or an sf-string of 1 to 255 characters");
+  }
+  if (config.flaw == Flaw::request_id_key) {
+    // The flaw: a per-request id (fresh on every retry) stands in for the key.
+    auto request_id = request.header("X-Request-Id");
+    return std::optional<std::string>(request_id ? *request_id : new_owner_token());
+  }
+  return key;
+}
+
+HttpResponse ReferenceService::create_order(const HttpRequest& request, const std::string& path) {
+  auto key = key_of(request, config_, /*required=*/true);
+  if (auto* answer = std::get_if<HttpResponse>(&key)) return *answer;
+  auto parsed = parse_body(request);
+  if (auto* answer = std::get_if<HttpResponse>(&parsed)) return *answer;
+  const json& body = std::get<json>(parsed);
+
+  OrderDraft draft;
+  Step step;
+  std::optional<std::string> biz_no, sku;
+  std::optional<std::int64_t> qty, amount;
+  if (body.is_object()) {
+    biz_no = string_field(body, "biz_no", 255);
+    sku = string_field(body, "sku", 255);
+    qty = int_field(body, "qty", 1, 1'000'000);
+    amount = int_field(body, "amount", 0, 1'000'000'000'000'000);
+  }
+  if (!biz_no || !sku || !qty || !amount) {
+    step.rejection = problem_response(
+        400, "invalid-order", "Invalid order",
+        "expected {\"biz_no\": non-empty string, \"sku\": non-empty string, "
+        "\"qty\": integer 1..1000000, \"amount\": integer >= 0}");
+  } else {
+    draft = OrderDraft{*biz_no, *sku, *qty, *amount, {}};
+  }
+  step.run = [this, draft](StoreTransaction& tx) mutable {
+    if (tx.available_stock(draft.sku) < draft.qty) {
+      return problem_response(400, "insufficient-stock", "Insufficient stock",
+                              "not enough " + draft.sku + " in stock");
+    }
+    draft.created_at = format_rfc3339(clock_.now());
+    const Order order = tx.insert_order(draft);
+    tx.adjust_stock(draft.sku, -draft.qty);
+    auto r = json_response(201, order_to_json(order));
+    r.set_header("Location", config_.base_path + "/orders/" + std::to_string(order.id));
+    return r;
+  };
+  return execute_once(request, std::get<std::optional<std::string>>(key), kRouteOrders, path,
+                      body.dump(), step);
+}
+
+HttpResponse ReferenceService::list_orders(const std::string& query) {
+  const auto biz_no = query_parameter(query, "biz_no");
+  std::vector<Order> orders;
+  store_.transact([&](StoreTransaction& tx) {
+    orders = tx.find_orders(biz_no);
+    return false;  // read only
+  });
+  json items = json::array();
+  for (const auto& o : orders) items.push_back(order_to_json(o));
+  return json_response(200, {{"count", orders.size()}, {"items", std::move(items)}});
+}
+
+HttpResponse ReferenceService::get_order(std::int64_t id) {
+  std::optional<Order> order;
+  store_.transact([&](StoreTransaction& tx) {
+    order = tx.find_order(id);
+    return false;
+  });
+  if (!order) return not_found("order " + std::to_string(id));
+  return json_response(200, order_to_json(*order));
+}
+
+HttpResponse ReferenceService::set_address(const HttpRequest& request, const std::string& path,
+                                           std::int64_t id) {
+  auto key = key_of(request, config_, /*required=*/false);
+  if (auto* answer = std::get_if<HttpResponse>(&key)) return *answer;
+  auto parsed = parse_body(request);
+  if (auto* answer = std::get_if<HttpResponse>(&parsed)) return *answer;
+  const json& body = std::get<json>(parsed);
+
+  Step step;
+  std::optional<std::string> address;
+  if (body.is_object()) address = string_field(body, "address", 1000);
+  if (!address) {
+    step.rejection = problem_response(400, "invalid-address", "Invalid address",
+                                      "expected {\"address\": non-empty string}");
+  }
+  step.run = [this, id, address](StoreTransaction& tx) {
+    auto order = tx.find_order(id);
+    if (!order) return not_found("order " + std::to_string(id));
+    if (config_.flaw == Flaw::put_increment) {
+      order->address = order->address.value_or("") + *address;  // the flaw: an increment
+    } else {
+      order->address = *address;  // target state
+    }
+    tx.update_order(*order);
+    return json_response(200, order_to_json(*order));
+  };
+  return execute_once(request, std::get<std::optional<std::string>>(key), kRouteAddress, path,
+                      body.dump(), step);
+}
+
+HttpResponse ReferenceService::cancel_order(const HttpRequest& request, const std::string& path,
+                                            std::int64_t id) {
+  auto key = key_of(request, config_, /*required=*/false);
+  if (auto* answer = std::get_if<HttpResponse>(&key)) return *answer;
+  Step step;
+  step.run = [this, id](StoreTransaction& tx) {
+    auto order = tx.find_order(id);
+    if (!order) return not_found("order " + std::to_string(id));
+    // The stock goes back once: only on the transition created -> cancelled.
+    if (order->status == "created" || config_.flaw == Flaw::delete_releases_twice) {
+      tx.adjust_stock(order->sku, order->qty);
+    }
+    order->status = "cancelled";
+    tx.update_order(*order);
+    return json_response(200, order_to_json(*order));
+  };
+  return execute_once(request, std::get<std::optional<std::string>>(key), kRouteOrder, path, "",
+                      step);
+}
+
+HttpResponse ReferenceService::get_stock(const std::string& query) {
+  const auto sku = query_parameter(query, "sku");
+  if (!sku || sku->empty()) {
+    return problem_response(400, "missing-parameter", "Missing parameter",
+                            "GET /stock requires ?sku=");
+  }
+  std::int64_t available = 0;
+  store_.transact([&](StoreTransaction& tx) {
+    available = tx.available_stock(*sku);
+    return false;
+  });
+  return json_response(200, {{"sku", *sku}, {"available", available}});
+}
+
+HttpResponse ReferenceService::chaos(const HttpRequest& request) {
+  if (request.method == "DELETE") chaos_.reset();
+  if (request.method == "POST") {
+    json patch = json::object();
+    if (!request.body.empty()) {
+      auto parsed = parse_body(request);
+      if (auto* answer = std::get_if<HttpResponse>(&parsed)) return *answer;
+      patch = std::get<json>(parsed);
+    }
+    if (auto error = chaos_.apply(patch)) {
+      return problem_response(400, "invalid-chaos", "Invalid chaos settings", *error);
+    }
+  }
+  return json_response(200, chaos_.settings().to_json());
+}
+
+HttpResponse ReferenceService::execute_once(const HttpRequest& request,
+                                            const std::optional<std::string>& key,
+                                            const std::string& route_template,
+                                            const std::string& path,
+                                            const std::string& canonical_body, const Step& step) {
+  if (!key) return perform(step, std::nullopt);
+
+  const TimePoint now = clock_.now();
+  Call call;
+  call.scope = RequestScope{request.method, route_template, *key};
+  call.lease.owner = new_owner_token();
+  call.lease.expires_at = config_.flaw == Flaw::no_lease_expiry
+                              ? TimePoint::max()  // the flaw: a lease that never ends
+                              : saturating_add(now, config_.lease);
+  const std::string fingerprint = config_.flaw == Flaw::no_fingerprint
+                                      ? std::string()
+                                      : request_fingerprint(request.method, path, canonical_body);
+
+  const ClaimOutcome outcome = store_.claim(ClaimRequest{call.scope, fingerprint, call.lease, now});
+  switch (outcome.kind) {
+    case ClaimKind::mismatch:
+      return problem_response(422, "fingerprint-mismatch", "Idempotency key reused",
+                              "this key was used with another request payload");
+    case ClaimKind::in_progress: {
+      auto r = problem_response(409, "request-in-progress", "Request in progress",
+                                "a request with this key is still being processed");
+      r.set_header("Retry-After", "1");
+      return r;
+    }
+    case ClaimKind::completed:
+      return replay(*outcome.existing);
+    case ClaimKind::claimed:
+    case ClaimKind::took_over:
+      break;
+  }
+  return perform(step, call);
+}
+
+HttpResponse ReferenceService::perform(const Step& step, const std::optional<Call>& call) {
+  if (step.rejection) {
+    if (call) finish_terminal(*call, *step.rejection);
+    return *step.rejection;
+  }
+  const ChaosForStep chaos = chaos_.begin_business_step();
+  const Nanos delay = config_.business_delay + chaos.delay;
+  if (delay.count() > 0) std::this_thread::sleep_for(delay);
+
+  if (chaos.fail_status && *chaos.fail_status >= 500) {
+    auto r = problem_response(503, "downstream-unavailable", "Downstream unavailable",
+                              "a downstream service answered " +
+                                  std::to_string(*chaos.fail_status) + "; retry later");
+    r.set_header("Retry-After", "1");
+    if (call) {
+      if (config_.flaw == Flaw::cache_retryable) {
+        finish_terminal(*call, r);  // the flaw: a retryable failure stored as final
+      } else {
+        store_.release(call->scope, call->lease.owner);
+      }
+    }
+    return r;
+  }
+  if (chaos.fail_status) {
+    auto r = problem_response(*chaos.fail_status, "downstream-rejected", "Downstream rejected",
+                              "a downstream service answered " +
+                                  std::to_string(*chaos.fail_status));
+    if (call) finish_terminal(*call, r);
+    return r;
+  }
+
+  HttpResponse response;
+  const bool committed = store_.transact([&](StoreTransaction& tx) {
+    response = step.run(tx);
+    if (!call) return true;
+    const TimePoint now = clock_.now();
+    return tx.complete(call->scope, call->lease.owner, to_stored(response), now,
+                       saturating_add(now, config_.effective_dedup_ttl()),
+                       config_.flaw == Flaw::unfenced_takeover ? Fencing::none
+                                                               : Fencing::by_owner);
+  });
+  if (!committed) {
+    // Our lease was taken over while we worked: the new owner's result stands.
+    auto r = problem_response(409, "lease-lost", "Lease lost",
+                              "this execution outlived its lease and was rolled back; "
+                              "retry to get the result");
+    r.set_header("Retry-After", "1");
+    return r;
+  }
+  return response;
+}
+
+void ReferenceService::finish_terminal(const Call& call, const HttpResponse& response) {
+  const TimePoint now = clock_.now();
+  store_.transact([&](StoreTransaction& tx) {
+    return tx.complete(call.scope, call.lease.owner, to_stored(response), now,
+                       saturating_add(now, config_.effective_dedup_ttl()),
+                       config_.flaw == Flaw::unfenced_takeover ? Fencing::none
+                                                               : Fencing::by_owner);
+  });
+}
+
+HttpResponse ReferenceService::replay(const RequestRecord& record) {
+  HttpResponse r;
+  if (config_.flaw == Flaw::empty_replay) {
+    r = json_response(200, {{"status", "duplicate"}});
+  } else {
+    const StoredResponse& stored = *record.response;
+    r.status = stored.status;
+    r.body = stored.body;
+    if (!stored.content_type.empty()) r.set_header("Content-Type", stored.content_type);
+    if (!stored.location.empty()) r.set_header("Location", stored.location);
+    if (config_.flaw == Flaw::volatile_replay) {
+      // The flaw: the replay is re-rendered instead of returned as stored.
+      json body = json::parse(r.body, nullptr, false);
+      if (body.is_object() && body.contains("created_at")) {
+        body["created_at"] = format_rfc3339(clock_.now());
+        r.body = body.dump();
+      }
+    }
+  }
+  r.set_header(config_.replay_header, "true");
+  return r;
+}
+
+}  // namespace idemproof::ref

@@ -1,0 +1,100 @@
+#include "idemproof/ref/service_options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <iostream>
+
+#include "idemproof/ref/duration.h"
+
+namespace idemproof::ref {
+
+Nanos ServiceOptions::effective_sweep_interval() const {
+  if (sweep_interval) return *sweep_interval;
+  const Nanos tenth = service.effective_dedup_ttl() / 10;
+  return std::max(Nanos(std::chrono::milliseconds(1)),
+                  std::min<Nanos>(std::chrono::seconds(1), tenth));
+}
+
+CommandLine parse_command_line(int argc, const char* const* argv) {
+  CLI::App app{"idemproof-ref: the reference idempotent order service"};
+  ServiceOptions o;
+  std::string lease = "30s", ttl = "24h", sweep, delay = "0", pause = "200us", flaw = "none";
+  app.add_option("--host", o.host, "address to bind");
+  app.add_option("--port", o.port, "0 picks a free port");
+  app.add_option("--db", o.db, "SQLite file");
+  app.add_option("--lease", lease, "in-progress lease duration");
+  app.add_option("--dedup-ttl", ttl, "how long a completed request record is kept");
+  app.add_option("--sweep-interval", sweep, "how often dead request records are deleted");
+  app.add_option("--key-header", o.service.key_header, "idempotency key header");
+  app.add_option("--replay-header", o.service.replay_header, "header marking a replay");
+  app.add_option("--base-path", o.service.base_path, "prefix of every route");
+  app.add_option("--threads", o.threads, "io_context threads")->check(CLI::Range(1u, 256u));
+  app.add_option("--workers", o.workers, "business-step threads")->check(CLI::Range(1u, 1024u));
+  app.add_option("--business-delay", delay, "sleep inside every business step");
+  app.add_option("--check-insert-pause", pause, "pause of the check-then-insert flaw");
+  app.add_flag("--report-arrival", o.report_arrival, "add X-Arrival-Ns to every answer");
+  app.add_option("--body-limit", o.body_limit, "largest accepted body in bytes (else 413)");
+  app.add_option("--flaw", flaw, "one named mistake; 'list' prints them");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return {std::nullopt, code == 0 ? 0 : 2};
+  }
+
+  if (flaw == "list") {
+    for (const auto& info : all_flaws()) std::cout << info.name << "  " << info.mistake << "\n";
+    std::cout.flush();
+    return {std::nullopt, 0};
+  }
+  const auto parsed_flaw = parse_flaw(flaw);
+  if (!parsed_flaw) {
+    std::cerr << "idemproof-ref: unknown flaw '" << flaw << "' (--flaw list prints them)\n";
+    return {std::nullopt, 2};
+  }
+  o.service.flaw = *parsed_flaw;
+
+  struct DurationFlag {
+    const char* name;
+    const std::string& text;
+    Nanos* out;
+  };
+  Nanos sweep_value{0};
+  const DurationFlag durations[] = {
+      {"--lease", lease, &o.service.lease},
+      {"--dedup-ttl", ttl, &o.service.dedup_ttl},
+      {"--business-delay", delay, &o.service.business_delay},
+      {"--check-insert-pause", pause, &o.check_insert_pause},
+      {"--sweep-interval", sweep, &sweep_value},
+  };
+  for (const auto& d : durations) {
+    if (d.out == &sweep_value && sweep.empty()) continue;
+    auto value = parse_duration(d.text);
+    if (!value) {
+      std::cerr << "idemproof-ref: " << d.name << " '" << d.text
+                << "' is not a duration like 250ms, 30s, 24h\n";
+      return {std::nullopt, 2};
+    }
+    *d.out = *value;
+  }
+  if (!sweep.empty()) {
+    if (sweep_value.count() <= 0) {
+      std::cerr << "idemproof-ref: --sweep-interval must be positive\n";
+      return {std::nullopt, 2};
+    }
+    o.sweep_interval = sweep_value;
+  }
+  if (o.service.lease.count() <= 0 || o.service.dedup_ttl.count() <= 0) {
+    std::cerr << "idemproof-ref: --lease and --dedup-ttl must be positive\n";
+    return {std::nullopt, 2};
+  }
+  if (!o.service.base_path.empty() &&
+      (o.service.base_path.front() != '/' || o.service.base_path.back() == '/')) {
+    std::cerr << "idemproof-ref: --base-path must start with '/' and not end with it\n";
+    return {std::nullopt, 2};
+  }
+  return {o, 0};
+}
+
+}  // namespace idemproof::ref

@@ -1,0 +1,17 @@
+#include "idemproof/ref/service_store.h"
+
+namespace idemproof::ref {
+
+ServiceStore::ServiceStore(const ServiceOptions& options) {
+  SqliteStoreOptions sqlite;
+  if (options.service.flaw == Flaw::check_then_insert) {
+    sqlite.discipline = ClaimDiscipline::check_then_insert;
+    sqlite.check_insert_pause = options.check_insert_pause;
+  }
+  durable_ = std::make_unique<SqliteStore>(options.db, sqlite);
+  if (options.service.flaw == Flaw::memory_store) {
+    memory_ = std::make_unique<MemoryRecordStore>(*durable_);
+  }
+}
+
+}  // namespace idemproof::ref

@@ -1,0 +1,393 @@
+#include "idemproof/ref/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <thread>
+#include <utility>
+
+namespace idemproof::ref {
+namespace {
+
+// One prepared statement; finalized on scope exit.
+class Statement {
+ public:
+  Statement(sqlite3* db, const std::string& sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
+      throw StoreError(std::string("prepare: ") + sqlite3_errmsg(db) + " in " + sql);
+    }
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
+  Statement& bind(int i, const std::string& v) {
+    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
+                                   SQLITE_TRANSIENT));
+  }
+  Statement& bind_blob(int i, const std::string& v) {
+    return check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()),
+                                   SQLITE_TRANSIENT));
+  }
+  Statement& bind_null(int i) { return check(sqlite3_bind_null(stmt_, i)); }
+
+  // True when a row is available.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw StoreError(std::string("step: ") + sqlite3_errmsg(db_));
+  }
+  void run() { step(); }
+  int changes() const { return sqlite3_changes(db_); }
+
+  std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::string text(int col) const {
+    const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
+    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+  }
+
+ private:
+  Statement& check(int rc) {
+    if (rc != SQLITE_OK) throw StoreError(std::string("bind: ") + sqlite3_errmsg(db_));
+    return *this;
+  }
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+constexpr const char* kRecordColumns =
+    "method, route, key, fingerprint, state, owner, lease_expires_ns, status, content_type, "
+    "location, body, completed_ns, expires_ns";
+
+constexpr const char* kRecordsSchema =
+    "(method TEXT NOT NULL, route TEXT NOT NULL, key TEXT NOT NULL,"
+    " fingerprint TEXT NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('in_progress', 'completed')),"
+    " owner TEXT NOT NULL, lease_expires_ns INTEGER NOT NULL,"
+    " status INTEGER, content_type TEXT, location TEXT, body BLOB,"
+    " completed_ns INTEGER, expires_ns INTEGER";
+
+// A record is dead (as good as absent) at :now when its lease or TTL has passed.
+constexpr const char* kDeadAt =
+    "((state = 'in_progress' AND lease_expires_ns <= ?1) OR"
+    " (state = 'completed' AND expires_ns <= ?1))";
+
+RequestRecord read_record(const Statement& s) {
+  RequestRecord r;
+  r.scope = {s.text(0), s.text(1), s.text(2)};
+  r.fingerprint = s.text(3);
+  r.state = s.text(4) == "completed" ? RecordState::completed : RecordState::in_progress;
+  r.lease = {s.text(5), from_epoch_ns(s.int64(6))};
+  if (r.state == RecordState::completed) {
+    r.response = StoredResponse{static_cast<int>(s.int64(7)), s.text(8), s.text(9), s.text(10)};
+    r.completed_at = from_epoch_ns(s.int64(11));
+    r.expires_at = from_epoch_ns(s.int64(12));
+  }
+  return r;
+}
+
+Order read_order(const Statement& s) {
+  Order o;
+  o.id = s.int64(0);
+  o.biz_no = s.text(1);
+  o.sku = s.text(2);
+  o.qty = s.int64(3);
+  o.amount = s.int64(4);
+  if (!s.is_null(5)) o.address = s.text(5);
+  o.status = s.text(6);
+  o.created_at = s.text(7);
+  return o;
+}
+
+constexpr const char* kOrderColumns =
+    "id, biz_no, sku, qty, amount, address, status, created_at";
+
+ClaimOutcome outcome_for_existing(const RequestRecord& existing, const std::string& fingerprint) {
+  ClaimOutcome out;
+  out.existing = existing;
+  if (existing.fingerprint != fingerprint) {
+    out.kind = ClaimKind::mismatch;
+  } else if (existing.state == RecordState::in_progress) {
+    out.kind = ClaimKind::in_progress;
+  } else {
+    out.kind = ClaimKind::completed;
+  }
+  return out;
+}
+
+}  // namespace
+
+class SqliteStore::Transaction final : public StoreTransaction {
+ public:
+  Transaction(sqlite3* db, const std::string& records_table, ClaimDiscipline discipline)
+      : db_(db), records_(records_table), discipline_(discipline) {}
+
+  bool complete(const RequestScope& scope, const std::string& owner,
+                const StoredResponse& response, TimePoint completed_at, TimePoint expires_at,
+                Fencing fencing) override {
+    std::string sql = "UPDATE " + records_ +
+                      " SET state = 'completed', status = ?1, content_type = ?2, location = ?3,"
+                      " body = ?4, completed_ns = ?5, expires_ns = ?6"
+                      " WHERE method = ?7 AND route = ?8 AND key = ?9";
+    // Without the unique constraint several rows may share a scope: the owner
+    // picks its own row (this is the check-then-insert flaw's table).
+    if (fencing == Fencing::by_owner || discipline_ == ClaimDiscipline::check_then_insert) {
+      sql += " AND owner = ?10";
+    }
+    if (fencing == Fencing::by_owner) sql += " AND state = 'in_progress'";
+    Statement s(db_, sql);
+    s.bind(1, std::int64_t{response.status})
+        .bind(2, response.content_type)
+        .bind(3, response.location)
+        .bind_blob(4, response.body)
+        .bind(5, to_epoch_ns(completed_at))
+        .bind(6, to_epoch_ns(expires_at))
+        .bind(7, scope.method)
+        .bind(8, scope.route_template)
+        .bind(9, scope.key);
+    if (fencing == Fencing::by_owner || discipline_ == ClaimDiscipline::check_then_insert) {
+      s.bind(10, owner);
+    }
+    s.run();
+    return s.changes() > 0;
+  }
+
+  Order insert_order(const OrderDraft& draft) override {
+    Statement s(db_,
+                "INSERT INTO orders (biz_no, sku, qty, amount, address, status, created_at)"
+                " VALUES (?1, ?2, ?3, ?4, NULL, 'created', ?5)");
+    s.bind(1, draft.biz_no).bind(2, draft.sku).bind(3, draft.qty).bind(4, draft.amount)
+        .bind(5, draft.created_at);
+    s.run();
+    Order o;
+    o.id = sqlite3_last_insert_rowid(db_);
+    o.biz_no = draft.biz_no;
+    o.sku = draft.sku;
+    o.qty = draft.qty;
+    o.amount = draft.amount;
+    o.created_at = draft.created_at;
+    return o;
+  }
+
+  std::optional<Order> find_order(std::int64_t id) override {
+    Statement s(db_, std::string("SELECT ") + kOrderColumns + " FROM orders WHERE id = ?1");
+    s.bind(1, id);
+    if (!s.step()) return std::nullopt;
+    return read_order(s);
+  }
+
+  std::vector<Order> find_orders(const std::optional<std::string>& biz_no) override {
+    std::string sql = std::string("SELECT ") + kOrderColumns + " FROM orders";
+    if (biz_no) sql += " WHERE biz_no = ?1";
+    sql += " ORDER BY id";
+    Statement s(db_, sql);
+    if (biz_no) s.bind(1, *biz_no);
+    std::vector<Order> out;
+    while (s.step()) out.push_back(read_order(s));
+    return out;
+  }
+
+  void update_order(const Order& order) override {
+    Statement s(db_, "UPDATE orders SET address = ?1, status = ?2 WHERE id = ?3");
+    if (order.address) {
+      s.bind(1, *order.address);
+    } else {
+      s.bind_null(1);
+    }
+    s.bind(2, order.status).bind(3, order.id);
+    s.run();
+  }
+
+  std::int64_t available_stock(const std::string& sku) override {
+    Statement s(db_, "SELECT available FROM stock WHERE sku = ?1");
+    s.bind(1, sku);
+    return s.step() ? s.int64(0) : kInitialStock;
+  }
+
+  void adjust_stock(const std::string& sku, std::int64_t delta) override {
+    Statement s(db_,
+                "INSERT INTO stock (sku, available) VALUES (?1, ?2 + ?3)"
+                " ON CONFLICT (sku) DO UPDATE SET available = available + ?3");
+    s.bind(1, sku).bind(2, kInitialStock).bind(3, delta);
+    s.run();
+  }
+
+ private:
+  sqlite3* db_;
+  const std::string& records_;
+  ClaimDiscipline discipline_;
+};
+
+SqliteStore::SqliteStore(const std::string& path, SqliteStoreOptions options)
+    : options_(options),
+      records_table_(options.discipline == ClaimDiscipline::atomic_insert
+                         ? "idempotency_records"
+                         : "idempotency_records_unconstrained") {
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw StoreError("open " + path + ": " + message);
+  }
+  sqlite3_busy_timeout(db_, 5000);
+  try {
+    exec("PRAGMA journal_mode = WAL");
+    // FULL: a commit (a completed record) is synced before its answer is sent.
+    exec("PRAGMA synchronous = FULL");
+    exec((std::string("CREATE TABLE IF NOT EXISTS idempotency_records ") + kRecordsSchema +
+          ", PRIMARY KEY (method, route, key)) WITHOUT ROWID")
+             .c_str());
+    exec((std::string("CREATE TABLE IF NOT EXISTS idempotency_records_unconstrained ") +
+          kRecordsSchema + ")")
+             .c_str());
+    // biz_no is deliberately not unique: the idempotency key is the only dedup.
+    exec("CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+         " biz_no TEXT NOT NULL, sku TEXT NOT NULL, qty INTEGER NOT NULL,"
+         " amount INTEGER NOT NULL, address TEXT, status TEXT NOT NULL,"
+         " created_at TEXT NOT NULL)");
+    exec("CREATE INDEX IF NOT EXISTS orders_by_biz_no ON orders (biz_no)");
+    exec("CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available INTEGER NOT NULL)");
+  } catch (...) {
+    sqlite3_close(db_);
+    throw;
+  }
+}
+
+SqliteStore::~SqliteStore() { sqlite3_close(db_); }
+
+void SqliteStore::exec(const char* sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string message = error ? error : "unknown error";
+    sqlite3_free(error);
+    throw StoreError(message + " in " + sql);
+  }
+}
+
+bool SqliteStore::transact(const std::function<bool(StoreTransaction&)>& body) {
+  std::lock_guard lock(mu_);
+  exec("BEGIN IMMEDIATE");
+  try {
+    Transaction tx(db_, records_table_, options_.discipline);
+    if (!body(tx)) {
+      exec("ROLLBACK");
+      return false;
+    }
+    exec("COMMIT");
+    return true;
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+ClaimOutcome SqliteStore::claim(const ClaimRequest& request) {
+  return options_.discipline == ClaimDiscipline::atomic_insert ? claim_atomic(request)
+                                                               : claim_check_then_insert(request);
+}
+
+ClaimOutcome SqliteStore::claim_atomic(const ClaimRequest& request) {
+  ClaimOutcome outcome;
+  transact([&](StoreTransaction&) {
+    Statement insert(db_, "INSERT INTO " + records_table_ + " (" + kRecordColumns +
+                              ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
+                              " NULL, NULL, NULL, NULL, NULL, NULL) ON CONFLICT DO NOTHING");
+    insert.bind(1, request.scope.method)
+        .bind(2, request.scope.route_template)
+        .bind(3, request.scope.key)
+        .bind(4, request.fingerprint)
+        .bind(5, request.lease.owner)
+        .bind(6, to_epoch_ns(request.lease.expires_at));
+    insert.run();
+    if (insert.changes() == 1) {
+      outcome.kind = ClaimKind::claimed;
+      return true;
+    }
+    // The scope is taken; a dead record is replaced in one conditional UPDATE.
+    Statement takeover(db_, "UPDATE " + records_table_ +
+                                " SET fingerprint = ?2, state = 'in_progress', owner = ?3,"
+                                " lease_expires_ns = ?4, status = NULL, content_type = NULL,"
+                                " location = NULL, body = NULL, completed_ns = NULL,"
+                                " expires_ns = NULL"
+                                " WHERE method = ?5 AND route = ?6 AND key = ?7 AND " +
+                                kDeadAt);
+    takeover.bind(1, to_epoch_ns(request.now))
+        .bind(2, request.fingerprint)
+        .bind(3, request.lease.owner)
+        .bind(4, to_epoch_ns(request.lease.expires_at))
+        .bind(5, request.scope.method)
+        .bind(6, request.scope.route_template)
+        .bind(7, request.scope.key);
+    takeover.run();
+    if (takeover.changes() == 1) {
+      outcome.kind = ClaimKind::took_over;
+      return true;
+    }
+    auto existing = select_live(request.scope, request.now);
+    if (!existing) throw StoreError("claim: scope neither free nor live");
+    outcome = outcome_for_existing(*existing, request.fingerprint);
+    return true;
+  });
+  return outcome;
+}
+
+ClaimOutcome SqliteStore::claim_check_then_insert(const ClaimRequest& request) {
+  {
+    std::lock_guard lock(mu_);
+    if (auto existing = select_live(request.scope, request.now)) {
+      return outcome_for_existing(*existing, request.fingerprint);
+    }
+  }
+  // The flaw: between the check and the insert, nothing stops a twin.
+  std::this_thread::sleep_for(options_.check_insert_pause);
+  std::lock_guard lock(mu_);
+  Statement insert(db_, "INSERT INTO " + records_table_ + " (" + kRecordColumns +
+                            ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
+                            " NULL, NULL, NULL, NULL, NULL, NULL)");
+  insert.bind(1, request.scope.method)
+      .bind(2, request.scope.route_template)
+      .bind(3, request.scope.key)
+      .bind(4, request.fingerprint)
+      .bind(5, request.lease.owner)
+      .bind(6, to_epoch_ns(request.lease.expires_at));
+  insert.run();
+  return ClaimOutcome{ClaimKind::claimed, std::nullopt};
+}
+
+std::optional<RequestRecord> SqliteStore::select_live(const RequestScope& scope, TimePoint now) {
+  // Completed rows first: only the flaw's table can hold several per scope.
+  Statement s(db_, std::string("SELECT ") + kRecordColumns + " FROM " + records_table_ +
+                       " WHERE method = ?2 AND route = ?3 AND key = ?4 AND NOT " + kDeadAt +
+                       " ORDER BY state = 'completed' DESC LIMIT 1");
+  s.bind(1, to_epoch_ns(now)).bind(2, scope.method).bind(3, scope.route_template).bind(4, scope.key);
+  if (!s.step()) return std::nullopt;
+  return read_record(s);
+}
+
+bool SqliteStore::release(const RequestScope& scope, const std::string& owner) {
+  std::lock_guard lock(mu_);
+  Statement s(db_, "DELETE FROM " + records_table_ +
+                       " WHERE method = ?1 AND route = ?2 AND key = ?3 AND owner = ?4"
+                       " AND state = 'in_progress'");
+  s.bind(1, scope.method).bind(2, scope.route_template).bind(3, scope.key).bind(4, owner);
+  s.run();
+  return s.changes() > 0;
+}
+
+std::optional<RequestRecord> SqliteStore::lookup(const RequestScope& scope, TimePoint now) {
+  std::lock_guard lock(mu_);
+  return select_live(scope, now);
+}
+
+std::size_t SqliteStore::sweep(TimePoint now) {
+  std::lock_guard lock(mu_);
+  Statement s(db_, "DELETE FROM " + records_table_ + " WHERE " + kDeadAt);
+  s.bind(1, to_epoch_ns(now));
+  s.run();
+  return static_cast<std::size_t>(s.changes());
+}
+
+}  // namespace idemproof::ref

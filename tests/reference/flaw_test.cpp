@@ -1,0 +1,223 @@
+// For every flaw: the same scenario against the correct service (no symptom)
+// and against the service with that flaw (the documented symptom, observed
+// only through HTTP).
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "order_api.h"
+#include "service_process.h"
+#include "temp_dir.h"
+
+using namespace idemproof::ref::testing;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+// Runs `scenario` (which returns whether the symptom showed) against the
+// correct service and against `--flaw flaw`, each on a fresh database.
+template <typename Scenario>
+void check_flaw(const std::string& flaw, std::vector<std::string> extra, Scenario scenario) {
+  for (const bool flawed : {false, true}) {
+    TempDir dir;
+    std::vector<std::string> args{"--port", "0", "--db", dir.file("ref.db")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    if (flawed) {
+      args.push_back("--flaw");
+      args.push_back(flaw);
+    }
+    INFO((flawed ? "with --flaw " + flaw : std::string("correct service")));
+    CHECK(scenario(args) == flawed);
+  }
+}
+
+bool is_replay(const HttpResult& r) { return r.header("idempotent-replayed") == "true"; }
+
+}  // namespace
+
+TEST_CASE("flaw check-then-insert: concurrent duplicates create several orders", "[flaw]") {
+  check_flaw("check-then-insert", {"--check-insert-pause", "1s"}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    api.concurrent_posts(64, "race", order_json("race"));
+    const auto count = api.order_count("race");
+    REQUIRE(count >= 1);
+    return count > 1;
+  });
+}
+
+TEST_CASE("flaw request-id-key: a retry with a fresh request id creates a second order",
+          "[flaw]") {
+  check_flaw("request-id-key", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.post_order("rid", order_json("rid"), {"X-Request-Id: req-1"}).status == 201);
+    api.post_order("rid", order_json("rid"), {"X-Request-Id: req-2"});
+    return api.order_count("rid") == 2;
+  });
+}
+
+TEST_CASE("flaw memory-store: a retry after a restart creates a second order", "[flaw]") {
+  check_flaw("memory-store", {}, [](auto args) {
+    {
+      ServiceProcess service(args);
+      REQUIRE(OrderApi(service.url()).post_order("mem", order_json("mem")).status == 201);
+      REQUIRE(service.terminate() == 0);
+    }
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    api.post_order("mem", order_json("mem"));
+    return api.order_count("mem") == 2;
+  });
+}
+
+TEST_CASE("flaw no-fingerprint: another payload under a used key gets the first answer",
+          "[flaw]") {
+  check_flaw("no-fingerprint", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto first = api.post_order("fp", order_json("fp", "s1", 1));
+    REQUIRE(first.status == 201);
+    const auto other = api.post_order("fp", order_json("fp", "s1", 9));
+    if (other.status == 422) {
+      CHECK(is_problem(other, 422));
+      return false;
+    }
+    return other.body == first.body;
+  });
+}
+
+TEST_CASE("flaw cache-retryable: every retry gets the stored 503, nothing is created",
+          "[flaw]") {
+  check_flaw("cache-retryable", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.call("POST", "/_chaos", R"({"fail_next":1})").status == 200);
+    REQUIRE(api.post_order("cr", order_json("cr")).status == 503);
+    const auto retry = api.post_order("cr", order_json("cr"));
+    const auto retry2 = api.post_order("cr", order_json("cr"));
+    return retry.status == 503 && retry2.status == 503 && api.order_count("cr") == 0;
+  });
+}
+
+TEST_CASE("flaw volatile-replay: the replay body differs from the first answer", "[flaw]") {
+  check_flaw("volatile-replay", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto first = api.post_order("vr", order_json("vr"));
+    REQUIRE(first.status == 201);
+    std::this_thread::sleep_for(5ms);  // so a re-rendered created_at cannot coincide
+    const auto replay = api.post_order("vr", order_json("vr"));
+    REQUIRE(is_replay(replay));
+    return replay.body != first.body;
+  });
+}
+
+TEST_CASE("flaw empty-replay: the replay is 200 duplicate instead of the first answer",
+          "[flaw]") {
+  check_flaw("empty-replay", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto first = api.post_order("er", order_json("er"));
+    REQUIRE(first.status == 201);
+    const auto replay = api.post_order("er", order_json("er"));
+    return replay.status != first.status || replay.body != first.body;
+  });
+}
+
+TEST_CASE("flaw no-lease-expiry: after a crash mid-request the key stays blocked", "[flaw]") {
+  check_flaw("no-lease-expiry", {"--lease", "2s"}, [](auto args) {
+    std::chrono::steady_clock::time_point seen;
+    {
+      auto slow = args;
+      slow.insert(slow.end(), {"--business-delay", "60s"});
+      ServiceProcess doomed(slow);
+      auto original = OrderApi(doomed.url()).start_in_progress("nle", order_json("nle"), 30s);
+      seen = std::chrono::steady_clock::now();
+      doomed.kill9();
+      original.get();
+    }
+    ServiceProcess restarted(args);
+    OrderApi api(restarted.url());
+    std::this_thread::sleep_until(seen + 2s + 300ms);
+    const auto retry = api.post_order("nle", order_json("nle"));
+    if (retry.status == 201) {
+      CHECK(api.order_count("nle") == 1);
+      return false;
+    }
+    return retry.status == 409 && api.order_count("nle") == 0;
+  });
+}
+
+TEST_CASE("flaw unfenced-takeover: a late original overwrites the new owner's answer",
+          "[flaw]") {
+  // The original sleeps 8s holding a 2s lease; a retry after the lease takes
+  // over and finishes first; then the original finishes late.
+  check_flaw("unfenced-takeover", {"--lease", "2s"}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const std::string key = "uf-" + std::to_string(attempt);
+      const auto body = order_json(key);
+      REQUIRE(api.call("POST", "/_chaos", R"({"delay_ms":8000})").status == 200);
+      auto original = api.start_in_progress(key, body, 30s);
+      const auto seen = std::chrono::steady_clock::now();
+      REQUIRE(api.call("DELETE", "/_chaos").status == 200);  // the retry will be fast
+      std::this_thread::sleep_until(seen + 2s + 300ms);       // the original's lease is over
+      const auto takeover = api.post_order(key, body);
+      REQUIRE(takeover.status == 201);
+      if (is_replay(takeover)) {
+        // The machine was so slow that the original finished before the
+        // retry: the scenario's precondition failed, which proves nothing.
+        WARN("takeover came too late (attempt " << attempt << "); repeating the scenario");
+        continue;
+      }
+      original.get();
+      // The slow execution may be a probe's rather than `original`'s: wait for it.
+      std::this_thread::sleep_until(seen + 8s + 500ms);
+      const auto replay = api.post_order(key, body);
+      REQUIRE(is_replay(replay));
+      return api.order_count(key) == 2 || replay.body != takeover.body;
+    }
+    FAIL("the takeover never happened before the original finished");
+    return false;
+  });
+}
+
+TEST_CASE("flaw short-ttl: a retry inside the documented window executes again", "[flaw]") {
+  // Documented window (--dedup-ttl) 100s; the flaw keeps records 1s.
+  check_flaw("short-ttl", {"--dedup-ttl", "100s"}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.post_order("st", order_json("st")).status == 201);
+    std::this_thread::sleep_for(1500ms);
+    const auto retry = api.post_order("st", order_json("st"));
+    return !is_replay(retry) && api.order_count("st") == 2;
+  });
+}
+
+TEST_CASE("flaw delete-releases-twice: a second DELETE raises stock again", "[flaw]") {
+  check_flaw("delete-releases-twice", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.post_order("dr", order_json("dr", "s5", 10)).status == 201);
+    REQUIRE(api.call("DELETE", "/orders/1").status == 200);
+    REQUIRE(api.call("DELETE", "/orders/1").status == 200);
+    return api.stock("s5") != 1000;
+  });
+}
+
+TEST_CASE("flaw put-increment: a repeated PUT changes the state again", "[flaw]") {
+  check_flaw("put-increment", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.post_order("pi", order_json("pi")).status == 201);
+    api.call("PUT", "/orders/1/address", R"({"address":"Elm 5"})");
+    const auto second = api.call("PUT", "/orders/1/address", R"({"address":"Elm 5"})");
+    REQUIRE(second.status == 200);
+    return json::parse(second.body).at("address") != "Elm 5";
+  });
+}
