@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake pkg-config
   libboost1.74-dev libcurl4-openssl-dev libyaml-cpp-dev librapidcheck-dev
-  catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libpq-dev
-  libhiredis-dev redis-server
+  catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libpq-dev libssl-dev
+  libhiredis-dev redis-server chromium
 )
 missing=()
 for p in "${packages[@]}"; do
