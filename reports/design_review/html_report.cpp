@@ -1,0 +1,331 @@
+#include "reports/design_review/html_report.h"
+
+#include <cstdio>
+#include <set>
+
+#include "reports/design_review/timeline_svg.h"
+#include "reports/markup_escape.h"
+
+namespace idemproof {
+namespace {
+
+std::string H(const std::string& text) { return XmlEscape(text, false); }
+std::string A(const std::string& text) { return XmlEscape(text, true); }
+
+const char* StateClass(LayerState state) {
+  switch (state) {
+    case LayerState::kBroken: return "broken";
+    case LayerState::kUndecided: return "undecided";
+    case LayerState::kHeld: return "held";
+    case LayerState::kNotTested: return "untested";
+  }
+  return "untested";
+}
+
+const char* OutcomeClass(VerdictStatus outcome) {
+  switch (outcome) {
+    case VerdictStatus::kInvalid: return "broken";
+    case VerdictStatus::kUnknown: return "undecided";
+    case VerdictStatus::kValid: return "held";
+    case VerdictStatus::kNotApplicable: return "untested";
+  }
+  return "untested";
+}
+
+std::string Rate(const std::optional<double>& rate, std::int64_t num, std::int64_t den) {
+  if (!rate) return "\u2014 (nothing to measure)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f %%", *rate * 100.0);
+  return std::string(buf) + " (" + std::to_string(num) + " / " + std::to_string(den) + ")";
+}
+
+constexpr const char* kStyle = R"CSS(
+:root { --broken:#c62828; --held:#2e7d32; --undecided:#ef6c00; --untested:#757575; --ink:#212121; --line:#d0d0d0; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--ink); background: #fff; }
+main { max-width: 1180px; margin: 0 auto; padding: 0 24px 48px; }
+header.banner { padding: 18px 24px; color: #fff; }
+header.banner.broken { background: var(--broken); } header.banner.held { background: var(--held); }
+header.banner.undecided { background: var(--undecided); } header.banner.untested { background: var(--untested); }
+header.banner h1 { margin: 0 0 4px; font-size: 24px; }
+header.banner p { margin: 0; opacity: .95; }
+h2 { margin: 32px 0 10px; font-size: 19px; border-bottom: 2px solid var(--ink); padding-bottom: 4px; }
+h3 { margin: 24px 0 6px; font-size: 16px; }
+.cards { display: grid; grid-template-columns: repeat(6, 1fr); gap: 10px; }
+.card { border: 1px solid var(--line); border-top: 6px solid var(--untested); padding: 8px 10px; border-radius: 4px; }
+.card.broken { border-top-color: var(--broken); background: #ffebee; } .card.held { border-top-color: var(--held); }
+.card.undecided { border-top-color: var(--undecided); background: #fff3e0; }
+.card .layer { font-weight: 700; } .card .state { font-size: 18px; font-weight: 700; text-transform: uppercase; }
+.card.broken .state { color: var(--broken); } .card.held .state { color: var(--held); }
+.card.undecided .state { color: var(--undecided); } .card.untested .state { color: var(--untested); }
+.card .counts { font-size: 12px; color: #555; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { border: 1px solid var(--line); padding: 5px 7px; text-align: left; vertical-align: top; }
+td { overflow-wrap: anywhere; }
+th { background: #eeeeee; }
+td.state, td.verdict { font-weight: 700; white-space: nowrap; }
+.broken .state, td.broken { color: var(--broken); } td.held { color: var(--held); }
+td.undecided { color: var(--undecided); } td.untested { color: var(--untested); }
+tr.broken td:first-child { border-left: 5px solid var(--broken); }
+ul.tight { margin: 0; padding-left: 16px; }
+code, pre, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
+pre { background: #f6f6f6; border: 1px solid var(--line); padding: 6px 8px; white-space: pre-wrap; word-break: break-all; margin: 4px 0; max-height: 320px; overflow: auto; }
+article.failure { border: 1px solid var(--line); border-left: 6px solid var(--broken); padding: 4px 16px 12px; margin: 14px 0; }
+article.failure .sentence { font-size: 15px; font-weight: 600; }
+.answers { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 10px; }
+.answer { border: 1px solid var(--line); padding: 6px 8px; border-radius: 4px; }
+.answer .role { font-weight: 700; text-transform: uppercase; font-size: 12px; }
+.answer .status { font-size: 16px; font-weight: 700; }
+.violation { margin: 10px 0 14px; }
+.flag { color: var(--broken); font-weight: 700; }
+.timeline-wrap { overflow-x: auto; margin: 8px 0; }
+svg.timeline { max-width: 100%; height: auto; border: 1px solid var(--line); }
+.meta { color: #555; font-size: 12px; }
+footer { margin-top: 36px; color: #777; font-size: 12px; }
+@media print {
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  body { font-size: 10pt; } main { max-width: none; padding: 0; }
+  header.banner { padding: 10px 12px; }
+  .cards { grid-template-columns: repeat(3, 1fr); }
+  pre { max-height: none; overflow: visible; }
+  article.failure, table, .answer { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+  a { color: inherit; text-decoration: none; }
+}
+)CSS";
+
+// `shown`: requests already drawn in full for this scenario; a repeat gets a
+// one-line card pointing back, so evidence naming the same answers twice
+// does not bury the page.
+std::string AnswerCard(const AnswerView& a, std::set<std::int64_t>& shown) {
+  std::string s = "<div class=\"answer\"><div class=\"role\">" + H(a.role) + "</div>";
+  if (a.index >= 0 && !shown.insert(a.index).second) {
+    return s + "<div class=\"meta\">request #" + std::to_string(a.index) +
+           (a.status ? ": " + std::to_string(*a.status) : std::string()) + " (shown above)</div></div>";
+  }
+  s += "<div class=\"meta\">request #" + std::to_string(a.index) + (a.process.empty() ? "" : " \u00b7 " + H(a.process)) +
+       (a.key.empty() ? "" : " \u00b7 key <code>" + H(a.key) + "</code>") + "</div>";
+  if (a.status) {
+    s += "<div class=\"status\">" + std::to_string(*a.status) + "</div>";
+  } else if (a.outcome == "info") {
+    s += "<div class=\"status\">no answer (lost)</div>";
+  } else if (!a.outcome.empty() && a.outcome != "ok") {
+    s += "<div class=\"status\">" + H(a.outcome) + "</div>";
+  }
+  if (!a.error.empty()) s += "<div class=\"meta\">error: " + H(a.error) + "</div>";
+  if (!a.headers.empty()) {
+    s += "<pre class=\"headers\">";
+    for (const auto& [k, v] : a.headers) s += H(k) + ": " + H(v) + "\n";
+    s += "</pre>";
+  }
+  if (!a.body.empty() || a.status) s += "<pre class=\"body\">" + H(DisplayBody(a.body)) + "</pre>";
+  return s + "</div>";
+}
+
+std::string Violation(const ViolationView& v, std::set<std::int64_t>& shown) {
+  std::string s = "<div class=\"violation\"><p><strong>" + H(v.oracle) + "</strong>: " + H(v.problem) + "</p>";
+  if (v.records) {
+    s += "<p>records counted: <strong>" + std::to_string(*v.records) + "</strong>" +
+         (v.expected_records.empty() ? "" : " (expected " + H(v.expected_records) + ")") + "</p>";
+  }
+  if (!v.differences.empty()) {
+    s += "<p>differences:</p><ul class=\"tight\">";
+    for (const auto& d : v.differences) s += "<li>" + H(d) + "</li>";
+    s += "</ul>";
+  }
+  if (!v.missing_ranges.empty()) {
+    s += "<p>missing ranges:</p><ul class=\"tight\">";
+    for (const auto& r : v.missing_ranges) s += "<li><code>" + H(r) + "</code></li>";
+    s += "</ul>";
+  }
+  if (!v.answers.empty()) {
+    s += "<div class=\"answers\">";
+    for (const auto& a : v.answers) s += AnswerCard(a, shown);
+    s += "</div>";
+  }
+  return s + "</div>";
+}
+
+std::string EvidenceLinks(const std::vector<EvidenceLink>& links) {
+  if (links.empty()) return "\u2014";
+  std::string s = "<ul class=\"tight\">";
+  for (const auto& l : links) {
+    s += "<li><a href=\"#" + A(l.anchor) + "\">" + H(l.label) + "</a> <span class=\"" + OutcomeClass(l.outcome) +
+         "\">(" + (l.error ? "could not run" : OutcomeName(l.outcome)) + ")</span></li>";
+  }
+  return s + "</ul>";
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunReview& review) {
+  const RunResults& r = contents.results;
+  std::string banner_class = "untested";
+  for (const auto& row : review.layers) {
+    if (row.state == LayerState::kBroken) { banner_class = "broken"; break; }
+    if (row.state == LayerState::kUndecided) banner_class = "undecided";
+    else if (row.state == LayerState::kHeld && banner_class == "untested") banner_class = "held";
+  }
+
+  std::string h;
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n";
+  h += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\" />\n";
+  h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n";
+  h += "<title>idemproof \u2014 " + H(r.target_name) + " \u2014 " + H(review.headline) + "</title>\n";
+  h += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+
+  h += "<header class=\"banner " + banner_class + "\" id=\"headline\"><h1>" + H(review.headline) + "</h1><p>target <strong>" +
+       H(r.target_name) + "</strong>" + (r.flaw.empty() ? "" : " with flaw <strong>" + H(r.flaw) + "</strong>") +
+       " \u00b7 " + std::to_string(r.scenarios.size()) + " scenario(s) \u00b7 seed <code>" + std::to_string(r.seed) +
+       "</code> \u00b7 exit code " + std::to_string(review.exit_code) + " \u00b7 run " + H(r.run_id) + " \u00b7 " +
+       H(r.started) + "</p></header>\n<main>\n";
+
+  // Verdict at a glance.
+  h += "<section id=\"glance\"><h2>Verdict at a glance</h2><div class=\"cards\">\n";
+  for (const auto& row : review.layers) {
+    h += "<div class=\"card " + std::string(StateClass(row.state)) + "\" data-layer=\"" + A(row.title) +
+         "\"><div class=\"layer\">" + H(row.title) + "</div><div class=\"state\">" + LayerStateName(row.state) +
+         "</div><div class=\"counts\">" + std::to_string(row.scenarios) + " scenario(s): " +
+         std::to_string(row.broken) + " broken, " + std::to_string(row.held) + " held, " +
+         std::to_string(row.undecided) + " undecided, " + std::to_string(row.not_applicable) +
+         " n/a</div></div>\n";
+  }
+  h += "</div></section>\n";
+
+  // The four-layer table.
+  h += "<section id=\"layers\"><h2>The four-layer table</h2>\n<table class=\"layers\"><thead><tr><th>layer</th>"
+       "<th>duplicate source exercised</th><th>key observed</th><th>store and window (declared)</th>"
+       "<th>concurrency guard observed</th><th>side-effect reconciliation observed</th><th>verdict</th>"
+       "<th>evidence</th></tr></thead><tbody>\n";
+  for (const auto& row : review.layers) {
+    h += "<tr class=\"" + std::string(StateClass(row.state)) + "\" data-layer=\"" + A(row.title) + "\"><th>" +
+         H(row.title) + "</th><td>";
+    if (row.sources.empty()) {
+      h += "not exercised";
+    } else {
+      h += "<ul class=\"tight\">";
+      for (const auto& src : row.sources) h += "<li>" + H(src) + "</li>";
+      h += "</ul>";
+    }
+    h += "</td><td>" + H(row.key_observed) + "</td><td>" + H(row.store_window) + "</td><td>" +
+         H(row.concurrency_guard) + "</td><td>" + H(row.reconciliation) + "</td><td class=\"state " +
+         StateClass(row.state) + "\">" + LayerStateName(row.state) + "</td><td>" + EvidenceLinks(row.evidence) +
+         "</td></tr>\n";
+  }
+  h += "</tbody></table></section>\n";
+
+  // What broke.
+  h += "<section id=\"failures\"><h2>What broke</h2>\n";
+  int failing = 0;
+  for (const auto& sr : review.scenarios) {
+    if (sr.outcome != VerdictStatus::kInvalid) continue;
+    ++failing;
+    const ScenarioResult& s = *sr.result;
+    h += "<article class=\"failure\" id=\"" + A(sr.anchor) + "\" data-scenario=\"" + A(s.name) + "\"><h3>" +
+         H(s.name) + " <span class=\"meta\">(" + H(sr.layer_title) + ")</span></h3>\n";
+    h += "<p class=\"sentence\">" + H(sr.what_broke) + "</p>\n";
+    if (!s.hunts.empty()) h += "<p class=\"meta\">hunts: " + H(s.hunts) + "</p>\n";
+    std::set<std::int64_t> shown;
+    for (const auto& v : sr.violations) h += Violation(v, shown);
+    if (sr.violations_omitted > 0)
+      h += "<p class=\"meta\">" + std::to_string(sr.violations_omitted) +
+           " more violation(s) in results.json.</p>\n";
+    std::string svg = RenderScenarioTimeline(contents, sr);
+    if (svg.empty()) {
+      h += "<p class=\"meta\">No history recorded: no timeline.</p>\n";
+    } else {
+      h += "<h4>Timeline</h4><div class=\"timeline-wrap\">" + svg + "</div>\n";
+    }
+    h += "<p>Seed <code>" + std::to_string(r.seed) + "</code>. Reproduce:</p><pre class=\"repro\">" +
+         H(sr.repro_command) + "</pre>\n</article>\n";
+  }
+  if (failing == 0) h += "<p>Nothing broke: no oracle found a violation.</p>\n";
+  h += "</section>\n";
+
+  // All scenarios.
+  h += "<section id=\"scenarios\"><h2>All scenarios</h2>\n<table><thead><tr><th>scenario</th><th>layer</th>"
+       "<th>oracle</th><th>verdict</th><th>evidence</th></tr></thead><tbody>\n";
+  for (const auto& sr : review.scenarios) {
+    const ScenarioResult& s = *sr.result;
+    const std::string id = sr.outcome == VerdictStatus::kInvalid ? "" : " id=\"" + A(sr.anchor) + "\"";
+    const std::size_t rows = std::max<std::size_t>(1, s.verdicts.size() + (s.error.empty() ? 0 : 1));
+    h += "<tr class=\"" + std::string(OutcomeClass(sr.outcome)) + "\"" + id + "><td rowspan=\"" +
+         std::to_string(rows) + "\">" + (sr.outcome == VerdictStatus::kInvalid
+                                             ? "<a href=\"#" + A(sr.anchor) + "\">" + H(s.name) + "</a>"
+                                             : H(s.name)) +
+         "</td><td rowspan=\"" + std::to_string(rows) + "\">" + H(sr.layer_title) + "</td>";
+    bool first = true;
+    auto open_row = [&] {
+      if (!first) h += "<tr>";
+      first = false;
+    };
+    for (const auto& v : s.verdicts) {
+      open_row();
+      h += "<td>" + H(v.oracle) + "</td><td class=\"verdict " + OutcomeClass(v.status) + "\">" +
+           VerdictStatusName(v.status) + "</td><td>" + H(v.evidence) + "</td></tr>\n";
+    }
+    if (!s.error.empty()) {
+      open_row();
+      h += "<td>(run)</td><td class=\"verdict undecided\">error</td><td>" + H(s.error) + "</td></tr>\n";
+    }
+    if (first) h += "<td>\u2014</td><td class=\"verdict untested\">none</td><td>no verdicts</td></tr>\n";
+  }
+  h += "</tbody></table></section>\n";
+
+  // Faults.
+  h += "<section id=\"faults\"><h2>Faults injected</h2>\n";
+  if (review.faults.empty()) {
+    h += "<p>No scenario declared a fault.</p>\n";
+  } else {
+    h += "<table><thead><tr><th>injector</th><th>times injected</th><th>scenarios</th></tr></thead><tbody>\n";
+    for (const auto& f : review.faults) {
+      std::string names;
+      for (const auto& n : f.scenarios) names += (names.empty() ? "" : ", ") + n;
+      h += "<tr" + std::string(f.injected == 0 ? " class=\"zero\"" : "") + "><td>" + H(f.name) + "</td><td>" +
+           (f.injected == 0 ? "<span class=\"flag\">0 \u2014 never fired: proves nothing</span>"
+                            : std::to_string(f.injected)) +
+           "</td><td>" + H(names) + "</td></tr>\n";
+    }
+    h += "</tbody></table>\n";
+  }
+  if (!review.warnings.empty()) {
+    h += "<h3>Warnings</h3><ul>";
+    for (const auto& w : review.warnings) h += "<li class=\"flag\">" + H(w) + "</li>";
+    h += "</ul>\n";
+  }
+  h += "</section>\n";
+
+  // Metrics.
+  const Metrics& m = review.metrics;
+  h += "<section id=\"metrics\"><h2>Metrics</h2>\n<table class=\"metrics\"><tbody>\n";
+  h += "<tr><th>duplicate rate</th><td>" + H(Rate(m.duplicate_rate(), m.keys_sent_more_than_once, m.keys_sent)) +
+       "</td><td class=\"meta\">keys sent more than once / keys sent</td></tr>\n";
+  h += "<tr><th>false-dedup rate</th><td>" +
+       H(Rate(m.false_dedup_rate(), m.replay_answers_without_record, m.replay_answers)) +
+       "</td><td class=\"meta\">replay-marked answers with no record behind them / replay-marked answers</td></tr>\n";
+  h += "<tr><th>window hit rate</th><td>" +
+       H(Rate(m.window_hit_rate(), m.window_retries_recognised, m.window_retries)) +
+       "</td><td class=\"meta\">retries inside the declared window recognised / retries inside it</td></tr>\n";
+  h += "<tr><th>rerun diff rows</th><td>" +
+       (m.rerun_diff_rows ? std::to_string(*m.rerun_diff_rows) : std::string("\u2014 (no batch rerun in this run)")) +
+       "</td><td class=\"meta\">rows that differ between a rerun and a clean run</td></tr>\n";
+  bool spreads = false;
+  for (const auto& sr : review.scenarios) {
+    for (const auto& [step, ns] : sr.arrival_spreads) {
+      spreads = true;
+      h += "<tr><th>burst arrival spread</th><td>" + H(FormatNanos(ns)) + "</td><td class=\"meta\">" +
+           H(sr.result->name) + ", step " + std::to_string(step + 1) +
+           ": last minus first arrival, as the target reported (X-Arrival-Ns)</td></tr>\n";
+    }
+  }
+  if (!spreads)
+    h += "<tr><th>burst arrival spread</th><td>\u2014</td><td class=\"meta\">no burst answer reported its arrival "
+         "time</td></tr>\n";
+  h += "</tbody></table></section>\n";
+
+  h += "<footer>idemproof " + H(r.tool_version) + " \u00b7 run " + H(r.run_id) + " \u00b7 " + H(r.started) + " \u2192 " +
+       H(r.finished) + " \u00b7 target file " + H(r.target_file) + "</footer>\n</main>\n</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace idemproof

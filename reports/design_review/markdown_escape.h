@@ -1,0 +1,25 @@
+// Escaping text taken from a run (a target's bodies, headers, keys, paths)
+// for Markdown, so it can neither break the document (a `|` ending a table
+// cell, a backtick opening a code span, a newline ending a table row) nor
+// smuggle raw HTML into a renderer that passes HTML through.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace idemproof {
+
+// Inline text (paragraphs, list items, table cells): newlines become spaces;
+// < > & become entities; Markdown punctuation (\ ` * _ { } [ ] ( ) # + ! | ~
+// and a leading - or digit-dot) is backslash-escaped; control characters and
+// invalid UTF-8 become U+FFFD.
+std::string MarkdownEscape(std::string_view text);
+
+// A fenced code block holding `text` literally: the fence is one backtick
+// longer than the longest backtick run in the text (CommonMark's rule), so
+// nothing inside can close it. `info` is the info string ("json", "" ...).
+std::string MarkdownFence(std::string_view text, std::string_view info = "");
+
+}  // namespace idemproof

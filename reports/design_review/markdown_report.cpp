@@ -1,0 +1,181 @@
+#include "reports/design_review/markdown_report.h"
+
+#include <cstdio>
+#include <set>
+
+#include "reports/design_review/markdown_escape.h"
+#include "reports/design_review/timeline_svg.h"
+
+namespace idemproof {
+namespace {
+
+std::string M(const std::string& text) { return MarkdownEscape(text); }
+
+std::string Rate(const std::optional<double>& rate, std::int64_t num, std::int64_t den) {
+  if (!rate) return "\u2014 (nothing to measure)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f %%", *rate * 100.0);
+  return std::string(buf) + " (" + std::to_string(num) + " / " + std::to_string(den) + ")";
+}
+
+std::string StateMark(LayerState state) {
+  switch (state) {
+    case LayerState::kBroken: return "\u274c **broken**";
+    case LayerState::kUndecided: return "\u2753 **undecided**";
+    case LayerState::kHeld: return "\u2705 held";
+    case LayerState::kNotTested: return "\u2796 not tested";
+  }
+  return "?";
+}
+
+// A request already shown in full for this scenario gets one line.
+void Answer(std::string& md, const AnswerView& a, std::set<std::int64_t>& shown) {
+  md += "**" + M(a.role) + "** \u2014 request \\#" + std::to_string(a.index);
+  if (a.index >= 0 && !shown.insert(a.index).second) {
+    md += (a.status ? ": " + std::to_string(*a.status) : std::string()) + " (shown above)\n\n";
+    return;
+  }
+  if (!a.process.empty()) md += " (" + M(a.process) + ")";
+  if (!a.key.empty()) md += ", key " + M(a.key);
+  if (a.status) md += ": **" + std::to_string(*a.status) + "**";
+  else if (a.outcome == "info") md += ": no answer (lost)";
+  else if (!a.outcome.empty() && a.outcome != "ok") md += ": " + M(a.outcome);
+  if (!a.error.empty()) md += ", error " + M(a.error);
+  md += "\n\n";
+  if (!a.headers.empty() || !a.body.empty() || a.status) {
+    std::string text;
+    for (const auto& [k, v] : a.headers) text += k + ": " + v + "\n";
+    if (!a.headers.empty()) text += "\n";
+    text += DisplayBody(a.body);
+    md += MarkdownFence(text, "http") + "\n";
+  }
+}
+
+}  // namespace
+
+MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const RunReview& review,
+                                    const std::string& timeline_dir) {
+  const RunResults& r = contents.results;
+  MarkdownReport out;
+  std::string& md = out.markdown;
+  md += "# idemproof: " + M(review.headline) + "\n\n";
+  md += "Target **" + M(r.target_name) + "**" + (r.flaw.empty() ? "" : " with flaw **" + M(r.flaw) + "**") + " \u00b7 " +
+        std::to_string(r.scenarios.size()) + " scenario(s) \u00b7 seed `" + std::to_string(r.seed) +
+        "` \u00b7 exit code " + std::to_string(review.exit_code) + " \u00b7 run " + M(r.run_id) + " \u00b7 " +
+        M(r.started) + "\n\n";
+
+  md += "## Verdict at a glance\n\n| layer | verdict | scenarios | broken | held | undecided | n/a |\n"
+        "|---|---|---:|---:|---:|---:|---:|\n";
+  for (const auto& row : review.layers) {
+    md += "| " + M(row.title) + " | " + StateMark(row.state) + " | " + std::to_string(row.scenarios) + " | " +
+          std::to_string(row.broken) + " | " + std::to_string(row.held) + " | " + std::to_string(row.undecided) +
+          " | " + std::to_string(row.not_applicable) + " |\n";
+  }
+
+  md += "\n## The four-layer table\n\n| layer | duplicate source exercised | key observed | store and window (declared) "
+        "| concurrency guard observed | side-effect reconciliation observed | verdict | evidence |\n"
+        "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& row : review.layers) {
+    std::string sources;
+    for (const auto& s : row.sources) sources += (sources.empty() ? "" : "<br>") + M(s);
+    std::string links;
+    for (const auto& l : row.evidence)
+      links += (links.empty() ? "" : "<br>") + std::string("[") + M(l.label) + "](#" + l.anchor + ") (" +
+               (l.error ? "could not run" : OutcomeName(l.outcome)) + ")";
+    md += "| " + M(row.title) + " | " + (sources.empty() ? "not exercised" : sources) + " | " + M(row.key_observed) +
+          " | " + M(row.store_window) + " | " + M(row.concurrency_guard) + " | " + M(row.reconciliation) + " | " +
+          StateMark(row.state) + " | " + (links.empty() ? "\u2014" : links) + " |\n";
+  }
+
+  md += "\n## What broke\n\n";
+  int failing = 0;
+  for (const auto& sr : review.scenarios) {
+    if (sr.outcome != VerdictStatus::kInvalid) continue;
+    ++failing;
+    const ScenarioResult& s = *sr.result;
+    // An explicit anchor: heading slugs differ between renderers.
+    md += "<a id=\"" + sr.anchor + "\"></a>\n\n### " + M(s.name) + " (" + M(sr.layer_title) + ")\n\n";
+    md += "**" + M(sr.what_broke) + "**\n\n";
+    if (!s.hunts.empty()) md += "Hunts: " + M(s.hunts) + "\n\n";
+    std::set<std::int64_t> shown;
+    for (const auto& v : sr.violations) {
+      md += "- **" + M(v.oracle) + "**: " + M(v.problem) + "\n";
+      if (v.records)
+        md += "  - records counted: **" + std::to_string(*v.records) + "**" +
+              (v.expected_records.empty() ? "" : " (expected " + M(v.expected_records) + ")") + "\n";
+      for (const auto& d : v.differences) md += "  - difference: " + M(d) + "\n";
+      for (const auto& range : v.missing_ranges) md += "  - missing range: " + M(range) + "\n";
+      md += "\n";
+      for (const auto& a : v.answers) Answer(md, a, shown);
+    }
+    if (sr.violations_omitted > 0)
+      md += std::to_string(sr.violations_omitted) + " more violation(s) in results.json.\n\n";
+    std::string svg = RenderScenarioTimeline(contents, sr);
+    if (svg.empty()) {
+      md += "No history recorded: no timeline.\n\n";
+    } else {
+      const std::string file = (timeline_dir.empty() ? "" : timeline_dir + "/") + sr.anchor + ".svg";
+      out.timelines.emplace_back(file, std::move(svg));
+      md += "Timeline: [![timeline of " + M(s.name) + "](" + file + ")](" + file + ")\n\n";
+    }
+    md += "Seed `" + std::to_string(r.seed) + "`. Reproduce:\n\n" + MarkdownFence(sr.repro_command, "sh") + "\n";
+  }
+  if (failing == 0) md += "Nothing broke: no oracle found a violation.\n\n";
+
+  md += "## All scenarios\n\n| scenario | layer | oracle | verdict | evidence |\n|---|---|---|---|---|\n";
+  for (const auto& sr : review.scenarios) {
+    const ScenarioResult& s = *sr.result;
+    const std::string name = sr.outcome == VerdictStatus::kInvalid ? "[" + M(s.name) + "](#" + sr.anchor + ")" : M(s.name);
+    for (const auto& v : s.verdicts) {
+      md += "| " + name + " | " + M(sr.layer_title) + " | " + M(v.oracle) + " | " +
+            (v.status == VerdictStatus::kInvalid ? "**invalid**" : std::string(VerdictStatusName(v.status))) + " | " +
+            M(v.evidence) + " |\n";
+    }
+    if (!s.error.empty()) md += "| " + name + " | " + M(sr.layer_title) + " | (run) | **error** | " + M(s.error) + " |\n";
+    if (s.verdicts.empty() && s.error.empty()) md += "| " + name + " | " + M(sr.layer_title) + " | \u2014 | none | no verdicts |\n";
+  }
+
+  md += "\n## Faults injected\n\n";
+  if (review.faults.empty()) {
+    md += "No scenario declared a fault.\n";
+  } else {
+    md += "| injector | times injected | scenarios |\n|---|---:|---|\n";
+    for (const auto& f : review.faults) {
+      std::string names;
+      for (const auto& n : f.scenarios) names += (names.empty() ? "" : ", ") + n;
+      md += "| " + M(f.name) + " | " +
+            (f.injected == 0 ? std::string("**0 \u26a0 never fired: proves nothing**") : std::to_string(f.injected)) +
+            " | " + M(names) + " |\n";
+    }
+  }
+  if (!review.warnings.empty()) {
+    md += "\nWarnings:\n\n";
+    for (const auto& w : review.warnings) md += "- \u26a0 " + M(w) + "\n";
+  }
+
+  const Metrics& m = review.metrics;
+  md += "\n## Metrics\n\n| metric | value | meaning |\n|---|---|---|\n";
+  md += "| duplicate rate | " + Rate(m.duplicate_rate(), m.keys_sent_more_than_once, m.keys_sent) +
+        " | keys sent more than once / keys sent |\n";
+  md += "| false-dedup rate | " + Rate(m.false_dedup_rate(), m.replay_answers_without_record, m.replay_answers) +
+        " | replay-marked answers with no record behind them / replay-marked answers |\n";
+  md += "| window hit rate | " + Rate(m.window_hit_rate(), m.window_retries_recognised, m.window_retries) +
+        " | retries inside the declared window recognised / retries inside it |\n";
+  md += "| rerun diff rows | " +
+        (m.rerun_diff_rows ? std::to_string(*m.rerun_diff_rows) : std::string("\u2014 (no batch rerun in this run)")) +
+        " | rows that differ between a rerun and a clean run |\n";
+  bool spreads = false;
+  for (const auto& sr : review.scenarios) {
+    for (const auto& [step, ns] : sr.arrival_spreads) {
+      spreads = true;
+      md += "| burst arrival spread | " + M(FormatNanos(ns)) + " | " + M(sr.result->name) + ", step " +
+            std::to_string(step + 1) + ": last minus first arrival, as the target reported (X-Arrival-Ns) |\n";
+    }
+  }
+  if (!spreads) md += "| burst arrival spread | \u2014 | no burst answer reported its arrival time |\n";
+  md += "\n---\nidemproof " + M(r.tool_version) + " \u00b7 run " + M(r.run_id) + " \u00b7 target file " +
+        M(r.target_file) + "\n";
+  return out;
+}
+
+}  // namespace idemproof

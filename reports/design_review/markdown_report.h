@@ -1,0 +1,33 @@
+// The design-review report of one run as Markdown (GitHub-flavoured tables),
+// for pasting into a design document or a pull request: the same sections as
+// the HTML page, with each failing scenario's timeline written as an SVG file
+// beside the Markdown and linked from it.
+//
+// Everything that comes from the run is escaped for Markdown (see
+// markdown_escape.h); answer bodies go into fenced code blocks whose fence no
+// body can close.
+//
+// Thread-safety: pure function.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reports/design_review/run_contents.h"
+#include "reports/design_review/run_review.h"
+
+namespace idemproof {
+
+struct MarkdownReport {
+  std::string markdown;
+  // Files the Markdown links to: (path relative to the Markdown file, SVG).
+  std::vector<std::pair<std::string, std::string>> timelines;
+};
+
+// `timeline_dir` is the folder (relative to the Markdown file) the timeline
+// links point into, e.g. "timelines".
+MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const RunReview& review,
+                                    const std::string& timeline_dir);
+
+}  // namespace idemproof

@@ -1,0 +1,490 @@
+#include "reports/design_review/run_review.h"
+
+#include <algorithm>
+#include <cctype>
+#include <climits>
+#include <cstdio>
+#include <tuple>
+
+#include "model/duration.h"
+#include "model/operation.h"
+#include "model/request_groups.h"
+
+namespace idemproof {
+namespace {
+
+constexpr int kViolationsShown = 3;  // per verdict; the rest are counted
+
+const Layer kLayers[] = {Layer::kClient,     Layer::kGateway,     Layer::kQueue,
+                         Layer::kSideEffect, Layer::kConcurrency, Layer::kBatch};
+
+std::string LayerTitle(Layer layer) {
+  switch (layer) {
+    case Layer::kClient: return "client";
+    case Layer::kGateway: return "gateway / network";
+    case Layer::kQueue: return "queue";
+    case Layer::kSideEffect: return "side effect";
+    case Layer::kConcurrency: return "concurrency";
+    case Layer::kBatch: return "batch re-run";
+  }
+  return "?";
+}
+
+std::string ShellQuote(const std::string& arg) {
+  bool plain = !arg.empty();
+  for (char c : arg) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '/' || c == '.' || c == '-' || c == '_' || c == '=' || c == ':' || c == ',';
+    if (!ok) plain = false;
+  }
+  if (plain) return arg;
+  std::string out = "'";
+  for (char c : arg) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string Plural(std::int64_t n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// "201 x2, 409 x1" from a status -> count map (ordered by status).
+std::string StatusHistogram(const std::map<std::string, int>& counts) {
+  std::string out;
+  for (const auto& [what, n] : counts) {
+    if (!out.empty()) out += ", ";
+    out += what + (n > 1 ? " \u00d7" + std::to_string(n) : "");
+  }
+  return out;
+}
+
+std::string AnswerLabel(const Operation& op, const IdempotencyContract& contract) {
+  if (op.completion == nullptr) return "no completion";
+  if (op.completion->type == EventType::kInfo) return "lost (no answer)";
+  if (op.completion->type == EventType::kFail) return "not sent";
+  auto a = op.answer();
+  if (!a) return "unreadable answer";
+  return std::to_string(a->status) + (IsReplayMarked(*a, contract) ? " replay" : "");
+}
+
+AnswerView AnswerFromOpJson(const std::string& role, const nlohmann::json& op) {
+  AnswerView v;
+  v.role = role;
+  v.index = op.value("index", std::int64_t{-1});
+  v.process = op.value("process", std::string());
+  v.key = op.value("key", std::string());
+  v.outcome = op.value("outcome", std::string());
+  v.error = op.contains("error") && op["error"].is_string() ? op["error"].get<std::string>() : "";
+  if (op.contains("answer") && op["answer"].is_object()) {
+    if (auto a = AnswerFromJson(op["answer"])) {
+      v.status = a->status;
+      v.headers = a->headers;
+      v.body = a->body;
+    }
+  }
+  return v;
+}
+
+bool LooksLikeOp(const nlohmann::json& j) {
+  return j.is_object() && j.contains("index") && j.contains("process");
+}
+
+std::string JsonText(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+ViolationView ReadViolation(const std::string& oracle, const nlohmann::json& v, std::set<std::int64_t>& highlight) {
+  ViolationView out;
+  out.oracle = oracle;
+  out.problem = v.contains("problem") ? JsonText(v["problem"]) : "";
+  // Roles in the order a reader compares them; then anything else op-shaped.
+  static const char* kRoles[] = {"first", "replay", "retry", "duplicate", "request", "failure"};
+  std::set<std::string> seen;
+  auto add = [&](const std::string& role, const nlohmann::json& op) {
+    AnswerView a = AnswerFromOpJson(role, op);
+    if (a.index >= 0) highlight.insert(a.index);
+    if (op.contains("completion_index") && op["completion_index"].is_number_integer())
+      highlight.insert(op["completion_index"].get<std::int64_t>());
+    out.answers.push_back(std::move(a));
+  };
+  for (const char* role : kRoles) {
+    if (v.contains(role) && LooksLikeOp(v[role])) {
+      add(role, v[role]);
+      seen.insert(role);
+    }
+  }
+  for (const auto& [name, value] : v.items()) {
+    if (seen.count(name)) continue;
+    if (LooksLikeOp(value)) {
+      add(name, value);
+    } else if (value.is_array()) {
+      int n = 0;
+      for (const auto& item : value) {
+        if (!LooksLikeOp(item)) break;
+        if (++n > 4) break;  // a burst's executions: four say enough
+        // "ops" (one_record) are simply the requests for the business id.
+        add((name == "ops" ? std::string("request") : name) + " " + std::to_string(n), item);
+      }
+    }
+  }
+  if (v.contains("differences") && v["differences"].is_array())
+    for (const auto& d : v["differences"]) out.differences.push_back(JsonText(d));
+  if (v.contains("records") && v["records"].is_number_integer()) out.records = v["records"].get<std::int64_t>();
+  if (v.contains("expected")) out.expected_records = JsonText(v["expected"]);
+  if (v.contains("missing_ranges") && v["missing_ranges"].is_array())
+    for (const auto& r : v["missing_ranges"]) out.missing_ranges.push_back(JsonText(r));
+  return out;
+}
+
+void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
+  for (const Verdict& verdict : s.verdicts) {
+    if (verdict.status != VerdictStatus::kInvalid) continue;
+    if (review.what_broke.empty()) {
+      review.what_broke = "The " + review.layer_title + " layer broke on " + verdict.oracle + ": " +
+                          verdict.evidence + (verdict.evidence.empty() || verdict.evidence.back() == '.' ? "" : ".");
+    }
+    const nlohmann::json& d = verdict.details;
+    int shown = 0;
+    if (d.is_object() && d.contains("violations") && d["violations"].is_array() && !d["violations"].empty()) {
+      for (const auto& v : d["violations"]) {
+        if (shown == kViolationsShown) {
+          ++review.violations_omitted;
+          continue;
+        }
+        review.violations.push_back(ReadViolation(verdict.oracle, v, review.highlighted));
+        if (d.contains("missing_ranges") && d["missing_ranges"].is_array() && shown == 0)
+          for (const auto& r : d["missing_ranges"]) review.violations.back().missing_ranges.push_back(JsonText(r));
+        ++shown;
+      }
+    } else if (d.is_object() && d.contains("a") && d.contains("b") && d["a"].is_object() && d["b"].is_object()) {
+      // probe_equal: two probe values, not answers.
+      ViolationView v;
+      v.oracle = verdict.oracle;
+      v.problem = verdict.evidence;
+      for (const char* side : {"a", "b"}) {
+        AnswerView a;
+        a.role = "probe " + d[side].value("label", std::string(side));
+        a.outcome = "ok";
+        a.body = d[side].contains("value") ? d[side]["value"].dump(2, ' ', false, nlohmann::json::error_handler_t::replace) : "";
+        v.answers.push_back(std::move(a));
+      }
+      review.violations.push_back(std::move(v));
+    } else {
+      ViolationView v;
+      v.oracle = verdict.oracle;
+      v.problem = verdict.evidence;
+      if (d.is_object() && d.contains("missing_ranges") && d["missing_ranges"].is_array())
+        for (const auto& r : d["missing_ranges"]) v.missing_ranges.push_back(JsonText(r));
+      review.violations.push_back(std::move(v));
+    }
+  }
+  if (!s.error.empty() && review.what_broke.empty() && review.outcome == VerdictStatus::kInvalid)
+    review.what_broke = "The tool could not run it: " + s.error;
+}
+
+std::optional<std::int64_t> HeaderInt(const nlohmann::json& headers, const std::string& name) {
+  if (!headers.is_object()) return std::nullopt;
+  for (const auto& [k, v] : headers.items()) {
+    if (k.size() != name.size()) continue;
+    bool same = std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
+      return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    });
+    if (!same || !v.is_string()) continue;
+    try {
+      std::size_t used = 0;
+      long long n = std::stoll(v.get<std::string>(), &used);
+      if (used == v.get<std::string>().size()) return n;
+    } catch (...) {
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::pair<int, std::int64_t>> ArrivalSpreads(const History& h) {
+  std::map<int, std::vector<std::int64_t>> arrivals;
+  for (const auto& e : h.events()) {
+    if (e.f != "burst" || e.type != EventType::kOk || !e.value.contains("response")) continue;
+    const auto& r = e.value["response"];
+    if (!r.is_object() || !r.contains("headers")) continue;
+    if (auto t = HeaderInt(r["headers"], "X-Arrival-Ns")) arrivals[e.step].push_back(*t);
+  }
+  std::vector<std::pair<int, std::int64_t>> out;
+  for (const auto& [step, ts] : arrivals) {
+    if (ts.size() < 2) continue;
+    auto [lo, hi] = std::minmax_element(ts.begin(), ts.end());
+    out.emplace_back(step, *hi - *lo);
+  }
+  return out;
+}
+
+// What the layer's histories show about keys on the wire.
+std::string KeyObserved(const std::vector<const History*>& histories, const IdempotencyContract& contract) {
+  int requests = 0, keyed = 0, same_key_groups = 0, changed_key_groups = 0;
+  std::string example;
+  for (const History* h : histories) {
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<std::string>> keys_by_action;
+    for (const auto& op : RequestOperations(*h)) {
+      const HistoryEvent& e = *op.invoke;
+      ++requests;
+      if (!e.key.empty()) {
+        ++keyed;
+        if (example.empty()) example = e.key;
+      }
+      keys_by_action[{e.action, e.biz, e.payload}].push_back(e.key);
+    }
+    for (const auto& [id, keys] : keys_by_action) {
+      if (keys.size() < 2) continue;
+      bool same = std::all_of(keys.begin(), keys.end(), [&](const std::string& k) { return k == keys.front(); });
+      (same && !keys.front().empty() ? same_key_groups : changed_key_groups)++;
+    }
+  }
+  if (requests == 0) return "no request sent";
+  std::string out = contract.key_header + " on " + std::to_string(keyed) + "/" + std::to_string(requests) + " requests";
+  int groups = same_key_groups + changed_key_groups;
+  if (groups > 0) {
+    out += "; repeated business actions kept one key in " + std::to_string(same_key_groups) + "/" +
+           std::to_string(groups);
+    if (changed_key_groups > 0) out += " (" + std::to_string(changed_key_groups) + " changed or dropped it)";
+  }
+  if (!example.empty()) out += "; e.g. " + example;
+  return out;
+}
+
+// Duplicates that overlapped a running request with the same key, and what
+// the target answered them.
+std::string ConcurrencyGuard(const std::vector<const History*>& histories, const IdempotencyContract& contract) {
+  int overlaps = 0;
+  std::map<std::string, int> answers;
+  for (const History* h : histories) {
+    for (const auto& g : GroupRequestsByKey(*h)) {
+      for (const auto& op : g.ops) {
+        bool overlapping = std::any_of(g.ops.begin(), g.ops.end(), [&](const Operation& other) {
+          return other.invoke != op.invoke && other.invoke_ns() <= op.invoke_ns() &&
+                 (other.completion == nullptr || other.complete_ns() > op.invoke_ns()) &&
+                 other.invoke->index < op.invoke->index;
+        });
+        if (!overlapping) continue;
+        ++overlaps;
+        AnswerClass c = Classify(op, contract);
+        std::string label = AnswerLabel(op, contract);
+        if (c == AnswerClass::kInProgress) label += " (in progress)";
+        ++answers[label];
+      }
+    }
+  }
+  if (overlaps == 0) return "no duplicate overlapped a running request";
+  return Plural(overlaps, "overlapping duplicate", "overlapping duplicates") + ": " + StatusHistogram(answers);
+}
+
+std::string Reconciliation(const std::vector<const History*>& histories, const IdempotencyContract& contract) {
+  std::map<std::string, int> crashes;
+  std::map<std::string, int> after;
+  std::map<std::string, std::int64_t> records;
+  for (const History* h : histories) {
+    std::optional<std::int64_t> crash_ns;
+    for (const auto& e : h->events()) {
+      if (e.process != "nemesis" || e.type != EventType::kInvoke) continue;
+      if (e.f == "kill" || e.f == "stop" || e.f == "restart") {
+        ++crashes[e.f];
+        if (!crash_ns) crash_ns = e.time_ns;
+      } else if (e.f == "start" && crash_ns) {
+        ++crashes["start"];
+      }
+    }
+    if (!crash_ns) continue;
+    for (const auto& op : RequestOperations(*h)) {
+      if (op.invoke_ns() < *crash_ns) continue;
+      ++after[AnswerLabel(op, contract)];
+      if (auto n = RecordCount(*h, op.invoke->action, op.invoke->biz))
+        records[op.invoke->action + " " + op.invoke->biz_name] = *n;
+    }
+  }
+  if (crashes.empty()) return "no crash or restart exercised";
+  std::string out = StatusHistogram(crashes);
+  out += after.empty() ? "; no request after it" : "; requests after it: " + StatusHistogram(after);
+  if (!records.empty()) {
+    std::int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (const auto& [k, n] : records) {
+      lo = std::min(lo, n);
+      hi = std::max(hi, n);
+    }
+    out += "; records per business id: " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + "\u2013" + std::to_string(hi));
+  }
+  return out;
+}
+
+std::string StoreWindow(const std::optional<TargetDescription>& target) {
+  if (!target) return "target file not available";
+  const auto& c = target->idempotency;
+  std::string out = "window " + (c.window ? FormatDuration(*c.window) : std::string("not declared"));
+  out += "; lease " + (c.lease ? FormatDuration(*c.lease) : std::string("not declared"));
+  // Target files have no store field yet: say so rather than guess from argv.
+  out += "; store not declared";
+  return out;
+}
+
+}  // namespace
+
+const char* LayerStateName(LayerState state) {
+  switch (state) {
+    case LayerState::kBroken: return "broken";
+    case LayerState::kUndecided: return "undecided";
+    case LayerState::kHeld: return "held";
+    case LayerState::kNotTested: return "not tested";
+  }
+  return "?";
+}
+
+const char* OutcomeName(VerdictStatus outcome) {
+  switch (outcome) {
+    case VerdictStatus::kInvalid: return "broken";
+    case VerdictStatus::kValid: return "held";
+    case VerdictStatus::kUnknown: return "undecided";
+    case VerdictStatus::kNotApplicable: return "not applicable";
+  }
+  return "?";
+}
+
+std::string DisplayBody(const std::string& body, std::size_t max_chars) {
+  std::string text = body;
+  auto parsed = nlohmann::json::parse(body, nullptr, false);
+  if (!parsed.is_discarded() && (parsed.is_object() || parsed.is_array()))
+    text = parsed.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() > max_chars) {
+    const std::size_t cut = text.size() - max_chars;
+    text = text.substr(0, max_chars) + "\n… (" + std::to_string(cut) + " more characters in the history)";
+  }
+  return text;
+}
+
+std::string ScenarioAnchor(std::size_t index, const std::string& name) {
+  std::string slug;
+  for (char c : name) {
+    char l = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool ok = (l >= 'a' && l <= 'z') || (l >= '0' && l <= '9');
+    if (ok) {
+      slug += l;
+    } else if (!slug.empty() && slug.back() != '-') {
+      slug += '-';
+    }
+    if (slug.size() >= 48) break;
+  }
+  while (!slug.empty() && slug.back() == '-') slug.pop_back();
+  return "s-" + std::to_string(index + 1) + (slug.empty() ? "" : "-" + slug);
+}
+
+std::string FormatNanos(std::int64_t ns) {
+  char buf[64];
+  double v = static_cast<double>(ns);
+  if (ns < 0) return "-" + FormatNanos(-ns);
+  if (ns < 1000) std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+  else if (ns < 1000000) std::snprintf(buf, sizeof buf, "%.0f \u00b5s", v / 1e3);
+  else if (ns < 1000000000) std::snprintf(buf, sizeof buf, "%.1f ms", v / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.2f s", v / 1e9);
+  return buf;
+}
+
+std::string ReproCommand(const RunResults& results, const ScenarioResult& scenario) {
+  std::string cmd = "idemproof run " + ShellQuote(scenario.file.empty() ? "scenarios" : scenario.file);
+  cmd += " --target " + ShellQuote(results.target_file.empty() ? "TARGET.yaml" : results.target_file);
+  cmd += " --seed " + std::to_string(results.seed);
+  cmd += " --filter " + ShellQuote(scenario.name);
+  if (!results.flaw.empty()) cmd += " --flaw " + ShellQuote(results.flaw);
+  return cmd;
+}
+
+RunReview ReviewRun(const RunDirectoryContents& contents) {
+  RunReview review;
+  const RunResults& results = contents.results;
+  const IdempotencyContract contract = contents.target ? contents.target->idempotency : IdempotencyContract{};
+  review.metrics = results.TotalMetrics();
+  review.exit_code = results.ExitCode();
+
+  std::map<Layer, std::vector<std::size_t>> by_layer;
+  for (std::size_t i = 0; i < results.scenarios.size(); ++i) {
+    const ScenarioResult& s = results.scenarios[i];
+    ScenarioReview r;
+    r.index = i;
+    r.result = &s;
+    r.anchor = ScenarioAnchor(i, s.name);
+    auto layer = ParseLayer(s.layer);
+    r.layer_title = layer.ok() ? LayerTitle(*layer) : s.layer;
+    if (layer.ok()) by_layer[*layer].push_back(i);
+    r.outcome = s.Outcome();
+    ReviewVerdicts(s, r);
+    r.repro_command = ReproCommand(results, s);
+    if (const History* h = contents.HistoryOf(i)) r.arrival_spreads = ArrivalSpreads(*h);
+    review.scenarios.push_back(std::move(r));
+
+    for (const auto& w : s.warnings) review.warnings.push_back(s.name + ": " + w);
+    if (!s.error.empty()) review.warnings.push_back(s.name + ": could not run: " + s.error);
+    for (const auto& [fault, n] : s.fault_counts) {
+      auto it = std::find_if(review.faults.begin(), review.faults.end(),
+                             [&](const FaultTotal& f) { return f.name == fault; });
+      if (it == review.faults.end()) {
+        review.faults.push_back({fault, 0, {}});
+        it = std::prev(review.faults.end());
+      }
+      it->injected += n;
+      it->scenarios.push_back(s.name);
+    }
+  }
+  std::sort(review.faults.begin(), review.faults.end(),
+            [](const FaultTotal& a, const FaultTotal& b) { return a.name < b.name; });
+  for (const auto& g : contents.gaps) review.warnings.push_back(g);
+
+  std::vector<std::string> broken, undecided, held;
+  for (Layer layer : kLayers) {
+    LayerRow row;
+    row.layer = layer;
+    row.title = LayerTitle(layer);
+    row.store_window = StoreWindow(contents.target);
+    std::vector<const History*> histories;
+    for (std::size_t i : by_layer[layer]) {
+      const ScenarioResult& s = results.scenarios[i];
+      const ScenarioReview& r = review.scenarios[i];
+      ++row.scenarios;
+      switch (r.outcome) {
+        case VerdictStatus::kInvalid: ++row.broken; break;
+        case VerdictStatus::kUnknown: ++row.undecided; break;
+        case VerdictStatus::kValid: ++row.held; break;
+        case VerdictStatus::kNotApplicable: ++row.not_applicable; break;
+      }
+      if (!s.hunts.empty() && std::find(row.sources.begin(), row.sources.end(), s.hunts) == row.sources.end())
+        row.sources.push_back(s.hunts);
+      for (const auto& [fault, n] : s.fault_counts)
+        row.sources.push_back("fault " + fault + " injected " + std::to_string(n) + "\u00d7");
+      row.evidence.push_back({r.anchor, s.name, r.outcome, !s.error.empty()});
+      if (const History* h = contents.HistoryOf(i)) histories.push_back(h);
+    }
+    if (row.broken > 0) row.state = LayerState::kBroken;
+    else if (row.undecided > 0) row.state = LayerState::kUndecided;
+    else if (row.held > 0) row.state = LayerState::kHeld;
+    else row.state = LayerState::kNotTested;
+    if (row.scenarios == 0) {
+      row.key_observed = row.concurrency_guard = row.reconciliation = "\u2014";
+    } else if (histories.empty()) {
+      row.key_observed = row.concurrency_guard = row.reconciliation = "no history recorded";
+    } else {
+      row.key_observed = KeyObserved(histories, contract);
+      row.concurrency_guard = ConcurrencyGuard(histories, contract);
+      row.reconciliation = Reconciliation(histories, contract);
+    }
+    if (row.state == LayerState::kBroken) broken.push_back(row.title);
+    if (row.state == LayerState::kUndecided) undecided.push_back(row.title);
+    if (row.state == LayerState::kHeld) held.push_back(row.title);
+    review.layers.push_back(std::move(row));
+  }
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+  };
+  if (!broken.empty()) review.headline = "Broken: " + join(broken);
+  else if (!undecided.empty()) review.headline = "Undecided: " + join(undecided);
+  else if (!held.empty()) review.headline = "Held: " + join(held);
+  else review.headline = "Nothing tested";
+  return review;
+}
+
+}  // namespace idemproof

@@ -1,0 +1,140 @@
+// RunReview: what a design-review report says about one run, worked out once
+// from RunDirectoryContents and then only formatted by the HTML and Markdown
+// renderers (so both always say the same thing).
+//
+//  - the six layers of the domain (client, gateway / network, queue, side
+//    effect, concurrency, batch), each held / broken / undecided / not tested,
+//    with what the histories show: the duplicate sources exercised, the key
+//    seen on the wire, the concurrency guard's answers, reconciliation after a
+//    kill or restart; store and window as the target file declares them;
+//  - per scenario: its worst verdict, one sentence on what broke, the
+//    oracles' evidence (the differing answers side by side, record counts,
+//    missing ranges), the history events to highlight on the timeline, and
+//    the exact command that reproduces it;
+//  - faults injected (zero flagged), metrics, burst arrival spreads.
+//
+// Every string here is raw (unescaped) text; escaping is the renderers' job.
+//
+// Thread-safety: plain values; ReviewRun is a pure function.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/results.h"
+#include "model/scenario.h"
+#include "model/target.h"
+#include "model/verdict.h"
+#include "reports/design_review/run_contents.h"
+
+namespace idemproof {
+
+enum class LayerState { kBroken, kUndecided, kHeld, kNotTested };
+// "broken", "undecided", "held", "not tested".
+const char* LayerStateName(LayerState state);
+
+// A link from the layer table to a scenario's section.
+struct EvidenceLink {
+  std::string anchor;  // "s-3-double-submit" (HTML id / Markdown heading anchor)
+  std::string label;   // the scenario name
+  VerdictStatus outcome = VerdictStatus::kNotApplicable;
+  bool error = false;  // the tool could not run it
+};
+
+struct LayerRow {
+  Layer layer = Layer::kClient;
+  std::string title;  // "client", "gateway / network", ...
+  LayerState state = LayerState::kNotTested;
+  int scenarios = 0;
+  int held = 0, broken = 0, undecided = 0, not_applicable = 0;  // scenario outcomes
+  std::vector<std::string> sources;     // duplicate sources exercised (scenario hunts + faults)
+  std::string key_observed;
+  std::string store_window;             // as declared by the target file
+  std::string concurrency_guard;
+  std::string reconciliation;
+  std::vector<EvidenceLink> evidence;
+};
+
+// One HTTP answer (or its absence) from an oracle's evidence.
+struct AnswerView {
+  std::string role;        // the evidence's name for it: "first", "replay", "retry", ...
+  std::int64_t index = -1; // history index of the request
+  std::string process;
+  std::string key;
+  std::string outcome;     // "ok", "info", "fail", "open"
+  std::optional<int> status;
+  HeaderList headers;
+  std::string body;
+  std::string error;
+};
+
+// One violation an oracle reported.
+struct ViolationView {
+  std::string oracle;
+  std::string problem;                 // one line
+  std::vector<AnswerView> answers;     // shown side by side
+  std::vector<std::string> differences;
+  std::optional<std::int64_t> records; // record count, when the oracle counted
+  std::string expected_records;        // "1", "0", "<= 1"
+  std::vector<std::string> missing_ranges;
+};
+
+struct ScenarioReview {
+  std::size_t index = 0;               // into results.scenarios
+  const ScenarioResult* result = nullptr;
+  std::string anchor;
+  std::string layer_title;
+  VerdictStatus outcome = VerdictStatus::kNotApplicable;
+  std::string what_broke;              // one sentence; empty unless invalid
+  std::vector<ViolationView> violations;  // first few per invalid verdict
+  int violations_omitted = 0;
+  std::set<std::int64_t> highlighted;  // history indices the evidence names
+  std::string repro_command;
+  // Target-side arrival spread per burst (step index -> ns), from the
+  // answers' X-Arrival-Ns headers when the target reports them.
+  std::vector<std::pair<int, std::int64_t>> arrival_spreads;
+};
+
+struct FaultTotal {
+  std::string name;
+  std::int64_t injected = 0;
+  std::vector<std::string> scenarios;  // which declared it
+};
+
+struct RunReview {
+  std::vector<LayerRow> layers;               // the six, in domain order
+  std::vector<ScenarioReview> scenarios;      // every scenario, in run order
+  std::vector<FaultTotal> faults;             // by name
+  std::vector<std::string> warnings;          // scenario warnings + reading gaps
+  Metrics metrics;                            // run total
+  int exit_code = 0;
+  std::string headline;                       // "Broken: client, concurrency" / "Held: ..."
+};
+
+// Works out the review. `contents` must outlive the result (it points into it).
+RunReview ReviewRun(const RunDirectoryContents& contents);
+
+// The shell command that reproduces one scenario of the run (same seed, same
+// flaw, only this scenario), every argument shell-quoted.
+std::string ReproCommand(const RunResults& results, const ScenarioResult& scenario);
+
+// "s-<index>-<name as [a-z0-9-]>": stable, unique, safe in ids and file names.
+std::string ScenarioAnchor(std::size_t index, const std::string& name);
+
+// A scenario outcome in the report's words: "broken" (invalid), "held"
+// (valid), "undecided" (unknown), "not applicable".
+const char* OutcomeName(VerdictStatus outcome);
+
+// An answer body for reading: JSON pretty-printed, anything else as is; cut
+// to `max_chars` with a note saying how much was left out.
+std::string DisplayBody(const std::string& body, std::size_t max_chars = 4000);
+
+// Human duration of nanoseconds: "850 us", "12.5 ms", "3.20 s".
+std::string FormatNanos(std::int64_t ns);
+
+}  // namespace idemproof

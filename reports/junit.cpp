@@ -1,0 +1,113 @@
+#include "reports/junit.h"
+
+#include <fstream>
+
+#include "reports/markup_escape.h"
+
+namespace idemproof {
+namespace {
+
+struct Counts {
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
+};
+
+std::string Attr(const std::string& name, const std::string& value) {
+  return " " + name + "=\"" + XmlEscape(value, true) + "\"";
+}
+
+std::string CountAttrs(const Counts& c) {
+  return Attr("tests", std::to_string(c.tests)) + Attr("failures", std::to_string(c.failures)) +
+         Attr("errors", std::to_string(c.errors)) + Attr("skipped", std::to_string(c.skipped));
+}
+
+Counts CountOf(const ScenarioResult& s) {
+  Counts c;
+  if (!s.error.empty() && s.verdicts.empty()) {
+    c.tests = 1;
+    c.errors = 1;
+    return c;
+  }
+  for (const auto& v : s.verdicts) {
+    ++c.tests;
+    if (v.status == VerdictStatus::kInvalid) ++c.failures;
+    if (v.status == VerdictStatus::kUnknown) ++c.errors;
+    if (v.status == VerdictStatus::kNotApplicable) ++c.skipped;
+  }
+  return c;
+}
+
+std::string Seconds(std::int64_t ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ms) / 1000.0);
+  return buf;
+}
+
+}  // namespace
+
+std::string RenderJUnit(const RunResults& r) {
+  Counts total;
+  std::string suites;
+  for (const auto& s : r.scenarios) {
+    Counts c = CountOf(s);
+    total.tests += c.tests;
+    total.failures += c.failures;
+    total.errors += c.errors;
+    total.skipped += c.skipped;
+    std::string classname = s.layer + "." + s.name;
+    suites += "  <testsuite" + Attr("name", s.name) + CountAttrs(c) + Attr("time", Seconds(s.elapsed_ms)) +
+              Attr("timestamp", r.started) + ">\n";
+    suites += "    <properties>\n";
+    auto prop = [&](const std::string& n, const std::string& v) {
+      suites += "      <property" + Attr("name", n) + Attr("value", v) + "/>\n";
+    };
+    prop("file", s.file);
+    prop("layer", s.layer);
+    prop("hunts", s.hunts);
+    prop("seed", std::to_string(r.seed));
+    if (!r.flaw.empty()) prop("flaw", r.flaw);
+    for (const auto& [fault, n] : s.fault_counts) prop("fault." + fault, std::to_string(n));
+    for (const auto& w : s.warnings) prop("warning", w);
+    suites += "    </properties>\n";
+    if (!s.error.empty() && s.verdicts.empty()) {
+      suites += "    <testcase" + Attr("classname", classname) + Attr("name", "run") + ">\n";
+      suites += "      <error" + Attr("message", s.error) + Attr("type", "run_error") + "/>\n";
+      suites += "    </testcase>\n";
+    }
+    for (const auto& v : s.verdicts) {
+      suites += "    <testcase" + Attr("classname", classname) + Attr("name", v.oracle) + Attr("file", s.file) + ">\n";
+      std::string details = v.details.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      switch (v.status) {
+        case VerdictStatus::kInvalid:
+          suites += "      <failure" + Attr("message", v.evidence) + Attr("type", "invalid") + ">" +
+                    XmlEscape(v.evidence + "\n" + details) + "</failure>\n";
+          break;
+        case VerdictStatus::kUnknown:
+          suites += "      <error" + Attr("message", v.evidence) + Attr("type", "unknown") + ">" +
+                    XmlEscape(v.evidence + "\n" + details) + "</error>\n";
+          break;
+        case VerdictStatus::kNotApplicable:
+          suites += "      <skipped" + Attr("message", v.evidence) + "/>\n";
+          break;
+        case VerdictStatus::kValid:
+          suites += "      <system-out>" + XmlEscape(v.evidence) + "</system-out>\n";
+          break;
+      }
+      suites += "    </testcase>\n";
+    }
+    suites += "  </testsuite>\n";
+  }
+  std::string name = "idemproof " + r.target_name + (r.flaw.empty() ? "" : " --flaw " + r.flaw);
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + Attr("name", name) + CountAttrs(total) + ">\n" +
+         suites + "</testsuites>\n";
+}
+
+Status WriteJUnit(const RunResults& results, const std::string& path) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Status::IoError("cannot write JUnit report '" + path + "'");
+  out << RenderJUnit(results);
+  out.flush();
+  if (!out) return Status::IoError("write failed for JUnit report '" + path + "'");
+  return Status::Ok();
+}
+
+}  // namespace idemproof

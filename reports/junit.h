@@ -1,0 +1,21 @@
+// JUnit XML for CI, rendered from RunResults: one <testsuite> per scenario,
+// one <testcase> per scenario x oracle (classname "<layer>.<scenario>", name
+// the oracle). invalid -> <failure> carrying the evidence (message) and the
+// details JSON (text); unknown -> <error>; not_applicable -> <skipped>. A
+// scenario the tool could not run gets one testcase "run" with an <error>.
+// Every string taken from the run (evidence, answers) is XML-escaped.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <string>
+
+#include "model/results.h"
+#include "model/status.h"
+
+namespace idemproof {
+
+std::string RenderJUnit(const RunResults& results);
+Status WriteJUnit(const RunResults& results, const std::string& path);
+
+}  // namespace idemproof

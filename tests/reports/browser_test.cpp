@@ -1,0 +1,124 @@
+// The report pages in a real browser: Debian's headless Chromium loads each
+// page from disk and we read back the DOM it built (--dump-dom) and a
+// screenshot. Chromium is a declared dependency: missing, these tests FAIL.
+//
+// Screenshots land in <build>/tests/reports/screens/ (docs/report-*.png are
+// copies of these).
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
+
+#include "headless_chromium.h"
+#include "report_files.h"
+#include "reports/design_review/design_reports.h"
+
+using namespace idemproof;
+using namespace idemproof::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
+  return n;
+}
+
+std::string Title(const std::string& dom) {
+  std::smatch m;
+  if (std::regex_search(dom, m, std::regex("<title>([^<]*)</title>"))) return m[1];
+  return "<no title>";
+}
+
+// The rendered DOM of the run's report.html (written by WriteDesignReports).
+std::string RenderedDom(const fs::path& run) {
+  REQUIRE(WriteDesignReports(run.string()).ok());
+  auto chromium = FindChromium();
+  if (!chromium.ok()) FAIL(chromium.status().message());
+  auto dom = DumpDom(fs::absolute(run / "report.html").string());
+  if (!dom.ok()) FAIL(dom.status().ToString());
+  return *dom;
+}
+
+void Screenshot(const fs::path& run, const std::string& name) {
+  const fs::path png = fs::path(IDEMPROOF_BINARY_DIR) / "tests/reports/screens" / name;
+  fs::create_directories(png.parent_path());
+  Status s = idemproof::testing::Screenshot(fs::absolute(run / "report.html").string(), png.string());
+  if (!s.ok()) FAIL(s.ToString());
+  REQUIRE(fs::exists(png));
+  const std::string bytes = ReadText(png);
+  CHECK(bytes.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+  CHECK(bytes.size() > 20000);  // a blank page is a few KB
+}
+
+}  // namespace
+
+TEST_CASE("Chromium renders a broken run: layer table, verdicts, timelines", "[browser]") {
+  ScratchDir scratch("browser-broken");
+  const fs::path run = CopyRun("broken", scratch);
+  const std::string dom = RenderedDom(run);
+  CHECK(Title(dom) == "idemproof \u2014 reference \u2014 Broken: client, gateway / network, concurrency");
+  // The four-layer table, a row per layer, with its verdict.
+  CHECK(Count(dom, "<table class=\"layers\">") == 1);
+  for (const char* row : {"<tr class=\"broken\" data-layer=\"client\"><th>client</th>",
+                          "<tr class=\"broken\" data-layer=\"gateway / network\">",
+                          "<tr class=\"untested\" data-layer=\"queue\">",
+                          "<tr class=\"held\" data-layer=\"side effect\">",
+                          "<tr class=\"broken\" data-layer=\"concurrency\">",
+                          "<tr class=\"untested\" data-layer=\"batch re-run\">"}) {
+    INFO(row);
+    CHECK(Count(dom, row) == 1);
+  }
+  CHECK(Count(dom, "<div class=\"state\">broken</div>") == 3);
+  // A timeline per failing scenario, the evidence outlined, lost answers marked.
+  CHECK(Count(dom, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\"") == 3);
+  CHECK(Count(dom, "<g class=\"op evidence\"") >= 4);
+  CHECK(Count(dom, "<article class=\"failure\"") == 3);
+  CHECK(dom.find("idemproof run scenarios/client/double-submit.yaml --target scenarios/targets/reference.yaml "
+                 "--seed 42 --filter double-submit --flaw check-then-insert") != std::string::npos);
+  CHECK(dom.find("0 \u2014 never fired: proves nothing") != std::string::npos);
+  Screenshot(run, "report-broken.png");
+}
+
+TEST_CASE("Chromium renders a clean run", "[browser]") {
+  ScratchDir scratch("browser-clean");
+  const fs::path run = CopyRun("clean", scratch);
+  const std::string dom = RenderedDom(run);
+  CHECK(Title(dom) == "idemproof \u2014 reference \u2014 Held: client, gateway / network, concurrency");
+  CHECK(Count(dom, "<div class=\"state\">held</div>") == 3);
+  CHECK(Count(dom, "<div class=\"state\">broken</div>") == 0);
+  CHECK(Count(dom, "<svg") == 0);  // timelines only for failing scenarios
+  CHECK(dom.find("Nothing broke") != std::string::npos);
+  Screenshot(run, "report-clean.png");
+}
+
+TEST_CASE("a target's markup never runs in the report", "[browser][escape]") {
+  ScratchDir scratch("browser-injection");
+  const fs::path run = CopyRun("injection", scratch);
+  const std::string dom = RenderedDom(run);
+  // Every payload sets document.title or adds an element: none took effect.
+  const std::string title = Title(dom);
+  INFO("title: " << title);
+  CHECK(title.rfind("idemproof \u2014 evil&lt;/title&gt;&lt;script&gt;", 0) == 0);
+  CHECK(Count(dom.substr(0, dom.find("</head>")), "<title>") == 1);
+  CHECK(Count(dom, "<script") == 0);
+  CHECK(Count(dom, "<img") == 0);
+  CHECK(Count(dom, "<pwned-element") == 0);
+  CHECK(Count(dom, "<b>") == 0);
+  CHECK(!HasEventHandlerAttribute(dom));
+  // The SVG was not closed early by "</svg>" in the answers: one timeline,
+  // holding its axis (drawn last).
+  CHECK(Count(dom, "<svg") == 1);
+  CHECK(Count(dom, "</svg>") == 1);
+  const auto svg_start = dom.find("<svg"), svg_end = dom.find("</svg>");
+  REQUIRE(svg_start != std::string::npos);
+  REQUIRE(svg_end != std::string::npos);
+  CHECK(dom.substr(svg_start, svg_end - svg_start).find("text-anchor=\"middle\"") != std::string::npos);
+  // The payloads are on the page as text.
+  CHECK(dom.find("&lt;script&gt;document.title='pwned-body'&lt;/script&gt;") != std::string::npos);
+  CHECK(dom.find("&lt;/svg&gt;&lt;svg onload=") != std::string::npos);
+  // The page is whole: its last section and footer rendered.
+  CHECK(dom.find("<section id=\"metrics\">") != std::string::npos);
+  CHECK(dom.find("<footer>") != std::string::npos);
+  Screenshot(run, "report-injection.png");
+}

@@ -1,0 +1,129 @@
+#include "headless_chromium.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace idemproof::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "idemproof-chromium-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) != nullptr) path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+// Runs chromium with `args` (after the fixed flags), stdout into `stdout_file`.
+Status RunChromium(const std::vector<std::string>& args, const std::string& stdout_file,
+                   std::chrono::seconds deadline) {
+  auto exe = FindChromium();
+  if (!exe.ok()) return exe.status();
+  TempDir profile;
+  if (profile.path.empty()) return Status::IoError("cannot create a Chromium profile folder");
+  std::vector<std::string> argv = {*exe,
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--no-first-run",
+                                   "--disable-background-networking",
+                                   "--disable-component-update",
+                                   "--disable-sync",
+                                   "--user-data-dir=" + (profile.path / "profile").string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  const std::string stderr_file = (profile.path / "stderr.txt").string();
+
+  pid_t pid = ::fork();
+  if (pid < 0) return Status::Internal("fork failed");
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group: the renderer and GPU children die with it
+    int out = ::open(stdout_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = ::open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int in = ::open("/dev/null", O_RDONLY);
+    if (out < 0 || err < 0 || in < 0) ::_exit(126);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::execv(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also from the parent, so the group exists before we may kill it
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  int status = 0;
+  bool exited = false;
+  while (std::chrono::steady_clock::now() < until) {
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid) {
+      exited = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(-pid, SIGKILL);  // stragglers of the group, or Chromium itself on timeout
+  if (!exited) ::waitpid(pid, &status, 0);
+  if (!exited) {
+    return Status(StatusCode::kTimeout, "chromium did not finish within " + std::to_string(deadline.count()) + "s");
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::ifstream in(stderr_file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return Status(StatusCode::kProcessError, "chromium failed (status " + std::to_string(status) + "): " +
+                                                 ss.str().substr(0, 2000));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> FindChromium() {
+  const char* env = std::getenv("IDEMPROOF_CHROMIUM");
+  std::string exe = (env != nullptr && *env != '\0') ? env : "/usr/bin/chromium";
+  if (::access(exe.c_str(), X_OK) != 0) {
+    return Status::NotFound("Chromium not found at " + exe +
+                            ": it is a declared dependency of the report tests (scripts/setup.sh installs "
+                            "Debian's `chromium`; or set IDEMPROOF_CHROMIUM)");
+  }
+  return exe;
+}
+
+Result<std::string> DumpDom(const std::string& file, std::chrono::seconds deadline) {
+  TempDir out_dir;
+  if (out_dir.path.empty()) return Status::IoError("cannot create a temp folder");
+  const std::string out = (out_dir.path / "dom.html").string();
+  Status s = RunChromium({"--dump-dom", "file://" + file}, out, deadline);
+  if (!s.ok()) return s;
+  std::ifstream in(out, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status Screenshot(const std::string& file, const std::string& png, std::chrono::seconds deadline) {
+  TempDir out_dir;
+  if (out_dir.path.empty()) return Status::IoError("cannot create a temp folder");
+  std::error_code ec;
+  fs::remove(png, ec);
+  return RunChromium({"--screenshot=" + png, "--window-size=1280,2000", "--hide-scrollbars", "file://" + file},
+                     (out_dir.path / "stdout.txt").string(), deadline);
+}
+
+}  // namespace idemproof::testing

@@ -1,0 +1,30 @@
+// Test support: Debian's headless Chromium as a real browser for the report
+// pages. Each call starts one Chromium (fresh --user-data-dir, no network
+// features, no sandbox since tests may run as root) in its own process group,
+// waits at most `deadline`, then kills the whole group and reaps it.
+//
+// Chromium is a declared dependency (scripts/setup.sh installs it): when the
+// executable is missing, calls return an error that the tests turn into a
+// failure, never a skip. $IDEMPROOF_CHROMIUM overrides /usr/bin/chromium.
+//
+// Thread-safety: one call at a time per process (it forks).
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "model/status.h"
+
+namespace idemproof::testing {
+
+// The Chromium executable to use, or kNotFound with a message naming it.
+Result<std::string> FindChromium();
+
+// The DOM after load, serialised (--dump-dom). `file` is an absolute path.
+Result<std::string> DumpDom(const std::string& file, std::chrono::seconds deadline = std::chrono::seconds(60));
+
+// A PNG screenshot of `file` at 1280x2000 written to `png`.
+Status Screenshot(const std::string& file, const std::string& png,
+                  std::chrono::seconds deadline = std::chrono::seconds(60));
+
+}  // namespace idemproof::testing

@@ -1,0 +1,257 @@
+// What the reports say and how they escape, checked on the literal runs in
+// data/ and on small inputs.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "report_files.h"
+#include "reports/design_review/design_reports.h"
+#include "reports/design_review/html_report.h"
+#include "reports/design_review/markdown_escape.h"
+#include "reports/design_review/markdown_report.h"
+#include "reports/design_review/run_review.h"
+#include "reports/design_review/timeline_svg.h"
+
+using namespace idemproof;
+using namespace idemproof::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+RunDirectoryContents Read(const std::string& run) {
+  auto contents = ReadRunDirectory(DataRun(run).string());
+  REQUIRE(contents.ok());
+  return std::move(contents).value();
+}
+
+const LayerRow& Row(const RunReview& review, Layer layer) {
+  for (const auto& row : review.layers)
+    if (row.layer == layer) return row;
+  FAIL("no row for layer " << LayerName(layer));
+  throw std::logic_error("unreachable");
+}
+
+// Table cells of a Markdown table line: splits on '|' not escaped by '\'.
+int MarkdownColumns(const std::string& line) {
+  int bars = 0;
+  for (std::size_t i = 0; i < line.size(); ++i)
+    if (line[i] == '|' && (i == 0 || line[i - 1] != '\\')) ++bars;
+  return bars - 1;
+}
+
+}  // namespace
+
+TEST_CASE("MarkdownEscape neutralises markup and table breakers", "[markdown]") {
+  CHECK(MarkdownEscape("a|b") == "a\\|b");
+  CHECK(MarkdownEscape("`code`") == "\\`code\\`");
+  CHECK(MarkdownEscape("<script>x</script>") == "&lt;script&gt;x&lt;/script&gt;");
+  CHECK(MarkdownEscape("line\nbreak") == "line break");
+  CHECK(MarkdownEscape("[x](javascript:y)") == "\\[x\\]\\(javascript:y\\)");
+  CHECK(MarkdownEscape("- item") == "\\- item");
+  CHECK(MarkdownEscape("12. item") == "12\\. item");
+  CHECK(MarkdownEscape("bad \xff byte") == "bad \xEF\xBF\xBD byte");
+}
+
+TEST_CASE("MarkdownFence cannot be closed from inside", "[markdown]") {
+  const std::string text = "```\nclosed?\n````\n";
+  const std::string fence = MarkdownFence(text, "http");
+  CHECK(fence.rfind("`````http\n", 0) == 0);
+  CHECK(fence.substr(fence.size() - 6) == "`````\n");
+  CHECK(fence.find(text) != std::string::npos);  // literal, no entities
+  CHECK(MarkdownFence("a < b & c").find("a < b & c") != std::string::npos);
+}
+
+TEST_CASE("anchors are stable and safe; repro commands are shell-quoted", "[review]") {
+  CHECK(ScenarioAnchor(0, "double-submit") == "s-1-double-submit");
+  CHECK(ScenarioAnchor(4, "\"><img src=x>") == "s-5-img-src-x");
+  CHECK(ScenarioAnchor(2, "<<>>") == "s-3");
+  RunResults r;
+  r.seed = 42;
+  r.target_file = "scenarios/targets/reference.yaml";
+  r.flaw = "check-then-insert";
+  ScenarioResult s;
+  s.name = "it's $(rm -rf /)";
+  s.file = "scenarios/client/double-submit.yaml";
+  CHECK(ReproCommand(r, s) ==
+        "idemproof run scenarios/client/double-submit.yaml --target scenarios/targets/reference.yaml --seed 42 "
+        "--filter 'it'\\''s $(rm -rf /)' --flaw check-then-insert");
+}
+
+TEST_CASE("the review of a broken run names the broken layers from the evidence", "[review]") {
+  const RunDirectoryContents contents = Read("broken");
+  const RunReview review = ReviewRun(contents);
+  CHECK(review.headline == "Broken: client, gateway / network, concurrency");
+  CHECK(Row(review, Layer::kClient).state == LayerState::kBroken);
+  CHECK(Row(review, Layer::kGateway).state == LayerState::kBroken);
+  CHECK(Row(review, Layer::kGateway).broken == 1);
+  CHECK(Row(review, Layer::kGateway).held == 1);
+  CHECK(Row(review, Layer::kConcurrency).state == LayerState::kBroken);
+  CHECK(Row(review, Layer::kSideEffect).state == LayerState::kHeld);
+  CHECK(Row(review, Layer::kQueue).state == LayerState::kNotTested);
+  CHECK(Row(review, Layer::kBatch).state == LayerState::kNotTested);
+  CHECK(review.exit_code == 1);
+
+  // Observations come from the histories.
+  const LayerRow& concurrency = Row(review, Layer::kConcurrency);
+  CHECK(concurrency.concurrency_guard.find("3 overlapping duplicates") != std::string::npos);
+  CHECK(concurrency.concurrency_guard.find("409 (in progress) \u00d72") != std::string::npos);
+  const LayerRow& side = Row(review, Layer::kSideEffect);
+  CHECK(side.reconciliation.find("kill") != std::string::npos);
+  CHECK(side.reconciliation.find("records per business id: 1") != std::string::npos);
+  CHECK(Row(review, Layer::kClient).key_observed.find("Idempotency-Key on 2/2 requests") != std::string::npos);
+  CHECK(Row(review, Layer::kClient).store_window.find("window 4s") != std::string::npos);
+
+  // The double submit's evidence: both answers, the record count.
+  const ScenarioReview& ds = review.scenarios.at(0);
+  REQUIRE(ds.result->name == "double-submit");
+  CHECK(ds.outcome == VerdictStatus::kInvalid);
+  CHECK(ds.what_broke.rfind("The client layer broke on one_record: 2 records", 0) == 0);
+  REQUIRE(ds.violations.size() == 2);
+  CHECK(ds.violations[0].records == 2);
+  CHECK(ds.violations[0].expected_records == "1");
+  const ViolationView& replay = ds.violations[1];
+  REQUIRE(replay.answers.size() == 2);
+  CHECK(replay.answers[0].role == "first");
+  CHECK(replay.answers[1].role == "replay");
+  CHECK(replay.answers[0].body.find("\"id\": 7") != std::string::npos);
+  CHECK(replay.answers[1].body.find("\"id\": 8") != std::string::npos);
+  CHECK(ds.highlighted.count(0) == 1);
+  CHECK(ds.highlighted.count(2) == 1);
+  CHECK(ds.repro_command.find("--seed 42 --filter double-submit --flaw check-then-insert") != std::string::npos);
+
+  // Burst arrival spread from X-Arrival-Ns (1000..2300 us).
+  const ScenarioReview& burst = review.scenarios.at(1);
+  REQUIRE(burst.arrival_spreads.size() == 1);
+  CHECK(burst.arrival_spreads[0].second == 1300000);
+
+  // The zero-count fault is flagged.
+  bool flagged = false;
+  for (const auto& f : review.faults) flagged = flagged || (f.name == "kill-after-charge" && f.injected == 0);
+  CHECK(flagged);
+  CHECK(std::any_of(review.warnings.begin(), review.warnings.end(),
+                    [](const std::string& w) { return w.find("injected 0 times") != std::string::npos; }));
+}
+
+TEST_CASE("the review of a clean run holds every tested layer", "[review]") {
+  const RunReview review = ReviewRun(Read("clean"));
+  CHECK(review.headline == "Held: client, gateway / network, concurrency");
+  for (const auto& s : review.scenarios) CHECK(s.outcome == VerdictStatus::kValid);
+  CHECK(review.exit_code == 0);
+}
+
+TEST_CASE("the checks below can fail", "[escape]") {
+  CHECK(HasEventHandlerAttribute("<p>x</p><img src=x onerror=\"a()\">"));
+  CHECK(HasEventHandlerAttribute("<svg ONLOAD=a()>"));
+  CHECK(!HasEventHandlerAttribute("<p title=\"&lt;img onerror=a()&gt;\">img onerror=a()</p>"));
+  CHECK(XmlProblem("<svg><text>a</svg></text>") != "");
+  CHECK(XmlProblem("<svg><text>a &lt;/svg&gt;</text></svg>") == "");
+}
+
+TEST_CASE("HTML pages and SVG timelines are well-formed XML, even with hostile content", "[escape]") {
+  for (const std::string run : {"broken", "clean", "injection"}) {
+    const RunDirectoryContents contents = Read(run);
+    const RunReview review = ReviewRun(contents);
+    const std::string html = RenderHtmlReport(contents, review);
+    INFO(run);
+    CHECK(XmlProblem(html) == "");
+    for (const auto& [file, svg] : RenderMarkdownReport(contents, review, "t").timelines) {
+      INFO(file);
+      CHECK(XmlProblem(svg) == "");
+      CHECK(svg.find("<script") == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("hostile answers stay text in HTML and Markdown", "[escape]") {
+  const RunDirectoryContents contents = Read("injection");
+  const RunReview review = ReviewRun(contents);
+  const std::string html = RenderHtmlReport(contents, review);
+  // The only markup is ours: no script, no img, no event handler attribute.
+  CHECK(html.find("<script") == std::string::npos);
+  CHECK(html.find("<img") == std::string::npos);
+  CHECK(html.find("<svg onload") == std::string::npos);
+  CHECK(!HasEventHandlerAttribute(html));
+  CHECK(html.find("Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"") !=
+        std::string::npos);
+  // ... and the payloads are shown, escaped.
+  CHECK(html.find("&lt;script&gt;document.title=&apos;pwned-body&apos;&lt;/script&gt;") != std::string::npos);
+  CHECK(html.find("&lt;/svg&gt;&lt;script&gt;document.title=&apos;pwned-path&apos;") != std::string::npos);
+
+  const MarkdownReport md = RenderMarkdownReport(contents, review, "report-timelines");
+  // Outside code fences: no raw tag from the run, and every table row keeps its columns.
+  std::istringstream lines(md.markdown);
+  std::string line, fence;
+  int table_columns = -1;
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (fence.empty() && std::regex_match(line, m, std::regex("^(`{3,})[a-z]*$"))) {
+      fence = m[1];
+      continue;
+    }
+    if (!fence.empty()) {
+      if (line == fence) fence.clear();
+      continue;
+    }
+    INFO(line);
+    CHECK(line.find("<script") == std::string::npos);
+    CHECK(line.find("<img") == std::string::npos);
+    CHECK(line.find("<svg") == std::string::npos);
+    if (line.rfind("|", 0) == 0) {
+      if (table_columns < 0) table_columns = MarkdownColumns(line);
+      CHECK(MarkdownColumns(line) == table_columns);
+    } else {
+      table_columns = -1;
+    }
+  }
+  CHECK(fence.empty());  // every fence closed
+}
+
+TEST_CASE("WriteDesignReports writes report.html, report.md and the linked timelines", "[write]") {
+  ScratchDir scratch("write");
+  const fs::path run = CopyRun("broken", scratch);
+  REQUIRE(WriteDesignReports(run.string()).ok());
+  CHECK(fs::file_size(run / "report.html") > 1000);
+  const std::string md = ReadText(run / "report.md");
+  std::regex link("\\]\\((report-timelines/[a-z0-9-]+\\.svg)\\)");
+  int links = 0;
+  for (auto it = std::sregex_iterator(md.begin(), md.end(), link); it != std::sregex_iterator(); ++it) {
+    ++links;
+    INFO((*it)[1].str());
+    CHECK(fs::exists(run / (*it)[1].str()));
+  }
+  CHECK(links == 6);  // three failing scenarios, image + link each
+  int svgs = 0;
+  for (const auto& e : fs::directory_iterator(run / "report-timelines")) svgs += e.path().extension() == ".svg";
+  CHECK(svgs == 3);
+
+  // `idemproof report` paths: another format and file name.
+  REQUIRE(WriteReport(run.string(), ReportFormat::kMarkdown, (scratch.path / "review.md").string()).ok());
+  CHECK(fs::exists(scratch.path / "review-timelines/s-1-double-submit.svg"));
+  REQUIRE(WriteReport(run.string(), ReportFormat::kJunit, (scratch.path / "junit.xml").string()).ok());
+  CHECK(ReadText(scratch.path / "junit.xml").find("<testsuite") != std::string::npos);
+  auto json = RenderReport(run.string(), ReportFormat::kJson);
+  REQUIRE(json.ok());
+  CHECK(json->find("\"seed\": 42") != std::string::npos);
+  CHECK(ParseReportFormat("markdown").ok());
+  CHECK(!ParseReportFormat("pdf").ok());
+  CHECK(WriteDesignReports((scratch.path / "nope").string()).code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("a timeline has a lane per process, faults as bands and lost answers marked", "[timeline]") {
+  const RunDirectoryContents contents = Read("broken");
+  const History* h = contents.HistoryOf(2);  // retry-inside-window: a dropped answer
+  REQUIRE(h != nullptr);
+  TimelineOptions options;
+  options.contract = contents.target->idempotency;
+  const std::string svg = RenderTimelineSvg(*h, options);
+  for (const char* lane : {">client-0<", ">client-1<", ">proxy<", ">target<", ">nemesis<", ">probe<"}) {
+    INFO(lane);
+    CHECK(svg.find(lane) != std::string::npos);
+  }
+  CHECK(svg.find("class=\"fault-band\"") != std::string::npos);
+  CHECK(svg.find("? lost") != std::string::npos);
+  CHECK(svg.find("201 replay") != std::string::npos);
+  CHECK(XmlProblem(svg) == "");
+  CHECK(RenderTimelineSvg(History(), options).find("empty history") != std::string::npos);
+}
