@@ -1,0 +1,252 @@
+// idemproof-bench: measures what the injectors achieve against the reference
+// service (which it starts itself) and prints Markdown tables:
+//   1. arrival spread at the target for bursts of N = 2, 8, 32: last-byte sync
+//      vs naive threads vs curl multi (p50/p99 in µs);
+//   2. check-then-insert detection rate per burst mode and flaw pause;
+//   3. proxy overhead: latency through the proxy (no fault) vs direct,
+//      interleaved request by request.
+// Modes are interleaved round by round so machine noise hits all alike.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "curl_multi_burst.h"
+#include "injectors/burst.h"
+#include "injectors/chaos_proxy.h"
+#include "injectors/fault_event.h"
+#include "support/reference_process.h"
+#include "support/test_client.h"
+
+using namespace idemproof::injectors;
+using idemproof::bench::curl_multi_burst;
+using idemproof::testkit::ReferenceProcess;
+using idemproof::testkit::TestClient;
+
+namespace {
+
+std::vector<std::string> g_ref_args;  // --ref-arg: appended to every reference start
+
+std::vector<std::string> ref_args(std::vector<std::string> args) {
+  args.insert(args.end(), g_ref_args.begin(), g_ref_args.end());
+  return args;
+}
+
+enum class Mode { kSync, kThreads, kCurl };
+const std::vector<Mode> kModes{Mode::kSync, Mode::kThreads, Mode::kCurl};
+const char* name(Mode m) {
+  return m == Mode::kSync ? "last-byte sync" : m == Mode::kThreads ? "naive threads" : "curl multi";
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return -1;
+  std::sort(v.begin(), v.end());
+  const std::size_t rank = static_cast<std::size_t>(std::max(1.0, std::ceil(p / 100.0 * static_cast<double>(v.size()))));
+  return v[std::min(rank, v.size()) - 1];
+}
+
+std::string fmt(double x, int digits = 1) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+struct Shot {
+  bool complete = false;               // every request answered
+  std::map<long, int> statuses;        // status -> count (0: no answer)
+  std::optional<double> target_us;     // spread at the target
+  std::optional<double> harness_us;    // spread on the harness side (not for curl)
+};
+
+Shot fire(Mode mode, std::uint16_t port, std::size_t n, const RequestSnapshot& req) {
+  Shot s;
+  if (mode == Mode::kCurl) {
+    std::vector<std::string> headers;
+    for (const auto& [k, v] : req.headers) headers.push_back(k + ": " + v);
+    auto r = curl_multi_burst(n, req.method, "http://127.0.0.1:" + std::to_string(port) + req.target,
+                              headers, req.body, 30000);
+    s.complete = std::all_of(r.answers.begin(), r.answers.end(), [](const auto& a) { return a.answered; });
+    for (const auto& a : r.answers) ++s.statuses[a.answered ? a.status : 0];
+    if (r.target_spread_ns) s.target_us = static_cast<double>(*r.target_spread_ns) / 1000.0;
+    return s;
+  }
+  BurstOptions o;
+  o.target = {"127.0.0.1", port};
+  o.mode = mode == Mode::kSync ? BurstMode::kLastByteSync : BurstMode::kNaiveThreads;
+  auto r = fire_burst(std::vector<std::string>(n, format_request(req, "127.0.0.1")), o);
+  if (!r) {
+    std::cerr << "burst: " << r.error().to_text() << "\n";
+    return s;
+  }
+  s.complete = r.value().count(BurstOutcome::kAnswered) == n;
+  for (const auto& a : r.value().answers) ++s.statuses[a.outcome == BurstOutcome::kAnswered ? a.status : 0];
+  if (r.value().target_spread_ns) s.target_us = static_cast<double>(*r.value().target_spread_ns) / 1000.0;
+  if (r.value().harness_spread_ns) s.harness_us = static_cast<double>(*r.value().harness_spread_ns) / 1000.0;
+  return s;
+}
+
+RequestSnapshot create_order(const std::string& key, const std::string& biz) {
+  return {"POST", "/orders", {{"Idempotency-Key", key}, {"Content-Type", "application/json"}},
+          R"({"biz_no":")" + biz + R"(","sku":"sku-)" + biz + R"(","qty":1,"amount":100})"};  // own sku: stock never runs out
+}
+
+long orders_for(std::uint16_t port, const std::string& biz) {
+  TestClient c;
+  auto a = c.send("GET", "http://127.0.0.1:" + std::to_string(port) + "/orders?biz_no=" + biz);
+  if (!a.answered || a.status != 200) return -1;
+  return nlohmann::json::parse(a.body).at("count").get<long>();
+}
+
+void spread_section(const std::string& ref_binary, int bursts) {
+  ReferenceProcess ref;
+  if (auto why = ref.start(ref_binary, ref_args({"--report-arrival"})); !why.empty()) {
+    std::cerr << why << "\n";
+    return;
+  }
+  std::cout << "\n### Arrival spread at the target (GET /healthz, " << bursts
+            << " bursts per cell, µs; harness = last final write - first)\n\n"
+            << "| N | mode | target p50 | target p99 | harness p50 | harness p99 | incomplete bursts |\n"
+            << "|---|---|---|---|---|---|---|\n";
+  const RequestSnapshot health{"GET", "/healthz", {}, ""};
+  for (std::size_t n : {std::size_t{2}, std::size_t{8}, std::size_t{32}}) {
+    std::map<Mode, std::vector<double>> target, harness;
+    std::map<Mode, int> incomplete;
+    for (int round = 0; round < bursts; ++round) {
+      for (Mode m : kModes) {
+        Shot s = fire(m, ref.port(), n, health);
+        if (!s.complete) ++incomplete[m];
+        if (s.target_us) target[m].push_back(*s.target_us);
+        if (s.harness_us) harness[m].push_back(*s.harness_us);
+      }
+    }
+    for (Mode m : kModes) {
+      std::cout << "| " << n << " | " << name(m) << " | " << fmt(percentile(target[m], 50)) << " | "
+                << fmt(percentile(target[m], 99)) << " | "
+                << (harness[m].empty() ? "-" : fmt(percentile(harness[m], 50))) << " | "
+                << (harness[m].empty() ? "-" : fmt(percentile(harness[m], 99))) << " | " << incomplete[m]
+                << " |\n";
+    }
+    std::cout << "| " << n << " | **sync vs threads, p50** | **"
+              << fmt(percentile(target[Mode::kThreads], 50) / percentile(target[Mode::kSync], 50)) << "× tighter** | | | | |\n";
+  }
+}
+
+void detection_section(const std::string& ref_binary, int bursts, std::size_t n) {
+  std::cout << "\n### check-then-insert detection per burst (N = " << n << ", " << bursts
+            << " bursts per cell; detected = more than one order for the burst's biz_no)\n\n"
+            << "| --check-insert-pause | mode | detected | rate | median orders | target spread p50 (µs) | answers (status×count, all bursts) |\n"
+            << "|---|---|---|---|---|---|---|\n";
+  for (const char* pause : {"0us", "50us", "200us", "1000us"}) {
+    ReferenceProcess ref;
+    if (auto why = ref.start(ref_binary, ref_args({"--flaw", "check-then-insert", "--check-insert-pause", pause,
+                                                   "--report-arrival"}));
+        !why.empty()) {
+      std::cerr << why << "\n";
+      return;
+    }
+    std::map<Mode, int> detected;
+    std::map<Mode, std::vector<double>> orders, spread;
+    std::map<Mode, std::map<long, int>> statuses;
+    for (int round = 0; round < bursts; ++round) {
+      for (Mode m : kModes) {
+        const std::string biz = std::string("b-") + pause + "-" + std::to_string(static_cast<int>(m)) + "-" +
+                                std::to_string(round);
+        Shot s = fire(m, ref.port(), n, create_order("k-" + biz, biz));
+        if (s.target_us) spread[m].push_back(*s.target_us);
+        for (const auto& [st, c] : s.statuses) statuses[m][st] += c;
+        const long count = orders_for(ref.port(), biz);
+        orders[m].push_back(static_cast<double>(count));
+        if (count > 1) ++detected[m];
+      }
+    }
+    for (Mode m : kModes) {
+      std::cout << "| " << pause << " | " << name(m) << " | " << detected[m] << "/" << bursts << " | "
+                << fmt(100.0 * detected[m] / bursts, 0) << "% | " << fmt(percentile(orders[m], 50), 0) << " | "
+                << fmt(percentile(spread[m], 50)) << " | ";
+      for (const auto& [st, c] : statuses[m]) std::cout << (st == 0 ? std::string("none") : std::to_string(st)) << "×" << c << " ";
+      std::cout << "|\n";
+    }
+  }
+}
+
+void overhead_section(const std::string& ref_binary, int requests) {
+  ReferenceProcess ref;
+  if (auto why = ref.start(ref_binary, ref_args({})); !why.empty()) {
+    std::cerr << why << "\n";
+    return;
+  }
+  ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", ref.port()}}, nullptr);
+  if (Status st = proxy.start(); !st.is_ok()) {
+    std::cerr << st.to_text() << "\n";
+    return;
+  }
+  const std::string direct_base = "http://127.0.0.1:" + std::to_string(ref.port());
+  const std::string proxy_base = "http://" + proxy.endpoint().to_string();
+  std::cout << "\n### Proxy overhead, no fault (keep-alive libcurl client, " << requests
+            << " requests each, direct and proxied interleaved; µs)\n\n"
+            << "| request | direct p50 | proxied p50 | ratio p50 | direct p99 | proxied p99 | ratio p99 |\n"
+            << "|---|---|---|---|---|---|---|\n";
+  for (const char* what : {"GET /healthz", "POST /orders (new key)"}) {
+    TestClient direct, proxied;
+    std::vector<double> d, p;
+    const bool post = what[0] == 'P';
+    for (int i = 0; i < requests + 20; ++i) {
+      for (int side = 0; side < 2; ++side) {
+        // Alternate which goes first, so neither always runs on a warm cache.
+        const bool via_proxy = (side == 0) == (i % 2 == 0);
+        TestClient& c = via_proxy ? proxied : direct;
+        const std::string base = via_proxy ? proxy_base : direct_base;
+        const std::string biz = "ovh-" + std::to_string(i) + (via_proxy ? "-p" : "-d");
+        auto a = post ? c.send("POST", base + "/orders",
+                               {"Idempotency-Key: k-" + biz, "Content-Type: application/json"},
+                               create_order("", biz).body)
+                      : c.send("GET", base + "/healthz");
+        if (!a.answered || i < 20) continue;  // the first 20 are warm-up
+        (via_proxy ? p : d).push_back(a.seconds * 1e6);
+      }
+    }
+    const double d50 = percentile(d, 50), p50 = percentile(p, 50), d99 = percentile(d, 99), p99 = percentile(p, 99);
+    std::cout << "| " << what << " | " << fmt(d50) << " | " << fmt(p50) << " | " << fmt(p50 / d50, 2) << "× | "
+              << fmt(d99) << " | " << fmt(p99) << " | " << fmt(p99 / d99, 2) << "× |\n";
+  }
+  proxy.heal();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"idemproof-bench: burst spread, check-then-insert detection, proxy overhead"};
+  std::string ref_binary;
+  int bursts = 50, detect_bursts = 40, requests = 2000;
+  std::size_t detect_n = 32;
+  std::vector<std::string> sections{"spread", "detect", "overhead"};
+  app.add_option("--ref", ref_binary, "idemproof-ref binary")->required();
+  app.add_option("--bursts", bursts, "bursts per cell of the spread table")->capture_default_str();
+  app.add_option("--detect-bursts", detect_bursts, "bursts per cell of the detection table")->capture_default_str();
+  app.add_option("--detect-n", detect_n, "requests per detection burst")->capture_default_str();
+  app.add_option("--requests", requests, "requests per side of the overhead table")->capture_default_str();
+  app.add_option("--sections", sections, "spread, detect, overhead")->capture_default_str();
+  app.add_option("--ref-arg", g_ref_args, "extra argument for every reference start (repeatable)")
+      ->allow_extra_args(false);
+  CLI11_PARSE(app, argc, argv);
+  std::cout << "## idemproof-bench\n\nreference: " << ref_binary;
+  for (const auto& a : g_ref_args) std::cout << " " << a;
+  std::ifstream loadavg("/proc/loadavg");
+  std::string load;
+  std::getline(loadavg, load);
+  std::cout << "\nload average at start (1, 5, 15 min; 2 cores shared): " << load << "\n";
+  for (const auto& s : sections) {
+    if (s == "spread") spread_section(ref_binary, bursts);
+    if (s == "detect") detection_section(ref_binary, detect_bursts, detect_n);
+    if (s == "overhead") overhead_section(ref_binary, requests);
+  }
+  return 0;
+}

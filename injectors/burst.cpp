@@ -1,0 +1,332 @@
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange
+
+#include "injectors/burst.h"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <charconv>
+#include <functional>
+#include <latch>
+#include <memory>
+#include <thread>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+namespace idemproof::injectors {
+
+namespace {
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
+
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+struct Connection {
+  explicit Connection(asio::io_context& io) : socket(io) {}
+  tcp::socket socket;
+  boost::beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  bool connected = false;
+  bool prefix_written = false;
+  bool done = false;  // the current phase's operation completed
+};
+
+// Runs one phase: `start(i, done)` begins an async operation on connection i
+// that calls done(error) when it completes. At the deadline, every connection
+// still busy is closed so its operation completes with an error.
+void run_phase(asio::io_context& io, std::vector<std::unique_ptr<Connection>>& conns,
+               const std::vector<std::size_t>& which, std::chrono::nanoseconds timeout,
+               const std::function<void(std::size_t, std::function<void(error_code)>)>& start,
+               const std::function<void(std::size_t, error_code)>& finish) {
+  if (which.empty()) return;
+  std::size_t pending = which.size();
+  asio::steady_timer deadline(io);
+  deadline.expires_after(timeout);
+  deadline.async_wait([&](error_code ec) {
+    if (ec) return;  // cancelled: every operation completed in time
+    for (std::size_t i : which) {
+      if (!conns[i]->done) {
+        error_code ignored;
+        conns[i]->socket.close(ignored);
+      }
+    }
+  });
+  for (std::size_t i : which) {
+    conns[i]->done = false;
+    start(i, [&, i](error_code ec) {
+      conns[i]->done = true;
+      finish(i, ec);
+      if (--pending == 0) deadline.cancel();
+    });
+  }
+  io.run();
+  io.restart();
+}
+
+std::optional<std::int64_t> arrival_of(const HeaderList& headers) {
+  for (const auto& [k, v] : headers) {
+    if (k.size() == 12 && std::equal(k.begin(), k.end(), "X-Arrival-Ns",
+                                     [](char a, char b) { return lower(a) == lower(b); })) {
+      std::int64_t n = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (ec == std::errc() && p == v.data() + v.size()) return n;
+    }
+  }
+  return std::nullopt;
+}
+
+void take_answer(Connection& c, BurstAnswer& a, error_code ec) {
+  if (ec) {
+    a.outcome = BurstOutcome::kNoAnswer;
+    a.error = "read: " + ec.message();
+    return;
+  }
+  auto res = c.parser.release();
+  a.outcome = BurstOutcome::kAnswered;
+  a.answered_ns = steady_now_ns();
+  a.status = static_cast<int>(res.result_int());
+  for (const auto& f : res) a.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+  a.body = std::move(res.body());
+  a.arrival_ns = arrival_of(a.headers);
+}
+
+void start_read(Connection& c, const std::function<void(error_code)>& done) {
+  c.parser.body_limit(64 * 1024 * 1024);
+  http::async_read(c.socket, c.buffer, c.parser, [done](error_code ec, std::size_t) { done(ec); });
+}
+
+std::vector<std::size_t> indices_where(const std::vector<std::unique_ptr<Connection>>& conns,
+                                       bool Connection::*flag) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < conns.size(); ++i) {
+    if ((*conns[i]).*flag) out.push_back(i);
+  }
+  return out;
+}
+
+void fire_synchronized(const std::vector<std::string>& requests, const BurstOptions& o,
+                       const tcp::endpoint& target, BurstResult& result) {
+  const std::size_t n = requests.size();
+  asio::io_context io(1);
+  std::vector<std::unique_ptr<Connection>> conns;
+  std::vector<std::size_t> all;
+  for (std::size_t i = 0; i < n; ++i) {
+    conns.push_back(std::make_unique<Connection>(io));
+    all.push_back(i);
+  }
+  run_phase(io, conns, all, o.connect_timeout,
+      [&](std::size_t i, auto done) { conns[i]->socket.async_connect(target, done); },
+      [&](std::size_t i, error_code ec) {
+        if (ec) {
+          result.answers[i].error = "connect: " + ec.message();
+          return;
+        }
+        conns[i]->connected = true;
+        error_code ignored;
+        conns[i]->socket.set_option(tcp::no_delay(true), ignored);
+      });
+  run_phase(io, conns, indices_where(conns, &Connection::connected), o.write_timeout,
+      [&](std::size_t i, auto done) {
+        const std::string& r = requests[i];
+        asio::async_write(conns[i]->socket, asio::buffer(r.data(), r.size() - o.final_bytes),
+                          [done](error_code ec, std::size_t) { done(ec); });
+      },
+      [&](std::size_t i, error_code ec) {
+        if (ec) result.answers[i].error = "write: " + ec.message();
+        conns[i]->prefix_written = !ec;
+      });
+  std::this_thread::sleep_for(o.settle);
+  // Start the reads before the release (their first recv() finds nothing and
+  // parks on epoll), so nothing but send() runs between the first and the last
+  // final write, and the harness takes no CPU from the target afterwards until
+  // answers come in.
+  const auto ready = indices_where(conns, &Connection::prefix_written);
+  std::size_t pending = ready.size();
+  asio::steady_timer deadline(io);
+  for (std::size_t i : ready) {
+    Connection& c = *conns[i];
+    c.done = false;
+    start_read(c, [&, i](error_code ec) {
+      conns[i]->done = true;
+      if (conns[i]->prefix_written) take_answer(*conns[i], result.answers[i], ec);
+      if (--pending == 0) deadline.cancel();
+    });
+  }
+  // The release: nothing but send() calls and clock reads in this loop.
+  for (std::size_t i : ready) {
+    const std::string& r = requests[i];
+    const ssize_t sent = ::send(conns[i]->socket.native_handle(), r.data() + r.size() - o.final_bytes,
+                                o.final_bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
+    result.answers[i].sent_ns = steady_now_ns();
+    if (sent != static_cast<ssize_t>(o.final_bytes)) {
+      // The request never went out complete: the target cannot have run it.
+      result.answers[i].sent_ns = 0;
+      result.answers[i].error = sent < 0 ? "write final bytes: " + std::string(std::strerror(errno))
+                                         : "write final bytes: partial";
+      conns[i]->prefix_written = false;
+    }
+  }
+  for (std::size_t i : ready) {
+    if (!conns[i]->prefix_written) {
+      error_code ignored;
+      conns[i]->socket.close(ignored);  // completes its read with an error, ignored above
+    }
+  }
+  if (pending > 0) {
+    deadline.expires_after(o.read_timeout);
+    deadline.async_wait([&](error_code ec) {
+      if (ec) return;
+      for (std::size_t i : ready) {
+        if (!conns[i]->done) {
+          error_code ignored;
+          conns[i]->socket.close(ignored);
+        }
+      }
+    });
+    io.run();
+    io.restart();
+  }
+  for (auto& c : conns) {
+    error_code ignored;
+    c->socket.close(ignored);
+  }
+}
+
+// One naive client: connect, write everything, read; each with a deadline.
+void fire_one_naive(const std::string& request, const BurstOptions& o, const tcp::endpoint& target,
+                    std::latch& go, BurstAnswer& answer) {
+  asio::io_context io(1);
+  std::vector<std::unique_ptr<Connection>> conns;
+  conns.push_back(std::make_unique<Connection>(io));
+  Connection& c = *conns.front();
+  const std::vector<std::size_t> only{0};
+  go.arrive_and_wait();
+  run_phase(io, conns, only, o.connect_timeout,
+      [&](std::size_t, auto done) { c.socket.async_connect(target, done); },
+      [&](std::size_t, error_code ec) {
+        if (ec) answer.error = "connect: " + ec.message();
+        c.connected = !ec;
+      });
+  if (!c.connected) return;
+  error_code ignored;
+  c.socket.set_option(tcp::no_delay(true), ignored);
+  run_phase(io, conns, only, o.write_timeout,
+      [&](std::size_t, auto done) {
+        asio::async_write(c.socket, asio::buffer(request), [done](error_code ec, std::size_t) { done(ec); });
+      },
+      [&](std::size_t, error_code ec) {
+        if (ec) answer.error = "write: " + ec.message();
+        c.prefix_written = !ec;
+        if (!ec) answer.sent_ns = steady_now_ns();
+      });
+  if (!c.prefix_written) return;
+  run_phase(io, conns, only, o.read_timeout,
+      [&](std::size_t, auto done) { start_read(c, done); },
+      [&](std::size_t, error_code ec) { take_answer(c, answer, ec); });
+  c.socket.close(ignored);
+}
+
+}  // namespace
+
+const char* to_string(BurstMode mode) {
+  return mode == BurstMode::kLastByteSync ? "last-byte-sync" : "naive-threads";
+}
+
+Result<BurstMode> parse_burst_mode(const std::string& text) {
+  if (text == "sync" || text == "last-byte" || text == "last-byte-sync") return BurstMode::kLastByteSync;
+  if (text == "threads" || text == "naive" || text == "naive-threads") return BurstMode::kNaiveThreads;
+  return Status::error(ErrorCause::kInvalidConfig,
+                       "burst mode '" + text + "': expected sync or threads");
+}
+
+const char* to_string(BurstOutcome outcome) {
+  switch (outcome) {
+    case BurstOutcome::kAnswered: return "answered";
+    case BurstOutcome::kNotSent: return "not_sent";
+    case BurstOutcome::kNoAnswer: return "no_answer";
+  }
+  return "unknown";
+}
+
+std::size_t BurstResult::count(BurstOutcome outcome) const {
+  return static_cast<std::size_t>(std::count_if(answers.begin(), answers.end(),
+                                                [outcome](const BurstAnswer& a) { return a.outcome == outcome; }));
+}
+
+Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const BurstOptions& o) {
+  if (requests.empty()) return Status::error(ErrorCause::kInvalidConfig, "a burst needs at least one request");
+  if (o.final_bytes == 0) return Status::error(ErrorCause::kInvalidConfig, "final_bytes must be >= 1");
+  for (const auto& r : requests) {
+    if (r.size() <= o.final_bytes) {
+      return Status::error(ErrorCause::kInvalidConfig, "a request is shorter than final_bytes + 1");
+    }
+  }
+  error_code ec;
+  const auto address = asio::ip::make_address(o.target.host, ec);
+  if (ec) return Status::error(ErrorCause::kResolveFailed, "burst target '" + o.target.host + "': " + ec.message());
+  const tcp::endpoint target(address, o.target.port);
+
+  BurstResult result;
+  result.mode = o.mode;
+  result.answers.resize(requests.size());
+  if (o.mode == BurstMode::kLastByteSync) {
+    fire_synchronized(requests, o, target, result);
+  } else {
+    std::latch go(static_cast<std::ptrdiff_t>(requests.size()));
+    std::vector<std::jthread> threads;
+    threads.reserve(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      threads.emplace_back([&, i] { fire_one_naive(requests[i], o, target, go, result.answers[i]); });
+    }
+  }  // jthreads join here
+  for (auto& a : result.answers) {
+    if (a.outcome != BurstOutcome::kAnswered && a.sent_ns != 0) a.outcome = BurstOutcome::kNoAnswer;
+  }
+
+  std::vector<std::int64_t> sent, arrived;
+  for (const auto& a : result.answers) {
+    if (a.sent_ns) sent.push_back(a.sent_ns);
+    if (a.arrival_ns) arrived.push_back(*a.arrival_ns);
+  }
+  if (sent.size() >= 2) {
+    result.harness_spread_ns = *std::max_element(sent.begin(), sent.end()) - *std::min_element(sent.begin(), sent.end());
+  }
+  if (arrived.size() >= 2) {
+    result.target_spread_ns = *std::max_element(arrived.begin(), arrived.end()) - *std::min_element(arrived.begin(), arrived.end());
+  }
+  return result;
+}
+
+std::string format_request(const RequestSnapshot& r, const std::string& host) {
+  auto has = [&r](std::string_view name) {
+    return std::any_of(r.headers.begin(), r.headers.end(), [name](const auto& h) {
+      return h.first.size() == name.size() &&
+             std::equal(name.begin(), name.end(), h.first.begin(),
+                        [](char a, char b) { return lower(a) == lower(b); });
+    });
+  };
+  std::string out = r.method + " " + (r.target.empty() ? "/" : r.target) + " HTTP/1.1\r\n";
+  if (!has("Host")) out += "Host: " + host + "\r\n";
+  for (const auto& [k, v] : r.headers) out += k + ": " + v + "\r\n";
+  if (!has("Content-Length") && !has("Transfer-Encoding") &&
+      (!r.body.empty() || r.method == "POST" || r.method == "PUT" || r.method == "PATCH")) {
+    out += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
+  }
+  out += "\r\n";
+  out += r.body;
+  return out;
+}
+
+}  // namespace idemproof::injectors

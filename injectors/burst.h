@@ -1,0 +1,91 @@
+// Synchronized bursts: N requests released together on N connections, to make
+// two identical requests arrive at the target "at the same instant".
+//
+// kLastByteSync (the real thing): connect N sockets first, write all but the
+// final `final_bytes` of each request, wait `settle` so the target has read
+// and parked every partial request, then write the final bytes of all N from
+// one thread in a tight loop. A request cannot be handled before its last
+// byte arrives, so the spread between the first and the last complete request
+// is the spread of N small send() calls, not of N connects.
+// kNaiveThreads (for contrast): N threads start together and each connects,
+// writes its whole request and reads its answer.
+//
+// Each burst reports the spread it achieved: on the harness side, the time of
+// the last final write minus the first (steady clock); on the target side,
+// when the target reports arrival times (the reference service's
+// --report-arrival adds X-Arrival-Ns: steady-clock ns when the request was
+// fully read), max - min of those.
+//
+// Every request gets an outcome: kAnswered (status, headers, body), kNotSent
+// (it never went out complete: connect or write failed, so the target cannot
+// have executed it) or kNoAnswer (it went out; no answer within the read
+// deadline, or the connection broke: outcome unknown). Every connect, write
+// and read has a deadline. Answers are read with Beast's HTTP parser.
+//
+// Thread-safety: fire_burst() is reentrant; it owns every socket and thread it
+// uses and returns only after all are closed and joined.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "injectors/endpoint.h"
+#include "injectors/fault_event.h"
+#include "injectors/status.h"
+
+namespace idemproof::injectors {
+
+enum class BurstMode { kLastByteSync, kNaiveThreads };
+
+const char* to_string(BurstMode mode);
+// "sync" / "last-byte" / "threads" / "naive"; invalid_config otherwise.
+Result<BurstMode> parse_burst_mode(const std::string& text);
+
+struct BurstOptions {
+  Endpoint target;
+  BurstMode mode = BurstMode::kLastByteSync;
+  std::size_t final_bytes = 1;  // withheld per request until the release (>= 1)
+  std::chrono::nanoseconds settle = std::chrono::milliseconds(5);
+  std::chrono::nanoseconds connect_timeout = std::chrono::seconds(5);
+  std::chrono::nanoseconds write_timeout = std::chrono::seconds(5);
+  std::chrono::nanoseconds read_timeout = std::chrono::seconds(30);
+};
+
+enum class BurstOutcome { kAnswered, kNotSent, kNoAnswer };
+
+const char* to_string(BurstOutcome outcome);
+
+struct BurstAnswer {
+  BurstOutcome outcome = BurstOutcome::kNotSent;
+  std::string error;  // why not answered
+  int status = 0;
+  HeaderList headers;
+  std::string body;
+  std::int64_t sent_ns = 0;      // the request's final bytes were written (0: never)
+  std::int64_t answered_ns = 0;  // the answer was fully read (0: never)
+  std::optional<std::int64_t> arrival_ns;  // the target's X-Arrival-Ns, if reported
+};
+
+struct BurstResult {
+  BurstMode mode = BurstMode::kLastByteSync;
+  std::vector<BurstAnswer> answers;  // one per request, in request order
+  std::optional<std::int64_t> harness_spread_ns;  // needs >= 2 requests sent
+  std::optional<std::int64_t> target_spread_ns;   // needs >= 2 arrivals reported
+  std::size_t count(BurstOutcome outcome) const;
+};
+
+// Fires requests[i] (complete raw HTTP/1.1 requests, see format_request) on
+// connection i. invalid_config for no requests or a request shorter than
+// final_bytes + 1; resolve_failed for a bad target. Failures of the target are
+// outcomes in the result, never errors.
+Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const BurstOptions& options);
+
+// Raw HTTP/1.1 bytes for `request`: adds Host (`host`) and Content-Length
+// when absent. Header order is kept.
+std::string format_request(const RequestSnapshot& request, const std::string& host);
+
+}  // namespace idemproof::injectors

@@ -1,0 +1,58 @@
+#include "injectors/fault_event.h"
+
+#include <chrono>
+
+#include <nlohmann/json.hpp>
+
+namespace idemproof::injectors {
+
+std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+static nlohmann::json headers_json(const HeaderList& headers) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [k, v] : headers) out.push_back({k, v});
+  return out;
+}
+
+static nlohmann::json answer_json(const AnswerSnapshot& a) {
+  return {{"status", a.status}, {"headers", headers_json(a.headers)}, {"body", a.body},
+          {"time_ns", a.time_ns}};
+}
+
+void to_json(nlohmann::json& out, const FaultEvent& e) {
+  out = {{"time_ns", e.time_ns}, {"fault", e.fault},   {"name", e.name},
+         {"phase", e.phase},     {"detail", e.detail}, {"upstream_sends", e.upstream_sends}};
+  if (e.request) {
+    out["request"] = {{"method", e.request->method},
+                      {"target", e.request->target},
+                      {"headers", headers_json(e.request->headers)},
+                      {"body", e.request->body}};
+  } else {
+    out["request"] = nullptr;
+  }
+  out["upstream"] = nlohmann::json::array();
+  for (const auto& a : e.upstream) out["upstream"].push_back(answer_json(a));
+  out["client_answer"] = e.client_answer ? answer_json(*e.client_answer) : nlohmann::json();
+}
+
+void FaultEventLog::record(FaultEvent event) {
+  std::lock_guard lock(mu_);
+  if (sink_) sink_(event);
+  events_.push_back(std::move(event));
+}
+
+std::vector<FaultEvent> FaultEventLog::snapshot() const {
+  std::lock_guard lock(mu_);
+  return events_;
+}
+
+std::size_t FaultEventLog::size() const {
+  std::lock_guard lock(mu_);
+  return events_.size();
+}
+
+}  // namespace idemproof::injectors

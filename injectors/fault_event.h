@@ -1,0 +1,83 @@
+// FaultEvent and FaultEventLog: what the injectors did, for the history.
+//
+// Every fault that fires is one event, with the request it acted on and every
+// upstream answer the client never saw (a dropped response, the answer to a
+// replayed or hedged copy), so oracles can line the fault up against the
+// target's records. Arming and healing an injector are events too (phase
+// "start" / "heal"). The harness turns each event into a History event on the
+// lane "proxy" (process "proxy", f "fault").
+//
+// Times are std::chrono::steady_clock nanoseconds since its epoch, the clock
+// the reference service's X-Arrival-Ns uses; the harness must use the same
+// clock for its own events to line them up.
+//
+// Thread-safety: FaultEventLog is safe to use from several threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace idemproof::injectors {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+// Now on std::chrono::steady_clock, in nanoseconds.
+std::int64_t steady_now_ns();
+
+struct RequestSnapshot {
+  std::string method;
+  std::string target;  // request-target as sent: path and query
+  HeaderList headers;
+  std::string body;
+};
+
+struct AnswerSnapshot {
+  int status = 0;
+  HeaderList headers;
+  std::string body;
+  std::int64_t time_ns = 0;  // when the answer was fully read
+};
+
+struct FaultEvent {
+  std::int64_t time_ns = 0;
+  std::string fault;   // kind: drop-response, replay-upstream, hedge, delay, reset
+  std::string name;    // the injector's name (FaultSettings::name)
+  std::string phase;   // "start" | "heal" (arming) or "injected" (it fired)
+  std::string detail;  // one line: what the fault did ("closed client connection", ...)
+  std::optional<RequestSnapshot> request;
+  std::vector<AnswerSnapshot> upstream;  // answers the client did not get
+  std::optional<AnswerSnapshot> client_answer;  // what the client got, if anything
+  std::int64_t upstream_sends = 0;       // how many times the request went upstream
+};
+
+// {"time_ns", "fault", "name", "phase", "detail", "request": {...},
+//  "upstream": [{"status", "headers": [[k, v]...], "body", "time_ns"}...],
+//  "client_answer": {...} | null, "upstream_sends"}
+void to_json(nlohmann::json& out, const FaultEvent& event);
+
+class FaultEventLog {
+ public:
+  using Sink = std::function<void(const FaultEvent&)>;
+
+  // `sink` (optional) is called for every event, in order, under the log's
+  // lock: it must be quick and must not call back into the log.
+  explicit FaultEventLog(Sink sink = {}) : sink_(std::move(sink)) {}
+
+  void record(FaultEvent event);
+  std::vector<FaultEvent> snapshot() const;
+  std::size_t size() const;
+
+ private:
+  mutable std::mutex mu_;
+  Sink sink_;
+  std::vector<FaultEvent> events_;
+};
+
+}  // namespace idemproof::injectors

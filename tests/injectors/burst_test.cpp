@@ -1,0 +1,108 @@
+// Bursts against a real upstream: every request gets an outcome, and the
+// spread achieved is measured on both sides.
+#include <catch2/catch.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <nlohmann/json.hpp>
+
+#include "injectors/burst.h"
+#include "support/counting_upstream.h"
+
+using namespace idemproof::injectors;
+using idemproof::testkit::CountingUpstream;
+
+namespace {
+
+std::vector<std::string> identical(std::size_t n, const std::string& host) {
+  RequestSnapshot r{"POST", "/orders", {{"Idempotency-Key", "k-burst"}, {"Content-Type", "application/json"}},
+                    R"({"biz_no":"b1"})"};
+  return std::vector<std::string>(n, format_request(r, host));
+}
+
+}  // namespace
+
+TEST_CASE("format_request writes HTTP/1.1 with Host and Content-Length", "[injectors][burst]") {
+  const std::string raw = format_request({"POST", "/orders", {{"X-A", "1"}}, "{}"}, "127.0.0.1:80");
+  CHECK(raw == "POST /orders HTTP/1.1\r\nHost: 127.0.0.1:80\r\nX-A: 1\r\nContent-Length: 2\r\n\r\n{}");
+  CHECK(format_request({"GET", "/healthz", {}, ""}, "h") == "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n");
+}
+
+TEST_CASE("a last-byte-synchronized burst returns N answers and measures its spread", "[injectors][burst]") {
+  CountingUpstream upstream;
+  BurstOptions o;
+  o.target = {"127.0.0.1", upstream.port()};
+  for (std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{32}}) {
+    for (std::size_t final_bytes : {std::size_t{1}, std::size_t{3}}) {
+      o.final_bytes = final_bytes;
+      const auto before = upstream.requests();
+      auto result = fire_burst(identical(n, "127.0.0.1"), o);
+      REQUIRE(result.is_ok());
+      const BurstResult& r = result.value();
+      REQUIRE(r.answers.size() == n);
+      CHECK(r.count(BurstOutcome::kAnswered) == n);
+      for (const auto& a : r.answers) {
+        CHECK(a.status == 200);
+        CHECK(a.sent_ns > 0);
+        CHECK(a.answered_ns >= a.sent_ns);
+        CHECK(a.arrival_ns.has_value());
+        CHECK(nlohmann::json::parse(a.body)["body"] == R"({"biz_no":"b1"})");  // arrived whole
+      }
+      CHECK(upstream.requests() - before == static_cast<std::int64_t>(n));
+      CHECK(r.harness_spread_ns.has_value() == (n >= 2));
+      CHECK(r.target_spread_ns.has_value() == (n >= 2));
+      if (n >= 2) CHECK(*r.harness_spread_ns >= 0);
+    }
+  }
+}
+
+TEST_CASE("the naive thread burst returns N answers too", "[injectors][burst]") {
+  CountingUpstream upstream;
+  BurstOptions o;
+  o.target = {"127.0.0.1", upstream.port()};
+  o.mode = BurstMode::kNaiveThreads;
+  auto result = fire_burst(identical(16, "127.0.0.1"), o);
+  REQUIRE(result.is_ok());
+  CHECK(result.value().count(BurstOutcome::kAnswered) == 16);
+  CHECK(result.value().harness_spread_ns.has_value());
+  CHECK(result.value().target_spread_ns.has_value());
+  CHECK(upstream.requests() == 16);
+}
+
+TEST_CASE("burst outcomes: not sent when nobody listens, no answer past the read deadline", "[injectors][burst]") {
+  std::uint16_t dead_port = 0;
+  {
+    CountingUpstream gone;
+    dead_port = gone.port();
+  }
+  for (BurstMode mode : {BurstMode::kLastByteSync, BurstMode::kNaiveThreads}) {
+    BurstOptions o;
+    o.mode = mode;
+    o.target = {"127.0.0.1", dead_port};
+    auto refused = fire_burst(identical(4, "x"), o);
+    REQUIRE(refused.is_ok());
+    CHECK(refused.value().count(BurstOutcome::kNotSent) == 4);
+    CHECK(refused.value().answers[0].error.find("connect") == 0);
+    CHECK_FALSE(refused.value().harness_spread_ns.has_value());
+  }
+  // A listener that never reads: connects complete in the backlog, answers never come.
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::acceptor silent(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
+  BurstOptions o;
+  o.target = {"127.0.0.1", silent.local_endpoint().port()};
+  o.read_timeout = std::chrono::milliseconds(200);
+  auto silent_result = fire_burst(identical(3, "x"), o);
+  REQUIRE(silent_result.is_ok());
+  CHECK(silent_result.value().count(BurstOutcome::kNoAnswer) == 3);
+}
+
+TEST_CASE("burst errors of the tool are values", "[injectors][burst]") {
+  BurstOptions o;
+  CHECK(fire_burst({}, o).error().cause == ErrorCause::kInvalidConfig);
+  CHECK(fire_burst({"G"}, o).error().cause == ErrorCause::kInvalidConfig);
+  o.target.host = "nowhere";
+  CHECK(fire_burst({"GET / HTTP/1.1\r\n\r\n"}, o).error().cause == ErrorCause::kResolveFailed);
+  CHECK(parse_burst_mode("sync").value() == BurstMode::kLastByteSync);
+  CHECK(parse_burst_mode("threads").value() == BurstMode::kNaiveThreads);
+  CHECK_FALSE(parse_burst_mode("carrier-pigeon").is_ok());
+}

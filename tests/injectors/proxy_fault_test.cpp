@@ -1,0 +1,311 @@
+// Each proxy fault against a real upstream on loopback: its effect is seen on
+// both sides (what the client got, what the upstream executed) and recorded.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "injectors/chaos_proxy.h"
+#include "injectors/fault_event.h"
+#include "injectors/registry.h"
+#include "support/counting_upstream.h"
+#include "support/test_client.h"
+
+using namespace idemproof::injectors;
+using idemproof::testkit::ClientAnswer;
+using idemproof::testkit::CountingUpstream;
+using idemproof::testkit::TestClient;
+
+namespace {
+
+struct ProxyRig {
+  CountingUpstream upstream;
+  FaultEventLog events;
+  ChaosProxy proxy{ProxySettings{{"127.0.0.1", 0}, {"127.0.0.1", upstream.port()},
+                                 std::chrono::seconds(5)},
+                   &events};
+  ActiveFaults faults{InjectorContext{&proxy, &events}};
+  Registry registry;
+  TestClient client;
+
+  ProxyRig() {
+    register_builtin_injectors(registry);
+    REQUIRE(proxy.start().is_ok());
+  }
+  InjectorCounters arm(const std::string& yaml) {
+    auto injector = registry.build(YAML::Load(yaml));
+    REQUIRE(injector.is_ok());
+    Injector* raw = injector.value().get();
+    REQUIRE(faults.start(std::move(injector.value())).is_ok());
+    return raw->counters();
+  }
+  std::string url(const std::string& path) const {
+    return "http://" + proxy.endpoint().to_string() + path;
+  }
+  std::vector<FaultEvent> injected() const {
+    std::vector<FaultEvent> out;
+    for (auto& e : events.snapshot()) {
+      if (e.phase == "injected") out.push_back(e);
+    }
+    return out;
+  }
+};
+
+long n_of(const std::string& body) { return nlohmann::json::parse(body).at("n").get<long>(); }
+
+// Waits (deadline 5 s) until `done()`; the proxy's effects on the upstream may
+// trail the client's answer by a little.
+template <typename F>
+bool eventually(F done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("without faults the proxy forwards unchanged and keeps both sides alive", "[injectors][proxy]") {
+  ProxyRig rig;
+  for (int i = 1; i <= 5; ++i) {
+    ClientAnswer a = rig.client.send("POST", rig.url("/orders?i=" + std::to_string(i)),
+                                     {"Content-Type: application/json"}, R"({"x":1})");
+    REQUIRE(a.answered);
+    CHECK(a.status == 200);
+    auto body = nlohmann::json::parse(a.body);
+    CHECK(body["n"] == i);
+    CHECK(body["target"] == "/orders?i=" + std::to_string(i));
+    CHECK(body["body"] == R"({"x":1})");
+    CHECK(a.new_connections == (i == 1 ? 1 : 0));  // client side kept alive
+  }
+  CHECK(rig.upstream.connections() == 1);  // upstream side kept alive
+  CHECK(rig.proxy.counters().requests == 5);
+  CHECK(rig.proxy.counters().upstream_sends == 5);
+  CHECK(rig.events.size() == 0);
+}
+
+TEST_CASE("drop-response (close): the upstream executed, the client got no answer", "[injectors][proxy]") {
+  ProxyRig rig;
+  rig.arm("drop-response: {name: lost-answer, first: 1}");
+  ClientAnswer lost = rig.client.send("POST", rig.url("/orders"), {}, "{}");
+  CHECK_FALSE(lost.answered);
+  CHECK(lost.status == 0);
+  CHECK(rig.upstream.requests() == 1);
+  CHECK(eventually([&] { return rig.upstream.answered() == 1; }));
+
+  ClientAnswer retry = rig.client.send("POST", rig.url("/orders"), {}, "{}");  // first: 1 is spent
+  REQUIRE(retry.answered);
+  CHECK(n_of(retry.body) == 2);
+
+  auto events = rig.injected();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].fault == "drop-response");
+  CHECK(events[0].name == "lost-answer");
+  CHECK(events[0].request->method == "POST");
+  CHECK(events[0].request->target == "/orders");
+  REQUIRE(events[0].upstream.size() == 1);  // the swallowed answer, for the oracles
+  CHECK(events[0].upstream[0].status == 200);
+  CHECK(n_of(events[0].upstream[0].body) == 1);
+  CHECK_FALSE(events[0].client_answer.has_value());
+  auto counters = rig.faults.counters();
+  REQUIRE(counters.size() == 1);
+  CHECK(counters[0].counts.injected == 1);
+  CHECK(counters[0].counts.matched == 2);
+}
+
+TEST_CASE("drop-response (hold): the client waits until its own deadline", "[injectors][proxy]") {
+  ProxyRig rig;
+  rig.arm("drop-response: {mode: hold}");
+  ClientAnswer held = rig.client.send("GET", rig.url("/held"), {}, "", /*timeout_ms=*/300);
+  CHECK_FALSE(held.answered);
+  CHECK(held.curl_code == 28);  // CURLE_OPERATION_TIMEDOUT: the client's own deadline ended it
+  CHECK(rig.upstream.requests() == 1);
+  // The client gave up and closed: the proxy lets the held connection go.
+  CHECK(eventually([&] { return rig.proxy.counters().connections_open == 0; }));
+  REQUIRE(rig.injected().size() == 1);
+  CHECK(rig.injected()[0].upstream.size() == 1);
+}
+
+TEST_CASE("replay-upstream after the answer: upstream ran twice, client got one answer", "[injectors][proxy]") {
+  ProxyRig rig;
+  rig.arm("replay-upstream: {first: 1}");
+  ClientAnswer a = rig.client.send("POST", rig.url("/orders"), {"Idempotency-Key: k1"}, R"({"q":1})");
+  REQUIRE(a.answered);
+  CHECK(n_of(a.body) == 2);  // the retry's answer reaches the client
+  CHECK(rig.upstream.requests() == 2);
+  CHECK(rig.upstream.targets() == std::vector<std::string>{"POST /orders", "POST /orders"});
+  auto events = rig.injected();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].upstream_sends == 2);
+  REQUIRE(events[0].upstream.size() == 1);
+  CHECK(n_of(events[0].upstream[0].body) == 1);  // the first answer, never seen by the client
+  REQUIRE(events[0].client_answer.has_value());
+  CHECK(n_of(events[0].client_answer->body) == 2);
+  // The same client connection goes on working.
+  ClientAnswer next = rig.client.send("GET", rig.url("/after"));
+  REQUIRE(next.answered);
+  CHECK(next.new_connections == 0);
+  CHECK(n_of(next.body) == 3);
+}
+
+TEST_CASE("replay-upstream after a timeout: the copy goes out while the first is still running", "[injectors][proxy]") {
+  ProxyRig rig;
+  rig.arm("replay-upstream: {after: 50ms}");
+  ClientAnswer a = rig.client.send("POST", rig.url("/slow"), {"X-Upstream-Delay-Ms: 400"}, "{}");
+  REQUIRE(a.answered);
+  CHECK(rig.upstream.requests() == 2);
+  CHECK(rig.upstream.connections() == 2);  // the copy used a connection of its own
+  auto events = rig.injected();
+  REQUIRE(events.size() == 1);
+  INFO(events[0].detail << " / client got " << a.body);
+  CHECK(events[0].upstream_sends == 2);
+  CHECK(events[0].upstream.size() == 1);
+}
+
+TEST_CASE("hedge: two copies at once, the client gets the first answer", "[injectors][proxy]") {
+  ProxyRig rig;
+  rig.arm("hedge: {match: {method: POST}}");
+  ClientAnswer get = rig.client.send("GET", rig.url("/not-hedged"));
+  REQUIRE(get.answered);
+  CHECK(rig.upstream.requests() == 1);
+  ClientAnswer a = rig.client.send("POST", rig.url("/orders"), {}, "{}");
+  REQUIRE(a.answered);
+  // The slower copy may still be in flight when the client has its answer.
+  REQUIRE(eventually([&] { return rig.injected().size() == 1; }));
+  CHECK(rig.upstream.requests() == 3);
+  auto events = rig.injected();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].upstream_sends == 2);
+  REQUIRE(events[0].upstream.size() == 1);
+  std::set<long> ns{n_of(a.body), n_of(events[0].upstream[0].body)};
+  CHECK(ns == std::set<long>{2, 3});  // the client's answer and the swallowed one
+}
+
+TEST_CASE("delay on either side holds the exchange at least that long", "[injectors][proxy]") {
+  ProxyRig rig;
+  SECTION("request side: the upstream sees the request late") {
+    rig.arm("delay: {duration: 150ms}");
+    const std::int64_t before = steady_now_ns();
+    ClientAnswer a = rig.client.send("GET", rig.url("/d"));
+    REQUIRE(a.answered);
+    const std::int64_t upstream_arrival = std::stoll(idemproof::testkit::header_value(a.headers, "X-Arrival-Ns"));
+    CHECK(upstream_arrival - before >= 150'000'000);
+  }
+  SECTION("response side: the upstream answered at once, the client got it late") {
+    rig.arm("delay: {side: response, duration: 150ms}");
+    ClientAnswer a = rig.client.send("GET", rig.url("/d"));
+    REQUIRE(a.answered);
+    const std::int64_t after = steady_now_ns();
+    const std::int64_t upstream_arrival = std::stoll(idemproof::testkit::header_value(a.headers, "X-Arrival-Ns"));
+    CHECK(after - upstream_arrival >= 150'000'000);
+  }
+  CHECK(rig.upstream.requests() == 1);
+  REQUIRE(rig.injected().size() == 1);
+  CHECK(rig.injected()[0].detail.find("150") != std::string::npos);
+}
+
+TEST_CASE("libcurl resends on its own when a reused connection is reset", "[injectors][proxy]") {
+  // Not a property of the proxy but of the client the harness uses: the reset
+  // request reached the upstream zero times, yet libcurl's silent resend made
+  // it arrive once. A harness that reuses connections must know this.
+  ProxyRig rig;
+  rig.arm("reset: {every: 2}");
+  REQUIRE(rig.client.send("POST", rig.url("/orders"), {}, "{}").answered);
+  ClientAnswer second = rig.client.send("POST", rig.url("/orders"), {}, "{}");
+  CHECK(second.answered);  // resent by libcurl on a fresh connection ...
+  CHECK(second.new_connections == 1);
+  CHECK(rig.upstream.requests() == 2);
+  CHECK(rig.faults.counters()[0].counts.injected == 1);  // ... although the fault fired
+}
+
+TEST_CASE("reset: the client's connection is reset before anything is forwarded", "[injectors][proxy]") {
+  ProxyRig rig;
+  TestClient fresh(/*fresh=*/true);
+  rig.arm("reset: {every: 2}");
+  ClientAnswer first = fresh.send("POST", rig.url("/orders"), {}, "{}");
+  REQUIRE(first.answered);
+  ClientAnswer second = fresh.send("POST", rig.url("/orders"), {}, "{}");
+  CHECK_FALSE(second.answered);
+  CHECK(rig.upstream.requests() == 1);  // the reset request never reached the target
+  auto events = rig.injected();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].fault == "reset");
+  CHECK(events[0].upstream.empty());
+  CHECK(events[0].upstream_sends == 0);
+}
+
+TEST_CASE("seeded probability through the proxy injects the same requests for the same seed", "[injectors][proxy]") {
+  auto pattern = [](int seed) {
+    ProxyRig rig;
+    TestClient fresh(/*fresh=*/true);
+    rig.arm("reset: {probability: 0.5, seed: " + std::to_string(seed) + "}");
+    std::string out;
+    for (int i = 0; i < 16; ++i) out += fresh.send("GET", rig.url("/p")).answered ? '.' : 'R';
+    CHECK(rig.faults.counters()[0].counts.injected == std::count(out.begin(), out.end(), 'R'));
+    CHECK(rig.upstream.requests() == std::count(out.begin(), out.end(), '.'));
+    return out;
+  };
+  const std::string a = pattern(7);
+  CHECK(a == pattern(7));
+  CHECK(a.find('R') != std::string::npos);
+  CHECK(a.find('.') != std::string::npos);
+}
+
+TEST_CASE("arming order decides; a healed fault stops firing and logs start/heal", "[injectors][proxy]") {
+  ProxyRig rig;
+  TestClient fresh(/*fresh=*/true);
+  rig.arm("hedge: {name: h, first: 1}");
+  rig.arm("reset: {name: r}");
+  CHECK(fresh.send("GET", rig.url("/1")).answered);              // hedge fires, reset not offered
+  REQUIRE(eventually([&] { return rig.events.size() == 3; }));   // the hedge's second copy is back
+  CHECK_FALSE(fresh.send("GET", rig.url("/2")).answered);        // hedge spent: reset fires
+  rig.faults.heal_all();
+  CHECK(fresh.send("GET", rig.url("/3")).answered);              // nothing armed
+  auto counters = rig.faults.counters();
+  CHECK(counters[0].counts.injected == 1);
+  CHECK(counters[1].counts.seen == 1);
+  CHECK(counters[1].counts.injected == 1);
+  std::vector<std::string> phases;
+  for (const auto& e : rig.events.snapshot()) phases.push_back(e.name + ":" + e.phase);
+  CHECK(phases == std::vector<std::string>{"h:start", "r:start", "h:injected", "r:injected", "r:heal", "h:heal"});
+}
+
+TEST_CASE("an unreachable upstream yields 502 and an upstream-error event, never a retry", "[injectors][proxy]") {
+  std::uint16_t dead_port = 0;
+  {
+    CountingUpstream gone;
+    dead_port = gone.port();
+  }
+  FaultEventLog events;
+  ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", dead_port}}, &events);
+  REQUIRE(proxy.start().is_ok());
+  TestClient client;
+  ClientAnswer a = client.send("GET", "http://" + proxy.endpoint().to_string() + "/x");
+  REQUIRE(a.answered);
+  CHECK(a.status == 502);
+  CHECK(idemproof::testkit::header_value(a.headers, "X-Idemproof-Proxy") == "upstream-error");
+  REQUIRE(events.size() == 1);
+  CHECK(events.snapshot()[0].fault == "upstream-error");
+  CHECK(proxy.heal());
+}
+
+TEST_CASE("fault events serialise to JSON for the history", "[injectors][proxy]") {
+  ProxyRig rig;
+  rig.arm("drop-response");
+  rig.client.send("POST", rig.url("/orders"), {"Idempotency-Key: k9"}, R"({"a":1})");
+  auto events = rig.injected();
+  REQUIRE(events.size() == 1);
+  nlohmann::json j = events[0];
+  CHECK(j["fault"] == "drop-response");
+  CHECK(j["phase"] == "injected");
+  CHECK(j["request"]["method"] == "POST");
+  CHECK(j["request"]["body"] == R"({"a":1})");
+  CHECK(j["upstream"][0]["status"] == 200);
+  CHECK(j["client_answer"].is_null());
+  CHECK(j["time_ns"].get<std::int64_t>() > 0);
+}
