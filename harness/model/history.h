@@ -22,6 +22,17 @@
 //  - f "hook", process "nemesis": {"hook": NAME, "response": {...}}
 //  - f "fault" | "kill" | "stop" | "start" | "restart", process "nemesis":
 //      {"fault": NAME, "phase": "start" | "heal", "injected": int, ...}
+//  - f "batch", process "batch" (a batch job run, see batch_history.h),
+//    invoke: {"request": {...as send}, "batch": {"job", "job_name",
+//             "role": "run" | "rerun" | "clean", "from", "to",
+//             "fail_after" (only when the run must fail), "of" (clean runs:
+//             the job whose range it repeats), "attempt" (1.. within a step)}}
+//    completion ok/info/fail exactly as a send's.
+//  - f "batch_result", process "probe": one job's result read after a batch
+//    run. invoke: {"batch": {"job", "job_name"}, "after": index of the batch
+//    run's invoke}; ok adds "result": <the result call's JSON value> and,
+//    when the target reads markers with a separate call, "markers": <its
+//    JSON value>; fail/info carry "error".
 //  - f "wait" / "join" / "note": free-form value.
 //
 // Thread-safety: History is NOT thread-safe; the interpreter serialises

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "model/answer_diff.h"
+#include "model/batch_history.h"
+#include "model/job_result.h"
 #include "model/request_groups.h"
 
 namespace idemproof {
@@ -13,6 +15,42 @@ std::optional<double> Rate(std::int64_t num, std::int64_t den) {
   return static_cast<double>(num) / static_cast<double>(den);
 }
 nlohmann::json OptJson(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
+
+// The last readable result of `job` in `snapshots`, if any.
+std::optional<JobResult> LastResult(const BatchDescription& batch, const std::vector<JobSnapshot>& snapshots,
+                                    const std::string& job) {
+  for (auto it = snapshots.rbegin(); it != snapshots.rend(); ++it) {
+    if (it->job != job || !it->ok) continue;
+    auto r = ReadJobResult(batch, it->result, it->markers);
+    if (r.ok()) return *r;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> RerunDiffRows(const TargetDescription& target, const History& history) {
+  if (!target.batch) return std::nullopt;
+  auto runs = BatchRuns(history);
+  auto snapshots = JobSnapshots(history);
+  std::optional<std::int64_t> total;
+  std::set<std::string> done;
+  for (const auto& r : runs) {
+    if (r.role != BatchRole::kRerun || !done.insert(r.job).second) continue;
+    const BatchRun* clean = nullptr;
+    for (const auto& c : runs) {
+      if (c.role != BatchRole::kClean) continue;
+      if (c.of == r.job_name) { clean = &c; break; }
+      if (clean == nullptr) clean = &c;
+    }
+    if (clean == nullptr) continue;
+    auto mine = LastResult(*target.batch, snapshots, r.job);
+    auto reference = LastResult(*target.batch, snapshots, clean->job);
+    if (!mine || !reference) continue;
+    total = total.value_or(0) + CompareRows(*mine, *reference).diff_rows();
+  }
+  return total;
+}
+
 }  // namespace
 
 std::optional<double> Metrics::duplicate_rate() const { return Rate(keys_sent_more_than_once, keys_sent); }
@@ -70,6 +108,7 @@ Metrics ComputeMetrics(const TargetDescription& target, const History& history) 
       if (recognised) ++m.window_retries_recognised;
     }
   }
+  m.rerun_diff_rows = RerunDiffRows(target, history);
   return m;
 }
 

@@ -16,8 +16,12 @@
 //    declared window = unbounded). Recognised = replay-marked or answered
 //    in_progress; without a declared marker, an answer equal to the first
 //    (status + body minus volatile paths).
-//  - rerun diff rows: rows that differ between a rerun and a clean run.
-//    Always absent until batch (rerun) support exists.
+//  - rerun diff rows: row ids whose rows differ (missing, extra, doubled or
+//    different minus the volatile paths) between a rerun job's last result
+//    and the clean run's result of the same range: for every job that was
+//    rerun, against the clean run whose `of` names it (else the first clean
+//    run). Absent when no rerun job has a clean run to compare with (or the
+//    target declares no batch section, or a result could not be read).
 // A rate is absent (nullopt) when its denominator is 0.
 //
 // Thread-safety: pure functions; Metrics is a plain value.
@@ -41,7 +45,7 @@ struct Metrics {
   std::int64_t replay_answers_without_record = 0;
   std::int64_t window_retries = 0;
   std::int64_t window_retries_recognised = 0;
-  std::optional<std::int64_t> rerun_diff_rows;  // absent: no batch support yet
+  std::optional<std::int64_t> rerun_diff_rows;  // absent: no rerun compared with a clean run
 
   std::optional<double> duplicate_rate() const;
   std::optional<double> false_dedup_rate() const;

@@ -43,6 +43,9 @@ const char* StepKindName(StepKind kind) {
     case StepKind::kStop: return "stop";
     case StepKind::kKill: return "kill";
     case StepKind::kRestart: return "restart";
+    case StepKind::kRunBatch: return "run_batch";
+    case StepKind::kRerun: return "rerun";
+    case StepKind::kCleanRun: return "clean_run";
   }
   return "?";
 }
@@ -55,6 +58,12 @@ std::vector<std::string> Scenario::ActionsUsed() const {
       out.push_back(s.action);
   }
   return out;
+}
+
+bool Scenario::UsesBatch() const {
+  for (const auto& s : steps)
+    if (s.kind == StepKind::kRunBatch || s.kind == StepKind::kRerun || s.kind == StepKind::kCleanRun) return true;
+  return false;
 }
 
 ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target) {
@@ -102,6 +111,15 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
       case StepKind::kKill:
       case StepKind::kRestart:
         if (!target.start) add_need("a start command (target 'start') for step '" + std::string(StepKindName(s.kind)) + "'");
+        break;
+      case StepKind::kRunBatch:
+      case StepKind::kRerun:
+      case StepKind::kCleanRun:
+        if (!target.batch) {
+          add_need("a batch section (target 'batch') for step '" + std::string(StepKindName(s.kind)) + "'");
+        } else if (s.fail_after && !target.batch->failing_run) {
+          add_need("batch.failing_run for 'fail_after'");
+        }
         break;
       default: break;
     }

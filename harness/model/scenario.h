@@ -10,7 +10,9 @@
 // Thread-safety: plain values; load once, then share read-only.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,9 @@ enum class StepKind {
   kStop,     // SIGTERM then SIGKILL after stop_timeout (needs `start`)
   kKill,     // SIGKILL (needs `start`)
   kRestart,  // stop + start, same store (needs `start`)
+  kRunBatch, // run a batch job over rows [from, to), optionally failing after K rows
+  kRerun,    // run the job again over its last range, `repeat` times
+  kCleanRun, // run a fresh job once over the same range: the reference result
 };
 const char* StepKindName(StepKind kind);
 
@@ -70,6 +75,13 @@ struct Step {
   std::optional<Duration> timeout;  // send/burst: overrides target request_timeout
   int n = 2;               // burst: how many
   BurstMode mode = BurstMode::kLastByte;
+
+  // run_batch / rerun / clean_run (see docs/scenario-reference.md, "Batch")
+  std::string job;         // symbolic job name ("j1"), mapped to a unique one per run
+  std::int64_t from = 0;   // run_batch / clean_run: first row id
+  std::int64_t to = 0;     // run_batch / clean_run: one past the last row id
+  std::optional<std::int64_t> fail_after;  // run_batch / rerun: the run fails after K rows
+  std::string of;          // clean_run: the job whose range it repeats (resolved by the loader)
 
   // wait
   Duration duration{0};
@@ -104,6 +116,8 @@ struct Scenario {
 
   // The actions sent by send/burst steps, in first-use order.
   std::vector<std::string> ActionsUsed() const;
+  // True when a step runs a batch job.
+  bool UsesBatch() const;
 };
 
 // Loads and strictly validates a scenario file. Errors are kInvalidConfig with

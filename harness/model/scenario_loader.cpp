@@ -3,7 +3,9 @@
 #include <filesystem>
 #include <optional>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "model/scenario.h"
@@ -36,6 +38,9 @@ const std::vector<KindInfo>& Kinds() {
       {StepKind::kStop, "stop", true, {"after", "label"}},
       {StepKind::kKill, "kill", true, {"after", "label"}},
       {StepKind::kRestart, "restart", true, {"after", "label"}},
+      {StepKind::kRunBatch, "run_batch", false, {"from", "to", "fail_after", "after", "label"}},
+      {StepKind::kRerun, "rerun", false, {"repeat", "fail_after", "after", "label"}},
+      {StepKind::kCleanRun, "clean_run", false, {"of", "from", "to", "after", "label"}},
   };
   return kKinds;
 }
@@ -144,7 +149,7 @@ class ScenarioLoader {
       std::string first = node.begin()->first.Scalar();
       r_.Fail(node.begin()->first, "unknown step kind '" + first + "'" + yaml::DidYouMean(first, KindNames()) +
                                        "; a step is one of: send, burst, wait, hook, probe, fault, heal, join, "
-                                       "start, stop, kill, restart");
+                                       "start, stop, kill, restart, run_batch, rerun, clean_run");
     }
     st.kind = kind->kind;
     std::string what = std::string("step '") + kind->name + "'";
@@ -173,6 +178,12 @@ class ScenarioLoader {
           for (const auto& [n, f] : sc.faults) declared.push_back(n);
           r_.Fail(v, what + ": fault '" + st.name + "' is not declared under 'faults'" + yaml::DidYouMean(st.name, declared));
         }
+        break;
+      case StepKind::kRunBatch:
+      case StepKind::kRerun:
+      case StepKind::kCleanRun:
+        st.job = Symbol(RequiredValue(v, *kind_key, what, "a job name"), what);
+        BatchOptions(node, what, st);
         break;
       default:
         if (v.IsDefined() && !v.IsNull() && !(v.IsScalar() && v.Scalar() == "true"))
@@ -211,6 +222,57 @@ class ScenarioLoader {
                                      yaml::DidYouMean(m, {"last_byte", "threads"}));
     }
     return st;
+  }
+
+  // Ranges and job references of the batch steps. Jobs are checked in step
+  // order: a rerun needs an earlier run_batch of its job, a clean run a job
+  // never used before.
+  void BatchOptions(const YAML::Node& node, const std::string& what, Step& st) {
+    auto row = [&](const char* key) {
+      long long n = r_.Int(node[key], what + "." + key);
+      if (n < 0 || n > 100'000'000) r_.Fail(node[key], what + "." + key + " must be between 0 and 100000000");
+      return static_cast<std::int64_t>(n);
+    };
+    if (node["fail_after"]) st.fail_after = row("fail_after");
+    if (st.kind == StepKind::kRunBatch) {
+      if (!node["from"] || !node["to"]) r_.Fail(node, what + " needs 'from' and 'to' (rows [from, to))");
+      st.from = row("from");
+      st.to = row("to");
+      if (st.to <= st.from) r_.Fail(node["to"], what + ".to must be greater than 'from'");
+      if (clean_jobs_.count(st.job)) r_.Fail(node, what + ": job '" + st.job + "' is a clean run's job");
+      job_ranges_[st.job] = {st.from, st.to};
+      if (first_job_.empty()) first_job_ = st.job;
+      return;
+    }
+    if (st.kind == StepKind::kRerun) {
+      auto it = job_ranges_.find(st.job);
+      if (it == job_ranges_.end())
+        r_.Fail(node, what + ": job '" + st.job + "' has no earlier run_batch step to rerun");
+      st.from = it->second.first;
+      st.to = it->second.second;
+      return;
+    }
+    // clean_run: a fresh job over the range of `of` (default: the first job run)
+    if (job_ranges_.count(st.job) || clean_jobs_.count(st.job))
+      r_.Fail(node, what + ": job '" + st.job + "' was used before; a clean run needs a fresh job");
+    if (node["of"]) {
+      st.of = Symbol(node["of"], what + ".of");
+      if (!job_ranges_.count(st.of)) r_.Fail(node["of"], what + ".of: job '" + st.of + "' has no earlier run_batch step");
+    } else if (!first_job_.empty()) {
+      st.of = first_job_;
+    }
+    if (node["from"] || node["to"]) {
+      if (!node["from"] || !node["to"]) r_.Fail(node, what + ": give both 'from' and 'to', or neither");
+      st.from = row("from");
+      st.to = row("to");
+      if (st.to <= st.from) r_.Fail(node["to"], what + ".to must be greater than 'from'");
+    } else if (!st.of.empty()) {
+      st.from = job_ranges_[st.of].first;
+      st.to = job_ranges_[st.of].second;
+    } else {
+      r_.Fail(node, what + " needs 'of' (a job run before) or 'from' and 'to'");
+    }
+    clean_jobs_.insert(st.job);
   }
 
   YAML::Node RequiredValue(const YAML::Node& v, const YAML::Node& key, const std::string& what,
@@ -271,6 +333,9 @@ class ScenarioLoader {
 
   Reader r_;
   const ScenarioVocabulary& vocab_;
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> job_ranges_;  // run_batch jobs -> [from, to)
+  std::set<std::string> clean_jobs_;
+  std::string first_job_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 // Thread-safety: plain values; load once, then share read-only.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -131,6 +132,51 @@ struct HookDescription {
   SourceMark mark;
 };
 
+// Where the range markers of a job are and what their fields mean. A marker
+// covers the half-open row-id range [from, to) of one job; rows_written and
+// checksum describe the rows in that range.
+struct MarkerFields {
+  std::optional<JsonPath> key;   // the partition's name (reports), optional
+  JsonPath from;                 // integer: first row id covered
+  JsonPath to;                   // integer: one past the last row id covered
+  JsonPath rows_written;         // integer: rows the marker says were written
+  std::optional<JsonPath> checksum;  // string, checked when `checksum` names an algorithm
+};
+
+// How a marker's checksum is computed from the rows it covers.
+//  kNone        not checked
+//  kSha256Rows  lowercase hex SHA-256 of, for every row in [from, to) in
+//               ascending row-id order, the row minus the declared volatile
+//               paths as compact JSON with members sorted by name, each
+//               followed by "\n"
+enum class ChecksumAlgorithm { kNone, kSha256Rows };
+const char* ChecksumAlgorithmName(ChecksumAlgorithm algorithm);  // "none", "sha256-rows"
+
+// Batch jobs (the "batch re-run" layer): how to run a job over a data range,
+// make a run fail after K rows, and read back its result rows and range
+// markers. Templates in `run`/`failing_run` may use {{job}}, {{from}},
+// {{to}} (integers as decimal text) and, in failing_run, {{fail_after}}; the
+// result and markers calls may use {{job}}.
+struct BatchDescription {
+  RequestTemplate run;                        // a (re)run of rows [from, to)
+  std::optional<RequestTemplate> failing_run; // the same run, failing after {{fail_after}} rows
+  TargetCall result;        // one job's result (request, or command printing JSON)
+  JsonPath rows;            // in the result: the array of result rows
+  JsonPath row_id;          // in a row: its identity (the data-range key); an integer
+  std::vector<JsonPath> volatile_paths;  // in a row: fields a rerun may change (write stamps)
+  std::optional<JsonPath> markers;       // in the result: the array of markers
+  std::optional<TargetCall> markers_call;  // or a separate call for the markers...
+  JsonPath markers_items;                  // ...and the array in its value ("$")
+  MarkerFields marker;
+  ChecksumAlgorithm checksum = ChecksumAlgorithm::kNone;
+  // The marker granularity the target promises: after a failed run, a rerun
+  // redoes at most this many rows already written. Absent: not checked.
+  std::optional<std::int64_t> partition_rows;
+  SourceMark mark;
+
+  bool declares_markers() const { return markers.has_value() || markers_call.has_value(); }
+};
+
 struct TargetDescription {
   std::string file;   // where it was loaded from
   std::string name;   // required
@@ -145,6 +191,7 @@ struct TargetDescription {
   std::map<std::string, ActionDescription> actions;
   std::map<std::string, ProbeDescription> probes;
   std::map<std::string, HookDescription> hooks;
+  std::optional<BatchDescription> batch;  // absent: batch steps are not applicable
 
   const ActionDescription* FindAction(const std::string& name) const;
   // Target-wide + the action's volatile paths (the action may be unknown).

@@ -20,7 +20,12 @@ const std::vector<std::string> kMethods = {"GET", "POST", "PUT", "DELETE", "PATC
 struct TemplateUse {
   YAML::Node node;
   std::string text;
+  std::vector<std::string> extra;  // variables known only where it was declared (batch)
 };
+
+const std::vector<std::string> kBatchRunVars = {"job", "from", "to"};
+const std::vector<std::string> kBatchFailVars = {"job", "from", "to", "fail_after"};
+const std::vector<std::string> kBatchResultVars = {"job"};
 
 class TargetLoader {
  public:
@@ -31,7 +36,7 @@ class TargetLoader {
     if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "target file is empty");
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
-                  "compare_headers", "volatile", "actions", "probes", "hooks"},
+                  "compare_headers", "volatile", "actions", "probes", "hooks", "batch"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -73,10 +78,15 @@ class TargetLoader {
         t.hooks[name] = h;
       }
     }
+    if (root["batch"]) t.batch = Batch(root["batch"]);
     std::vector<std::string> known = BuiltinTemplateVariables();
     for (const auto& [name, a] : t.actions)
       for (const auto& [var, path] : a.capture) known.push_back(var);
-    for (const auto& use : templates_) r_.CheckTemplate(use.node, use.text, known);
+    for (const auto& use : templates_) {
+      std::vector<std::string> k = known;
+      k.insert(k.end(), use.extra.begin(), use.extra.end());
+      r_.CheckTemplate(use.node, use.text, k);
+    }
     return t;
   }
 
@@ -90,13 +100,13 @@ class TargetLoader {
 
   std::string Templated(const YAML::Node& node, const std::string& what) {
     std::string s = r_.String(node, what);
-    templates_.push_back({node, s});
+    templates_.push_back({node, s, extra_});
     return s;
   }
 
   void TemplatedJson(const YAML::Node& node) {
     if (node.IsScalar()) {
-      templates_.push_back({node, node.Scalar()});
+      templates_.push_back({node, node.Scalar(), extra_});
     } else if (node.IsSequence()) {
       for (const auto& item : node) TemplatedJson(item);
     } else if (node.IsMap()) {
@@ -106,7 +116,7 @@ class TargetLoader {
 
   HeaderList Headers(const YAML::Node& node, const std::string& what) {
     HeaderList h = r_.StringPairs(node, what);
-    for (auto it = node.begin(); it != node.end(); ++it) templates_.push_back({it->second, it->second.Scalar()});
+    for (auto it = node.begin(); it != node.end(); ++it) templates_.push_back({it->second, it->second.Scalar(), extra_});
     return h;
   }
 
@@ -120,7 +130,7 @@ class TargetLoader {
   std::vector<std::string> Argv(const YAML::Node& node, const std::string& what) {
     std::vector<std::string> argv = r_.StringList(node, what);
     if (argv.empty()) r_.Fail(node, what + " must not be empty");
-    for (const auto& item : node) templates_.push_back({item, item.Scalar()});
+    for (const auto& item : node) templates_.push_back({item, item.Scalar(), extra_});
     return argv;
   }
 
@@ -181,7 +191,7 @@ class TargetLoader {
     if (node["env"]) {
       for (const auto& [k, v] : r_.StringPairs(node["env"], "start.env")) s.env[k] = v;
       for (auto it = node["env"].begin(); it != node["env"].end(); ++it)
-        templates_.push_back({it->second, it->second.Scalar()});
+        templates_.push_back({it->second, it->second.Scalar(), extra_});
     }
     if (node["cwd"]) s.cwd = Templated(node["cwd"], "start.cwd");
     if (node["port_from_stdout"]) {
@@ -298,11 +308,74 @@ class TargetLoader {
     return p;
   }
 
+  // The `batch` section (see BatchDescription).
+  BatchDescription Batch(const YAML::Node& node) {
+    const std::string what = "batch";
+    r_.CheckKeys(node,
+                 {"run", "failing_run", "result", "markers", "marker", "checksum", "partition_rows"}, what);
+    BatchDescription b;
+    b.mark = r_.MarkOf(node);
+    extra_ = kBatchRunVars;
+    b.run = Request(r_.Required(node, "run", what), "batch.run");
+    if (node["failing_run"]) {
+      extra_ = kBatchFailVars;
+      b.failing_run = Request(node["failing_run"], "batch.failing_run");
+    }
+    extra_ = kBatchResultVars;
+    YAML::Node result = r_.Required(node, "result", what);
+    b.result = Call(result, "batch.result", {"rows", "row_id", "volatile", "markers"});
+    b.rows = r_.Path(r_.Required(result, "rows", "batch.result"), "batch.result.rows");
+    b.row_id = r_.Path(r_.Required(result, "row_id", "batch.result"), "batch.result.row_id");
+    if (result["volatile"]) b.volatile_paths = Paths(result["volatile"], "batch.result.volatile");
+    if (result["markers"]) b.markers = r_.Path(result["markers"], "batch.result.markers");
+    if (node["markers"]) {
+      if (b.markers) r_.Fail(node["markers"], "batch.markers: the markers are already read from batch.result.markers; give one");
+      b.markers_call = Call(node["markers"], "batch.markers", {"items"});
+      if (node["markers"]["items"]) b.markers_items = r_.Path(node["markers"]["items"], "batch.markers.items");
+    }
+    extra_.clear();
+    if (node["marker"]) {
+      YAML::Node m = node["marker"];
+      r_.CheckKeys(m, {"key", "from", "to", "rows_written", "checksum"}, "batch.marker");
+      if (m["key"]) b.marker.key = r_.Path(m["key"], "batch.marker.key");
+      b.marker.from = r_.Path(r_.Required(m, "from", "batch.marker"), "batch.marker.from");
+      b.marker.to = r_.Path(r_.Required(m, "to", "batch.marker"), "batch.marker.to");
+      b.marker.rows_written = r_.Path(r_.Required(m, "rows_written", "batch.marker"), "batch.marker.rows_written");
+      if (m["checksum"]) b.marker.checksum = r_.Path(m["checksum"], "batch.marker.checksum");
+    } else if (b.declares_markers()) {
+      r_.Fail(node, "batch: markers are declared but not their fields: add 'marker: {from, to, rows_written}'");
+    }
+    if (node["checksum"]) {
+      std::string c = r_.String(node["checksum"], "batch.checksum");
+      if (c == "none") b.checksum = ChecksumAlgorithm::kNone;
+      else if (c == "sha256-rows") b.checksum = ChecksumAlgorithm::kSha256Rows;
+      else r_.Fail(node["checksum"], "batch.checksum: unknown algorithm '" + c + "'" +
+                                         yaml::DidYouMean(c, {"none", "sha256-rows"}) + " (none, sha256-rows)");
+      if (b.checksum != ChecksumAlgorithm::kNone && !b.marker.checksum)
+        r_.Fail(node["checksum"], "batch.checksum needs batch.marker.checksum (where a marker holds it)");
+    }
+    if (node["partition_rows"]) {
+      long long n = r_.Int(node["partition_rows"], "batch.partition_rows");
+      if (n < 1) r_.Fail(node["partition_rows"], "batch.partition_rows must be at least 1");
+      b.partition_rows = n;
+    }
+    return b;
+  }
+
   Reader r_;
   std::vector<TemplateUse> templates_;
+  std::vector<std::string> extra_;  // template variables of the section being read
 };
 
 }  // namespace
+
+const char* ChecksumAlgorithmName(ChecksumAlgorithm algorithm) {
+  switch (algorithm) {
+    case ChecksumAlgorithm::kNone: return "none";
+    case ChecksumAlgorithm::kSha256Rows: return "sha256-rows";
+  }
+  return "?";
+}
 
 bool IdempotencyContract::IsRetryable(int status) const {
   if (status >= 500 && status <= 599) return true;

@@ -1,5 +1,6 @@
 #include "oracles/oracle.h"
 #include "oracles/oracle_support.h"
+#include "oracles/side_effect_oracles.h"
 
 namespace idemproof {
 
@@ -42,8 +43,17 @@ void RegisterBuiltinOracles(OracleRegistry& registry) {
          {"b", ParamType::kString, true, "label of the second probe"},
          {"volatile", ParamType::kStringList, false, "extra JSON paths to ignore"}}},
        ProbeEqual},
+      {{"range_continuity",
+        "after a partial failure and reruns every range is processed once (none lost, none doubled, at most one "
+        "partition redone), the result equals a clean run row by row, markers agree with the rows, later reruns "
+        "change nothing",
+        {{"job", ParamType::kString, false, "the rerun job (default: the first job made to fail)"},
+         {"clean", ParamType::kString, false, "the clean run's job (default: the clean run of the same job)"},
+         {"redo_rows", ParamType::kInt, false, "rows a rerun may redo (default: the target's batch.partition_rows)"}}},
+       RangeContinuity},
   };
   for (const auto& b : builtins) registry.Register(b.sig, b.fn);
+  RegisterSideEffectOracles(registry);
 }
 
 const OracleRegistry& BuiltinOracles() {

@@ -10,7 +10,7 @@
 // in docs/scenario-reference.md:
 //   one_record, identical_replay, mismatch_rejected, missing_key_rejected,
 //   in_progress, retryable_released, no_false_dedup, action_scope, window,
-//   probe_equal.
+//   probe_equal, range_continuity.
 //
 // Thread-safety: a registry is built once, then read-only; Check may be
 // called concurrently.

@@ -34,5 +34,6 @@ Verdict NoFalseDedup(const OracleInput& in);
 Verdict ActionScope(const OracleInput& in);
 Verdict Window(const OracleInput& in);
 Verdict ProbeEqual(const OracleInput& in);
+Verdict RangeContinuity(const OracleInput& in);
 
 }  // namespace idemproof::oracles

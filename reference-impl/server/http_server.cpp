@@ -23,11 +23,16 @@
 #include <thread>
 #include <vector>
 
+#include "idemproof/ref/batch_job.h"
 #include "idemproof/ref/clock.h"
+#include "idemproof/ref/effect_store.h"
+#include "idemproof/ref/payment_provider.h"
 #include "idemproof/ref/problem.h"
 #include "idemproof/ref/reference_service.h"
 #include "idemproof/ref/service_options.h"
 #include "idemproof/ref/service_store.h"
+#include "idemproof/ref/side_effect_routes.h"
+#include "idemproof/ref/stream_consumer.h"
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -231,6 +236,34 @@ int serve(const ServiceOptions& options) {
   SystemClock clock;
   ReferenceService service(options.service, store.store(), clock);
 
+  // Side effects: payments through the provider, callbacks, the queue inbox.
+  EffectStore effects(options.db);
+  std::unique_ptr<HttpPaymentProvider> provider;
+  if (!options.payment_provider.empty()) {
+    provider = std::make_unique<HttpPaymentProvider>(
+        options.payment_provider,
+        std::chrono::duration_cast<std::chrono::milliseconds>(options.provider_timeout));
+  }
+  SideEffectRoutes side_effects(options.service, store.store(), effects, clock, provider.get());
+  service.add_extension(side_effects);
+  // Before the first request: what a crash left pending is settled by asking.
+  try {
+    side_effects.reconcile_pending();
+  } catch (const std::exception& e) {
+    std::cerr << "idemproof-ref: reconciliation failed: " << e.what() << "\n";
+  }
+  // Batch jobs: range markers in tables of their own, never swept.
+  RangeMarkerStore batch_store(options.db);
+  BatchRoutes batch(BatchConfig{options.batch_partition_rows, 1'000'000,
+                                batch_discipline_for(options.service.flaw)},
+                    options.service, store.store(), batch_store, clock);
+  service.add_extension(batch);
+  std::unique_ptr<StreamConsumer> consumer;
+  if (!options.redis.empty()) {
+    consumer = std::make_unique<StreamConsumer>(options, side_effects);
+    consumer->start();
+  }
+
   asio::io_context ioc(static_cast<int>(options.threads));
   tcp::acceptor acceptor(asio::make_strand(ioc));
   const tcp::endpoint endpoint(asio::ip::make_address(options.host), options.port);
@@ -272,6 +305,7 @@ int serve(const ServiceOptions& options) {
   for (unsigned i = 1; i < options.threads; ++i) io_threads.emplace_back([&ioc] { ioc.run(); });
   ioc.run();
   for (auto& t : io_threads) t.join();
+  if (consumer) consumer->stop();
   workers.stop();
   workers.join();
   return 0;

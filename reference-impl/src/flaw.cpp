@@ -19,6 +19,19 @@ const std::vector<FlawInfo>& all_flaws() {
        "DELETE releases stock without checking the state"},
       {Flaw::put_increment, "put-increment",
        "PUT appends to the address instead of setting it"},
+      {Flaw::no_intent, "no-intent",
+       "charges the provider without an intent record: a retry after a crash charges again"},
+      {Flaw::callback_no_dedup, "callback-no-dedup",
+       "applies every provider callback, repeated sequence numbers and disallowed transitions too"},
+      {Flaw::inbox_no_dedup, "inbox-no-dedup", "the queue consumer applies every delivery"},
+      {Flaw::whole_batch_marker, "whole-batch-marker",
+       "marks the whole batch job done when its run starts: a rerun after a failure skips the rest"},
+      {Flaw::no_range_marker, "no-range-marker",
+       "batch jobs keep no range markers and insert rows: a rerun doubles what was done"},
+      {Flaw::batch_id_in_request_table, "batch-id-in-request-table",
+       "dedups batch runs by job id in the request table under its TTL, inserting rows"},
+      {Flaw::coarse_marker, "coarse-marker",
+       "marks a batch run's whole range only when it completes: a partial failure cannot resume"},
   };
   return kFlaws;
 }

@@ -167,6 +167,9 @@ HttpResponse ReferenceService::route(const HttpRequest& request) {
       return method_not_allowed(method, "PUT");
     }
   }
+  for (RouteExtension* extension : extensions_) {
+    if (auto answer = extension->route(request, rel, path, query)) return *answer;
+  }
   return not_found(path);
 }
 

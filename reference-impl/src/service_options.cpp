@@ -36,6 +36,17 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--report-arrival", o.report_arrival, "add X-Arrival-Ns to every answer");
   app.add_option("--body-limit", o.body_limit, "largest accepted body in bytes (else 413)");
   app.add_option("--flaw", flaw, "one named mistake; 'list' prints them");
+  std::string provider_timeout = "5s", claim_idle = "1s";
+  app.add_option("--payment-provider", o.payment_provider, "base URL of the payment provider");
+  app.add_option("--provider-timeout", provider_timeout, "deadline of each provider call");
+  app.add_option("--redis", o.redis, "HOST:PORT of a Redis server: consume --stream");
+  app.add_option("--stream", o.stream, "Redis stream the consumer reads");
+  app.add_option("--group", o.group, "Redis consumer group");
+  app.add_option("--consumer", o.consumer, "consumer name in the group (default ref-<pid>)");
+  app.add_option("--claim-idle", claim_idle, "claim pending entries idle this long (XAUTOCLAIM)");
+  app.add_option("--batch-partition-rows", o.batch_partition_rows,
+                 "rows per batch partition (one range marker each)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +78,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       {"--business-delay", delay, &o.service.business_delay},
       {"--check-insert-pause", pause, &o.check_insert_pause},
       {"--sweep-interval", sweep, &sweep_value},
+      {"--provider-timeout", provider_timeout, &o.provider_timeout},
+      {"--claim-idle", claim_idle, &o.claim_idle},
   };
   for (const auto& d : durations) {
     if (d.out == &sweep_value && sweep.empty()) continue;

@@ -354,7 +354,8 @@ TEST_CASE("a crashing oracle is unknown, never valid; an unknown name is unknown
 TEST_CASE("the builtin registry lists every documented oracle") {
   std::vector<std::string> names;
   for (const auto& s : BuiltinOracles().Signatures()) names.push_back(s.name);
-  CHECK(names == std::vector<std::string>{"action_scope", "identical_replay", "in_progress", "mismatch_rejected",
+  CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "identical_replay", "in_progress",
+                                          "intent_reconciled", "lease_recovery", "mismatch_rejected",
                                           "missing_key_rejected", "no_false_dedup", "one_record", "probe_equal",
-                                          "retryable_released", "window"});
+                                          "range_continuity", "retryable_released", "window"});
 }

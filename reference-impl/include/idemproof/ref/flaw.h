@@ -23,6 +23,13 @@ enum class Flaw {
   short_ttl,
   delete_releases_twice,
   put_increment,
+  no_intent,          // side effects (side_effect_routes.h)
+  callback_no_dedup,
+  inbox_no_dedup,
+  whole_batch_marker,  // batch jobs (batch_job.h)
+  no_range_marker,
+  batch_id_in_request_table,
+  coarse_marker,
 };
 
 struct FlawInfo {

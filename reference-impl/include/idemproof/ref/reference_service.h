@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,7 @@
 #include "idemproof/ref/clock.h"
 #include "idemproof/ref/http_message.h"
 #include "idemproof/ref/request_record.h"
+#include "idemproof/ref/route_extension.h"
 #include "idemproof/ref/service_config.h"
 #include "idemproof/ref/store.h"
 
@@ -32,6 +34,10 @@ class ReferenceService {
   std::size_t sweep_expired();
 
   const ServiceConfig& config() const { return config_; }
+
+  // Routes answered by `extension` (tried after the built-in ones, in the
+  // order added). Call before serving; `extension` must outlive this object.
+  void add_extension(RouteExtension& extension) { extensions_.push_back(&extension); }
 
  private:
   struct Call;      // one claimed idempotent execution
@@ -59,6 +65,7 @@ class ReferenceService {
   Store& store_;
   const Clock& clock_;
   ChaosControl chaos_;
+  std::vector<RouteExtension*> extensions_;
 };
 
 }  // namespace idemproof::ref

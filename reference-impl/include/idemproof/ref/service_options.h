@@ -22,6 +22,16 @@ struct ServiceOptions {
   Nanos check_insert_pause = std::chrono::microseconds(200);
   bool report_arrival = false;
   std::size_t body_limit = 64 * 1024;   // bytes; a larger body gets 413
+  // Side effects (side_effect_routes.h, stream_consumer.h).
+  std::string payment_provider;         // base URL of the provider; "" = none
+  Nanos provider_timeout = std::chrono::seconds(5);
+  std::string redis;                    // "HOST:PORT": consume a Redis stream; "" = no consumer
+  std::string stream = "idemproof:inbox";
+  std::string group = "idemproof-ref";
+  std::string consumer;                 // "" = "ref-<pid>"
+  Nanos claim_idle = std::chrono::seconds(1);  // pending entries idle this long are claimed
+  // Batch jobs (batch_job.h): rows per partition, the range a marker covers.
+  std::int64_t batch_partition_rows = 10;
 
   Nanos effective_sweep_interval() const;
 };

@@ -1,0 +1,115 @@
+// applied_once: a consumer applies each business message once, however often
+// it is delivered (lost acks, redeliveries, two consumers, late or
+// out-of-order redelivery). The consumer's effect is read as a probe (a
+// counter of applied messages) and compared with the distinct messages:
+//  - definite: a message with at least one acknowledged delivery (a 2xx
+//    answer to a push, an "ok" publish into a broker);
+//  - uncertain: delivered, but never acknowledged (may or may not apply).
+// valid when definite <= counter - before <= definite + uncertain; more is a
+// message applied twice, less is an acknowledged message lost.
+//
+// A message is identified by the `key` of its delivery events: requests of
+// the `actions` (the target puts {{key}} into the message id) and f
+// "deliver" / "publish" events.
+#include <map>
+
+#include "oracles/oracle_support.h"
+#include "oracles/side_effect_oracles.h"
+
+namespace idemproof::oracles {
+
+Verdict AppliedOnce(const OracleInput& in) {
+  const std::string name = "applied_once";
+  const std::string counter_label = in.params.value("counter", std::string());
+  const std::string before_label = in.params.value("before", std::string());
+  const auto filter = ActionsParam(in.params);
+
+  // message id -> acknowledged at least once?
+  std::map<std::string, bool> messages;
+  std::map<std::string, int> deliveries;
+  for (const auto& op : PairOperations(in.history)) {
+    const HistoryEvent& e = *op.invoke;
+    const bool request = e.is_request();
+    const bool delivery = e.f == "deliver" || e.f == "publish";
+    if (!request && !delivery) continue;
+    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
+    if (e.key.empty()) continue;
+    bool acked = false;
+    if (op.completion && op.completion->type == EventType::kOk) {
+      if (e.f == "publish") {
+        acked = true;
+      } else if (auto a = op.answer()) {
+        acked = a->is_2xx();
+      }
+    }
+    messages[e.key] = messages[e.key] || acked;
+    ++deliveries[e.key];
+  }
+  if (messages.empty()) return Verdict::Unknown(name, "no message was delivered");
+
+  auto read = [&](const std::string& label) -> std::optional<std::int64_t> {
+    auto v = ProbeValue(in.history, label);
+    if (!v || !v->is_number_integer()) return std::nullopt;
+    return v->get<std::int64_t>();
+  };
+  if (counter_label.empty()) return Verdict::Unknown(name, "no counter probe label given");
+  const auto counter = read(counter_label);
+  if (!counter) {
+    if (in.target.probes.count(counter_label) == 0)
+      return Verdict::NotApplicable(name, "needs a probe '" + counter_label + "' (the consumer's effect)");
+    return Verdict::Unknown(name, "the counter probe '" + counter_label + "' has no integer value");
+  }
+  std::int64_t base = 0;
+  if (!before_label.empty()) {
+    auto b = read(before_label);
+    if (!b) return Verdict::Unknown(name, "the probe '" + before_label + "' has no integer value");
+    base = *b;
+  }
+  std::int64_t definite = 0, uncertain = 0, total_deliveries = 0;
+  for (const auto& [id, acked] : messages) (acked ? definite : uncertain) += 1;
+  for (const auto& [id, n] : deliveries) total_deliveries += n;
+  const std::int64_t applied = *counter - base;
+  nlohmann::json details = {{"applied", applied},   {"counter", *counter}, {"before", base},
+                            {"definite", definite}, {"uncertain", uncertain},
+                            {"deliveries", total_deliveries}, {"messages", deliveries}};
+  if (applied > definite + uncertain)
+    return Verdict::Invalid(name, "the consumer applied " + std::to_string(applied) + " times for " +
+                                      std::to_string(definite + uncertain) + " distinct message(s) (" +
+                                      std::to_string(total_deliveries) + " deliveries): a redelivery applied again",
+                            details);
+  if (applied < definite)
+    return Verdict::Invalid(name, "the consumer applied " + std::to_string(applied) + " of " +
+                                      std::to_string(definite) + " acknowledged message(s): one was lost",
+                            details);
+  if (total_deliveries <= static_cast<std::int64_t>(messages.size()))
+    return Verdict::Unknown(name, "no message was delivered twice: nothing to judge", details);
+  return Verdict::Valid(name, std::to_string(applied) + " application(s) for " +
+                                  std::to_string(messages.size()) + " distinct message(s) over " +
+                                  std::to_string(total_deliveries) + " deliveries",
+                        details);
+}
+
+void RegisterSideEffectOracles(OracleRegistry& registry) {
+  const OracleParamSpec actions{"actions", ParamType::kStringList, false, "only these actions (default: all)"};
+  registry.Register({"intent_reconciled",
+                     "exactly one external effect per business action in the ledger, and the target's record "
+                     "names it",
+                     {actions,
+                      {"ledger", ParamType::kString, false, "label of the ledger probe (default: ledger)"},
+                      {"record", ParamType::kString, false,
+                       "label of a probe giving the effect id(s) the target recorded"}}},
+                    IntentReconciled);
+  registry.Register({"lease_recovery",
+                     "after a crash mid-request: in-progress while the lease holds, one completion after, never "
+                     "stuck",
+                     {actions, {"lease", ParamType::kDuration, false, "overrides the target's idempotency.lease"}}},
+                    LeaseRecovery);
+  registry.Register({"applied_once",
+                     "the consumer's counter equals the number of distinct messages, however often delivered",
+                     {actions,
+                      {"counter", ParamType::kString, true, "label of the probe reading the consumer's counter"},
+                      {"before", ParamType::kString, false, "label of the same probe before the deliveries"}}},
+                    AppliedOnce);
+}
+
+}  // namespace idemproof::oracles

@@ -1,0 +1,99 @@
+// intent_reconciled: after whatever happened between the target and the
+// external system (a kill right after the charge, a timeout, a retry), the
+// ledger — the external system's own record, read as a probe — holds exactly
+// one effect for the business action, and the target's record names that
+// effect (its transaction id).
+//
+// The ledger probe's value is the list of the business action's effects
+// (their ids), or their count; the record probe's value is the list of
+// effect ids the target recorded (or one id). The target file's probe
+// declarations pick those values out of the answers.
+#include "oracles/oracle_support.h"
+#include "oracles/side_effect_oracles.h"
+
+namespace idemproof::oracles {
+namespace {
+
+// Effect ids from a probe value: an array of scalars, one scalar, or null.
+std::vector<std::string> ids_of(const nlohmann::json& v) {
+  std::vector<std::string> out;
+  auto one = [&](const nlohmann::json& x) {
+    if (x.is_string()) out.push_back(x.get<std::string>());
+    else if (!x.is_null()) out.push_back(x.dump());
+  };
+  if (v.is_array()) {
+    for (const auto& x : v) one(x);
+  } else {
+    one(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+Verdict IntentReconciled(const OracleInput& in) {
+  const std::string name = "intent_reconciled";
+  const std::string ledger_label = in.params.value("ledger", std::string("ledger"));
+  const std::string record_label = in.params.value("record", std::string());
+  const auto filter = ActionsParam(in.params);
+
+  int successes = 0, requests = 0;
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& op : RequestOperations(in.history)) {
+    const auto& e = *op.invoke;
+    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
+    ++requests;
+    if (Classify(op, in.target.idempotency) == AnswerClass::kSuccess) ++successes;
+    ops.push_back(OpJson(op));
+  }
+  if (requests == 0) return Verdict::Unknown(name, "the scenario sent no request of the business action");
+
+  const auto ledger = ProbeValue(in.history, ledger_label);
+  if (!ledger) {
+    if (in.target.probes.count(ledger_label) == 0)
+      return Verdict::NotApplicable(name, "needs a ledger probe '" + ledger_label + "' (the external system's record)");
+    return Verdict::Unknown(name, "the ledger probe '" + ledger_label + "' has no value (it failed or never ran)");
+  }
+  std::int64_t effects = 0;
+  std::vector<std::string> effect_ids;
+  if (ledger->is_number_integer()) {
+    effects = ledger->get<std::int64_t>();
+  } else {
+    effect_ids = ids_of(*ledger);
+    effects = static_cast<std::int64_t>(effect_ids.size());
+  }
+  nlohmann::json details = {{"ledger", *ledger}, {"effects", effects}, {"successes", successes}, {"requests", ops}};
+
+  if (effects > 1)
+    return Verdict::Invalid(name, std::to_string(effects) + " external effects for one business action (" +
+                                      std::to_string(requests) + " requests): charged more than once",
+                            details);
+  if (effects == 0) {
+    if (successes > 0)
+      return Verdict::Invalid(name, "the target answered success but the external system has no effect", details);
+    return Verdict::Unknown(name, "no external effect and no success: nothing was decided", details);
+  }
+  if (successes == 0)
+    return Verdict::Unknown(name, "one external effect, but no request was answered with success yet", details);
+
+  if (!record_label.empty()) {
+    const auto record = ProbeValue(in.history, record_label);
+    if (!record) return Verdict::Unknown(name, "the record probe '" + record_label + "' has no value", details);
+    const auto recorded = ids_of(*record);
+    details["recorded"] = *record;
+    if (recorded.size() != 1)
+      return Verdict::Invalid(name, "the target recorded " + std::to_string(recorded.size()) +
+                                        " effect ids for one external effect",
+                              details);
+    if (!effect_ids.empty() && recorded.front() != effect_ids.front())
+      return Verdict::Invalid(name, "the target recorded " + recorded.front() + " but the external effect is " +
+                                        effect_ids.front(),
+                              details);
+  }
+  return Verdict::Valid(name, "exactly one external effect" +
+                                  std::string(record_label.empty() ? "" : ", recorded by the target") + " (" +
+                                  std::to_string(requests) + " requests)",
+                        details);
+}
+
+}  // namespace idemproof::oracles

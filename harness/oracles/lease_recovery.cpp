@@ -1,0 +1,130 @@
+// lease_recovery: a request's owner dies (a `kill` event) or is frozen (a
+// `pause` event) while the request runs — after its claim, before its
+// completion. Then, for that key:
+//  - a retry answered before the lease can have ended (before the crashed
+//    request's invoke + lease) gets the in-progress answer: the claim held;
+//  - the first retry invoked after the lease surely ended (the crash + lease)
+//    is not answered in-progress: the key is not stuck;
+//  - exactly one unmarked 2xx answer for the key over the whole run (one
+//    completion; a resumed owner must not complete too), and, when the
+//    action has a records probe, exactly one record.
+// Retries between those two instants may get either answer.
+#include <map>
+
+#include "oracles/oracle_support.h"
+#include "oracles/side_effect_oracles.h"
+
+namespace idemproof::oracles {
+
+Verdict LeaseRecovery(const OracleInput& in) {
+  const std::string name = "lease_recovery";
+  const auto filter = ActionsParam(in.params);
+  const auto& contract = in.target.idempotency;
+  std::optional<Duration> lease = contract.lease;
+  if (in.params.contains("lease")) {
+    auto d = ParseDuration(in.params["lease"].get<std::string>());
+    if (!d.ok()) return Verdict::Unknown(name, "bad lease parameter: " + d.status().message());
+    lease = *d;
+  }
+  if (!lease) return Verdict::NotApplicable(name, "needs the target's idempotency.lease (or a lease parameter)");
+  const std::int64_t lease_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*lease).count();
+
+  // Crashes: completed kill / pause events, in time order.
+  std::vector<const HistoryEvent*> crashes;
+  for (const auto& e : in.history.events()) {
+    if ((e.f == "kill" || e.f == "pause") && e.type == EventType::kOk) crashes.push_back(&e);
+  }
+  if (crashes.empty()) return Verdict::Unknown(name, "no kill or pause of the target happened");
+
+  nlohmann::json judged = nlohmann::json::array();
+  std::string violation;
+  nlohmann::json violation_details;
+  for (const auto& group : GroupRequestsByKey(in.history, filter)) {
+    if (group.payload != "default") continue;
+    // The crashed request: invoked before a crash, without an answer before it.
+    const Operation* crashed = nullptr;
+    const HistoryEvent* crash = nullptr;
+    for (const auto* c : crashes) {
+      for (const auto& op : group.ops) {
+        const bool answered_before = op.completion && op.completion->time_ns <= c->time_ns &&
+                                     op.completion->type == EventType::kOk;
+        if (op.invoke_ns() < c->time_ns && !answered_before) {
+          crashed = &op;
+          crash = c;
+          break;
+        }
+      }
+      if (crashed) break;
+    }
+    if (!crashed) continue;
+    const std::int64_t live_until = crashed->invoke_ns() + lease_ns;  // the lease cannot have ended before
+    const std::int64_t dead_after = crash->time_ns + lease_ns;        // the lease surely ended after
+
+    nlohmann::json row = {{"key", group.key}, {"crashed", OpJson(*crashed)}, {"crash_index", crash->index},
+                          {"lease_ms", lease_ns / 1000000}};
+    std::string problem;
+    int unmarked_2xx = 0;
+    const Operation* first_after = nullptr;
+    for (const auto& op : group.ops) {
+      const AnswerClass c = Classify(op, contract);
+      if (auto a = op.answer(); a && a->is_2xx() && !IsReplayMarked(*a, contract)) ++unmarked_2xx;
+      if (&op == crashed || op.invoke_ns() <= crash->time_ns) continue;
+      if (c == AnswerClass::kNoAnswer) continue;
+      if (op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty()) {
+        problem = OpName(op) + " was answered " + AnswerClassName(c) + " while the crashed request's lease was live";
+        row["early"] = OpJson(op);
+      }
+      if (op.invoke_ns() > dead_after && first_after == nullptr) first_after = &op;
+    }
+    if (first_after == nullptr) {
+      row["undecided"] = "no retry after the lease ended";
+      judged.push_back(row);
+      continue;
+    }
+    row["after_expiry"] = OpJson(*first_after);
+    const AnswerClass after = Classify(*first_after, contract);
+    if (problem.empty() && after == AnswerClass::kInProgress)
+      problem = "key " + group.key + " is still in progress after its lease ended (" + OpName(*first_after) +
+                "): blocked for good";
+    if (problem.empty() && unmarked_2xx > 1)
+      problem = std::to_string(unmarked_2xx) + " unmarked successes for key " + group.key +
+                ": the request completed more than once";
+    if (problem.empty() && !IsTerminal(after) && after != AnswerClass::kRetryable)
+      problem = "the retry after the lease ended got " + std::string(AnswerClassName(after));
+    if (problem.empty() && unmarked_2xx == 0 && after == AnswerClass::kRetryable) {
+      row["undecided"] = "the retry after the lease ended got a retryable failure";
+      judged.push_back(row);
+      continue;
+    }
+    if (problem.empty()) {
+      const ActionDescription* a = in.target.FindAction(group.action);
+      if (a && a->records) {
+        auto count = RecordCount(in.history, group.action, group.biz);
+        row["records"] = count ? nlohmann::json(*count) : nlohmann::json(nullptr);
+        if (count && *count != 1)
+          problem = std::to_string(*count) + " records for " + group.action + " biz " + group.biz +
+                    " after the recovery (expected 1)";
+      }
+    }
+    if (!problem.empty()) {
+      row["problem"] = problem;
+      if (violation.empty()) {
+        violation = problem;
+        violation_details = row;
+      }
+    }
+    row["completions"] = unmarked_2xx;
+    judged.push_back(row);
+  }
+  nlohmann::json details = {{"keys", judged}};
+  if (!violation.empty()) return Verdict::Invalid(name, violation, details);
+  int decided = 0;
+  for (const auto& r : judged) decided += r.contains("undecided") ? 0 : 1;
+  if (judged.empty()) return Verdict::Unknown(name, "no request was running when the target crashed", details);
+  if (decided == 0) return Verdict::Unknown(name, "no retry was sent after the lease ended", details);
+  return Verdict::Valid(name, std::to_string(decided) +
+                                  " key(s) recovered: in-progress while the lease held, one completion after",
+                        details);
+}
+
+}  // namespace idemproof::oracles

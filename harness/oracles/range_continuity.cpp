@@ -1,0 +1,301 @@
+// range_continuity: after a batch job failed part-way and was rerun, every
+// range is processed once (none lost, none doubled, nothing already done is
+// redone beyond one partition), the result equals a clean run's row by row,
+// the markers agree with the rows, and later reruns change nothing.
+#include <algorithm>
+#include <set>
+
+#include "model/batch_history.h"
+#include "model/job_result.h"
+#include "oracles/oracle_support.h"
+
+namespace idemproof::oracles {
+namespace {
+
+std::string Plural(std::size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::string RunName(const BatchRun& r) {
+  return std::string(BatchRoleName(r.role)) + " #" + std::to_string(r.index()) + " of job " + r.job_name;
+}
+
+nlohmann::json RunJson(const BatchRun& r) {
+  nlohmann::json j = {{"index", r.index()}, {"job", r.job}, {"job_name", r.job_name}, {"role", BatchRoleName(r.role)},
+                      {"from", r.from}, {"to", r.to}};
+  if (r.fail_after) j["fail_after"] = *r.fail_after;
+  if (auto a = r.answer()) j["answer"] = {{"status", a->status}, {"body", a->body.substr(0, 400)}};
+  else j["outcome"] = r.op.completion ? EventTypeName(r.op.completion->type) : "open";
+  return j;
+}
+
+// "in 600–999 (partitions 60–99)"
+std::string Where(const std::vector<std::int64_t>& ids, const std::vector<RangeMarker>* partitions) {
+  std::string s = "in " + FormatIdRanges(ids);
+  if (partitions != nullptr) {
+    std::string p = PartitionsOf(ids, *partitions);
+    if (!p.empty()) s += " (" + p + ")";
+  }
+  return s;
+}
+
+// What differs between a rerun's rows and the clean run's, one phrase each.
+std::vector<std::string> Describe(const RowComparison& c, const std::vector<RangeMarker>* partitions) {
+  std::vector<std::string> out;
+  if (!c.missing.empty()) out.push_back(Plural(c.missing.size(), "row") + " missing " + Where(c.missing, partitions));
+  if (!c.doubled.empty()) {
+    std::string how = c.max_copies > 2 ? " duplicated (up to " + std::to_string(c.max_copies) + " copies) "
+                                       : " doubled ";
+    out.push_back(Plural(c.doubled.size(), "row").append(how) + Where(c.doubled, partitions));
+  }
+  if (!c.differing.empty())
+    out.push_back(Plural(c.differing.size(), "row") + " differ from the clean run " + Where(c.differing, partitions));
+  if (!c.extra.empty())
+    out.push_back(Plural(c.extra.size(), "row") + " not in the clean run " + Where(c.extra, partitions));
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string s;
+  for (const auto& p : parts) s += (s.empty() ? "" : sep) + p;
+  return s;
+}
+
+nlohmann::json ComparisonJson(const RowComparison& c) {
+  return {{"diff_rows", c.diff_rows()},
+          {"missing", c.missing.size()},   {"missing_ids", FormatIdRanges(c.missing, 20)},
+          {"doubled", c.doubled.size()},   {"doubled_ids", FormatIdRanges(c.doubled, 20)},
+          {"extra_copies", c.extra_copies}, {"max_copies", c.max_copies},
+          {"differing", c.differing.size()}, {"differing_ids", FormatIdRanges(c.differing, 20)},
+          {"extra", c.extra.size()},       {"extra_ids", FormatIdRanges(c.extra, 20)}};
+}
+
+// The markers of `result` against its rows and the clean run's row ids.
+std::vector<std::string> CheckMarkers(const BatchDescription& batch, const JobResult& result, const JobResult& clean,
+                                      nlohmann::json& details) {
+  std::vector<std::string> findings;
+  const auto& markers = *result.markers;
+  std::vector<std::string> bad_counts, bad_sums;
+  for (const auto& m : markers) {
+    auto rows = result.RowsIn(m.from, m.to);
+    if (static_cast<std::int64_t>(rows.size()) != m.rows_written)
+      bad_counts.push_back("partition " + m.key + " says " + std::to_string(m.rows_written) + " rows written, " +
+                           std::to_string(rows.size()) + " present");
+    if (batch.checksum != ChecksumAlgorithm::kNone) {
+      std::string want = RowsChecksum(batch.checksum, rows);
+      if (!m.checksum || *m.checksum != want) bad_sums.push_back(m.key);
+    }
+  }
+  std::vector<std::int64_t> uncovered, overlapped;
+  std::set<std::int64_t> clean_ids;
+  for (const auto& r : clean.rows) clean_ids.insert(r.id);
+  for (std::int64_t id : clean_ids) {
+    int n = 0;
+    for (const auto& m : markers) n += (id >= m.from && id < m.to) ? 1 : 0;
+    if (n == 0) uncovered.push_back(id);
+    if (n > 1) overlapped.push_back(id);
+  }
+  details["markers"] = {{"count", markers.size()},
+                        {"rows_written_mismatches", bad_counts},
+                        {"checksum_mismatches", bad_sums},
+                        {"uncovered_ids", FormatIdRanges(uncovered, 20)},
+                        {"overlapped_ids", FormatIdRanges(overlapped, 20)},
+                        {"checksum", ChecksumAlgorithmName(batch.checksum)}};
+  if (!bad_counts.empty())
+    findings.push_back("markers disagree with the rows (" + Plural(bad_counts.size(), "partition") + ", e.g. " +
+                       bad_counts.front() + ")");
+  if (!bad_sums.empty())
+    findings.push_back("marker checksums disagree with the rows in " + Plural(bad_sums.size(), "partition") +
+                       " (e.g. " + bad_sums.front() + ")");
+  if (!uncovered.empty()) findings.push_back(Plural(uncovered.size(), "row") + " covered by no range marker (" +
+                                             FormatIdRanges(uncovered) + ")");
+  if (!overlapped.empty()) findings.push_back(Plural(overlapped.size(), "row") + " covered by several markers (" +
+                                              FormatIdRanges(overlapped) + ")");
+  return findings;
+}
+
+// Every change from `before` to `after`: rows (volatile paths included) and markers.
+std::vector<std::string> Changes(const JobResult& before, const JobResult& after) {
+  std::vector<std::string> out;
+  auto changed = RewrittenRows(before, after);
+  auto added = RewrittenRows(after, before);  // ids now present that were not, or changed
+  changed.insert(changed.end(), added.begin(), added.end());
+  std::sort(changed.begin(), changed.end());
+  changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+  if (!changed.empty()) out.push_back("changed " + Plural(changed.size(), "row") + " (" + FormatIdRanges(changed) + ")");
+  if (before.markers && after.markers) {
+    std::set<std::string> a, b;
+    for (const auto& m : *before.markers) a.insert(m.raw.dump());
+    std::vector<std::string> keys;
+    for (const auto& m : *after.markers) {
+      b.insert(m.raw.dump());
+      if (!a.count(m.raw.dump())) keys.push_back(m.key);
+    }
+    std::size_t removed = 0;
+    for (const auto& s : a) removed += b.count(s) ? 0 : 1;
+    if (!keys.empty() || removed > 0) {
+      std::string what = "changed the markers";
+      if (!keys.empty()) what += " of " + Plural(keys.size(), "partition") + " (e.g. " + keys.front() + ")";
+      else what += " (" + Plural(removed, "marker") + " removed)";
+      out.push_back(what);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Verdict RangeContinuity(const OracleInput& in) {
+  const std::string name = "range_continuity";
+  if (!in.target.batch) return Verdict::NotApplicable(name, "the target declares no batch section");
+  const BatchDescription& batch = *in.target.batch;
+  const auto runs = BatchRuns(in.history);
+  const auto snapshots = JobSnapshots(in.history);
+  nlohmann::json details = nlohmann::json::object();
+
+  std::string job = in.params.value("job", "");
+  if (job.empty()) {
+    for (const auto& r : runs)
+      if (r.fail_after && r.role != BatchRole::kClean) { job = r.job_name; break; }
+  }
+  if (job.empty()) return Verdict::Unknown(name, "no batch run was made to fail (no fail_after): nothing to resume");
+  details["job"] = job;
+
+  std::vector<const BatchRun*> mine;
+  for (const auto& r : runs)
+    if (r.job_name == job && r.role != BatchRole::kClean) mine.push_back(&r);
+  if (mine.empty()) return Verdict::Unknown(name, "job " + job + " never ran");
+  const BatchRun* failing = nullptr;
+  for (const BatchRun* r : mine)
+    if (r->fail_after) { failing = r; break; }
+  if (failing == nullptr) return Verdict::Unknown(name, "no run of job " + job + " was made to fail (fail_after)");
+  details["failing_run"] = RunJson(*failing);
+  auto failed_answer = failing->answer();
+  if (!failed_answer) return Verdict::Unknown(name, "the failing " + RunName(*failing) + " got no answer", details);
+  if (failed_answer->is_2xx())
+    return Verdict::Unknown(name, "the " + RunName(*failing) + " answered " + std::to_string(failed_answer->status) +
+                                      ": the failure after " + std::to_string(*failing->fail_after) +
+                                      " rows never happened, nothing to resume",
+                            details);
+
+  std::vector<const BatchRun*> reruns;
+  for (const BatchRun* r : mine)
+    if (r->index() > failing->index() && r->role == BatchRole::kRerun) reruns.push_back(r);
+  details["reruns"] = nlohmann::json::array();
+  for (const BatchRun* r : reruns) details["reruns"].push_back(RunJson(*r));
+  if (reruns.empty()) return Verdict::Unknown(name, "job " + job + " was never rerun after its failed run", details);
+  const BatchRun* completing = nullptr;
+  bool any_answer = false;
+  for (const BatchRun* r : reruns) {
+    any_answer = any_answer || r->answer().has_value();
+    if (r->answered_2xx()) { completing = r; break; }
+  }
+  if (completing == nullptr) {
+    if (!any_answer) return Verdict::Unknown(name, "no rerun of job " + job + " got an answer", details);
+    return Verdict::Invalid(name, "no rerun of job " + job + " completed: every rerun answered an error", details);
+  }
+
+  std::string clean_job = in.params.value("clean", "");
+  const BatchRun* clean = nullptr;
+  for (const auto& r : runs) {
+    if (r.role != BatchRole::kClean) continue;
+    if (!clean_job.empty()) {
+      if (r.job_name == clean_job) { clean = &r; break; }
+    } else if (r.of == job) {
+      clean = &r;
+      break;
+    } else if (clean == nullptr) {
+      clean = &r;
+    }
+  }
+  if (clean == nullptr) return Verdict::Unknown(name, "no clean run to compare job " + job + " with", details);
+  details["clean_run"] = RunJson(*clean);
+  if (!clean->answered_2xx())
+    return Verdict::Unknown(name, "the clean " + RunName(*clean) + " did not complete", details);
+
+  // The results after the failed run, the completing rerun, every later rerun, and the clean run.
+  auto read = [&](const BatchRun& r, std::string& why) -> std::optional<JobResult> {
+    const JobSnapshot* s = SnapshotAfter(snapshots, r);
+    if (s == nullptr) { why = "the result of job " + r.job_name + " was not read after " + RunName(r); return std::nullopt; }
+    if (!s->ok) { why = "the result of job " + r.job_name + " could not be read after " + RunName(r) + ": " + s->error; return std::nullopt; }
+    auto res = ReadJobResult(batch, s->result, s->markers);
+    if (!res.ok()) { why = "the result of job " + r.job_name + " after " + RunName(r) + " does not match batch.result: " + res.status().message(); return std::nullopt; }
+    return *res;
+  };
+  std::string why;
+  auto clean_result = read(*clean, why);
+  if (!clean_result) return Verdict::Unknown(name, why, details);
+  auto first = read(*completing, why);
+  if (!first) return Verdict::Unknown(name, why, details);
+  if (clean_result->rows.empty())
+    return Verdict::Unknown(name, "the clean run of rows [" + std::to_string(clean->from) + ", " +
+                                      std::to_string(clean->to) + ") produced no rows: nothing to compare",
+                            details);
+  const std::vector<RangeMarker>* partitions = nullptr;
+  if (clean_result->markers && !clean_result->markers->empty()) partitions = &*clean_result->markers;
+
+  std::vector<std::string> findings;
+  // 1. The rerun that completed finishes the missing rows, and only those.
+  RowComparison after_first = CompareRows(*first, *clean_result);
+  details["after_rerun"] = ComparisonJson(after_first);
+  if (!after_first.equal()) {
+    std::string f = "after the rerun: " + Join(Describe(after_first, partitions), ", ");
+    auto a = completing->answer();
+    if (a && IsReplayMarked(*a, in.target.idempotency)) f += " (the rerun was answered as a replay: swallowed)";
+    findings.push_back(f);
+  }
+
+  // 2. The rows the completing rerun rewrote although the failed run had written them.
+  const std::int64_t redo_allowance = in.params.contains("redo_rows") ? in.params["redo_rows"].get<std::int64_t>()
+                                                                      : batch.partition_rows.value_or(-1);
+  if (redo_allowance >= 0) {
+    auto before = read(*failing, why);
+    if (!before) return Verdict::Unknown(name, why, details);
+    auto redone = RewrittenRows(*before, *first);
+    details["redone_rows"] = {{"count", redone.size()}, {"ids", FormatIdRanges(redone, 20)}, {"allowed", redo_allowance}};
+    if (static_cast<std::int64_t>(redone.size()) > redo_allowance)
+      findings.push_back("the rerun redid " + Plural(redone.size(), "row") + " already written " +
+                         Where(redone, partitions) + ": the failed run left nothing to resume from (at most " +
+                         std::to_string(redo_allowance) + ", one partition, may be redone)");
+  } else {
+    details["redone_rows"] = "not checked: the target declares no batch.partition_rows";
+  }
+
+  // 3. Later reruns change nothing: same rows (stamps included), same markers.
+  details["later_reruns"] = nlohmann::json::array();
+  std::optional<JobResult> last = first;
+  int ordinal = 1;
+  for (const BatchRun* r : reruns) {
+    if (r->index() <= completing->index()) continue;
+    ++ordinal;
+    auto later = read(*r, why);
+    if (!later) return Verdict::Unknown(name, why, details);
+    auto changes = Changes(*first, *later);
+    details["later_reruns"].push_back({{"index", r->index()}, {"changes", changes}});
+    if (!changes.empty()) findings.push_back("rerun " + std::to_string(ordinal) + " " + Join(changes, " and "));
+    last = later;
+  }
+  RowComparison final_cmp = CompareRows(*last, *clean_result);
+  details["final"] = ComparisonJson(final_cmp);
+  if (!final_cmp.equal() && ordinal > 1 &&
+      (final_cmp.diff_rows() != after_first.diff_rows() || final_cmp.extra_copies != after_first.extra_copies))
+    findings.push_back("after rerun " + std::to_string(ordinal) + ": " + Join(Describe(final_cmp, partitions), ", "));
+
+  // 4. The markers agree with the rows they describe.
+  if (batch.declares_markers()) {
+    auto m = CheckMarkers(batch, *last, *clean_result, details);
+    findings.insert(findings.end(), m.begin(), m.end());
+  } else {
+    details["markers"] = "not checked: the target declares no markers";
+  }
+
+  if (!findings.empty()) return Verdict::Invalid(name, "job " + job + ": " + Join(findings, "; "), details);
+  std::string evidence = "job " + job + " failed after " + std::to_string(*failing->fail_after) + " of " +
+                         std::to_string(failing->to - failing->from) + " rows; " + Plural(reruns.size(), "rerun") +
+                         "; result equals the clean run row by row (" + Plural(clean_result->rows.size(), "row") + ")";
+  if (last->markers) evidence += ", " + Plural(last->markers->size(), "marker") + " agree with the rows";
+  if (ordinal > 1) evidence += ", later reruns changed nothing";
+  return Verdict::Valid(name, evidence, details);
+}
+
+}  // namespace idemproof::oracles

@@ -1,0 +1,152 @@
+#include "idemproof/ref/stream_consumer.h"
+
+#include <hiredis/hiredis.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace idemproof::ref {
+namespace {
+
+using Reply = std::unique_ptr<redisReply, decltype(&freeReplyObject)>;
+
+Reply command(redisContext* c, const std::vector<std::string>& args) {
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const auto& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  void* r = redisCommandArgv(c, static_cast<int>(args.size()), argv.data(), lens.data());
+  return Reply(static_cast<redisReply*>(r), freeReplyObject);
+}
+
+struct Entry {
+  std::string id;
+  std::map<std::string, std::string> fields;
+};
+
+std::string str(const redisReply* r) {
+  return r && (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS)
+             ? std::string(r->str, r->len)
+             : std::string();
+}
+
+// [[id, [f, v, ...]], ...]
+std::vector<Entry> parse_entries(const redisReply* list) {
+  std::vector<Entry> out;
+  if (!list || list->type != REDIS_REPLY_ARRAY) return out;
+  for (size_t i = 0; i < list->elements; ++i) {
+    const redisReply* e = list->element[i];
+    if (!e || e->type != REDIS_REPLY_ARRAY || e->elements < 2) continue;
+    Entry entry{str(e->element[0]), {}};
+    const redisReply* f = e->element[1];
+    if (f && f->type == REDIS_REPLY_ARRAY) {
+      for (size_t k = 0; k + 1 < f->elements; k += 2) {
+        entry.fields[str(f->element[k])] = str(f->element[k + 1]);
+      }
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+// XREADGROUP reply: [[stream, entries]] or nil.
+std::vector<Entry> parse_read(const redisReply* r) {
+  if (!r || r->type != REDIS_REPLY_ARRAY || r->elements == 0) return {};
+  const redisReply* s = r->element[0];
+  if (!s || s->type != REDIS_REPLY_ARRAY || s->elements < 2) return {};
+  return parse_entries(s->element[1]);
+}
+
+}  // namespace
+
+StreamConsumer::StreamConsumer(const ServiceOptions& options, SideEffectRoutes& routes)
+    : stream_(options.stream),
+      group_(options.group),
+      consumer_(options.consumer.empty() ? "ref-" + std::to_string(::getpid()) : options.consumer),
+      claim_idle_(options.claim_idle),
+      routes_(routes) {
+  const auto colon = options.redis.rfind(':');
+  host_ = colon == std::string::npos ? options.redis : options.redis.substr(0, colon);
+  if (colon != std::string::npos) port_ = std::stoi(options.redis.substr(colon + 1));
+}
+
+StreamConsumer::~StreamConsumer() { stop(); }
+
+void StreamConsumer::start() { thread_ = std::thread([this] { run(); }); }
+
+void StreamConsumer::stop() {
+  stopping_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void StreamConsumer::run() {
+  const timeval timeout{2, 0};
+  std::unique_ptr<redisContext, decltype(&redisFree)> ctx(nullptr, redisFree);
+  bool own_pending_done = false;
+  const std::string idle_ms =
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(claim_idle_).count());
+
+  auto process = [&](const Entry& e) {
+    auto id = e.fields.find("message_id");
+    auto account = e.fields.find("account");
+    auto amount = e.fields.find("amount");
+    if (id != e.fields.end() && account != e.fields.end() && amount != e.fields.end()) {
+      std::int64_t n = 0;
+      try {
+        n = std::stoll(amount->second);
+      } catch (const std::exception&) {
+        std::cerr << "idemproof-ref: stream entry " << e.id << " has a bad amount; skipped\n";
+      }
+      if (n != 0) routes_.apply_message(id->second, account->second, n);
+      // The chaos hook: die with the effect committed and the entry unacknowledged.
+      if (routes_.take_die_before_ack()) ::kill(::getpid(), SIGKILL);
+    } else {
+      std::cerr << "idemproof-ref: stream entry " << e.id << " lacks fields; skipped\n";
+    }
+    command(ctx.get(), {"XACK", stream_, group_, e.id});
+  };
+
+  while (!stopping_) {
+    if (!ctx || ctx->err) {
+      ctx.reset(redisConnectWithTimeout(host_.c_str(), port_, timeout));
+      if (!ctx || ctx->err) {
+        ctx.reset();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      redisSetTimeout(ctx.get(), timeout);
+      command(ctx.get(), {"XGROUP", "CREATE", stream_, group_, "0", "MKSTREAM"});  // BUSYGROUP is fine
+    }
+    try {
+      if (!own_pending_done) {
+        auto r = command(ctx.get(), {"XREADGROUP", "GROUP", group_, consumer_, "COUNT", "100",
+                                     "STREAMS", stream_, "0"});
+        if (!r) continue;
+        for (const auto& e : parse_read(r.get())) process(e);
+        own_pending_done = true;
+      }
+      auto claimed = command(ctx.get(), {"XAUTOCLAIM", stream_, group_, consumer_, idle_ms, "0-0",
+                                         "COUNT", "100"});
+      if (!claimed) continue;
+      if (claimed->type == REDIS_REPLY_ARRAY && claimed->elements >= 2) {
+        for (const auto& e : parse_entries(claimed->element[1])) process(e);
+      }
+      auto r = command(ctx.get(), {"XREADGROUP", "GROUP", group_, consumer_, "COUNT", "100",
+                                   "BLOCK", "200", "STREAMS", stream_, ">"});
+      if (!r) continue;
+      for (const auto& e : parse_read(r.get())) process(e);
+    } catch (const std::exception& ex) {
+      // A store failure: the entry stays pending and is claimed again later.
+      std::cerr << "idemproof-ref: consumer: " << ex.what() << "\n";
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+  }
+}
+
+}  // namespace idemproof::ref

@@ -1,0 +1,191 @@
+// intent_reconciled, lease_recovery and applied_once on literal histories:
+// the correct reference's timelines hold; each flaw's timeline is caught;
+// timelines with nothing to judge never come out valid.
+#include <catch2/catch.hpp>
+
+#include "literal_history.h"
+
+using namespace idemproof;
+using namespace idemproof::testing;
+
+namespace {
+
+const Answer kPaid{201, R"({"biz_no":"b1","transaction_id":"txn-1"})"};
+const Answer kPaidReplay{201, R"({"biz_no":"b1","transaction_id":"txn-1"})", {{"Idempotent-Replayed", "true"}}};
+const Answer kConflict{409, R"({"title":"in progress"})", {{"Retry-After", "1"}}};
+const Answer kOk{200, R"({"applied":true})"};
+
+// A SIGKILL (or SIGSTOP with f "pause") of the target at `t` ms, as the runtime records it.
+History WithProcessEvent(const History& base, const std::string& f, int t) {
+  History h = base;
+  HistoryEvent e;
+  e.process = "nemesis";
+  e.f = f;
+  e.type = EventType::kInvoke;
+  e.time_ns = std::int64_t{t} * 1000000;
+  e.value = {{"pid", 42}};
+  h.Append(e);
+  e.type = EventType::kOk;
+  h.Append(e);
+  return h;
+}
+
+History WithDelivery(const History& base, const std::string& f, const std::string& message, int t,
+                     EventType outcome) {
+  History h = base;
+  HistoryEvent e;
+  e.process = "deliverer";
+  e.f = f;
+  e.key = message;
+  e.time_ns = std::int64_t{t} * 1000000;
+  h.Append(e);
+  e.type = outcome;
+  e.time_ns += 1000000;
+  if (outcome == EventType::kOk && f == "deliver") e.value = {{"response", {{"status", 200}, {"headers", nlohmann::json::object()}, {"body", "{}"}}}};
+  h.Append(e);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("intent_reconciled holds for one charge, recorded, after a kill and a retry") {
+  LiteralHistory h;
+  h.Lost("client-0", "create_order", "k1", "b1", 0, 30)
+      .Send("client-0", "create_order", "k1", "b1", 2500, 2510, kPaid)
+      .Probe("ledger", "ledger", nlohmann::json::array({"txn-1"}), 2600)
+      .Probe("payment", "payment", nlohmann::json::array({"txn-1"}), 2610);
+  Verdict v = RunOracle("intent_reconciled", h.history(), ShopTarget(), {{"record", "payment"}});
+  CHECK(v.status == VerdictStatus::kValid);
+}
+
+TEST_CASE("intent_reconciled catches a second charge (no-intent)") {
+  LiteralHistory h;
+  h.Lost("client-0", "create_order", "k1", "b1", 0, 30)
+      .Send("client-0", "create_order", "k1", "b1", 2500, 2510, Answer{201, R"({"transaction_id":"txn-2"})"})
+      .Probe("ledger", "ledger", nlohmann::json::array({"txn-1", "txn-2"}), 2600);
+  Verdict v = RunOracle("intent_reconciled", h.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("2 external effects") != std::string::npos);
+}
+
+TEST_CASE("intent_reconciled catches a record naming another effect, and success without effect") {
+  LiteralHistory a;
+  a.Send("client-0", "create_order", "k1", "b1", 0, 10, kPaid)
+      .Probe("ledger", "ledger", nlohmann::json::array({"txn-9"}), 20)
+      .Probe("payment", "payment", nlohmann::json::array({"txn-1"}), 30);
+  CHECK(RunOracle("intent_reconciled", a.history(), ShopTarget(), {{"record", "payment"}}).status ==
+        VerdictStatus::kInvalid);
+  LiteralHistory b;
+  b.Send("client-0", "create_order", "k1", "b1", 0, 10, kPaid).Probe("ledger", "ledger", 0, 20);
+  CHECK(RunOracle("intent_reconciled", b.history()).status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("intent_reconciled without evidence is never valid") {
+  LiteralHistory lost;  // no success, no effect
+  lost.Lost("client-0", "create_order", "k1", "b1", 0, 30).Probe("ledger", "ledger", nlohmann::json::array(), 40);
+  CHECK(RunOracle("intent_reconciled", lost.history()).status == VerdictStatus::kUnknown);
+  LiteralHistory no_probe;  // the ledger probe never ran, and the target declares none
+  no_probe.Send("client-0", "create_order", "k1", "b1", 0, 10, kPaid);
+  CHECK(RunOracle("intent_reconciled", no_probe.history()).status == VerdictStatus::kNotApplicable);
+}
+
+TEST_CASE("lease_recovery holds: in progress before expiry, one completion after") {
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2700, kPaid)
+      .Send("client-0", "create_order", "k1", "b1", 2800, 2810, kPaidReplay)
+      .Records("create_order", "b1", 1, 3000);
+  History full = WithProcessEvent(h.history(), "kill", 300);
+  Verdict v = RunOracle("lease_recovery", full, ShopTarget(), {{"lease", "2s"}});
+  CHECK(v.status == VerdictStatus::kValid);
+}
+
+TEST_CASE("lease_recovery catches a key blocked forever (no-lease-expiry)") {
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kConflict)
+      .Records("create_order", "b1", 0, 3000);
+  Verdict v = RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("still in progress after its lease ended") != std::string::npos);
+}
+
+TEST_CASE("lease_recovery catches a resumed owner completing too (unfenced-takeover)") {
+  LiteralHistory h;
+  h.Send("client-1", "create_order", "k1", "b1", 0, 5000, Answer{201, R"({"id":1})"})
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2700, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 6000);
+  Verdict v = RunOracle("lease_recovery", WithProcessEvent(h.history(), "pause", 300), ShopTarget(), {{"lease", "2s"}});
+  CHECK(v.status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("lease_recovery catches an execution while the lease is live") {
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kPaid)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kPaidReplay);
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}})
+            .status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("lease_recovery without a crash, a retry after expiry, or a lease is never valid") {
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300).Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict);
+  CHECK(RunOracle("lease_recovery", h.history(), ShopTarget(), {{"lease", "2s"}}).status == VerdictStatus::kUnknown);
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}})
+            .status == VerdictStatus::kUnknown);
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300)).status ==
+        VerdictStatus::kNotApplicable);
+}
+
+TEST_CASE("applied_once holds when redeliveries change nothing, and catches a second application") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "m1", "b1", 0, 10, kOk)
+      .Send("client-0", "create_order", "m1", "b1", 20, 30, kOk)
+      .Send("client-0", "create_order", "m2", "b1", 40, 50, kOk);
+  LiteralHistory once = h, twice = h;
+  once.Probe("balance", "applied", 2, 100);
+  twice.Probe("balance", "applied", 3, 100);
+  CHECK(RunOracle("applied_once", once.history(), ShopTarget(), {{"counter", "applied"}}).status ==
+        VerdictStatus::kValid);
+  Verdict v = RunOracle("applied_once", twice.history(), ShopTarget(), {{"counter", "applied"}});
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("applied 3 times for 2") != std::string::npos);
+}
+
+TEST_CASE("applied_once counts broker publishes and deliveries; unacked messages widen the bound") {
+  LiteralHistory base;
+  base.Probe("balance", "before", 5, 0);
+  History h = WithDelivery(base.history(), "publish", "m1", 10, EventType::kOk);
+  h = WithDelivery(h, "deliver", "m1", 20, EventType::kInfo);  // a redelivery whose ack was lost
+  h = WithDelivery(h, "deliver", "m2", 30, EventType::kInfo);  // never acknowledged
+  auto with_counter = [&](int value) {
+    History out = h;
+    HistoryEvent e;
+    e.process = "probe";
+    e.f = "probe";
+    e.time_ns = 90000000;
+    e.value = {{"probe", "balance"}, {"label", "after"}};
+    out.Append(e);
+    e.type = EventType::kOk;
+    e.value["value"] = value;
+    out.Append(e);
+    return out;
+  };
+  const nlohmann::json params = {{"counter", "after"}, {"before", "before"}};
+  CHECK(RunOracle("applied_once", with_counter(6), ShopTarget(), params).status == VerdictStatus::kValid);
+  CHECK(RunOracle("applied_once", with_counter(7), ShopTarget(), params).status == VerdictStatus::kValid);
+  CHECK(RunOracle("applied_once", with_counter(8), ShopTarget(), params).status == VerdictStatus::kInvalid);
+  CHECK(RunOracle("applied_once", with_counter(5), ShopTarget(), params).status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("applied_once without a redelivery or a counter is never valid") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "m1", "b1", 0, 10, kOk).Probe("balance", "applied", 1, 100);
+  CHECK(RunOracle("applied_once", h.history(), ShopTarget(), {{"counter", "applied"}}).status ==
+        VerdictStatus::kUnknown);
+  CHECK(RunOracle("applied_once", h.history(), ShopTarget(), {{"counter", "nothing"}}).status ==
+        VerdictStatus::kNotApplicable);
+}
