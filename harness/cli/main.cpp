@@ -1,0 +1,288 @@
+// idemproof: the command line. Thin: parsing, loading, printing; the work is
+// in the runtime (session, interpreter) and the model (loaders, oracles).
+//
+// Exit codes: 0 every verdict holds; 1 a violation (an invalid verdict);
+// 2 bad usage or configuration (nothing ran); 3 could not decide (target
+// unreachable, no answer); 130 interrupted (SIGINT/SIGTERM).
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli/summary_table.h"
+#include "model/results.h"
+#include "model/scenario.h"
+#include "model/target.h"
+#include "oracles/oracle.h"
+#include "reports/junit.h"
+#include "runtime/interrupt.h"
+#include "runtime/run_directory.h"
+#include "runtime/scenario_files.h"
+#include "runtime/session.h"
+
+namespace fs = std::filesystem;
+using namespace idemproof;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitUsage = 2;
+constexpr int kExitUndecided = 3;
+constexpr int kExitInterrupted = 130;
+
+// The build folder holding this executable: <build>/harness/cli/idemproof.
+std::string default_build_dir() {
+  if (const char* env = std::getenv("IDEMPROOF_BUILD_DIR"); env != nullptr && *env != '\0') {
+    return fs::absolute(env).lexically_normal().string();
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return fs::current_path().string();
+  return exe.parent_path().parent_path().parent_path().string();
+}
+
+struct LoadedSuite {
+  std::vector<Scenario> scenarios;
+  int errors = 0;
+};
+
+// Loads every scenario file; prints each error as file:line:column: message.
+LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDescription* target) {
+  LoadedSuite out;
+  auto files = runtime::CollectScenarioFiles(paths);
+  if (!files.ok()) {
+    std::cerr << "idemproof: " << files.status().message() << "\n";
+    ++out.errors;
+    return out;
+  }
+  if (files->empty()) {
+    std::cerr << "idemproof: no scenario files (*.yaml) under the given paths\n";
+    ++out.errors;
+    return out;
+  }
+  const ScenarioVocabulary vocabulary = BuiltinOracles().Vocabulary();
+  for (const auto& file : *files) {
+    auto scenario = LoadScenarioFile(file, vocabulary);
+    if (!scenario.ok()) {
+      std::cerr << scenario.status().ToString() << "\n";
+      ++out.errors;
+      continue;
+    }
+    if (target != nullptr) {
+      ScenarioFit fit = CheckScenarioAgainstTarget(*scenario, *target);
+      for (const auto& e : fit.errors) {
+        std::cerr << e.ToString() << "\n";
+        ++out.errors;
+      }
+      if (!fit.errors.empty()) continue;
+    }
+    out.scenarios.push_back(std::move(scenario).value());
+  }
+  return out;
+}
+
+bool WriteOutputs(const RunResults& results, const std::string& junit_file,
+                  const std::string& json_file, const runtime::RunDirectory* dir) {
+  bool ok = true;
+  auto write = [&](const std::string& path, const std::string& content) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << content;
+    if (!out) {
+      std::cerr << "idemproof: cannot write " << path << "\n";
+      ok = false;
+    }
+  };
+  const std::string junit = RenderJUnit(results);
+  if (dir != nullptr) dir->WriteFile("junit.xml", junit);
+  if (!junit_file.empty()) write(junit_file, junit);
+  if (!json_file.empty()) {
+    // A target's answers may not be UTF-8: replace, never throw.
+    write(json_file,
+          RunResultsToJson(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  }
+  return ok;
+}
+
+// A progress line, rewritten in place; only when stdout is a terminal.
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(::isatty(1) == 1) {}
+  void Show(const std::string& text) {
+    if (!tty_) return;
+    std::cout << "\r\033[K" << text << std::flush;
+  }
+  void Clear() {
+    if (tty_) std::cout << "\r\033[K" << std::flush;
+  }
+
+ private:
+  bool tty_;
+};
+
+struct RunArgs {
+  std::vector<std::string> paths;
+  std::string target_file;
+  std::string out_dir = "idemproof-runs";
+  std::string junit_file;
+  std::string json_file;
+  std::optional<std::uint64_t> seed;
+  std::string filter;
+  std::string flaw;
+  std::string build_dir;
+};
+
+int Run(const RunArgs& args) {
+  auto target = LoadTargetFile(args.target_file);
+  if (!target.ok()) {
+    std::cerr << target.status().ToString() << "\n";
+    return kExitUsage;
+  }
+  LoadedSuite suite = LoadScenarios(args.paths, &*target);
+  if (suite.errors > 0) {
+    std::cerr << "idemproof: " << suite.errors << " error(s) in the scenario files; nothing ran\n";
+    return kExitUsage;
+  }
+  std::vector<Scenario> selected;
+  for (auto& s : suite.scenarios) {
+    if (args.filter.empty() || runtime::GlobMatches(args.filter, s.name) ||
+        runtime::GlobMatches(args.filter, s.file)) {
+      selected.push_back(std::move(s));
+    }
+  }
+  if (selected.empty()) {
+    std::cerr << "idemproof: no scenario matches --filter '" << args.filter << "'\n";
+    return kExitUsage;
+  }
+  if (!args.flaw.empty() && (!target->start || target->start->flaw_args.empty())) {
+    std::cerr << "idemproof: --flaw needs a target that declares start.flaw_args ("
+              << args.target_file << " does not)\n";
+    return kExitUsage;
+  }
+
+  runtime::SessionOptions options;
+  options.seed = args.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
+  if (!args.flaw.empty()) options.flaw = args.flaw;
+  options.cancel = &runtime::InterruptFlag();
+  options.tool_version = PROJECT_VERSION;
+  options.vars["build_dir"] = args.build_dir.empty() ? default_build_dir()
+                                                     : fs::absolute(args.build_dir).string();
+  options.vars["source_dir"] = IDEMPROOF_SOURCE_DIR;
+
+  auto dir = runtime::RunDirectory::Create(args.out_dir, runtime::RunDirectory::NewRunId(options.seed));
+  if (!dir.ok()) {
+    std::cerr << "idemproof: " << dir.status().message() << "\n";
+    return kExitUsage;
+  }
+  std::cout << "idemproof " << PROJECT_VERSION << ": " << selected.size() << " scenario(s) against "
+            << target->name << (args.flaw.empty() ? "" : " with flaw " + args.flaw) << "\n"
+            << "seed " << options.seed << " (replay with --seed " << options.seed << ")\n"
+            << "run directory " << dir->path() << "\n"
+            << std::flush;
+
+  ProgressLine progress;
+  options.on_start = [&](std::size_t i, std::size_t n, const Scenario& s) {
+    progress.Show("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + s.name + " ...");
+  };
+  options.on_done = [&](const ScenarioResult&) { progress.Clear(); };
+
+  runtime::SessionOutcome outcome = runtime::RunSession(*target, selected, *dir, options);
+  progress.Clear();
+  std::cout << "\n";
+  cli::PrintSummaryTable(outcome.results, std::cout);
+  WriteOutputs(outcome.results, args.junit_file, args.json_file, &*dir);
+  std::cout << "\nrun directory: " << dir->path() << " (results.json, junit.xml, histories)\n";
+  if (outcome.interrupted) {
+    std::cerr << "idemproof: interrupted; targets stopped; partial run directory " << dir->path() << "\n";
+    return kExitInterrupted;
+  }
+  if (!outcome.stop_reason.empty()) {
+    std::cerr << "idemproof: " << outcome.stop_reason << "\n";
+    return kExitUndecided;
+  }
+  return outcome.results.ExitCode();
+}
+
+int Lint(const std::vector<std::string>& paths, const std::string& target_file) {
+  std::optional<TargetDescription> target;
+  if (!target_file.empty()) {
+    auto t = LoadTargetFile(target_file);
+    if (!t.ok()) {
+      std::cerr << t.status().ToString() << "\n";
+      return kExitUsage;
+    }
+    target = std::move(t).value();
+  }
+  LoadedSuite suite = LoadScenarios(paths, target ? &*target : nullptr);
+  if (suite.errors > 0) {
+    std::cerr << "idemproof: " << suite.errors << " error(s)\n";
+    return kExitUsage;
+  }
+  std::cout << suite.scenarios.size() << " scenario(s) ok"
+            << (target ? " against target " + target->name : "") << "\n";
+  return kExitOk;
+}
+
+int Check(const std::string& run_dir, const std::string& junit_file, const std::string& json_file) {
+  auto results = runtime::RecheckRunDirectory(run_dir);
+  if (!results.ok()) {
+    std::cerr << results.status().ToString() << "\n";
+    return kExitUsage;
+  }
+  cli::PrintSummaryTable(*results, std::cout);
+  WriteOutputs(*results, junit_file, json_file, nullptr);
+  return results->ExitCode();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  runtime::InstallInterruptHandling(std::chrono::seconds(20));
+
+  CLI::App app{"idemproof: prove, or disprove, that an HTTP service is idempotent"};
+  app.set_version_flag("--version", std::string("idemproof ") + PROJECT_VERSION);
+  app.require_subcommand(1);
+
+  RunArgs run;
+  auto* run_cmd = app.add_subcommand("run", "run scenarios against a target");
+  run_cmd->add_option("paths", run.paths, "scenario files or folders (folders named targets/ are skipped)")
+      ->required();
+  run_cmd->add_option("--target", run.target_file, "target description (YAML)")->required();
+  run_cmd->add_option("--out", run.out_dir, "where run directories go")->capture_default_str();
+  run_cmd->add_option("--junit", run.junit_file, "also write the JUnit XML here");
+  run_cmd->add_option("--json", run.json_file, "also write results.json here");
+  run_cmd->add_option("--seed", run.seed, "replay a run: the seed it printed");
+  run_cmd->add_option("--filter", run.filter, "only scenarios whose name or path matches this glob");
+  run_cmd->add_option("--flaw", run.flaw, "start the target with this flaw (its start.flaw_args)");
+  run_cmd->add_option("--build-dir", run.build_dir,
+                      "{{build_dir}} in target files (default: $IDEMPROOF_BUILD_DIR, else the build "
+                      "folder holding this executable)");
+
+  std::vector<std::string> lint_paths;
+  std::string lint_target;
+  auto* lint_cmd = app.add_subcommand("lint", "validate scenario files (and their fit to a target)");
+  lint_cmd->add_option("paths", lint_paths, "scenario files or folders")->required();
+  lint_cmd->add_option("--target", lint_target, "also check the scenarios against this target file");
+
+  std::string check_dir, check_junit, check_json;
+  auto* check_cmd = app.add_subcommand("check", "re-run the oracles over a run directory, offline");
+  check_cmd->add_option("run_dir", check_dir, "a run directory (e.g. idemproof-runs/latest)")->required();
+  check_cmd->add_option("--junit", check_junit, "write the JUnit XML here");
+  check_cmd->add_option("--json", check_json, "write the results JSON here");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  if (*run_cmd) return Run(run);
+  if (*lint_cmd) return Lint(lint_paths, lint_target);
+  if (*check_cmd) return Check(check_dir, check_junit, check_json);
+  return kExitUsage;
+}

@@ -1,0 +1,270 @@
+#include "runtime/http_client.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+#include <string_view>
+
+namespace idemproof::runtime {
+
+namespace {
+
+std::once_flag curl_init_once;
+
+void ensure_curl_initialised() {
+  std::call_once(curl_init_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Per-transfer state that curl's callbacks write into.
+struct Transfer {
+  HttpExchange exchange;
+  const std::atomic<bool>* cancel = nullptr;
+  curl_slist* header_list = nullptr;
+
+  ~Transfer() { curl_slist_free_all(header_list); }
+};
+
+size_t on_body(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  t->exchange.response_body.append(data, size * count);
+  return size * count;
+}
+
+size_t on_header(char* data, size_t size, size_t count, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  std::string_view line(data, size * count);
+  if (line.rfind("HTTP/", 0) == 0) {
+    // A new status line: drop the headers of an interim (1xx) answer.
+    t->exchange.response_headers.clear();
+    return size * count;
+  }
+  auto colon = line.find(':');
+  if (colon != std::string_view::npos) {
+    t->exchange.response_headers.emplace_back(std::string(trim(line.substr(0, colon))),
+                                              std::string(trim(line.substr(colon + 1))));
+  }
+  return size * count;
+}
+
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* t = static_cast<Transfer*>(user);
+  return (t->cancel != nullptr && t->cancel->load()) ? 1 : 0;
+}
+
+void configure(CURL* curl, Transfer& t) {
+  const HttpRequest& r = t.exchange.request;
+  curl_easy_setopt(curl, CURLOPT_URL, r.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(std::max<std::int64_t>(1, r.timeout.count())));
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  curl_easy_setopt(curl, CURLOPT_PROXY, "");  // never through an environment proxy
+
+  if (r.method == "GET") {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  } else if (r.method == "HEAD") {
+    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  } else {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  }
+  if (!r.body.empty()) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, r.body.data());
+  }
+
+  // No "Expect: 100-continue" round trip; no default form content type.
+  t.header_list = curl_slist_append(t.header_list, "Expect:");
+  bool has_content_type = false;
+  for (const auto& [name, value] : r.headers) {
+    if (iequals(name, "Content-Type")) has_content_type = true;
+    std::string line = value.empty() ? name + ";" : name + ": " + value;
+    t.header_list = curl_slist_append(t.header_list, line.c_str());
+  }
+  if (!r.body.empty() && !has_content_type) {
+    t.header_list = curl_slist_append(t.header_list, "Content-Type: application/octet-stream");
+  }
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, t.header_list);
+}
+
+// Classifies a finished transfer. A refused connection is the only failure
+// that proves the request never left; everything else after the connect may
+// have reached the target.
+void finish(CURL* curl, CURLcode code, Transfer& t) {
+  HttpExchange& e = t.exchange;
+  e.end_ns = monotonic_ns();
+  long connects = 0;
+  curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
+  e.connection_reused = (connects == 0 && code == CURLE_OK);
+  if (code == CURLE_OK) {
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    e.status = static_cast<int>(status);
+    e.outcome = HttpOutcome::kAnswered;
+    return;
+  }
+  e.error = curl_easy_strerror(code);
+  if (code == CURLE_ABORTED_BY_CALLBACK) e.error = "cancelled";
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+      e.outcome = HttpOutcome::kNotSent;
+      break;
+    case CURLE_OPERATION_TIMEDOUT: {
+      // A timeout before the connection was up means nothing was sent.
+      curl_off_t connect_us = 0;
+      curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+      e.outcome = connect_us == 0 ? HttpOutcome::kNotSent : HttpOutcome::kNoAnswer;
+      break;
+    }
+    default:
+      e.outcome = HttpOutcome::kNoAnswer;
+  }
+  e.status = 0;
+}
+
+}  // namespace
+
+const char* to_string(HttpOutcome outcome) {
+  switch (outcome) {
+    case HttpOutcome::kAnswered: return "answered";
+    case HttpOutcome::kNoAnswer: return "no_answer";
+    case HttpOutcome::kNotSent: return "not_sent";
+  }
+  return "?";
+}
+
+std::optional<std::string> HttpExchange::response_header(const std::string& name) const {
+  for (const auto& [n, v] : response_headers) {
+    if (iequals(n, name)) return v;
+  }
+  return std::nullopt;
+}
+
+std::int64_t monotonic_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct HttpClient::Easy {
+  CURL* handle = nullptr;
+  Easy() : handle(curl_easy_init()) {}
+  ~Easy() {
+    if (handle != nullptr) curl_easy_cleanup(handle);
+  }
+};
+
+HttpClient::HttpClient(const std::atomic<bool>* cancel) : cancel_(cancel) {
+  ensure_curl_initialised();
+  easy_ = std::make_unique<Easy>();
+}
+
+HttpClient::~HttpClient() = default;
+
+HttpExchange HttpClient::send(const HttpRequest& request) {
+  Transfer t;
+  t.exchange.request = request;
+  t.cancel = cancel_;
+  t.exchange.start_ns = monotonic_ns();
+  if (cancel_ != nullptr && cancel_->load()) {
+    t.exchange.end_ns = t.exchange.start_ns;
+    t.exchange.outcome = HttpOutcome::kNotSent;
+    t.exchange.error = "cancelled";
+    return std::move(t.exchange);
+  }
+  curl_easy_reset(easy_->handle);  // keeps the connection cache
+  configure(easy_->handle, t);
+  CURLcode code = curl_easy_perform(easy_->handle);
+  finish(easy_->handle, code, t);
+  return std::move(t.exchange);
+}
+
+std::vector<HttpExchange> HttpClient::send_concurrently(const std::vector<HttpRequest>& requests) {
+  std::vector<std::unique_ptr<Transfer>> transfers;
+  std::vector<CURL*> handles;
+  CURLM* multi = curl_multi_init();
+  for (const auto& r : requests) {
+    auto t = std::make_unique<Transfer>();
+    t->exchange.request = r;
+    t->cancel = cancel_;
+    CURL* h = curl_easy_init();
+    configure(h, *t);
+    curl_easy_setopt(h, CURLOPT_FRESH_CONNECT, 1L);
+    curl_easy_setopt(h, CURLOPT_PRIVATE, t.get());
+    handles.push_back(h);
+    transfers.push_back(std::move(t));
+  }
+  const bool cancelled_before = cancel_ != nullptr && cancel_->load();
+  const std::int64_t start = monotonic_ns();
+  for (size_t i = 0; i < handles.size(); ++i) {
+    transfers[i]->exchange.start_ns = start;
+    if (!cancelled_before) curl_multi_add_handle(multi, handles[i]);
+  }
+  if (cancelled_before) {
+    for (auto& t : transfers) {
+      t->exchange.end_ns = start;
+      t->exchange.error = "cancelled";
+    }
+  } else {
+    int running = static_cast<int>(handles.size());
+    while (running > 0) {
+      if (curl_multi_perform(multi, &running) != CURLM_OK) break;
+      int queued = 0;
+      while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        Transfer* t = nullptr;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+        finish(msg->easy_handle, msg->data.result, *t);
+      }
+      if (running > 0) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
+    }
+    // Every transfer has its own timeout, so the loop ends; anything that did
+    // not report (multi error) counts as unanswered.
+    for (auto& t : transfers) {
+      if (t->exchange.end_ns == 0) {
+        t->exchange.end_ns = monotonic_ns();
+        t->exchange.outcome = HttpOutcome::kNoAnswer;
+        t->exchange.error = "transfer did not complete";
+      }
+    }
+  }
+  for (CURL* h : handles) {
+    curl_multi_remove_handle(multi, h);
+    curl_easy_cleanup(h);
+  }
+  curl_multi_cleanup(multi);
+  std::vector<HttpExchange> out;
+  out.reserve(transfers.size());
+  for (auto& t : transfers) out.push_back(std::move(t->exchange));
+  return out;
+}
+
+}  // namespace idemproof::runtime

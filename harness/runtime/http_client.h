@@ -1,0 +1,91 @@
+// HttpClient: the harness's way of talking HTTP/1.1 to a target, over libcurl.
+//
+// A request goes out with a deadline, and whatever happens comes back as an
+// HttpExchange: the request as sent, the answer (status, headers, body), the
+// steady-clock start and end, whether an already open connection was reused,
+// and an outcome. The outcome keeps apart three things an idempotency checker
+// must never confuse:
+//   kAnswered  an HTTP answer arrived (any status: judging it is the oracles' job);
+//   kNoAnswer  the request may have reached the target but no complete answer
+//              came back (timeout, reset, cancelled): the outcome is unknown;
+//   kNotSent   the request certainly never reached the target (connection refused).
+// A failure of the target is data in the exchange, never an exception.
+//
+// Thread-safety: an HttpClient is used by one thread at a time (it keeps one
+// curl easy handle so keep-alive connections are reused between send() calls).
+// Different HttpClient objects may be used from different threads at once.
+#ifndef IDEMPROOF_HARNESS_RUNTIME_HTTP_CLIENT_H_
+#define IDEMPROOF_HARNESS_RUNTIME_HTTP_CLIENT_H_
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace idemproof::runtime {
+
+// Header name/value pairs in the order sent or received (names as written).
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string url;  // absolute: http://127.0.0.1:PORT/path?query
+  HttpHeaders headers;
+  std::string body;  // sent as is; empty = no body
+  std::chrono::milliseconds timeout{10000};  // whole exchange, connect included
+};
+
+enum class HttpOutcome { kAnswered, kNoAnswer, kNotSent };
+
+// "answered" / "no_answer" / "not_sent".
+const char* to_string(HttpOutcome outcome);
+
+struct HttpExchange {
+  HttpRequest request;
+  HttpOutcome outcome = HttpOutcome::kNotSent;
+  int status = 0;  // 0 unless answered
+  HttpHeaders response_headers;  // of the final answer (1xx interim answers dropped)
+  std::string response_body;
+  std::string error;  // why there is no answer; empty when answered
+  std::int64_t start_ns = 0;  // steady clock, see monotonic_ns()
+  std::int64_t end_ns = 0;
+  bool connection_reused = false;  // no new connection was opened for this request
+
+  // First response header with this name (case-insensitive), if any.
+  std::optional<std::string> response_header(const std::string& name) const;
+};
+
+// Nanoseconds on the steady clock: the time base of every exchange and event.
+std::int64_t monotonic_ns();
+
+class HttpClient {
+ public:
+  // `cancel` (may be null, must outlive the client): when it becomes true,
+  // requests in flight are abandoned within ~100 ms and end as kNoAnswer
+  // ("cancelled"), and new ones are not sent (kNotSent).
+  explicit HttpClient(const std::atomic<bool>* cancel = nullptr);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Sends one request on this client's connection (reused when still open).
+  HttpExchange send(const HttpRequest& request);
+
+  // Sends every request at once, each on its own new connection (curl multi,
+  // one thread): a naive concurrent burst. Results are in the order of
+  // `requests`. Each request keeps its own deadline.
+  std::vector<HttpExchange> send_concurrently(const std::vector<HttpRequest>& requests);
+
+ private:
+  struct Easy;
+  const std::atomic<bool>* cancel_;
+  std::unique_ptr<Easy> easy_;
+};
+
+}  // namespace idemproof::runtime
+
+#endif  // IDEMPROOF_HARNESS_RUNTIME_HTTP_CLIENT_H_

@@ -1,0 +1,114 @@
+// Interpreter: runs one Scenario against one target and records everything
+// that happened in a History (see model/history.h for the event shapes).
+//
+// For a scenario run the interpreter
+//  - gives the scenario a fresh namespace: {{run}} is unique per scenario run,
+//    symbolic keys become "idem-<run>-<name>" (the reserved "fresh" key a new
+//    value per request, "none" no key header), symbolic biz ids
+//    "biz-<run>-<name>"; {{uuid}} is fresh per request (from the seed);
+//  - starts the target when the target file says how (one process per
+//    scenario, logs in the scenario's directory) and stops it at the end;
+//  - executes the steps in order, sleeping each step's `after` first: sends
+//    (with `repeat`/`every`, or in the background until a `join`), bursts,
+//    waits, hooks, probes, start/stop/kill/restart of the target;
+//  - captures the declared variables from the first 2xx answer of each
+//    (action, biz), so later requests of that biz can use them;
+//  - at the end, even when a step failed or the run was interrupted: waits
+//    for background sends, runs every action's records probe for every biz
+//    it sent, fires the target's `heal` hook, and stops the target.
+// A request without an answer is an `info` event, one that certainly never
+// left a `fail` event: the target's failures are data, never tool errors.
+//
+// Faults (`fault`/`heal` steps) and last-byte bursts come from the injectors
+// room: without a FaultRunner / last-byte BurstSender, NeedsOf() lists them
+// and the caller reports the scenario not_applicable. Batch steps (run_batch,
+// rerun, clean_run) are not executed yet: NeedsOf() lists them too.
+//
+// Thread-safety: one Run() at a time per Interpreter. Background sends run on
+// threads owned by Run(); all of them are joined before Run() returns.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/history.h"
+#include "model/scenario.h"
+#include "model/status.h"
+#include "model/target.h"
+#include "model/template.h"
+#include "runtime/http_client.h"
+
+namespace idemproof::runtime {
+
+// Sends n requests "at the same instant". Results in the order of requests.
+class BurstSender {
+ public:
+  virtual ~BurstSender() = default;
+  virtual std::vector<HttpExchange> Send(const std::vector<HttpRequest>& requests) = 0;
+};
+
+// Starts and heals the faults a scenario declares (implemented by injectors).
+class FaultRunner {
+ public:
+  virtual ~FaultRunner() = default;
+  virtual bool Supports(const std::string& kind) const = 0;
+  // Starts the fault; returns the JSON recorded in the history's fault event.
+  virtual Result<nlohmann::json> Start(const FaultDeclaration& fault) = 0;
+  // Heals it (idempotent); returns how many times it fired.
+  virtual Result<std::int64_t> Heal(const FaultDeclaration& fault) = 0;
+};
+
+struct InterpreterOptions {
+  std::uint64_t seed = 0;
+  // build_dir, source_dir...; `run` and `run_dir` (the scenario run's own
+  // folder) are set per scenario by Run().
+  TemplateVars vars;
+  std::optional<std::string> flaw;  // passed to the target's flaw_args
+  const std::atomic<bool>* cancel = nullptr;  // interrupt flag (may be null)
+  // Optional senders per burst mode; kThreads defaults to curl multi.
+  BurstSender* last_byte_burst = nullptr;
+  FaultRunner* faults = nullptr;
+};
+
+// What one scenario run produced.
+struct ScenarioRun {
+  History history;
+  // Non-ok: the tool could not run the scenario properly (the target did not
+  // start, a template names an unknown variable...). The history is kept.
+  Status error;
+  bool interrupted = false;
+  std::map<std::string, std::int64_t> fault_counts;
+  std::int64_t elapsed_ms = 0;
+  std::vector<pid_t> target_pids;  // every process of the target started
+};
+
+class Interpreter {
+ public:
+  // `target` must outlive the interpreter.
+  Interpreter(const TargetDescription& target, InterpreterOptions options);
+  ~Interpreter();
+
+  // What the scenario needs that this interpreter + target cannot provide
+  // (a last-byte burst sender, a fault kind without injector), besides what
+  // CheckScenarioAgainstTarget() reports. Empty = runnable.
+  std::vector<std::string> NeedsOf(const Scenario& scenario) const;
+
+  // Runs the scenario. `scenario_dir` must exist: the target's stdout/stderr
+  // (target.stdout / target.stderr) go there, and it is {{run_dir}}.
+  // `ordinal` distinguishes scenario runs of one seed (e.g. its index).
+  ScenarioRun Run(const Scenario& scenario, const std::string& scenario_dir, int ordinal);
+
+ private:
+  class Execution;
+  const TargetDescription& target_;
+  InterpreterOptions options_;
+  std::unique_ptr<BurstSender> threads_burst_;
+};
+
+}  // namespace idemproof::runtime

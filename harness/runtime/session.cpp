@@ -1,0 +1,154 @@
+#include "runtime/session.h"
+
+#include <csignal>
+#include <filesystem>
+
+#include "model/metrics.h"
+#include "oracles/oracle.h"
+
+namespace idemproof::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+ScenarioResult NewResult(const Scenario& scenario) {
+  ScenarioResult r;
+  r.name = scenario.name;
+  r.file = scenario.file;
+  r.layer = LayerName(scenario.layer);
+  r.hunts = scenario.hunts;
+  return r;
+}
+
+std::vector<Verdict> NotApplicable(const Scenario& scenario, const std::vector<std::string>& needs) {
+  std::string why = "needs ";
+  for (std::size_t i = 0; i < needs.size(); ++i) why += (i ? ", " : "") + needs[i];
+  std::vector<Verdict> out;
+  for (const auto& spec : scenario.expect) {
+    out.push_back(Verdict::NotApplicable(spec.name, why, {{"needs", needs}}));
+  }
+  return out;
+}
+
+void AddFaultWarnings(const Scenario& scenario, ScenarioResult& result) {
+  for (const auto& [name, fault] : scenario.faults) {
+    if (result.fault_counts[name] == 0) {
+      result.warnings.push_back("fault " + name + " declared but injected 0 times");
+    }
+  }
+}
+
+}  // namespace
+
+SessionOutcome RunSession(const TargetDescription& target, const std::vector<Scenario>& scenarios,
+                          RunDirectory& dir, const SessionOptions& options) {
+  SessionOutcome out;
+  RunResults& results = out.results;
+  results.run_id = dir.id();
+  results.seed = options.seed;
+  results.target_name = target.name;
+  results.target_file = target.file;
+  results.flaw = options.flaw.value_or("");
+  results.started = NowRfc3339();
+  results.tool_version = options.tool_version;
+  if (!target.file.empty()) dir.CopyIn(target.file, "target.yaml");
+
+  InterpreterOptions iopts;
+  iopts.seed = options.seed;
+  iopts.vars = options.vars;
+  iopts.flaw = options.flaw;
+  iopts.cancel = options.cancel;
+  iopts.last_byte_burst = options.last_byte_burst;
+  iopts.faults = options.faults;
+  Interpreter interpreter(target, iopts);
+  const OracleRegistry& oracles = BuiltinOracles();
+
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const Scenario& scenario = scenarios[i];
+    if (options.cancel != nullptr && options.cancel->load()) {
+      out.interrupted = true;
+      break;
+    }
+    if (options.on_start) options.on_start(i, scenarios.size(), scenario);
+    ScenarioResult result = NewResult(scenario);
+    auto folder = dir.AddScenarioFolder(scenario.name);
+    if (!folder.ok()) {
+      result.error = folder.status().ToString();
+      results.scenarios.push_back(result);
+      out.stop_reason = result.error;
+      break;
+    }
+    // The copy keeps the file name: a scenario's default name is its stem.
+    if (!scenario.file.empty()) {
+      dir.CopyIn(scenario.file, *folder + "/" + fs::path(scenario.file).filename().string());
+    }
+
+    std::vector<std::string> needs = CheckScenarioAgainstTarget(scenario, target).needs;
+    for (auto& n : interpreter.NeedsOf(scenario)) needs.push_back(n);
+    if (!needs.empty()) {
+      result.verdicts = NotApplicable(scenario, needs);
+      results.scenarios.push_back(result);
+      if (options.on_done) options.on_done(result);
+      dir.WriteResults(results);
+      continue;
+    }
+
+    ScenarioRun run = interpreter.Run(scenario, dir.Absolute(*folder), static_cast<int>(i));
+    result.history_file = *folder + "/history.jsonl";
+    Status written = dir.WriteHistory(result.history_file, run.history);
+    result.events = static_cast<std::int64_t>(run.history.size());
+    result.elapsed_ms = run.elapsed_ms;
+    result.fault_counts = run.fault_counts;
+    if (!written.ok()) {
+      result.error = written.ToString();
+    } else if (run.interrupted) {
+      out.interrupted = true;
+      result.error = "interrupted";
+    } else if (!run.error.ok()) {
+      result.error = run.error.ToString();
+      if (run.error.code() == StatusCode::kUnavailable && run.target_pids.empty()) {
+        out.stop_reason = "the target could not be reached or started: " + run.error.message();
+      }
+    } else {
+      result.verdicts = oracles.CheckAll(scenario, target, run.history);
+      result.metrics = ComputeMetrics(target, run.history);
+      AddFaultWarnings(scenario, result);
+    }
+    results.scenarios.push_back(result);
+    results.finished = NowRfc3339();
+    dir.WriteResults(results);
+    if (options.on_done) options.on_done(result);
+    if (out.interrupted || !out.stop_reason.empty()) break;
+  }
+  results.finished = NowRfc3339();
+  dir.WriteResults(results);
+  return out;
+}
+
+Result<RunResults> RecheckRunDirectory(const std::string& path) {
+  auto dir = RunDirectory::Open(path);
+  if (!dir.ok()) return dir.status();
+  auto recorded = ReadRunResults(dir->Absolute("results.json"));
+  if (!recorded.ok()) return recorded.status();
+  auto target = LoadTargetFile(dir->Absolute("target.yaml"));
+  if (!target.ok()) return target.status();
+  const OracleRegistry& oracles = BuiltinOracles();
+  const ScenarioVocabulary vocabulary = oracles.Vocabulary();
+  RunResults out = *recorded;
+  for (ScenarioResult& result : out.scenarios) {
+    if (result.history_file.empty() || !result.error.empty()) continue;  // nothing was judged
+    const std::string folder = fs::path(result.history_file).parent_path().string();
+    auto scenario = LoadScenarioFile(
+        dir->Absolute(folder + "/" + fs::path(result.file).filename().string()), vocabulary);
+    if (!scenario.ok()) return scenario.status();
+    auto history = History::ReadJsonl(dir->Absolute(result.history_file));
+    if (!history.ok()) return history.status();
+    result.verdicts = oracles.CheckAll(*scenario, *target, *history);
+    result.metrics = ComputeMetrics(*target, *history);
+    result.events = static_cast<std::int64_t>(history->size());
+  }
+  return out;
+}
+
+}  // namespace idemproof::runtime

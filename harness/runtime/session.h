@@ -1,0 +1,66 @@
+// Session: one `idemproof run`: every selected scenario against one target,
+// recorded in a RunDirectory, judged by the oracles, summed up in RunResults.
+//
+// For each scenario, in order: a folder in the run directory with a copy of
+// the scenario file; the scenario run (Interpreter); its history.jsonl written
+// BEFORE any oracle looks at it; then the verdicts (or not_applicable "needs
+// X" for every expectation when the target lacks what the scenario needs);
+// then results.json rewritten, so a run stopped at any point leaves a
+// consistent partial run directory.
+//
+// A session stops early, with `stop_reason` set, when the target cannot be
+// reached or started (nothing more could be decided) or when interrupted.
+//
+// RecheckRunDirectory() is `idemproof check`: the oracles again over the
+// recorded histories, offline, with the copies of the target and scenario
+// files kept in the run directory.
+//
+// Thread-safety: one session at a time per thread; see interpreter.h.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/results.h"
+#include "model/scenario.h"
+#include "model/target.h"
+#include "model/template.h"
+#include "runtime/interpreter.h"
+#include "runtime/run_directory.h"
+
+namespace idemproof::runtime {
+
+struct SessionOptions {
+  std::uint64_t seed = 0;
+  std::optional<std::string> flaw;
+  TemplateVars vars;  // build_dir, source_dir; run and run_dir are per scenario
+  const std::atomic<bool>* cancel = nullptr;
+  std::string tool_version;
+  BurstSender* last_byte_burst = nullptr;
+  FaultRunner* faults = nullptr;
+  // Called before each scenario (index, count, name) and after (its result).
+  std::function<void(std::size_t, std::size_t, const Scenario&)> on_start;
+  std::function<void(const ScenarioResult&)> on_done;
+};
+
+struct SessionOutcome {
+  RunResults results;
+  bool interrupted = false;
+  // Why the session stopped before the last scenario (target unreachable...).
+  std::string stop_reason;
+};
+
+// `scenarios` are loaded and already checked against the target (no fit
+// errors). The target file is copied into the run directory.
+SessionOutcome RunSession(const TargetDescription& target, const std::vector<Scenario>& scenarios,
+                          RunDirectory& dir, const SessionOptions& options);
+
+// Re-runs the oracles over a run directory. Errors: kNotFound / kIoError /
+// kInvalidConfig when the run directory's files are missing or unreadable.
+Result<RunResults> RecheckRunDirectory(const std::string& path);
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,225 @@
+#include "runtime/target_process.h"
+
+#include <chrono>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "runtime/http_client.h"
+#include "runtime/request_render.h"
+
+namespace idemproof::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds ms(Duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d);
+}
+
+std::string read_from(const std::string& path, std::size_t offset) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::size_t file_size(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return 0;
+  return static_cast<std::size_t>(in.tellg());
+}
+
+std::string strip_trailing_slash(std::string s) {
+  while (!s.empty() && s.back() == '/') s.pop_back();
+  return s;
+}
+
+Status unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
+
+}  // namespace
+
+TargetProcess::TargetProcess(const TargetDescription& target, TemplateVars vars,
+                             std::string log_prefix, std::optional<std::string> flaw,
+                             const std::atomic<bool>* cancel)
+    : target_(target),
+      vars_(std::move(vars)),
+      log_prefix_(std::move(log_prefix)),
+      flaw_(std::move(flaw)),
+      cancel_(cancel) {
+  if (flaw_) vars_["flaw"] = *flaw_;
+}
+
+TargetProcess::~TargetProcess() {
+  if (child_) child_->Kill();
+}
+
+std::string TargetProcess::stdout_path() const { return Managed() ? log_prefix_ + ".stdout" : ""; }
+std::string TargetProcess::stderr_path() const { return Managed() ? log_prefix_ + ".stderr" : ""; }
+
+bool TargetProcess::Running() { return child_ && child_->Running(); }
+
+pid_t TargetProcess::pid() const {
+  if (!child_) return 0;
+  return child_->pid();
+}
+
+std::string TargetProcess::StderrTail() const {
+  std::string all = read_from(stderr_path(), 0);
+  if (all.size() > 600) all = "..." + all.substr(all.size() - 600);
+  while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
+  return all.empty() ? "(stderr empty)" : "stderr: " + all;
+}
+
+Status TargetProcess::Start() {
+  if (!Managed()) {
+    auto url = ExpandTemplate(target_.base_url, vars_);
+    if (!url.ok()) return url.status();
+    base_url_ = strip_trailing_slash(*url);
+    return CheckAnswers();
+  }
+  if (Running()) return Status(StatusCode::kProcessError, "the target is already running");
+  const StartCommand& start = *target_.start;
+  ProcessSpec spec;
+  std::vector<std::string> argv = start.argv;
+  if (flaw_) argv.insert(argv.end(), start.flaw_args.begin(), start.flaw_args.end());
+  for (const auto& arg : argv) {
+    auto a = ExpandTemplate(arg, vars_);
+    if (!a.ok()) return a.status();
+    spec.argv.push_back(*a);
+  }
+  for (const auto& [name, value] : start.env) {
+    auto v = ExpandTemplate(value, vars_);
+    if (!v.ok()) return v.status();
+    spec.env[name] = *v;
+  }
+  auto cwd = ExpandTemplate(start.cwd, vars_);
+  if (!cwd.ok()) return cwd.status();
+  spec.cwd = cwd->empty() && vars_.count("run_dir") ? vars_.at("run_dir") : *cwd;
+  spec.stdout_path = stdout_path();
+  spec.stderr_path = stderr_path();
+  const std::size_t offset = file_size(spec.stdout_path);
+
+  auto child = ChildProcess::Spawn(spec);
+  if (!child.ok()) return unavailable("cannot start the target: " + child.status().message());
+  child_.emplace(std::move(child).value());
+
+  if (!start.port_from_stdout.empty()) {
+    Status s = WaitForPort(offset);
+    if (!s.ok()) {
+      child_->Kill();
+      return s;
+    }
+  }
+  auto url = ExpandTemplate(target_.base_url, vars_);
+  if (!url.ok()) {
+    child_->Kill();
+    return url.status();
+  }
+  base_url_ = strip_trailing_slash(*url);
+  Status ready = start.ready ? WaitUntilReady() : Status::Ok();
+  if (!ready.ok()) child_->Kill();
+  return ready;
+}
+
+Status TargetProcess::WaitForPort(std::size_t offset) {
+  const StartCommand& start = *target_.start;
+  std::regex pattern;
+  try {
+    pattern = std::regex(start.port_from_stdout, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    return Status::InvalidArgument("port_from_stdout is not a valid regex: " + std::string(e.what()));
+  }
+  const auto deadline = Clock::now() + start.start_timeout;
+  while (true) {
+    std::string out = read_from(stdout_path(), offset);
+    std::smatch m;
+    if (std::regex_search(out, m, pattern) && m.size() > 1) {
+      vars_["port"] = m[1].str();
+      return Status::Ok();
+    }
+    if (auto exit = child_->Poll()) {
+      return unavailable("the target exited (" + exit->ToString() +
+                         ") before printing a line matching '" + start.port_from_stdout +
+                         "'; " + StderrTail());
+    }
+    if (cancel_ != nullptr && cancel_->load()) return unavailable("interrupted while starting the target");
+    if (Clock::now() >= deadline) {
+      return Status(StatusCode::kTimeout,
+                    "the target printed no line matching '" + start.port_from_stdout + "' within " +
+                        FormatDuration(start.start_timeout) + " (see " + stdout_path() + "); " +
+                        StderrTail());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+Status TargetProcess::WaitUntilReady() {
+  const ReadinessCheck& ready = *target_.start->ready;
+  const auto deadline = Clock::now() + ready.timeout;
+  HttpClient client(cancel_);
+  std::string last = "no answer yet";
+  while (true) {
+    auto remaining = ms(deadline - Clock::now());
+    auto req = RenderRequest(ready.request, base_url_, vars_, target_.headers, {},
+                             std::min<Duration>(std::chrono::seconds(2),
+                                                std::max<Duration>(remaining, std::chrono::milliseconds(50))));
+    if (!req.ok()) return req.status();
+    HttpExchange e = client.send(*req);
+    if (e.outcome == HttpOutcome::kAnswered && e.status == ready.status) return Status::Ok();
+    last = e.outcome == HttpOutcome::kAnswered ? "status " + std::to_string(e.status) : e.error;
+    if (auto exit = child_->Poll()) {
+      return unavailable("the target exited (" + exit->ToString() + ") before it was ready; " +
+                         StderrTail());
+    }
+    if (cancel_ != nullptr && cancel_->load()) return unavailable("interrupted while waiting for the target");
+    if (Clock::now() >= deadline) {
+      return unavailable("the target did not answer " + ready.request.method + " " +
+                         req->url + " with " + std::to_string(ready.status) + " within " +
+                         FormatDuration(ready.timeout) + " (last: " + last + ")");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+Status TargetProcess::CheckAnswers() {
+  HttpClient client(cancel_);
+  HttpRequest probe;
+  probe.url = base_url_ + "/";
+  probe.timeout = ms(std::min<Duration>(target_.request_timeout, std::chrono::seconds(5)));
+  HttpExchange e = client.send(probe);
+  if (e.outcome == HttpOutcome::kAnswered) return Status::Ok();
+  return unavailable("nothing answers HTTP at " + base_url_ + " (" + e.error +
+                     "); start the target or declare how to start it (start:) in " + target_.file);
+}
+
+Result<ExitInfo> TargetProcess::Stop() {
+  if (!Managed()) return Status(StatusCode::kUnsupported, "the target file declares no start: command");
+  if (!child_) return Status(StatusCode::kProcessError, "the target is not running");
+  ExitInfo info = child_->Terminate(ms(target_.start->stop_timeout));
+  child_.reset();
+  return info;
+}
+
+Result<ExitInfo> TargetProcess::Kill() {
+  if (!Managed()) return Status(StatusCode::kUnsupported, "the target file declares no start: command");
+  if (!child_) return Status(StatusCode::kProcessError, "the target is not running");
+  ExitInfo info = child_->Kill();
+  child_.reset();
+  return info;
+}
+
+Status TargetProcess::Restart() {
+  if (!Managed()) return Status(StatusCode::kUnsupported, "the target file declares no start: command");
+  if (child_) {
+    auto stopped = Stop();
+    if (!stopped.ok()) return stopped.status();
+  }
+  return Start();
+}
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,83 @@
+// TargetProcess: the service under test as a process the harness controls,
+// built from a target file's `start:` block.
+//
+// Start() expands the argv/env/cwd templates, appends the flaw arguments when
+// a flaw is requested, starts the process (ChildProcess: no shell, own process
+// group, stdout/stderr appended to `<log_prefix>.stdout` / `.stderr`), reads
+// the port from stdout with the declared regex before start_timeout, sets the
+// `port` template variable, expands base_url, and polls the readiness request
+// until it answers the declared status before its timeout. Stop() sends
+// SIGTERM and SIGKILL after stop_timeout; Kill() sends SIGKILL; both reap.
+// Restart() is Stop() + Start() with the same argv, hence the same store
+// (a new port when the target picks one).
+//
+// A target file without `start:` describes a service that is already
+// running: Start() then only expands base_url and checks that something
+// answers HTTP there; Stop/Kill/Restart are kUnsupported.
+//
+// Errors are values: kUnavailable (the target did not come up: the message
+// says why and quotes the end of its stderr), kTimeout, kProcessError,
+// kInvalidArgument (a template variable nobody defined), kUnsupported.
+//
+// Thread-safety: one thread at a time (the thread that lives as long as the
+// process, see child_process.h).
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+
+#include "model/status.h"
+#include "model/target.h"
+#include "model/template.h"
+#include "runtime/child_process.h"
+
+namespace idemproof::runtime {
+
+class TargetProcess {
+ public:
+  // `target` must outlive this object. `vars` holds run_dir, build_dir,
+  // source_dir... (`port` is added by Start). `flaw`: appends the target's
+  // flaw_args with {{flaw}} set to it. `cancel` (may be null) ends waits early.
+  TargetProcess(const TargetDescription& target, TemplateVars vars, std::string log_prefix,
+                std::optional<std::string> flaw, const std::atomic<bool>* cancel);
+  ~TargetProcess();  // kills and reaps a process still running
+  TargetProcess(const TargetProcess&) = delete;
+  TargetProcess& operator=(const TargetProcess&) = delete;
+
+  // True when the target file says how to start the target.
+  bool Managed() const { return target_.start.has_value(); }
+
+  Status Start();
+  Result<ExitInfo> Stop();
+  Result<ExitInfo> Kill();
+  Status Restart();
+
+  // Whether the managed process is running (false when unmanaged).
+  bool Running();
+  // 0 when not running or unmanaged.
+  pid_t pid() const;
+  // The expanded base URL without a trailing slash; valid after Start().
+  const std::string& base_url() const { return base_url_; }
+  // The template variables, including `port` once known.
+  const TemplateVars& vars() const { return vars_; }
+  // Paths of the stdout / stderr files (empty when unmanaged).
+  std::string stdout_path() const;
+  std::string stderr_path() const;
+
+ private:
+  Status WaitForPort(std::size_t stdout_offset);
+  Status WaitUntilReady();
+  Status CheckAnswers();
+  std::string StderrTail() const;
+
+  const TargetDescription& target_;
+  TemplateVars vars_;
+  std::string log_prefix_;
+  std::optional<std::string> flaw_;
+  const std::atomic<bool>* cancel_;
+  std::optional<ChildProcess> child_;
+  std::string base_url_;
+};
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,349 @@
+// The `idemproof` executable as a user runs it (a real child process): the
+// suite against the correct reference service (both target files), the flaw
+// matrix, exit codes 2 and 3, `check` offline, and Ctrl-C.
+#include <catch2/catch.hpp>
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <csignal>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "runtime/child_process.h"
+#include "runtime/http_client.h"
+#include "test_support.h"
+
+using namespace idemproof::testing;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kTargets = {"reference.yaml", "reference-renamed.yaml"};
+
+std::string TargetFile(const std::string& name) { return SourceDir() + "/scenarios/targets/" + name; }
+std::string Suite() { return SourceDir() + "/scenarios"; }
+
+std::string Diagnose(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\n--- stdout\n" + r.out + "\n--- stderr\n" + r.err;
+}
+
+// The verdict of `oracle` in scenario `scenario` of a results JSON file.
+std::string VerdictOf(const json& results, const std::string& scenario, const std::string& oracle) {
+  for (const auto& s : results.at("scenarios")) {
+    if (s.at("name") != scenario) continue;
+    for (const auto& v : s.at("verdicts")) {
+      if (v.at("oracle") == oracle) return v.at("status");
+    }
+  }
+  return "(absent)";
+}
+
+struct JUnitCounts {
+  int testcases = 0, failures = 0, errors = 0;
+};
+
+// Parses the JUnit XML (throws if it is not well-formed XML) and counts.
+JUnitCounts ParseJUnit(const std::string& path) {
+  boost::property_tree::ptree tree;
+  boost::property_tree::read_xml(path, tree);
+  JUnitCounts c;
+  std::function<void(const boost::property_tree::ptree&)> walk = [&](const auto& node) {
+    for (const auto& [name, child] : node) {
+      if (name == "testcase") {
+        ++c.testcases;
+        if (child.count("failure")) ++c.failures;
+        if (child.count("error")) ++c.errors;
+      }
+      walk(child);
+    }
+  };
+  walk(tree);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("the suite passes against the correct reference service", "[cli][e2e]") {
+  const std::string target = GENERATE(from_range(kTargets));
+  const std::string dir = ScratchDir("suite-correct");
+  CliResult r = RunIdemproof({"run", Suite(), "--target", TargetFile(target), "--out", dir + "/runs",
+                              "--junit", dir + "/junit.xml", "--json", dir + "/results.json"},
+                             dir);
+  INFO(target << "\n" << Diagnose(r));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("seed ") != std::string::npos);
+  CHECK(r.out.find('\r') == std::string::npos);  // no progress line when stdout is not a terminal
+  json results = json::parse(ReadFile(dir + "/results.json"));
+  CHECK(results.at("scenarios").size() >= 14);
+  int valid = 0;
+  for (const auto& s : results.at("scenarios")) {
+    for (const auto& v : s.at("verdicts")) {
+      CHECK(v.at("status") == "valid");
+      valid += v.at("status") == "valid";
+    }
+  }
+  CHECK(valid >= 25);
+  JUnitCounts junit = ParseJUnit(dir + "/junit.xml");
+  CHECK(junit.testcases == valid);
+  CHECK(junit.failures == 0);
+  CHECK(junit.errors == 0);
+  // The run directory: latest link, results, a history per scenario, target logs.
+  const fs::path run = fs::canonical(dir + "/runs/latest");
+  CHECK(fs::exists(run / "results.json"));
+  CHECK(fs::exists(run / "junit.xml"));
+  CHECK(fs::exists(run / "target.yaml"));
+  CHECK(fs::exists(run / "double-submit" / "history.jsonl"));
+  CHECK(fs::exists(run / "double-submit" / "double-submit.yaml"));
+  CHECK(ReadFile((run / "double-submit" / "target.stdout").string()).find("listening on") !=
+        std::string::npos);
+}
+
+// Every HTTP-level flaw of the reference service, the scenario aimed at it
+// and the oracle that must say invalid.
+struct FlawCase {
+  std::string flaw, scenario, oracle;
+  int attempts;  // > 1 only for races: see docs/cli.md for the measured rate
+};
+
+const std::vector<FlawCase> kFlawMatrix = {
+    {"check-then-insert", "identical-burst", "one_record", 3},
+    {"request-id-key", "retry-fresh-request-id", "one_record", 1},
+    {"memory-store", "resubmit-after-restart", "one_record", 1},
+    {"no-fingerprint", "key-reuse-other-payload", "mismatch_rejected", 1},
+    {"cache-retryable", "retryable-failure-retry", "retryable_released", 1},
+    {"volatile-replay", "replay-identity", "identical_replay", 1},
+    {"empty-replay", "replay-identity", "identical_replay", 1},
+    {"short-ttl", "retry-inside-window", "window", 1},
+    {"delete-releases-twice", "delete-releases-once", "probe_equal", 1},
+    {"put-increment", "put-target-state", "probe_equal", 1},
+};
+
+// Against reference.yaml the whole suite runs per flaw (the user's command
+// plus --flaw); against reference-renamed.yaml only the aimed scenario, to
+// keep this test under a few minutes.
+TEST_CASE("the flaw matrix: every flaw is caught by the scenario aimed at it", "[cli][flaws]") {
+  const std::string target = GENERATE(from_range(kTargets));
+  const FlawCase fc = GENERATE(from_range(kFlawMatrix));
+  const std::string dir = ScratchDir("flaw-" + fc.flaw);
+  std::vector<std::string> args = {"run", Suite(), "--target", TargetFile(target), "--flaw", fc.flaw,
+                                   "--out", dir + "/runs", "--json", dir + "/results.json"};
+  if (target != "reference.yaml") args.insert(args.end(), {"--filter", fc.scenario});
+  CliResult r;
+  std::string verdict;
+  int attempt = 0;
+  while (attempt++ < fc.attempts) {
+    r = RunIdemproof(args, dir);
+    if (r.exit_code == 1) {
+      verdict = VerdictOf(json::parse(ReadFile(dir + "/results.json")), fc.scenario, fc.oracle);
+      if (verdict == "invalid") break;
+    }
+  }
+  INFO(target << " --flaw " << fc.flaw << " (attempts: " << attempt << ")\n" << Diagnose(r));
+  CHECK(r.exit_code == 1);
+  CHECK(verdict == "invalid");
+  CHECK(r.out.find(fc.scenario) != std::string::npos);
+}
+
+TEST_CASE("check re-runs the oracles offline over a run directory", "[cli]") {
+  const std::string dir = ScratchDir("check");
+  CliResult r = RunIdemproof({"run", Suite(), "--target", TargetFile("reference.yaml"), "--flaw",
+                              "no-fingerprint", "--filter", "key-reuse-other-payload", "--out",
+                              dir + "/runs"},
+                             dir);
+  REQUIRE(r.exit_code == 1);
+  CliResult c = RunIdemproof({"check", dir + "/runs/latest", "--json", dir + "/again.json"}, dir);
+  INFO(Diagnose(c));
+  CHECK(c.exit_code == 1);
+  json again = json::parse(ReadFile(dir + "/again.json"));
+  CHECK(VerdictOf(again, "key-reuse-other-payload", "mismatch_rejected") == "invalid");
+  CHECK(c.out.find("mismatch_rejected") != std::string::npos);
+}
+
+TEST_CASE("a broken scenario file stops the run with exit 2 and file:line:column", "[cli]") {
+  struct Broken {
+    std::string what, yaml, message;
+    int line;
+  };
+  const Broken broken = GENERATE(values<Broken>({
+      {"typo in a key",
+       "name: t\nlayer: client\nhunts: x\nsteps:\n  - send: create_order\n    repaet: 2\nexpect: [one_record]\n",
+       "repaet", 6},
+      {"wrong type",
+       "name: t\nlayer: client\nhunts: x\nsteps:\n  - send: create_order\n    repeat: many\nexpect: [one_record]\n",
+       "repeat", 6},
+      {"unknown oracle",
+       "name: t\nlayer: client\nhunts: x\nsteps:\n  - send: create_order\nexpect: [one_recrod]\n",
+       "one_recrod", 6},
+  }));
+  const std::string dir = ScratchDir("broken");
+  const std::string file = dir + "/scenarios/broken.yaml";
+  WriteFile(file, broken.yaml);
+  for (const std::string cmd : {"run", "lint"}) {
+    std::vector<std::string> args = {cmd, dir + "/scenarios", "--target", TargetFile("reference.yaml")};
+    if (cmd == "run") args.insert(args.end(), {"--out", dir + "/runs"});
+    CliResult r = RunIdemproof(args, dir);
+    INFO(broken.what << " / " << cmd << "\n" << Diagnose(r));
+    CHECK(r.exit_code == 2);
+    std::smatch m;
+    const std::regex where(std::regex_replace(file, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                           R"(:(\d+):(\d+): )");
+    REQUIRE(std::regex_search(r.err, m, where));
+    CHECK(std::stoi(m[1]) == broken.line);
+    CHECK(std::stoi(m[2]) >= 1);
+    CHECK(r.err.find(broken.message) != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(dir + "/runs/latest"));  // nothing ran
+}
+
+TEST_CASE("an unreachable target ends the run with exit 3 and a clear message", "[cli]") {
+  const std::string dir = ScratchDir("unreachable");
+  SECTION("a target that is not running") {
+    WriteFile(dir + "/target.yaml",
+              "name: nowhere\nbase_url: http://127.0.0.1:1\n"
+              "actions:\n  create_order: {request: {method: POST, path: /orders}}\n");
+    CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target",
+                                dir + "/target.yaml", "--out", dir + "/runs"},
+                               dir);
+    INFO(Diagnose(r));
+    CHECK(r.exit_code == 3);
+    CHECK(r.err.find("could not be reached") != std::string::npos);
+    CHECK(r.err.find("127.0.0.1:1") != std::string::npos);
+  }
+  SECTION("a target whose start command does not exist") {
+    CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target",
+                                TargetFile("reference.yaml"), "--build-dir", dir + "/no-build",
+                                "--out", dir + "/runs"},
+                               dir);
+    INFO(Diagnose(r));
+    CHECK(r.exit_code == 3);
+    CHECK(r.err.find("no-build/reference-impl/idemproof-ref") != std::string::npos);
+  }
+}
+
+TEST_CASE("a scenario needing what the target lacks is not applicable, not a crash", "[cli]") {
+  const std::string dir = ScratchDir("not-applicable");
+  // The reference target without hooks, probes or a start command, pointed
+  // at a reference service this test starts itself.
+  idemproof::runtime::ProcessSpec spec;
+  spec.argv = {ReferenceExe(), "--port", "0", "--db", dir + "/ref.db"};
+  spec.stdout_path = dir + "/ref.stdout";
+  spec.stderr_path = dir + "/ref.stderr";
+  auto ref = idemproof::runtime::ChildProcess::Spawn(spec);
+  REQUIRE(ref.ok());
+  std::smatch m;
+  std::string out;
+  const std::regex port_line(R"(listening on 127\.0\.0\.1:(\d+))");
+  for (int i = 0; i < 2000 && !std::regex_search(out = ReadFile(dir + "/ref.stdout"), m, port_line); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(m.size() == 2);
+  WriteFile(dir + "/target.yaml",
+            "name: bare\nbase_url: http://127.0.0.1:" + m[1].str() + "\n"
+            "idempotency: {replay: {header: Idempotent-Replayed}}\n"
+            "actions:\n"
+            "  create_order:\n"
+            "    request: {method: POST, path: /orders,\n"
+            "              json: {biz_no: \"{{biz}}\", sku: \"s-{{run}}\", qty: 1, amount: 1}}\n"
+            "    records: {request: {method: GET, path: \"/orders?biz_no={{biz}}\"}, count: \"$.count\"}\n");
+  CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml",
+                              Suite() + "/gateway/resubmit-after-restart.yaml",
+                              Suite() + "/gateway/retryable-failure-retry.yaml", "--target",
+                              dir + "/target.yaml", "--out", dir + "/runs", "--json", dir + "/r.json"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 0);
+  json results = json::parse(ReadFile(dir + "/r.json"));
+  CHECK(VerdictOf(results, "double-submit", "one_record") == "valid");
+  CHECK(VerdictOf(results, "resubmit-after-restart", "one_record") == "not_applicable");
+  CHECK(VerdictOf(results, "retryable-failure-retry", "retryable_released") == "not_applicable");
+  CHECK(r.out.find("needs") != std::string::npos);
+  ref->Terminate(std::chrono::seconds(5));
+}
+
+TEST_CASE("Ctrl-C stops the run: no target process left, a partial run directory", "[cli][interrupt]") {
+  const std::string dir = ScratchDir("interrupt");
+  WriteFile(dir + "/scenarios/slow.yaml",
+            "# A scenario that takes long enough to be interrupted.\n"
+            "name: slow\nlayer: client\nhunts: nothing, it waits\n"
+            "steps:\n  - send: create_order\n  - wait: 60s\n  - send: create_order\n"
+            "expect: [one_record]\n");
+  // The reference target with a fixed sku, so this test can see through the
+  // target's own HTTP interface when the first order went through.
+  std::string target = ReadFile(TargetFile("reference.yaml"));
+  target = std::regex_replace(target, std::regex(R"(sku-\{\{run\}\})"), "interrupt-sku");
+  WriteFile(dir + "/target.yaml", target);
+  idemproof::runtime::ProcessSpec spec;
+  spec.argv = {IdemproofExe(), "run", dir + "/scenarios", "--target", dir + "/target.yaml",
+               "--out", dir + "/runs"};
+  spec.cwd = dir;
+  spec.stdout_path = dir + "/cli.out";
+  spec.stderr_path = dir + "/cli.err";
+  spec.env["IDEMPROOF_BUILD_DIR"] = BuildDir();
+  auto cli = idemproof::runtime::ChildProcess::Spawn(spec);
+  REQUIRE(cli.ok());
+  // Wait until the target is up (its port line is in the scenario's folder).
+  const std::string stdout_file = dir + "/runs/latest/slow/target.stdout";
+  for (int i = 0; i < 2000 && ReadFile(stdout_file).find("listening") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::smatch port;
+  const std::string stdout_text = ReadFile(stdout_file);
+  REQUIRE(std::regex_search(stdout_text, port, std::regex(R"(127\.0\.0\.1:(\d+))")));
+  // Wait until the first create_order took its unit of stock.
+  idemproof::runtime::HttpClient http;
+  idemproof::runtime::HttpRequest stock;
+  stock.url = "http://127.0.0.1:" + port[1].str() + "/stock?sku=interrupt-sku";
+  bool ordered = false;
+  for (int i = 0; i < 1000 && !ordered; ++i) {
+    auto e = http.send(stock);
+    ordered = e.status == 200 && json::parse(e.response_body).at("available") == 999;
+    if (!ordered) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(ordered);
+  std::vector<pid_t> targets = ChildrenOf(cli->pid());
+  REQUIRE_FALSE(targets.empty());
+  REQUIRE(cli->Signal(SIGINT));
+  auto exit = cli->WaitFor(std::chrono::seconds(30));
+  REQUIRE(exit.has_value());
+  INFO(ReadFile(dir + "/cli.out") << ReadFile(dir + "/cli.err"));
+  CHECK_FALSE(exit->signalled);
+  CHECK(exit->code == 130);
+  for (pid_t pid : targets) CHECK_FALSE(ProcessExists(pid));
+  // The partial run directory: results.json says interrupted, the history is there.
+  json results = json::parse(ReadFile(dir + "/runs/latest/results.json"));
+  REQUIRE(results.at("scenarios").size() == 1);
+  CHECK(results.at("scenarios")[0].at("error") == "interrupted");
+  std::string history = ReadFile(dir + "/runs/latest/slow/history.jsonl");
+  CHECK(history.find("\"f\":\"start\"") != std::string::npos);
+  CHECK(history.find("\"f\":\"send\"") != std::string::npos);
+}
+
+TEST_CASE("one seed gives one plan", "[cli]") {
+  const std::string dir = ScratchDir("seed");
+  // The plan of a run: per event, what was done, with which symbolic key and
+  // the seed-derived part of the concrete key (idem-<seed part>-<nonce>-k1).
+  auto plan = [&](const std::string& out) {
+    CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target",
+                                TargetFile("reference.yaml"), "--seed", "42", "--out", dir + "/" + out},
+                               dir);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find("seed 42 ") != std::string::npos);
+    std::vector<std::string> steps;
+    std::istringstream lines(ReadFile(dir + "/" + out + "/latest/double-submit/history.jsonl"));
+    for (std::string line; std::getline(lines, line);) {
+      json e = json::parse(line);
+      std::string key = e.value("key", "");
+      steps.push_back(e.at("f").get<std::string>() + "/" + e.at("type").get<std::string>() + "/" +
+                      e.value("key_name", "") + "/" + key.substr(0, key.find('-', 5)));
+    }
+    return steps;
+  };
+  auto first = plan("a");
+  auto second = plan("b");
+  CHECK(first.size() >= 8);
+  CHECK(first == second);
+}

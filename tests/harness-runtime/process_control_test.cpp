@@ -1,0 +1,213 @@
+// ChildProcess and TargetProcess with real processes: output to files, exit
+// codes, SIGTERM-then-SIGKILL, reaping (no zombie, nothing left registered),
+// exec failures as values, the port read from stdout by regex under a
+// deadline, and a target that dies before it is ready.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <thread>
+
+#include "model/target.h"
+#include "runtime/child_process.h"
+#include "runtime/target_process.h"
+#include "test_support.h"
+
+using namespace idemproof;
+using namespace idemproof::runtime;
+using namespace idemproof::testing;
+
+namespace {
+
+ProcessSpec Shell(const std::string& script, const std::string& dir) {
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", script};
+  spec.stdout_path = dir + "/out.txt";
+  spec.stderr_path = dir + "/err.txt";
+  return spec;
+}
+
+TargetDescription FakeTarget(const std::string& script, const std::string& extra_start = "") {
+  std::string yaml =
+      "name: fake\n"
+      "base_url: \"http://127.0.0.1:{{port}}\"\n"
+      "start:\n"
+      "  argv: [sh, -c, '" + script + "']\n"
+      "  port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'\n"
+      "  start_timeout: 500ms\n"
+      "  stop_timeout: 300ms\n" + extra_start +
+      "actions:\n"
+      "  a: {request: {method: POST, path: /a}}\n";
+  auto t = ParseTarget(yaml, "fake.yaml");
+  if (!t.ok()) FAIL(t.status().ToString());
+  return std::move(t).value();
+}
+
+}  // namespace
+
+TEST_CASE("a child's output goes to its files and its exit code is reaped", "[process]") {
+  const std::string dir = ScratchDir("child-output");
+  auto child = ChildProcess::Spawn(Shell("echo out; echo err >&2; exit 3", dir));
+  REQUIRE(child.ok());
+  auto exit = child->WaitFor(std::chrono::seconds(10));
+  REQUIRE(exit.has_value());
+  CHECK_FALSE(exit->signalled);
+  CHECK(exit->code == 3);
+  CHECK(ReadFile(dir + "/out.txt") == "out\n");
+  CHECK(ReadFile(dir + "/err.txt") == "err\n");
+  CHECK_FALSE(ProcessExists(child->pid()));  // reaped: not even a zombie
+  CHECK(LiveChildren().empty());
+}
+
+TEST_CASE("terminate escalates to SIGKILL for a child that ignores SIGTERM", "[process]") {
+  const std::string dir = ScratchDir("child-term");
+  // The marker line tells the trap is installed before SIGTERM is sent.
+  auto child = ChildProcess::Spawn(Shell("trap '' TERM; echo armed; while :; do sleep 1; done", dir));
+  REQUIRE(child.ok());
+  for (int i = 0; i < 1000 && ReadFile(dir + "/out.txt").empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(ReadFile(dir + "/out.txt") == "armed\n");
+  ExitInfo exit = child->Terminate(std::chrono::milliseconds(200));
+  CHECK(exit.signalled);
+  CHECK(exit.code == SIGKILL);
+  CHECK_FALSE(ProcessExists(child->pid()));
+}
+
+TEST_CASE("a child that honours SIGTERM stops with it", "[process]") {
+  const std::string dir = ScratchDir("child-term-ok");
+  auto child = ChildProcess::Spawn(Shell("exec sleep 30", dir));
+  REQUIRE(child.ok());
+  ExitInfo exit = child->Terminate(std::chrono::seconds(10));
+  CHECK(exit.signalled);
+  CHECK(exit.code == SIGTERM);
+}
+
+TEST_CASE("exec failures are values, not crashes", "[process]") {
+  const std::string dir = ScratchDir("child-exec");
+  ProcessSpec spec;
+  spec.argv = {"idemproof-no-such-program"};
+  auto missing = ChildProcess::Spawn(spec);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().code() == StatusCode::kNotFound);
+
+  spec.argv = {dir + "/not-there"};
+  auto bad_path = ChildProcess::Spawn(spec);
+  REQUIRE_FALSE(bad_path.ok());
+  CHECK(bad_path.status().code() == StatusCode::kProcessError);
+  CHECK(bad_path.status().message().find("No such file") != std::string::npos);
+
+  spec.argv = {"true"};
+  spec.cwd = dir + "/no-such-dir";
+  auto bad_cwd = ChildProcess::Spawn(spec);
+  REQUIRE_FALSE(bad_cwd.ok());
+  CHECK(bad_cwd.status().message().find("cannot enter") != std::string::npos);
+  CHECK(LiveChildren().empty());
+}
+
+TEST_CASE("SignalAllChildren reaches every registered child; destructors reap", "[process]") {
+  const std::string dir = ScratchDir("child-all");
+  std::vector<pid_t> pids;
+  {
+    auto a = ChildProcess::Spawn(Shell("exec sleep 30", dir));
+    auto b = ChildProcess::Spawn(Shell("exec sleep 30", dir));
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    pids = {a->pid(), b->pid()};
+    CHECK(LiveChildren().size() == 2);
+    CHECK(SignalAllChildren(SIGKILL) == 2);
+    CHECK(ReapExitedChildren() >= 0);
+    auto ea = a->WaitFor(std::chrono::seconds(10));
+    REQUIRE(ea.has_value());
+    CHECK(ea->code == SIGKILL);
+    // b is left to its destructor.
+  }
+  CHECK(LiveChildren().empty());
+  for (pid_t pid : pids) CHECK_FALSE(ProcessExists(pid));
+}
+
+TEST_CASE("the environment overlay and working directory reach the child", "[process]") {
+  const std::string dir = ScratchDir("child-env");
+  ProcessSpec spec = Shell("echo \"$IDEMPROOF_TEST_VAR $(pwd)\"", dir);
+  spec.env["IDEMPROOF_TEST_VAR"] = "hello";
+  spec.cwd = dir;
+  auto child = ChildProcess::Spawn(spec);
+  REQUIRE(child.ok());
+  REQUIRE(child->WaitFor(std::chrono::seconds(10)).has_value());
+  CHECK(ReadFile(dir + "/out.txt") == "hello " + dir + "\n");
+}
+
+TEST_CASE("a target's port is read from its stdout by the declared regex", "[process]") {
+  const std::string dir = ScratchDir("target-port");
+  TargetDescription t = FakeTarget("echo starting; echo listening on 127.0.0.1:45678; exec sleep 30");
+  TargetProcess target(t, {}, dir + "/target", std::nullopt, nullptr);
+  REQUIRE(target.Start().ok());
+  CHECK(target.vars().at("port") == "45678");
+  CHECK(target.base_url() == "http://127.0.0.1:45678");
+  CHECK(target.Running());
+  pid_t pid = target.pid();
+  auto stopped = target.Stop();
+  REQUIRE(stopped.ok());
+  CHECK_FALSE(ProcessExists(pid));
+  CHECK(ReadFile(dir + "/target.stdout").find("listening on") != std::string::npos);
+}
+
+TEST_CASE("a target that never prints its port fails after start_timeout and is reaped", "[process]") {
+  const std::string dir = ScratchDir("target-silent");
+  TargetDescription t = FakeTarget("echo nothing useful; exec sleep 30");
+  TargetProcess target(t, {}, dir + "/target", std::nullopt, nullptr);
+  Status s = target.Start();
+  CHECK(s.code() == StatusCode::kTimeout);
+  CHECK(s.message().find("no line matching") != std::string::npos);
+  CHECK_FALSE(target.Running());
+  CHECK(LiveChildren().empty());
+}
+
+TEST_CASE("a target that dies at start is reported with its stderr", "[process]") {
+  const std::string dir = ScratchDir("target-dies");
+  TargetDescription t = FakeTarget("echo cannot open database >&2; exit 4");
+  TargetProcess target(t, {}, dir + "/target", std::nullopt, nullptr);
+  Status s = target.Start();
+  CHECK(s.code() == StatusCode::kUnavailable);
+  CHECK(s.message().find("exit 4") != std::string::npos);
+  CHECK(s.message().find("cannot open database") != std::string::npos);
+}
+
+TEST_CASE("flaw_args are appended with {{flaw}} expanded", "[process]") {
+  const std::string dir = ScratchDir("target-flaw");
+  // The script prints its own arguments ($0 $1) after the port line.
+  std::string yaml =
+      "name: fake\n"
+      "base_url: \"http://127.0.0.1:{{port}}\"\n"
+      "start:\n"
+      "  argv: [sh, -c, 'echo listening on 127.0.0.1:1234; echo \"args $0 $1\"; exec sleep 30']\n"
+      "  port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'\n"
+      "  flaw_args: [\"--flaw\", \"{{flaw}}\"]\n"
+      "actions:\n"
+      "  a: {request: {method: POST, path: /a}}\n";
+  auto t = ParseTarget(yaml, "fake.yaml");
+  REQUIRE(t.ok());
+  TargetProcess target(*t, {}, dir + "/target", std::string("short-ttl"), nullptr);
+  REQUIRE(target.Start().ok());
+  for (int i = 0; i < 1000 && ReadFile(dir + "/target.stdout").find("args") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(ReadFile(dir + "/target.stdout").find("args --flaw short-ttl") != std::string::npos);
+  REQUIRE(target.Kill().ok());
+}
+
+TEST_CASE("the reference service starts, answers its readiness probe and restarts", "[process][reference]") {
+  const std::string dir = ScratchDir("target-ref");
+  auto t = LoadTargetFile(SourceDir() + "/scenarios/targets/reference.yaml");
+  REQUIRE(t.ok());
+  TemplateVars vars{{"build_dir", BuildDir()}, {"source_dir", SourceDir()}, {"run_dir", dir}};
+  TargetProcess target(*t, vars, dir + "/target", std::nullopt, nullptr);
+  REQUIRE(target.Start().ok());
+  pid_t first = target.pid();
+  REQUIRE(target.Restart().ok());
+  CHECK(target.pid() != first);
+  CHECK_FALSE(ProcessExists(first));
+  CHECK(target.Running());
+  auto exit = target.Stop();
+  REQUIRE(exit.ok());
+  CHECK(exit->ToString() == "exit 0");  // SIGTERM: a clean stop
+}

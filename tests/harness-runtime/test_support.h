@@ -1,0 +1,40 @@
+// Helpers for the runtime tests: a fresh scratch folder per test under the
+// build folder, file reading, and running the `idemproof` executable as a
+// real child process with its output captured.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace idemproof::testing {
+
+// A new empty folder under <build>/test-harness-runtime/<name>-<pid>-<n>;
+// the first call of a process removes the folders of earlier runs.
+std::string ScratchDir(const std::string& name);
+std::string ReadFile(const std::string& path);
+void WriteFile(const std::string& path, const std::string& text);
+
+std::string IdemproofExe();   // <build>/harness/cli/idemproof
+std::string ReferenceExe();   // <build>/reference-impl/idemproof-ref
+std::string SourceDir();
+std::string BuildDir();
+
+struct CliResult {
+  int exit_code = -1;  // -1: killed by a signal / did not finish
+  std::string out;
+  std::string err;
+};
+
+// Runs idemproof with `args` in `cwd`, waits up to `timeout`, kills it after.
+CliResult RunIdemproof(const std::vector<std::string>& args, const std::string& cwd,
+                       std::chrono::seconds timeout = std::chrono::seconds(120));
+
+// The pids whose parent is `parent` (from /proc).
+std::vector<pid_t> ChildrenOf(pid_t parent);
+// True while /proc/<pid> exists (running or zombie).
+bool ProcessExists(pid_t pid);
+
+}  // namespace idemproof::testing
