@@ -33,6 +33,20 @@
 //    run's invoke}; ok adds "result": <the result call's JSON value> and,
 //    when the target reads markers with a separate call, "markers": <its
 //    JSON value>; fail/info carry "error".
+//  - f "deliver", process "deliverer-N" / f "publish", process "publisher":
+//    queue deliveries (see runtime/queue_steps.h); action = the message
+//    name, key = the concrete message id, key_name its symbolic name.
+//  - f "pause" | "resume" | "spawn" | "services", process "nemesis":
+//      {"instance", "pid"} / {"services": {"services.NAME.url": ...}}
+//  - f "fault", process "proxy", type info: one event of the chaos proxy
+//    (injectors/fault_event.h JSON: "fault" kind, "name", "phase" start |
+//    heal | injected | error, "request" {method, target, headers [[k, v]],
+//    body}, "upstream": the answers the client never saw, each with "at_ns"
+//    in this history's time base, "client_answer", "upstream_sends").
+//  - f "note", process "harness", value.burst after every burst:
+//      {"step", "n", "mode": "last_byte" | "threads", "harness_spread_us",
+//       "target_spread_us" (null when not observable), "arrivals_reported",
+//       "arrival_header"}
 //  - f "wait" / "join" / "note": free-form value.
 //
 // Thread-safety: History is NOT thread-safe; the interpreter serialises

@@ -46,6 +46,11 @@ const char* StepKindName(StepKind kind) {
     case StepKind::kRunBatch: return "run_batch";
     case StepKind::kRerun: return "rerun";
     case StepKind::kCleanRun: return "clean_run";
+    case StepKind::kPause: return "pause";
+    case StepKind::kResume: return "resume";
+    case StepKind::kSpawn: return "spawn";
+    case StepKind::kDeliver: return "deliver";
+    case StepKind::kPublish: return "publish";
   }
   return "?";
 }
@@ -110,6 +115,9 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
       case StepKind::kStop:
       case StepKind::kKill:
       case StepKind::kRestart:
+      case StepKind::kPause:
+      case StepKind::kResume:
+      case StepKind::kSpawn:
         if (!target.start) add_need("a start command (target 'start') for step '" + std::string(StepKindName(s.kind)) + "'");
         break;
       case StepKind::kRunBatch:
@@ -121,8 +129,37 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
           add_need("batch.failing_run for 'fail_after'");
         }
         break;
+      case StepKind::kDeliver:
+      case StepKind::kPublish: {
+        auto m = target.messages.find(s.name);
+        const bool deliver = s.kind == StepKind::kDeliver;
+        if (m == target.messages.end()) {
+          std::vector<std::string> messages;
+          for (const auto& [n, msg] : target.messages) messages.push_back(n);
+          const std::string close = yaml::ClosestWord(s.name, messages);
+          if (!close.empty()) {
+            fit.errors.push_back(Status::InvalidConfig("message '" + s.name + "' is not declared by target '" +
+                                                           target.name + "' (did you mean '" + close + "'?)",
+                                                       s.mark));
+          } else {
+            add_need("message '" + s.name + "' (target 'messages')");
+          }
+        } else if (deliver && !m->second.push) {
+          add_need("a push request for message '" + s.name + "' (messages." + s.name + ".push)");
+        } else if (!deliver && m->second.fields.empty()) {
+          add_need("broker fields for message '" + s.name + "' (messages." + s.name + ".fields)");
+        }
+        if (!deliver && !target.broker) add_need("a broker (target 'broker') for step 'publish'");
+        if (deliver) {
+          for (const auto& instance : s.consumers)
+            if (instance != "main" && !target.start) add_need("a start command (target 'start') for consumer instance '" + instance + "'");
+        }
+        break;
+      }
       default: break;
     }
+    if (s.kind == StepKind::kSend && s.instance != "main" && !target.start)
+      add_need("a start command (target 'start') for instance '" + s.instance + "'");
   }
   return fit;
 }

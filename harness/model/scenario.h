@@ -46,6 +46,11 @@ enum class StepKind {
   kRunBatch, // run a batch job over rows [from, to), optionally failing after K rows
   kRerun,    // run the job again over its last range, `repeat` times
   kCleanRun, // run a fresh job once over the same range: the reference result
+  kPause,    // SIGSTOP an instance of the target (needs `start`); resumed at the end anyway
+  kResume,   // SIGCONT it
+  kSpawn,    // start another instance of the target (same command, same store)
+  kDeliver,  // push a message to a consumer over HTTP, at least once (ack loss, copies)
+  kPublish,  // add a message to the target's broker (Redis stream), wait until consumed
 };
 const char* StepKindName(StepKind kind);
 
@@ -83,9 +88,19 @@ struct Step {
   std::optional<std::int64_t> fail_after;  // run_batch / rerun: the run fails after K rows
   std::string of;          // clean_run: the job whose range it repeats (resolved by the loader)
 
+  // send / pause / resume: the target instance ("main" = the one started
+  // first; others are named by spawn steps)
+  std::string instance = "main";
+  // (spawn: the new instance's name is in `name`; deliver / publish: the message's)
+  // deliver / publish
+  std::string message_id = "m1";  // symbolic message id, mapped like keys
+  int copies = 1;          // deliver: copies pushed at once per round (to `to` in turn); publish: entries added
+  int lose_ack = 0;        // deliver: the first N acks are dropped: the message is redelivered
+  int max_attempts = 10;   // deliver: rounds without an ack before giving up
+  std::vector<std::string> consumers{"main"};  // deliver (`to:`): consumer instances
   // wait
   Duration duration{0};
-  // hook / probe / fault / heal: the name
+  // hook / probe / fault / heal / deliver / publish / spawn: the name
   std::string name;
 };
 

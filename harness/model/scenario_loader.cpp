@@ -26,7 +26,7 @@ struct KindInfo {
 const std::vector<KindInfo>& Kinds() {
   static const std::vector<KindInfo> kKinds = {
       {StepKind::kSend, "send", false,
-       {"key", "biz", "payload", "after", "repeat", "every", "background", "timeout", "label"}},
+       {"key", "biz", "payload", "after", "repeat", "every", "background", "timeout", "label", "instance"}},
       {StepKind::kBurst, "burst", false, {"n", "key", "biz", "payload", "mode", "after", "timeout", "label"}},
       {StepKind::kWait, "wait", false, {"label"}},
       {StepKind::kHook, "hook", false, {"after", "label"}},
@@ -41,6 +41,12 @@ const std::vector<KindInfo>& Kinds() {
       {StepKind::kRunBatch, "run_batch", false, {"from", "to", "fail_after", "after", "label"}},
       {StepKind::kRerun, "rerun", false, {"repeat", "fail_after", "after", "label"}},
       {StepKind::kCleanRun, "clean_run", false, {"of", "from", "to", "after", "label"}},
+      {StepKind::kPause, "pause", true, {"instance", "after", "label"}},
+      {StepKind::kResume, "resume", true, {"instance", "after", "label"}},
+      {StepKind::kSpawn, "spawn", false, {"after", "label"}},
+      {StepKind::kDeliver, "deliver", false,
+       {"message", "biz", "copies", "lose_ack", "every", "max_attempts", "to", "timeout", "after", "label"}},
+      {StepKind::kPublish, "publish", false, {"message", "biz", "copies", "timeout", "after", "label"}},
   };
   return kKinds;
 }
@@ -149,7 +155,8 @@ class ScenarioLoader {
       std::string first = node.begin()->first.Scalar();
       r_.Fail(node.begin()->first, "unknown step kind '" + first + "'" + yaml::DidYouMean(first, KindNames()) +
                                        "; a step is one of: send, burst, wait, hook, probe, fault, heal, join, "
-                                       "start, stop, kill, restart, run_batch, rerun, clean_run");
+                                       "start, stop, kill, restart, run_batch, rerun, clean_run, pause, "
+                                       "resume, spawn, deliver, publish");
     }
     st.kind = kind->kind;
     std::string what = std::string("step '") + kind->name + "'";
@@ -178,6 +185,17 @@ class ScenarioLoader {
           for (const auto& [n, f] : sc.faults) declared.push_back(n);
           r_.Fail(v, what + ": fault '" + st.name + "' is not declared under 'faults'" + yaml::DidYouMean(st.name, declared));
         }
+        break;
+      case StepKind::kSpawn:
+        st.name = Symbol(RequiredValue(v, *kind_key, what, "an instance name"), what);
+        if (st.name == "main" || instances_.count(st.name))
+          r_.Fail(v, what + ": instance '" + st.name + "' already exists");
+        instances_.insert(st.name);
+        break;
+      case StepKind::kDeliver:
+      case StepKind::kPublish:
+        st.name = Symbol(RequiredValue(v, *kind_key, what, "a message name"), what);
+        QueueOptions(node, what, st);
         break;
       case StepKind::kRunBatch:
       case StepKind::kRerun:
@@ -209,6 +227,10 @@ class ScenarioLoader {
     if (node["every"]) st.every = r_.DurationOf(node["every"], what + ".every");
     if (node["background"]) st.background = r_.Bool(node["background"], what + ".background");
     if (node["timeout"]) st.timeout = r_.DurationOf(node["timeout"], what + ".timeout");
+    if (node["instance"]) {
+      st.instance = Symbol(node["instance"], what + ".instance");
+      KnownInstance(node["instance"], st.instance, what);
+    }
     if (node["n"]) {
       long long n = r_.Int(node["n"], what + ".n");
       if (n < 2 || n > 1000) r_.Fail(node["n"], what + ".n must be between 2 and 1000");
@@ -222,6 +244,33 @@ class ScenarioLoader {
                                      yaml::DidYouMean(m, {"last_byte", "threads"}));
     }
     return st;
+  }
+
+  // An instance named by a step must be "main" or spawned by an earlier step.
+  void KnownInstance(const YAML::Node& node, const std::string& name, const std::string& what) {
+    if (name == "main" || instances_.count(name)) return;
+    std::vector<std::string> known(instances_.begin(), instances_.end());
+    known.push_back("main");
+    r_.Fail(node, what + ": instance '" + name + "' is not started by an earlier 'spawn' step" +
+                      yaml::DidYouMean(name, known));
+  }
+
+  void QueueOptions(const YAML::Node& node, const std::string& what, Step& st) {
+    if (node["message"]) st.message_id = Symbol(node["message"], what + ".message");
+    auto count = [&](const char* key, long long lo, long long hi) {
+      long long n = r_.Int(node[key], what + "." + key);
+      if (n < lo || n > hi)
+        r_.Fail(node[key], what + "." + key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+      return static_cast<int>(n);
+    };
+    if (node["copies"]) st.copies = count("copies", 1, 100);
+    if (node["lose_ack"]) st.lose_ack = count("lose_ack", 0, 100);
+    if (node["max_attempts"]) st.max_attempts = count("max_attempts", 1, 1000);
+    if (node["to"]) {
+      st.consumers = r_.StringList(node["to"], what + ".to");
+      if (st.consumers.empty()) r_.Fail(node["to"], what + ".to must name at least one instance");
+      for (const auto& item : node["to"]) KnownInstance(item, item.Scalar(), what + ".to");
+    }
   }
 
   // Ranges and job references of the batch steps. Jobs are checked in step
@@ -336,6 +385,7 @@ class ScenarioLoader {
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> job_ranges_;  // run_batch jobs -> [from, to)
   std::set<std::string> clean_jobs_;
   std::string first_job_;
+  std::set<std::string> instances_;  // spawned so far (besides "main")
 };
 
 }  // namespace

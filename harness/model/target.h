@@ -36,6 +36,9 @@ struct RequestTemplate {
   HeaderList headers;           // extra headers (the key header is added by the runtime)
   std::optional<nlohmann::json> json;  // body sent as application/json (templated strings)
   std::optional<std::string> body;     // raw body; at most one of json/body is set
+  // A service declared under `services:` to send it to instead of the target
+  // (its url replaces base_url; the target-wide headers are not added). "" = the target.
+  std::string base;
   SourceMark mark;
 };
 
@@ -177,6 +180,38 @@ struct BatchDescription {
   bool declares_markers() const { return markers.has_value() || markers_call.has_value(); }
 };
 
+// A helper process the harness starts before the target and stops after it
+// (a payment provider stub, a broker...), one per scenario run. Its templates
+// see the built-in variables, `port` being its own; the target's templates see
+// {{services.NAME.url}}, {{services.NAME.port}} and {{services.NAME.pid}}.
+struct ServiceDescription {
+  std::string name;
+  StartCommand start;         // argv, env, cwd, port_from_stdout, ready, timeouts (flaw_args unused)
+  bool free_port = false;     // the harness picks a free loopback port first: {{port}} in argv
+  std::string ready_stdout;   // ECMAScript regex: ready once its stdout matches; "" = not checked
+  std::string url = "http://127.0.0.1:{{port}}";  // templated: {{services.NAME.url}}
+  SourceMark mark;
+};
+
+// A queue message the scenarios deliver (push over HTTP) or publish (into
+// the broker). Its templates see {{key}} = the concrete message id (the
+// business id a consumer dedups by), {{biz}}, {{run}}...
+struct MessageDescription {
+  std::string name;
+  std::optional<RequestTemplate> push;  // how the deliverer pushes it to a consumer (2xx = ack)
+  HeaderList fields;                    // the broker entry's fields (templated values), in order
+  SourceMark mark;
+};
+
+// The broker a target consumes from: Redis Streams with a consumer group.
+struct BrokerDescription {
+  std::string address;  // templated "host:port", e.g. "127.0.0.1:{{services.redis.port}}"
+  std::string stream;   // templated stream name
+  std::string group;    // the consumer group: a publish waits until it has delivered and acked everything
+  Duration settle = std::chrono::seconds(10);  // how long a publish waits for that
+  SourceMark mark;
+};
+
 struct TargetDescription {
   std::string file;   // where it was loaded from
   std::string name;   // required
@@ -187,11 +222,18 @@ struct TargetDescription {
   Duration request_timeout = std::chrono::seconds(10);  // every request's deadline
   HeaderList headers;  // sent with every request (templated)
   std::vector<std::string> compare_headers;  // answer headers a replay must repeat
+  // An answer header carrying when the target fully read the request (steady
+  // clock ns, e.g. the reference's X-Arrival-Ns); "" = not reported. Bursts
+  // record the target-side arrival spread from it.
+  std::string arrival_header;
   std::vector<JsonPath> volatile_paths;      // target-wide volatile JSON paths
   std::map<std::string, ActionDescription> actions;
   std::map<std::string, ProbeDescription> probes;
   std::map<std::string, HookDescription> hooks;
   std::optional<BatchDescription> batch;  // absent: batch steps are not applicable
+  std::map<std::string, ServiceDescription> services;  // started before the target, by name
+  std::map<std::string, MessageDescription> messages;  // queue messages (deliver / publish)
+  std::optional<BrokerDescription> broker;             // absent: publish steps are not applicable
 
   const ActionDescription* FindAction(const std::string& name) const;
   // Target-wide + the action's volatile paths (the action may be unknown).

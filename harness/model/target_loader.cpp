@@ -36,7 +36,8 @@ class TargetLoader {
     if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "target file is empty");
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
-                  "compare_headers", "volatile", "actions", "probes", "hooks", "batch"},
+                  "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
+                  "services", "messages", "broker"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -51,6 +52,7 @@ class TargetLoader {
     if (root["request_timeout"]) t.request_timeout = r_.DurationOf(root["request_timeout"], "request_timeout");
     if (root["headers"]) t.headers = Headers(root["headers"], "headers");
     if (root["compare_headers"]) t.compare_headers = r_.StringList(root["compare_headers"], "compare_headers");
+    if (root["arrival_header"]) t.arrival_header = HeaderName(root["arrival_header"], "arrival_header");
     if (root["volatile"]) t.volatile_paths = Paths(root["volatile"], "volatile");
     YAML::Node actions = r_.Required(root, "actions", "target");
     r_.ExpectMap(actions, "actions");
@@ -79,7 +81,32 @@ class TargetLoader {
       }
     }
     if (root["batch"]) t.batch = Batch(root["batch"]);
+    if (root["services"]) {
+      r_.ExpectMap(root["services"], "services");
+      for (auto it = root["services"].begin(); it != root["services"].end(); ++it) {
+        std::string name = Name(it->first, "service");
+        t.services[name] = Service(name, it->second);
+      }
+    }
+    if (root["messages"]) {
+      r_.ExpectMap(root["messages"], "messages");
+      for (auto it = root["messages"].begin(); it != root["messages"].end(); ++it) {
+        std::string name = Name(it->first, "message");
+        t.messages[name] = Message(name, it->second);
+      }
+    }
+    if (root["broker"]) t.broker = Broker(root["broker"]);
+    for (const auto& [node, base] : bases_) {
+      if (t.services.count(base) == 0) {
+        std::vector<std::string> declared;
+        for (const auto& [n, svc] : t.services) declared.push_back(n);
+        r_.Fail(node, "base: '" + base + "' is not a service declared under 'services'" +
+                          yaml::DidYouMean(base, declared));
+      }
+    }
     std::vector<std::string> known = BuiltinTemplateVariables();
+    for (const auto& [name, svc] : t.services)
+      for (const char* part : {".url", ".port", ".pid"}) known.push_back("services." + name + part);
     for (const auto& [name, a] : t.actions)
       for (const auto& [var, path] : a.capture) known.push_back(var);
     for (const auto& use : templates_) {
@@ -140,7 +167,11 @@ class TargetLoader {
     if (body_only) {
       r_.CheckKeys(node, {"json", "body"}, what);
     } else {
-      r_.CheckKeys(node, {"method", "path", "headers", "json", "body"}, what);
+      r_.CheckKeys(node, {"method", "path", "headers", "json", "body", "base"}, what);
+      if (node["base"]) {
+        rq.base = r_.String(node["base"], what + ".base");
+        bases_.emplace_back(node["base"], rq.base);
+      }
       if (node["method"]) {
         rq.method = r_.String(node["method"], what + ".method");
         if (std::find(kMethods.begin(), kMethods.end(), rq.method) == kMethods.end())
@@ -362,7 +393,60 @@ class TargetLoader {
     return b;
   }
 
+  // A helper process (see ServiceDescription).
+  ServiceDescription Service(const std::string& name, const YAML::Node& node) {
+    const std::string what = "service '" + name + "'";
+    r_.CheckKeys(node,
+                 {"argv", "env", "cwd", "port_from_stdout", "free_port", "ready", "ready_stdout",
+                  "start_timeout", "stop_timeout", "url"},
+                 what);
+    ServiceDescription svc;
+    svc.name = name;
+    svc.mark = r_.MarkOf(node);
+    YAML::Node start = YAML::Clone(node);
+    for (const char* k : {"free_port", "ready_stdout", "url"}) start.remove(k);
+    svc.start = Start(start);
+    svc.start.mark = svc.mark;
+    if (node["free_port"]) svc.free_port = r_.Bool(node["free_port"], what + ".free_port");
+    if (svc.free_port && !svc.start.port_from_stdout.empty())
+      r_.Fail(node["free_port"], what + ": give free_port or port_from_stdout, not both");
+    if (node["ready_stdout"]) {
+      svc.ready_stdout = r_.String(node["ready_stdout"], what + ".ready_stdout");
+      try {
+        std::regex re(svc.ready_stdout, std::regex::ECMAScript);
+      } catch (const std::regex_error& e) {
+        r_.Fail(node["ready_stdout"], what + ".ready_stdout: bad regex: " + e.what());
+      }
+    }
+    if (node["url"]) svc.url = Templated(node["url"], what + ".url");
+    return svc;
+  }
+
+  MessageDescription Message(const std::string& name, const YAML::Node& node) {
+    const std::string what = "message '" + name + "'";
+    r_.CheckKeys(node, {"push", "fields"}, what);
+    MessageDescription m;
+    m.name = name;
+    m.mark = r_.MarkOf(node);
+    if (node["push"]) m.push = Request(node["push"], what + ".push");
+    if (node["fields"]) m.fields = Headers(node["fields"], what + ".fields");
+    if (!m.push && m.fields.empty()) r_.Fail(node, what + ": give push (a request) or fields (a broker entry), or both");
+    return m;
+  }
+
+  BrokerDescription Broker(const YAML::Node& node) {
+    r_.CheckKeys(node, {"redis", "stream", "group", "settle"}, "broker");
+    BrokerDescription b;
+    b.mark = r_.MarkOf(node);
+    b.address = Templated(r_.Required(node, "redis", "broker"), "broker.redis");
+    b.stream = Templated(r_.Required(node, "stream", "broker"), "broker.stream");
+    b.group = r_.String(r_.Required(node, "group", "broker"), "broker.group");
+    if (node["settle"]) b.settle = r_.DurationOf(node["settle"], "broker.settle");
+    return b;
+  }
+
   Reader r_;
+  std::vector<std::pair<YAML::Node, std::string>> bases_;  // request `base:` uses, checked at the end
   std::vector<TemplateUse> templates_;
   std::vector<std::string> extra_;  // template variables of the section being read
 };

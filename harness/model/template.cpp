@@ -10,8 +10,11 @@ namespace {
 bool ValidName(std::string_view name) {
   if (name.empty()) return false;
   if (!(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
-  return std::all_of(name.begin(), name.end(),
-                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  // Dots separate the parts of a service's variables (services.stub.url).
+  if (name.back() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  });
 }
 
 std::string_view Trim(std::string_view s) {
@@ -52,7 +55,8 @@ Status Walk(std::string_view text, const std::function<void(std::string_view)>& 
 
 const std::vector<std::string>& BuiltinTemplateVariables() {
   static const std::vector<std::string> kNames = {"key",     "biz",       "run",        "uuid", "port",
-                                                  "run_dir", "build_dir", "source_dir", "flaw"};
+                                                  "run_dir", "build_dir", "source_dir", "flaw",
+                                                  "target_pid"};
   return kNames;
 }
 

@@ -2,11 +2,12 @@
 // variable `name` (white space inside the braces is allowed: "{{ name }}").
 // A variable nobody defined is an error value, never an empty string. There is
 // no escaping: a literal "{{" cannot be written (no target needed it so far).
-// Names: [A-Za-z_][A-Za-z0-9_]*.
+// Names: [A-Za-z_][A-Za-z0-9_.]* (dots for services.NAME.url), not ending in a dot.
 //
 // Variables the runtime defines (documented in docs/scenario-reference.md):
-// key, biz, run, uuid, port, run_dir, build_dir, source_dir, flaw, plus the
-// variables captured from answers (an action's `capture:`).
+// key, biz, run, uuid, port, run_dir, build_dir, source_dir, flaw, target_pid,
+// services.NAME.{url,port,pid} for each declared service, plus the variables
+// captured from answers (an action's `capture:`).
 //
 // Thread-safety: pure functions over const inputs.
 #pragma once
@@ -26,7 +27,7 @@ namespace idemproof {
 using TemplateVars = std::map<std::string, std::string>;
 
 // The variables the runtime always defines: key, biz, run, uuid, port,
-// run_dir, build_dir, source_dir, flaw. The target loader accepts these and
+// run_dir, build_dir, source_dir, flaw, target_pid. The target loader accepts these and
 // the target's capture names, and rejects any other {{name}}.
 const std::vector<std::string>& BuiltinTemplateVariables();
 

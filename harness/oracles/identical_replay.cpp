@@ -1,9 +1,80 @@
 // identical_replay: every later terminal answer for one key + payload equals
 // the first (status, body minus volatile paths, declared headers) and carries
-// the replay marker; the first answer does not carry it.
+// the replay marker; the first answer does not carry it. Answers a proxy
+// fault swallowed (swallowed_answers.h) count as answers of their key: the
+// first answer may be one the client never saw.
 #include "oracles/oracle_support.h"
+#include "oracles/swallowed_answers.h"
 
 namespace idemproof::oracles {
+
+namespace {
+
+bool TerminalAnswer(const HttpAnswer& a, const IdempotencyContract& c) {
+  if (a.is_2xx()) return true;
+  return a.status != c.in_progress && a.status != c.mismatch && a.status != c.missing_key && !c.IsRetryable(a.status);
+}
+
+// One answer of a key as seen on the wire, by the client or only by a proxy.
+struct KeyAnswer {
+  HttpAnswer answer;
+  std::int64_t invoke_ns = 0, done_ns = 0;
+  std::string name;     // "request #12 (client-0)" / "answer swallowed by drop-response (proxy event #7)"
+  nlohmann::json ref;   // for details
+};
+
+// The group with the answers proxies swallowed: the earliest unmarked terminal
+// answer is the first (the earliest marked one when none is unmarked); every
+// other terminal answer must equal it and carry the marker.
+void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const SwallowedAnswer*>& swallowed,
+                        const OracleInput& in, nlohmann::json& violations, std::string& first_violation,
+                        int& replays, int& keys) {
+  const auto& contract = in.target.idempotency;
+  std::vector<KeyAnswer> answers;
+  for (const auto& op : g.ops) {
+    if (!IsTerminal(Classify(op, contract))) continue;
+    answers.push_back({*op.answer(), op.invoke_ns(), op.complete_ns(), OpName(op), OpJson(op)});
+  }
+  for (const SwallowedAnswer* s : swallowed) {
+    if (!TerminalAnswer(s->answer, contract)) continue;
+    answers.push_back({s->answer, s->at_ns, s->at_ns,
+                       "the answer swallowed by " + s->fault + " (proxy event #" + std::to_string(s->event_index) + ")",
+                       SwallowedJson(*s)});
+  }
+  const KeyAnswer* first = nullptr;
+  const KeyAnswer* first_marked = nullptr;
+  for (const auto& a : answers) {
+    const KeyAnswer*& slot = IsReplayMarked(a.answer, contract) ? first_marked : first;
+    if (slot == nullptr || a.done_ns < slot->done_ns) slot = &a;
+  }
+  if (first == nullptr) first = first_marked;  // an unseen attempt ran: the proxy sent copies
+  if (first == nullptr) return;
+  ++keys;
+  auto vol = in.target.VolatilePathsFor(g.action);
+  for (const auto& a : answers) {
+    if (&a == first) continue;
+    if (contract.window && a.invoke_ns - first->done_ns > contract.window->count()) continue;
+    ++replays;
+    auto diffs = AnswerDifferences(first->answer, a.answer, vol, in.target.compare_headers);
+    if (contract.replay && !IsReplayMarked(a.answer, contract))
+      diffs.push_back("replay marker " + contract.replay->header + ": " + contract.replay->value + " missing");
+    if (diffs.empty()) continue;
+    std::string joined;
+    for (const auto& d : diffs) joined += (joined.empty() ? "" : "; ") + d;
+    std::string ev = "key " + g.key + " (" + g.action + "): " + a.name + " was " + AnswerSummary(a.answer) +
+                     " but the first answer (" + first->name + ") was " + AnswerSummary(first->answer) + " [" +
+                     joined + "]";
+    violations.push_back({{"key", g.key},
+                          {"action", g.action},
+                          {"problem", ev},
+                          {"differences", diffs},
+                          {"first", first->ref},
+                          {"replay", a.ref}});
+    if (first_violation.empty()) first_violation = ev;
+  }
+}
+
+}  // namespace
 
 Verdict IdenticalReplay(const OracleInput& in) {
   const std::string name = "identical_replay";
@@ -11,8 +82,17 @@ Verdict IdenticalReplay(const OracleInput& in) {
   nlohmann::json violations = nlohmann::json::array();
   std::string first_violation;
   int replays = 0, keys = 0;
+  const auto swallowed = SwallowedAnswers(in.history, contract);
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default") continue;  // mismatch_rejected judges other payloads
+    std::vector<const SwallowedAnswer*> mine;
+    for (const auto& s : swallowed) {
+      if (s.key == g.key && s.action == g.action) mine.push_back(&s);
+    }
+    if (!mine.empty()) {
+      JudgeWithSwallowed(g, mine, in, violations, first_violation, replays, keys);
+      continue;
+    }
     const Operation* first = FirstTerminal(g, contract);
     if (first == nullptr) continue;
     ++keys;

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "oracles/oracle_support.h"
+#include "oracles/swallowed_answers.h"
 
 namespace idemproof::oracles {
 
@@ -13,6 +14,7 @@ Verdict OneRecord(const OracleInput& in) {
   std::int64_t expected_ok = in.params.value("count", std::int64_t{1});
   const auto& contract = in.target.idempotency;
 
+  const auto swallowed = SwallowedAnswers(in.history, contract);
   std::map<std::pair<std::string, std::string>, std::vector<Operation>> by_biz;
   for (const auto& op : RequestOperations(in.history)) {
     const auto& e = *op.invoke;
@@ -43,7 +45,20 @@ Verdict OneRecord(const OracleInput& in) {
       if (c != AnswerClass::kMismatch && c != AnswerClass::kMissingKey && c != AnswerClass::kOtherFinal)
         all_rejected = false;
     }
+    // An answer a proxy fault swallowed still says what the target did.
+    int swallowed_2xx = 0;
+    for (const auto& s : swallowed) {
+      if (s.action != action || s.biz != biz) continue;
+      if (s.answer.is_2xx()) {
+        any_success = true;
+        ++swallowed_2xx;
+      }
+      if (s.answer.status != contract.mismatch && s.answer.status != contract.missing_key && !s.answer.is_2xx() &&
+          (s.answer.status == contract.in_progress || contract.IsRetryable(s.answer.status)))
+        all_rejected = false;
+    }
     nlohmann::json row = {{"action", action}, {"biz", biz}, {"records", *count}, {"requests", ops.size()}};
+    if (swallowed_2xx > 0) row["swallowed_2xx"] = swallowed_2xx;
     std::string problem;
     if (any_success) {
       row["expected"] = expected_ok;

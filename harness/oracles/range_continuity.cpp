@@ -231,8 +231,26 @@ Verdict RangeContinuity(const OracleInput& in) {
     return Verdict::Unknown(name, "the clean run of rows [" + std::to_string(clean->from) + ", " +
                                       std::to_string(clean->to) + ") produced no rows: nothing to compare",
                             details);
+  // Partitions named in the evidence: by the declared granularity (partition
+  // N = rows [N*partition_rows, (N+1)*partition_rows)), else the clean run's
+  // markers. Never the rerun job's own markers: those may be the fault.
+  std::vector<RangeMarker> numbered;
   const std::vector<RangeMarker>* partitions = nullptr;
-  if (clean_result->markers && !clean_result->markers->empty()) partitions = &*clean_result->markers;
+  if (batch.partition_rows) {
+    const std::int64_t n = *batch.partition_rows;
+    const std::int64_t lo = std::min(clean->from, clean_result->rows.front().id);
+    const std::int64_t hi = std::max(clean->to, clean_result->rows.back().id + 1);
+    for (std::int64_t p = lo / n; p * n < hi; ++p) {
+      RangeMarker m;
+      m.key = std::to_string(p);
+      m.from = p * n;
+      m.to = (p + 1) * n;
+      numbered.push_back(m);
+    }
+    partitions = &numbered;
+  } else if (clean_result->markers && !clean_result->markers->empty()) {
+    partitions = &*clean_result->markers;
+  }
 
   std::vector<std::string> findings;
   // 1. The rerun that completed finishes the missing rows, and only those.

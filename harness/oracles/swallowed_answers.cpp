@@ -1,0 +1,95 @@
+#include "oracles/swallowed_answers.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace idemproof::oracles {
+
+namespace {
+
+bool SameName(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Headers recorded either as [[name, value], ...] (injectors) or {name: value}.
+HeaderList HeadersOf(const nlohmann::json& j) {
+  HeaderList out;
+  if (j.is_array()) {
+    for (const auto& pair : j) {
+      if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string())
+        out.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+    }
+  } else if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) {
+      if (v.is_string()) out.emplace_back(k, v.get<std::string>());
+    }
+  }
+  return out;
+}
+
+bool EndsWith(const std::string& s, const std::string& tail) {
+  return !tail.empty() && s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string UrlOf(const HistoryEvent& e) {
+  auto r = e.value.find("request");
+  if (r == e.value.end() || !r->is_object()) return "";
+  return r->value("url", "");
+}
+
+}  // namespace
+
+std::vector<SwallowedAnswer> SwallowedAnswers(const History& history, const IdempotencyContract& contract) {
+  std::vector<SwallowedAnswer> out;
+  const auto ops = RequestOperations(history);
+  for (const auto& e : history.events()) {
+    if (e.process != "proxy" || e.f != "fault" || !e.value.is_object()) continue;
+    if (e.value.value("phase", "") != "injected") continue;
+    const auto upstream = e.value.find("upstream");
+    if (upstream == e.value.end() || !upstream->is_array() || upstream->empty()) continue;
+    const auto request = e.value.find("request");
+    if (request == e.value.end() || !request->is_object()) continue;
+    std::string key;
+    for (const auto& [name, value] : HeadersOf(request->value("headers", nlohmann::json()))) {
+      if (SameName(name, contract.key_header)) key = value;
+    }
+    if (key.empty()) continue;  // nothing to attribute it to
+    const std::string target = request->value("target", "");
+    const HistoryEvent* owner = nullptr;
+    for (const auto& op : ops) {
+      if (op.invoke->key != key) continue;
+      if (owner == nullptr || (EndsWith(UrlOf(*op.invoke), target) && !EndsWith(UrlOf(*owner), target)))
+        owner = op.invoke;
+    }
+    for (const auto& a : *upstream) {
+      if (!a.is_object() || !a.contains("status") || !a["status"].is_number_integer()) continue;
+      SwallowedAnswer s;
+      s.key = key;
+      if (owner != nullptr) {
+        s.action = owner->action;
+        s.biz = owner->biz;
+      }
+      s.answer.status = a["status"].get<int>();
+      s.answer.headers = HeadersOf(a.value("headers", nlohmann::json()));
+      s.answer.body = a.value("body", "");
+      s.at_ns = a.contains("at_ns") && a["at_ns"].is_number_integer() ? a["at_ns"].get<std::int64_t>() : e.time_ns;
+      s.event_index = e.index;
+      s.fault = e.value.value("fault", "");
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+nlohmann::json SwallowedJson(const SwallowedAnswer& s) {
+  nlohmann::json j = AnswerToJson(s.answer);
+  j["swallowed_by"] = s.fault;
+  j["proxy_event"] = s.event_index;
+  j["at_ns"] = s.at_ns;
+  j["key"] = s.key;
+  return j;
+}
+
+}  // namespace idemproof::oracles
