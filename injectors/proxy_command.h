@@ -11,8 +11,7 @@
 // about every fault that never fired.
 //
 // add_proxy_options() declares the options on a CLI11 (sub)command; the
-// `idemproof` CLI wires it as `idemproof proxy`, and `idemproof-proxy` is the
-// same thing as a standalone executable.
+// `idemproof` CLI wires it as `idemproof proxy`.
 //
 // Exit codes follow the idemproof CLI: 0 ran and healed, 2 bad usage or
 // configuration (nothing started), 3 could not listen.

@@ -311,16 +311,20 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
        "</td><td class=\"meta\">rows that differ between a rerun and a clean run</td></tr>\n";
   bool spreads = false;
   for (const auto& sr : review.scenarios) {
-    for (const auto& [step, ns] : sr.arrival_spreads) {
+    for (const auto& b : sr.burst_spreads) {
       spreads = true;
-      h += "<tr><th>burst arrival spread</th><td>" + H(FormatNanos(ns)) + "</td><td class=\"meta\">" +
-           H(sr.result->name) + ", step " + std::to_string(step + 1) +
-           ": last minus first arrival, as the target reported (X-Arrival-Ns)</td></tr>\n";
+      const std::string where = sr.result->name + ", step " + std::to_string(b.step + 1) + " (" +
+                                std::to_string(b.n) + " requests, " + b.mode + ")";
+      if (b.target_ns)
+        h += "<tr><th>burst arrival spread</th><td>" + H(FormatNanos(*b.target_ns)) + "</td><td class=\"meta\">" +
+             H(where) + ": last minus first arrival, as the target reported (" + H(b.arrival_header) + ")</td></tr>\n";
+      if (b.harness_ns)
+        h += "<tr><th>burst release spread</th><td>" + H(FormatNanos(*b.harness_ns)) + "</td><td class=\"meta\">" +
+             H(where) + ": last minus first final write, harness side</td></tr>\n";
     }
   }
   if (!spreads)
-    h += "<tr><th>burst arrival spread</th><td>\u2014</td><td class=\"meta\">no burst answer reported its arrival "
-         "time</td></tr>\n";
+    h += "<tr><th>burst arrival spread</th><td>\u2014</td><td class=\"meta\">no burst recorded its spread</td></tr>\n";
   h += "</tbody></table></section>\n";
 
   h += "<footer>idemproof " + H(r.tool_version) + " \u00b7 run " + H(r.run_id) + " \u00b7 " + H(r.started) + " \u2192 " +

@@ -166,13 +166,19 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
         " | rows that differ between a rerun and a clean run |\n";
   bool spreads = false;
   for (const auto& sr : review.scenarios) {
-    for (const auto& [step, ns] : sr.arrival_spreads) {
+    for (const auto& b : sr.burst_spreads) {
       spreads = true;
-      md += "| burst arrival spread | " + M(FormatNanos(ns)) + " | " + M(sr.result->name) + ", step " +
-            std::to_string(step + 1) + ": last minus first arrival, as the target reported (X-Arrival-Ns) |\n";
+      const std::string where = sr.result->name + ", step " + std::to_string(b.step + 1) + " (" +
+                                std::to_string(b.n) + " requests, " + b.mode + ")";
+      if (b.target_ns)
+        md += "| burst arrival spread | " + M(FormatNanos(*b.target_ns)) + " | " + M(where) +
+              ": last minus first arrival, as the target reported (" + M(b.arrival_header) + ") |\n";
+      if (b.harness_ns)
+        md += "| burst release spread | " + M(FormatNanos(*b.harness_ns)) + " | " + M(where) +
+              ": last minus first final write, harness side |\n";
     }
   }
-  if (!spreads) md += "| burst arrival spread | \u2014 | no burst answer reported its arrival time |\n";
+  if (!spreads) md += "| burst arrival spread | \u2014 | no burst recorded its spread |\n";
   md += "\n---\nidemproof " + M(r.tool_version) + " \u00b7 run " + M(r.run_id) + " \u00b7 target file " +
         M(r.target_file) + "\n";
   return out;

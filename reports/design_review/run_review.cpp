@@ -182,37 +182,24 @@ void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
     review.what_broke = "The tool could not run it: " + s.error;
 }
 
-std::optional<std::int64_t> HeaderInt(const nlohmann::json& headers, const std::string& name) {
-  if (!headers.is_object()) return std::nullopt;
-  for (const auto& [k, v] : headers.items()) {
-    if (k.size() != name.size()) continue;
-    bool same = std::equal(k.begin(), k.end(), name.begin(), [](char a, char b) {
-      return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-    });
-    if (!same || !v.is_string()) continue;
-    try {
-      std::size_t used = 0;
-      long long n = std::stoll(v.get<std::string>(), &used);
-      if (used == v.get<std::string>().size()) return n;
-    } catch (...) {
-    }
-  }
-  return std::nullopt;
+std::optional<std::int64_t> MicrosToNanos(const nlohmann::json& v) {
+  if (!v.is_number()) return std::nullopt;
+  return static_cast<std::int64_t>(v.get<double>() * 1000.0 + (v.get<double>() >= 0 ? 0.5 : -0.5));
 }
 
-std::vector<std::pair<int, std::int64_t>> ArrivalSpreads(const History& h) {
-  std::map<int, std::vector<std::int64_t>> arrivals;
+std::vector<BurstSpreadView> BurstSpreads(const History& h) {
+  std::vector<BurstSpreadView> out;
   for (const auto& e : h.events()) {
-    if (e.f != "burst" || e.type != EventType::kOk || !e.value.contains("response")) continue;
-    const auto& r = e.value["response"];
-    if (!r.is_object() || !r.contains("headers")) continue;
-    if (auto t = HeaderInt(r["headers"], "X-Arrival-Ns")) arrivals[e.step].push_back(*t);
-  }
-  std::vector<std::pair<int, std::int64_t>> out;
-  for (const auto& [step, ts] : arrivals) {
-    if (ts.size() < 2) continue;
-    auto [lo, hi] = std::minmax_element(ts.begin(), ts.end());
-    out.emplace_back(step, *hi - *lo);
+    if (e.f != "note" || !e.value.is_object() || !e.value.contains("burst") || !e.value["burst"].is_object()) continue;
+    const auto& b = e.value["burst"];
+    BurstSpreadView v;
+    v.step = b.value("step", e.step);
+    v.n = b.value("n", 0);
+    v.mode = b.value("mode", "");
+    v.arrival_header = b.value("arrival_header", "");
+    if (b.contains("harness_spread_us")) v.harness_ns = MicrosToNanos(b["harness_spread_us"]);
+    if (b.contains("target_spread_us")) v.target_ns = MicrosToNanos(b["target_spread_us"]);
+    if (v.harness_ns || v.target_ns) out.push_back(v);
   }
   return out;
 }
@@ -413,7 +400,7 @@ RunReview ReviewRun(const RunDirectoryContents& contents) {
     r.outcome = s.Outcome();
     ReviewVerdicts(s, r);
     r.repro_command = ReproCommand(results, s);
-    if (const History* h = contents.HistoryOf(i)) r.arrival_spreads = ArrivalSpreads(*h);
+    if (const History* h = contents.HistoryOf(i)) r.burst_spreads = BurstSpreads(*h);
     review.scenarios.push_back(std::move(r));
 
     for (const auto& w : s.warnings) review.warnings.push_back(s.name + ": " + w);

@@ -84,6 +84,15 @@ struct ViolationView {
   std::vector<std::string> missing_ranges;
 };
 
+struct BurstSpreadView {
+  int step = -1;
+  int n = 0;
+  std::string mode;                            // "last_byte" | "threads"
+  std::optional<std::int64_t> harness_ns;      // last final write - first (last-byte bursts)
+  std::optional<std::int64_t> target_ns;       // max - min arrival the target reported
+  std::string arrival_header;                  // the header it came from ("" = none declared)
+};
+
 struct ScenarioReview {
   std::size_t index = 0;               // into results.scenarios
   const ScenarioResult* result = nullptr;
@@ -95,9 +104,11 @@ struct ScenarioReview {
   int violations_omitted = 0;
   std::set<std::int64_t> highlighted;  // history indices the evidence names
   std::string repro_command;
-  // Target-side arrival spread per burst (step index -> ns), from the
-  // answers' X-Arrival-Ns headers when the target reports them.
-  std::vector<std::pair<int, std::int64_t>> arrival_spreads;
+  // The spread each burst achieved, from the burst notes the runtime records
+  // (f "note", value.burst: step, n, mode, harness_spread_us,
+  // target_spread_us, arrival_header); a burst without a target-side spread
+  // (no arrival header declared) still shows its harness side.
+  std::vector<BurstSpreadView> burst_spreads;
 };
 
 struct FaultTotal {

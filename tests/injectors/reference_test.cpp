@@ -128,11 +128,11 @@ TEST_CASE("proxy faults in front of the reference: the lost answer is replayed, 
   CHECK(proxy.heal());
 }
 
-TEST_CASE("idemproof-proxy runs the proxy alone until SIGTERM", "[injectors][reference]") {
+TEST_CASE("idemproof proxy runs the proxy alone until SIGTERM", "[injectors][reference]") {
   idemproof::testkit::CountingUpstream upstream;
   ReferenceProcess proxy;  // any child that prints `listening on`
-  const std::string binary = std::string(IDEMPROOF_BINARY_DIR) + "/injectors/idemproof-proxy";
-  REQUIRE(proxy.start_command({binary, "--upstream", "127.0.0.1:" + std::to_string(upstream.port()),
+  const std::string binary = std::string(IDEMPROOF_BINARY_DIR) + "/harness/cli/idemproof";
+  REQUIRE(proxy.start_command({binary, "proxy", "--upstream", "127.0.0.1:" + std::to_string(upstream.port()),
                                "--fault", "reset: {first: 1}", "--fault", "hedge: {name: idle, match: {path: /never}}"}) == "");
   TestClient client;
   const std::string url = "http://127.0.0.1:" + std::to_string(proxy.port()) + "/x";
@@ -150,10 +150,10 @@ TEST_CASE("idemproof-proxy runs the proxy alone until SIGTERM", "[injectors][ref
   CHECK(out.find("fault hedge/idle: seen 1, matched 0, injected 0") != std::string::npos);
 }
 
-TEST_CASE("idemproof-proxy rejects a bad --fault with line:column and exit code 2", "[injectors][reference]") {
+TEST_CASE("idemproof proxy rejects a bad --fault with line:column and exit code 2", "[injectors][reference]") {
   ReferenceProcess proxy;
-  const std::string binary = std::string(IDEMPROOF_BINARY_DIR) + "/injectors/idemproof-proxy";
-  const std::string why = proxy.start_command({binary, "--upstream", "127.0.0.1:9", "--fault", "delay: {durration: 1s}"},
+  const std::string binary = std::string(IDEMPROOF_BINARY_DIR) + "/harness/cli/idemproof";
+  const std::string why = proxy.start_command({binary, "proxy", "--upstream", "127.0.0.1:9", "--fault", "delay: {durration: 1s}"},
                                               std::chrono::seconds(5));
   CHECK(why.find("exited before listening") != std::string::npos);
   CHECK(why.find("1:8: delay: 'duration' is required") != std::string::npos);

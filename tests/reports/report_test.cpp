@@ -120,10 +120,13 @@ TEST_CASE("the review of a broken run names the broken layers from the evidence"
   CHECK(ds.highlighted.count(2) == 1);
   CHECK(ds.repro_command.find("--seed 42 --filter double-submit --flaw check-then-insert") != std::string::npos);
 
-  // Burst arrival spread from X-Arrival-Ns (1000..2300 us).
+  // Burst spread from the runtime's burst note (1000..2300 us at the target).
   const ScenarioReview& burst = review.scenarios.at(1);
-  REQUIRE(burst.arrival_spreads.size() == 1);
-  CHECK(burst.arrival_spreads[0].second == 1300000);
+  REQUIRE(burst.burst_spreads.size() == 1);
+  REQUIRE(burst.burst_spreads[0].target_ns);
+  CHECK(*burst.burst_spreads[0].target_ns == 1300000);
+  CHECK_FALSE(burst.burst_spreads[0].harness_ns);
+  CHECK(burst.burst_spreads[0].arrival_header == "X-Arrival-Ns");
 
   // The zero-count fault is flagged.
   bool flagged = false;
