@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,19 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
     if (totals[k] > 0) out << " " << totals[k] << " " << k;
   }
   out << "\n";
+  // The four metrics of the design article (seed 002, section 5), always
+  // printed: "n/a" when the run gave nothing to measure them on.
+  const Metrics m = results.TotalMetrics();
+  auto rate = [](const std::optional<double>& r, std::int64_t num, std::int64_t den) {
+    if (!r) return std::string("n/a");
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3f (%lld/%lld)", *r, static_cast<long long>(num), static_cast<long long>(den));
+    return std::string(buf);
+  };
+  out << "metrics: duplicate rate " << rate(m.duplicate_rate(), m.keys_sent_more_than_once, m.keys_sent)
+      << ", false-dedup rate " << rate(m.false_dedup_rate(), m.replay_answers_without_record, m.replay_answers)
+      << ", rerun diff rows " << (m.rerun_diff_rows ? std::to_string(*m.rerun_diff_rows) : std::string("n/a"))
+      << ", window hit rate " << rate(m.window_hit_rate(), m.window_retries_recognised, m.window_retries) << "\n";
 }
 
 }  // namespace idemproof::cli

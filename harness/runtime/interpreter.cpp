@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -15,6 +16,8 @@
 #include "model/json_path.h"
 #include "runtime/child_process.h"
 #include "runtime/interrupt.h"
+#include "runtime/queue_steps.h"
+#include "runtime/service_processes.h"
 #include "runtime/request_render.h"
 #include "runtime/target_process.h"
 
@@ -131,9 +134,10 @@ class Interpreter::Execution {
 
   ScenarioRun Run() {
     t0_ = monotonic_ns();
+    Status started = StartServices();
     proc_ = std::make_unique<TargetProcess>(target_, base_vars_, dir_ + "/target", options_.flaw,
                                             options_.cancel);
-    Status started = ControlTarget("start", -1);
+    if (started.ok()) started = ControlTarget("start", -1);
     if (!started.ok()) {
       out_.error = started;
     } else {
@@ -200,6 +204,16 @@ class Interpreter::Execution {
     return base_url_;
   }
 
+  // Where action requests go: through an active fault's proxy, else the target.
+  std::string ClientBaseUrl() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return client_base_url_.empty() ? base_url_ : client_base_url_;
+  }
+  bool Routed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !client_base_url_.empty();
+  }
+
   std::string Uuid() {
     std::lock_guard<std::mutex> lock(mu_);
     std::uint64_t a = rng_(), b = rng_();
@@ -251,7 +265,7 @@ class Interpreter::Execution {
 
   Result<HttpRequest> RenderAction(const ActionDescription& action, const std::string& key,
                                    const std::string& biz_name, PayloadVariant payload,
-                                   std::optional<Duration> timeout) {
+                                   std::optional<Duration> timeout, const std::string& base = "") {
     HeaderList extra;
     if (!key.empty()) extra.emplace_back(target_.idempotency.key_header, key);
     TemplateVars vars = VarsFor(key, biz_name);
@@ -261,10 +275,10 @@ class Interpreter::Execution {
         return Status(StatusCode::kUnsupported,
                       "action " + action.name + " declares no other_payload");
       }
-      return RenderRequestWithBody(action.request, *action.other_payload, BaseUrl(), vars,
+      return RenderRequestWithBody(action.request, *action.other_payload, base.empty() ? ClientBaseUrl() : base, vars,
                                    target_.headers, extra, deadline);
     }
-    return RenderRequest(action.request, BaseUrl(), vars, target_.headers, extra, deadline);
+    return RenderRequest(action.request, base.empty() ? ClientBaseUrl() : base, vars, target_.headers, extra, deadline);
   }
 
   void Capture(const ActionDescription& action, const std::string& biz_name, const HttpExchange& e) {
@@ -297,7 +311,13 @@ class Interpreter::Execution {
     const ActionDescription* action = target_.FindAction(step.action);
     if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
     const std::string key = KeyFor(step.key);
-    auto request = RenderAction(*action, key, step.biz, step.payload, step.timeout);
+    std::string base;
+    if (step.instance != "main") {
+      auto url = InstanceUrl(step.instance);
+      if (!url.ok()) return url.status();
+      base = *url;
+    }
+    auto request = RenderAction(*action, key, step.biz, step.payload, step.timeout, base);
     if (!request.ok()) {
       if (IsMissingCapture(request.status())) {
         Note(index, "not sent: " + request.status().message());
@@ -313,7 +333,15 @@ class Interpreter::Execution {
     // interleave in the history as they did on the wire.
     HistoryEvent done = invoke;
     Append(std::move(invoke), monotonic_ns());
-    HttpExchange e = client.send(*request);
+    HttpExchange e;
+    if (Routed()) {
+      // A fault may close the connection before any answer byte; on a reused
+      // connection libcurl would then resend silently (an unasked duplicate).
+      HttpClient fresh(options_.cancel);
+      e = fresh.send(*request);
+    } else {
+      e = client.send(*request);
+    }
     done.type = completion_type(e.outcome);
     done.value = completion_json(e);
     Append(std::move(done), e.end_ns);
@@ -388,7 +416,71 @@ class Interpreter::Execution {
       Append(std::move(done), exchanges[i].end_ns);
       Capture(*action, step.biz, exchanges[i]);
     }
+    NoteBurstSpread(step, index, exchanges, sender->LastHarnessSpreadNs());
     return Status::Ok();
+  }
+
+  // The spread the burst achieved: harness side as the sender measured it,
+  // target side from the declared arrival header of the answers.
+  void NoteBurstSpread(const Step& step, int index, const std::vector<HttpExchange>& exchanges,
+                       std::optional<std::int64_t> harness_ns) {
+    std::vector<std::int64_t> arrivals;
+    if (!target_.arrival_header.empty()) {
+      for (const auto& e : exchanges) {
+        if (e.outcome != HttpOutcome::kAnswered) continue;
+        auto v = e.response_header(target_.arrival_header);
+        if (!v) continue;
+        try {
+          std::size_t used = 0;
+          const long long t = std::stoll(*v, &used);
+          if (used == v->size()) arrivals.push_back(t);
+        } catch (const std::exception&) {
+          // not a number: the target's data, not ours to fix
+        }
+      }
+    }
+    nlohmann::json burst = {{"step", index},
+                            {"n", step.n},
+                            {"mode", step.mode == BurstMode::kLastByte ? "last_byte" : "threads"},
+                            {"harness_spread_us", nullptr},
+                            {"target_spread_us", nullptr},
+                            {"arrivals_reported", arrivals.size()}};
+    if (harness_ns) burst["harness_spread_us"] = static_cast<double>(*harness_ns) / 1000.0;
+    if (arrivals.size() >= 2) {
+      auto [lo, hi] = std::minmax_element(arrivals.begin(), arrivals.end());
+      burst["target_spread_us"] = static_cast<double>(*hi - *lo) / 1000.0;
+    }
+    if (!target_.arrival_header.empty()) burst["arrival_header"] = target_.arrival_header;
+    HistoryEvent e;
+    e.process = "harness";
+    e.type = EventType::kInfo;
+    e.f = "note";
+    e.step = index;
+    e.value = {{"note", "burst spread"}, {"burst", burst}};
+    Append(std::move(e), monotonic_ns());
+  }
+
+  // A proxy event as a history event on the "proxy" lane; times of the
+  // swallowed answers also relative to the run's start (at_ns).
+  void RecordInjectorEvent(nlohmann::json event, std::int64_t steady_ns) {
+    if (event.contains("upstream") && event["upstream"].is_array()) {
+      for (auto& a : event["upstream"]) {
+        if (a.contains("time_ns") && a["time_ns"].is_number_integer())
+          a["at_ns"] = a["time_ns"].get<std::int64_t>() - t0_;
+      }
+    }
+    HistoryEvent e;
+    e.process = "proxy";
+    e.type = EventType::kInfo;
+    e.f = "fault";
+    e.value = std::move(event);
+    Append(std::move(e), steady_ns);
+  }
+
+  void UpdateClientRoute() {
+    std::optional<std::string> url = options_.faults ? options_.faults->ClientBaseUrl() : std::nullopt;
+    std::lock_guard<std::mutex> lock(mu_);
+    client_base_url_ = url.value_or("");
   }
 
   // Runs a request-or-command call; returns (type, value-or-error, raw answer).
@@ -403,7 +495,8 @@ class Interpreter::Execution {
   Result<CallOutcome> Call(const TargetCall& call, const TemplateVars& vars) {
     CallOutcome out;
     if (call.request) {
-      auto request = RenderRequest(*call.request, BaseUrl(), vars, target_.headers, {},
+      auto request = RenderRequest(*call.request, BaseFor(*call.request), vars,
+                                   call.request->base.empty() ? target_.headers : HeaderList{}, {},
                                    target_.request_timeout);
       if (!request.ok()) return request.status();
       HttpExchange e = client_.send(*request);
@@ -567,8 +660,9 @@ class Interpreter::Execution {
   Result<CallOutcome> CallUncancelled(const TargetCall& call) {
     if (!call.request) return Call(call, VarsFor("", "b1"));
     CallOutcome out;
-    auto request = RenderRequest(*call.request, BaseUrl(), VarsFor("", "b1"),
-                                 target_.headers, {}, std::chrono::seconds(2));
+    auto request = RenderRequest(*call.request, BaseFor(*call.request), VarsFor("", "b1"),
+                                 call.request->base.empty() ? target_.headers : HeaderList{}, {},
+                                 std::chrono::seconds(2));
     if (!request.ok()) return request.status();
     HttpClient client;
     HttpExchange e = client.send(*request);
@@ -612,6 +706,7 @@ class Interpreter::Execution {
       target_vars_ = base_vars_;
       for (const auto& [k, v] : proc_->vars()) target_vars_[k] = v;
       base_url_ = proc_->base_url();
+      if (proc_->pid() > 0) target_vars_["target_pid"] = std::to_string(proc_->pid());
     }
     if (!proc_->Managed() && what == "start") {
       // Nothing was started: no event, only the reachability check.
@@ -662,13 +757,104 @@ class Interpreter::Execution {
       case StepKind::kRestart: return ControlTarget("restart", index);
       case StepKind::kFault:
       case StepKind::kHeal: return Fault(step, index);
+      case StepKind::kPause:
+      case StepKind::kResume: return PauseOrResume(step.kind == StepKind::kPause, step.instance, index);
+      case StepKind::kSpawn: return Spawn(step.name, index);
+      case StepKind::kDeliver: {
+        QueueStepContext ctx = QueueContext();
+        return DeliverStep(target_, step, index, ctx);
+      }
+      case StepKind::kPublish: {
+        QueueStepContext ctx = QueueContext();
+        return PublishStep(target_, step, index, ctx);
+      }
       case StepKind::kRunBatch:
       case StepKind::kRerun:
-      case StepKind::kCleanRun:
-        // NeedsOf() keeps such scenarios from running; see interpreter.h.
-        return Status(StatusCode::kUnsupported, "batch steps are not executed by this runtime yet");
+      case StepKind::kCleanRun: return Batch(step, index);
     }
     return Status::Internal("unhandled step kind");
+  }
+
+  std::string JobFor(const std::string& name) const { return "job-" + ns_ + "-" + name; }
+
+  // One batch step: `repeat` runs (reruns) of the job, each followed by a
+  // read of its result (history.h: f "batch" and f "batch_result").
+  Status Batch(const Step& step, int index) {
+    if (!target_.batch) return Status(StatusCode::kUnsupported, "the target declares no batch section");
+    const BatchDescription& batch = *target_.batch;
+    if (step.fail_after && !batch.failing_run) {
+      return Status(StatusCode::kUnsupported, "the target declares no batch.failing_run");
+    }
+    const char* role = step.kind == StepKind::kRerun ? "rerun" : step.kind == StepKind::kCleanRun ? "clean" : "run";
+    const int times = step.kind == StepKind::kRerun ? step.repeat : 1;
+    for (int attempt = 1; attempt <= times; ++attempt) {
+      if (Cancelled()) break;
+      TemplateVars vars = VarsFor("", "b1");
+      vars["job"] = JobFor(step.job);
+      vars["from"] = std::to_string(step.from);
+      vars["to"] = std::to_string(step.to);
+      if (step.fail_after) vars["fail_after"] = std::to_string(*step.fail_after);
+      const RequestTemplate& tmpl = step.fail_after ? *batch.failing_run : batch.run;
+      auto request = RenderRequest(tmpl, BaseUrl(), vars, target_.headers, {},
+                                   step.timeout.value_or(target_.request_timeout));
+      if (!request.ok()) return request.status();
+      nlohmann::json info = {{"job", vars["job"]}, {"job_name", step.job}, {"role", role},
+                             {"from", step.from}, {"to", step.to}, {"attempt", attempt}};
+      if (step.fail_after) info["fail_after"] = *step.fail_after;
+      if (!step.of.empty()) info["of"] = step.of;
+      HistoryEvent invoke;
+      invoke.process = "batch";
+      invoke.f = "batch";
+      invoke.step = index;
+      invoke.value = {{"request", request_json(*request)}, {"batch", info}};
+      HistoryEvent done = invoke;
+      const std::int64_t at = Append(std::move(invoke), monotonic_ns());
+      HttpExchange e = client_.send(*request);
+      done.type = completion_type(e.outcome);
+      done.value = completion_json(e);
+      done.value["batch"] = info;
+      Append(std::move(done), e.end_ns);
+      Status s = BatchResult(step, vars, at, index);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+
+  Status BatchResult(const Step& step, const TemplateVars& vars, std::int64_t after, int index) {
+    const BatchDescription& batch = *target_.batch;
+    HistoryEvent invoke;
+    invoke.process = "probe";
+    invoke.f = "batch_result";
+    invoke.step = index;
+    invoke.value = {{"batch", {{"job", vars.at("job")}, {"job_name", step.job}}}, {"after", after}};
+    auto result = Call(batch.result, vars);
+    if (!result.ok()) return result.status();
+    HistoryEvent done = invoke;
+    Append(std::move(invoke), result->start_ns);
+    done.type = result->type;
+    std::int64_t end = result->end_ns;
+    if (result->type != EventType::kOk) {
+      done.value["error"] = result->error.empty() ? "the result call failed" : result->error;
+    } else if (!result->response.is_null() && result->response.value("status", 0) / 100 != 2) {
+      done.type = EventType::kFail;
+      done.value["error"] = "the result call answered " + std::to_string(result->response.value("status", 0));
+    } else {
+      done.value["result"] = result->value;
+      if (batch.markers_call) {
+        auto markers = Call(*batch.markers_call, vars);
+        if (!markers.ok()) return markers.status();
+        end = markers->end_ns;
+        if (markers->type == EventType::kOk) {
+          done.value["markers"] = markers->value;
+        } else {
+          done.type = markers->type;
+          done.value.erase("result");
+          done.value["error"] = "the markers call failed: " + markers->error;
+        }
+      }
+    }
+    Append(std::move(done), end);
+    return Status::Ok();
   }
 
   Status Fault(const Step& step, int index) {
@@ -688,7 +874,13 @@ class Interpreter::Execution {
     HistoryEvent done = e;
     Append(std::move(e), monotonic_ns());
     if (start) {
-      auto r = options_.faults->Start(it->second);
+      FaultScope scope;
+      scope.target_base_url = BaseUrl();
+      scope.on_event = [this](const nlohmann::json& event, std::int64_t steady_ns) {
+        RecordInjectorEvent(event, steady_ns);
+      };
+      auto r = options_.faults->Start(it->second, scope);
+      UpdateClientRoute();
       started_faults_.insert(step.name);
       done.type = r.ok() ? EventType::kOk : EventType::kFail;
       if (r.ok()) {
@@ -698,6 +890,7 @@ class Interpreter::Execution {
       }
     } else {
       auto r = options_.faults->Heal(it->second);
+      UpdateClientRoute();
       started_faults_.erase(step.name);
       done.type = r.ok() ? EventType::kOk : EventType::kFail;
       if (r.ok()) {
@@ -719,12 +912,18 @@ class Interpreter::Execution {
   // Runs whatever happened before: background sends joined, records probed,
   // faults healed, the heal hook fired, the target stopped and reaped.
   void Finish() {
+    // A paused instance would hold background sends (and the stop) up.
+    for (const auto& name : std::set<std::string>(paused_)) PauseOrResume(false, name, -1);
     JoinBackground();
     for (const auto& name : std::set<std::string>(started_faults_)) {
       Step heal;
       heal.kind = StepKind::kHeal;
       heal.name = name;
       Fault(heal, -1);
+    }
+    if (options_.faults != nullptr) {
+      options_.faults->HealAll();
+      UpdateClientRoute();
     }
     auto alive = [this] {
       return proc_->Managed() ? proc_->Running() : out_.error.code() != StatusCode::kUnavailable;
@@ -744,6 +943,118 @@ class Interpreter::Execution {
     }
     if (proc_->Managed() && proc_->Running()) ControlTarget("stop", -1);
     proc_.reset();
+    for (auto& [name, instance] : instances_) {
+      if (instance->Running()) instance->Stop();
+    }
+    instances_.clear();
+    if (services_) services_->Stop();
+  }
+
+  // ---- services, instances, pause / resume, queue steps (issue 5) ----
+
+  // Starts the target file's services; their variables join every template's.
+  Status StartServices() {
+    services_ = std::make_unique<ServiceProcesses>(target_.services, base_vars_, dir_, options_.cancel);
+    if (target_.services.empty()) return Status::Ok();
+    HistoryEvent invoke;
+    invoke.process = "nemesis";
+    invoke.f = "services";
+    invoke.value = nlohmann::json::object();
+    HistoryEvent done = invoke;
+    Append(std::move(invoke), monotonic_ns());
+    Status s = services_->Start();
+    done.type = s.ok() ? EventType::kOk : EventType::kFail;
+    done.value = {{"services", services_->Vars()}};
+    if (!s.ok()) done.value["error"] = s.message();
+    Append(std::move(done), monotonic_ns());
+    for (const auto& [k, v] : services_->Vars()) base_vars_[k] = v;
+    if (!s.ok()) return Status(StatusCode::kUnavailable, s.message());
+    return s;
+  }
+
+  // Where a request goes: a service (`base:`) or the target.
+  std::string BaseFor(const RequestTemplate& request) {
+    if (request.base.empty()) return BaseUrl();
+    return services_ ? services_->Url(request.base) : "";
+  }
+
+  Result<std::string> InstanceUrl(const std::string& name) {
+    if (name == "main") return BaseUrl();
+    auto it = instances_.find(name);
+    if (it == instances_.end() || !it->second->Running())
+      return Status(StatusCode::kUnsupported, "no running target instance '" + name + "'");
+    return it->second->base_url();
+  }
+
+  TargetProcess* Instance(const std::string& name) {
+    if (name == "main") return proc_.get();
+    auto it = instances_.find(name);
+    return it == instances_.end() ? nullptr : it->second.get();
+  }
+
+  // Another instance of the target: the same command and variables, hence the
+  // same store ({{run_dir}}), its own port and logs.
+  Status Spawn(const std::string& name, int index) {
+    HistoryEvent invoke;
+    invoke.process = "nemesis";
+    invoke.f = "spawn";
+    invoke.step = index;
+    invoke.value = {{"instance", name}};
+    HistoryEvent done = invoke;
+    Append(std::move(invoke), monotonic_ns());
+    TemplateVars vars;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      vars = base_vars_;
+    }
+    auto proc = std::make_unique<TargetProcess>(target_, vars, dir_ + "/target-" + name, options_.flaw,
+                                                options_.cancel);
+    Status s = proc->Start();
+    done.type = s.ok() ? EventType::kOk : EventType::kFail;
+    done.value["pid"] = proc->pid();
+    if (!s.ok()) done.value["error"] = s.message();
+    if (s.ok()) out_.target_pids.push_back(proc->pid());
+    instances_[name] = std::move(proc);
+    Append(std::move(done), monotonic_ns());
+    return s;
+  }
+
+  // SIGSTOP / SIGCONT of a target instance, as nemesis events "pause" /
+  // "resume" (the lease_recovery oracle lines retries up against a pause).
+  Status PauseOrResume(bool pause, const std::string& name, int index) {
+    TargetProcess* proc = Instance(name);
+    if (proc == nullptr || !proc->Managed())
+      return Status(StatusCode::kUnsupported, "no target instance '" + name + "' to " + (pause ? "pause" : "resume"));
+    HistoryEvent invoke;
+    invoke.process = "nemesis";
+    invoke.f = pause ? "pause" : "resume";
+    invoke.step = index;
+    invoke.value = {{"instance", name}, {"pid", proc->pid()}};
+    HistoryEvent done = invoke;
+    Append(std::move(invoke), monotonic_ns());
+    const bool sent = proc->Signal(pause ? SIGSTOP : SIGCONT);
+    if (pause && sent) paused_.insert(name);
+    if (!pause) paused_.erase(name);
+    done.type = sent ? EventType::kOk : EventType::kFail;
+    if (!sent) done.value["error"] = "the instance is not running";
+    Append(std::move(done), monotonic_ns());
+    return Status::Ok();
+  }
+
+  QueueStepContext QueueContext() {
+    QueueStepContext ctx;
+    ctx.append = [this](HistoryEvent e, std::int64_t at) { return Append(std::move(e), at); };
+    ctx.vars_for = [this](const std::string& key, const std::string& biz) { return VarsFor(key, biz); };
+    ctx.biz_for = [this](const std::string& biz) { return BizFor(biz); };
+    ctx.message_id = [this](const std::string& symbolic) { return "msg-" + ns_ + "-" + symbolic; };
+    ctx.instance_url = [this](const std::string& name) { return InstanceUrl(name); };
+    ctx.service_url = [this](const std::string& name) -> Result<std::string> {
+      const std::string url = services_ ? services_->Url(name) : "";
+      if (url.empty()) return Status(StatusCode::kUnsupported, "no running service '" + name + "'");
+      return url;
+    };
+    ctx.cancel = options_.cancel;
+    return ctx;
   }
 
   const TargetDescription& target_;
@@ -755,12 +1066,16 @@ class Interpreter::Execution {
   TemplateVars base_vars_;
   TemplateVars target_vars_;  // base_vars_ + the target's (port); guarded by mu_
   std::string base_url_;      // guarded by mu_
+  std::string client_base_url_;  // guarded by mu_; "" = base_url_ (no active fault)
   std::set<std::string> capture_names_;
   std::mt19937_64 rng_;
   std::mutex mu_;
   ScenarioRun out_;
   std::int64_t t0_ = 0;
   std::unique_ptr<TargetProcess> proc_;
+  std::unique_ptr<ServiceProcesses> services_;
+  std::map<std::string, std::unique_ptr<TargetProcess>> instances_;  // spawned, besides proc_
+  std::set<std::string> paused_;  // instances stopped by a pause step
   HttpClient client_;
   std::map<std::string, TemplateVars> captured_;
   std::vector<std::pair<std::string, std::string>> sent_;
@@ -784,10 +1099,6 @@ std::vector<std::string> Interpreter::NeedsOf(const Scenario& scenario) const {
     if (step.kind == StepKind::kBurst && step.mode == BurstMode::kLastByte &&
         options_.last_byte_burst == nullptr) {
       needs.push_back("a last-byte synchronised burst sender (step at " + step.mark.ToString() + ")");
-    }
-    if (step.kind == StepKind::kRunBatch || step.kind == StepKind::kRerun ||
-        step.kind == StepKind::kCleanRun) {
-      needs.push_back("batch job execution (run_batch/rerun/clean_run: not in this runtime yet)");
     }
     if (step.kind == StepKind::kFault || step.kind == StepKind::kHeal) {
       auto it = scenario.faults.find(step.name);

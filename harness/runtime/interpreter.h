@@ -16,13 +16,30 @@
 //  - at the end, even when a step failed or the run was interrupted: waits
 //    for background sends, runs every action's records probe for every biz
 //    it sent, fires the target's `heal` hook, and stops the target.
+// Services (the target file's `services:`, service_processes.h) start before
+// the target and stop after it; their services.NAME.* variables and
+// {{target_pid}} reach every template, and a request with `base: NAME` goes
+// to that service. `spawn` starts another instance of the target (same
+// command, same store); `pause`/`resume` SIGSTOP/SIGCONT an instance (every
+// paused one is resumed first thing at the end); `deliver`/`publish` are the
+// queue steps (queue_steps.h).
 // A request without an answer is an `info` event, one that certainly never
 // left a `fail` event: the target's failures are data, never tool errors.
 //
 // Faults (`fault`/`heal` steps) and last-byte bursts come from the injectors
-// room: without a FaultRunner / last-byte BurstSender, NeedsOf() lists them
-// and the caller reports the scenario not_applicable. Batch steps (run_batch,
-// rerun, clean_run) are not executed yet: NeedsOf() lists them too.
+// room (injector_faults.h, last_byte_burst.h): without a FaultRunner /
+// last-byte BurstSender, NeedsOf() lists them and the caller reports the
+// scenario not_applicable. While a fault is active the client's action
+// requests (sends, bursts) go to FaultRunner::ClientBaseUrl(), each on a fresh
+// connection (libcurl would silently resend on a reused one that a fault
+// closed); probes, hooks and records probes keep the target's own URL. Every
+// burst leaves a note event {"note": "burst spread", "burst": {step, n, mode,
+// harness_spread_us, target_spread_us}} (target side from the answers'
+// `arrival_header`, when the target file declares one). Batch steps (run_batch,
+// rerun, clean_run) send the target's batch.run / batch.failing_run with
+// {{job}} ("job-<run>-<name>"), {{from}}, {{to}}, {{fail_after}} to the
+// target's own URL, once per repeat, and read the job's result (and markers)
+// after each run: f "batch" and f "batch_result" events (model/history.h).
 //
 // Thread-safety: one Run() at a time per Interpreter. Background sends run on
 // threads owned by Run(); all of them are joined before Run() returns.
@@ -51,17 +68,34 @@ class BurstSender {
  public:
   virtual ~BurstSender() = default;
   virtual std::vector<HttpExchange> Send(const std::vector<HttpRequest>& requests) = 0;
+  // The harness-side spread of the last Send() (last release - first), when
+  // the sender can observe it.
+  virtual std::optional<std::int64_t> LastHarnessSpreadNs() const { return std::nullopt; }
+};
+
+// What a FaultRunner needs from the scenario run it serves.
+struct FaultScope {
+  std::string target_base_url;  // the target's own base URL now
+  // Called for every event of the injectors (from their threads): the event
+  // JSON and its steady-clock time (monotonic_ns()). Must be quick.
+  std::function<void(const nlohmann::json& event, std::int64_t steady_ns)> on_event;
 };
 
 // Starts and heals the faults a scenario declares (implemented by injectors).
+// One scenario run at a time; every fault started is healed by Heal() or
+// HealAll() before the run ends.
 class FaultRunner {
  public:
   virtual ~FaultRunner() = default;
   virtual bool Supports(const std::string& kind) const = 0;
   // Starts the fault; returns the JSON recorded in the history's fault event.
-  virtual Result<nlohmann::json> Start(const FaultDeclaration& fault) = 0;
+  virtual Result<nlohmann::json> Start(const FaultDeclaration& fault, const FaultScope& scope) = 0;
   // Heals it (idempotent); returns how many times it fired.
   virtual Result<std::int64_t> Heal(const FaultDeclaration& fault) = 0;
+  // Heals whatever is still active (end of a scenario run, always).
+  virtual void HealAll() noexcept {}
+  // Where the client's action requests go now; nullopt = the target itself.
+  virtual std::optional<std::string> ClientBaseUrl() const { return std::nullopt; }
 };
 
 struct InterpreterOptions {

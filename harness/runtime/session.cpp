@@ -5,6 +5,7 @@
 
 #include "model/metrics.h"
 #include "oracles/oracle.h"
+#include "runtime/fault_evidence.h"
 
 namespace idemproof::runtime {
 
@@ -112,6 +113,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
       }
     } else {
       result.verdicts = oracles.CheckAll(scenario, target, run.history);
+      if (auto fired = FaultsFired(scenario, run.history)) result.verdicts.push_back(*fired);
       result.metrics = ComputeMetrics(target, run.history);
       AddFaultWarnings(scenario, result);
     }
@@ -145,6 +147,7 @@ Result<RunResults> RecheckRunDirectory(const std::string& path) {
     auto history = History::ReadJsonl(dir->Absolute(result.history_file));
     if (!history.ok()) return history.status();
     result.verdicts = oracles.CheckAll(*scenario, *target, *history);
+    if (auto fired = FaultsFired(*scenario, *history)) result.verdicts.push_back(*fired);
     result.metrics = ComputeMetrics(*target, *history);
     result.events = static_cast<std::int64_t>(history->size());
   }

@@ -63,6 +63,8 @@ std::string TargetProcess::stderr_path() const { return Managed() ? log_prefix_ 
 
 bool TargetProcess::Running() { return child_ && child_->Running(); }
 
+bool TargetProcess::Signal(int sig) { return child_ && child_->Signal(sig); }
+
 pid_t TargetProcess::pid() const {
   if (!child_) return 0;
   return child_->pid();

@@ -53,6 +53,9 @@ class TargetProcess {
   Result<ExitInfo> Kill();
   Status Restart();
 
+  // Sends `sig` (SIGSTOP / SIGCONT) to the running process; false when there
+  // is none (unmanaged, not started, or already gone).
+  bool Signal(int sig);
   // Whether the managed process is running (false when unmanaged).
   bool Running();
   // 0 when not running or unmanaged.

@@ -9,6 +9,7 @@
 
 #include "model/target.h"
 #include "runtime/child_process.h"
+#include "runtime/service_processes.h"
 #include "runtime/target_process.h"
 #include "test_support.h"
 
@@ -200,6 +201,10 @@ TEST_CASE("the reference service starts, answers its readiness probe and restart
   auto t = LoadTargetFile(SourceDir() + "/scenarios/targets/reference.yaml");
   REQUIRE(t.ok());
   TemplateVars vars{{"build_dir", BuildDir()}, {"source_dir", SourceDir()}, {"run_dir", dir}};
+  // The target file's argv names its services (payment stub, redis): start them first.
+  ServiceProcesses services(t->services, vars, dir, nullptr);
+  REQUIRE(services.Start().ok());
+  for (const auto& [name, value] : services.Vars()) vars[name] = value;
   TargetProcess target(*t, vars, dir + "/target", std::nullopt, nullptr);
   REQUIRE(target.Start().ok());
   pid_t first = target.pid();

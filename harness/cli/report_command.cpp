@@ -1,0 +1,57 @@
+#include "cli/report_command.h"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+
+#include "reports/design_review/design_reports.h"
+
+namespace idemproof::cli {
+
+namespace fs = std::filesystem;
+
+void AddReportOptions(CLI::App& command, ReportArgs& args) {
+  command.add_option("run_dir", args.run_dir, "a run directory (e.g. idemproof-runs/latest)")->required();
+  command.add_option("--format", args.format, "html, md, junit or json")->capture_default_str();
+  command.add_option("--out", args.out_file, "write the report here instead of stdout");
+}
+
+int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& err) {
+  auto format = ParseReportFormat(args.format);
+  if (!format.ok()) {
+    err << "idemproof report: " << format.status().message() << "\n";
+    return 2;
+  }
+  if (!fs::is_directory(args.run_dir)) {
+    err << "idemproof report: " << args.run_dir << " is not a run directory\n";
+    return 2;
+  }
+  if (args.out_file.empty()) {
+    auto text = RenderReport(args.run_dir, *format);
+    if (!text.ok()) {
+      err << "idemproof report: " << text.status().ToString() << "\n";
+      return 2;
+    }
+    out << *text;
+    return 0;
+  }
+  Status written = WriteReport(args.run_dir, *format, args.out_file);
+  if (!written.ok()) {
+    err << "idemproof report: " << written.ToString() << "\n";
+    return 2;
+  }
+  out << "wrote " << args.out_file << "\n";
+  return 0;
+}
+
+bool WriteRunReports(const std::string& run_dir, std::ostream& out, std::ostream& err) {
+  Status written = WriteDesignReports(run_dir);
+  if (!written.ok()) {
+    err << "idemproof: the reports could not be written: " << written.ToString() << "\n";
+    return false;
+  }
+  out << "report: " << (fs::path(run_dir) / "report.html").string() << "\n"
+      << "report: " << (fs::path(run_dir) / "report.md").string() << "\n";
+  return true;
+}
+
+}  // namespace idemproof::cli

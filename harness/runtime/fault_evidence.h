@@ -1,0 +1,29 @@
+// Fault evidence: did the faults a scenario declares actually fire?
+//
+// A chaos scenario whose chaos never fired proves nothing, so its verdicts
+// must not read as a pass. FaultsFired() reads the history (the nemesis
+// `fault` heal events, whose completion carries "injected": how many times
+// the injector fired) and returns one verdict, oracle "faults_fired":
+//   valid    every declared fault fired at least once ("lost-answer fired 1x");
+//   unknown  a declared fault fired 0 times, or was never started, or failed
+//            to start ("fault lost-answer never fired: the scenario proves
+//            nothing about it"), which makes the scenario's outcome unknown;
+// and nothing for a scenario that declares no fault. Pure: `idemproof check`
+// recomputes it offline from the history.
+//
+// Thread-safety: pure function.
+#pragma once
+
+#include <optional>
+
+#include "model/history.h"
+#include "model/scenario.h"
+#include "model/verdict.h"
+
+namespace idemproof::runtime {
+
+inline constexpr const char* kFaultsFiredOracle = "faults_fired";
+
+std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& history);
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,178 @@
+#include "runtime/injector_faults.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <nlohmann/json.hpp>
+
+#include "injectors/chaos_proxy.h"
+#include "injectors/fault_event.h"
+#include "injectors/registry.h"
+
+namespace idemproof::runtime {
+
+namespace inj = idemproof::injectors;
+
+struct InjectorFaults::Registered {
+  inj::Registry registry;
+};
+
+// One proxy in front of the target for a scenario run, and the faults armed
+// on it. Members are destroyed in reverse order: injectors are healed before
+// the proxy, the proxy before the event log it writes to.
+struct InjectorFaults::Proxy {
+  std::unique_ptr<inj::FaultEventLog> log;
+  std::unique_ptr<inj::ChaosProxy> proxy;
+  std::map<std::string, std::unique_ptr<inj::Injector>> active;
+
+  ~Proxy() {
+    for (auto& [name, injector] : active) injector->heal();
+    if (proxy) proxy->heal();
+  }
+};
+
+namespace {
+
+StatusCode CodeOf(inj::ErrorCause cause) {
+  switch (cause) {
+    case inj::ErrorCause::kInvalidConfig:
+    case inj::ErrorCause::kUnknownKind: return StatusCode::kInvalidConfig;
+    case inj::ErrorCause::kBindFailed:
+    case inj::ErrorCause::kResolveFailed: return StatusCode::kUnavailable;
+    case inj::ErrorCause::kNeedsProxy:
+    case inj::ErrorCause::kInvalidState: return StatusCode::kInternal;
+    case inj::ErrorCause::kIo: return StatusCode::kIoError;
+  }
+  return StatusCode::kInternal;
+}
+
+Status FromInjectors(const inj::Status& st, const std::string& context) {
+  return Status(CodeOf(st.cause), context + st.to_text());
+}
+
+YAML::Node ToYaml(const nlohmann::json& j) {
+  YAML::Node n;
+  if (j.is_object()) {
+    n = YAML::Node(YAML::NodeType::Map);
+    for (const auto& [k, v] : j.items()) n[k] = ToYaml(v);
+  } else if (j.is_array()) {
+    n = YAML::Node(YAML::NodeType::Sequence);
+    for (const auto& v : j) n.push_back(ToYaml(v));
+  } else if (j.is_string()) {
+    n = j.get<std::string>();
+  } else if (!j.is_null()) {
+    n = j.dump();  // numbers and booleans as their YAML scalars
+  }
+  return n;
+}
+
+// {kind: {params..., name: fault name}}: an injector block.
+YAML::Node BlockOf(const FaultDeclaration& fault) {
+  nlohmann::json params = fault.params.is_object() ? fault.params : nlohmann::json::object();
+  if (!params.contains("name")) params["name"] = fault.name;
+  YAML::Node block(YAML::NodeType::Map);
+  block[fault.kind] = ToYaml(params);
+  return block;
+}
+
+struct BaseUrlParts {
+  std::string authority;  // host:port
+  std::string path;       // "" or "/api/v9"
+};
+
+Result<BaseUrlParts> SplitBaseUrl(const std::string& url) {
+  const std::string scheme = "http://";
+  if (url.rfind(scheme, 0) != 0) {
+    return Status(StatusCode::kUnsupported,
+                  "proxy faults need an http:// target; base URL is '" + url + "'");
+  }
+  BaseUrlParts out;
+  const std::size_t slash = url.find('/', scheme.size());
+  out.authority = url.substr(scheme.size(), slash == std::string::npos ? std::string::npos
+                                                                       : slash - scheme.size());
+  if (slash != std::string::npos) out.path = url.substr(slash);
+  while (!out.path.empty() && out.path.back() == '/') out.path.pop_back();
+  return out;
+}
+
+}  // namespace
+
+InjectorFaults::InjectorFaults() : registry_(std::make_unique<Registered>()) {
+  inj::register_builtin_injectors(registry_->registry);
+}
+
+InjectorFaults::~InjectorFaults() { HealAll(); }
+
+std::vector<std::string> InjectorFaults::Kinds() const { return registry_->registry.kinds(); }
+
+bool InjectorFaults::Supports(const std::string& kind) const {
+  for (const auto& k : Kinds()) {
+    if (k == kind) return true;
+  }
+  return false;
+}
+
+Status InjectorFaults::Validate(const FaultDeclaration& fault) const {
+  auto built = registry_->registry.build(BlockOf(fault));
+  if (!built) return FromInjectors(built.error(), "fault " + fault.name + ": ");
+  return Status::Ok();
+}
+
+Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, const FaultScope& scope) {
+  if (proxy_ && proxy_->active.count(fault.name)) {
+    return Status(StatusCode::kInvalidArgument, "fault " + fault.name + " is already active");
+  }
+  auto built = registry_->registry.build(BlockOf(fault));
+  if (!built) return FromInjectors(built.error(), "fault " + fault.name + ": ");
+  std::unique_ptr<inj::Injector> injector = std::move(built).value();
+
+  if (!proxy_) {
+    auto parts = SplitBaseUrl(scope.target_base_url);
+    if (!parts.ok()) return parts.status();
+    auto upstream = inj::parse_endpoint(parts->authority);
+    if (!upstream) return FromInjectors(upstream.error(), "target " + scope.target_base_url + ": ");
+    auto p = std::make_unique<Proxy>();
+    auto on_event = scope.on_event;
+    p->log = std::make_unique<inj::FaultEventLog>([on_event](const inj::FaultEvent& e) {
+      if (on_event) on_event(nlohmann::json(e), e.time_ns);
+    });
+    inj::ProxySettings settings;
+    settings.upstream = upstream.value();
+    p->proxy = std::make_unique<inj::ChaosProxy>(settings, p->log.get());
+    if (inj::Status st = p->proxy->start(); !st.is_ok()) return FromInjectors(st, "chaos proxy: ");
+    client_base_url_ = "http://" + p->proxy->endpoint().to_string() + parts->path;
+    proxy_ = std::move(p);
+  }
+  inj::InjectorContext context{proxy_->proxy.get(), proxy_->log.get()};
+  if (inj::Status st = injector->start(context); !st.is_ok()) {
+    Status out = FromInjectors(st, "fault " + fault.name + ": ");
+    if (proxy_->active.empty()) HealAll();
+    return out;
+  }
+  nlohmann::json record = {{"injector", injector->kind()},
+                           {"name", injector->settings().name},
+                           {"proxy", proxy_->proxy->endpoint().to_string()},
+                           {"upstream", scope.target_base_url},
+                           {"client_base_url", *client_base_url_}};
+  proxy_->active.emplace(fault.name, std::move(injector));
+  return record;
+}
+
+Result<std::int64_t> InjectorFaults::Heal(const FaultDeclaration& fault) {
+  if (!proxy_) return std::int64_t{0};
+  auto it = proxy_->active.find(fault.name);
+  if (it == proxy_->active.end()) return std::int64_t{0};
+  it->second->heal();
+  const std::int64_t injected = it->second->counters().counts.injected;
+  proxy_->active.erase(it);
+  if (proxy_->active.empty()) HealAll();
+  return injected;
+}
+
+void InjectorFaults::HealAll() noexcept {
+  proxy_.reset();  // heals every injector, then the proxy (drained, thread joined)
+  client_base_url_.reset();
+}
+
+std::optional<std::string> InjectorFaults::ClientBaseUrl() const { return client_base_url_; }
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,104 @@
+#include "runtime/last_byte_burst.h"
+
+#include "injectors/burst.h"
+
+namespace idemproof::runtime {
+
+namespace inj = idemproof::injectors;
+
+namespace {
+
+struct UrlParts {
+  std::string authority;
+  std::string target;  // path and query
+};
+
+std::optional<UrlParts> SplitUrl(const std::string& url) {
+  const std::string scheme = "http://";
+  if (url.rfind(scheme, 0) != 0) return std::nullopt;
+  const std::size_t slash = url.find('/', scheme.size());
+  UrlParts p;
+  p.authority = url.substr(scheme.size(), slash == std::string::npos ? std::string::npos : slash - scheme.size());
+  p.target = slash == std::string::npos ? "/" : url.substr(slash);
+  return p;
+}
+
+std::vector<HttpExchange> AllNotSent(const std::vector<HttpRequest>& requests, const std::string& why) {
+  std::vector<HttpExchange> out;
+  const std::int64_t now = monotonic_ns();
+  for (const auto& r : requests) {
+    HttpExchange e;
+    e.request = r;
+    e.outcome = HttpOutcome::kNotSent;
+    e.error = why;
+    e.start_ns = e.end_ns = now;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& requests) {
+  last_spread_.reset();
+  if (requests.empty()) return {};
+  auto first = SplitUrl(requests.front().url);
+  if (!first) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + requests.front().url);
+  auto endpoint = inj::parse_endpoint(first->authority);
+  if (!endpoint) return AllNotSent(requests, endpoint.error().to_text());
+
+  std::vector<std::string> raw;
+  for (const auto& r : requests) {
+    auto parts = SplitUrl(r.url);
+    if (!parts || parts->authority != first->authority) {
+      return AllNotSent(requests, "a last-byte burst goes to one host:port; got " + r.url);
+    }
+    inj::RequestSnapshot snapshot;
+    snapshot.method = r.method;
+    snapshot.target = parts->target;
+    snapshot.headers = r.headers;
+    snapshot.body = r.body;
+    raw.push_back(inj::format_request(snapshot, parts->authority));
+  }
+  inj::BurstOptions options;
+  options.target = endpoint.value();
+  options.mode = inj::BurstMode::kLastByteSync;
+  options.final_bytes = options_.final_bytes;
+  options.settle = options_.settle;
+  options.read_timeout = requests.front().timeout;
+  options.connect_timeout = std::min<std::chrono::nanoseconds>(options.connect_timeout, requests.front().timeout);
+  const std::int64_t started = monotonic_ns();
+  auto fired = inj::fire_burst(raw, options);
+  if (!fired) return AllNotSent(requests, fired.error().to_text());
+  const inj::BurstResult& result = fired.value();
+  last_spread_ = result.harness_spread_ns;
+
+  std::vector<HttpExchange> out;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const inj::BurstAnswer& a = result.answers.at(i);
+    HttpExchange e;
+    e.request = requests[i];
+    e.start_ns = a.sent_ns != 0 ? a.sent_ns : started;
+    e.end_ns = a.answered_ns != 0 ? a.answered_ns : monotonic_ns();
+    switch (a.outcome) {
+      case inj::BurstOutcome::kAnswered:
+        e.outcome = HttpOutcome::kAnswered;
+        e.status = a.status;
+        e.response_headers = a.headers;
+        e.response_body = a.body;
+        break;
+      case inj::BurstOutcome::kNoAnswer:
+        e.outcome = HttpOutcome::kNoAnswer;
+        e.error = a.error;
+        break;
+      case inj::BurstOutcome::kNotSent:
+        e.outcome = HttpOutcome::kNotSent;
+        e.error = a.error;
+        break;
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,141 @@
+#include "runtime/service_processes.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+namespace idemproof::runtime {
+
+// One started service: TargetProcess does the starting, port reading and
+// readiness; it needs a TargetDescription, so each service gets its own.
+struct ServiceProcesses::Running {
+  std::string name;
+  TargetDescription as_target;
+  std::unique_ptr<TargetProcess> process;
+};
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string tail(std::string s) {
+  if (s.size() > 400) s = "..." + s.substr(s.size() - 400);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s.empty() ? "(stderr empty)" : "stderr: " + s;
+}
+
+}  // namespace
+
+Result<int> FreeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status(StatusCode::kIoError, std::string("socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status(StatusCode::kIoError, std::string("cannot pick a free port: ") + std::strerror(err));
+  }
+  ::close(fd);
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+ServiceProcesses::ServiceProcesses(const std::map<std::string, ServiceDescription>& services,
+                                   TemplateVars vars, std::string dir, const std::atomic<bool>* cancel)
+    : services_(services), vars_(std::move(vars)), dir_(std::move(dir)), cancel_(cancel) {}
+
+ServiceProcesses::~ServiceProcesses() { Stop(); }
+
+Status ServiceProcesses::Start() {
+  for (const auto& [name, svc] : services_) {
+    Status s = StartOne(svc);
+    if (!s.ok()) return Status(s.code(), "service " + name + ": " + s.message());
+  }
+  return Status::Ok();
+}
+
+Status ServiceProcesses::StartOne(const ServiceDescription& svc) {
+  auto running = std::make_unique<Running>();
+  running->name = svc.name;
+  running->as_target.name = svc.name;
+  running->as_target.file = svc.mark.file;
+  running->as_target.base_url = svc.url;
+  running->as_target.start = svc.start;
+  TemplateVars vars = vars_;
+  if (svc.free_port) {
+    auto port = FreeLoopbackPort();
+    if (!port.ok()) return port.status();
+    vars["port"] = std::to_string(*port);
+  }
+  running->process = std::make_unique<TargetProcess>(running->as_target, vars, dir_ + "/service-" + svc.name,
+                                                     std::nullopt, cancel_);
+  TargetProcess& proc = *running->process;
+  running_.push_back(std::move(running));
+  Status started = proc.Start();
+  if (!started.ok()) return started;
+  if (!svc.ready_stdout.empty()) {
+    const std::regex pattern(svc.ready_stdout, std::regex::ECMAScript);
+    const auto deadline = std::chrono::steady_clock::now() + svc.start.start_timeout;
+    while (!std::regex_search(read_file(proc.stdout_path()), pattern)) {
+      if (!proc.Running()) {
+        return Status(StatusCode::kUnavailable,
+                      "exited before printing a line matching '" + svc.ready_stdout + "'; " +
+                          tail(read_file(proc.stderr_path())));
+      }
+      if (cancel_ != nullptr && cancel_->load()) return Status(StatusCode::kUnavailable, "interrupted while starting");
+      if (std::chrono::steady_clock::now() >= deadline) {
+        proc.Kill();
+        return Status(StatusCode::kTimeout, "printed no line matching '" + svc.ready_stdout + "' within " +
+                                                FormatDuration(svc.start.start_timeout) + " (see " +
+                                                proc.stdout_path() + ")");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  const std::string prefix = "services." + svc.name + ".";
+  vars_out_[prefix + "url"] = proc.base_url();
+  vars_out_[prefix + "port"] = proc.vars().count("port") ? proc.vars().at("port") : "";
+  vars_out_[prefix + "pid"] = std::to_string(proc.pid());
+  return Status::Ok();
+}
+
+void ServiceProcesses::Stop() {
+  for (auto it = running_.rbegin(); it != running_.rend(); ++it) {
+    TargetProcess& proc = *(*it)->process;
+    if (proc.Running()) proc.Stop();
+  }
+  running_.clear();
+}
+
+std::string ServiceProcesses::Url(const std::string& name) const {
+  auto it = vars_out_.find("services." + name + ".url");
+  return it == vars_out_.end() ? "" : it->second;
+}
+
+std::vector<pid_t> ServiceProcesses::Pids() const {
+  std::vector<pid_t> out;
+  for (const auto& r : running_) {
+    if (r->process->pid() > 0) out.push_back(r->process->pid());
+  }
+  return out;
+}
+
+}  // namespace idemproof::runtime

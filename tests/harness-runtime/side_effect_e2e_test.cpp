@@ -1,0 +1,154 @@
+// The side-effect and queue layers end to end: `idemproof run` against the
+// reference service with the services its target file declares (the payment
+// provider stub, a Redis server of its own): each side-effect / queue flaw is
+// caught by the scenario aimed at it, with both target files; a target
+// lacking a kill command, a ledger probe or a broker gets not_applicable; no
+// service or target process outlives a run.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_support.h"
+
+using namespace idemproof::testing;
+using nlohmann::json;
+
+namespace {
+
+std::string Target(const std::string& name) { return SourceDir() + "/scenarios/targets/" + name; }
+
+std::string Verdict(const json& results, const std::string& scenario, const std::string& oracle) {
+  for (const auto& s : results.at("scenarios")) {
+    if (s.at("name") != scenario) continue;
+    for (const auto& v : s.at("verdicts"))
+      if (v.at("oracle") == oracle) return v.at("status");
+  }
+  return "(absent)";
+}
+
+std::string Diagnose(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\n--- stdout\n" + r.out + "\n--- stderr\n" + r.err;
+}
+
+// Every pid a run's histories name: services (services.NAME.pid), target
+// starts, restarts and spawned instances.
+std::vector<pid_t> PidsInHistories(const std::string& run_dir) {
+  std::vector<pid_t> pids;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(run_dir)) {
+    if (entry.path().filename() != "history.jsonl") continue;
+    std::istringstream lines(ReadFile(entry.path().string()));
+    for (std::string line; std::getline(lines, line);) {
+      const json e = json::parse(line);
+      const json& v = e.at("value");
+      if (e.at("type") != "ok") continue;
+      if (e.at("f") == "services") {
+        for (const auto& [name, value] : v.at("services").items())
+          if (name.size() > 4 && name.substr(name.size() - 4) == ".pid") pids.push_back(std::stoi(value.get<std::string>()));
+      } else if ((e.at("f") == "start" || e.at("f") == "restart" || e.at("f") == "spawn") && v.contains("pid")) {
+        pids.push_back(v.at("pid").get<pid_t>());
+      }
+    }
+  }
+  return pids;
+}
+
+struct SideEffectFlaw {
+  std::string flaw, scenario, oracle;
+};
+
+const std::vector<SideEffectFlaw> kSideEffectMatrix = {
+    {"no-intent", "kill-after-charge", "intent_reconciled"},
+    {"callback-no-dedup", "repeated-callback", "applied_once"},
+    {"no-lease-expiry", "crash-mid-request", "lease_recovery"},
+    {"unfenced-takeover", "paused-owner-takeover", "lease_recovery"},
+    {"inbox-no-dedup", "http-redelivery", "applied_once"},
+    {"inbox-no-dedup", "stream-redelivery", "applied_once"},
+};
+
+}  // namespace
+
+TEST_CASE("side effects and queues: the correct service passes, and leaves no process behind",
+          "[cli][side-effect]") {
+  const std::string target = GENERATE(as<std::string>{}, "reference.yaml", "reference-renamed.yaml");
+  const std::string dir = ScratchDir("side-effect-correct");
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect", SourceDir() + "/scenarios/queue",
+                              "--target", Target(target), "--out", dir + "/runs", "--json", dir + "/r.json"},
+                             dir);
+  INFO(target << "\n" << Diagnose(r));
+  CHECK(r.exit_code == 0);
+  const json results = json::parse(ReadFile(dir + "/r.json"));
+  int valid = 0;
+  for (const auto& s : results.at("scenarios")) {
+    for (const auto& v : s.at("verdicts")) {
+      INFO(s.at("name") << " " << v.dump());
+      CHECK(v.at("status") == "valid");
+      valid += v.at("status") == "valid";
+    }
+  }
+  CHECK(valid == 9);
+  const std::vector<pid_t> pids = PidsInHistories(dir + "/runs");
+  // 6 scenarios: a stub and a Redis server each, the target, its restarts and a spawned instance.
+  CHECK(pids.size() >= 6 * 3);
+  for (pid_t pid : pids) CHECK_FALSE(ProcessExists(pid));
+}
+
+TEST_CASE("the side-effect flaw matrix: each flaw is caught by the scenario aimed at it",
+          "[cli][flaws][side-effect]") {
+  const std::string target = GENERATE(as<std::string>{}, "reference.yaml", "reference-renamed.yaml");
+  const SideEffectFlaw fc = GENERATE(from_range(kSideEffectMatrix));
+  const std::string dir = ScratchDir("side-flaw-" + fc.flaw);
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios", "--target", Target(target), "--flaw", fc.flaw,
+                              "--filter", fc.scenario, "--out", dir + "/runs", "--json", dir + "/r.json"},
+                             dir);
+  INFO(target << " --flaw " << fc.flaw << "\n" << Diagnose(r));
+  CHECK(r.exit_code == 1);
+  CHECK(Verdict(json::parse(ReadFile(dir + "/r.json")), fc.scenario, fc.oracle) == "invalid");
+  for (pid_t pid : PidsInHistories(dir + "/runs")) CHECK_FALSE(ProcessExists(pid));
+}
+
+TEST_CASE("a target without a kill command, a ledger probe or a broker: not applicable, with what it needs",
+          "[cli][side-effect]") {
+  const std::string dir = ScratchDir("side-effect-bare");
+  // The reference, started by the harness, but declaring none of the
+  // side-effect hooks, probes, services, messages or broker.
+  WriteFile(dir + "/target.yaml",
+            "name: bare\n"
+            "base_url: \"http://127.0.0.1:{{port}}\"\n"
+            "start:\n"
+            "  argv: [\"{{build_dir}}/reference-impl/idemproof-ref\", \"--port\", \"0\", \"--db\", \"{{run_dir}}/ref.db\", \"--lease\", \"2s\"]\n"
+            "  port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'\n"
+            "idempotency: {lease: 2s, replay: {header: Idempotent-Replayed}}\n"
+            "actions:\n"
+            "  pay: {request: {method: POST, path: /payments, json: {biz_no: \"{{biz}}\", amount: 1}}}\n"
+            "  create_order: {request: {method: POST, path: /orders, json: {biz_no: \"{{biz}}\", sku: s, qty: 1, amount: 1}}}\n"
+            "  payment_paid: {request: {method: POST, path: /callbacks/payment, json: {seq: \"{{key}}\", biz_no: \"{{biz}}\", event: paid}}}\n"
+            "  payment_refunded: {request: {method: POST, path: /callbacks/payment, json: {seq: \"{{key}}\", biz_no: \"{{biz}}\", event: refunded}}}\n"
+            "hooks:\n"
+            "  slow_business: {request: {method: POST, path: /_chaos, json: {delay_ms: 1500}}}\n");
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect", SourceDir() + "/scenarios/queue",
+                              "--target", dir + "/target.yaml", "--out", dir + "/runs", "--json", dir + "/r.json"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 0);
+  const json results = json::parse(ReadFile(dir + "/r.json"));
+  CHECK(Verdict(results, "kill-after-charge", "intent_reconciled") == "not_applicable");
+  CHECK(Verdict(results, "repeated-callback", "applied_once") == "not_applicable");
+  CHECK(Verdict(results, "stream-redelivery", "applied_once") == "not_applicable");
+  CHECK(Verdict(results, "http-redelivery", "applied_once") == "not_applicable");
+  for (const auto& s : results.at("scenarios")) {
+    if (s.at("name") == "kill-after-charge") {
+      const std::string why = s.at("verdicts")[0].at("evidence");
+      CHECK(why.find("hook 'kill_after_charge'") != std::string::npos);
+      CHECK(why.find("probe 'ledger'") != std::string::npos);
+    }
+    if (s.at("name") == "stream-redelivery") {
+      const std::string why = s.at("verdicts")[0].at("evidence");
+      CHECK(why.find("a broker") != std::string::npos);
+    }
+  }
+  // The crash scenario needs only what this target has (start, a lease, the
+  // slow_business hook): it runs.
+  CHECK(Verdict(results, "crash-mid-request", "lease_recovery") == "valid");
+}
