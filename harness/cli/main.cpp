@@ -15,13 +15,18 @@
 #include <string>
 #include <vector>
 
+#include "cli/report_command.h"
 #include "cli/summary_table.h"
+#include "explore/explore_command.h"
+#include "injectors/proxy_command.h"
 #include "model/results.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "oracles/oracle.h"
 #include "reports/junit.h"
+#include "runtime/injector_faults.h"
 #include "runtime/interrupt.h"
+#include "runtime/last_byte_burst.h"
 #include "runtime/run_directory.h"
 #include "runtime/scenario_files.h"
 #include "runtime/session.h"
@@ -74,6 +79,19 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
       ++out.errors;
       continue;
     }
+    // A fault block's options are the injector's: check them now, not mid-run.
+    static const runtime::InjectorFaults injectors;
+    bool bad_fault = false;
+    for (const auto& [name, fault] : scenario->faults) {
+      if (!injectors.Supports(fault.kind)) continue;
+      Status valid = injectors.Validate(fault);
+      if (!valid.ok()) {
+        std::cerr << fault.mark.ToString() << ": " << valid.message() << "\n";
+        ++out.errors;
+        bad_fault = true;
+      }
+    }
+    if (bad_fault) continue;
     if (target != nullptr) {
       ScenarioFit fit = CheckScenarioAgainstTarget(*scenario, *target);
       for (const auto& e : fit.errors) {
@@ -173,6 +191,10 @@ int Run(const RunArgs& args) {
   options.vars["build_dir"] = args.build_dir.empty() ? default_build_dir()
                                                      : fs::absolute(args.build_dir).string();
   options.vars["source_dir"] = IDEMPROOF_SOURCE_DIR;
+  runtime::InjectorFaults faults;
+  runtime::LastByteBurst last_byte_burst;
+  options.faults = &faults;
+  options.last_byte_burst = &last_byte_burst;
 
   auto dir = runtime::RunDirectory::Create(args.out_dir, runtime::RunDirectory::NewRunId(options.seed));
   if (!dir.ok()) {
@@ -197,6 +219,7 @@ int Run(const RunArgs& args) {
   cli::PrintSummaryTable(outcome.results, std::cout);
   WriteOutputs(outcome.results, args.junit_file, args.json_file, &*dir);
   std::cout << "\nrun directory: " << dir->path() << " (results.json, junit.xml, histories)\n";
+  cli::WriteRunReports(dir->path(), std::cout, std::cerr);
   if (outcome.interrupted) {
     std::cerr << "idemproof: interrupted; targets stopped; partial run directory " << dir->path() << "\n";
     return kExitInterrupted;
@@ -239,11 +262,17 @@ int Check(const std::string& run_dir, const std::string& junit_file, const std::
   return results->ExitCode();
 }
 
+// `idemproof explore` (harness/explore/): generated plans, shrunk to a repro.
+int Explore(const explore::ExploreArgs& args) {
+  runtime::InjectorFaults faults;
+  runtime::LastByteBurst last_byte_burst;
+  return explore::RunExploreCommand(args, default_build_dir(), IDEMPROOF_SOURCE_DIR, &last_byte_burst,
+                                    &faults, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  runtime::InstallInterruptHandling(std::chrono::seconds(20));
-
   CLI::App app{"idemproof: prove, or disprove, that an HTTP service is idempotent"};
   app.set_version_flag("--version", std::string("idemproof ") + PROJECT_VERSION);
   app.require_subcommand(1);
@@ -275,14 +304,34 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--junit", check_junit, "write the JUnit XML here");
   check_cmd->add_option("--json", check_json, "write the results JSON here");
 
+  explore::ExploreArgs explore_args;
+  auto* explore_cmd = app.add_subcommand(
+      "explore", "generate interleavings from a scenario's explore: block; shrink a failure to a YAML repro");
+  explore::AddExploreOptions(*explore_cmd, explore_args);
+
+  cli::ReportArgs report;
+  auto* report_cmd = app.add_subcommand("report", "render a report of a run directory, offline");
+  cli::AddReportOptions(*report_cmd, report);
+
+  injectors::ProxyCommandOptions proxy;
+  auto* proxy_cmd = app.add_subcommand(
+      "proxy", "run the chaos proxy alone in front of a running target (until Ctrl-C)");
+  injectors::add_proxy_options(*proxy_cmd, proxy);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? kExitOk : kExitUsage;
   }
+  // `proxy` waits for SIGINT/SIGTERM itself (sigwait); everything else gets
+  // the interrupt watcher. No thread exists before this point.
+  if (*proxy_cmd) return injectors::run_proxy_command(proxy, std::cout, std::cerr);
+  runtime::InstallInterruptHandling(std::chrono::seconds(20));
+  if (*report_cmd) return cli::RunReportCommand(report, std::cout, std::cerr);
   if (*run_cmd) return Run(run);
   if (*lint_cmd) return Lint(lint_paths, lint_target);
   if (*check_cmd) return Check(check_dir, check_junit, check_json);
+  if (*explore_cmd) return Explore(explore_args);
   return kExitUsage;
 }

@@ -29,7 +29,7 @@ Result<std::vector<std::string>> CollectScenarioFiles(const std::vector<std::str
     if (ec) return Status::IoError("cannot read " + path + ": " + ec.message());
     for (auto end = fs::recursive_directory_iterator(); it != end; it.increment(ec)) {
       if (ec) return Status::IoError("cannot read " + path + ": " + ec.message());
-      if (it->is_directory() && it->path().filename() == "targets") {
+      if (it->is_directory() && (it->path().filename() == "targets" || it->path().filename() == "explore")) {
         it.disable_recursion_pending();
         continue;
       }

@@ -1,7 +1,7 @@
 // Finding scenario files: what `idemproof run PATH...` and `lint PATH...`
 // accept. A file is taken as given; a directory is walked recursively for
-// *.yaml / *.yml files, skipping any folder named `targets` (target files
-// live there, beside the scenarios). The result is sorted, without duplicates,
+// *.yaml / *.yml files, skipping any folder named `targets` or `explore` (target files and explore
+// specs live there, beside the scenarios). The result is sorted, without duplicates,
 // so a run's order — and with the seed, its plan — is reproducible.
 //
 // Thread-safety: pure functions (they read the file system).

@@ -1,0 +1,430 @@
+#include "explore/alphabet.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "model/template.h"
+
+namespace idemproof::explore {
+
+const char* OpKindName(OpKind kind) {
+  switch (kind) {
+    case OpKind::kSend: return "send";
+    case OpKind::kSendOther: return "send_other";
+    case OpKind::kBurst: return "burst";
+    case OpKind::kWait: return "wait";
+    case OpKind::kWaitPastLease: return "wait_past_lease";
+    case OpKind::kKill: return "kill";
+    case OpKind::kRestart: return "restart";
+    case OpKind::kHook: return "hook";
+    case OpKind::kFault: return "fault";
+  }
+  return "?";
+}
+
+namespace {
+
+const std::map<std::string, int>& DefaultWeights() {
+  static const std::map<std::string, int> kWeights = {
+      {"send", 10}, {"send_other", 3}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1},
+      {"kill", 1},  {"restart", 1},    {"hook", 2},  {"fault", 2}};
+  return kWeights;
+}
+
+Step RequestStep(StepKind kind, const std::string& action, const std::string& key, const std::string& biz) {
+  Step s;
+  s.kind = kind;
+  s.action = action;
+  s.key = key;
+  s.biz = biz;
+  return s;
+}
+
+// Estimated wall time of an op, for the window budget.
+std::int64_t EstimateMs(const Op& op) {
+  switch (op.kind) {
+    case OpKind::kSend:
+    case OpKind::kSendOther: return 30;
+    case OpKind::kBurst: return 100;
+    case OpKind::kWait:
+    case OpKind::kWaitPastLease:
+      return std::chrono::duration_cast<std::chrono::milliseconds>(op.duration).count();
+    case OpKind::kKill: return 50;
+    case OpKind::kRestart: return 500;
+    case OpKind::kHook: return 10;
+    case OpKind::kFault: return 100;
+  }
+  return 0;
+}
+
+void CollectVariables(const std::string& text, std::set<std::string>& out) {
+  auto vars = TemplateVariables(text);
+  if (vars.ok()) out.insert(vars->begin(), vars->end());
+}
+
+void CollectVariables(const nlohmann::json& doc, std::set<std::string>& out) {
+  if (doc.is_string()) {
+    CollectVariables(doc.get<std::string>(), out);
+  } else if (doc.is_structured()) {
+    for (const auto& item : doc) CollectVariables(item, out);
+  }
+}
+
+std::set<std::string> RequestVariables(const RequestTemplate& r) {
+  std::set<std::string> out;
+  CollectVariables(r.path, out);
+  for (const auto& [name, value] : r.headers) CollectVariables(value, out);
+  if (r.body) CollectVariables(*r.body, out);
+  if (r.json) CollectVariables(*r.json, out);
+  return out;
+}
+
+}  // namespace
+
+std::vector<Step> Op::Steps() const {
+  switch (kind) {
+    case OpKind::kSend: return {RequestStep(StepKind::kSend, action, key, biz)};
+    case OpKind::kSendOther: {
+      Step s = RequestStep(StepKind::kSend, action, key, biz);
+      s.payload = PayloadVariant::kOther;
+      return {s};
+    }
+    case OpKind::kBurst: {
+      Step s = RequestStep(StepKind::kBurst, action, key, biz);
+      s.n = n;
+      s.mode = mode;
+      return {s};
+    }
+    case OpKind::kWait:
+    case OpKind::kWaitPastLease: {
+      Step s;
+      s.kind = StepKind::kWait;
+      s.duration = duration;
+      return {s};
+    }
+    case OpKind::kKill: {
+      Step s;
+      s.kind = StepKind::kKill;
+      return {s};
+    }
+    case OpKind::kRestart: {
+      Step s;
+      s.kind = StepKind::kRestart;
+      return {s};
+    }
+    case OpKind::kHook: {
+      Step s;
+      s.kind = StepKind::kHook;
+      s.name = name;
+      return {s};
+    }
+    case OpKind::kFault: {
+      Step start;
+      start.kind = StepKind::kFault;
+      start.name = name;
+      Step heal = start;
+      heal.kind = StepKind::kHeal;
+      return {start, RequestStep(StepKind::kSend, action, key, biz), heal};
+    }
+  }
+  return {};
+}
+
+std::string Op::ToString() const {
+  std::ostringstream os;
+  switch (kind) {
+    case OpKind::kSend:
+    case OpKind::kSendOther: os << OpKindName(kind) << " " << action << " " << key << "/" << biz; break;
+    case OpKind::kBurst: os << "burst " << n << " " << action << " " << key << "/" << biz; break;
+    case OpKind::kWait:
+    case OpKind::kWaitPastLease: os << OpKindName(kind) << " " << FormatDuration(duration); break;
+    case OpKind::kKill:
+    case OpKind::kRestart: os << OpKindName(kind); break;
+    case OpKind::kHook: os << "hook " << name; break;
+    case OpKind::kFault: os << "fault " << name << ": send " << action << " " << key << "/" << biz; break;
+  }
+  return os.str();
+}
+
+bool Op::operator==(const Op& o) const {
+  return kind == o.kind && action == o.action && key == o.key && biz == o.biz && name == o.name &&
+         duration == o.duration && n == o.n && mode == o.mode;
+}
+
+std::ostream& operator<<(std::ostream& os, const Op& op) { return os << op.ToString(); }
+
+Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescription& target,
+                                 const runtime::Interpreter& interpreter) {
+  Alphabet a;
+  const ExploreBlock& b = spec.explore;
+  const std::string where = spec.scenario.file + ": explore: ";
+
+  std::set<std::string> capturable;
+  for (const auto& [name, action] : target.actions) {
+    for (const auto& [var, path] : action.capture) {
+      capturable.insert(var);
+      a.provides_[name].insert(var);
+    }
+  }
+  for (const auto& [name, action] : target.actions) {
+    for (const auto& var : RequestVariables(action.request)) {
+      if (capturable.count(var)) a.needs_captured_[name].insert(var);
+    }
+  }
+
+  std::vector<std::string> actions = b.actions;
+  if (actions.empty()) {
+    for (const auto& [name, action] : target.actions) {
+      if (a.needs_captured_[name].empty()) actions.push_back(name);
+    }
+  }
+  for (const auto& name : actions) {
+    if (!target.actions.count(name)) {
+      return Status(StatusCode::kInvalidConfig, where + "the target declares no action '" + name + "'");
+    }
+  }
+  std::vector<std::string> hooks;
+  if (b.hooks) {
+    hooks = *b.hooks;
+    for (const auto& h : hooks) {
+      if (!target.hooks.count(h)) return Status(StatusCode::kInvalidConfig, where + "the target declares no hook '" + h + "'");
+    }
+  } else {
+    for (const auto& [name, hook] : target.hooks) {
+      if (name != "heal") hooks.push_back(name);
+    }
+  }
+
+  std::vector<std::pair<std::string, std::string>> pairs;
+  if (b.bound_pairing) {
+    for (std::size_t i = 0; i < b.keys.size(); ++i) pairs.emplace_back(b.keys[i], b.biz[i]);
+  } else {
+    for (const auto& k : b.keys) {
+      for (const auto& z : b.biz) pairs.emplace_back(k, z);
+    }
+  }
+
+  auto weight = [&](const std::string& kind) {
+    auto it = b.weights.find(kind);
+    return it != b.weights.end() ? it->second : DefaultWeights().at(kind);
+  };
+  // Whether the interpreter (and the target) can run an op; the reason when not.
+  auto unrunnable = [&](const Op& op) -> std::string {
+    Scenario probe = spec.scenario;
+    probe.steps = op.Steps();
+    std::vector<std::string> needs = interpreter.NeedsOf(probe);
+    ScenarioFit fit = CheckScenarioAgainstTarget(probe, target);
+    needs.insert(needs.end(), fit.needs.begin(), fit.needs.end());
+    for (const auto& e : fit.errors) needs.push_back(e.message());
+    std::string out;
+    for (const auto& n : needs) out += (out.empty() ? "" : "; ") + n;
+    return out;
+  };
+  auto add_group = [&](const std::string& kind, std::vector<Op> ops, const std::string& absent) {
+    const int w = weight(kind);
+    if (w == 0) {
+      a.excluded_.push_back({kind, "weight 0 in explore.ops"});
+      return;
+    }
+    if (ops.empty()) {
+      a.excluded_.push_back({kind, absent});
+      return;
+    }
+    std::vector<Op> runnable;
+    std::string reason;
+    for (auto& op : ops) {
+      std::string why = unrunnable(op);
+      if (why.empty()) {
+        runnable.push_back(std::move(op));
+      } else if (reason.empty()) {
+        reason = why;
+      }
+    }
+    if (runnable.empty()) {
+      a.excluded_.push_back({kind, reason});
+      return;
+    }
+    a.groups_.emplace_back(w, std::move(runnable));
+  };
+
+  std::vector<Op> sends, others, bursts, faults;
+  for (const auto& action : actions) {
+    const ActionDescription& desc = target.actions.at(action);
+    for (const auto& [key, biz] : pairs) {
+      Op op;
+      op.action = action;
+      op.key = key;
+      op.biz = biz;
+      op.kind = OpKind::kSend;
+      sends.push_back(op);
+      if (desc.other_payload && key != kNoKey) {
+        op.kind = OpKind::kSendOther;
+        others.push_back(op);
+      }
+      op.kind = OpKind::kBurst;
+      op.n = b.burst_n;
+      op.mode = b.burst_mode;
+      bursts.push_back(op);
+      op.n = 0;
+      op.mode = BurstMode::kThreads;
+      for (const auto& fault : b.faults) {
+        op.kind = OpKind::kFault;
+        op.name = fault;
+        faults.push_back(op);
+      }
+      op.name.clear();
+    }
+  }
+  add_group("send", sends, "no action to send");
+  add_group("send_other", others, "no action declares other_payload (or every key is 'none')");
+  add_group("burst", bursts, "no action to send");
+  add_group("fault", faults,
+            "no fault listed under explore.faults (proxy drop-response / replay / hedge: declare the fault "
+            "under 'faults:' and list it there)");
+  {
+    Op w;
+    w.kind = OpKind::kWait;
+    w.duration = b.wait;
+    add_group("wait", {w}, "");
+  }
+  if (target.idempotency.lease) {
+    Op w;
+    w.kind = OpKind::kWaitPastLease;
+    w.duration = *target.idempotency.lease + std::chrono::milliseconds(200);
+    add_group("wait_past_lease", {w}, "");
+  } else {
+    add_group("wait_past_lease", {}, "the target declares no idempotency.lease");
+  }
+  const std::string no_start = "the target has no start command (process control needs one)";
+  Op kill, restart;
+  kill.kind = OpKind::kKill;
+  restart.kind = OpKind::kRestart;
+  add_group("kill", target.start ? std::vector<Op>{kill} : std::vector<Op>{}, no_start);
+  add_group("restart", target.start ? std::vector<Op>{restart} : std::vector<Op>{}, no_start);
+  std::vector<Op> hook_ops;
+  for (const auto& h : hooks) {
+    Op op;
+    op.kind = OpKind::kHook;
+    op.name = h;
+    hook_ops.push_back(op);
+  }
+  add_group("hook", hook_ops, "the target declares no hook besides heal");
+
+  // What the harness can do in a scripted scenario but explore does not generate.
+  a.excluded_.push_back({"pause/resume", "not generated by explore yet (SIGSTOP/SIGCONT steps are new in the interpreter)"});
+  a.excluded_.push_back({"deliver/redeliver", "not generated by explore yet (queue delivery steps are new in the interpreter)"});
+  {
+    Scenario probe = spec.scenario;
+    Step run;
+    run.kind = StepKind::kRunBatch;
+    run.job = "j1";
+    run.to = 10;
+    probe.steps = {run};
+    std::vector<std::string> needs = interpreter.NeedsOf(probe);
+    a.excluded_.push_back({"run_batch/rerun", needs.empty() ? "not generated by explore yet"
+                                                              : "not generated by explore yet; " + needs.front()});
+  }
+
+  bool has_send = false;
+  for (const auto& [w, ops] : a.groups_) {
+    if (!ops.empty() && ops.front().kind == OpKind::kSend) has_send = true;
+  }
+  if (!has_send) {
+    std::string why;
+    for (const auto& e : a.excluded_) {
+      if (e.op == "send") why = e.reason;
+    }
+    return Status(StatusCode::kInvalidConfig, where + "no send op can run (" + why + ")");
+  }
+
+  a.initial_.managed = target.start.has_value();
+  if (target.idempotency.window) {
+    a.initial_.budget_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(*target.idempotency.window).count() - 1000;
+  }
+  for (std::size_t i = 0; i < spec.insert_at(); ++i) a.ApplyStep(spec.scenario.steps[i], a.initial_);
+  return a;
+}
+
+void Alphabet::ApplyStep(const Step& step, PlanModel& m) const {
+  m.elapsed_ms += std::chrono::duration_cast<std::chrono::milliseconds>(step.after).count();
+  switch (step.kind) {
+    case StepKind::kSend:
+    case StepKind::kBurst: {
+      if (step.key != kNoKey) {
+        // Only a request that executes consumes a pending hook: a key's first
+        // use, or a retry of a key that may have been released. A replay
+        // does not execute, so the hook then hits a later request.
+        const std::pair<std::string, std::string> use(step.key, step.biz);
+        const bool executes = !m.used_keys.count(use) || m.maybe_released.count(use);
+        if (m.hook_pending && executes) {
+          m.maybe_released.insert(use);
+          m.hook_pending = false;
+        }
+        m.used_keys.insert(use);
+      }
+      auto it = provides_.find(step.action);
+      if (it != provides_.end()) {
+        for (const auto& var : it->second) m.captured.emplace(var, step.biz);
+      }
+      m.elapsed_ms += step.kind == StepKind::kBurst ? 100 : 30 * step.repeat;
+      break;
+    }
+    case StepKind::kWait: m.elapsed_ms += std::chrono::duration_cast<std::chrono::milliseconds>(step.duration).count(); break;
+    case StepKind::kKill:
+    case StepKind::kStop: m.up = false; m.elapsed_ms += 50; break;
+    case StepKind::kStart:
+    case StepKind::kRestart: m.up = true; m.elapsed_ms += 500; break;
+    case StepKind::kHook: m.hook_pending = true; m.elapsed_ms += 10; break;
+    default: m.elapsed_ms += 10; break;
+  }
+}
+
+bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
+  // Time-consuming ops stay inside the budget; a restart that brings a
+  // killed target back is always allowed (so some op always is).
+  const bool timed = op.kind == OpKind::kWait || op.kind == OpKind::kWaitPastLease ||
+                     (op.kind == OpKind::kRestart && m.up);
+  if (timed && m.budget_ms >= 0 && m.elapsed_ms + EstimateMs(op) > m.budget_ms) return false;
+  switch (op.kind) {
+    case OpKind::kSendOther:
+      if (!m.used_keys.count({op.key, op.biz}) || m.maybe_released.count({op.key, op.biz})) return false;
+      [[fallthrough]];
+    case OpKind::kSend:
+    case OpKind::kBurst:
+    case OpKind::kFault: {
+      if (!m.up) return false;
+      auto it = needs_captured_.find(op.action);
+      if (it != needs_captured_.end()) {
+        for (const auto& var : it->second) {
+          if (!m.captured.count({var, op.biz})) return false;
+        }
+      }
+      return true;
+    }
+    case OpKind::kWait:
+    case OpKind::kWaitPastLease: return true;
+    case OpKind::kKill: return m.up && m.managed;
+    case OpKind::kRestart: return m.managed;
+    case OpKind::kHook: return m.up;
+  }
+  return false;
+}
+
+void Alphabet::Apply(const Op& op, PlanModel& m) const {
+  for (const Step& s : op.Steps()) ApplyStep(s, m);
+}
+
+std::vector<std::pair<int, std::vector<Op>>> Alphabet::Choices(const PlanModel& m) const {
+  std::vector<std::pair<int, std::vector<Op>>> out;
+  for (const auto& [w, ops] : groups_) {
+    std::vector<Op> allowed;
+    for (const auto& op : ops) {
+      if (Allowed(op, m)) allowed.push_back(op);
+    }
+    if (!allowed.empty()) out.emplace_back(w, std::move(allowed));
+  }
+  return out;
+}
+
+}  // namespace idemproof::explore

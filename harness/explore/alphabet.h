@@ -1,0 +1,121 @@
+// Alphabet: the ops a generated plan is made of, built from a target
+// description, an explore spec and what the interpreter can execute, with
+// the preconditions that keep plans meaningful (PlanModel).
+//
+// An op is one thing a client, gateway or operator does: send (the action's
+// default payload), send_other (the same key with the other payload), burst
+// (n identical requests at once), wait (short, or past the declared lease),
+// kill (SIGKILL), restart (stop+start, or start after a kill), hook (a target
+// hook, e.g. "the next call fails with 503"), fault (a send through a
+// declared fault, started and healed around it). Each op renders to one or
+// more scenario steps, so a plan is an ordinary Scenario run by the
+// ordinary Interpreter.
+//
+// Ops the harness knows but cannot generate here are not faked: Build()
+// lists them in `excluded` with the reason (no step kind in the model yet,
+// or the interpreter's NeedsOf(): no injector, batch not executed...).
+//
+// Preconditions (PlanModel): sends, bursts, hooks and faults need the target
+// up; kill needs it up and started by idemproof; restart needs a start
+// command; send_other needs the key used before, and not first used right
+// after a hook (a hook may make that request fail retryably, which releases
+// the key: another payload then rightly executes); an action whose request
+// uses a captured variable needs an earlier send of an action capturing it
+// for the same biz; waits and graceful restarts keep the plan's estimated
+// length 1 s under the declared retry window (a retry past the window may
+// execute again), and a killed target can always be restarted.
+//
+// Thread-safety: plain values; an Alphabet is read-only once built.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "explore/explore_spec.h"
+#include "model/duration.h"
+#include "model/scenario.h"
+#include "model/status.h"
+#include "model/target.h"
+#include "runtime/interpreter.h"
+
+namespace idemproof::explore {
+
+enum class OpKind { kSend, kSendOther, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault };
+const char* OpKindName(OpKind kind);  // as under explore.ops
+
+struct Op {
+  OpKind kind = OpKind::kSend;
+  std::string action;  // send / send_other / burst / fault
+  std::string key;     // symbolic
+  std::string biz;     // symbolic
+  std::string name;    // hook / fault name
+  Duration duration{0};  // waits
+  int n = 0;             // burst
+  BurstMode mode = BurstMode::kThreads;
+
+  // The scenario steps this op stands for.
+  std::vector<Step> Steps() const;
+  // One line: "send create_order k1/b1", "wait 100ms", "kill".
+  std::string ToString() const;
+  bool operator==(const Op& other) const;
+  bool operator!=(const Op& other) const { return !(*this == other); }
+};
+std::ostream& operator<<(std::ostream& os, const Op& op);
+
+// What the preconditions know about the plan so far.
+struct PlanModel {
+  bool up = true;
+  bool managed = false;             // the target has a start command
+  std::int64_t elapsed_ms = 0;      // estimated plan time so far
+  std::int64_t budget_ms = -1;      // -1: no window declared
+  std::set<std::pair<std::string, std::string>> used_keys;  // (key, biz) sent
+  std::set<std::pair<std::string, std::string>> captured;   // (variable, biz) available
+  // A hook fired and no request followed yet: the next request may fail on
+  // purpose (e.g. a downstream 503), and a retryable failure releases its key.
+  bool hook_pending = false;
+  // (key, biz) first sent while a hook was pending: the key may have been
+  // released, so another payload under it may rightly execute.
+  std::set<std::pair<std::string, std::string>> maybe_released;
+};
+
+// An op kind left out of the alphabet, and why.
+struct ExcludedOp {
+  std::string op;
+  std::string reason;
+};
+
+class Alphabet {
+ public:
+  // Builds the alphabet. kInvalidConfig when the spec names unknown actions
+  // or hooks, or when no send op remains.
+  static Result<Alphabet> Build(const ExploreSpec& spec, const TargetDescription& target,
+                                const runtime::Interpreter& interpreter);
+
+  // The model after the spec's fixed prologue (steps before insert_at).
+  const PlanModel& initial() const { return initial_; }
+  // True when `op` may run in state `model`.
+  bool Allowed(const Op& op, const PlanModel& model) const;
+  // Advances the model past `op`.
+  void Apply(const Op& op, PlanModel& model) const;
+  // The ops allowed in `model`, grouped by kind with the kind's weight.
+  std::vector<std::pair<int, std::vector<Op>>> Choices(const PlanModel& model) const;
+
+  const std::vector<std::pair<int, std::vector<Op>>>& groups() const { return groups_; }
+  const std::vector<ExcludedOp>& excluded() const { return excluded_; }
+
+ private:
+  void ApplyStep(const Step& step, PlanModel& model) const;
+  // Variables an action's request uses that some action captures.
+  std::map<std::string, std::set<std::string>> needs_captured_;   // action -> variables
+  std::map<std::string, std::set<std::string>> provides_;          // action -> variables
+  std::vector<std::pair<int, std::vector<Op>>> groups_;  // every op, by kind, weighted
+  std::vector<ExcludedOp> excluded_;
+  PlanModel initial_;
+};
+
+}  // namespace idemproof::explore

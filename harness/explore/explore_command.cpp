@@ -1,0 +1,115 @@
+#include "explore/explore_command.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <random>
+
+#include "explore/explorer.h"
+#include "oracles/oracle.h"
+#include "runtime/interrupt.h"
+
+namespace fs = std::filesystem;
+
+namespace idemproof::explore {
+
+void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
+  cmd.add_option("spec", a.spec_file, "an explore file: a scenario with an explore: block")->required();
+  cmd.add_option("--target", a.target_file, "target description (YAML)")->required();
+  cmd.add_option("--out", a.out_dir, "where run directories go")->capture_default_str();
+  cmd.add_option("--trials", a.trials, "trial budget (default: the spec's explore.trials, else 100)");
+  cmd.add_option("--max-ops", a.max_ops, "longest generated plan (default: explore.max_ops, else 8)");
+  cmd.add_option("--seed", a.seed, "replay: the same seed generates the same plans");
+  cmd.add_option("--time-budget", a.time_budget, "stop running trials after this long (e.g. 90s, 10m)");
+  cmd.add_option("--reruns", a.reruns, "tries per shrink candidate, for races (default: explore.reruns, else 1)");
+  cmd.add_option("--confirm", a.confirm, "reruns of the minimal plan for its reproduction rate (default 5)");
+  cmd.add_option("--flaw", a.flaw, "start the target with this flaw (its start.flaw_args)");
+  cmd.add_option("--build-dir", a.build_dir, "{{build_dir}} in target files");
+}
+
+int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir, const std::string& source_dir,
+                      runtime::BurstSender* last_byte_burst, runtime::FaultRunner* faults, std::ostream& out,
+                      std::ostream& err) {
+  auto target = LoadTargetFile(a.target_file);
+  if (!target.ok()) {
+    err << target.status().ToString() << "\n";
+    return 2;
+  }
+  auto spec = LoadExploreSpec(a.spec_file, BuiltinOracles().Vocabulary());
+  if (!spec.ok()) {
+    err << spec.status().ToString() << "\n";
+    return 2;
+  }
+  if (!a.flaw.empty() && (!target->start || target->start->flaw_args.empty())) {
+    err << "idemproof: --flaw needs a target that declares start.flaw_args (" << a.target_file << " does not)\n";
+    return 2;
+  }
+  ExploreOptions o;
+  o.seed = a.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
+  o.trials = a.trials;
+  o.max_ops = a.max_ops;
+  o.reruns = a.reruns;
+  o.confirm = a.confirm;
+  for (const auto* v : {&a.trials, &a.max_ops, &a.reruns, &a.confirm}) {
+    if (*v && **v < 1) {
+      err << "idemproof: --trials, --max-ops, --reruns and --confirm take a positive number\n";
+      return 2;
+    }
+  }
+  if (!a.time_budget.empty()) {
+    auto d = ParseDuration(a.time_budget);
+    if (!d.ok()) {
+      err << "idemproof: --time-budget: " << d.status().message() << "\n";
+      return 2;
+    }
+    o.time_budget = *d;
+  }
+  if (!a.flaw.empty()) o.flaw = a.flaw;
+  o.vars["build_dir"] = a.build_dir.empty() ? default_build_dir : fs::absolute(a.build_dir).string();
+  o.vars["source_dir"] = source_dir;
+  o.cancel = &runtime::InterruptFlag();
+  o.last_byte_burst = last_byte_burst;
+  o.faults = faults;
+  o.out_root = a.out_dir;
+  o.target_file = a.target_file;
+  o.spec_file = a.spec_file;
+  const bool tty = ::isatty(1) == 1;
+  o.on_progress = [&](const ExploreProgress& p) {
+    if (!tty) return;
+    out << "\r\033[K[" << p.phase << "] run " << p.trial << " (budget " << p.trials << " trials)";
+    if (p.ops > 0) out << ", smallest failing plan " << p.ops << " ops after " << p.shrinks << " shrinks";
+    out << std::flush;
+  };
+
+  out << "idemproof explore: " << spec->scenario.name << " against " << target->name
+      << (a.flaw.empty() ? "" : " with flaw " + a.flaw) << "\n"
+      << "seed " << o.seed << " (replay with --seed " << o.seed << ")\n"
+      << std::flush;
+  auto report = Explore(*spec, *target, o);
+  if (tty) out << "\r\033[K" << std::flush;
+  if (!report.ok()) {
+    err << report.status().ToString() << "\n";
+    return 2;
+  }
+  out << "run directory " << report->run_dir << "\n";
+  for (const auto& e : report->excluded) out << "  not in the alphabet: " << e.op << " (" << e.reason << ")\n";
+  out << report->trials_run << " trial(s) run of " << report->trials_budget << ", " << report->runs
+      << " scenario run(s) in all, " << report->undecided << " undecided, " << report->elapsed_ms << " ms\n";
+  if (report->time_budget_hit) out << "time budget reached: not every trial (or shrink) ran\n";
+  if (report->violation) {
+    out << "VIOLATION after " << report->trials_run << " trial(s) (" << report->to_first_failure_ms << " ms)\n"
+        << "  first failing plan (" << report->first_failure.ops.size() << " ops): " << report->first_failure.ToString() << "\n"
+        << "  minimal plan (" << report->minimal.ops.size() << " ops, " << report->shrink_steps
+        << " shrink steps, " << report->shrinking_ms << " ms): " << report->minimal.ToString() << "\n"
+        << "  reproduced " << report->reproduced << "/" << report->confirm_runs << " confirming runs\n";
+    for (const auto& v : report->invalid) out << "  invalid " << v.oracle << ": " << v.evidence << "\n";
+    out << "repro: " << report->repro_file << "\n  " << report->repro_command << "\n";
+  } else if (report->stop_reason.empty() && !report->interrupted) {
+    out << "no violation\n";
+  }
+  if (!report->stop_reason.empty()) err << "idemproof: " << report->stop_reason << "\n";
+  if (report->interrupted) err << "idemproof: interrupted; partial run directory " << report->run_dir << "\n";
+  return report->ExitCode();
+}
+
+}  // namespace idemproof::explore

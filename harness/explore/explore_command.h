@@ -1,0 +1,47 @@
+// `idemproof explore`: the subcommand's options and body (the CLI's main.cpp
+// only registers it). Prints the seed at start, a live progress line on a
+// terminal, then the outcome: the minimal plan, its reproduction rate, the
+// invalid oracles, the repro file and the command that replays it.
+//
+// Exit codes: 0 no violation in the trials run; 1 a violation (repro
+// written); 2 bad usage or configuration (nothing ran); 3 undecided (the
+// target could not be started, or no trial could run); 130 interrupted.
+//
+// Thread-safety: call once per process (see explorer.h).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "runtime/interpreter.h"
+
+namespace idemproof::explore {
+
+struct ExploreArgs {
+  std::string spec_file;
+  std::string target_file;
+  std::string out_dir = "idemproof-runs";
+  std::optional<int> trials;
+  std::optional<int> max_ops;
+  std::optional<std::uint64_t> seed;
+  std::string time_budget;  // a duration ("90s"); empty = none
+  std::optional<int> reruns;
+  std::optional<int> confirm;
+  std::string flaw;
+  std::string build_dir;
+};
+
+void AddExploreOptions(CLI::App& command, ExploreArgs& args);
+
+// `default_build_dir` / `source_dir`: {{build_dir}} unless --build-dir, and
+// {{source_dir}}. The sender and fault runner may be null (then last-byte
+// bursts and fault ops are left out of the alphabet, and reported).
+int RunExploreCommand(const ExploreArgs& args, const std::string& default_build_dir,
+                      const std::string& source_dir, runtime::BurstSender* last_byte_burst,
+                      runtime::FaultRunner* faults, std::ostream& out, std::ostream& err);
+
+}  // namespace idemproof::explore

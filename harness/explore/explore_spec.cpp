@@ -1,0 +1,158 @@
+#include "explore/explore_spec.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "model/yaml_reader.h"
+
+namespace idemproof::explore {
+
+const std::vector<std::string>& OpKindNames() {
+  static const std::vector<std::string> kNames = {
+      "send", "send_other", "burst", "wait", "wait_past_lease", "kill", "restart", "hook", "fault"};
+  return kNames;
+}
+
+namespace {
+
+bool IsTopLevelLine(const std::string& line) {
+  return !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '#' && line[0] != '\r';
+}
+
+// The scenario part of the file: the `explore:` block's lines blanked (so the
+// scenario loader's line numbers stay those of the file) and, when the file
+// has no `steps:`, a placeholder step appended (the loader requires one).
+std::string ScenarioText(const std::string& text, bool* has_steps) {
+  static const std::regex kExplore("^explore\\s*:.*");
+  static const std::regex kSteps("^steps\\s*:.*");
+  std::istringstream in(text);
+  std::string line, out;
+  bool in_explore = false;
+  *has_steps = false;
+  while (std::getline(in, line)) {
+    if (IsTopLevelLine(line)) in_explore = std::regex_match(line, kExplore);
+    if (IsTopLevelLine(line) && std::regex_match(line, kSteps)) *has_steps = true;
+    out += in_explore ? std::string() : line;
+    out += "\n";
+  }
+  if (!*has_steps) out += "steps: [{wait: 0s}]\n";
+  return out;
+}
+
+ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scenario& scenario) {
+  ExploreBlock b;
+  b.mark = r.MarkOf(node);
+  r.ExpectMap(node, "explore");
+  r.CheckKeys(node,
+              {"actions", "keys", "biz", "pairing", "ops", "hooks", "faults", "burst", "wait",
+               "insert_at", "reruns", "confirm", "trials", "max_ops"},
+              "explore");
+  if (node["actions"]) b.actions = r.StringList(node["actions"], "explore.actions");
+  if (node["keys"]) b.keys = r.StringList(node["keys"], "explore.keys");
+  if (node["biz"]) b.biz = r.StringList(node["biz"], "explore.biz");
+  if (b.keys.empty()) r.Fail(node["keys"], "explore.keys must not be empty");
+  if (b.biz.empty()) r.Fail(node["biz"], "explore.biz must not be empty");
+  for (const auto& k : b.keys) {
+    if (k == kFreshKey) r.Fail(node["keys"], "explore.keys: 'fresh' regenerates the key on every request (a wrong client), not an explorable key");
+  }
+  if (node["pairing"]) {
+    std::string p = r.String(node["pairing"], "explore.pairing");
+    if (p == "bound") b.bound_pairing = true;
+    else if (p == "free") b.bound_pairing = false;
+    else r.Fail(node["pairing"], "explore.pairing must be 'bound' or 'free', found '" + p + "'");
+  }
+  if (b.bound_pairing && b.keys.size() != b.biz.size()) {
+    r.Fail(node, "explore: pairing 'bound' needs as many keys as biz ids (" + std::to_string(b.keys.size()) +
+                     " keys, " + std::to_string(b.biz.size()) + " biz)");
+  }
+  if (node["ops"]) {
+    const YAML::Node ops = node["ops"];
+    r.ExpectMap(ops, "explore.ops");
+    r.CheckKeys(ops, OpKindNames(), "explore.ops");
+    for (auto it = ops.begin(); it != ops.end(); ++it) {
+      long long w = r.Int(it->second, "explore.ops." + it->first.Scalar());
+      if (w < 0 || w > 1000) r.Fail(it->second, "an op weight is between 0 and 1000");
+      b.weights[it->first.Scalar()] = static_cast<int>(w);
+    }
+  }
+  if (node["hooks"]) b.hooks = r.StringList(node["hooks"], "explore.hooks");
+  if (node["faults"]) {
+    b.faults = r.StringList(node["faults"], "explore.faults");
+    for (const auto& f : b.faults) {
+      if (!scenario.faults.count(f)) r.Fail(node["faults"], "explore.faults: '" + f + "' is not declared under 'faults'");
+    }
+  }
+  if (node["burst"]) {
+    const YAML::Node burst = node["burst"];
+    r.ExpectMap(burst, "explore.burst");
+    r.CheckKeys(burst, {"n", "mode"}, "explore.burst");
+    if (burst["n"]) {
+      long long n = r.Int(burst["n"], "explore.burst.n");
+      if (n < 2 || n > 1000) r.Fail(burst["n"], "explore.burst.n must be between 2 and 1000");
+      b.burst_n = static_cast<int>(n);
+    }
+    if (burst["mode"]) {
+      std::string m = r.String(burst["mode"], "explore.burst.mode");
+      if (m == "threads") b.burst_mode = BurstMode::kThreads;
+      else if (m == "last_byte") b.burst_mode = BurstMode::kLastByte;
+      else r.Fail(burst["mode"], "explore.burst.mode must be 'threads' or 'last_byte'");
+    }
+  }
+  if (node["wait"]) b.wait = r.DurationOf(node["wait"], "explore.wait");
+  auto positive = [&](const char* key, int lo, int hi, int& out) {
+    if (!node[key]) return;
+    long long v = r.Int(node[key], std::string("explore.") + key);
+    if (v < lo || v > hi) {
+      r.Fail(node[key], std::string("explore.") + key + " must be between " + std::to_string(lo) + " and " +
+                            std::to_string(hi));
+    }
+    out = static_cast<int>(v);
+  };
+  positive("reruns", 1, 100, b.reruns);
+  positive("confirm", 1, 1000, b.confirm);
+  positive("trials", 1, 1000000, b.trials);
+  positive("max_ops", 1, 100, b.max_ops);
+  if (node["insert_at"]) {
+    long long at = r.Int(node["insert_at"], "explore.insert_at");
+    if (at < 0 || static_cast<std::size_t>(at) > scenario.steps.size()) {
+      r.Fail(node["insert_at"], "explore.insert_at must be between 0 and the number of steps (" +
+                                    std::to_string(scenario.steps.size()) + ")");
+    }
+    b.insert_at = static_cast<std::size_t>(at);
+  }
+  return b;
+}
+
+}  // namespace
+
+Result<ExploreSpec> ParseExploreSpec(const std::string& yaml_text, const std::string& file,
+                                     const ScenarioVocabulary& vocabulary) {
+  bool has_steps = false;
+  auto scenario = ParseScenario(ScenarioText(yaml_text, &has_steps), file, vocabulary);
+  if (!scenario.ok()) return scenario.status();
+  ExploreSpec spec;
+  spec.scenario = std::move(scenario).value();
+  if (!has_steps) spec.scenario.steps.clear();
+  yaml::Reader r(file);
+  try {
+    YAML::Node root = r.Load(yaml_text);
+    if (!root["explore"]) {
+      return Status(StatusCode::kInvalidConfig, file + ": an explore file needs an 'explore:' block");
+    }
+    spec.explore = ReadBlock(r, root["explore"], spec.scenario);
+  } catch (const yaml::ConfigError& e) {
+    return e.status;
+  }
+  return spec;
+}
+
+Result<ExploreSpec> LoadExploreSpec(const std::string& path, const ScenarioVocabulary& vocabulary) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kNotFound, "cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseExploreSpec(text.str(), path, vocabulary);
+}
+
+}  // namespace idemproof::explore

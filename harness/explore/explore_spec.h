@@ -1,0 +1,80 @@
+// ExploreSpec: what `idemproof explore` hunts with. It is a scenario file
+// (name, layer, hunts, faults, steps, expect: loaded by the model's strict
+// scenario loader, errors with file:line:column) plus an `explore:` block
+// describing the alphabet generated plans are drawn from:
+//
+//   explore:
+//     actions: [create_order]       # default: every action that needs no captured variable
+//     keys: [k1, k2]                # symbolic keys ("none" = no key header)
+//     biz: [b1, b2]
+//     pairing: bound                # bound: keys[i] goes with biz[i]; free: any pair
+//     ops: {send: 10, send_other: 2, burst: 2, wait: 2, wait_past_lease: 1,
+//           kill: 1, restart: 1, hook: 1, fault: 1}   # weights; 0 leaves an op out
+//     hooks: [fail_next_retryable]  # default: every target hook but `heal`
+//     faults: [drop]                # declared faults a send may go through
+//     burst: {n: 8, mode: threads}
+//     wait: 100ms                   # the short wait
+//     insert_at: 3                  # generated ops go before steps[3]; default: after all steps
+//     reruns: 1                     # tries per shrink candidate (races: > 1)
+//     confirm: 5                    # reruns of the minimal plan for its reproduction rate
+//     trials: 100                   # default trial budget (--trials overrides)
+//     max_ops: 8                    # longest generated plan (--max-ops overrides)
+//
+// `steps:` may be omitted in an explore file (then every generated op is the
+// whole plan); given, its steps before `insert_at` run first and the rest
+// after the generated ops (a fixed prologue/epilogue, e.g. probes that
+// probe_equal compares). Such files are not suite scenarios: keep them out
+// of folders `idemproof run` walks (the suite's loader rejects `explore:`).
+//
+// Thread-safety: plain values.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/duration.h"
+#include "model/scenario.h"
+#include "model/status.h"
+#include "model/vocabulary.h"
+
+namespace idemproof::explore {
+
+struct ExploreBlock {
+  std::vector<std::string> actions;  // empty: the default (see above)
+  std::vector<std::string> keys{"k1", "k2"};
+  std::vector<std::string> biz{"b1", "b2"};
+  bool bound_pairing = true;
+  std::map<std::string, int> weights;  // op kind name -> weight, overriding the defaults
+  std::optional<std::vector<std::string>> hooks;
+  std::vector<std::string> faults;
+  int burst_n = 8;
+  BurstMode burst_mode = BurstMode::kThreads;
+  Duration wait = std::chrono::milliseconds(100);
+  std::optional<std::size_t> insert_at;
+  int reruns = 1;
+  int confirm = 5;
+  int trials = 100;
+  int max_ops = 8;
+  SourceMark mark;
+};
+
+struct ExploreSpec {
+  Scenario scenario;   // steps = the fixed steps (may be empty)
+  ExploreBlock explore;
+  std::size_t insert_at() const {
+    return explore.insert_at ? *explore.insert_at : scenario.steps.size();
+  }
+};
+
+// The op kind names accepted under `explore.ops`.
+const std::vector<std::string>& OpKindNames();
+
+// Loads an explore file. Errors are kInvalidConfig with file:line:column.
+Result<ExploreSpec> LoadExploreSpec(const std::string& path, const ScenarioVocabulary& vocabulary);
+Result<ExploreSpec> ParseExploreSpec(const std::string& yaml, const std::string& file,
+                                     const ScenarioVocabulary& vocabulary);
+
+}  // namespace idemproof::explore

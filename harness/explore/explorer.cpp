@@ -1,0 +1,349 @@
+#include "explore/explorer.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include <rapidcheck.h>
+
+#include "explore/scenario_writer.h"
+#include "model/results.h"
+#include "oracles/oracle.h"
+#include "runtime/run_directory.h"
+
+namespace fs = std::filesystem;
+
+namespace idemproof::explore {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::int64_t MsSince(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t).count();
+}
+
+struct TrialResult {
+  bool violated = false;
+  bool undecided = false;
+  Status error;
+  std::vector<Verdict> verdicts;
+  History history;
+  std::string dir;
+  std::size_t steps = 0;
+};
+
+// Counts trials and shrinks for the progress line.
+class ProgressListener : public rc::detail::TestListener {
+ public:
+  explicit ProgressListener(std::function<void()> changed) : changed_(std::move(changed)) {}
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override { changed_(); }
+  void onShrinkTried(const rc::detail::CaseDescription&, bool) override { changed_(); }
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+
+ private:
+  std::function<void()> changed_;
+};
+
+class Exploration {
+ public:
+  Exploration(const ExploreSpec& spec, const TargetDescription& target, const ExploreOptions& options,
+              runtime::Interpreter& interpreter, const Alphabet& alphabet, runtime::RunDirectory& dir)
+      : spec_(spec), target_(target), options_(options), interpreter_(interpreter), alphabet_(alphabet), dir_(dir) {
+    report_.run_dir = dir.path();
+    report_.seed = options.seed;
+    report_.trials_budget = options.trials.value_or(spec.explore.trials);
+    report_.max_ops = options.max_ops.value_or(spec.explore.max_ops);
+    reruns_ = options.reruns.value_or(spec.explore.reruns);
+    confirm_ = options.confirm.value_or(spec.explore.confirm);
+    report_.alphabet = alphabet.groups();
+    report_.excluded = alphabet.excluded();
+  }
+
+  ExploreReport Run() {
+    start_ = Clock::now();
+    plans_log_.open(dir_.Absolute("plans.jsonl"), std::ios::trunc);
+    const rc::Gen<Plan> gen = PlanGen(alphabet_, report_.max_ops);
+    const auto property = rc::detail::toProperty([this, gen] {
+      const Plan plan = *gen;
+      Evaluate(plan);
+    });
+    rc::detail::TestParams params;
+    params.seed = options_.seed;
+    params.maxSuccess = report_.trials_budget;
+    params.maxSize = std::max(1, report_.max_ops - 1);
+    params.maxDiscardRatio = 10;
+    rc::detail::TestMetadata metadata;
+    metadata.id = metadata.description = spec_.scenario.name;
+    ProgressListener listener([this] { Progress(); });
+    const rc::detail::TestResult result = rc::detail::checkProperty(property, metadata, params, listener);
+    rc::detail::GaveUpResult gave_up;
+    rc::detail::Error error;
+    if (result.match(gave_up) && report_.stop_reason.empty()) {
+      report_.stop_reason = "RapidCheck gave up: " + gave_up.description;
+    } else if (result.match(error) && report_.stop_reason.empty()) {
+      report_.stop_reason = "RapidCheck error: " + error.description;
+    }
+    if (report_.violation) {
+      report_.shrinking_ms = MsSince(start_) - report_.to_first_failure_ms;
+      Confirm();
+      WriteRepro();
+    }
+    report_.elapsed_ms = MsSince(start_);
+    CleanTrials();
+    dir_.WriteFile("explore.json", report_.ToJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    return report_;
+  }
+
+ private:
+  bool Stopped() {
+    if (options_.cancel != nullptr && options_.cancel->load()) report_.interrupted = true;
+    if (options_.time_budget && Clock::now() - start_ > *options_.time_budget) report_.time_budget_hit = true;
+    return report_.interrupted || report_.time_budget_hit || !report_.stop_reason.empty();
+  }
+
+  // The property: a plan fails when a run of it has an invalid verdict.
+  // Nothing runs once stopped (budget, interrupt, target down): the
+  // remaining cases pass unexamined and the report says why.
+  void Evaluate(const Plan& plan) {
+    if (Stopped()) return;
+    // Nothing to run: no op and no fixed step (RapidCheck shrinks to this).
+    if (plan.ops.empty() && spec_.scenario.steps.empty()) return;
+    const bool shrinking = report_.violation;
+    const int attempts = shrinking ? reruns_ : 1;
+    for (int i = 0; i < attempts && !Stopped(); ++i) {
+      TrialResult t = RunTrial(plan);
+      Log(shrinking ? "shrinking" : "trials", plan, t);
+      if (!shrinking) ++report_.trials_run;
+      if (!t.violated) {
+        RemoveDir(t.dir);
+        continue;
+      }
+      if (!report_.violation) {
+        report_.violation = true;
+        report_.first_failure = plan;
+        report_.to_first_failure_ms = MsSince(start_);
+        first_failure_steps_ = ToScenario(spec_, plan, spec_.scenario.name);
+      } else {
+        ++report_.shrink_steps;
+      }
+      if (!last_failure_dir_.empty()) RemoveDir(last_failure_dir_);
+      last_failure_dir_ = t.dir;
+      report_.minimal = plan;
+      report_.minimal_steps = t.steps;
+      report_.invalid.clear();
+      for (const auto& v : t.verdicts) {
+        if (v.status == VerdictStatus::kInvalid) report_.invalid.push_back(v);
+      }
+      last_history_ = std::move(t.history);
+      Progress();
+      std::string evidence;
+      for (const auto& v : report_.invalid) evidence += v.oracle + ": " + v.evidence + "\n";
+      RC_FAIL(evidence);
+    }
+  }
+
+  TrialResult RunTrial(const Plan& plan) {
+    TrialResult t;
+    const int ordinal = ++ordinal_;
+    ++report_.runs;
+    std::ostringstream name;
+    name << "trials/t" << std::setw(5) << std::setfill('0') << ordinal;
+    t.dir = dir_.Absolute(name.str());
+    std::error_code ec;
+    fs::create_directories(t.dir, ec);
+    const Scenario scenario = ToScenario(spec_, plan, spec_.scenario.name);
+    t.steps = scenario.steps.size();
+    runtime::ScenarioRun run = interpreter_.Run(scenario, t.dir, ordinal);
+    t.history = std::move(run.history);
+    if (run.interrupted) report_.interrupted = true;
+    if (!run.error.ok()) {
+      t.undecided = true;
+      t.error = run.error;
+      ++report_.undecided;
+      if (run.error.code() == StatusCode::kUnavailable && report_.stop_reason.empty()) {
+        report_.stop_reason = "the target could not be started or reached: " + run.error.message();
+      }
+      return t;
+    }
+    t.verdicts = BuiltinOracles().CheckAll(scenario, target_, t.history);
+    for (const auto& v : t.verdicts) {
+      if (v.status == VerdictStatus::kInvalid) t.violated = true;
+    }
+    if (t.violated) t.history.WriteJsonl(t.dir + "/history.jsonl");
+    Progress();
+    return t;
+  }
+
+  void Confirm() {
+    for (int i = 0; i < confirm_ && !Stopped(); ++i) {
+      TrialResult t = RunTrial(report_.minimal);
+      Log("confirming", report_.minimal, t);
+      ++report_.confirm_runs;
+      if (t.violated) {
+        ++report_.reproduced;
+        last_history_ = std::move(t.history);
+      }
+      RemoveDir(t.dir);
+    }
+  }
+
+  void WriteRepro() {
+    std::ostringstream command;
+    command << "idemproof run " << dir_.Absolute("repro.yaml") << " --target "
+            << (options_.target_file.empty() ? "TARGET" : fs::absolute(options_.target_file).string());
+    if (options_.flaw) command << " --flaw " << *options_.flaw;
+    report_.repro_command = command.str();
+    std::ostringstream comment;
+    comment << "Minimal failing plan found by `idemproof explore` (seed " << report_.seed << ")\n"
+            << "from " << spec_.scenario.file << (options_.flaw ? " against flaw " + *options_.flaw : "") << ".\n"
+            << "ops: " << report_.minimal.ToString() << "\n"
+            << "reproduced " << report_.reproduced << "/" << report_.confirm_runs << " confirming runs\n"
+            << "replay: " << report_.repro_command;
+    Scenario minimal = ToScenario(spec_, report_.minimal, spec_.scenario.name + "-repro");
+    auto yaml = WriteScenarioYaml(minimal, comment.str());
+    if (!yaml.ok()) {
+      report_.stop_reason = "could not write the repro: " + yaml.status().ToString();
+      return;
+    }
+    dir_.WriteFile("repro.yaml", *yaml);
+    report_.repro_file = dir_.Absolute("repro.yaml");
+    dir_.WriteHistory("repro-history.jsonl", last_history_);
+    first_failure_steps_.name = spec_.scenario.name + "-first-failure";
+    auto first = WriteScenarioYaml(first_failure_steps_, "The first failing plan, before shrinking: " +
+                                                             report_.first_failure.ToString());
+    if (first.ok()) dir_.WriteFile("first-failure.yaml", *first);
+  }
+
+  void Log(const char* phase, const Plan& plan, const TrialResult& t) {
+    nlohmann::json line = {{"run", ordinal_}, {"phase", phase}, {"ops", plan.ops.size()}, {"plan", plan.ToString()}};
+    line["outcome"] = t.undecided ? "error" : t.violated ? "invalid" : "ok";
+    if (t.undecided) line["error"] = t.error.ToString();
+    for (const auto& v : t.verdicts) {
+      if (v.status == VerdictStatus::kInvalid) line["invalid"].push_back(v.oracle);
+    }
+    plans_log_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n" << std::flush;
+  }
+
+  void Progress() {
+    if (!options_.on_progress) return;
+    ExploreProgress p;
+    p.phase = report_.violation ? "shrinking" : "trials";
+    p.trial = report_.runs;
+    p.trials = report_.trials_budget;
+    p.shrinks = report_.shrink_steps;
+    p.ops = report_.violation ? report_.minimal.ops.size() : 0;
+    options_.on_progress(p);
+  }
+
+  void RemoveDir(const std::string& path) {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+
+  void CleanTrials() { RemoveDir(dir_.Absolute("trials")); }
+
+  const ExploreSpec& spec_;
+  const TargetDescription& target_;
+  const ExploreOptions& options_;
+  runtime::Interpreter& interpreter_;
+  const Alphabet& alphabet_;
+  runtime::RunDirectory& dir_;
+  ExploreReport report_;
+  int reruns_ = 1;
+  int confirm_ = 1;
+  int ordinal_ = 0;
+  Clock::time_point start_;
+  std::ofstream plans_log_;
+  std::string last_failure_dir_;
+  History last_history_;
+  Scenario first_failure_steps_;
+};
+
+nlohmann::json PlanJson(const Plan& plan) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const auto& op : plan.ops) ops.push_back(op.ToString());
+  return ops;
+}
+
+}  // namespace
+
+int ExploreReport::ExitCode() const {
+  if (violation) return 1;
+  if (interrupted) return 130;
+  if (!stop_reason.empty() || (runs > 0 && undecided == runs)) return 3;
+  return 0;
+}
+
+nlohmann::json ExploreReport::ToJson() const {
+  nlohmann::json j;
+  j["run_dir"] = run_dir;
+  j["seed"] = seed;
+  j["trials_budget"] = trials_budget;
+  j["max_ops"] = max_ops;
+  j["trials_run"] = trials_run;
+  j["runs"] = runs;
+  j["undecided"] = undecided;
+  j["violation"] = violation;
+  j["exit_code"] = ExitCode();
+  if (violation) {
+    j["first_failure"] = PlanJson(first_failure);
+    j["minimal"] = PlanJson(minimal);
+    j["minimal_ops"] = minimal.ops.size();
+    j["minimal_steps"] = minimal_steps;
+    j["shrink_steps"] = shrink_steps;
+    j["invalid"] = nlohmann::json::array();
+    for (const auto& v : invalid) j["invalid"].push_back(VerdictToJson(v));
+    j["reproduced"] = reproduced;
+    j["confirm_runs"] = confirm_runs;
+    j["repro_file"] = repro_file;
+    j["repro_command"] = repro_command;
+  }
+  nlohmann::json alphabet_json = nlohmann::json::array();
+  for (const auto& [w, ops] : alphabet) {
+    alphabet_json.push_back({{"kind", OpKindName(ops.front().kind)}, {"weight", w}, {"ops", ops.size()}});
+  }
+  j["alphabet"] = alphabet_json;
+  j["excluded"] = nlohmann::json::array();
+  for (const auto& e : excluded) j["excluded"].push_back({{"op", e.op}, {"reason", e.reason}});
+  j["time_budget_hit"] = time_budget_hit;
+  j["interrupted"] = interrupted;
+  if (!stop_reason.empty()) j["stop_reason"] = stop_reason;
+  j["elapsed_ms"] = elapsed_ms;
+  j["to_first_failure_ms"] = to_first_failure_ms;
+  j["shrinking_ms"] = shrinking_ms;
+  return j;
+}
+
+Result<ExploreReport> Explore(const ExploreSpec& spec, const TargetDescription& target,
+                              const ExploreOptions& options) {
+  ScenarioFit fit = CheckScenarioAgainstTarget(spec.scenario, target);
+  if (!fit.errors.empty()) return fit.errors.front();
+  if (!fit.needs.empty()) {
+    return Status(StatusCode::kInvalidConfig, spec.scenario.file + ": the target lacks what the spec needs: " + fit.needs.front());
+  }
+  // RapidCheck prints its global configuration when first used; make it
+  // show our seed (the TestParams passed to checkProperty are what count).
+  ::setenv("RC_PARAMS", ("seed=" + std::to_string(options.seed)).c_str(), 0);
+  runtime::InterpreterOptions iopts;
+  iopts.seed = options.seed;
+  iopts.vars = options.vars;
+  iopts.flaw = options.flaw;
+  iopts.cancel = options.cancel;
+  iopts.last_byte_burst = options.last_byte_burst;
+  iopts.faults = options.faults;
+  runtime::Interpreter interpreter(target, iopts);
+  auto alphabet = Alphabet::Build(spec, target, interpreter);
+  if (!alphabet.ok()) return alphabet.status();
+  auto dir = runtime::RunDirectory::Create(options.out_root, runtime::RunDirectory::NewRunId(options.seed));
+  if (!dir.ok()) return dir.status();
+  if (!options.target_file.empty()) dir->CopyIn(options.target_file, "target.yaml");
+  if (!options.spec_file.empty()) dir->CopyIn(options.spec_file, "spec.yaml");
+  Exploration exploration(spec, target, options, interpreter, *alphabet, *dir);
+  return exploration.Run();
+}
+
+}  // namespace idemproof::explore

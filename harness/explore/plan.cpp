@@ -1,0 +1,105 @@
+#include "explore/plan.h"
+
+#include <algorithm>
+#include <memory>
+
+#include <rapidcheck/state.h>
+
+namespace idemproof::explore {
+
+namespace {
+
+struct PlanSut {};
+using PlanCommandBase = rc::state::Command<PlanModel, PlanSut>;
+
+// One op as a RapidCheck command: preconditions and model updates come from
+// the Alphabet; run() is empty because a plan runs as a whole scenario.
+class OpCommand : public PlanCommandBase {
+ public:
+  OpCommand(const Alphabet* alphabet, Op op) : alphabet_(alphabet), op_(std::move(op)) {}
+  void checkPreconditions(const PlanModel& model) const override { RC_PRE(alphabet_->Allowed(op_, model)); }
+  void apply(PlanModel& model) const override { alphabet_->Apply(op_, model); }
+  void run(const PlanModel&, PlanSut&) const override {}
+  void show(std::ostream& os) const override { os << op_; }
+  const Op& op() const { return op_; }
+
+ private:
+  const Alphabet* alphabet_;
+  Op op_;
+};
+
+using CommandPtr = std::shared_ptr<const PlanCommandBase>;
+
+// Picks a kind by weight among those with an allowed op, then one of its ops.
+rc::Gen<CommandPtr> NextCommand(const Alphabet* alphabet, const PlanModel& model) {
+  auto choices = std::make_shared<std::vector<std::pair<int, std::vector<Op>>>>(alphabet->Choices(model));
+  int total = 0;
+  for (const auto& [w, ops] : *choices) total += w;
+  if (total == 0) {
+    return rc::gen::map(rc::gen::just(0), [](int) -> CommandPtr {
+      throw rc::GenerationFailure("no op is allowed in this state");
+    });
+  }
+  // RapidCheck scales inRange/elementOf with the size, and ours (the plan
+  // length) is tiny: pick at the nominal size so every op can be drawn.
+  return rc::gen::resize(100, rc::gen::mapcat(rc::gen::inRange(0, total), [alphabet, choices](int r) {
+    std::size_t group = 0;
+    while (r >= (*choices)[group].first) r -= (*choices)[group++].first;
+    return rc::gen::map(rc::gen::elementOf((*choices)[group].second), [alphabet](const Op& op) {
+      return CommandPtr(std::make_shared<const OpCommand>(alphabet, op));
+    });
+  }));
+}
+
+Plan PlanOf(const rc::state::Commands<PlanCommandBase>& commands) {
+  Plan plan;
+  for (const auto& c : commands) {
+    plan.ops.push_back(static_cast<const OpCommand&>(*c).op());
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::string Plan::ToString() const {
+  std::string out;
+  for (const auto& op : ops) out += (out.empty() ? "" : "; ") + op.ToString();
+  return out;
+}
+
+rc::Gen<Plan> PlanGen(const Alphabet& alphabet, int max_ops) {
+  const Alphabet* a = &alphabet;
+  auto commands = rc::state::gen::commands(alphabet.initial(),
+                                           [a](const PlanModel& model) { return NextCommand(a, model); });
+  auto plans = rc::gen::map(std::move(commands), &PlanOf);
+  // RapidCheck draws 1..size+1 commands: cap the size at max_ops - 1.
+  return rc::gen::withSize([plans, max_ops](int size) {
+    return rc::gen::resize(std::min(size, std::max(0, max_ops - 1)), plans);
+  });
+}
+
+std::vector<Plan> SamplePlans(const Alphabet& alphabet, std::uint64_t seed, int count, int max_ops) {
+  std::vector<Plan> out;
+  const rc::Gen<Plan> gen = PlanGen(alphabet, max_ops);
+  rc::Random random(seed);
+  for (int i = 0; i < count; ++i) {
+    out.push_back(gen(random.split(), i % std::max(1, max_ops)).value());
+  }
+  return out;
+}
+
+Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string& name) {
+  Scenario s = spec.scenario;
+  s.name = name;
+  s.steps.clear();
+  const std::size_t at = spec.insert_at();
+  s.steps.insert(s.steps.end(), spec.scenario.steps.begin(), spec.scenario.steps.begin() + at);
+  for (const auto& op : plan.ops) {
+    std::vector<Step> steps = op.Steps();
+    s.steps.insert(s.steps.end(), steps.begin(), steps.end());
+  }
+  s.steps.insert(s.steps.end(), spec.scenario.steps.begin() + at, spec.scenario.steps.end());
+  return s;
+}
+
+}  // namespace idemproof::explore
