@@ -5,6 +5,21 @@
 
 namespace idemproof::oracles {
 
+namespace {
+
+// True when an operation other than `retry` got an unmarked 2xx: the key
+// was executed, so a replay-marked 2xx is that execution, not a stored failure.
+bool ExecutedByAnother(const std::vector<Operation>& ops, const Operation& retry, const IdempotencyContract& contract) {
+  for (const auto& o : ops) {
+    if (o.invoke == retry.invoke || Classify(o, contract) != AnswerClass::kSuccess) continue;
+    auto a = o.answer();
+    if (a && !IsReplayMarked(*a, contract)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Verdict RetryableReleased(const OracleInput& in) {
   const std::string name = "retryable_released";
   const auto& contract = in.target.idempotency;
@@ -34,6 +49,12 @@ Verdict RetryableReleased(const OracleInput& in) {
       nlohmann::json base = {{"key", g.key}, {"failure", OpJson(r)}, {"retry", OpJson(*t)}};
       if (c == AnswerClass::kNoAnswer) {
         ++undecided;
+      } else if (marked && c == AnswerClass::kSuccess && ExecutedByAnother(g.ops, *t, contract)) {
+        // A concurrent duplicate ran once the failure released the key; this
+        // retry rightly replays that execution (found by explore: a burst
+        // member overtaking the 503).
+        ++executed;
+        group_executed = true;
       } else if (marked) {
         base["problem"] = head + "got a replay " + AnswerSummary(*a) + ": the retryable failure was stored";
         violate(base);

@@ -222,6 +222,26 @@ TEST_CASE("retryable_released catches a stored failure (cache-retryable) and a s
   CHECK(RunOracle("retryable_released", no_record.history()).status == VerdictStatus::kInvalid);
 }
 
+TEST_CASE("retryable_released: a concurrent duplicate that ran after the release makes the later replay right") {
+  // Found by `idemproof explore` against the correct service: in a burst one
+  // request gets the 503 (the key is released), another burst member then
+  // executes (201, unmarked), and the later retry replays that execution.
+  LiteralHistory h;
+  h.Send("burst-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("burst-1", "create_order", "k1", "b1", 1, 15, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 22, Replayed())
+      .Records("create_order", "b1", 1, 100);
+  CHECK(RunOracle("retryable_released", h.history()).status == VerdictStatus::kValid);
+
+  // Without that execution, a replayed 201 after the 503 has nothing behind
+  // it but a stored answer: still invalid.
+  LiteralHistory stored;
+  stored.Send("burst-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 22, Replayed())
+      .Records("create_order", "b1", 1, 100);
+  CHECK(RunOracle("retryable_released", stored.history()).status == VerdictStatus::kInvalid);
+}
+
 TEST_CASE("retryable_released without a retryable answer is unknown") {
   LiteralHistory h;
   h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
