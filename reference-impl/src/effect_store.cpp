@@ -2,53 +2,21 @@
 
 #include <sqlite3.h>
 
+#include "sqlite_statement.h"
+
 #include <random>
 
 namespace idemproof::ref {
 namespace {
 
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) {
-      throw StoreError(std::string("prepare: ") + sqlite3_errmsg(db) + " in " + sql);
-    }
-  }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  Stmt& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(s_, i, v)); }
-  Stmt& bind(int i, const std::string& v) {
-    return check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-  }
-  bool step() {
-    const int rc = sqlite3_step(s_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    throw StoreError(std::string("step: ") + sqlite3_errmsg(db_));
-  }
-  int changes() const { return sqlite3_changes(db_); }
-  std::int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
-  std::string text(int c) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, c));
-    return p ? std::string(p) : std::string();
-  }
-
- private:
-  Stmt& check(int rc) {
-    if (rc != SQLITE_OK) throw StoreError(std::string("bind: ") + sqlite3_errmsg(db_));
-    return *this;
-  }
-  sqlite3* db_;
-  sqlite3_stmt* s_ = nullptr;
-};
+using Stmt = SqliteStatement;
 
 constexpr const char* kIntentColumns =
     "token, scope_key, biz_no, amount, state, calls, transaction_id, failure_status, created_at";
 
 PaymentIntent read_intent(const Stmt& s) {
-  return PaymentIntent{s.text(0), s.text(1), s.text(2), s.i64(3), s.text(4),
-                       s.i64(5),  s.text(6), static_cast<int>(s.i64(7)), s.text(8)};
+  return PaymentIntent{s.text(0), s.text(1), s.text(2), s.int64(3), s.text(4),
+                       s.int64(5),  s.text(6), static_cast<int>(s.int64(7)), s.text(8)};
 }
 
 std::string new_token(const char* prefix) {
@@ -104,14 +72,7 @@ EffectStore::EffectStore(const std::string& path) {
 
 EffectStore::~EffectStore() { sqlite3_close(db_); }
 
-void EffectStore::exec(const char* sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string message = error ? error : "unknown error";
-    sqlite3_free(error);
-    throw StoreError(message + " in " + sql);
-  }
-}
+void EffectStore::exec(const char* sql) { SqliteExec(db_, sql); }
 
 template <typename Body>
 auto EffectStore::in_transaction(Body body) {
@@ -192,7 +153,7 @@ std::vector<PaymentIntent> EffectStore::payments(const std::string& biz_no) {
                 " WHERE biz_no = ?1 ORDER BY rowid");
     u.bind(1, biz_no);
     while (u.step()) {
-      out.push_back(PaymentIntent{u.text(0), "", u.text(1), u.i64(2), "done", 1, u.text(3), 0,
+      out.push_back(PaymentIntent{u.text(0), "", u.text(1), u.int64(2), "done", 1, u.text(3), 0,
                                   u.text(4)});
     }
     return out;
@@ -223,7 +184,7 @@ CallbackOutcome EffectStore::apply_callback(const std::string& seq, const std::s
       s.bind(1, biz_no);
       if (s.step()) {
         state = s.text(0);
-        out.applied_count = s.i64(1);
+        out.applied_count = s.int64(1);
       }
     }
     if (dedup == Dedup::on) {
@@ -249,7 +210,7 @@ CallbackOutcome EffectStore::apply_callback(const std::string& seq, const std::s
       Stmt orders(db_, "SELECT sku, qty FROM orders WHERE biz_no = ?1");
       orders.bind(1, biz_no);
       std::vector<std::pair<std::string, std::int64_t>> lines;
-      while (orders.step()) lines.emplace_back(orders.text(0), orders.i64(1));
+      while (orders.step()) lines.emplace_back(orders.text(0), orders.int64(1));
       for (const auto& [sku, qty] : lines) {
         Stmt stock(db_, "INSERT INTO stock (sku, available) VALUES (?1, ?2 + ?3)"
                         " ON CONFLICT (sku) DO UPDATE SET available = available + ?3");
@@ -270,7 +231,7 @@ nlohmann::json EffectStore::callback_state(const std::string& biz_no) {
   return in_transaction([&] {
     Stmt s(db_, "SELECT state, applied FROM callback_states WHERE biz_no = ?1");
     s.bind(1, biz_no);
-    if (s.step()) return nlohmann::json{{"biz_no", biz_no}, {"state", s.text(0)}, {"applied", s.i64(1)}};
+    if (s.step()) return nlohmann::json{{"biz_no", biz_no}, {"state", s.text(0)}, {"applied", s.int64(1)}};
     return nlohmann::json{{"biz_no", biz_no}, {"state", "none"}, {"applied", 0}};
   });
 }
@@ -297,8 +258,8 @@ InboxOutcome EffectStore::apply_message(const std::string& message_id, const std
     Stmt s(db_, "SELECT balance, applied FROM inbox_accounts WHERE account = ?1");
     s.bind(1, account);
     if (s.step()) {
-      out.balance = s.i64(0);
-      out.applied_count = s.i64(1);
+      out.balance = s.int64(0);
+      out.applied_count = s.int64(1);
     }
     return out;
   });
@@ -309,7 +270,7 @@ nlohmann::json EffectStore::account(const std::string& account) {
     Stmt s(db_, "SELECT balance, applied FROM inbox_accounts WHERE account = ?1");
     s.bind(1, account);
     if (s.step()) {
-      return nlohmann::json{{"account", account}, {"balance", s.i64(0)}, {"applied", s.i64(1)}};
+      return nlohmann::json{{"account", account}, {"balance", s.int64(0)}, {"applied", s.int64(1)}};
     }
     return nlohmann::json{{"account", account}, {"balance", 0}, {"applied", 0}};
   });

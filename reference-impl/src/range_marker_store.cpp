@@ -2,54 +2,19 @@
 
 #include <sqlite3.h>
 
+#include "sqlite_statement.h"
+
 #include <algorithm>
 
 namespace idemproof::ref {
 namespace {
 
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) != SQLITE_OK) {
-      throw StoreError(std::string("prepare: ") + sqlite3_errmsg(db) + " in " + sql);
-    }
-  }
-  ~Stmt() { sqlite3_finalize(s_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  Stmt& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(s_, i, v)); }
-  Stmt& bind(int i, const std::string& v) {
-    return check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
-  }
-  bool step() {
-    const int rc = sqlite3_step(s_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    throw StoreError(std::string("step: ") + sqlite3_errmsg(db_));
-  }
-  void reset() {
-    sqlite3_reset(s_);
-    sqlite3_clear_bindings(s_);
-  }
-  std::int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
-  std::string text(int c) const {
-    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, c));
-    return p ? std::string(p) : std::string();
-  }
-
- private:
-  Stmt& check(int rc) {
-    if (rc != SQLITE_OK) throw StoreError(std::string("bind: ") + sqlite3_errmsg(db_));
-    return *this;
-  }
-  sqlite3* db_;
-  sqlite3_stmt* s_ = nullptr;
-};
+using Stmt = SqliteStatement;
 
 constexpr const char* kMarkerColumns = "part, range_from, range_to, rows_written, checksum, done_at, run";
 
 RangeMarker read_marker(const Stmt& s) {
-  return RangeMarker{s.text(0), s.i64(1), s.i64(2), s.i64(3), s.text(4), s.text(5), s.i64(6)};
+  return RangeMarker{s.text(0), s.int64(1), s.int64(2), s.int64(3), s.text(4), s.text(5), s.int64(6)};
 }
 
 }  // namespace
@@ -83,14 +48,7 @@ RangeMarkerStore::RangeMarkerStore(const std::string& path) {
 
 RangeMarkerStore::~RangeMarkerStore() { sqlite3_close(db_); }
 
-void RangeMarkerStore::exec(const char* sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string message = error ? error : "unknown error";
-    sqlite3_free(error);
-    throw StoreError(message + " in " + sql);
-  }
-}
+void RangeMarkerStore::exec(const char* sql) { SqliteExec(db_, sql); }
 
 std::int64_t RangeMarkerStore::start_run(const std::string& job) {
   std::lock_guard lock(mu_);
@@ -98,7 +56,7 @@ std::int64_t RangeMarkerStore::start_run(const std::string& job) {
               " ON CONFLICT (job) DO UPDATE SET runs = runs + 1 RETURNING runs");
   s.bind(1, job);
   if (!s.step()) throw StoreError("start_run: no row returned");
-  return s.i64(0);
+  return s.int64(0);
 }
 
 std::optional<std::int64_t> RangeMarkerStore::runs(const std::string& job) {
@@ -106,7 +64,7 @@ std::optional<std::int64_t> RangeMarkerStore::runs(const std::string& job) {
   Stmt s(db_, "SELECT runs FROM batch_jobs WHERE job = ?1");
   s.bind(1, job);
   if (!s.step()) return std::nullopt;
-  return s.i64(0);
+  return s.int64(0);
 }
 
 std::optional<RangeMarker> RangeMarkerStore::marker(const std::string& job, const std::string& part) {
@@ -159,7 +117,7 @@ std::vector<BatchRow> RangeMarkerStore::rows(const std::string& job) {
                  " WHERE job = ?1 ORDER BY row_id")
                     .c_str());
     s.bind(1, job);
-    while (s.step()) out.push_back(BatchRow{s.i64(0), s.text(1), s.i64(2), s.i64(3), s.i64(4)});
+    while (s.step()) out.push_back(BatchRow{s.int64(0), s.text(1), s.int64(2), s.int64(3), s.int64(4)});
   }
   std::stable_sort(out.begin(), out.end(), [](const BatchRow& a, const BatchRow& b) { return a.id < b.id; });
   return out;

@@ -2,61 +2,15 @@
 
 #include <sqlite3.h>
 
+#include "sqlite_statement.h"
+
 #include <thread>
 #include <utility>
 
 namespace idemproof::ref {
 namespace {
 
-// One prepared statement; finalized on scope exit.
-class Statement {
- public:
-  Statement(sqlite3* db, const std::string& sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
-      throw StoreError(std::string("prepare: ") + sqlite3_errmsg(db) + " in " + sql);
-    }
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int i, std::int64_t v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
-  Statement& bind(int i, const std::string& v) {
-    return check(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()),
-                                   SQLITE_TRANSIENT));
-  }
-  Statement& bind_blob(int i, const std::string& v) {
-    return check(sqlite3_bind_blob(stmt_, i, v.data(), static_cast<int>(v.size()),
-                                   SQLITE_TRANSIENT));
-  }
-  Statement& bind_null(int i) { return check(sqlite3_bind_null(stmt_, i)); }
-
-  // True when a row is available.
-  bool step() {
-    const int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc == SQLITE_DONE) return false;
-    throw StoreError(std::string("step: ") + sqlite3_errmsg(db_));
-  }
-  void run() { step(); }
-  int changes() const { return sqlite3_changes(db_); }
-
-  std::int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
-  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-  std::string text(int col) const {
-    const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
-    return p ? std::string(p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col)))
-             : std::string();
-  }
-
- private:
-  Statement& check(int rc) {
-    if (rc != SQLITE_OK) throw StoreError(std::string("bind: ") + sqlite3_errmsg(db_));
-    return *this;
-  }
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
+using Statement = SqliteStatement;
 
 constexpr const char* kRecordColumns =
     "method, route, key, fingerprint, state, owner, lease_expires_ns, status, content_type, "
@@ -258,14 +212,7 @@ SqliteStore::SqliteStore(const std::string& path, SqliteStoreOptions options)
 
 SqliteStore::~SqliteStore() { sqlite3_close(db_); }
 
-void SqliteStore::exec(const char* sql) {
-  char* error = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-    std::string message = error ? error : "unknown error";
-    sqlite3_free(error);
-    throw StoreError(message + " in " + sql);
-  }
-}
+void SqliteStore::exec(const char* sql) { SqliteExec(db_, sql); }
 
 bool SqliteStore::transact(const std::function<bool(StoreTransaction&)>& body) {
   std::lock_guard lock(mu_);
