@@ -18,12 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int Count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
-  return n;
-}
-
 std::string Title(const std::string& dom) {
   std::smatch m;
   if (std::regex_search(dom, m, std::regex("<title>([^<]*)</title>"))) return m[1];

@@ -17,12 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-int Count(const std::string& text, const std::string& what) {
-  int n = 0;
-  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
-  return n;
-}
-
 // Runs the suite's burst and double-submit scenarios; returns the exit code
 // and the run directory (out/latest).
 int RunSuite(const fs::path& out, const std::string& flaw) {

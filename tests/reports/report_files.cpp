@@ -103,4 +103,10 @@ std::string XmlProblem(const std::string& text) {
   }
 }
 
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (auto p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
+  return n;
+}
+
 }  // namespace idemproof::testing

@@ -13,6 +13,9 @@ std::filesystem::path DataRun(const std::string& run);
 std::filesystem::path GoldenDir();
 
 std::string ReadText(const std::filesystem::path& path);
+
+// How often `what` occurs in `text` (non-overlapping).
+int Count(const std::string& text, const std::string& what);
 void WriteText(const std::filesystem::path& path, const std::string& text);
 
 // Compares `actual` with the golden file; with IDEMPROOF_UPDATE_GOLDEN=1 set,
