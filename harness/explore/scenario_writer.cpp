@@ -30,24 +30,16 @@ void EmitJson(YAML::Emitter& out, const nlohmann::json& v) {
   }
 }
 
-const char* KindKey(StepKind kind) {
+// The step kinds this writer can emit (explore generates no others yet);
+// their YAML key is the model's StepKindName.
+bool Writable(StepKind kind) {
   switch (kind) {
-    case StepKind::kSend: return "send";
-    case StepKind::kBurst: return "burst";
-    case StepKind::kWait: return "wait";
-    case StepKind::kHook: return "hook";
-    case StepKind::kProbe: return "probe";
-    case StepKind::kFault: return "fault";
-    case StepKind::kHeal: return "heal";
-    case StepKind::kJoin: return "join";
-    case StepKind::kStart: return "start";
-    case StepKind::kStop: return "stop";
-    case StepKind::kKill: return "kill";
-    case StepKind::kRestart: return "restart";
-    case StepKind::kRunBatch: return "run_batch";
-    case StepKind::kRerun: return "rerun";
-    case StepKind::kCleanRun: return "clean_run";
-    default: return nullptr;
+    case StepKind::kPause:
+    case StepKind::kResume:
+    case StepKind::kSpawn:
+    case StepKind::kDeliver:
+    case StepKind::kPublish: return false;
+    default: return true;
   }
 }
 
@@ -57,8 +49,8 @@ bool IsBare(StepKind kind) {
 }
 
 Status EmitStep(YAML::Emitter& out, const Step& s) {
-  const char* key = KindKey(s.kind);
-  if (key == nullptr) {
+  const char* key = StepKindName(s.kind);
+  if (!Writable(s.kind)) {
     return Status(StatusCode::kUnsupported,
                   std::string("cannot write step kind ") + StepKindName(s.kind) + " as YAML yet");
   }
