@@ -75,10 +75,12 @@ void run_phase(asio::io_context& io, std::vector<std::unique_ptr<Connection>>& c
   io.restart();
 }
 
-std::optional<std::int64_t> arrival_of(const HeaderList& headers) {
+// The target's arrival stamp in the declared header (case-insensitive name).
+std::optional<std::int64_t> arrival_of(const HeaderList& headers, const std::string& name) {
+  if (name.empty()) return std::nullopt;
   for (const auto& [k, v] : headers) {
-    if (k.size() == 12 && std::equal(k.begin(), k.end(), "X-Arrival-Ns",
-                                     [](char a, char b) { return lower(a) == lower(b); })) {
+    if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(),
+                                              [](char a, char b) { return lower(a) == lower(b); })) {
       std::int64_t n = 0;
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
       if (ec == std::errc() && p == v.data() + v.size()) return n;
@@ -99,7 +101,6 @@ void take_answer(Connection& c, BurstAnswer& a, error_code ec) {
   a.status = static_cast<int>(res.result_int());
   for (const auto& f : res) a.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
   a.body = std::move(res.body());
-  a.arrival_ns = arrival_of(a.headers);
 }
 
 void start_read(Connection& c, const std::function<void(error_code)>& done) {
@@ -293,6 +294,7 @@ Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const B
   }  // jthreads join here
   for (auto& a : result.answers) {
     if (a.outcome != BurstOutcome::kAnswered && a.sent_ns != 0) a.outcome = BurstOutcome::kNoAnswer;
+    a.arrival_ns = arrival_of(a.headers, o.arrival_header);
   }
 
   std::vector<std::int64_t> sent, arrived;

@@ -12,9 +12,9 @@
 //
 // Each burst reports the spread it achieved: on the harness side, the time of
 // the last final write minus the first (steady clock); on the target side,
-// when the target reports arrival times (the reference service's
-// --report-arrival adds X-Arrival-Ns: steady-clock ns when the request was
-// fully read), max - min of those.
+// when the target reports arrival times in the header named by
+// `arrival_header` (steady-clock ns when the request was fully read, e.g. the
+// reference service's --report-arrival), max - min of those.
 //
 // Every request gets an outcome: kAnswered (status, headers, body), kNotSent
 // (it never went out complete: connect or write failed, so the target cannot
@@ -53,6 +53,9 @@ struct BurstOptions {
   std::chrono::nanoseconds connect_timeout = std::chrono::seconds(5);
   std::chrono::nanoseconds write_timeout = std::chrono::seconds(5);
   std::chrono::nanoseconds read_timeout = std::chrono::seconds(30);
+  // Header in which the target reports when it read each request (steady
+  // clock ns, same host); empty: the target reports none.
+  std::string arrival_header;
 };
 
 enum class BurstOutcome { kAnswered, kNotSent, kNoAnswer };
@@ -67,7 +70,7 @@ struct BurstAnswer {
   std::string body;
   std::int64_t sent_ns = 0;      // the request's final bytes were written (0: never)
   std::int64_t answered_ns = 0;  // the answer was fully read (0: never)
-  std::optional<std::int64_t> arrival_ns;  // the target's X-Arrival-Ns, if reported
+  std::optional<std::int64_t> arrival_ns;  // from options.arrival_header, if reported
 };
 
 struct BurstResult {

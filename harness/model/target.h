@@ -52,7 +52,7 @@ struct TargetCall {
 
 // How to tell the target is ready after a start.
 struct ReadinessCheck {
-  RequestTemplate request;       // default GET /healthz
+  RequestTemplate request;       // required: the target's own readiness check
   int status = 200;              // the answer that means "ready"
   Duration timeout = std::chrono::seconds(10);
 };

@@ -239,10 +239,13 @@ class TargetLoader {
       YAML::Node rn = node["ready"];
       r_.CheckKeys(rn, {"request", "status", "timeout"}, "start.ready");
       ReadinessCheck rc;
-      rc.request.method = "GET";
-      rc.request.path = "/healthz";
       rc.request.mark = r_.MarkOf(rn);
-      if (rn["request"]) rc.request = Request(rn["request"], "start.ready.request");
+      // No default path: which request says "ready" is the target's to declare.
+      if (rn["request"]) {
+        rc.request = Request(rn["request"], "start.ready.request");
+      } else {
+        r_.Fail(rn, "start.ready needs a request (the target's own readiness check)");
+      }
       if (rn["status"]) rc.status = r_.HttpStatus(rn["status"], "start.ready.status");
       if (rn["timeout"]) rc.timeout = r_.DurationOf(rn["timeout"], "start.ready.timeout");
       s.ready = rc;

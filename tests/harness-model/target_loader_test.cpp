@@ -141,6 +141,9 @@ TEST_CASE("target errors name file:line:column and what is wrong") {
             "t.yaml:5:21: start.port_from_stdout: bad regex: ", 0) == 0);
   CHECK(ErrorOf(head + "start:\n  argv: [x]\n  port_from_stdout: 'port \\d+'\n" + action) ==
         "t.yaml:5:21: start.port_from_stdout needs a capture group for the port");
+  // No default readiness path: the target declares its own check.
+  CHECK(ErrorOf(head + "start:\n  argv: [x]\n  ready: {status: 200}\n" + action) ==
+        "t.yaml:5:10: start.ready needs a request (the target's own readiness check)");
 }
 
 TEST_CASE("a YAML syntax error gets file:line:column too") {

@@ -32,6 +32,7 @@ TEST_CASE("a last-byte-synchronized burst returns N answers and measures its spr
   CountingUpstream upstream;
   BurstOptions o;
   o.target = {"127.0.0.1", upstream.port()};
+  o.arrival_header = "X-Arrival-Ns";
   for (std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{32}}) {
     for (std::size_t final_bytes : {std::size_t{1}, std::size_t{3}}) {
       o.final_bytes = final_bytes;
@@ -60,6 +61,7 @@ TEST_CASE("the naive thread burst returns N answers too", "[injectors][burst]") 
   CountingUpstream upstream;
   BurstOptions o;
   o.target = {"127.0.0.1", upstream.port()};
+  o.arrival_header = "X-Arrival-Ns";
   o.mode = BurstMode::kNaiveThreads;
   auto result = fire_burst(identical(16, "127.0.0.1"), o);
   REQUIRE(result.is_ok());

@@ -46,6 +46,7 @@ BurstResult burst_create(std::uint16_t port, std::size_t n, const std::string& k
                     order_json(biz)};
   BurstOptions o;
   o.target = {"127.0.0.1", port};
+  o.arrival_header = "X-Arrival-Ns";  // the reference's --report-arrival
   auto result = fire_burst(std::vector<std::string>(n, format_request(r, "127.0.0.1")), o);
   REQUIRE(result.is_ok());
   return std::move(result).value();
