@@ -32,13 +32,6 @@ const char* OutcomeClass(VerdictStatus outcome) {
   return "untested";
 }
 
-std::string Rate(const std::optional<double>& rate, std::int64_t num, std::int64_t den) {
-  if (!rate) return "\u2014 (nothing to measure)";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f %%", *rate * 100.0);
-  return std::string(buf) + " (" + std::to_string(num) + " / " + std::to_string(den) + ")";
-}
-
 constexpr const char* kStyle = R"CSS(
 :root { --broken:#c62828; --held:#2e7d32; --undecided:#ef6c00; --untested:#757575; --ink:#212121; --line:#d0d0d0; }
 * { box-sizing: border-box; }
@@ -296,35 +289,9 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
   h += "</section>\n";
 
   // Metrics.
-  const Metrics& m = review.metrics;
   h += "<section id=\"metrics\"><h2>Metrics</h2>\n<table class=\"metrics\"><tbody>\n";
-  h += "<tr><th>duplicate rate</th><td>" + H(Rate(m.duplicate_rate(), m.keys_sent_more_than_once, m.keys_sent)) +
-       "</td><td class=\"meta\">keys sent more than once / keys sent</td></tr>\n";
-  h += "<tr><th>false-dedup rate</th><td>" +
-       H(Rate(m.false_dedup_rate(), m.replay_answers_without_record, m.replay_answers)) +
-       "</td><td class=\"meta\">replay-marked answers with no record behind them / replay-marked answers</td></tr>\n";
-  h += "<tr><th>window hit rate</th><td>" +
-       H(Rate(m.window_hit_rate(), m.window_retries_recognised, m.window_retries)) +
-       "</td><td class=\"meta\">retries inside the declared window recognised / retries inside it</td></tr>\n";
-  h += "<tr><th>rerun diff rows</th><td>" +
-       (m.rerun_diff_rows ? std::to_string(*m.rerun_diff_rows) : std::string("\u2014 (no batch rerun in this run)")) +
-       "</td><td class=\"meta\">rows that differ between a rerun and a clean run</td></tr>\n";
-  bool spreads = false;
-  for (const auto& sr : review.scenarios) {
-    for (const auto& b : sr.burst_spreads) {
-      spreads = true;
-      const std::string where = sr.result->name + ", step " + std::to_string(b.step + 1) + " (" +
-                                std::to_string(b.n) + " requests, " + b.mode + ")";
-      if (b.target_ns)
-        h += "<tr><th>burst arrival spread</th><td>" + H(FormatNanos(*b.target_ns)) + "</td><td class=\"meta\">" +
-             H(where) + ": last minus first arrival, as the target reported (" + H(b.arrival_header) + ")</td></tr>\n";
-      if (b.harness_ns)
-        h += "<tr><th>burst release spread</th><td>" + H(FormatNanos(*b.harness_ns)) + "</td><td class=\"meta\">" +
-             H(where) + ": last minus first final write, harness side</td></tr>\n";
-    }
-  }
-  if (!spreads)
-    h += "<tr><th>burst arrival spread</th><td>\u2014</td><td class=\"meta\">no burst recorded its spread</td></tr>\n";
+  for (const auto& row : MetricRows(review, H))
+    h += "<tr><th>" + row.name + "</th><td>" + row.value + "</td><td class=\"meta\">" + row.meaning + "</td></tr>\n";
   h += "</tbody></table></section>\n";
 
   h += "<footer>idemproof " + H(r.tool_version) + " \u00b7 run " + H(r.run_id) + " \u00b7 " + H(r.started) + " \u2192 " +

@@ -11,13 +11,6 @@ namespace {
 
 std::string M(const std::string& text) { return MarkdownEscape(text); }
 
-std::string Rate(const std::optional<double>& rate, std::int64_t num, std::int64_t den) {
-  if (!rate) return "\u2014 (nothing to measure)";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f %%", *rate * 100.0);
-  return std::string(buf) + " (" + std::to_string(num) + " / " + std::to_string(den) + ")";
-}
-
 std::string StateMark(LayerState state) {
   switch (state) {
     case LayerState::kBroken: return "\u274c **broken**";
@@ -153,32 +146,9 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
     for (const auto& w : review.warnings) md += "- \u26a0 " + M(w) + "\n";
   }
 
-  const Metrics& m = review.metrics;
   md += "\n## Metrics\n\n| metric | value | meaning |\n|---|---|---|\n";
-  md += "| duplicate rate | " + Rate(m.duplicate_rate(), m.keys_sent_more_than_once, m.keys_sent) +
-        " | keys sent more than once / keys sent |\n";
-  md += "| false-dedup rate | " + Rate(m.false_dedup_rate(), m.replay_answers_without_record, m.replay_answers) +
-        " | replay-marked answers with no record behind them / replay-marked answers |\n";
-  md += "| window hit rate | " + Rate(m.window_hit_rate(), m.window_retries_recognised, m.window_retries) +
-        " | retries inside the declared window recognised / retries inside it |\n";
-  md += "| rerun diff rows | " +
-        (m.rerun_diff_rows ? std::to_string(*m.rerun_diff_rows) : std::string("\u2014 (no batch rerun in this run)")) +
-        " | rows that differ between a rerun and a clean run |\n";
-  bool spreads = false;
-  for (const auto& sr : review.scenarios) {
-    for (const auto& b : sr.burst_spreads) {
-      spreads = true;
-      const std::string where = sr.result->name + ", step " + std::to_string(b.step + 1) + " (" +
-                                std::to_string(b.n) + " requests, " + b.mode + ")";
-      if (b.target_ns)
-        md += "| burst arrival spread | " + M(FormatNanos(*b.target_ns)) + " | " + M(where) +
-              ": last minus first arrival, as the target reported (" + M(b.arrival_header) + ") |\n";
-      if (b.harness_ns)
-        md += "| burst release spread | " + M(FormatNanos(*b.harness_ns)) + " | " + M(where) +
-              ": last minus first final write, harness side |\n";
-    }
-  }
-  if (!spreads) md += "| burst arrival spread | \u2014 | no burst recorded its spread |\n";
+  for (const auto& row : MetricRows(review, M))
+    md += "| " + row.name + " | " + row.value + " | " + row.meaning + " |\n";
   md += "\n---\nidemproof " + M(r.tool_version) + " \u00b7 run " + M(r.run_id) + " \u00b7 target file " +
         M(r.target_file) + "\n";
   return out;

@@ -371,6 +371,50 @@ std::string FormatNanos(std::int64_t ns) {
   return buf;
 }
 
+namespace {
+
+std::string Rate(const std::optional<double>& rate, std::int64_t num, std::int64_t den) {
+  if (!rate) return "\u2014 (nothing to measure)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f %%", *rate * 100.0);
+  return std::string(buf) + " (" + std::to_string(num) + " / " + std::to_string(den) + ")";
+}
+
+}  // namespace
+
+std::vector<MetricRow> MetricRows(const RunReview& review,
+                                  const std::function<std::string(const std::string&)>& escape) {
+  const Metrics& m = review.metrics;
+  std::vector<MetricRow> rows = {
+      {"duplicate rate", Rate(m.duplicate_rate(), m.keys_sent_more_than_once, m.keys_sent),
+       "keys sent more than once / keys sent"},
+      {"false-dedup rate", Rate(m.false_dedup_rate(), m.replay_answers_without_record, m.replay_answers),
+       "replay-marked answers with no record behind them / replay-marked answers"},
+      {"window hit rate", Rate(m.window_hit_rate(), m.window_retries_recognised, m.window_retries),
+       "retries inside the declared window recognised / retries inside it"},
+      {"rerun diff rows",
+       m.rerun_diff_rows ? std::to_string(*m.rerun_diff_rows) : std::string("\u2014 (no batch rerun in this run)"),
+       "rows that differ between a rerun and a clean run"},
+  };
+  bool spreads = false;
+  for (const auto& sr : review.scenarios) {
+    for (const auto& b : sr.burst_spreads) {
+      spreads = true;
+      const std::string where = sr.result->name + ", step " + std::to_string(b.step + 1) + " (" +
+                                std::to_string(b.n) + " requests, " + b.mode + ")";
+      if (b.target_ns)
+        rows.push_back({"burst arrival spread", escape(FormatNanos(*b.target_ns)),
+                        escape(where) + ": last minus first arrival, as the target reported (" +
+                            escape(b.arrival_header) + ")"});
+      if (b.harness_ns)
+        rows.push_back({"burst release spread", escape(FormatNanos(*b.harness_ns)),
+                        escape(where) + ": last minus first final write, harness side"});
+    }
+  }
+  if (!spreads) rows.push_back({"burst arrival spread", "\u2014", "no burst recorded its spread"});
+  return rows;
+}
+
 std::string ReproCommand(const RunResults& results, const ScenarioResult& scenario) {
   std::string cmd = "idemproof run " + ShellQuote(scenario.file.empty() ? "scenarios" : scenario.file);
   cmd += " --target " + ShellQuote(results.target_file.empty() ? "TARGET.yaml" : results.target_file);

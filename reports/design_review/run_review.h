@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -147,5 +148,20 @@ std::string DisplayBody(const std::string& body, std::size_t max_chars = 4000);
 
 // Human duration of nanoseconds: "850 us", "12.5 ms", "3.20 s".
 std::string FormatNanos(std::int64_t ns);
+
+// One row of the report's metrics table, in the words every format prints,
+// ready for the format's markup: fixed text as is, and what came from the
+// run (scenario names, measured values, header names) passed through the
+// renderer's `escape`.
+struct MetricRow {
+  std::string name;     // "duplicate rate"
+  std::string value;    // "25.0 % (1 / 4)", "— (nothing to measure)"
+  std::string meaning;  // what is counted
+};
+
+// The four metrics of the run, then a row per burst spread recorded (or one
+// row saying none was).
+std::vector<MetricRow> MetricRows(const RunReview& review,
+                                  const std::function<std::string(const std::string&)>& escape);
 
 }  // namespace idemproof
