@@ -14,6 +14,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -40,10 +41,16 @@ std::vector<std::string> ref_args(std::vector<std::string> args) {
   return args;
 }
 
-enum class Mode { kSync, kThreads, kCurl };
-const std::vector<Mode> kModes{Mode::kSync, Mode::kThreads, Mode::kCurl};
+enum class Mode { kSync, kSyncSendLoop, kThreads, kCurl };
+const std::vector<Mode> kModes{Mode::kSync, Mode::kSyncSendLoop, Mode::kThreads, Mode::kCurl};
 const char* name(Mode m) {
-  return m == Mode::kSync ? "last-byte sync" : m == Mode::kThreads ? "naive threads" : "curl multi";
+  switch (m) {
+    case Mode::kSync: return "last-byte sync (io_uring)";
+    case Mode::kSyncSendLoop: return "last-byte sync (send loop)";
+    case Mode::kThreads: return "naive threads";
+    case Mode::kCurl: return "curl multi";
+  }
+  return "?";
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -81,11 +88,16 @@ Shot fire(Mode mode, std::uint16_t port, std::size_t n, const RequestSnapshot& r
   BurstOptions o;
   o.target = {"127.0.0.1", port};
   o.arrival_header = "X-Arrival-Ns";  // the reference's --report-arrival
-  o.mode = mode == Mode::kSync ? BurstMode::kLastByteSync : BurstMode::kNaiveThreads;
+  o.mode = mode == Mode::kThreads ? BurstMode::kNaiveThreads : BurstMode::kLastByteSync;
+  o.release = mode == Mode::kSyncSendLoop ? BurstRelease::kSendLoop : BurstRelease::kIoUring;
   auto r = fire_burst(std::vector<std::string>(n, format_request(req, "127.0.0.1")), o);
   if (!r) {
     std::cerr << "burst: " << r.error().to_text() << "\n";
     return s;
+  }
+  if (mode == Mode::kSync && r.value().release != BurstRelease::kIoUring) {
+    static bool told = false;
+    if (!std::exchange(told, true)) std::cerr << "io_uring unavailable: the io_uring rows used the send loop\n";
   }
   s.complete = r.value().count(BurstOutcome::kAnswered) == n;
   for (const auto& a : r.value().answers) ++s.statuses[a.outcome == BurstOutcome::kAnswered ? a.status : 0];

@@ -13,6 +13,9 @@
 #include <latch>
 #include <memory>
 #include <thread>
+#include <bit>
+
+#include <liburing.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -117,6 +120,88 @@ std::vector<std::size_t> indices_where(const std::vector<std::unique_ptr<Connect
   return out;
 }
 
+// The final bytes of one request: written at the release.
+struct FinalWrite {
+  int fd;
+  const char* data;
+  std::size_t size;
+};
+
+struct Released {
+  BurstRelease how = BurstRelease::kSendLoop;
+  std::vector<int> written;            // bytes written per request, or -errno
+  std::vector<std::int64_t> sent_ns;   // when each write was known done
+  std::optional<std::int64_t> spread_ns;
+};
+
+// One send() per request in a tight loop; nothing else runs between them. The
+// spread is last - first of the clock read after each send.
+Released release_send_loop(const std::vector<FinalWrite>& finals) {
+  Released out;
+  out.how = BurstRelease::kSendLoop;
+  for (const auto& f : finals) {
+    const ssize_t sent = ::send(f.fd, f.data, f.size, MSG_NOSIGNAL | MSG_DONTWAIT);
+    out.sent_ns.push_back(steady_now_ns());
+    out.written.push_back(sent < 0 ? -errno : static_cast<int>(sent));
+  }
+  if (out.sent_ns.size() >= 2) out.spread_ns = out.sent_ns.back() - out.sent_ns.front();
+  return out;
+}
+
+// Every send queued first, then one io_uring_submit() runs them back to back
+// inside the kernel (a writable socket's send completes inline), so this
+// thread cannot be preempted between two of them. The individual send times
+// are not visible; the spread reported is the duration of the submit, an upper
+// bound. Falls back to the send loop where io_uring is unavailable (an old
+// kernel, a seccomp filter, io_uring_disabled).
+Released release_io_uring(const std::vector<FinalWrite>& finals, std::chrono::nanoseconds timeout) {
+  // One ring per thread, kept: setting one up costs more than the release.
+  struct Ring {
+    io_uring ring{};
+    unsigned entries = 0;
+    ~Ring() {
+      if (entries) io_uring_queue_exit(&ring);
+    }
+  };
+  thread_local Ring kept;
+  if (kept.entries < finals.size()) {
+    if (kept.entries) io_uring_queue_exit(&kept.ring);
+    kept.entries = 0;
+    const unsigned entries = std::max(64u, static_cast<unsigned>(std::bit_ceil(finals.size())));
+    if (io_uring_queue_init(entries, &kept.ring, 0) != 0) return release_send_loop(finals);
+    kept.entries = entries;
+  }
+  io_uring& ring = kept.ring;
+  Released out;
+  out.how = BurstRelease::kIoUring;
+  out.written.assign(finals.size(), -EIO);
+  for (std::size_t k = 0; k < finals.size(); ++k) {
+    io_uring_sqe* sqe = io_uring_get_sqe(&ring);
+    io_uring_prep_send(sqe, finals[k].fd, finals[k].data, finals[k].size, MSG_NOSIGNAL | MSG_DONTWAIT);
+    io_uring_sqe_set_data64(sqe, k);
+  }
+  const std::int64_t before = steady_now_ns();
+  const int submitted = io_uring_submit(&ring);
+  const std::int64_t after = steady_now_ns();
+  if (submitted != static_cast<int>(finals.size())) {
+    // Nothing or only part went to the kernel: what was not submitted is not
+    // sent; the loop cannot help after a partial submit, so report it as is.
+    if (submitted <= 0) return release_send_loop(finals);
+  }
+  for (int k = 0; k < submitted; ++k) {
+    io_uring_cqe* cqe = nullptr;
+    __kernel_timespec deadline{};
+    deadline.tv_sec = std::chrono::duration_cast<std::chrono::seconds>(timeout).count();
+    deadline.tv_nsec = (timeout - std::chrono::seconds(deadline.tv_sec)).count();
+    if (io_uring_wait_cqe_timeout(&ring, &cqe, &deadline) != 0) break;  // unknown: stays -EIO
+    out.written[io_uring_cqe_get_data64(cqe)] = cqe->res;
+    io_uring_cqe_seen(&ring, cqe);
+  }
+  out.sent_ns.assign(finals.size(), after);
+  if (finals.size() >= 2) out.spread_ns = after - before;
+  return out;
+}
+
 void fire_synchronized(const std::vector<std::string>& requests, const BurstOptions& o,
                        const tcp::endpoint& target, BurstResult& result) {
   const std::size_t n = requests.size();
@@ -165,17 +250,24 @@ void fire_synchronized(const std::vector<std::string>& requests, const BurstOpti
       if (--pending == 0) deadline.cancel();
     });
   }
-  // The release: nothing but send() calls and clock reads in this loop.
+  std::vector<FinalWrite> finals;
+  finals.reserve(ready.size());
   for (std::size_t i : ready) {
     const std::string& r = requests[i];
-    const ssize_t sent = ::send(conns[i]->socket.native_handle(), r.data() + r.size() - o.final_bytes,
-                                o.final_bytes, MSG_NOSIGNAL | MSG_DONTWAIT);
-    result.answers[i].sent_ns = steady_now_ns();
-    if (sent != static_cast<ssize_t>(o.final_bytes)) {
+    finals.push_back({conns[i]->socket.native_handle(), r.data() + r.size() - o.final_bytes, o.final_bytes});
+  }
+  const Released released = o.release == BurstRelease::kIoUring ? release_io_uring(finals, o.write_timeout) : release_send_loop(finals);
+  result.release = released.how;
+  result.harness_spread_ns = released.spread_ns;
+  for (std::size_t k = 0; k < ready.size(); ++k) {
+    const std::size_t i = ready[k];
+    const int written = released.written[k];
+    result.answers[i].sent_ns = released.sent_ns[k];
+    if (written != static_cast<int>(o.final_bytes)) {
       // The request never went out complete: the target cannot have run it.
       result.answers[i].sent_ns = 0;
-      result.answers[i].error = sent < 0 ? "write final bytes: " + std::string(std::strerror(errno))
-                                         : "write final bytes: partial";
+      result.answers[i].error = written < 0 ? "write final bytes: " + std::string(std::strerror(-written))
+                                            : "write final bytes: partial";
       conns[i]->prefix_written = false;
     }
   }
@@ -241,6 +333,10 @@ void fire_one_naive(const std::string& request, const BurstOptions& o, const tcp
 
 }  // namespace
 
+const char* to_string(BurstRelease release) {
+  return release == BurstRelease::kIoUring ? "io_uring" : "send-loop";
+}
+
 const char* to_string(BurstMode mode) {
   return mode == BurstMode::kLastByteSync ? "last-byte-sync" : "naive-threads";
 }
@@ -302,7 +398,7 @@ Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const B
     if (a.sent_ns) sent.push_back(a.sent_ns);
     if (a.arrival_ns) arrived.push_back(*a.arrival_ns);
   }
-  if (sent.size() >= 2) {
+  if (!result.harness_spread_ns && sent.size() >= 2) {
     result.harness_spread_ns = *std::max_element(sent.begin(), sent.end()) - *std::min_element(sent.begin(), sent.end());
   }
   if (arrived.size() >= 2) {

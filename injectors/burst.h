@@ -3,15 +3,18 @@
 //
 // kLastByteSync (the real thing): connect N sockets first, write all but the
 // final `final_bytes` of each request, wait `settle` so the target has read
-// and parked every partial request, then write the final bytes of all N from
-// one thread in a tight loop. A request cannot be handled before its last
+// and parked every partial request, then release the final bytes of all N
+// from one thread: by default in one io_uring submit (the sends run back to
+// back in the kernel, where this thread cannot be preempted between them),
+// else (kSendLoop, or io_uring unavailable) in a tight send() loop. A request cannot be handled before its last
 // byte arrives, so the spread between the first and the last complete request
 // is the spread of N small send() calls, not of N connects.
 // kNaiveThreads (for contrast): N threads start together and each connects,
 // writes its whole request and reads its answer.
 //
 // Each burst reports the spread it achieved: on the harness side, the time of
-// the last final write minus the first (steady clock); on the target side,
+// the last final write minus the first (steady clock; for the io_uring
+// release, the duration of the one submit, an upper bound); on the target side,
 // when the target reports arrival times in the header named by
 // `arrival_header` (steady-clock ns when the request was fully read, e.g. the
 // reference service's --report-arrival), max - min of those.
@@ -40,6 +43,9 @@
 namespace idemproof::injectors {
 
 enum class BurstMode { kLastByteSync, kNaiveThreads };
+// How last-byte sync writes the final bytes (see above).
+enum class BurstRelease { kIoUring, kSendLoop };
+const char* to_string(BurstRelease release);
 
 const char* to_string(BurstMode mode);
 // "sync" / "last-byte" / "threads" / "naive"; invalid_config otherwise.
@@ -48,6 +54,7 @@ Result<BurstMode> parse_burst_mode(const std::string& text);
 struct BurstOptions {
   Endpoint target;
   BurstMode mode = BurstMode::kLastByteSync;
+  BurstRelease release = BurstRelease::kIoUring;  // last-byte sync only
   std::size_t final_bytes = 1;  // withheld per request until the release (>= 1)
   std::chrono::nanoseconds settle = std::chrono::milliseconds(5);
   std::chrono::nanoseconds connect_timeout = std::chrono::seconds(5);
@@ -75,6 +82,7 @@ struct BurstAnswer {
 
 struct BurstResult {
   BurstMode mode = BurstMode::kLastByteSync;
+  BurstRelease release = BurstRelease::kSendLoop;  // what last-byte sync used
   std::vector<BurstAnswer> answers;  // one per request, in request order
   std::optional<std::int64_t> harness_spread_ns;  // needs >= 2 requests sent
   std::optional<std::int64_t> target_spread_ns;   // needs >= 2 arrivals reported

@@ -33,8 +33,11 @@ TEST_CASE("a last-byte-synchronized burst returns N answers and measures its spr
   BurstOptions o;
   o.target = {"127.0.0.1", upstream.port()};
   o.arrival_header = "X-Arrival-Ns";
+  for (BurstRelease release : {BurstRelease::kIoUring, BurstRelease::kSendLoop}) {
+  o.release = release;
   for (std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{32}}) {
     for (std::size_t final_bytes : {std::size_t{1}, std::size_t{3}}) {
+      INFO("release " << to_string(release) << ", n " << n << ", final bytes " << final_bytes);
       o.final_bytes = final_bytes;
       const auto before = upstream.requests();
       auto result = fire_burst(identical(n, "127.0.0.1"), o);
@@ -53,7 +56,12 @@ TEST_CASE("a last-byte-synchronized burst returns N answers and measures its spr
       CHECK(r.harness_spread_ns.has_value() == (n >= 2));
       CHECK(r.target_spread_ns.has_value() == (n >= 2));
       if (n >= 2) CHECK(*r.harness_spread_ns >= 0);
+      if (release == BurstRelease::kSendLoop) CHECK(r.release == BurstRelease::kSendLoop);
+      if (release == BurstRelease::kIoUring && r.release != BurstRelease::kIoUring) {
+        WARN("io_uring unavailable here: the burst fell back to the send loop");
+      }
     }
+  }
   }
 }
 
