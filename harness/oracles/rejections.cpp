@@ -24,11 +24,21 @@ Verdict MismatchRejected(const OracleInput& in) {
     if (it == defaults.end()) continue;
     const RequestGroup& original = *it->second;
     for (const auto& op : g.ops) {
-      bool used_before = false, running = false;
+      // What the key held when this other payload came: a result stored by a
+      // default use that finished before it, or a default use still running.
+      // A key whose earlier uses all failed retryably (released) or were lost
+      // (perhaps never stored) may be free: executing then is no violation.
+      bool used_before = false, running = false, stored = false, running_executed = false;
       for (const auto& o : original.ops) {
         if (o.invoke_ns() >= op.invoke_ns()) continue;
         used_before = true;
-        if (o.completion == nullptr || o.complete_ns() > op.invoke_ns()) running = true;
+        const AnswerClass oc = Classify(o, contract);
+        if (o.completion == nullptr || o.complete_ns() > op.invoke_ns()) {
+          running = true;
+          running_executed = running_executed || oc == AnswerClass::kSuccess;
+        } else if (IsTerminal(oc)) {
+          stored = true;
+        }
       }
       if (!used_before) continue;  // the other payload came first: it is the key's first use
       AnswerClass c = Classify(op, contract);
@@ -37,9 +47,20 @@ Verdict MismatchRejected(const OracleInput& in) {
         ++undecided;
         continue;
       }
+      if (a->status == contract.mismatch) {
+        ++judged;
+        continue;
+      }
+      if (c == AnswerClass::kInProgress && running) {
+        ++judged;
+        continue;
+      }
+      // Both payloads executed under one key at once is wrong whatever the order.
+      if (!stored && !(running_executed && c == AnswerClass::kSuccess)) {
+        ++undecided;
+        continue;
+      }
       ++judged;
-      if (a->status == contract.mismatch) continue;
-      if (c == AnswerClass::kInProgress && running) continue;
       std::string ev;
       const Operation* first = FirstTerminal(original, contract);
       if (c == AnswerClass::kSuccess && first != nullptr &&

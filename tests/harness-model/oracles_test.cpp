@@ -143,6 +143,35 @@ TEST_CASE("mismatch_rejected: 409 allowed only while the first still runs; nothi
   CHECK(RunOracle("mismatch_rejected", none.history()).status == VerdictStatus::kUnknown);
 }
 
+TEST_CASE("mismatch_rejected: a key whose earlier uses stored nothing may be taken by another payload") {
+  // The first use failed retryably (a correct target releases the key) or was
+  // lost: executing the other payload then proves nothing either way.
+  LiteralHistory released;
+  released.Send("client-0", "create_order", "k1", "b1", 0, 10, Answer{503, "{}"})
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{201, R"({"id":2})"}, "other");
+  Verdict v = RunOracle("mismatch_rejected", released.history());
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.details["undecided"] == 1);
+
+  LiteralHistory lost;
+  lost.Lost("client-0", "create_order", "k1", "b1", 0, 10)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{201, R"({"id":2})"}, "other");
+  CHECK(RunOracle("mismatch_rejected", lost.history()).status == VerdictStatus::kUnknown);
+
+  // Once a later default use stored a result, the next other payload is judged.
+  LiteralHistory stored;
+  stored.Send("client-0", "create_order", "k1", "b1", 0, 10, Answer{503, "{}"})
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 40, 45, Answer{201, R"({"id":2})"}, "other");
+  CHECK(RunOracle("mismatch_rejected", stored.history()).status == VerdictStatus::kInvalid);
+
+  // Two payloads executed under one key at the same time: wrong in any order.
+  LiteralHistory both;
+  both.Send("client-0", "create_order", "k1", "b1", 0, 100, kCreated)
+      .Send("client-1", "create_order", "k1", "b1", 20, 30, Answer{201, R"({"id":2})"}, "other");
+  CHECK(RunOracle("mismatch_rejected", both.history()).status == VerdictStatus::kInvalid);
+}
+
 TEST_CASE("missing_key_rejected") {
   LiteralHistory ok;
   ok.Send("client-0", "create_order", "", "b1", 0, 10, Answer{400, "{}"});
