@@ -9,6 +9,7 @@
 //    completion; a resumed owner must not complete too), and, when the
 //    action has a records probe, exactly one record.
 // Retries between those two instants may get either answer.
+#include <algorithm>
 #include <map>
 
 #include "oracles/oracle_support.h"
@@ -63,11 +64,25 @@ Verdict LeaseRecovery(const OracleInput& in) {
     nlohmann::json row = {{"key", group.key}, {"crashed", OpJson(*crashed)}, {"crash_index", crash->index},
                           {"lease_ms", lease_ns / 1000000}};
     std::string problem;
+    // Completions: unmarked 2xx answers. A target that marks no replays
+    // cannot tell us which 2xx is the execution, so there every distinct 2xx
+    // answer (a replay must equal the first) counts as one completion.
     int unmarked_2xx = 0;
+    std::vector<HttpAnswer> distinct_2xx;
+    const auto volatile_paths = in.target.VolatilePathsFor(group.action);
     const Operation* first_after = nullptr;
     for (const auto& op : group.ops) {
       const AnswerClass c = Classify(op, contract);
-      if (auto a = op.answer(); a && a->is_2xx() && !IsReplayMarked(*a, contract)) ++unmarked_2xx;
+      if (auto a = op.answer(); a && a->is_2xx()) {
+        if (contract.replay) {
+          if (!IsReplayMarked(*a, contract)) ++unmarked_2xx;
+        } else if (std::none_of(distinct_2xx.begin(), distinct_2xx.end(), [&](const HttpAnswer& d) {
+                     return AnswerDifferences(d, *a, volatile_paths, {}).empty();
+                   })) {
+          distinct_2xx.push_back(*a);
+          ++unmarked_2xx;
+        }
+      }
       if (&op == crashed || op.invoke_ns() <= crash->time_ns) continue;
       if (c == AnswerClass::kNoAnswer) continue;
       if (op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty()) {

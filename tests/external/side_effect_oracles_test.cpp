@@ -101,6 +101,26 @@ TEST_CASE("lease_recovery holds: in progress before expiry, one completion after
   CHECK(v.status == VerdictStatus::kValid);
 }
 
+TEST_CASE("lease_recovery on a target that marks no replays: equal 2xx answers are one completion") {
+  TargetDescription unmarked = ShopTarget();
+  unmarked.idempotency.replay.reset();
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2700, kPaid)
+      .Send("client-0", "create_order", "k1", "b1", 2800, 2810, kPaid)  // the replay, unmarked
+      .Records("create_order", "b1", 1, 3000);
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), unmarked, {{"lease", "2s"}}).status ==
+        VerdictStatus::kValid);
+
+  LiteralHistory twice;  // a resumed owner completing too: two different answers
+  twice.Send("client-1", "create_order", "k1", "b1", 0, 5000, Answer{201, R"({"id":1})"})
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2700, Answer{201, R"({"id":2})"});
+  Verdict v = RunOracle("lease_recovery", WithProcessEvent(twice.history(), "pause", 300), unmarked, {{"lease", "2s"}});
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("completed more than once") != std::string::npos);
+}
+
 TEST_CASE("lease_recovery catches a key blocked forever (no-lease-expiry)") {
   LiteralHistory h;
   h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
