@@ -289,7 +289,11 @@ ClaimOutcome SqliteStore::claim_check_then_insert(const ClaimRequest& request) {
     }
   }
   // The flaw: between the check and the insert, nothing stops a twin.
-  std::this_thread::sleep_for(options_.check_insert_pause);
+  if (options_.between_check_and_insert) {
+    options_.between_check_and_insert();
+  } else {
+    std::this_thread::sleep_for(options_.check_insert_pause);
+  }
   std::lock_guard lock(mu_);
   Statement insert(db_, "INSERT INTO " + records_table_ + " (" + kRecordColumns +
                             ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"

@@ -13,6 +13,7 @@
 // schema; an existing file keeps its data (that is what survives a crash).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,10 @@ enum class ClaimDiscipline { atomic_insert, check_then_insert };
 struct SqliteStoreOptions {
   ClaimDiscipline discipline = ClaimDiscipline::atomic_insert;
   Nanos check_insert_pause{0};  // only for check_then_insert
+  // Only for check_then_insert: runs between the check and the insert, with
+  // no lock held. Empty = sleep for check_insert_pause (the server). The
+  // deterministic simulation (harness/sim/) hands control to its scheduler here.
+  std::function<void()> between_check_and_insert;
 };
 
 class SqliteStore final : public Store {
