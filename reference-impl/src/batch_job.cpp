@@ -1,11 +1,10 @@
 #include "idemproof/ref/batch_job.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <random>
 #include <regex>
 
 #include "idemproof/ref/problem.h"
+#include "idemproof/ref/random_token.h"
 #include "idemproof/ref/query_string.h"
 
 namespace idemproof::ref {
@@ -14,26 +13,10 @@ namespace {
 using nlohmann::json;
 constexpr const char* kRouteRun = "/jobs/{job}/run";
 
-HttpResponse json_response(int status, const json& body) {
-  HttpResponse r;
-  r.status = status;
-  r.set_header("Content-Type", std::string(kJsonContentType));
-  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
-  return r;
-}
-
 HttpResponse method_not_allowed(const std::string& allow) {
   auto r = problem_response(405, "method-not-allowed", "Method not allowed", "allowed: " + allow);
   r.set_header("Allow", allow);
   return r;
-}
-
-std::string owner_token() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
-                static_cast<unsigned long long>(rng()));
-  return buf;
 }
 
 std::optional<std::int64_t> row_field(const json& j, const char* f) {
@@ -152,7 +135,7 @@ HttpResponse BatchRoutes::run(const HttpRequest& request, const std::string& job
     // under the request TTL, and reruns are answered from the request table.
     const TimePoint now = clock_.now();
     const RequestScope scope{"POST", kRouteRun, job};
-    const Lease lease{owner_token(), saturating_add(now, service_.lease)};
+    const Lease lease{random_token(), saturating_add(now, service_.lease)};
     const ClaimOutcome outcome = requests_.claim(ClaimRequest{scope, "", lease, now});
     if (outcome.kind == ClaimKind::completed) {
       const StoredResponse& stored = *outcome.existing->response;

@@ -2,9 +2,8 @@
 
 #include <sqlite3.h>
 
+#include "idemproof/ref/random_token.h"
 #include "sqlite_statement.h"
-
-#include <random>
 
 namespace idemproof::ref {
 namespace {
@@ -19,12 +18,7 @@ PaymentIntent read_intent(const Stmt& s) {
                        s.int64(5),  s.text(6), static_cast<int>(s.int64(7)), s.text(8)};
 }
 
-std::string new_token(const char* prefix) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%s%016llx", prefix, static_cast<unsigned long long>(rng()));
-  return buf;
-}
+std::string new_token(const char* prefix) { return prefix + random_token(); }
 
 }  // namespace
 
@@ -37,37 +31,24 @@ nlohmann::json payment_to_json(const PaymentIntent& p) {
 }
 
 EffectStore::EffectStore(const std::string& path) {
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
-    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw StoreError("open " + path + ": " + message);
-  }
-  sqlite3_busy_timeout(db_, 5000);
-  try {
-    exec("PRAGMA journal_mode = WAL");
-    exec("PRAGMA synchronous = FULL");
-    exec("CREATE TABLE IF NOT EXISTS payment_intents (token TEXT PRIMARY KEY,"
-         " scope_key TEXT NOT NULL UNIQUE, biz_no TEXT NOT NULL, amount INTEGER NOT NULL,"
-         " state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),"
-         " calls INTEGER NOT NULL DEFAULT 0, transaction_id TEXT NOT NULL DEFAULT '',"
-         " failure_status INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL)");
-    exec("CREATE TABLE IF NOT EXISTS payments_unkeyed (token TEXT PRIMARY KEY,"
-         " biz_no TEXT NOT NULL, amount INTEGER NOT NULL, transaction_id TEXT NOT NULL,"
-         " created_at TEXT NOT NULL)");
-    exec("CREATE TABLE IF NOT EXISTS provider_callbacks (seq TEXT PRIMARY KEY,"
-         " biz_no TEXT NOT NULL, event TEXT NOT NULL)");
-    exec("CREATE TABLE IF NOT EXISTS callback_states (biz_no TEXT PRIMARY KEY,"
-         " state TEXT NOT NULL, applied INTEGER NOT NULL)");
-    exec("CREATE TABLE IF NOT EXISTS inbox_messages (message_id TEXT PRIMARY KEY)");
-    exec("CREATE TABLE IF NOT EXISTS inbox_accounts (account TEXT PRIMARY KEY,"
-         " balance INTEGER NOT NULL, applied INTEGER NOT NULL)");
-    // The order tables belong to SqliteStore; a refund callback touches them.
-    exec("CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available INTEGER NOT NULL)");
-  } catch (...) {
-    sqlite3_close(db_);
-    throw;
-  }
+  db_ = SqliteOpen(path, {
+      "CREATE TABLE IF NOT EXISTS payment_intents (token TEXT PRIMARY KEY,"
+       " scope_key TEXT NOT NULL UNIQUE, biz_no TEXT NOT NULL, amount INTEGER NOT NULL,"
+       " state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),"
+       " calls INTEGER NOT NULL DEFAULT 0, transaction_id TEXT NOT NULL DEFAULT '',"
+       " failure_status INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS payments_unkeyed (token TEXT PRIMARY KEY,"
+       " biz_no TEXT NOT NULL, amount INTEGER NOT NULL, transaction_id TEXT NOT NULL,"
+       " created_at TEXT NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS provider_callbacks (seq TEXT PRIMARY KEY,"
+       " biz_no TEXT NOT NULL, event TEXT NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS callback_states (biz_no TEXT PRIMARY KEY,"
+       " state TEXT NOT NULL, applied INTEGER NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS inbox_messages (message_id TEXT PRIMARY KEY)",
+      "CREATE TABLE IF NOT EXISTS inbox_accounts (account TEXT PRIMARY KEY,"
+       " balance INTEGER NOT NULL, applied INTEGER NOT NULL)",
+      // The order tables belong to SqliteStore; a refund callback touches them.
+      "CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available INTEGER NOT NULL)"});
 }
 
 EffectStore::~EffectStore() { sqlite3_close(db_); }

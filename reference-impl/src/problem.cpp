@@ -4,6 +4,14 @@
 
 namespace idemproof::ref {
 
+HttpResponse json_response(int status, const nlohmann::json& body) {
+  HttpResponse r;
+  r.status = status;
+  r.set_header("Content-Type", std::string(kJsonContentType));
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
 HttpResponse problem_response(int status, std::string_view name, std::string_view title,
                               std::string_view detail) {
   const nlohmann::json body = {

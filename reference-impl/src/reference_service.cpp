@@ -1,15 +1,14 @@
 #include "idemproof/ref/reference_service.h"
 
 #include <charconv>
-#include <cstdio>
 #include <functional>
-#include <random>
 #include <thread>
 #include <variant>
 
 #include "idemproof/ref/fingerprint.h"
 #include "idemproof/ref/idempotency_key.h"
 #include "idemproof/ref/problem.h"
+#include "idemproof/ref/random_token.h"
 #include "idemproof/ref/query_string.h"
 
 namespace idemproof::ref {
@@ -35,22 +34,6 @@ namespace {
 constexpr const char* kRouteOrders = "/orders";
 constexpr const char* kRouteOrder = "/orders/{id}";
 constexpr const char* kRouteAddress = "/orders/{id}/address";
-
-std::string new_owner_token() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
-                static_cast<unsigned long long>(rng()));
-  return buf;
-}
-
-HttpResponse json_response(int status, const json& body) {
-  HttpResponse r;
-  r.status = status;
-  r.set_header("Content-Type", std::string(kJsonContentType));
-  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
-  return r;
-}
 
 HttpResponse method_not_allowed(std::string_view method, std::string allow) {
   auto r = problem_response(405, "method-not-allowed", "Method not allowed",
@@ -191,7 +174,7 @@ static std::variant<std::optional<std::string>, HttpResponse> key_of(
   if (config.flaw == Flaw::request_id_key) {
     // The flaw: a per-request id (fresh on every retry) stands in for the key.
     auto request_id = request.header("X-Request-Id");
-    return std::optional<std::string>(request_id ? *request_id : new_owner_token());
+    return std::optional<std::string>(request_id ? *request_id : random_token());
   }
   return key;
 }
@@ -349,7 +332,7 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
   const TimePoint now = clock_.now();
   Call call;
   call.scope = RequestScope{request.method, route_template, *key};
-  call.lease.owner = new_owner_token();
+  call.lease.owner = random_token();
   call.lease.expires_at = config_.flaw == Flaw::no_lease_expiry
                               ? TimePoint::max()  // the flaw: a lease that never ends
                               : saturating_add(now, config_.lease);

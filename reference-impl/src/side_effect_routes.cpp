@@ -1,11 +1,10 @@
 #include "idemproof/ref/side_effect_routes.h"
 
-#include <cstdio>
-#include <random>
 
 #include "idemproof/ref/fingerprint.h"
 #include "idemproof/ref/idempotency_key.h"
 #include "idemproof/ref/problem.h"
+#include "idemproof/ref/random_token.h"
 #include "idemproof/ref/query_string.h"
 
 namespace idemproof::ref {
@@ -13,22 +12,6 @@ namespace {
 
 using nlohmann::json;
 constexpr const char* kRoutePayments = "/payments";
-
-HttpResponse json_response(int status, const json& body) {
-  HttpResponse r;
-  r.status = status;
-  r.set_header("Content-Type", std::string(kJsonContentType));
-  r.body = body.dump(-1, ' ', false, json::error_handler_t::replace);
-  return r;
-}
-
-std::string random_token() {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buf[33];
-  std::snprintf(buf, sizeof buf, "%016llx%016llx", static_cast<unsigned long long>(rng()),
-                static_cast<unsigned long long>(rng()));
-  return buf;
-}
 
 HttpResponse retry_later(int status, std::string_view name, std::string_view title,
                          const std::string& detail) {

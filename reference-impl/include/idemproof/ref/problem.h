@@ -1,10 +1,12 @@
-// Problem details (RFC 9457): every error answer of the reference service is
-// application/problem+json {"type": "urn:idemproof:<name>", "title", "status",
-// "detail"}.
+// The reference service's answer bodies: JSON for results and problem
+// details (RFC 9457) for every error: application/problem+json
+// {"type": "urn:idemproof:<name>", "title", "status", "detail"}.
 #pragma once
 
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "idemproof/ref/http_message.h"
 
@@ -12,6 +14,9 @@ namespace idemproof::ref {
 
 inline constexpr std::string_view kProblemContentType = "application/problem+json";
 inline constexpr std::string_view kJsonContentType = "application/json";
+
+// An application/json answer; invalid UTF-8 from request data is replaced.
+HttpResponse json_response(int status, const nlohmann::json& body);
 
 // A problem answer; `name` becomes the type "urn:idemproof:<name>".
 HttpResponse problem_response(int status, std::string_view name, std::string_view title,
