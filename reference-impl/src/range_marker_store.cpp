@@ -20,30 +20,18 @@ RangeMarker read_marker(const Stmt& s) {
 }  // namespace
 
 RangeMarkerStore::RangeMarkerStore(const std::string& path) {
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
-    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw StoreError("open " + path + ": " + message);
-  }
-  sqlite3_busy_timeout(db_, 5000);
-  try {
-    exec("PRAGMA journal_mode = WAL");
-    exec("PRAGMA synchronous = FULL");
-    exec("CREATE TABLE IF NOT EXISTS batch_jobs (job TEXT PRIMARY KEY, runs INTEGER NOT NULL)");
-    exec("CREATE TABLE IF NOT EXISTS batch_results (job TEXT NOT NULL, row_id INTEGER NOT NULL,"
-         " account TEXT NOT NULL, amount INTEGER NOT NULL, fee INTEGER NOT NULL, run INTEGER NOT NULL,"
-         " PRIMARY KEY (job, row_id)) WITHOUT ROWID");
-    exec("CREATE TABLE IF NOT EXISTS batch_results_log (job TEXT NOT NULL, row_id INTEGER NOT NULL,"
-         " account TEXT NOT NULL, amount INTEGER NOT NULL, fee INTEGER NOT NULL, run INTEGER NOT NULL)");
-    exec("CREATE INDEX IF NOT EXISTS batch_results_log_job ON batch_results_log (job, row_id)");
-    exec("CREATE TABLE IF NOT EXISTS range_markers (job TEXT NOT NULL, part TEXT NOT NULL,"
-         " range_from INTEGER NOT NULL, range_to INTEGER NOT NULL, rows_written INTEGER NOT NULL,"
-         " checksum TEXT NOT NULL, done_at TEXT NOT NULL, run INTEGER NOT NULL,"
-         " PRIMARY KEY (job, part)) WITHOUT ROWID");
-  } catch (...) {
-    sqlite3_close(db_);
-    throw;
-  }
+  db_ = SqliteOpen(path, {
+      "CREATE TABLE IF NOT EXISTS batch_jobs (job TEXT PRIMARY KEY, runs INTEGER NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS batch_results (job TEXT NOT NULL, row_id INTEGER NOT NULL,"
+       " account TEXT NOT NULL, amount INTEGER NOT NULL, fee INTEGER NOT NULL, run INTEGER NOT NULL,"
+       " PRIMARY KEY (job, row_id)) WITHOUT ROWID",
+      "CREATE TABLE IF NOT EXISTS batch_results_log (job TEXT NOT NULL, row_id INTEGER NOT NULL,"
+       " account TEXT NOT NULL, amount INTEGER NOT NULL, fee INTEGER NOT NULL, run INTEGER NOT NULL)",
+      "CREATE INDEX IF NOT EXISTS batch_results_log_job ON batch_results_log (job, row_id)",
+      "CREATE TABLE IF NOT EXISTS range_markers (job TEXT NOT NULL, part TEXT NOT NULL,"
+       " range_from INTEGER NOT NULL, range_to INTEGER NOT NULL, rows_written INTEGER NOT NULL,"
+       " checksum TEXT NOT NULL, done_at TEXT NOT NULL, run INTEGER NOT NULL,"
+       " PRIMARY KEY (job, part)) WITHOUT ROWID"});
 }
 
 RangeMarkerStore::~RangeMarkerStore() { sqlite3_close(db_); }

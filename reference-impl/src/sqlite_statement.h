@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "idemproof/ref/store.h"
@@ -77,6 +78,29 @@ inline void SqliteExec(sqlite3* db, const char* sql) {
     sqlite3_free(error);
     throw StoreError(message + " in " + sql);
   }
+}
+
+// Opens (creating) the SQLite file at `path` the way every store of the
+// reference wants it: WAL, synchronous FULL (a commit is on disk before its
+// answer is sent), a 5 s busy timeout; then runs `schema` (CREATE ... IF NOT
+// EXISTS). The caller owns the handle (sqlite3_close). Throws StoreError.
+inline sqlite3* SqliteOpen(const std::string& path, std::initializer_list<std::string> schema) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+    std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw StoreError("open " + path + ": " + message);
+  }
+  sqlite3_busy_timeout(db, 5000);
+  try {
+    SqliteExec(db, "PRAGMA journal_mode = WAL");
+    SqliteExec(db, "PRAGMA synchronous = FULL");
+    for (const auto& statement : schema) SqliteExec(db, statement.c_str());
+  } catch (...) {
+    sqlite3_close(db);
+    throw;
+  }
+  return db;
 }
 
 }  // namespace idemproof::ref

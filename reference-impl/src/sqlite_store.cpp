@@ -180,34 +180,18 @@ SqliteStore::SqliteStore(const std::string& path, SqliteStoreOptions options)
       records_table_(options.discipline == ClaimDiscipline::atomic_insert
                          ? "idempotency_records"
                          : "idempotency_records_unconstrained") {
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
-    std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    throw StoreError("open " + path + ": " + message);
-  }
-  sqlite3_busy_timeout(db_, 5000);
-  try {
-    exec("PRAGMA journal_mode = WAL");
-    // FULL: a commit (a completed record) is synced before its answer is sent.
-    exec("PRAGMA synchronous = FULL");
-    exec((std::string("CREATE TABLE IF NOT EXISTS idempotency_records ") + kRecordsSchema +
-          ", PRIMARY KEY (method, route, key)) WITHOUT ROWID")
-             .c_str());
-    exec((std::string("CREATE TABLE IF NOT EXISTS idempotency_records_unconstrained ") +
-          kRecordsSchema + ")")
-             .c_str());
-    // biz_no is deliberately not unique: the idempotency key is the only dedup.
-    exec("CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY AUTOINCREMENT,"
-         " biz_no TEXT NOT NULL, sku TEXT NOT NULL, qty INTEGER NOT NULL,"
-         " amount INTEGER NOT NULL, address TEXT, status TEXT NOT NULL,"
-         " created_at TEXT NOT NULL)");
-    exec("CREATE INDEX IF NOT EXISTS orders_by_biz_no ON orders (biz_no)");
-    exec("CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available INTEGER NOT NULL)");
-  } catch (...) {
-    sqlite3_close(db_);
-    throw;
-  }
+  db_ = SqliteOpen(
+      path,
+      {std::string("CREATE TABLE IF NOT EXISTS idempotency_records ") + kRecordsSchema +
+           ", PRIMARY KEY (method, route, key)) WITHOUT ROWID",
+       std::string("CREATE TABLE IF NOT EXISTS idempotency_records_unconstrained ") + kRecordsSchema + ")",
+       // biz_no is deliberately not unique: the idempotency key is the only dedup.
+       "CREATE TABLE IF NOT EXISTS orders (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+       " biz_no TEXT NOT NULL, sku TEXT NOT NULL, qty INTEGER NOT NULL,"
+       " amount INTEGER NOT NULL, address TEXT, status TEXT NOT NULL,"
+       " created_at TEXT NOT NULL)",
+       "CREATE INDEX IF NOT EXISTS orders_by_biz_no ON orders (biz_no)",
+       "CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available INTEGER NOT NULL)"});
 }
 
 SqliteStore::~SqliteStore() { sqlite3_close(db_); }
