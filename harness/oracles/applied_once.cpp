@@ -10,8 +10,13 @@
 //
 // A message is identified by the `key` of its delivery events: requests of
 // the `actions` (the target puts {{key}} into the message id) and f
-// "deliver" / "publish" events.
+// "deliver" / "publish" events. Broker redeliveries the harness does not send
+// itself count too: an entry the broker still held unacknowledged (the
+// runtime's settle note lists it) when the target was killed or restarted can
+// only be acknowledged by being delivered again, so once the group settles
+// later, that message was delivered once more.
 #include <map>
+#include <set>
 
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
@@ -47,6 +52,33 @@ Verdict AppliedOnce(const OracleInput& in) {
   }
   if (messages.empty()) return Verdict::Unknown(name, "no message was delivered");
 
+  std::map<std::string, std::string> message_of_entry;  // broker entry id -> message key
+  std::set<std::string> pending, orphaned;
+  int redelivered = 0;
+  for (const auto& e : in.history.events()) {
+    if (e.f == "publish" && e.type == EventType::kOk && e.value.contains("entry_id") && messages.count(e.key)) {
+      message_of_entry[e.value["entry_id"].get<std::string>()] = e.key;
+    } else if (e.f == "note" && e.value.contains("group") && e.value["group"].is_object()) {
+      const auto& group = e.value["group"];
+      if (group.value("pending", -1) == 0) {
+        for (const auto& id : orphaned) {
+          if (auto m = message_of_entry.find(id); m != message_of_entry.end()) {
+            ++deliveries[m->second];
+            ++redelivered;
+          }
+        }
+        orphaned.clear();
+        pending.clear();
+      } else if (group.contains("pending_ids")) {
+        pending.clear();
+        for (const auto& id : group["pending_ids"]) pending.insert(id.get<std::string>());
+      }
+    } else if ((e.f == "kill" || e.f == "restart") && e.type == EventType::kOk) {
+      orphaned.insert(pending.begin(), pending.end());
+      pending.clear();
+    }
+  }
+
   auto read = [&](const std::string& label) -> std::optional<std::int64_t> {
     auto v = ProbeValue(in.history, label);
     if (!v || !v->is_number_integer()) return std::nullopt;
@@ -71,7 +103,8 @@ Verdict AppliedOnce(const OracleInput& in) {
   const std::int64_t applied = *counter - base;
   nlohmann::json details = {{"applied", applied},   {"counter", *counter}, {"before", base},
                             {"definite", definite}, {"uncertain", uncertain},
-                            {"deliveries", total_deliveries}, {"messages", deliveries}};
+                            {"deliveries", total_deliveries}, {"messages", deliveries},
+                            {"broker_redeliveries", redelivered}};
   if (applied > definite + uncertain)
     return Verdict::Invalid(name, "the consumer applied " + std::to_string(applied) + " times for " +
                                       std::to_string(definite + uncertain) + " distinct message(s) (" +

@@ -142,6 +142,7 @@ Status PublishStep(const TargetDescription& target, const Step& step, int index,
   // everything published and acknowledged it (the effect commits before the ack).
   const auto deadline = std::chrono::steady_clock::now() + broker.settle;
   StreamGroupState state;
+  std::vector<std::string> pending_ids;
   std::string error;
   bool settled = false;
   while (true) {
@@ -152,6 +153,13 @@ Status PublishStep(const TargetDescription& target, const Step& step, int index,
       error.clear();
       settled = state.exists && state.pending == 0 && !state.last_delivered_id.empty() &&
                 StreamIdNotAfter(last_id, state.last_delivered_id);
+      // Entries still unacknowledged: if their consumer dies now, the broker
+      // must deliver them again (applied_once counts that redelivery).
+      pending_ids.clear();
+      if (state.pending > 0) {
+        auto ids = publisher->PendingIds(*stream, broker.group);
+        if (ids.ok()) pending_ids = *ids;
+      }
     } else {
       error = group.status().message();
     }
@@ -167,6 +175,7 @@ Status PublishStep(const TargetDescription& target, const Step& step, int index,
                            {"pending", state.pending},
                            {"last_delivered_id", state.last_delivered_id}}},
                 {"last_entry_id", last_id}};
+  if (!pending_ids.empty()) note.value["group"]["pending_ids"] = pending_ids;
   if (!error.empty()) note.value["error"] = error;
   ctx.append(std::move(note), monotonic_ns());
   return Status::Ok();

@@ -111,4 +111,20 @@ Result<StreamGroupState> RedisPublisher::Group(const std::string& stream, const 
   return state;
 }
 
+Result<std::vector<std::string>> RedisPublisher::PendingIds(const std::string& stream, const std::string& group,
+                                                           int max) {
+  auto r = command(ctx_, {"XPENDING", stream, group, "-", "+", std::to_string(max)});
+  if (!r.ok()) return r.status();
+  const redisReply* rows = r->get();
+  if (rows->type != REDIS_REPLY_ARRAY) return Status(StatusCode::kProcessError, "redis XPENDING: unexpected reply");
+  std::vector<std::string> ids;
+  for (size_t i = 0; i < rows->elements; ++i) {
+    const redisReply* row = rows->element[i];
+    if (row->type != REDIS_REPLY_ARRAY || row->elements < 1 || row->element[0]->type != REDIS_REPLY_STRING)
+      return Status(StatusCode::kProcessError, "redis XPENDING: unexpected row");
+    ids.emplace_back(row->element[0]->str, row->element[0]->len);
+  }
+  return ids;
+}
+
 }  // namespace idemproof::runtime

@@ -42,6 +42,9 @@ class RedisPublisher {
                           const std::vector<std::pair<std::string, std::string>>& fields);
   // The group's state; exists = false while nobody created it.
   Result<StreamGroupState> Group(const std::string& stream, const std::string& group);
+  // Ids of the group's entries delivered and not acknowledged (XPENDING), at
+  // most `max`, oldest first.
+  Result<std::vector<std::string>> PendingIds(const std::string& stream, const std::string& group, int max = 1000);
 
  private:
   explicit RedisPublisher(redisContext* ctx) : ctx_(ctx) {}

@@ -46,7 +46,58 @@ History WithDelivery(const History& base, const std::string& f, const std::strin
   return h;
 }
 
+// A publish of `message` into the broker (entry `entry_id`) at `t` ms, then
+// the runtime's settle note: `pending_ids` still unacknowledged (none: settled).
+History WithPublish(const History& base, const std::string& message, const std::string& entry_id, int t,
+                    const std::vector<std::string>& pending_ids) {
+  History h = base;
+  HistoryEvent e;
+  e.process = "publisher";
+  e.f = "publish";
+  e.action = "credit";
+  e.key = message;
+  e.time_ns = std::int64_t{t} * 1000000;
+  h.Append(e);
+  e.type = EventType::kOk;
+  e.value = {{"entry_id", entry_id}};
+  h.Append(e);
+  HistoryEvent note;
+  note.process = "harness";
+  note.f = "note";
+  note.type = EventType::kInfo;
+  note.key = message;
+  note.time_ns = e.time_ns + 1000000;
+  note.value = {{"note", pending_ids.empty() ? "broker settled" : "broker did not settle"},
+                {"group", {{"exists", true}, {"pending", pending_ids.size()}}}};
+  if (!pending_ids.empty()) note.value["group"]["pending_ids"] = pending_ids;
+  h.Append(note);
+  return h;
+}
+
 }  // namespace
+
+TEST_CASE("applied_once counts the broker's redelivery of an entry whose consumer died before its ack") {
+  auto run = [](bool restart_between, int applied_at_end) {
+    LiteralHistory probes;
+    probes.Probe("inbox_applied", "before", 0, 0);
+    History h = WithPublish(probes.history(), "m1", "1-0", 10, {"1-0"});  // applied, never acked
+    if (restart_between) h = WithProcessEvent(h, "restart", 100);
+    h = WithPublish(h, "m2", "2-0", 200, {});  // the group settles: m1 was delivered again
+    LiteralHistory end;
+    end.Probe("inbox_applied", "after", applied_at_end, 300);
+    for (const auto& e : end.history().events()) h.Append(e);
+    return RunOracle("applied_once", h, ShopTarget(), {{"counter", "after"}, {"before", "before"}});
+  };
+  Verdict once = run(true, 2);
+  CHECK(once.status == VerdictStatus::kValid);
+  CHECK(once.details["broker_redeliveries"] == 1);
+  CHECK(once.details["deliveries"] == 3);
+  CHECK(run(true, 3).status == VerdictStatus::kInvalid);
+  // Pending, then settled without a restart: the same consumer acked late, no redelivery.
+  Verdict slow = run(false, 2);
+  CHECK(slow.status == VerdictStatus::kUnknown);
+  CHECK(slow.details["broker_redeliveries"] == 0);
+}
 
 TEST_CASE("intent_reconciled holds for one charge, recorded, after a kill and a retry") {
   LiteralHistory h;

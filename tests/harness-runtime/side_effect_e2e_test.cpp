@@ -65,6 +65,7 @@ const std::vector<SideEffectFlaw> kSideEffectMatrix = {
     {"unfenced-takeover", "paused-owner-takeover", "lease_recovery"},
     {"inbox-no-dedup", "http-redelivery", "applied_once"},
     {"inbox-no-dedup", "stream-redelivery", "applied_once"},
+    {"inbox-no-dedup", "stream-kill-before-ack", "applied_once"},
 };
 
 }  // namespace
