@@ -92,7 +92,7 @@ Shot fire(Mode mode, std::uint16_t port, std::size_t n, const RequestSnapshot& r
   o.release = mode == Mode::kSyncSendLoop ? BurstRelease::kSendLoop : BurstRelease::kIoUring;
   auto r = fire_burst(std::vector<std::string>(n, format_request(req, "127.0.0.1")), o);
   if (!r) {
-    std::cerr << "burst: " << r.error().to_text() << "\n";
+    std::cerr << "burst: " << r.status().ToString() << "\n";
     return s;
   }
   if (mode == Mode::kSync && r.value().release != BurstRelease::kIoUring) {
@@ -197,8 +197,8 @@ void overhead_section(const std::string& ref_binary, int requests) {
     return;
   }
   ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", ref.port()}}, nullptr);
-  if (Status st = proxy.start(); !st.is_ok()) {
-    std::cerr << st.to_text() << "\n";
+  if (idemproof::Status st = proxy.start(); !st.ok()) {
+    std::cerr << st.ToString() << "\n";
     return;
   }
   const std::string direct_base = "http://127.0.0.1:" + std::to_string(ref.port());

@@ -344,8 +344,7 @@ const char* to_string(BurstMode mode) {
 Result<BurstMode> parse_burst_mode(const std::string& text) {
   if (text == "sync" || text == "last-byte" || text == "last-byte-sync") return BurstMode::kLastByteSync;
   if (text == "threads" || text == "naive" || text == "naive-threads") return BurstMode::kNaiveThreads;
-  return Status::error(ErrorCause::kInvalidConfig,
-                       "burst mode '" + text + "': expected sync or threads");
+  return Status(StatusCode::kInvalidConfig, "burst mode '" + text + "': expected sync or threads");
 }
 
 const char* to_string(BurstOutcome outcome) {
@@ -363,16 +362,16 @@ std::size_t BurstResult::count(BurstOutcome outcome) const {
 }
 
 Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const BurstOptions& o) {
-  if (requests.empty()) return Status::error(ErrorCause::kInvalidConfig, "a burst needs at least one request");
-  if (o.final_bytes == 0) return Status::error(ErrorCause::kInvalidConfig, "final_bytes must be >= 1");
+  if (requests.empty()) return Status(StatusCode::kInvalidConfig, "a burst needs at least one request");
+  if (o.final_bytes == 0) return Status(StatusCode::kInvalidConfig, "final_bytes must be >= 1");
   for (const auto& r : requests) {
     if (r.size() <= o.final_bytes) {
-      return Status::error(ErrorCause::kInvalidConfig, "a request is shorter than final_bytes + 1");
+      return Status(StatusCode::kInvalidConfig, "a request is shorter than final_bytes + 1");
     }
   }
   error_code ec;
   const auto address = asio::ip::make_address(o.target.host, ec);
-  if (ec) return Status::error(ErrorCause::kResolveFailed, "burst target '" + o.target.host + "': " + ec.message());
+  if (ec) return Status(StatusCode::kUnavailable, "burst target '" + o.target.host + "': " + ec.message());
   const tcp::endpoint target(address, o.target.port);
 
   BurstResult result;

@@ -38,7 +38,7 @@
 
 #include "injectors/endpoint.h"
 #include "injectors/fault_event.h"
-#include "injectors/status.h"
+#include "model/status.h"
 
 namespace idemproof::injectors {
 

@@ -518,12 +518,12 @@ ChaosProxy::~ChaosProxy() { heal(); }
 
 Status ChaosProxy::start() {
   Impl& p = *impl_;
-  if (p.started) return Status::error(ErrorCause::kInvalidState, "proxy started twice");
+  if (p.started) return Status(StatusCode::kInternal, "proxy started twice");
   error_code ec;
   const auto listen_addr = asio::ip::make_address(p.settings.listen.host, ec);
-  if (ec) return Status::error(ErrorCause::kResolveFailed, "listen address '" + p.settings.listen.host + "': " + ec.message());
+  if (ec) return Status(StatusCode::kUnavailable, "listen address '" + p.settings.listen.host + "': " + ec.message());
   const auto upstream_addr = asio::ip::make_address(p.settings.upstream.host, ec);
-  if (ec) return Status::error(ErrorCause::kResolveFailed, "upstream address '" + p.settings.upstream.host + "': " + ec.message());
+  if (ec) return Status(StatusCode::kUnavailable, "upstream address '" + p.settings.upstream.host + "': " + ec.message());
   p.upstream = tcp::endpoint(upstream_addr, p.settings.upstream.port);
   const tcp::endpoint listen(listen_addr, p.settings.listen.port);
   p.acceptor.open(listen.protocol(), ec);
@@ -533,7 +533,7 @@ Status ChaosProxy::start() {
   if (ec) {
     error_code ignored;
     p.acceptor.close(ignored);
-    return Status::error(ErrorCause::kBindFailed, "listen on " + p.settings.listen.to_string() + ": " + ec.message());
+    return Status(StatusCode::kUnavailable, "listen on " + p.settings.listen.to_string() + ": " + ec.message());
   }
   p.bound = Endpoint{p.settings.listen.host, p.acceptor.local_endpoint().port()};
   p.work.emplace(asio::make_work_guard(p.io));
@@ -550,7 +550,7 @@ Status ChaosProxy::start() {
     }
     p.stopped.set_value();
   });
-  return Status::ok();
+  return Status::Ok();
 }
 
 Endpoint ChaosProxy::endpoint() const { return impl_->bound; }

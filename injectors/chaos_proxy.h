@@ -27,7 +27,7 @@
 #include <string>
 
 #include "injectors/endpoint.h"
-#include "injectors/status.h"
+#include "model/status.h"
 
 namespace idemproof::injectors {
 

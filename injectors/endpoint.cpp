@@ -12,8 +12,7 @@ std::string Endpoint::to_string() const {
 Result<Endpoint> parse_endpoint(std::string_view text) {
   const std::string original(text);
   auto bad = [&](const std::string& why) {
-    return Status::error(ErrorCause::kInvalidConfig,
-                         "not an endpoint: '" + original + "' (" + why + ")");
+    return Status(StatusCode::kInvalidConfig, "not an endpoint: '" + original + "' (" + why + ")");
   };
   if (text.substr(0, 7) == "http://") text.remove_prefix(7);
   if (!text.empty() && text.back() == '/') text.remove_suffix(1);

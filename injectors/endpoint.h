@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "injectors/status.h"
+#include "model/status.h"
 
 namespace idemproof::injectors {
 

@@ -11,7 +11,7 @@ FaultSettings FaultSettings::read(YamlOptions& options, const std::string& kind)
     YamlOptions m(*match, kind + ".match", *match);
     s.method = m.string("method");
     s.path = m.string("path");
-    if (Status st = m.finish(); !st.is_ok()) options.fail(st);
+    if (Status st = m.finish(); !st.ok()) options.fail(st);
   }
   constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
   s.first = options.integer("first", 1, kMax);

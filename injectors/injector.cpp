@@ -12,12 +12,12 @@ std::vector<std::string> never_fired(const std::vector<InjectorCounters>& counte
 
 Status ActiveFaults::start(std::unique_ptr<Injector> injector) {
   Status st = injector->start(context_);
-  if (!st.is_ok()) {
+  if (!st.ok()) {
     injector->heal();
     return st;
   }
   injectors_.push_back(std::move(injector));
-  return Status::ok();
+  return Status::Ok();
 }
 
 void ActiveFaults::heal_all() noexcept {

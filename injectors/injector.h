@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "injectors/fault_selector.h"
-#include "injectors/status.h"
+#include "model/status.h"
 
 namespace idemproof::injectors {
 

@@ -27,10 +27,9 @@ int run_proxy_command(const ProxyCommandOptions& o, std::ostream& out, std::ostr
   auto listen = parse_endpoint(o.listen);
   auto upstream = parse_endpoint(o.upstream);
   auto timeout = parse_duration(o.upstream_timeout);
-  for (const Status* st : {listen ? nullptr : &listen.error(), upstream ? nullptr : &upstream.error(),
-                           timeout ? nullptr : &timeout.error()}) {
-    if (st) {
-      err << "idemproof proxy: " << st->to_text() << "\n";
+  for (const Status& st : {listen.status(), upstream.status(), timeout.status()}) {
+    if (!st.ok()) {
+      err << "idemproof proxy: " << st.ToString() << "\n";
       return 2;
     }
   }
@@ -52,7 +51,7 @@ int run_proxy_command(const ProxyCommandOptions& o, std::ostream& out, std::ostr
     }
     auto injector = registry.build(block);
     if (!injector) {
-      err << "idemproof proxy: --fault '" << text << "': " << injector.error().to_text() << "\n";
+      err << "idemproof proxy: --fault '" << text << "': " << injector.status().ToString() << "\n";
       return 2;
     }
     built.push_back(std::move(injector.value()));
@@ -71,16 +70,16 @@ int run_proxy_command(const ProxyCommandOptions& o, std::ostream& out, std::ostr
   int code = 0;
   {
     ChaosProxy proxy(settings, &events);
-    if (Status st = proxy.start(); !st.is_ok()) {
-      err << "idemproof proxy: " << st.to_text() << "\n";
+    if (Status st = proxy.start(); !st.ok()) {
+      err << "idemproof proxy: " << st.ToString() << "\n";
       pthread_sigmask(SIG_SETMASK, &previous, nullptr);
       return 3;
     }
     out << "listening on " << proxy.endpoint().to_string() << std::endl;
     ActiveFaults active(InjectorContext{&proxy, &events});
     for (auto& injector : built) {
-      if (Status st = active.start(std::move(injector)); !st.is_ok()) {
-        err << "idemproof proxy: " << st.to_text() << "\n";
+      if (Status st = active.start(std::move(injector)); !st.ok()) {
+        err << "idemproof proxy: " << st.ToString() << "\n";
         code = 2;
       }
     }

@@ -34,16 +34,16 @@ static FaultEvent arming_event(const std::string& kind, const std::string& name,
 }
 
 Status ProxyFaultInjector::start(const InjectorContext& context) {
-  if (started_) return Status::error(ErrorCause::kInvalidState, kind_ + " started twice");
+  if (started_) return Status(StatusCode::kInternal, kind_ + " started twice");
   if (context.proxy == nullptr) {
-    return Status::error(ErrorCause::kNeedsProxy, kind_ + " needs the proxy between client and target");
+    return Status(StatusCode::kInvalidConfig, kind_ + " needs the proxy between client and target");
   }
   proxy_ = context.proxy;
   events_ = context.events;
   started_ = true;
   if (events_) events_->record(arming_event(kind_, settings().name, "start"));
   proxy_->arm(rule_);
-  return Status::ok();
+  return Status::Ok();
 }
 
 void ProxyFaultInjector::heal() noexcept {
@@ -106,7 +106,7 @@ static Result<std::unique_ptr<Injector>> build_fault(ProxyFaultKind kind, YamlOp
     case ProxyFaultKind::kReset:
       break;
   }
-  if (!o.first_error().is_ok()) return o.first_error();
+  if (!o.first_error().ok()) return o.first_error();
   return std::unique_ptr<Injector>(new ProxyFaultInjector(spec, std::move(settings)));
 }
 

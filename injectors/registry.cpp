@@ -6,9 +6,9 @@ namespace idemproof::injectors {
 
 Status Registry::add(const std::string& kind, InjectorFactory factory) {
   if (!factories_.emplace(kind, std::move(factory)).second) {
-    return Status::error(ErrorCause::kInvalidState, "injector kind '" + kind + "' registered twice");
+    return Status(StatusCode::kInternal, "injector kind '" + kind + "' registered twice");
   }
-  return Status::ok();
+  return Status::Ok();
 }
 
 std::vector<std::string> Registry::kinds() const {
@@ -33,16 +33,14 @@ Result<std::unique_ptr<Injector>> Registry::build(const YAML::Node& block) const
   if (it == factories_.end()) {
     std::string known;
     for (const auto& [k, f] : factories_) known += (known.empty() ? "" : ", ") + k;
-    Status st = error_at(kind_node, "unknown injector '" + kind + "' (known: " + known + ")");
-    st.cause = ErrorCause::kUnknownKind;
-    return st;
+    return error_at(kind_node, "unknown injector '" + kind + "' (known: " + known + ")");
   }
   YamlOptions options(options_node, kind, kind_node);
   FaultSettings settings = FaultSettings::read(options, kind);
   // Unknown keys are judged only after the factory has read its own options.
-  if (!options.first_error().is_ok()) return options.first_error();
+  if (!options.first_error().ok()) return options.first_error();
   auto built = it->second(kind, options, std::move(settings));
-  if (Status st = options.finish(); !st.is_ok()) return st;
+  if (Status st = options.finish(); !st.ok()) return st;
   return built;
 }
 

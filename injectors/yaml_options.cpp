@@ -2,33 +2,25 @@
 
 #include <charconv>
 
+#include "model/duration.h"
+
 namespace idemproof::injectors {
 
 Status error_at(const YAML::Node& node, const std::string& message) {
   const YAML::Mark mark = node.Mark();
   const bool known = mark.line >= 0 && mark.column >= 0;
-  return Status::error(ErrorCause::kInvalidConfig, message, known ? mark.line + 1 : 0,
-                       known ? mark.column + 1 : 0);
+  if (!known) return Status(StatusCode::kInvalidConfig, message);
+  return Status(StatusCode::kInvalidConfig, message, SourceMark{"", mark.line + 1, mark.column + 1});
 }
 
 Result<std::chrono::nanoseconds> parse_duration(std::string_view text) {
-  using namespace std::chrono;
-  std::int64_t n = 0;
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, n);
-  if (ec != std::errc() || n < 0) {
-    return Status::error(ErrorCause::kInvalidConfig,
-                         "not a duration: '" + std::string(text) + "' (e.g. 250us, 10ms, 2s)");
+  if (text == "0") return std::chrono::nanoseconds(0);
+  auto d = ParseDuration(text);
+  if (!d.ok()) {
+    return Status(StatusCode::kInvalidConfig,
+                  "not a duration: '" + std::string(text) + "' (an integer and one unit: us, ms, s, m, h)");
   }
-  const std::string_view unit(p, static_cast<std::size_t>(end - p));
-  if (unit == "us") return nanoseconds(microseconds(n));
-  if (unit == "ms") return nanoseconds(milliseconds(n));
-  if (unit == "s") return nanoseconds(seconds(n));
-  if (unit == "m") return nanoseconds(minutes(n));
-  if (unit == "h") return nanoseconds(hours(n));
-  if (unit.empty() && n == 0) return nanoseconds(0);
-  return Status::error(ErrorCause::kInvalidConfig,
-                       "not a duration: '" + std::string(text) + "' (units: us, ms, s, m, h)");
+  return *d;
 }
 
 YamlOptions::YamlOptions(const YAML::Node& node, std::string what, const YAML::Node& anchor)
@@ -40,7 +32,7 @@ YamlOptions::YamlOptions(const YAML::Node& node, std::string what, const YAML::N
 
 std::optional<YAML::Node> YamlOptions::lookup(const char* key) {
   known_.insert(key);
-  if (!first_error_.is_ok() || !node_.IsDefined() || !node_.IsMap()) return std::nullopt;
+  if (!first_error_.ok() || !node_.IsDefined() || !node_.IsMap()) return std::nullopt;
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     if (it->first.Scalar() == key) return it->second;
   }
@@ -59,7 +51,7 @@ void YamlOptions::require(const char* key) {
 }
 
 void YamlOptions::fail(Status error) {
-  if (first_error_.is_ok()) first_error_ = std::move(error);
+  if (first_error_.ok()) first_error_ = std::move(error);
 }
 
 std::optional<std::string> YamlOptions::string(const char* key) {
@@ -135,7 +127,7 @@ std::optional<std::chrono::nanoseconds> YamlOptions::duration(const char* key) {
   }
   auto d = parse_duration(n.Scalar());
   if (!d) {
-    fail(error_at(n, what_ + "." + key + ": " + d.error().message));
+    fail(error_at(n, what_ + "." + key + ": " + d.status().message()));
     return std::nullopt;
   }
   return d.value();
@@ -144,7 +136,7 @@ std::optional<std::chrono::nanoseconds> YamlOptions::duration(const char* key) {
 std::optional<YAML::Node> YamlOptions::child(const char* key) { return lookup(key); }
 
 Status YamlOptions::finish() const {
-  if (!first_error_.is_ok()) return first_error_;
+  if (!first_error_.ok()) return first_error_;
   if (node_.IsDefined() && node_.IsMap()) {
     for (auto it = node_.begin(); it != node_.end(); ++it) {
       if (!known_.count(it->first.Scalar())) {
@@ -152,7 +144,7 @@ Status YamlOptions::finish() const {
       }
     }
   }
-  return Status::ok();
+  return Status::Ok();
 }
 
 }  // namespace idemproof::injectors

@@ -18,14 +18,16 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "injectors/status.h"
+#include "model/status.h"
 
 namespace idemproof::injectors {
 
-// An invalid_config Status positioned at `node` (1-based line:column).
+// An invalid_config Status positioned at `node` (1-based line:column; the
+// file is the caller's to name).
 Status error_at(const YAML::Node& node, const std::string& message);
 
-// "250us", "10ms", "2s", "1m", "1h" or "0". Precondition: none.
+// A duration as scenario files write them (model/duration.h: "250us",
+// "10ms", "2s", "1m", "1h"), or "0"; invalid_config otherwise.
 Result<std::chrono::nanoseconds> parse_duration(std::string_view text);
 
 class YamlOptions {
@@ -60,7 +62,7 @@ class YamlOptions {
   YAML::Node anchor_;
   std::string what_;
   std::set<std::string> known_;
-  Status first_error_ = Status::ok();
+  Status first_error_ = Status::Ok();
 };
 
 }  // namespace idemproof::injectors

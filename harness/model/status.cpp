@@ -20,6 +20,7 @@ const char* StatusCodeName(StatusCode code) {
 
 std::string SourceMark::ToString() const {
   if (!known()) return file;
+  if (file.empty()) return std::to_string(line) + ":" + std::to_string(column);
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 

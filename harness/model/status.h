@@ -40,7 +40,8 @@ struct SourceMark {
   int column = 0;
 
   bool known() const { return line > 0; }
-  // "file:line:column", or "file" when the position is unknown.
+  // "file:line:column", "line:column" without a file, or "file" when the
+  // position is unknown.
   std::string ToString() const;
 };
 
@@ -87,6 +88,7 @@ class Result {
   }
 
   bool ok() const { return std::holds_alternative<T>(v_); }
+  explicit operator bool() const { return ok(); }
   // Ok() when a value is held.
   Status status() const { return ok() ? Status() : std::get<Status>(v_); }
 

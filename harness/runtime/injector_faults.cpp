@@ -32,21 +32,9 @@ struct InjectorFaults::Proxy {
 
 namespace {
 
-StatusCode CodeOf(inj::ErrorCause cause) {
-  switch (cause) {
-    case inj::ErrorCause::kInvalidConfig:
-    case inj::ErrorCause::kUnknownKind: return StatusCode::kInvalidConfig;
-    case inj::ErrorCause::kBindFailed:
-    case inj::ErrorCause::kResolveFailed: return StatusCode::kUnavailable;
-    case inj::ErrorCause::kNeedsProxy:
-    case inj::ErrorCause::kInvalidState: return StatusCode::kInternal;
-    case inj::ErrorCause::kIo: return StatusCode::kIoError;
-  }
-  return StatusCode::kInternal;
-}
-
-Status FromInjectors(const inj::Status& st, const std::string& context) {
-  return Status(CodeOf(st.cause), context + st.to_text());
+// The injectors' own Status, with `context` (which fault, which target) in front.
+Status FromInjectors(const Status& st, const std::string& context) {
+  return Status(st.code(), context + (st.mark() ? st.mark()->ToString() + ": " : "") + st.message());
 }
 
 YAML::Node ToYaml(const nlohmann::json& j) {
@@ -113,7 +101,7 @@ bool InjectorFaults::Supports(const std::string& kind) const {
 
 Status InjectorFaults::Validate(const FaultDeclaration& fault) const {
   auto built = registry_->registry.build(BlockOf(fault));
-  if (!built) return FromInjectors(built.error(), "fault " + fault.name + ": ");
+  if (!built) return FromInjectors(built.status(), "fault " + fault.name + ": ");
   return Status::Ok();
 }
 
@@ -122,14 +110,14 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
     return Status(StatusCode::kInvalidArgument, "fault " + fault.name + " is already active");
   }
   auto built = registry_->registry.build(BlockOf(fault));
-  if (!built) return FromInjectors(built.error(), "fault " + fault.name + ": ");
+  if (!built) return FromInjectors(built.status(), "fault " + fault.name + ": ");
   std::unique_ptr<inj::Injector> injector = std::move(built).value();
 
   if (!proxy_) {
     auto parts = SplitBaseUrl(scope.target_base_url);
     if (!parts.ok()) return parts.status();
     auto upstream = inj::parse_endpoint(parts->authority);
-    if (!upstream) return FromInjectors(upstream.error(), "target " + scope.target_base_url + ": ");
+    if (!upstream) return FromInjectors(upstream.status(), "target " + scope.target_base_url + ": ");
     auto p = std::make_unique<Proxy>();
     auto on_event = scope.on_event;
     p->log = std::make_unique<inj::FaultEventLog>([on_event](const inj::FaultEvent& e) {
@@ -138,12 +126,12 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
     inj::ProxySettings settings;
     settings.upstream = upstream.value();
     p->proxy = std::make_unique<inj::ChaosProxy>(settings, p->log.get());
-    if (inj::Status st = p->proxy->start(); !st.is_ok()) return FromInjectors(st, "chaos proxy: ");
+    if (Status st = p->proxy->start(); !st.ok()) return FromInjectors(st, "chaos proxy: ");
     client_base_url_ = "http://" + p->proxy->endpoint().to_string() + parts->path;
     proxy_ = std::move(p);
   }
   inj::InjectorContext context{proxy_->proxy.get(), proxy_->log.get()};
-  if (inj::Status st = injector->start(context); !st.is_ok()) {
+  if (Status st = injector->start(context); !st.ok()) {
     Status out = FromInjectors(st, "fault " + fault.name + ": ");
     if (proxy_->active.empty()) HealAll();
     return out;

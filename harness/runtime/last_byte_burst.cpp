@@ -45,7 +45,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
   auto first = SplitUrl(requests.front().url);
   if (!first) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + requests.front().url);
   auto endpoint = inj::parse_endpoint(first->authority);
-  if (!endpoint) return AllNotSent(requests, endpoint.error().to_text());
+  if (!endpoint) return AllNotSent(requests, endpoint.status().ToString());
 
   std::vector<std::string> raw;
   for (const auto& r : requests) {
@@ -69,7 +69,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
   options.connect_timeout = std::min<std::chrono::nanoseconds>(options.connect_timeout, requests.front().timeout);
   const std::int64_t started = monotonic_ns();
   auto fired = inj::fire_burst(raw, options);
-  if (!fired) return AllNotSent(requests, fired.error().to_text());
+  if (!fired) return AllNotSent(requests, fired.status().ToString());
   const inj::BurstResult& result = fired.value();
   last_spread_ = result.harness_spread_ns;
 

@@ -10,6 +10,9 @@
 #include "support/counting_upstream.h"
 
 using namespace idemproof::injectors;
+using idemproof::Result;
+using idemproof::Status;
+using idemproof::StatusCode;
 using idemproof::testkit::CountingUpstream;
 
 namespace {
@@ -41,7 +44,7 @@ TEST_CASE("a last-byte-synchronized burst returns N answers and measures its spr
       o.final_bytes = final_bytes;
       const auto before = upstream.requests();
       auto result = fire_burst(identical(n, "127.0.0.1"), o);
-      REQUIRE(result.is_ok());
+      REQUIRE(result.ok());
       const BurstResult& r = result.value();
       REQUIRE(r.answers.size() == n);
       CHECK(r.count(BurstOutcome::kAnswered) == n);
@@ -72,7 +75,7 @@ TEST_CASE("the naive thread burst returns N answers too", "[injectors][burst]") 
   o.arrival_header = "X-Arrival-Ns";
   o.mode = BurstMode::kNaiveThreads;
   auto result = fire_burst(identical(16, "127.0.0.1"), o);
-  REQUIRE(result.is_ok());
+  REQUIRE(result.ok());
   CHECK(result.value().count(BurstOutcome::kAnswered) == 16);
   CHECK(result.value().harness_spread_ns.has_value());
   CHECK(result.value().target_spread_ns.has_value());
@@ -90,7 +93,7 @@ TEST_CASE("burst outcomes: not sent when nobody listens, no answer past the read
     o.mode = mode;
     o.target = {"127.0.0.1", dead_port};
     auto refused = fire_burst(identical(4, "x"), o);
-    REQUIRE(refused.is_ok());
+    REQUIRE(refused.ok());
     CHECK(refused.value().count(BurstOutcome::kNotSent) == 4);
     CHECK(refused.value().answers[0].error.find("connect") == 0);
     CHECK_FALSE(refused.value().harness_spread_ns.has_value());
@@ -102,17 +105,17 @@ TEST_CASE("burst outcomes: not sent when nobody listens, no answer past the read
   o.target = {"127.0.0.1", silent.local_endpoint().port()};
   o.read_timeout = std::chrono::milliseconds(200);
   auto silent_result = fire_burst(identical(3, "x"), o);
-  REQUIRE(silent_result.is_ok());
+  REQUIRE(silent_result.ok());
   CHECK(silent_result.value().count(BurstOutcome::kNoAnswer) == 3);
 }
 
 TEST_CASE("burst errors of the tool are values", "[injectors][burst]") {
   BurstOptions o;
-  CHECK(fire_burst({}, o).error().cause == ErrorCause::kInvalidConfig);
-  CHECK(fire_burst({"G"}, o).error().cause == ErrorCause::kInvalidConfig);
+  CHECK(fire_burst({}, o).status().code() == StatusCode::kInvalidConfig);
+  CHECK(fire_burst({"G"}, o).status().code() == StatusCode::kInvalidConfig);
   o.target.host = "nowhere";
-  CHECK(fire_burst({"GET / HTTP/1.1\r\n\r\n"}, o).error().cause == ErrorCause::kResolveFailed);
+  CHECK(fire_burst({"GET / HTTP/1.1\r\n\r\n"}, o).status().code() == StatusCode::kUnavailable);
   CHECK(parse_burst_mode("sync").value() == BurstMode::kLastByteSync);
   CHECK(parse_burst_mode("threads").value() == BurstMode::kNaiveThreads);
-  CHECK_FALSE(parse_burst_mode("carrier-pigeon").is_ok());
+  CHECK_FALSE(parse_burst_mode("carrier-pigeon").ok());
 }

@@ -8,6 +8,9 @@
 #include "injectors/registry.h"
 
 using namespace idemproof::injectors;
+using idemproof::Result;
+using idemproof::Status;
+using idemproof::StatusCode;
 
 namespace {
 
@@ -25,7 +28,7 @@ FaultSelector selector(const std::string& yaml) {
   YAML::Node node = YAML::Load(yaml);
   YamlOptions options(node, "test");
   FaultSettings settings = FaultSettings::read(options, "test");
-  REQUIRE(options.finish().is_ok());
+  REQUIRE(options.finish().ok());
   return FaultSelector(settings);
 }
 
@@ -35,18 +38,18 @@ TEST_CASE("register_builtin_injectors registers the five proxy faults", "[inject
   auto kinds = builtin().kinds();
   CHECK(kinds == std::vector<std::string>{"delay", "drop-response", "hedge", "replay-upstream", "reset"});
   Registry r = builtin();
-  CHECK(r.add("hedge", {}).cause == ErrorCause::kInvalidState);
+  CHECK(r.add("hedge", {}).code() == StatusCode::kInternal);
 }
 
 TEST_CASE("injectors are built from a bare kind or a one-key map", "[injectors][registry]") {
   auto hedge = build("hedge");
-  REQUIRE(hedge.is_ok());
+  REQUIRE(hedge.ok());
   CHECK(hedge.value()->kind() == "hedge");
   CHECK(hedge.value()->settings().name == "hedge");
 
   auto drop = build("drop-response: {name: lost, mode: hold, hold_limit: 2s, first: 1,\n"
                     "  match: {method: POST, path: /orders}}");
-  REQUIRE(drop.is_ok());
+  REQUIRE(drop.ok());
   auto* proxy_fault = dynamic_cast<ProxyFaultInjector*>(drop.value().get());
   REQUIRE(proxy_fault != nullptr);
   CHECK(proxy_fault->rule()->spec.hold);
@@ -56,7 +59,7 @@ TEST_CASE("injectors are built from a bare kind or a one-key map", "[injectors][
   CHECK(drop.value()->settings().first == 1);
 
   auto replay = build("replay-upstream: {after: 150ms, times: 2}");
-  REQUIRE(replay.is_ok());
+  REQUIRE(replay.ok());
   auto* rp = dynamic_cast<ProxyFaultInjector*>(replay.value().get());
   CHECK(rp->rule()->spec.replay_after == std::chrono::milliseconds(150));
   CHECK(rp->rule()->spec.times == 2);
@@ -65,43 +68,43 @@ TEST_CASE("injectors are built from a bare kind or a one-key map", "[injectors][
 TEST_CASE("YAML errors are values naming line:column", "[injectors][registry]") {
   SECTION("unknown kind") {
     auto r = build("\n\n  teleport: {first: 1}\n");
-    REQUIRE_FALSE(r.is_ok());
-    CHECK(r.error().cause == ErrorCause::kUnknownKind);
-    CHECK(r.error().line == 3);
-    CHECK(r.error().column == 3);
-    CHECK(r.error().message.find("known: delay, drop-response") != std::string::npos);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::kInvalidConfig);
+    CHECK(r.status().mark().value_or(idemproof::SourceMark{}).line == 3);
+    CHECK(r.status().mark().value_or(idemproof::SourceMark{}).column == 3);
+    CHECK(r.status().message().find("known: delay, drop-response") != std::string::npos);
   }
   SECTION("unknown option is positioned at the key") {
     auto r = build("delay:\n  duration: 10ms\n  probabilty: 0.5\n");
-    REQUIRE_FALSE(r.is_ok());
-    CHECK(r.error().to_text() == "3:3: delay: unknown option 'probabilty'");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().ToString() == "3:3: delay: unknown option 'probabilty'");
   }
   SECTION("wrong type") {
     auto r = build("reset: {first: many}");
-    REQUIRE_FALSE(r.is_ok());
-    CHECK(r.error().to_text() == "1:16: reset.first: expected an integer");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().ToString() == "1:16: reset.first: expected an integer");
   }
   SECTION("out of range") {
     auto r = build("hedge: {probability: 1.5}");
-    REQUIRE_FALSE(r.is_ok());
-    CHECK(r.error().line == 1);
-    CHECK(r.error().message.find("out of range") != std::string::npos);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().mark().value_or(idemproof::SourceMark{}).line == 1);
+    CHECK(r.status().message().find("out of range") != std::string::npos);
   }
   SECTION("required option") {
     auto r = build("delay: {side: response}");
-    REQUIRE_FALSE(r.is_ok());
-    CHECK(r.error().message == "delay: 'duration' is required");
-    CHECK(r.error().line == 1);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message() == "delay: 'duration' is required");
+    CHECK(r.status().mark().value_or(idemproof::SourceMark{}).line == 1);
   }
   SECTION("bad enumeration and bad duration") {
-    CHECK(build("drop-response: {mode: vanish}").error().to_text() ==
+    CHECK(build("drop-response: {mode: vanish}").status().ToString() ==
           "1:23: drop-response.mode: expected close or hold, got 'vanish'");
-    CHECK(build("delay: {duration: 10 parsecs}").error().message.find("not a duration") != std::string::npos);
+    CHECK(build("delay: {duration: 10 parsecs}").status().message().find("not a duration") != std::string::npos);
   }
   SECTION("unknown key inside match") {
     auto r = build("reset: {match: {verb: GET}}");
-    REQUIRE_FALSE(r.is_ok());
-    CHECK(r.error().message == "reset.match: unknown option 'verb'");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().message() == "reset.match: unknown option 'verb'");
   }
 }
 
@@ -158,8 +161,8 @@ TEST_CASE("seeded probability: same seed, same faults; the rate follows p", "[in
 
 TEST_CASE("a proxy fault needs a proxy; never_fired names idle injectors", "[injectors][registry]") {
   auto hedge = build("hedge: {name: twice}");
-  REQUIRE(hedge.is_ok());
+  REQUIRE(hedge.ok());
   Status st = hedge.value()->start(InjectorContext{});
-  CHECK(st.cause == ErrorCause::kNeedsProxy);
+  CHECK(st.code() == StatusCode::kInvalidConfig);
   CHECK(never_fired({hedge.value()->counters()}) == std::vector<std::string>{"hedge/twice"});
 }

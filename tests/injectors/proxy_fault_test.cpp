@@ -15,6 +15,9 @@
 #include "support/test_client.h"
 
 using namespace idemproof::injectors;
+using idemproof::Result;
+using idemproof::Status;
+using idemproof::StatusCode;
 using idemproof::testkit::ClientAnswer;
 using idemproof::testkit::CountingUpstream;
 using idemproof::testkit::TestClient;
@@ -33,13 +36,13 @@ struct ProxyRig {
 
   ProxyRig() {
     register_builtin_injectors(registry);
-    REQUIRE(proxy.start().is_ok());
+    REQUIRE(proxy.start().ok());
   }
   InjectorCounters arm(const std::string& yaml) {
     auto injector = registry.build(YAML::Load(yaml));
-    REQUIRE(injector.is_ok());
+    REQUIRE(injector.ok());
     Injector* raw = injector.value().get();
-    REQUIRE(faults.start(std::move(injector.value())).is_ok());
+    REQUIRE(faults.start(std::move(injector.value())).ok());
     return raw->counters();
   }
   std::string url(const std::string& path) const {
@@ -283,7 +286,7 @@ TEST_CASE("an unreachable upstream yields 502 and an upstream-error event, never
   }
   FaultEventLog events;
   ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", dead_port}}, &events);
-  REQUIRE(proxy.start().is_ok());
+  REQUIRE(proxy.start().ok());
   TestClient client;
   ClientAnswer a = client.send("GET", "http://" + proxy.endpoint().to_string() + "/x");
   REQUIRE(a.answered);

@@ -18,6 +18,9 @@
 #include "support/test_client.h"
 
 using namespace idemproof::injectors;
+using idemproof::Result;
+using idemproof::Status;
+using idemproof::StatusCode;
 using idemproof::testkit::CountingUpstream;
 using idemproof::testkit::TestClient;
 
@@ -44,7 +47,7 @@ std::unique_ptr<Injector> build(const std::string& yaml) {
   Registry r;
   register_builtin_injectors(r);
   auto built = r.build(YAML::Load(yaml));
-  REQUIRE(built.is_ok());
+  REQUIRE(built.ok());
   return std::move(built.value());
 }
 
@@ -57,12 +60,12 @@ TEST_CASE("heal closes the listener and every connection and joins the thread", 
     CountingUpstream upstream;
     FaultEventLog events;
     ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", upstream.port()}}, &events);
-    REQUIRE(proxy.start().is_ok());
+    REQUIRE(proxy.start().ok());
     port = proxy.endpoint().port;
     CHECK(port != 0);
     CHECK(proxy.running());
     ActiveFaults faults({&proxy, &events});
-    REQUIRE(faults.start(build("drop-response: {mode: hold, match: {path: /hold}}")).is_ok());
+    REQUIRE(faults.start(build("drop-response: {mode: hold, match: {path: /hold}}")).ok());
 
     TestClient idle;  // an open keep-alive connection with nothing in flight
     REQUIRE(idle.send("GET", "http://127.0.0.1:" + std::to_string(port) + "/x").answered);
@@ -84,7 +87,7 @@ TEST_CASE("heal closes the listener and every connection and joins the thread", 
     CHECK(proxy.counters().connections_open == 0);
     CHECK_FALSE(accepts_connections(port));
     CHECK(proxy.heal());  // idempotent
-    CHECK(proxy.start().cause == ErrorCause::kInvalidState);
+    CHECK(proxy.start().code() == StatusCode::kInternal);
   }
   CHECK_FALSE(accepts_connections(port));
   CHECK(thread_count() == baseline);
@@ -99,10 +102,10 @@ TEST_CASE("a scope left by an exception heals its faults and its proxy", "[injec
   CHECK(with_upstream > baseline);
   try {
     ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", upstream.port()}}, &events);
-    REQUIRE(proxy.start().is_ok());
+    REQUIRE(proxy.start().ok());
     port = proxy.endpoint().port;
     ActiveFaults faults({&proxy, &events});
-    REQUIRE(faults.start(build("delay: {duration: 10ms}")).is_ok());
+    REQUIRE(faults.start(build("delay: {duration: 10ms}")).ok());
     TestClient c;
     REQUIRE(c.send("GET", "http://127.0.0.1:" + std::to_string(port) + "/x").answered);
     throw std::runtime_error("a step failed");
@@ -118,10 +121,10 @@ TEST_CASE("a scope left by an exception heals its faults and its proxy", "[injec
 
 TEST_CASE("the proxy reports bind errors as values", "[injectors][heal]") {
   ChaosProxy first({{"127.0.0.1", 0}, {"127.0.0.1", 9}}, nullptr);
-  REQUIRE(first.start().is_ok());
+  REQUIRE(first.start().ok());
   ChaosProxy second({{"127.0.0.1", first.endpoint().port}, {"127.0.0.1", 9}}, nullptr);
   Status st = second.start();
-  CHECK(st.cause == ErrorCause::kBindFailed);
+  CHECK(st.code() == StatusCode::kUnavailable);
   ChaosProxy bad({{"not-an-address", 0}, {"127.0.0.1", 9}}, nullptr);
-  CHECK(bad.start().cause == ErrorCause::kResolveFailed);
+  CHECK(bad.start().code() == StatusCode::kUnavailable);
 }

@@ -18,6 +18,9 @@
 #include "support/test_client.h"
 
 using namespace idemproof::injectors;
+using idemproof::Result;
+using idemproof::Status;
+using idemproof::StatusCode;
 using idemproof::testkit::ReferenceProcess;
 using idemproof::testkit::TestClient;
 
@@ -48,7 +51,7 @@ BurstResult burst_create(std::uint16_t port, std::size_t n, const std::string& k
   o.target = {"127.0.0.1", port};
   o.arrival_header = "X-Arrival-Ns";  // the reference's --report-arrival
   auto result = fire_burst(std::vector<std::string>(n, format_request(r, "127.0.0.1")), o);
-  REQUIRE(result.is_ok());
+  REQUIRE(result.ok());
   return std::move(result).value();
 }
 
@@ -97,7 +100,7 @@ TEST_CASE("proxy faults in front of the reference: the lost answer is replayed, 
   REQUIRE(ref.start(reference_binary(), {}) == "");
   FaultEventLog events;
   ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", ref.port()}}, &events);
-  REQUIRE(proxy.start().is_ok());
+  REQUIRE(proxy.start().ok());
   ActiveFaults faults({&proxy, &events});
   Registry registry;
   register_builtin_injectors(registry);
@@ -106,7 +109,7 @@ TEST_CASE("proxy faults in front of the reference: the lost answer is replayed, 
   const std::vector<std::string> headers{"Idempotency-Key: lost-1", "Content-Type: application/json"};
 
   SECTION("drop-response, then the client's retry") {
-    REQUIRE(faults.start(registry.build(YAML::Load("drop-response: {first: 1, match: {method: POST}}")).value()).is_ok());
+    REQUIRE(faults.start(registry.build(YAML::Load("drop-response: {first: 1, match: {method: POST}}")).value()).ok());
     auto lost = client.send("POST", base + "/orders", headers, order_json("lost-1"));
     CHECK_FALSE(lost.answered);
     auto retry = client.send("POST", base + "/orders", headers, order_json("lost-1"));
@@ -120,7 +123,7 @@ TEST_CASE("proxy faults in front of the reference: the lost answer is replayed, 
     CHECK(swallowed.upstream[0].body == retry.body);  // the replay is byte for byte the lost answer
   }
   SECTION("replay-upstream: the gateway's retry gets the stored answer") {
-    REQUIRE(faults.start(registry.build(YAML::Load("replay-upstream")).value()).is_ok());
+    REQUIRE(faults.start(registry.build(YAML::Load("replay-upstream")).value()).ok());
     auto a = client.send("POST", base + "/orders", headers, order_json("lost-1"));
     REQUIRE(a.answered);
     CHECK(a.status == 201);
