@@ -30,6 +30,7 @@
 #include "runtime/run_directory.h"
 #include "runtime/scenario_files.h"
 #include "runtime/session.h"
+#include "sim/simulate_command.h"
 
 namespace fs = std::filesystem;
 using namespace idemproof;
@@ -313,6 +314,8 @@ int main(int argc, char** argv) {
   auto* report_cmd = app.add_subcommand("report", "render a report of a run directory, offline");
   cli::AddReportOptions(*report_cmd, report);
 
+  sim::SimulateCommand simulate(app);  // harness/sim/
+
   injectors::ProxyCommandOptions proxy;
   auto* proxy_cmd = app.add_subcommand(
       "proxy", "run the chaos proxy alone in front of a running target (until Ctrl-C)");
@@ -333,5 +336,6 @@ int main(int argc, char** argv) {
   if (*lint_cmd) return Lint(lint_paths, lint_target);
   if (*check_cmd) return Check(check_dir, check_junit, check_json);
   if (*explore_cmd) return Explore(explore_args);
+  if (simulate.chosen()) return simulate.Run(std::cout, std::cerr);
   return kExitUsage;
 }
