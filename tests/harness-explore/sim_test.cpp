@@ -49,40 +49,39 @@ std::string Describe(const sim::TrialOutcome& run) {
   return out;
 }
 
+// Runs `plan` on `config` (a flawed core) and on the correct core: the flaw
+// breaks `invariant`, the correct core breaks nothing. Returns the correct run.
+sim::TrialOutcome BreaksOnlyWithFlaw(const SimPlan& plan, const sim::SimConfig& config, const std::string& invariant) {
+  const auto flawed = sim::RunPlan(plan, config);
+  INFO(Describe(flawed));
+  REQUIRE(flawed.error.empty());
+  CHECK(Breaks(flawed, invariant));
+  sim::SimConfig correct_config = config;
+  correct_config.flaw = ref::Flaw::none;
+  auto correct = sim::RunPlan(plan, correct_config);
+  INFO(Describe(correct));
+  REQUIRE(correct.error.empty());
+  CHECK(correct.violations.empty());
+  return correct;
+}
+
 }  // namespace
 
 TEST_CASE("check-then-insert: two claims checked before either inserts both execute", "[sim]") {
   // r1 and r2 (same key) both pass the check, then both insert.
   const SimPlan plan{{Send(kOrder), Send(kOrder), Step(kOrder, 0), Step(kOrder, 1)}};
-  const auto flawed = sim::RunPlan(plan, Config(ref::Flaw::check_then_insert));
-  INFO(Describe(flawed));
-  REQUIRE(flawed.error.empty());
-  CHECK(Breaks(flawed, "one_record"));
   // The same interleaving on the correct core: one claim wins, the other gets 409.
-  const auto correct = sim::RunPlan(plan, Config(ref::Flaw::none));
-  INFO(Describe(correct));
-  REQUIRE(correct.error.empty());
-  CHECK(correct.violations.empty());
+  BreaksOnlyWithFlaw(plan, Config(ref::Flaw::check_then_insert), "one_record");
   // The same over a store file (WAL), as the server runs.
   auto on_file = Config(ref::Flaw::check_then_insert);
   on_file.medium = sim::SimConfig::Medium::file;
-  const auto flawed_on_file = sim::RunPlan(plan, on_file);
-  INFO(Describe(flawed_on_file));
-  REQUIRE(flawed_on_file.error.empty());
-  CHECK(Breaks(flawed_on_file, "one_record"));
+  BreaksOnlyWithFlaw(plan, on_file, "one_record");
 }
 
 TEST_CASE("unfenced-takeover: the expired owner still completes after a takeover", "[sim]") {
   // r1 claims, its lease expires, r2 takes over; both reach their transaction.
   const SimPlan plan{{Send(kOrder), Step(kOrder), kWait, Send(kOrder), Step(kOrder, 1)}};
-  const auto flawed = sim::RunPlan(plan, Config(ref::Flaw::unfenced_takeover));
-  INFO(Describe(flawed));
-  REQUIRE(flawed.error.empty());
-  CHECK(Breaks(flawed, "one_record"));
-  const auto correct = sim::RunPlan(plan, Config(ref::Flaw::none));
-  INFO(Describe(correct));
-  REQUIRE(correct.error.empty());
-  CHECK(correct.violations.empty());
+  const auto correct = BreaksOnlyWithFlaw(plan, Config(ref::Flaw::unfenced_takeover), "one_record");
   // The fenced core rolls the stale owner back: some answer says lease-lost.
   bool lease_lost = false;
   for (const auto& line : correct.trace) lease_lost |= line.text.find("lease-lost") != std::string::npos;
@@ -91,14 +90,7 @@ TEST_CASE("unfenced-takeover: the expired owner still completes after a takeover
 
 TEST_CASE("no-lease-expiry: a crashed request's lease blocks its key forever", "[sim]") {
   const SimPlan plan{{Send(kOrder), Step(kOrder), kCrash, kWait, Send(kOrder)}};
-  const auto flawed = sim::RunPlan(plan, Config(ref::Flaw::no_lease_expiry));
-  INFO(Describe(flawed));
-  REQUIRE(flawed.error.empty());
-  CHECK(Breaks(flawed, "lease_recovery"));
-  const auto correct = sim::RunPlan(plan, Config(ref::Flaw::none));
-  INFO(Describe(correct));
-  REQUIRE(correct.error.empty());
-  CHECK(correct.violations.empty());
+  BreaksOnlyWithFlaw(plan, Config(ref::Flaw::no_lease_expiry), "lease_recovery");
   // Before the lease has passed, the retry's 409 is the right answer.
   const auto early = sim::RunPlan({{Send(kOrder), Step(kOrder), kCrash, Send(kOrder)}}, Config(ref::Flaw::none));
   INFO(Describe(early));
@@ -109,15 +101,8 @@ TEST_CASE("no-lease-expiry: a crashed request's lease blocks its key forever", "
 TEST_CASE("no-intent: a crash between the charge and its record charges twice", "[sim]") {
   // r1: claim, provider charge, then the crash before the charge is recorded.
   const SimPlan plan{{Send(kPay), Step(kPay), Step(kPay), kCrash, kWait, Send(kPay)}};
-  const auto flawed = sim::RunPlan(plan, Config(ref::Flaw::no_intent));
-  INFO(Describe(flawed));
-  REQUIRE(flawed.error.empty());
-  CHECK(Breaks(flawed, "intent_reconciled"));
   // The correct core wrote its intent first: the restart reconciles it.
-  const auto correct = sim::RunPlan(plan, Config(ref::Flaw::none));
-  INFO(Describe(correct));
-  REQUIRE(correct.error.empty());
-  CHECK(correct.violations.empty());
+  const auto correct = BreaksOnlyWithFlaw(plan, Config(ref::Flaw::no_intent), "intent_reconciled");
   bool reconciled = false, charged_again = false;
   for (const auto& line : correct.trace) {
     reconciled |= line.text.find("provider lookup -> found tx_1; reconciled 1") != std::string::npos;
