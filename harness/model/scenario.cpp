@@ -83,15 +83,16 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
 
   // A name missing from the target is a typo when a declared name is close,
   // otherwise a capability this target lacks.
-  auto check_name = [&](const Step& s, const std::string& what, const std::vector<std::string>& known) {
-    if (std::find(known.begin(), known.end(), s.name) != known.end()) return;
-    std::string close = yaml::ClosestWord(s.name, known);
+  auto check_name = [&](const std::string& name, const SourceMark& mark, const std::string& what,
+                        const std::vector<std::string>& known) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) return;
+    std::string close = yaml::ClosestWord(name, known);
     if (!close.empty()) {
       fit.errors.push_back(Status::InvalidConfig(
-          what + " '" + s.name + "' is not declared by target '" + target.name + "' (did you mean '" + close + "'?)",
-          s.mark));
+          what + " '" + name + "' is not declared by target '" + target.name + "' (did you mean '" + close + "'?)",
+          mark));
     } else {
-      add_need(what + " '" + s.name + "'");
+      add_need(what + " '" + name + "'");
     }
   };
 
@@ -101,16 +102,16 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
       case StepKind::kBurst: {
         const ActionDescription* a = target.FindAction(s.action);
         if (a == nullptr) {
-          fit.errors.push_back(Status::InvalidConfig("action '" + s.action + "' is not declared by target '" +
-                                                         target.name + "'" + yaml::DidYouMean(s.action, actions),
-                                                     s.mark));
+          // As for hooks: a near miss is a typo; an action the target lacks
+          // entirely (a shop without payments) is a capability it lacks.
+          check_name(s.action, s.mark, "action", actions);
         } else if (s.payload == PayloadVariant::kOther && !a->other_payload) {
           add_need("other_payload for action '" + s.action + "'");
         }
         break;
       }
-      case StepKind::kHook: check_name(s, "hook", hooks); break;
-      case StepKind::kProbe: check_name(s, "probe", probes); break;
+      case StepKind::kHook: check_name(s.name, s.mark, "hook", hooks); break;
+      case StepKind::kProbe: check_name(s.name, s.mark, "probe", probes); break;
       case StepKind::kStart:
       case StepKind::kStop:
       case StepKind::kKill:

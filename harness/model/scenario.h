@@ -145,12 +145,11 @@ Result<Scenario> ParseScenario(const std::string& yaml, const std::string& file,
                                const ScenarioVocabulary& vocabulary);
 
 // How a scenario fits a target.
-//  - errors: the scenario names an action the target does not declare, or a
-//    hook/probe whose name is a near miss of a declared one (a typo): the run
-//    must stop with exit code 2.
-//  - needs: capabilities the target does not declare (a hook or probe it
-//    lacks entirely, a start command for kill/restart): the scenario's
-//    verdicts are all not_applicable "needs X".
+//  - errors: the scenario names an action, hook or probe whose name is a
+//    near miss of a declared one (a typo): the run must stop with exit code 2.
+//  - needs: capabilities the target does not declare (an action, hook or
+//    probe it lacks entirely, a start command for kill/restart): the
+//    scenario's verdicts are all not_applicable "needs X".
 struct ScenarioFit {
   std::vector<Status> errors;
   std::vector<std::string> needs;

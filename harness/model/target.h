@@ -80,6 +80,10 @@ struct ReplayMarker {
 
 // The idempotency contract the target declares.
 struct IdempotencyContract {
+  // The header carrying the key. "" (`key_header: none`): the key travels
+  // where the actions' request templates put {{key}} (a body member, as
+  // Square's idempotency_key or AWS's ClientToken; a query parameter); every
+  // action must then use {{key}}.
   std::string key_header = "Idempotency-Key";
   std::optional<ReplayMarker> replay;  // absent: the target does not mark replays
   int in_progress = 409;
@@ -97,8 +101,27 @@ struct IdempotencyContract {
 // How to count an action's business records for one biz id.
 struct RecordsProbe {
   TargetCall call;
-  JsonPath count;   // must point at an integer
+  JsonPath count;   // an integer, or an array (one record per element)
   SourceMark mark;
+
+  // The record count in the call's value: the integer at `count`, or the
+  // size of the array there (a listing without a total, as Stripe's
+  // {"data": [...], "has_more": false}). Error (kNotFound) otherwise.
+  Result<std::int64_t> CountIn(const nlohmann::json& value) const;
+};
+
+// Where a captured variable comes from in a 2xx answer: a JSON path into
+// the body, or an answer header (e.g. Location, for an API answering 201
+// with the new resource's URL and no body), optionally narrowed by a regex
+// whose group 1 is the value.
+struct CaptureRule {
+  std::optional<JsonPath> path;  // the body's JSON; unset = from `header`
+  std::string header;            // with no path: the header's value
+  std::string pattern;           // ECMAScript regex over the header's value; "" = all of it
+
+  // The captured text (a JSON string as is, any other JSON value dumped);
+  // nullopt when the answer does not have it.
+  std::optional<std::string> From(const HeaderList& headers, const std::string& body) const;
 };
 
 // A business action the scenarios can send.
@@ -109,8 +132,8 @@ struct ActionDescription {
   // json/body are used from it.
   std::optional<RequestTemplate> other_payload;
   std::optional<RecordsProbe> records;
-  // Variables taken from the first 2xx answer's JSON body, for later requests.
-  std::map<std::string, JsonPath> capture;
+  // Variables taken from the first 2xx answer, for later requests.
+  std::map<std::string, CaptureRule> capture;
   // JSON paths allowed to differ between answers for one key (added to the
   // target-wide list).
   std::vector<JsonPath> volatile_paths;
@@ -239,6 +262,12 @@ struct TargetDescription {
   // Target-wide + the action's volatile paths (the action may be unknown).
   std::vector<JsonPath> VolatilePathsFor(const std::string& action) const;
 };
+
+// The request as sent without an idempotency key (`key: none`): JSON object
+// members and headers whose whole value is the template {{key}} are left
+// out, so "no key" is an absent member, not an empty one. Anywhere else
+// {{key}} expands to "".
+RequestTemplate WithoutKeyPlaceholders(const RequestTemplate& request);
 
 // Loads and strictly validates a target file. Errors are kInvalidConfig with
 // the file:line:column of the offending node: YAML syntax, unknown keys (with

@@ -1,5 +1,6 @@
 // Target file -> TargetDescription, strictly (see target.h).
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -26,6 +27,49 @@ struct TemplateUse {
 const std::vector<std::string> kBatchRunVars = {"job", "from", "to"};
 const std::vector<std::string> kBatchFailVars = {"job", "from", "to", "fail_after"};
 const std::vector<std::string> kBatchResultVars = {"job"};
+
+bool TextUsesKey(const std::string& text) {
+  auto vars = TemplateVariables(text);
+  return vars.ok() && std::find(vars->begin(), vars->end(), "key") != vars->end();
+}
+
+bool JsonUsesKey(const nlohmann::json& doc) {
+  if (doc.is_string()) return TextUsesKey(doc.get<std::string>());
+  if (doc.is_array() || doc.is_object()) {
+    for (const auto& item : doc)
+      if (JsonUsesKey(item)) return true;
+  }
+  return false;
+}
+
+// True when the request sends {{key}} somewhere (path, header, body).
+bool UsesKey(const RequestTemplate& r) {
+  if (TextUsesKey(r.path) || (r.body && TextUsesKey(*r.body)) || (r.json && JsonUsesKey(*r.json))) return true;
+  return std::any_of(r.headers.begin(), r.headers.end(), [](const auto& h) { return TextUsesKey(h.second); });
+}
+
+// The whole value is {{key}} (white space inside the braces allowed).
+bool IsKeyPlaceholder(const std::string& text) {
+  static const std::regex kPlaceholder(R"(\{\{\s*key\s*\}\})");
+  return std::regex_match(text, kPlaceholder);
+}
+
+nlohmann::json DropKeyMembers(const nlohmann::json& doc) {
+  if (doc.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      if (it.value().is_string() && IsKeyPlaceholder(it.value().get<std::string>())) continue;
+      out[it.key()] = DropKeyMembers(it.value());
+    }
+    return out;
+  }
+  if (doc.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : doc) out.push_back(DropKeyMembers(item));
+    return out;
+  }
+  return doc;
+}
 
 class TargetLoader {
  public:
@@ -96,6 +140,15 @@ class TargetLoader {
       }
     }
     if (root["broker"]) t.broker = Broker(root["broker"]);
+    if (t.idempotency.key_header.empty()) {
+      for (auto it = actions.begin(); it != actions.end(); ++it) {
+        const ActionDescription& a = t.actions[it->first.Scalar()];
+        if (!UsesKey(a.request))
+          r_.Fail(it->first, "action '" + a.name +
+                                 "' never sends {{key}}, and idempotency.key_header is none: put {{key}} where "
+                                 "the target reads its idempotency key (a body member, a query parameter)");
+      }
+    }
     for (const auto& [node, base] : bases_) {
       if (t.services.count(base) == 0) {
         std::vector<std::string> declared;
@@ -261,7 +314,11 @@ class TargetLoader {
                   "lease"},
                  "idempotency");
     IdempotencyContract c;
-    if (node["key_header"]) c.key_header = HeaderName(node["key_header"], "idempotency.key_header");
+    if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
+      c.key_header.clear();  // the actions' templates carry {{key}}
+    } else if (node["key_header"]) {
+      c.key_header = HeaderName(node["key_header"], "idempotency.key_header");
+    }
     if (node["replay"]) {
       YAML::Node rn = node["replay"];
       ReplayMarker m;
@@ -284,6 +341,26 @@ class TargetLoader {
     if (node["window"]) c.window = r_.DurationOf(node["window"], "idempotency.window");
     if (node["lease"]) c.lease = r_.DurationOf(node["lease"], "idempotency.lease");
     return c;
+  }
+
+  // A JSON path, or {header: NAME, regex: '...(group 1)...'}.
+  CaptureRule Capture(const YAML::Node& node, const std::string& what) {
+    CaptureRule rule;
+    if (node.IsScalar()) {
+      rule.path = r_.Path(node, what);
+      return rule;
+    }
+    r_.CheckKeys(node, {"header", "regex"}, what);
+    rule.header = HeaderName(r_.Required(node, "header", what), what + ".header");
+    if (node["regex"]) {
+      rule.pattern = r_.String(node["regex"], what + ".regex");
+      try {
+        if (std::regex(rule.pattern).mark_count() < 1) r_.Fail(node["regex"], what + ".regex needs a capture group");
+      } catch (const std::regex_error& e) {
+        r_.Fail(node["regex"], what + ".regex: " + e.what());
+      }
+    }
+    return rule;
   }
 
   std::string HeaderName(const YAML::Node& node, const std::string& what) {
@@ -317,7 +394,7 @@ class TargetLoader {
         const auto& builtin = BuiltinTemplateVariables();
         if (std::find(builtin.begin(), builtin.end(), var) != builtin.end())
           r_.Fail(it->first, "capture variable '" + var + "' shadows a built-in template variable");
-        a.capture[var] = r_.Path(it->second, what + ".capture." + var);
+        a.capture[var] = Capture(it->second, what + ".capture." + var);
       }
     }
     if (node["volatile"]) a.volatile_paths = Paths(node["volatile"], what + ".volatile");
@@ -477,6 +554,42 @@ const ActionDescription* TargetDescription::FindAction(const std::string& n) con
 std::vector<JsonPath> TargetDescription::VolatilePathsFor(const std::string& action) const {
   std::vector<JsonPath> out = volatile_paths;
   if (const auto* a = FindAction(action)) out.insert(out.end(), a->volatile_paths.begin(), a->volatile_paths.end());
+  return out;
+}
+
+std::optional<std::string> CaptureRule::From(const HeaderList& headers, const std::string& body) const {
+  if (path) {
+    nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
+    if (doc.is_discarded()) return std::nullopt;
+    auto v = path->Find(doc);
+    if (!v.ok()) return std::nullopt;
+    return v->is_string() ? v->get<std::string>() : v->dump();
+  }
+  for (const auto& [name, value] : headers) {
+    if (name.size() != header.size() ||
+        !std::equal(name.begin(), name.end(), header.begin(), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+        }))
+      continue;
+    if (pattern.empty()) return value;
+    std::smatch m;
+    if (std::regex_search(value, m, std::regex(pattern)) && m.size() > 1) return m[1].str();
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Result<std::int64_t> RecordsProbe::CountIn(const nlohmann::json& value) const {
+  auto at = count.Find(value);
+  if (at.ok() && at->is_number_integer()) return at->get<std::int64_t>();
+  if (at.ok() && at->is_array()) return static_cast<std::int64_t>(at->size());
+  return Status(StatusCode::kNotFound, "no integer or array at " + count.text() + " in the answer");
+}
+
+RequestTemplate WithoutKeyPlaceholders(const RequestTemplate& request) {
+  RequestTemplate out = request;
+  std::erase_if(out.headers, [](const auto& h) { return IsKeyPlaceholder(h.second); });
+  if (out.json) out.json = DropKeyMembers(*out.json);
   return out;
 }
 

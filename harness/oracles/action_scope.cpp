@@ -1,5 +1,8 @@
 // action_scope: one key used on two different actions executes both: the
-// dedup record is scoped by action, not by the key alone.
+// dedup record is scoped by action, not by the key alone. A replay of the
+// other action is told by the replay marker, or, on a target that marks no
+// replays, by being equal to the other action's earlier terminal answer (two
+// different business actions do not render the same status and body).
 #include <map>
 #include <set>
 
@@ -20,17 +23,35 @@ Verdict ActionScope(const OracleInput& in) {
   for (const auto& [key, actions] : by_key) {
     if (actions.size() < 2) continue;
     ++shared;
+    // The other action's terminal answer this op's answer repeats, if any
+    // (only asked when the target marks no replays).
+    auto copied_from = [&](const std::string& action, const Operation& op) -> const Operation* {
+      for (const auto& [other, other_ops] : actions) {
+        if (other == action) continue;
+        for (const auto& o : other_ops) {
+          if (!IsTerminal(Classify(o, contract)) || o.complete_ns() > op.invoke_ns()) continue;
+          if (AnswerDifferences(*o.answer(), *op.answer(), in.target.VolatilePathsFor(other), {}).empty()) return &o;
+        }
+      }
+      return nullptr;
+    };
     for (const auto& [action, ops] : actions) {
       bool executed = false, decisive = false;
       const Operation* refusal = nullptr;
+      const Operation* copied = nullptr;  // the other action's answer the refusal repeats
       for (const auto& op : ops) {
         AnswerClass c = Classify(op, contract);
         if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) continue;
         decisive = true;
         auto a = op.answer();
         bool marked = IsReplayMarked(*a, contract);
-        if ((c == AnswerClass::kSuccess || c == AnswerClass::kOtherFinal) && !marked) executed = true;
-        else if (refusal == nullptr) refusal = &op;
+        const Operation* copy = (!contract.replay && IsTerminal(c)) ? copied_from(action, op) : nullptr;
+        if (IsTerminal(c) && !marked && copy == nullptr) {
+          executed = true;
+        } else if (refusal == nullptr) {
+          refusal = &op;
+          copied = copy;
+        }
       }
       if (!decisive) {
         ++undecided;
@@ -40,8 +61,13 @@ Verdict ActionScope(const OracleInput& in) {
       if (executed) continue;
       std::string ev = "key " + key + " on action " + action + " did not execute: " + OpName(*refusal) + " got " +
                        AnswerSummary(*refusal->answer()) +
-                       (IsReplayMarked(*refusal->answer(), contract) ? " (a replay of another action)" : "");
-      violations.push_back({{"key", key}, {"action", action}, {"problem", ev}, {"request", OpJson(*refusal)}});
+                       (IsReplayMarked(*refusal->answer(), contract) ? " (a replay of another action)" : "") +
+                       (copied ? " (equal to the answer of " + copied->invoke->action + " " + OpName(*copied) +
+                                     ": a replay of another action)"
+                               : "");
+      nlohmann::json v = {{"key", key}, {"action", action}, {"problem", ev}, {"request", OpJson(*refusal)}};
+      if (copied) v["replay_of"] = OpJson(*copied);
+      violations.push_back(v);
       if (first_violation.empty()) first_violation = ev;
     }
   }

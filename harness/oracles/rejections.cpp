@@ -108,7 +108,7 @@ Verdict MissingKeyRejected(const OracleInput& in) {
     ++judged;
     auto a = op.answer();
     if (a->status == contract.missing_key) continue;
-    std::string ev = e.action + " without " + contract.key_header + " " +
+    std::string ev = e.action + " without " + (contract.key_header.empty() ? "its key" : contract.key_header) + " " +
                      (a->is_2xx() ? "was executed: " : "answered ") + AnswerSummary(*a) + " instead of " +
                      std::to_string(contract.missing_key);
     violations.push_back({{"problem", ev}, {"request", OpJson(op)}});

@@ -98,7 +98,14 @@ Verdict RetryableReleased(const OracleInput& in) {
   if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
   if (retryable_seen == 0)
     return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details);
-  if (executed == 0) return Verdict::Unknown(name, "no retry after a retryable answer reached a decision", details);
+  if (executed == 0) {
+    // Without a marker a stored failure replayed looks exactly like the
+    // downstream failing again: say so rather than guess either way.
+    const std::string why = contract.replay ? ""
+                                            : " (the target marks no replays: a stored failure cannot be told from a "
+                                              "downstream still failing)";
+    return Verdict::Unknown(name, "no retry after a retryable answer reached a decision" + why, details);
+  }
   return Verdict::Valid(name, std::to_string(executed) + " retry(ies) after a retryable answer executed", details);
 }
 

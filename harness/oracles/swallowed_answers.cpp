@@ -39,6 +39,21 @@ std::string UrlOf(const HistoryEvent& e) {
   return r->value("url", "");
 }
 
+// A target without a key header reads its key where the templates put it
+// (body, path, a header of its own): the client key found in the proxied
+// request's text. Keys are unique per run; the longest match wins, as one
+// key may be a prefix of another ("...-k1", "...-k10").
+std::string KeyCarriedBy(const nlohmann::json& request, const std::vector<Operation>& ops) {
+  std::string text = request.value("target", "") + "\n" + request.value("body", "");
+  for (const auto& [name, value] : HeadersOf(request.value("headers", nlohmann::json()))) text += "\n" + value;
+  std::string key;
+  for (const auto& op : ops) {
+    const std::string& k = op.invoke->key;
+    if (k.size() > key.size() && text.find(k) != std::string::npos) key = k;
+  }
+  return key;
+}
+
 }  // namespace
 
 std::vector<SwallowedAnswer> SwallowedAnswers(const History& history, const IdempotencyContract& contract) {
@@ -52,8 +67,12 @@ std::vector<SwallowedAnswer> SwallowedAnswers(const History& history, const Idem
     const auto request = e.value.find("request");
     if (request == e.value.end() || !request->is_object()) continue;
     std::string key;
-    for (const auto& [name, value] : HeadersOf(request->value("headers", nlohmann::json()))) {
-      if (SameName(name, contract.key_header)) key = value;
+    if (!contract.key_header.empty()) {
+      for (const auto& [name, value] : HeadersOf(request->value("headers", nlohmann::json()))) {
+        if (SameName(name, contract.key_header)) key = value;
+      }
+    } else {
+      key = KeyCarriedBy(*request, ops);
     }
     if (key.empty()) continue;  // nothing to attribute it to
     const std::string target = request->value("target", "");

@@ -12,7 +12,9 @@
 //
 // Each swallowed answer is attributed to the client request group it belongs
 // to by the key header the request carried (the target's declared
-// key_header), and among client requests with that key, the action whose
+// key_header; with `key_header: none`, the client key found in the request's
+// target, body or header values), and among client requests with that key,
+// the action whose
 // recorded URL ends with the proxied request-target (first one otherwise).
 //
 // Thread-safety: views into a const History; pure.

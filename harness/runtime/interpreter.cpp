@@ -267,18 +267,23 @@ class Interpreter::Execution {
                                    const std::string& biz_name, PayloadVariant payload,
                                    std::optional<Duration> timeout, const std::string& base = "") {
     HeaderList extra;
-    if (!key.empty()) extra.emplace_back(target_.idempotency.key_header, key);
+    if (!key.empty() && !target_.idempotency.key_header.empty())
+      extra.emplace_back(target_.idempotency.key_header, key);
     TemplateVars vars = VarsFor(key, biz_name);
     const Duration deadline = timeout.value_or(target_.request_timeout);
+    // Without a key, a body member or header that is just {{key}} is left out.
+    const RequestTemplate request = key.empty() ? WithoutKeyPlaceholders(action.request) : action.request;
     if (payload == PayloadVariant::kOther) {
       if (!action.other_payload) {
         return Status(StatusCode::kUnsupported,
                       "action " + action.name + " declares no other_payload");
       }
-      return RenderRequestWithBody(action.request, *action.other_payload, base.empty() ? ClientBaseUrl() : base, vars,
-                                   target_.headers, extra, deadline);
+      const RequestTemplate other =
+          key.empty() ? WithoutKeyPlaceholders(*action.other_payload) : *action.other_payload;
+      return RenderRequestWithBody(request, other, base.empty() ? ClientBaseUrl() : base, vars, target_.headers,
+                                   extra, deadline);
     }
-    return RenderRequest(action.request, base.empty() ? ClientBaseUrl() : base, vars, target_.headers, extra, deadline);
+    return RenderRequest(request, base.empty() ? ClientBaseUrl() : base, vars, target_.headers, extra, deadline);
   }
 
   void Capture(const ActionDescription& action, const std::string& biz_name, const HttpExchange& e) {
@@ -286,15 +291,11 @@ class Interpreter::Execution {
         e.status >= 300) {
       return;
     }
-    nlohmann::json body = nlohmann::json::parse(e.response_body, nullptr, false);
-    if (body.is_discarded()) return;
     std::lock_guard<std::mutex> lock(mu_);
     TemplateVars& vars = captured_[biz_name];
-    for (const auto& [var, path] : action.capture) {
+    for (const auto& [var, rule] : action.capture) {
       if (vars.count(var)) continue;  // the first 2xx answer wins
-      auto v = path.Find(body);
-      if (!v.ok()) continue;
-      vars[var] = v->is_string() ? v->get<std::string>() : v->dump();
+      if (auto v = rule.From(e.response_headers, e.response_body)) vars[var] = *v;
     }
   }
 
@@ -615,13 +616,13 @@ class Interpreter::Execution {
       Append(std::move(invoke), outcome->start_ns);
       done.type = outcome->type;
       if (outcome->type == EventType::kOk) {
-        auto count = action->records->count.Find(outcome->value);
-        if (count.ok() && count->is_number_integer()) {
+        auto count = action->records->CountIn(outcome->value);
+        if (count.ok()) {
           done.value["value"] = outcome->value;
-          done.value["count"] = count->get<std::int64_t>();
+          done.value["count"] = *count;
         } else {
           done.type = EventType::kFail;
-          done.value["error"] = "no integer at " + action->records->count.text() + " in the answer";
+          done.value["error"] = count.status().message();
           done.value["response"] = outcome->response;
         }
       } else {

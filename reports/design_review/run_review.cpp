@@ -226,7 +226,8 @@ std::string KeyObserved(const std::vector<const History*>& histories, const Idem
     }
   }
   if (requests == 0) return "no request sent";
-  std::string out = contract.key_header + " on " + std::to_string(keyed) + "/" + std::to_string(requests) + " requests";
+  const std::string carrier = contract.key_header.empty() ? "a key" : contract.key_header;  // key_header: none
+  std::string out = carrier + " on " + std::to_string(keyed) + "/" + std::to_string(requests) + " requests";
   int groups = same_key_groups + changed_key_groups;
   if (groups > 0) {
     out += "; repeated business actions kept one key in " + std::to_string(same_key_groups) + "/" +

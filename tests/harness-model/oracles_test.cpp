@@ -271,6 +271,20 @@ TEST_CASE("retryable_released: a concurrent duplicate that ran after the release
   CHECK(RunOracle("retryable_released", stored.history()).status == VerdictStatus::kInvalid);
 }
 
+TEST_CASE("retryable_released on a target without a replay marker: a repeated 503 is undecided, and says why") {
+  // Found with the foreign Python target (--no-replay-marker, bug store-5xx):
+  // the stored 503 comes back unmarked, exactly as a downstream still failing
+  // would. Never a pass; unknown, naming the missing marker.
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 22, kUnavailable)
+      .Records("create_order", "b1", 0, 100);
+  Verdict v = RunOracle("retryable_released", h.history(), PlainTarget());
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("marks no replays") != std::string::npos);
+  CHECK(RunOracle("retryable_released", h.history()).evidence.find("marks no replays") == std::string::npos);
+}
+
 TEST_CASE("retryable_released without a retryable answer is unknown") {
   LiteralHistory h;
   h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
@@ -323,6 +337,18 @@ TEST_CASE("action_scope") {
   LiteralHistory unshared;
   unshared.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
   CHECK(RunOracle("action_scope", unshared.history()).status == VerdictStatus::kUnknown);
+
+  // A target that marks no replays (found with the foreign Python target,
+  // bug key-only-cache): the cancel got create's answer again, unmarked.
+  // Equal to the other action's answer is a replay of it, not an execution.
+  LiteralHistory unmarked_copy;
+  unmarked_copy.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "cancel_order", "k1", "b1", 20, 25, kCreated);
+  Verdict copy = RunOracle("action_scope", unmarked_copy.history(), PlainTarget());
+  CHECK(copy.status == VerdictStatus::kInvalid);
+  CHECK(copy.evidence.find("a replay of another action") != std::string::npos);
+  CHECK(copy.details["violations"][0].contains("replay_of"));
+  CHECK(RunOracle("action_scope", ok.history(), PlainTarget()).status == VerdictStatus::kValid);
 }
 
 TEST_CASE("window: retries inside the window are recognised, outside are not judged") {
@@ -358,6 +384,15 @@ TEST_CASE("window without a marker compares with the first answer") {
   bad.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
       .Send("client-0", "create_order", "k1", "b1", 100, 105, Answer{201, R"({"id":2})"});
   CHECK(RunOracle("window", bad.history(), PlainTarget(), {{"window", "1s"}}).status == VerdictStatus::kInvalid);
+
+  // A retry answered "in progress" (a copy of it still running) recognised
+  // the key, marker or not: without a marker it used to count as executed
+  // again because it differs from the first answer.
+  LiteralHistory busy;
+  busy.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-1", "create_order", "k1", "b1", 100, 400, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 150, 155, kConflict);
+  CHECK(RunOracle("window", busy.history(), PlainTarget(), {{"window", "1s"}}).status == VerdictStatus::kValid);
 }
 
 TEST_CASE("probe_equal") {

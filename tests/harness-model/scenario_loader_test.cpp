@@ -186,6 +186,15 @@ expect: [one_record]
                                               "other_payload for action 'cancel_order'"});
   CHECK_FALSE(fit.runnable());
 
+  // An action the target lacks entirely (a shop without payments) is a need,
+  // not an error: a foreign target runs the suite with it not_applicable.
+  auto absent = ParseScenario(kHead + "steps: [{send: create_order}, {send: payment_refunded}]\nexpect: [one_record]\n",
+                              "s.yaml", Vocab());
+  REQUIRE(absent.ok());
+  ScenarioFit absent_fit = CheckScenarioAgainstTarget(*absent, idemproof::testing::ShopTarget());
+  CHECK(absent_fit.errors.empty());
+  CHECK(absent_fit.needs == std::vector<std::string>{"action 'payment_refunded'"});
+
   auto good = ParseScenario(kHead + "steps: [{send: create_order}, {probe: stock}, {hook: slow}]\nexpect: [one_record]\n",
                             "s.yaml", Vocab());
   REQUIRE(good.ok());

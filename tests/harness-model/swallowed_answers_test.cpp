@@ -116,3 +116,33 @@ TEST_CASE("a hedge whose winning copy got 409: the swallowed 201 shows the execu
   two.Send("client-0", "create_order", "k1", "b1", 0, 3, Answer{}).Records("create_order", "b1", 2, 100);
   CHECK(Judge("one_record", WithProxyEvent(two, "hedge", "k1", 4, {Answer{}})).status == VerdictStatus::kInvalid);
 }
+
+TEST_CASE("with key_header: none a swallowed answer is attributed by the key its request carried in the body") {
+  // Found with the foreign Python target (--key-in body): the key is a body
+  // member, so the proxied request carries no key header.
+  auto target = ParseTarget(R"(name: body-key
+base_url: "http://127.0.0.1:1"
+idempotency: {key_header: none}
+actions:
+  create_order: {request: {method: POST, path: /orders, json: {request_key: "{{key}}", biz: "{{biz}}"}}}
+)", "t.yaml");
+  REQUIRE(target.ok());
+  LiteralHistory l;
+  l.Lost("client-0", "create_order", "k1", "b1", 0, 10).Lost("client-0", "create_order", "k10", "b2", 20, 30);
+  History h = l.history();
+  HistoryEvent e;
+  e.process = "proxy";
+  e.type = EventType::kInfo;
+  e.f = "fault";
+  e.time_ns = 25'000'000;
+  e.value = {{"fault", "drop-response"},
+             {"phase", "injected"},
+             {"request", {{"method", "POST"}, {"target", "/orders"}, {"headers", nlohmann::json::array()},
+                          {"body", R"({"request_key":"k10","biz":"b2"})"}}},
+             {"upstream", {{{"status", 201}, {"headers", nlohmann::json::array()}, {"body", "{}"}}}}};
+  h.Append(e);
+  auto s = oracles::SwallowedAnswers(h, target->idempotency);
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].key == "k10");  // not "k1", its prefix
+  CHECK(s[0].biz == "b2");
+}

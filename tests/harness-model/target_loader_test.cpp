@@ -89,7 +89,7 @@ hooks:
   CHECK(create.request.headers == HeaderList{{"X-Request-Id", "{{uuid}}"}});
   CHECK(create.other_payload->json->at("qty") == 2);
   CHECK(create.records->count.text() == "$.count");
-  CHECK(create.capture.at("order_id").text() == "$.id");
+  CHECK(create.capture.at("order_id").path->text() == "$.id");
   CHECK(t.VolatilePathsFor("create_order").size() == 2);
   CHECK(t.VolatilePathsFor("cancel_order").size() == 1);
   CHECK(t.probes.at("rows").call.command.has_value());
@@ -109,6 +109,90 @@ TEST_CASE("a minimal target gets the IETF draft defaults") {
   CHECK_FALSE(r->idempotency.window.has_value());
   CHECK_FALSE(r->start.has_value());
   CHECK(r->actions.at("a").request.method == "GET");
+}
+
+TEST_CASE("key_header: none: the key travels where the templates put {{key}}") {
+  // Found with the foreign Python target (--key-in body): Square's
+  // idempotency_key or AWS's ClientToken are body members, not headers.
+  auto r = ParseTarget(R"(name: body-key
+base_url: "http://127.0.0.1:1"
+idempotency: {key_header: none}
+actions:
+  create:
+    request: {method: POST, path: /t, headers: {X-Token: "{{ key }}", X-Trace: "t-{{key}}"},
+              json: {request_key: "{{key}}", item: {key: "{{key}}", ref: "r-{{key}}"}, n: 1}}
+)", "t.yaml");
+  REQUIRE(r.ok());
+  CHECK(r->idempotency.key_header.empty());
+  // Without a key, members and headers that are just {{key}} are left out.
+  RequestTemplate without = WithoutKeyPlaceholders(r->actions.at("create").request);
+  CHECK(*without.json == nlohmann::json::parse(R"({"item": {"ref": "r-{{key}}"}, "n": 1})"));
+  REQUIRE(without.headers.size() == 1);
+  CHECK(without.headers[0].first == "X-Trace");
+
+  CHECK(ErrorOf(R"(name: body-key
+base_url: "http://127.0.0.1:1"
+idempotency: {key_header: none}
+actions:
+  create: {request: {method: POST, path: /t, json: {request_key: "{{key}}"}}}
+  update: {request: {method: PUT, path: /t, json: {memo: x}}}
+)") == "t.yaml:6:3: action 'update' never sends {{key}}, and idempotency.key_header is none: put {{key}} where "
+       "the target reads its idempotency key (a body member, a query parameter)");
+}
+
+TEST_CASE("a records count is an integer, or the length of a listing") {
+  // Found with the foreign Python target: many list APIs give no total
+  // (Stripe's {"data": [...], "has_more": false}); only an integer was read.
+  auto r = ParseTarget(R"(name: lists
+base_url: "http://127.0.0.1:1"
+actions:
+  total: {request: {method: POST, path: /t}, records: {request: {path: /t}, count: "$.data.total"}}
+  list: {request: {method: POST, path: /t}, records: {request: {path: /t}, count: "$.data.items"}}
+)", "t.yaml");
+  REQUIRE(r.ok());
+  const auto doc = nlohmann::json::parse(R"({"data": {"items": [{"id": 1}, {"id": 2}], "total": 2}})");
+  CHECK(*r->actions.at("total").records->CountIn(doc) == 2);
+  CHECK(*r->actions.at("list").records->CountIn(doc) == 2);
+  CHECK(*r->actions.at("list").records->CountIn(nlohmann::json::parse(R"({"data": {"items": []}})")) == 0);
+  auto none = r->actions.at("total").records->CountIn(nlohmann::json::parse(R"({"data": {"total": "2"}})"));
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().message() == "no integer or array at $.data.total in the answer");
+}
+
+TEST_CASE("a capture reads the JSON body, or an answer header narrowed by a regex") {
+  // Found with the foreign Python target (--location-header): an API that
+  // says where the new resource is in Location could not be described.
+  auto r = ParseTarget(R"(name: located
+base_url: "http://127.0.0.1:1"
+actions:
+  create:
+    request: {method: POST, path: /t}
+    capture:
+      from_body: "$.transfer.id"
+      url: {header: location}
+      id: {header: Location, regex: '/transfers/([^/?]+)$'}
+)", "t.yaml");
+  REQUIRE(r.ok());
+  const auto& capture = r->actions.at("create").capture;
+  const HeaderList headers = {{"Content-Type", "application/json"}, {"Location", "/api/v2/transfers/tr_7"}};
+  const std::string body = R"({"transfer": {"id": "tr_7", "cents": 5}})";
+  CHECK(capture.at("from_body").From(headers, body) == "tr_7");
+  CHECK(capture.at("url").From(headers, body) == "/api/v2/transfers/tr_7");
+  CHECK(capture.at("id").From(headers, body) == "tr_7");
+  CHECK_FALSE(capture.at("id").From({{"Location", "/elsewhere"}}, body).has_value());
+  CHECK_FALSE(capture.at("url").From({}, body).has_value());
+  CHECK_FALSE(capture.at("from_body").From(headers, "not json").has_value());
+
+  CHECK(ErrorOf(R"(name: located
+base_url: "http://127.0.0.1:1"
+actions:
+  create: {request: {method: POST, path: /t}, capture: {id: {header: Location, regex: 'no group'}}}
+)").find("t.yaml:4:") == 0);  // at the regex, saying what is wrong:
+  CHECK(ErrorOf(R"(name: located
+base_url: "http://127.0.0.1:1"
+actions:
+  create: {request: {method: POST, path: /t}, capture: {id: {header: Location, regex: 'no group'}}}
+)").find("action 'create'.capture.id.regex needs a capture group") != std::string::npos);
 }
 
 TEST_CASE("target errors name file:line:column and what is wrong") {
