@@ -4,11 +4,14 @@
 //      vs naive threads vs curl multi (p50/p99 in µs);
 //   2. check-then-insert detection rate per burst mode and flaw pause;
 //   3. proxy overhead: latency through the proxy (no fault) vs direct,
-//      interleaved request by request.
+//      interleaved request by request;
+//   4. (--sections explore) `idemproof explore` live: trials/s against the
+//      correct reference, time to first violation per flaw (explore_section.h).
 // Modes are interleaved round by round so machine noise hits all alike.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -21,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "curl_multi_burst.h"
+#include "explore_section.h"
 #include "injectors/burst.h"
 #include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
@@ -246,7 +250,14 @@ int main(int argc, char** argv) {
   app.add_option("--detect-bursts", detect_bursts, "bursts per cell of the detection table")->capture_default_str();
   app.add_option("--detect-n", detect_n, "requests per detection burst")->capture_default_str();
   app.add_option("--requests", requests, "requests per side of the overhead table")->capture_default_str();
-  app.add_option("--sections", sections, "spread, detect, overhead")->capture_default_str();
+  app.add_option("--sections", sections, "spread, detect, overhead, explore")->capture_default_str();
+  idemproof::bench::ExploreBenchOptions explore;  // the explore section (explore_section.h)
+  app.add_option("--idemproof", explore.idemproof, "idemproof binary (explore; default: next to --ref)");
+  app.add_option("--explore-trials", explore.clean_trials, "explore: trials per file against the correct reference")
+      ->capture_default_str();
+  app.add_option("--explore-seed", explore.seed, "explore: seed of every run")->capture_default_str();
+  app.add_option("--explore-flaws", explore.flaws, "explore: flaws to run (default: every flaw of the reference)");
+  app.add_option("--explore-out", explore.out_dir, "explore: run directories (default: a temp folder)");
   app.add_option("--ref-arg", g_ref_args, "extra argument for every reference start (repeatable)")
       ->allow_extra_args(false);
   CLI11_PARSE(app, argc, argv);
@@ -260,6 +271,16 @@ int main(int argc, char** argv) {
     if (s == "spread") spread_section(ref_binary, bursts);
     if (s == "detect") detection_section(ref_binary, detect_bursts, detect_n);
     if (s == "overhead") overhead_section(ref_binary, requests);
+    if (s == "explore") {
+      // build/reference-impl/idemproof-ref -> build/
+      const auto build = std::filesystem::absolute(ref_binary).parent_path().parent_path();
+      explore.ref = ref_binary;
+      explore.build_dir = build.string();
+      if (explore.idemproof.empty()) explore.idemproof = (build / "harness/cli/idemproof").string();
+      explore.source_dir = IDEMPROOF_SOURCE_DIR;
+      if (explore.out_dir.empty()) explore.out_dir = (std::filesystem::temp_directory_path() / "idemproof-bench-explore").string();
+      idemproof::bench::explore_section(explore);
+    }
   }
   return 0;
 }

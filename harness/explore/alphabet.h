@@ -7,13 +7,17 @@
 // (n identical requests at once), wait (short, or past the declared lease),
 // kill (SIGKILL), restart (stop+start, or start after a kill), hook (a target
 // hook, e.g. "the next call fails with 503"), fault (a send through a
-// declared fault, started and healed around it). Each op renders to one or
+// declared fault, started and healed around it), pause / resume (SIGSTOP /
+// SIGCONT of the main instance), deliver (push a declared message to the
+// consumer), redeliver (push a message delivered before again, two copies at
+// once), run_batch (a batch job over the declared rows, possibly failing
+// part-way) and rerun (that job again). Each op renders to one or
 // more scenario steps, so a plan is an ordinary Scenario run by the
 // ordinary Interpreter.
 //
 // Ops the harness knows but cannot generate here are not faked: Build()
-// lists them in `excluded` with the reason (no step kind in the model yet,
-// or the interpreter's NeedsOf(): no injector, batch not executed...).
+// lists them in `excluded` with the reason (nothing declared for them in the
+// target or the explore block, or the interpreter's NeedsOf(): no injector...).
 //
 // Preconditions (PlanModel): sends, bursts, hooks and faults need the target
 // up; kill needs it up and started by idemproof; restart needs a start
@@ -23,13 +27,21 @@
 // uses a captured variable needs an earlier send of an action capturing it
 // for the same biz; waits and graceful restarts keep the plan's estimated
 // length 1 s under the declared retry window (a retry past the window may
-// execute again), and a killed target can always be restarted.
+// execute again), and a killed target can always be restarted. pause needs
+// the target up, managed and running; while it is paused only resume, waits
+// and kill may follow (a request would hang until its timeout), and a plan
+// that ends paused is resumed by ToScenario (plan.h). deliver / redeliver /
+// run_batch / rerun need the target up and not paused; redeliver needs the
+// message delivered before; run_batch a job not run yet; rerun a job run
+// before. Every job run gets a clean run at the end (ToScenario), the
+// reference range_continuity compares with.
 //
 // Thread-safety: plain values; an Alphabet is read-only once built.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -45,18 +57,24 @@
 
 namespace idemproof::explore {
 
-enum class OpKind { kSend, kSendOther, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault };
+enum class OpKind {
+  kSend, kSendOther, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault,
+  kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun
+};
 const char* OpKindName(OpKind kind);  // as under explore.ops
 
 struct Op {
   OpKind kind = OpKind::kSend;
-  std::string action;  // send / send_other / burst / fault
-  std::string key;     // symbolic
+  std::string action;  // send / send_other / burst / fault; deliver / redeliver: the message name
+  std::string key;     // symbolic; deliver / redeliver: the symbolic message id
   std::string biz;     // symbolic
-  std::string name;    // hook / fault name
+  std::string name;    // hook / fault name; run_batch / rerun: the symbolic job
   Duration duration{0};  // waits
   int n = 0;             // burst
   BurstMode mode = BurstMode::kThreads;
+  int copies = 1;      // deliver / redeliver: copies pushed at once
+  std::int64_t from = 0, to = 0;          // run_batch: rows [from, to)
+  std::optional<std::int64_t> fail_after; // run_batch: the run fails after K rows
 
   // The scenario steps this op stands for.
   std::vector<Step> Steps() const;
@@ -81,6 +99,9 @@ struct PlanModel {
   // (key, biz) first sent while a hook was pending: the key may have been
   // released, so another payload under it may rightly execute.
   std::set<std::pair<std::string, std::string>> maybe_released;
+  bool paused = false;                 // the main instance is SIGSTOPped
+  std::set<std::string> delivered;     // symbolic message ids pushed
+  std::set<std::string> jobs_run;      // symbolic jobs run_batch started
 };
 
 // An op kind left out of the alphabet, and why.

@@ -102,6 +102,10 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
         << "  minimal plan (" << report->minimal.ops.size() << " ops, " << report->shrink_steps
         << " shrink steps, " << report->shrinking_ms << " ms): " << report->minimal.ToString() << "\n"
         << "  reproduced " << report->reproduced << "/" << report->confirm_runs << " confirming runs\n";
+    if (report->confirm_runs > 0 && report->reproduced == 0) {
+      // A race that failed once during shrinking: the first failing plan is the evidence.
+      out << "  the minimal plan did not fail again: first-failure.yaml (in the run directory) is the plan that failed first\n";
+    }
     for (const auto& v : report->invalid) out << "  invalid " << v.oracle << ": " << v.evidence << "\n";
     out << "repro: " << report->repro_file << "\n  " << report->repro_command << "\n";
   } else if (report->stop_reason.empty() && !report->interrupted) {

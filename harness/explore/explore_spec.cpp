@@ -10,7 +10,9 @@ namespace idemproof::explore {
 
 const std::vector<std::string>& OpKindNames() {
   static const std::vector<std::string> kNames = {
-      "send", "send_other", "burst", "wait", "wait_past_lease", "kill", "restart", "hook", "fault"};
+      "send",  "send_other", "burst",   "wait",      "wait_past_lease", "kill",  "restart",
+      "hook",  "fault",      "pause",   "resume",    "deliver",         "redeliver", "run_batch",
+      "rerun"};
   return kNames;
 }
 
@@ -46,7 +48,7 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
   r.ExpectMap(node, "explore");
   r.CheckKeys(node,
               {"actions", "keys", "biz", "pairing", "ops", "hooks", "faults", "burst", "wait",
-               "insert_at", "reruns", "confirm", "trials", "max_ops"},
+               "insert_at", "reruns", "confirm", "trials", "max_ops", "messages", "batch"},
               "explore");
   if (node["actions"]) b.actions = r.StringList(node["actions"], "explore.actions");
   if (node["keys"]) b.keys = r.StringList(node["keys"], "explore.keys");
@@ -82,6 +84,27 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
     for (const auto& f : b.faults) {
       if (!scenario.faults.count(f)) r.Fail(node["faults"], "explore.faults: '" + f + "' is not declared under 'faults'");
     }
+  }
+  if (node["messages"]) {
+    b.messages = r.StringList(node["messages"], "explore.messages");
+    if (b.messages.empty()) r.Fail(node["messages"], "explore.messages must not be empty (omit it for no queue op)");
+  }
+  if (node["batch"]) {
+    const YAML::Node batch = node["batch"];
+    r.ExpectMap(batch, "explore.batch");
+    r.CheckKeys(batch, {"jobs", "from", "to", "fail_after"}, "explore.batch");
+    if (!batch["jobs"]) r.Fail(batch, "explore.batch needs 'jobs' (symbolic job names, e.g. [j1])");
+    b.jobs = r.StringList(batch["jobs"], "explore.batch.jobs");
+    if (b.jobs.empty()) r.Fail(batch["jobs"], "explore.batch.jobs must not be empty");
+    auto row = [&](const char* key) {
+      long long v = r.Int(batch[key], std::string("explore.batch.") + key);
+      if (v < 0 || v > 100'000'000) r.Fail(batch[key], std::string("explore.batch.") + key + " must be between 0 and 100000000");
+      return static_cast<std::int64_t>(v);
+    };
+    if (batch["from"]) b.batch_from = row("from");
+    if (batch["to"]) b.batch_to = row("to");
+    if (b.batch_to <= b.batch_from) r.Fail(batch, "explore.batch: 'to' must be greater than 'from'");
+    if (batch["fail_after"]) b.batch_fail_after = row("fail_after");
   }
   if (node["burst"]) {
     const YAML::Node burst = node["burst"];

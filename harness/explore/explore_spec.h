@@ -9,9 +9,12 @@
 //     biz: [b1, b2]
 //     pairing: bound                # bound: keys[i] goes with biz[i]; free: any pair
 //     ops: {send: 10, send_other: 2, burst: 2, wait: 2, wait_past_lease: 1,
-//           kill: 1, restart: 1, hook: 1, fault: 1}   # weights; 0 leaves an op out
+//           kill: 1, restart: 1, hook: 1, fault: 1, pause: 1, resume: 2,
+//           deliver: 10, redeliver: 3, run_batch: 5, rerun: 5}   # weights; 0 leaves an op out
 //     hooks: [fail_next_retryable]  # default: every target hook but `heal`
 //     faults: [drop]                # declared faults a send may go through
+//     messages: [credit]            # target messages deliver/redeliver push (ids: the keys pool)
+//     batch: {jobs: [j1], from: 0, to: 100, fail_after: 60}   # run_batch/rerun jobs
 //     burst: {n: 8, mode: threads}
 //     wait: 100ms                   # the short wait
 //     insert_at: 3                  # generated ops go before steps[3]; default: after all steps
@@ -30,6 +33,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -50,6 +54,13 @@ struct ExploreBlock {
   std::map<std::string, int> weights;  // op kind name -> weight, overriding the defaults
   std::optional<std::vector<std::string>> hooks;
   std::vector<std::string> faults;
+  std::vector<std::string> messages;  // none: no deliver/redeliver op
+  // Batch jobs run_batch/rerun use (none: no batch op); rows [from, to),
+  // run_batch also drawn with fail_after when set.
+  std::vector<std::string> jobs;
+  std::int64_t batch_from = 0;
+  std::int64_t batch_to = 100;
+  std::optional<std::int64_t> batch_fail_after;
   int burst_n = 8;
   BurstMode burst_mode = BurstMode::kThreads;
   Duration wait = std::chrono::milliseconds(100);

@@ -94,9 +94,33 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
   s.steps.clear();
   const std::size_t at = spec.insert_at();
   s.steps.insert(s.steps.end(), spec.scenario.steps.begin(), spec.scenario.steps.begin() + at);
+  bool paused = false;
+  std::vector<Op> jobs;  // first run of each job, in order
   for (const auto& op : plan.ops) {
     std::vector<Step> steps = op.Steps();
     s.steps.insert(s.steps.end(), steps.begin(), steps.end());
+    if (op.kind == OpKind::kPause) paused = true;
+    if (op.kind == OpKind::kResume || op.kind == OpKind::kKill) paused = false;
+    if (op.kind == OpKind::kRunBatch &&
+        std::none_of(jobs.begin(), jobs.end(), [&](const Op& j) { return j.name == op.name; })) {
+      jobs.push_back(op);
+    }
+  }
+  // Never leave the target frozen: the probes and records after need it.
+  if (paused) {
+    Step resume;
+    resume.kind = StepKind::kResume;
+    s.steps.push_back(resume);
+  }
+  // The reference result of every job: a fresh job over the same rows.
+  for (const auto& job : jobs) {
+    Step clean;
+    clean.kind = StepKind::kCleanRun;
+    clean.job = "clean-" + job.name;
+    clean.of = job.name;
+    clean.from = job.from;
+    clean.to = job.to;
+    s.steps.push_back(clean);
   }
   s.steps.insert(s.steps.end(), spec.scenario.steps.begin() + at, spec.scenario.steps.end());
   return s;

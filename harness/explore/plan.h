@@ -6,8 +6,9 @@
 // regenerated or dropped by RapidCheck.
 //
 // A plan becomes an ordinary Scenario: the spec's steps before insert_at,
-// the plan's ops' steps, then the spec's remaining steps; the spec's layer,
-// hunts, faults and expect are kept.
+// the plan's ops' steps, a `resume` when the plan leaves the target paused,
+// a `clean_run` (job "clean-J", of J) for every job J the plan ran, then the
+// spec's remaining steps; the spec's layer, hunts, faults and expect are kept.
 //
 // Thread-safety: plain values; a generator reads its Alphabet, which must
 // outlive it.

@@ -30,14 +30,12 @@ void EmitJson(YAML::Emitter& out, const nlohmann::json& v) {
   }
 }
 
-// The step kinds this writer can emit (explore generates no others yet);
+// The step kinds this writer can emit (explore generates no others, and
+// writes the fixed steps of a file only when it uses none of the others);
 // their YAML key is the model's StepKindName.
 bool Writable(StepKind kind) {
   switch (kind) {
-    case StepKind::kPause:
-    case StepKind::kResume:
     case StepKind::kSpawn:
-    case StepKind::kDeliver:
     case StepKind::kPublish: return false;
     default: return true;
   }
@@ -45,7 +43,8 @@ bool Writable(StepKind kind) {
 
 bool IsBare(StepKind kind) {
   return kind == StepKind::kJoin || kind == StepKind::kStart || kind == StepKind::kStop ||
-         kind == StepKind::kKill || kind == StepKind::kRestart;
+         kind == StepKind::kKill || kind == StepKind::kRestart || kind == StepKind::kPause ||
+         kind == StepKind::kResume;
 }
 
 Status EmitStep(YAML::Emitter& out, const Step& s) {
@@ -54,7 +53,8 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
     return Status(StatusCode::kUnsupported,
                   std::string("cannot write step kind ") + StepKindName(s.kind) + " as YAML yet");
   }
-  const bool has_common = s.after.count() > 0 || (!s.label.empty() && s.kind != StepKind::kProbe);
+  const bool has_common = s.after.count() > 0 || (!s.label.empty() && s.kind != StepKind::kProbe) ||
+                          ((s.kind == StepKind::kPause || s.kind == StepKind::kResume) && s.instance != "main");
   if (IsBare(s.kind) && !has_common) {
     out << key;
     return Status::Ok();
@@ -96,6 +96,24 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
       if (s.kind == StepKind::kRerun && s.repeat != 1) out << YAML::Key << "repeat" << YAML::Value << s.repeat;
       if (s.fail_after) out << YAML::Key << "fail_after" << YAML::Value << *s.fail_after;
       if (s.kind == StepKind::kCleanRun && !s.of.empty()) out << YAML::Key << "of" << YAML::Value << s.of;
+      break;
+    case StepKind::kDeliver:
+      out << YAML::Key << key << YAML::Value << s.name;
+      out << YAML::Key << "message" << YAML::Value << s.message_id;
+      out << YAML::Key << "biz" << YAML::Value << s.biz;
+      if (s.copies != 1) out << YAML::Key << "copies" << YAML::Value << s.copies;
+      if (s.lose_ack != 0) out << YAML::Key << "lose_ack" << YAML::Value << s.lose_ack;
+      if (s.every.count() > 0) out << YAML::Key << "every" << YAML::Value << FormatDuration(s.every);
+      if (s.max_attempts != 10) out << YAML::Key << "max_attempts" << YAML::Value << s.max_attempts;
+      if (s.consumers != std::vector<std::string>{"main"}) {
+        out << YAML::Key << "to" << YAML::Value << YAML::Flow << s.consumers;
+      }
+      if (s.timeout) out << YAML::Key << "timeout" << YAML::Value << FormatDuration(*s.timeout);
+      break;
+    case StepKind::kPause:
+    case StepKind::kResume:
+      out << YAML::Key << key << YAML::Value << true;
+      if (s.instance != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
       break;
     default: out << YAML::Key << key << YAML::Value << true; break;  // bare kinds with options
   }

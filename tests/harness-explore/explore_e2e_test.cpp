@@ -156,3 +156,11 @@ TEST_CASE("the same seed explores the same plans; the correct service shows no v
   CHECK(plans(a) == plans(b));
   CHECK(plans(a) != plans(c));
 }
+
+TEST_CASE("explore finds inbox-no-dedup with generated deliveries, and the repro reproduces", "[explore][e2e]") {
+  FindsShrinksAndReproduces("inbox", "inbox-no-dedup", "applied_once");
+}
+
+TEST_CASE("explore finds no-range-marker with generated run_batch/rerun, and the repro reproduces", "[explore][e2e]") {
+  FindsShrinksAndReproduces("batch", "no-range-marker", "range_continuity");
+}

@@ -4,6 +4,8 @@
 // generated plans written as YAML and read back by the scenario loader.
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
 #include <string>
 
 #include "explore/alphabet.h"
@@ -41,6 +43,15 @@ bool HasKind(const Alphabet& a, OpKind kind) {
   return false;
 }
 
+Op SendOp() {
+  Op send;
+  send.kind = OpKind::kSend;
+  send.action = "create_order";
+  send.key = "k1";
+  send.biz = "b1";
+  return send;
+}
+
 }  // namespace
 
 TEST_CASE("the alphabet comes from the target and the explore block, and says what it leaves out", "[explore]") {
@@ -54,12 +65,37 @@ TEST_CASE("the alphabet comes from the target and the explore block, and says wh
     INFO(OpKindName(k));
     CHECK(HasKind(*a, k));
   }
-  // No fault listed, and steps the generator does not produce: reported.
-  std::vector<std::string> excluded;
-  for (const auto& e : a->excluded()) excluded.push_back(e.op);
-  CHECK(std::find(excluded.begin(), excluded.end(), "fault") != excluded.end());
-  CHECK(std::find(excluded.begin(), excluded.end(), "pause/resume") != excluded.end());
-  CHECK(std::find(excluded.begin(), excluded.end(), "run_batch/rerun") != excluded.end());
+  CHECK(HasKind(*a, OpKind::kPause));
+  CHECK(HasKind(*a, OpKind::kResume));
+  // No fault, message or batch job listed in the explore block: reported, with why.
+  std::map<std::string, std::string> excluded;
+  for (const auto& e : a->excluded()) excluded[e.op] = e.reason;
+  CHECK(excluded.count("fault") == 1);
+  CHECK(excluded["deliver"].find("explore.messages") != std::string::npos);
+  CHECK(excluded["redeliver"].find("explore.messages") != std::string::npos);
+  CHECK(excluded["run_batch"].find("explore.batch.jobs") != std::string::npos);
+  CHECK(excluded["rerun"].find("explore.batch.jobs") != std::string::npos);
+  CHECK(excluded.count("pause") == 0);
+
+  // The queue and batch files generate their ops; a target without a batch
+  // section or without the message leaves them out or refuses the file.
+  auto inbox = Alphabet::Build(Spec("inbox"), target, interpreter);
+  REQUIRE(inbox.ok());
+  CHECK(HasKind(*inbox, OpKind::kDeliver));
+  CHECK(HasKind(*inbox, OpKind::kRedeliver));
+  CHECK_FALSE(HasKind(*inbox, OpKind::kSend));
+  auto batch = Alphabet::Build(Spec("batch"), target, interpreter);
+  REQUIRE(batch.ok());
+  CHECK(HasKind(*batch, OpKind::kRunBatch));
+  CHECK(HasKind(*batch, OpKind::kRerun));
+  TargetDescription no_batch = target;
+  no_batch.batch.reset();
+  auto nb = Alphabet::Build(Spec("batch"), no_batch, interpreter);
+  REQUIRE_FALSE(nb.ok());  // nothing left that reaches the target
+  CHECK(nb.status().message().find("no batch section") != std::string::npos);
+  TargetDescription no_messages = target;
+  no_messages.messages.clear();
+  CHECK_FALSE(Alphabet::Build(Spec("inbox"), no_messages, interpreter).ok());
 
   // A last-byte burst without a sender is excluded by the interpreter's NeedsOf, not faked.
   ExploreSpec last_byte = spec;
@@ -92,7 +128,7 @@ TEST_CASE("the same seed gives the same plans, another seed other plans", "[expl
 TEST_CASE("generated plans respect the preconditions and the length cap", "[explore]") {
   const TargetDescription target = ReferenceTarget();
   runtime::Interpreter interpreter(target, {});
-  for (const std::string name : {"create-order", "cancel-order", "set-address"}) {
+  for (const std::string name : {"create-order", "cancel-order", "set-address", "inbox", "batch", "payment"}) {
     const ExploreSpec spec = Spec(name);
     auto a = Alphabet::Build(spec, target, interpreter);
     REQUIRE(a.ok());
@@ -106,6 +142,19 @@ TEST_CASE("generated plans respect the preconditions and the length cap", "[expl
         // e.g. no restart without a start command, no send while killed
         if (op.kind == OpKind::kKill) CHECK_FALSE(m.up);
       }
+      // The scenario never ends with the target paused, and every job run
+      // has its clean run.
+      const Scenario s = ToScenario(spec, plan, "p");
+      bool paused = false;
+      std::set<std::string> run, cleaned;
+      for (const auto& step : s.steps) {
+        if (step.kind == StepKind::kPause) paused = true;
+        if (step.kind == StepKind::kResume || step.kind == StepKind::kKill) paused = false;
+        if (step.kind == StepKind::kRunBatch) run.insert(step.job);
+        if (step.kind == StepKind::kCleanRun) cleaned.insert(step.of);
+      }
+      CHECK_FALSE(paused);
+      CHECK(run == cleaned);
     }
   }
 }
@@ -113,7 +162,8 @@ TEST_CASE("generated plans respect the preconditions and the length cap", "[expl
 TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[explore]") {
   const TargetDescription target = ReferenceTarget();
   runtime::Interpreter interpreter(target, {});
-  for (const std::string name : {"create-order", "cancel-order", "set-address"}) {
+  std::set<StepKind> written;
+  for (const std::string name : {"create-order", "cancel-order", "set-address", "inbox", "batch", "payment"}) {
     const ExploreSpec spec = Spec(name);
     auto a = Alphabet::Build(spec, target, interpreter);
     REQUIRE(a.ok());
@@ -146,12 +196,33 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
         CHECK(y.name == x.name);
         CHECK(y.label == x.label);
         CHECK(y.duration == x.duration);
+        CHECK(y.instance == x.instance);
         if (x.kind == StepKind::kBurst) {
           CHECK(y.n == x.n);
           CHECK(y.mode == x.mode);
         }
+        if (x.kind == StepKind::kDeliver) {
+          CHECK(y.message_id == x.message_id);
+          CHECK(y.copies == x.copies);
+          CHECK(y.lose_ack == x.lose_ack);
+          CHECK(y.consumers == x.consumers);
+        }
+        if (x.kind == StepKind::kRunBatch || x.kind == StepKind::kRerun || x.kind == StepKind::kCleanRun) {
+          CHECK(y.job == x.job);
+          CHECK(y.from == x.from);
+          CHECK(y.to == x.to);
+          CHECK(y.fail_after == x.fail_after);
+          CHECK(y.of == x.of);
+        }
+        written.insert(x.kind);
       }
     }
+  }
+  // The new step kinds were among those written and read back.
+  for (StepKind k : {StepKind::kPause, StepKind::kResume, StepKind::kDeliver, StepKind::kRunBatch, StepKind::kRerun,
+                     StepKind::kCleanRun}) {
+    INFO(StepKindName(k));
+    CHECK(written.count(k) == 1);
   }
 }
 
@@ -187,7 +258,7 @@ TEST_CASE("preconditions: no restart without a start command, no reuse of a key 
   const ExploreSpec spec = Spec("create-order");
   auto a = Alphabet::Build(spec, target, interpreter);
   REQUIRE(a.ok());
-  Op send{OpKind::kSend, "create_order", "k1", "b1", "", Duration{0}, 0, BurstMode::kThreads};
+  const Op send = SendOp();
   Op other = send;
   other.kind = OpKind::kSendOther;
   Op hook;
@@ -217,4 +288,114 @@ TEST_CASE("preconditions: no restart without a start command, no reuse of a key 
   REQUIRE(u.ok());
   CHECK_FALSE(HasKind(*u, OpKind::kKill));
   CHECK_FALSE(HasKind(*u, OpKind::kRestart));
+}
+
+TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun", "[explore]") {
+  const TargetDescription target = ReferenceTarget();
+  runtime::Interpreter interpreter(target, {});
+  Op pause, resume, wait, kill, send;
+  pause.kind = OpKind::kPause;
+  resume.kind = OpKind::kResume;
+  wait.kind = OpKind::kWait;
+  wait.duration = std::chrono::milliseconds(100);
+  kill.kind = OpKind::kKill;
+  send = SendOp();
+
+  auto a = Alphabet::Build(Spec("create-order"), target, interpreter);
+  REQUIRE(a.ok());
+  PlanModel m = a->initial();
+  CHECK_FALSE(a->Allowed(resume, m));  // resume only after a pause
+  CHECK(a->Allowed(pause, m));
+  a->Apply(pause, m);
+  CHECK(m.paused);
+  CHECK_FALSE(a->Allowed(pause, m));
+  CHECK_FALSE(a->Allowed(send, m));    // it would hang until its timeout
+  CHECK(a->Allowed(wait, m));
+  CHECK(a->Allowed(kill, m));
+  CHECK(a->Allowed(resume, m));
+  a->Apply(resume, m);
+  CHECK(a->Allowed(send, m));
+  PlanModel killed = a->initial();
+  a->Apply(kill, killed);
+  CHECK_FALSE(a->Allowed(pause, killed));  // nothing running to pause
+
+  // No pause without a resume to follow it.
+  ExploreSpec no_resume = Spec("create-order");
+  no_resume.explore.weights["resume"] = 0;
+  auto nr = Alphabet::Build(no_resume, target, interpreter);
+  REQUIRE(nr.ok());
+  CHECK_FALSE(HasKind(*nr, OpKind::kPause));
+
+  // A plan that ends paused is resumed before the fixed steps after it.
+  const ExploreSpec inbox = Spec("inbox");
+  Plan paused_plan;
+  paused_plan.ops = {pause};
+  const Scenario s = ToScenario(inbox, paused_plan, "p");
+  REQUIRE(s.steps.size() == 4);
+  CHECK(s.steps[1].kind == StepKind::kPause);
+  CHECK(s.steps[2].kind == StepKind::kResume);
+  CHECK(s.steps[3].kind == StepKind::kProbe);
+
+  auto q = Alphabet::Build(inbox, target, interpreter);
+  REQUIRE(q.ok());
+  Op deliver, redeliver;
+  for (const auto& [w, ops] : q->groups()) {
+    for (const auto& op : ops) {
+      if (op.kind == OpKind::kDeliver && op.key == "m1") deliver = op;
+      if (op.kind == OpKind::kRedeliver && op.key == "m1") redeliver = op;
+    }
+  }
+  REQUIRE(deliver.kind == OpKind::kDeliver);
+  REQUIRE(redeliver.kind == OpKind::kRedeliver);
+  CHECK(redeliver.copies == 2);
+  PlanModel d = q->initial();
+  CHECK(q->Allowed(deliver, d));
+  CHECK_FALSE(q->Allowed(redeliver, d));  // nothing delivered yet
+  q->Apply(deliver, d);
+  CHECK(q->Allowed(redeliver, d));
+  q->Apply(pause, d);
+  CHECK_FALSE(q->Allowed(deliver, d));
+  CHECK_FALSE(q->Allowed(redeliver, d));
+
+  auto b = Alphabet::Build(Spec("batch"), target, interpreter);
+  REQUIRE(b.ok());
+  Op run, failing, rerun;
+  for (const auto& [w, ops] : b->groups()) {
+    for (const auto& op : ops) {
+      if (op.kind == OpKind::kRunBatch && !op.fail_after) run = op;
+      if (op.kind == OpKind::kRunBatch && op.fail_after) failing = op;
+      if (op.kind == OpKind::kRerun) rerun = op;
+    }
+  }
+  REQUIRE(run.kind == OpKind::kRunBatch);
+  REQUIRE(failing.fail_after == 60);
+  REQUIRE(rerun.kind == OpKind::kRerun);
+  PlanModel j = b->initial();
+  CHECK_FALSE(b->Allowed(rerun, j));  // no rerun of a job never run
+  CHECK(b->Allowed(failing, j));
+  b->Apply(failing, j);
+  CHECK_FALSE(b->Allowed(run, j));    // a job runs once; then it is rerun
+  CHECK(b->Allowed(rerun, j));
+  Plan batch_plan;
+  batch_plan.ops = {failing, rerun};
+  const Scenario bs = ToScenario(Spec("batch"), batch_plan, "p");
+  REQUIRE(bs.steps.size() == 3);
+  CHECK(bs.steps[2].kind == StepKind::kCleanRun);
+  CHECK(bs.steps[2].of == "j1");
+  CHECK(bs.steps[2].job != "j1");
+  CHECK(bs.steps[2].from == 0);
+  CHECK(bs.steps[2].to == 100);
+
+  // explore.batch and explore.messages are checked like the rest of the block.
+  const auto vocab = BuiltinOracles().Vocabulary();
+  const std::string head = "name: x\nlayer: batch\nhunts: y\nexpect: [range_continuity]\n";
+  auto bad_range = ParseExploreSpec(head + "explore:\n  batch: {jobs: [j1], from: 50, to: 10}\n", "x.yaml", vocab);
+  CHECK_FALSE(bad_range.ok());
+  auto no_jobs = ParseExploreSpec(head + "explore:\n  batch: {from: 0, to: 10}\n", "x.yaml", vocab);
+  CHECK_FALSE(no_jobs.ok());
+  auto unknown_message = ParseExploreSpec(head + "explore:\n  messages: [debit]\n  ops: {send: 0}\n", "x.yaml", vocab);
+  REQUIRE(unknown_message.ok());
+  auto um = Alphabet::Build(*unknown_message, target, interpreter);
+  REQUIRE_FALSE(um.ok());
+  CHECK(um.status().message().find("no message 'debit'") != std::string::npos);
 }
