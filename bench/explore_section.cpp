@@ -29,6 +29,7 @@ const std::map<std::string, std::string>& FileForFlaw() {
       {"inbox-no-dedup", "inbox"},           {"whole-batch-marker", "batch"},
       {"no-range-marker", "batch"},          {"batch-id-in-request-table", "batch"},
       {"coarse-marker", "batch"},            {"no-intent", "payment"},
+      {"callback-no-dedup", "callback"},
   };
   return kFiles;
 }
@@ -38,9 +39,6 @@ const std::map<std::string, std::string>& NotAimed() {
   static const std::map<std::string, std::string> kWhy = {
       {"no-lease-expiry", "needs a request in flight when the target is killed (a background send): not an explore op"},
       {"unfenced-takeover", "needs a request in flight on a paused instance and a second instance: not explore ops"},
-      {"callback-no-dedup", "applied_once counts every acknowledged callback as applied, and the reference "
-                            "acknowledges disallowed transitions without applying them: generated orders would be "
-                            "false positives"},
   };
   return kWhy;
 }

@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Builds idemproof-bench and idemproof-ref (and idemproof, idemproof-stub for
-# the explore section), then prints the bench's tables
-# (Markdown). Extra arguments go to idemproof-bench, e.g. --sections spread
+# Builds the bench and what it starts, then prints its tables (Markdown).
+#   bash bench/run.sh [idemproof-bench options]   e.g. --sections spread, --sections explore
+#   bash bench/run.sh sim [idemproof-sim-bench options]
+# idemproof-bench: burst spread, check-then-insert detection, proxy overhead
+# (default sections) and live explore (--sections explore: it also needs
+# idemproof and idemproof-stub). idemproof-sim-bench: the deterministic
+# simulation's interleavings/s and time to first violation per flaw.
 #   IDEMPROOF_BUILD_DIR  build folder (default: build)
 #   IDEMPROOF_JOBS       parallel compile jobs (default: 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${IDEMPROOF_BUILD_DIR:-build}
 cmake -S . -B "$build" >/dev/null
-# idemproof and idemproof-stub: the explore section runs the tool against the reference target file.
+if [ "${1:-}" = sim ]; then
+  shift
+  cmake --build "$build" -j"${IDEMPROOF_JOBS:-2}" --target idemproof-sim-bench >/dev/null
+  exec "$build/bench/idemproof-sim-bench" "$@"
+fi
 cmake --build "$build" -j"${IDEMPROOF_JOBS:-2}" --target idemproof-bench idemproof-ref idemproof idemproof-stub >/dev/null
 exec "$build/bench/idemproof-bench" --ref "$build/reference-impl/idemproof-ref" "$@"
