@@ -29,7 +29,7 @@ const std::map<std::string, std::string>& FileForFlaw() {
       {"inbox-no-dedup", "inbox"},           {"whole-batch-marker", "batch"},
       {"no-range-marker", "batch"},          {"batch-id-in-request-table", "batch"},
       {"coarse-marker", "batch"},            {"no-intent", "payment"},
-      {"callback-no-dedup", "callback"},
+      {"callback-no-dedup", "callback"},      {"no-lease-expiry", "in-flight"},
   };
   return kFiles;
 }
@@ -37,7 +37,6 @@ const std::map<std::string, std::string>& FileForFlaw() {
 // Why no explore file is aimed at a flaw (shown in its row).
 const std::map<std::string, std::string>& NotAimed() {
   static const std::map<std::string, std::string> kWhy = {
-      {"no-lease-expiry", "needs a request in flight when the target is killed (a background send): not an explore op"},
       {"unfenced-takeover", "needs a request in flight on a paused instance and a second instance: not explore ops"},
   };
   return kWhy;
