@@ -30,6 +30,7 @@ const std::map<std::string, std::string>& FileForFlaw() {
       {"no-range-marker", "batch"},          {"batch-id-in-request-table", "batch"},
       {"coarse-marker", "batch"},            {"no-intent", "payment"},
       {"callback-no-dedup", "callback"},      {"no-lease-expiry", "in-flight"},
+      {"unfenced-takeover", "takeover"},
   };
   return kFiles;
 }
@@ -37,7 +38,6 @@ const std::map<std::string, std::string>& FileForFlaw() {
 // Why no explore file is aimed at a flaw (shown in its row).
 const std::map<std::string, std::string>& NotAimed() {
   static const std::map<std::string, std::string> kWhy = {
-      {"unfenced-takeover", "needs a request in flight on a paused instance and a second instance: not explore ops"},
   };
   return kWhy;
 }

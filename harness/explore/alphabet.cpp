@@ -116,10 +116,11 @@ std::set<std::string> RequestVariables(const RequestTemplate& r) {
 
 std::vector<Step> Op::Steps() const {
   switch (kind) {
-    case OpKind::kSend: return {RequestStep(StepKind::kSend, action, key, biz)};
+    case OpKind::kSend:
     case OpKind::kSendOther: {
       Step s = RequestStep(StepKind::kSend, action, key, biz);
-      s.payload = PayloadVariant::kOther;
+      if (kind == OpKind::kSendOther) s.payload = PayloadVariant::kOther;
+      s.instance = instance;
       return {s};
     }
     case OpKind::kBurst: {
@@ -177,7 +178,10 @@ std::string Op::ToString() const {
   std::ostringstream os;
   switch (kind) {
     case OpKind::kSend:
-    case OpKind::kSendOther: os << OpKindName(kind) << " " << action << " " << key << "/" << biz; break;
+    case OpKind::kSendOther:
+      os << OpKindName(kind) << " " << action << " " << key << "/" << biz;
+      if (instance != "main") os << " @" << instance;
+      break;
     case OpKind::kBurst: os << "burst " << n << " " << action << " " << key << "/" << biz; break;
     case OpKind::kWait:
     case OpKind::kWaitPastLease: os << OpKindName(kind) << " " << FormatDuration(duration); break;
@@ -205,7 +209,7 @@ std::string Op::ToString() const {
 bool Op::operator==(const Op& o) const {
   return kind == o.kind && action == o.action && key == o.key && biz == o.biz && name == o.name &&
          duration == o.duration && n == o.n && mode == o.mode && copies == o.copies && from == o.from &&
-         to == o.to && fail_after == o.fail_after;
+         to == o.to && fail_after == o.fail_after && instance == o.instance;
 }
 
 std::ostream& operator<<(std::ostream& os, const Op& op) { return os << op.ToString(); }
@@ -304,6 +308,12 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     a.groups_.emplace_back(w, std::move(runnable));
   };
 
+  // Instances the fixed steps before the generated ops spawned: sends go to
+  // them too.
+  std::vector<std::string> instances{"main"};
+  for (std::size_t i = 0; i < spec.insert_at(); ++i) {
+    if (spec.scenario.steps[i].kind == StepKind::kSpawn) instances.push_back(spec.scenario.steps[i].name);
+  }
   std::vector<Op> sends, others, bursts, faults;
   for (const auto& action : actions) {
     const ActionDescription& desc = target.actions.at(action);
@@ -312,12 +322,16 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
       op.action = action;
       op.key = key;
       op.biz = biz;
-      op.kind = OpKind::kSend;
-      sends.push_back(op);
-      if (desc.other_payload && key != kNoKey) {
-        op.kind = OpKind::kSendOther;
-        others.push_back(op);
+      for (const auto& instance : instances) {
+        op.instance = instance;
+        op.kind = OpKind::kSend;
+        sends.push_back(op);
+        if (desc.other_payload && key != kNoKey) {
+          op.kind = OpKind::kSendOther;
+          others.push_back(op);
+        }
       }
+      op.instance = "main";
       op.kind = OpKind::kBurst;
       op.n = b.burst_n;
       op.mode = b.burst_mode;
@@ -521,9 +535,12 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
   const bool timed = op.kind == OpKind::kWait || op.kind == OpKind::kWaitPastLease ||
                      (op.kind == OpKind::kRestart && m.up);
   if (timed && m.budget_ms >= 0 && m.elapsed_ms + EstimateMs(op) > m.budget_ms) return false;
+  // A spawned instance answers whatever main's state: a send to it needs only
+  // what a send needs (a key used before for send_other, captured variables).
+  const bool elsewhere = op.instance != "main";
   // A paused target answers nothing: only resume, waits and kill make sense.
-  if (m.paused && op.kind != OpKind::kResume && op.kind != OpKind::kWait && op.kind != OpKind::kWaitPastLease &&
-      op.kind != OpKind::kKill) {
+  if (m.paused && !elsewhere && op.kind != OpKind::kResume && op.kind != OpKind::kWait &&
+      op.kind != OpKind::kWaitPastLease && op.kind != OpKind::kKill) {
     return false;
   }
   switch (op.kind) {
@@ -533,7 +550,7 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
     case OpKind::kSend:
     case OpKind::kBurst:
     case OpKind::kFault: {
-      if (!m.up) return false;
+      if (!m.up && !elsewhere) return false;
       auto it = needs_captured_.find(op.action);
       if (it != needs_captured_.end()) {
         for (const auto& var : it->second) {

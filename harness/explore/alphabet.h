@@ -75,6 +75,10 @@ struct Op {
   int copies = 1;      // deliver / redeliver: copies pushed at once
   std::int64_t from = 0, to = 0;          // run_batch: rows [from, to)
   std::optional<std::int64_t> fail_after; // run_batch: the run fails after K rows
+  // send / send_other: the target instance; "main", or one the file's fixed
+  // steps spawned before the generated ops (it answers while main is paused
+  // or killed: a takeover from a frozen owner).
+  std::string instance = "main";
 
   // The scenario steps this op stands for.
   std::vector<Step> Steps() const;

@@ -35,7 +35,6 @@ void EmitJson(YAML::Emitter& out, const nlohmann::json& v) {
 // their YAML key is the model's StepKindName.
 bool Writable(StepKind kind) {
   switch (kind) {
-    case StepKind::kSpawn:
     case StepKind::kPublish: return false;
     default: return true;
   }
@@ -71,6 +70,7 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
         if (s.repeat != 1) out << YAML::Key << "repeat" << YAML::Value << s.repeat;
         if (s.every.count() > 0) out << YAML::Key << "every" << YAML::Value << FormatDuration(s.every);
         if (s.background) out << YAML::Key << "background" << YAML::Value << true;
+        if (s.instance != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
       } else {
         out << YAML::Key << "n" << YAML::Value << s.n;
         out << YAML::Key << "mode" << YAML::Value << (s.mode == BurstMode::kThreads ? "threads" : "last_byte");
@@ -84,7 +84,8 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
       break;
     case StepKind::kHook:
     case StepKind::kFault:
-    case StepKind::kHeal: out << YAML::Key << key << YAML::Value << s.name; break;
+    case StepKind::kHeal:
+    case StepKind::kSpawn: out << YAML::Key << key << YAML::Value << s.name; break;
     case StepKind::kRunBatch:
     case StepKind::kRerun:
     case StepKind::kCleanRun:

@@ -163,7 +163,9 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
   const TargetDescription target = ReferenceTarget();
   runtime::Interpreter interpreter(target, {});
   std::set<StepKind> written;
-  for (const std::string name : {"create-order", "cancel-order", "set-address", "inbox", "batch", "payment"}) {
+  int sends_to_second = 0;
+  for (const std::string name : {"create-order", "cancel-order", "set-address", "inbox", "batch", "payment",
+                                 "callback", "in-flight", "takeover"}) {
     const ExploreSpec spec = Spec(name);
     auto a = Alphabet::Build(spec, target, interpreter);
     REQUIRE(a.ok());
@@ -197,6 +199,8 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
         CHECK(y.label == x.label);
         CHECK(y.duration == x.duration);
         CHECK(y.instance == x.instance);
+        CHECK(y.background == x.background);
+        sends_to_second += x.kind == StepKind::kSend && x.instance == "second";
         if (x.kind == StepKind::kBurst) {
           CHECK(y.n == x.n);
           CHECK(y.mode == x.mode);
@@ -220,9 +224,39 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
   }
   // The new step kinds were among those written and read back.
   for (StepKind k : {StepKind::kPause, StepKind::kResume, StepKind::kDeliver, StepKind::kRunBatch, StepKind::kRerun,
-                     StepKind::kCleanRun}) {
+                     StepKind::kCleanRun, StepKind::kSpawn, StepKind::kJoin}) {
     INFO(StepKindName(k));
     CHECK(written.count(k) == 1);
+  }
+  // takeover.yaml's fixed steps spawn "second": generated sends go there too.
+  CHECK(sends_to_second > 0);
+}
+
+TEST_CASE("a send to an instance the fixed steps spawned is allowed while main is paused or killed", "[explore]") {
+  const TargetDescription target = ReferenceTarget();
+  runtime::Interpreter interpreter(target, {});
+  auto a = Alphabet::Build(Spec("takeover"), target, interpreter);
+  REQUIRE(a.ok());
+  Op pause, kill, to_main = SendOp(), to_second = SendOp();
+  pause.kind = OpKind::kPause;
+  kill.kind = OpKind::kKill;
+  to_second.instance = "second";
+  CHECK(to_second.ToString() == "send create_order k1/b1 @second");
+  CHECK(to_second != to_main);
+  CHECK(to_second.Steps().front().instance == "second");
+  PlanModel m = a->initial();
+  a->Apply(pause, m);
+  CHECK_FALSE(a->Allowed(to_main, m));  // main is frozen: it would hang
+  CHECK(a->Allowed(to_second, m));      // the takeover
+  PlanModel killed = a->initial();
+  a->Apply(kill, killed);
+  CHECK_FALSE(a->Allowed(to_main, killed));
+  CHECK(a->Allowed(to_second, killed));
+  // Files that spawn nothing generate sends to main only.
+  auto plain = Alphabet::Build(Spec("create-order"), target, interpreter);
+  REQUIRE(plain.ok());
+  for (const auto& [w, ops] : plain->groups()) {
+    for (const auto& op : ops) CHECK(op.instance == "main");
   }
 }
 
