@@ -114,6 +114,14 @@ std::set<std::string> RequestVariables(const RequestTemplate& r) {
 
 }  // namespace
 
+// A step of `kind` naming `name` (hook, fault, heal), nothing else set.
+static Step KindStep(StepKind kind, const std::string& name = "") {
+  Step s;
+  s.kind = kind;
+  s.name = name;
+  return s;
+}
+
 std::vector<Step> Op::Steps() const {
   switch (kind) {
     case OpKind::kSend:
@@ -131,41 +139,18 @@ std::vector<Step> Op::Steps() const {
     }
     case OpKind::kWait:
     case OpKind::kWaitPastLease: {
-      Step s;
-      s.kind = StepKind::kWait;
+      Step s = KindStep(StepKind::kWait);
       s.duration = duration;
       return {s};
     }
-    case OpKind::kKill: {
-      Step s;
-      s.kind = StepKind::kKill;
-      return {s};
-    }
-    case OpKind::kRestart: {
-      Step s;
-      s.kind = StepKind::kRestart;
-      return {s};
-    }
-    case OpKind::kHook: {
-      Step s;
-      s.kind = StepKind::kHook;
-      s.name = name;
-      return {s};
-    }
-    case OpKind::kFault: {
-      Step start;
-      start.kind = StepKind::kFault;
-      start.name = name;
-      Step heal = start;
-      heal.kind = StepKind::kHeal;
-      return {start, RequestStep(StepKind::kSend, action, key, biz), heal};
-    }
-    case OpKind::kPause:
-    case OpKind::kResume: {
-      Step s;
-      s.kind = kind == OpKind::kPause ? StepKind::kPause : StepKind::kResume;
-      return {s};
-    }
+    case OpKind::kKill: return {KindStep(StepKind::kKill)};
+    case OpKind::kRestart: return {KindStep(StepKind::kRestart)};
+    case OpKind::kHook: return {KindStep(StepKind::kHook, name)};
+    case OpKind::kFault:
+      return {KindStep(StepKind::kFault, name), RequestStep(StepKind::kSend, action, key, biz),
+              KindStep(StepKind::kHeal, name)};
+    case OpKind::kPause: return {KindStep(StepKind::kPause)};
+    case OpKind::kResume: return {KindStep(StepKind::kResume)};
     case OpKind::kDeliver:
     case OpKind::kRedeliver: return {DeliverStep(*this)};
     case OpKind::kRunBatch:
