@@ -10,7 +10,8 @@
 #include <cstring>
 #include <charconv>
 #include <functional>
-#include <latch>
+#include <condition_variable>
+#include <mutex>
 #include <memory>
 #include <thread>
 #include <bit>
@@ -297,9 +298,27 @@ void fire_synchronized(const std::vector<std::string>& requests, const BurstOpti
   }
 }
 
+// The naive threads' start line: each arrives, then all go at once. Not
+// std::latch: libstdc++ 12's latch (atomic wait on a proxy word) was seen to
+// miss its wake-up and hang every waiter.
+class StartLine {
+ public:
+  explicit StartLine(std::size_t runners) : waiting_(runners) {}
+  void arrive_and_wait() {
+    std::unique_lock lock(mu_);
+    if (--waiting_ == 0) return go_.notify_all();
+    go_.wait(lock, [this] { return waiting_ == 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable go_;
+  std::size_t waiting_;
+};
+
 // One naive client: connect, write everything, read; each with a deadline.
 void fire_one_naive(const std::string& request, const BurstOptions& o, const tcp::endpoint& target,
-                    std::latch& go, BurstAnswer& answer) {
+                    StartLine& go, BurstAnswer& answer) {
   asio::io_context io(1);
   std::vector<std::unique_ptr<Connection>> conns;
   conns.push_back(std::make_unique<Connection>(io));
@@ -380,7 +399,7 @@ Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const B
   if (o.mode == BurstMode::kLastByteSync) {
     fire_synchronized(requests, o, target, result);
   } else {
-    std::latch go(static_cast<std::ptrdiff_t>(requests.size()));
+    StartLine go(requests.size());
     std::vector<std::jthread> threads;
     threads.reserve(requests.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {

@@ -1,6 +1,6 @@
 #include "order_api.h"
 
-#include <latch>
+#include <future>
 #include <stdexcept>
 #include <thread>
 
@@ -80,14 +80,16 @@ HttpResult OrderApi::post_until_settled(const std::string& key, const std::strin
 std::vector<HttpResult> OrderApi::concurrent_posts(int n, const std::string& key,
                                                    const std::string& body) const {
   std::vector<HttpResult> results(static_cast<std::size_t>(n));
-  std::latch ready(n);
+  std::promise<void> go;  // not std::latch: libstdc++ 12's can miss its wake-up
+  std::shared_future<void> start = go.get_future().share();
   std::vector<std::thread> threads;
   for (int i = 0; i < n; ++i) {
     threads.emplace_back([&, i] {
-      ready.arrive_and_wait();
+      start.wait();
       results[static_cast<std::size_t>(i)] = post_order(key, body);
     });
   }
+  go.set_value();
   for (auto& t : threads) t.join();
   return results;
 }
