@@ -4,7 +4,8 @@
 // its own strand; a fully read request is handed to a worker pool (business
 // steps block: --business-delay, /_chaos delay_ms) and its answer is posted
 // back to the connection's strand, so a slow request never holds up an I/O
-// thread. SIGTERM/SIGINT: stop accepting, let in-flight answers finish, exit 0.
+// thread. Workers run as SCHED_BATCH (--worker-sched): when a burst arrives,
+// answering the first requests does not preempt reading the rest. SIGTERM/SIGINT: stop accepting, let in-flight answers finish, exit 0.
 
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without <utility> (C++20).
 #include <utility>
@@ -16,11 +17,15 @@
 #include <array>
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <thread>
+
+#include <pthread.h>
+#include <sched.h>
 #include <vector>
 
 #include "idemproof/ref/batch_job.h"
@@ -51,7 +56,7 @@ constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 struct ServerContext {
   ReferenceService& service;
   const ServiceOptions& options;
-  asio::thread_pool& workers;
+  asio::io_context& workers;
   std::atomic<int> in_flight{0};  // requests read whose answer is not yet written
   std::atomic<bool> stopping{false};
 };
@@ -174,6 +179,40 @@ class Session : public std::enable_shared_from_this<Session> {
   std::array<char, 8192> scratch_{};
 };
 
+// The business-step threads: an io_context run by `count` threads, each made
+// SCHED_BATCH first when asked (see ServiceOptions::batch_workers).
+class WorkerPool {
+ public:
+  WorkerPool(unsigned count, bool batch) : idle_guard_(asio::make_work_guard(context_)) {
+    for (unsigned i = 0; i < count; ++i) {
+      threads_.emplace_back([this, batch] {
+        if (batch) {
+          const sched_param none{};
+          if (int err = pthread_setschedparam(pthread_self(), SCHED_BATCH, &none); err != 0) {
+            std::cerr << "idemproof-ref: SCHED_BATCH for a worker: " << std::strerror(err) << "\n";
+          }
+        }
+        context_.run();
+      });
+    }
+  }
+  ~WorkerPool() { stop_and_join(); }
+
+  asio::io_context& context() { return context_; }
+  // Queued business steps that have not started are dropped (as on shutdown).
+  void stop_and_join() {
+    context_.stop();
+    for (auto& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+ private:
+  asio::io_context context_;
+  asio::executor_work_guard<asio::io_context::executor_type> idle_guard_;
+  std::vector<std::thread> threads_;
+};
+
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   Listener(asio::io_context& ioc, tcp::acceptor acceptor, ServerContext& ctx)
@@ -274,8 +313,8 @@ int serve(const ServiceOptions& options) {
   const auto bound = acceptor.local_endpoint();
   std::cout << "listening on " << bound.address().to_string() << ":" << bound.port() << std::endl;
 
-  asio::thread_pool workers(options.workers);
-  ServerContext ctx{service, options, workers};
+  WorkerPool workers(options.workers, options.batch_workers);
+  ServerContext ctx{service, options, workers.context()};
   auto listener = std::make_shared<Listener>(ioc, std::move(acceptor), ctx);
   listener->accept();
   SweepSchedule sweep(ioc, ctx, options.effective_sweep_interval());
@@ -306,8 +345,7 @@ int serve(const ServiceOptions& options) {
   ioc.run();
   for (auto& t : io_threads) t.join();
   if (consumer) consumer->stop();
-  workers.stop();
-  workers.join();
+  workers.stop_and_join();
   return 0;
 }
 

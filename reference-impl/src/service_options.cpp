@@ -31,6 +31,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("--base-path", o.service.base_path, "prefix of every route");
   app.add_option("--threads", o.threads, "io_context threads")->check(CLI::Range(1u, 256u));
   app.add_option("--workers", o.workers, "business-step threads")->check(CLI::Range(1u, 1024u));
+  std::string worker_sched = "batch";
+  app.add_option("--worker-sched", worker_sched,
+                 "scheduling of business-step threads: batch (never preempt I/O) or normal")
+      ->check(CLI::IsMember({"batch", "normal"}));
   app.add_option("--business-delay", delay, "sleep inside every business step");
   app.add_option("--check-insert-pause", pause, "pause of the check-then-insert flaw");
   app.add_flag("--report-arrival", o.report_arrival, "add X-Arrival-Ns to every answer");
@@ -54,6 +58,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     return {std::nullopt, code == 0 ? 0 : 2};
   }
 
+  o.batch_workers = worker_sched == "batch";
   if (flaw == "list") {
     for (const auto& info : all_flaws()) std::cout << info.name << "  " << info.mistake << "\n";
     std::cout.flush();

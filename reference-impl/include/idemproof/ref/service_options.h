@@ -19,6 +19,10 @@ struct ServiceOptions {
   std::optional<Nanos> sweep_interval;  // default: min(1s, effective TTL / 10)
   unsigned threads = 4;                 // io_context threads
   unsigned workers = 64;                // threads running the (blocking) business steps
+  // Business-step threads run as SCHED_BATCH by default: a woken worker does
+  // not preempt the I/O threads, so reading (and stamping) a burst of arrivals
+  // is not interleaved with answering the first of them. false: SCHED_OTHER.
+  bool batch_workers = true;
   Nanos check_insert_pause = std::chrono::microseconds(200);
   bool report_arrival = false;
   std::size_t body_limit = 64 * 1024;   // bytes; a larger body gets 413
