@@ -4,8 +4,11 @@
 // its own strand; a fully read request is handed to a worker pool (business
 // steps block: --business-delay, /_chaos delay_ms) and its answer is posted
 // back to the connection's strand, so a slow request never holds up an I/O
-// thread. Workers run as SCHED_BATCH (--worker-sched): when a burst arrives,
-// answering the first requests does not preempt reading the rest. SIGTERM/SIGINT: stop accepting, let in-flight answers finish, exit 0.
+// thread. When a burst arrives, reading it is not held up by answering it:
+// a request goes to the workers only after the reads already completed in the
+// same reactor round ran (--dispatch), and the workers run as SCHED_BATCH
+// (--worker-sched), so a woken worker does not preempt an I/O thread.
+// SIGTERM/SIGINT: stop accepting, let in-flight answers finish, exit 0.
 
 // Boost 1.74's asio/awaitable.hpp uses std::exchange without <utility> (C++20).
 #include <utility>
@@ -57,6 +60,7 @@ struct ServerContext {
   ReferenceService& service;
   const ServiceOptions& options;
   asio::io_context& workers;
+  asio::io_context& io;  // the I/O threads' context
   std::atomic<int> in_flight{0};  // requests read whose answer is not yet written
   std::atomic<bool> stopping{false};
 };
@@ -117,14 +121,24 @@ class Session : public std::enable_shared_from_this<Session> {
     const unsigned version = message.version();
 
     ++ctx_.in_flight;
-    asio::post(ctx_.workers, [self = shared_from_this(), request = std::move(request), arrival_ns,
-                              keep_alive, version]() mutable {
+    auto business_step = [self = shared_from_this(), request = std::move(request), arrival_ns,
+                          keep_alive, version]() mutable {
       HttpResponse answer = self->ctx_.service.handle_request(request);
       asio::post(self->stream_.get_executor(), [self, answer = std::move(answer), arrival_ns,
                                                 keep_alive, version]() mutable {
         self->write(std::move(answer), arrival_ns, keep_alive, version, /*counted=*/true);
       });
-    });
+    };
+    if (ctx_.options.dispatch_after_reads) {
+      // Deferred behind the completions already queued (the other reads that
+      // became ready with this one), so waking a worker does not delay them.
+      asio::defer(ctx_.io,
+                  [&workers = ctx_.workers, step = std::move(business_step)]() mutable {
+                    asio::post(workers, std::move(step));
+                  });
+    } else {
+      asio::post(ctx_.workers, std::move(business_step));
+    }
   }
 
   void write(HttpResponse answer, std::optional<std::int64_t> arrival_ns, bool keep_alive,
@@ -314,7 +328,7 @@ int serve(const ServiceOptions& options) {
   std::cout << "listening on " << bound.address().to_string() << ":" << bound.port() << std::endl;
 
   WorkerPool workers(options.workers, options.batch_workers);
-  ServerContext ctx{service, options, workers.context()};
+  ServerContext ctx{service, options, workers.context(), ioc};
   auto listener = std::make_shared<Listener>(ioc, std::move(acceptor), ctx);
   listener->accept();
   SweepSchedule sweep(ioc, ctx, options.effective_sweep_interval());

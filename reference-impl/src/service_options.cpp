@@ -35,6 +35,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("--worker-sched", worker_sched,
                  "scheduling of business-step threads: batch (never preempt I/O) or normal")
       ->check(CLI::IsMember({"batch", "normal"}));
+  std::string dispatch = "after-reads";
+  app.add_option("--dispatch", dispatch,
+                 "when a read request goes to the workers: after-reads (the reads ready with it first) or immediate")
+      ->check(CLI::IsMember({"after-reads", "immediate"}));
   app.add_option("--business-delay", delay, "sleep inside every business step");
   app.add_option("--check-insert-pause", pause, "pause of the check-then-insert flaw");
   app.add_flag("--report-arrival", o.report_arrival, "add X-Arrival-Ns to every answer");
@@ -59,6 +63,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
 
   o.batch_workers = worker_sched == "batch";
+  o.dispatch_after_reads = dispatch == "after-reads";
   if (flaw == "list") {
     for (const auto& info : all_flaws()) std::cout << info.name << "  " << info.mistake << "\n";
     std::cout.flush();

@@ -23,6 +23,10 @@ struct ServiceOptions {
   // not preempt the I/O threads, so reading (and stamping) a burst of arrivals
   // is not interleaved with answering the first of them. false: SCHED_OTHER.
   bool batch_workers = true;
+  // A fully read request is handed to the workers after the completions
+  // already queued (the reads that became ready with it): each hand-off wakes
+  // a thread, which would delay reading the rest of a burst. false: at once.
+  bool dispatch_after_reads = true;
   Nanos check_insert_pause = std::chrono::microseconds(200);
   bool report_arrival = false;
   std::size_t body_limit = 64 * 1024;   // bytes; a larger body gets 413
