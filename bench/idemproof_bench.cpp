@@ -25,6 +25,7 @@
 
 #include "curl_multi_burst.h"
 #include "explore_section.h"
+#include "relay_floor.h"
 #include "injectors/burst.h"
 #include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
@@ -209,8 +210,13 @@ void overhead_section(const std::string& ref_binary, int requests) {
   const std::string proxy_base = "http://" + proxy.endpoint().to_string();
   std::cout << "\n### Proxy overhead, no fault (keep-alive libcurl client, " << requests
             << " requests each, direct and proxied interleaved; µs)\n\n"
-            << "| request | direct p50 | proxied p50 | ratio p50 | direct p99 | proxied p99 | ratio p99 |\n"
-            << "|---|---|---|---|---|---|---|\n";
+            << "| request | direct p50 | proxied p50 | ratio p50 | added p50 | direct p99 | proxied p99 | ratio p99 |\n"
+            << "|---|---|---|---|---|---|---|---|\n";
+  const auto row = [](const std::string& what, const std::vector<double>& d, const std::vector<double>& p) {
+    const double d50 = percentile(d, 50), p50 = percentile(p, 50), d99 = percentile(d, 99), p99 = percentile(p, 99);
+    std::cout << "| " << what << " | " << fmt(d50) << " | " << fmt(p50) << " | " << fmt(p50 / d50, 2) << "× | "
+              << fmt(p50 - d50) << " | " << fmt(d99) << " | " << fmt(p99) << " | " << fmt(p99 / d99, 2) << "× |\n";
+  };
   for (const char* what : {"GET /healthz", "POST /orders (new key)"}) {
     TestClient direct, proxied;
     std::vector<double> d, p;
@@ -230,11 +236,16 @@ void overhead_section(const std::string& ref_binary, int requests) {
         (via_proxy ? p : d).push_back(a.seconds * 1e6);
       }
     }
-    const double d50 = percentile(d, 50), p50 = percentile(p, 50), d99 = percentile(d, 99), p99 = percentile(p, 99);
-    std::cout << "| " << what << " | " << fmt(d50) << " | " << fmt(p50) << " | " << fmt(p50 / d50, 2) << "× | "
-              << fmt(d99) << " | " << fmt(p99) << " | " << fmt(p99 / d99, 2) << "× |\n";
+    row(what, d, p);
   }
   proxy.heal();
+  // The same extra hop with nothing but blocking sockets (relay_floor.h).
+  const auto floor = idemproof::bench::measure_relay_floor(requests);
+  if (floor.ok) {
+    row("floor: raw blocking relay, fixed GET (not the proxy)", floor.direct_us, floor.relayed_us);
+  } else {
+    std::cerr << "relay floor: a socket call failed\n";
+  }
 }
 
 }  // namespace
