@@ -86,8 +86,16 @@ std::vector<Operation> RequestOperations(const History& history) {
 
 bool IsReplayMarked(const HttpAnswer& answer, const IdempotencyContract& contract) {
   if (!contract.replay) return false;
-  auto v = answer.Header(contract.replay->header);
-  return v && *v == contract.replay->value;
+  const ReplayMarker& marker = *contract.replay;
+  if (marker.body) {
+    const auto doc = answer.JsonBody();
+    if (!doc) return false;
+    auto v = marker.body->Find(*doc);
+    if (!v.ok()) return false;
+    return (v->is_string() ? v->get<std::string>() : v->dump()) == marker.value;
+  }
+  auto v = answer.Header(marker.header);
+  return v && *v == marker.value;
 }
 
 std::optional<std::int64_t> RecordCount(const History& history, const std::string& action, const std::string& biz) {

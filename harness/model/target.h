@@ -70,12 +70,20 @@ struct StartCommand {
   SourceMark mark;
 };
 
-// The replay marker a target puts on replayed answers (e.g. Stripe's
-// "Idempotent-Replayed: true"). Header names compare case-insensitively,
-// values exactly.
+// The replay marker a target puts on replayed answers: a header (Stripe's
+// "Idempotent-Replayed: true") or a member of a JSON body (`body`, e.g.
+// "$.meta.replayed"). Exactly one of the two is set. Header names compare
+// case-insensitively; values exactly (a non-string JSON value as its JSON
+// text, so `true` matches "true"). A body marker is left out whenever a
+// replay's body is compared with the first answer's.
 struct ReplayMarker {
   std::string header;
+  std::optional<JsonPath> body;
   std::string value = "true";
+  // For evidence: Where() is "X-Replayed" / "body $.meta.replayed";
+  // Describe() adds the value: "X-Replayed: true" / "body $.meta.replayed = true".
+  std::string Where() const;
+  std::string Describe() const;
 };
 
 // The idempotency contract the target declares.

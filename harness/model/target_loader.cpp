@@ -325,8 +325,12 @@ class TargetLoader {
       if (rn.IsScalar()) {
         m.header = HeaderName(rn, "idempotency.replay");
       } else {
-        r_.CheckKeys(rn, {"header", "value"}, "idempotency.replay");
-        m.header = HeaderName(r_.Required(rn, "header", "idempotency.replay"), "idempotency.replay.header");
+        r_.CheckKeys(rn, {"header", "body", "value"}, "idempotency.replay");
+        if (rn["header"].IsDefined() == rn["body"].IsDefined()) {
+          r_.Fail(rn, "idempotency.replay needs exactly one of header (a header name) or body (a JSON path)");
+        }
+        if (rn["header"]) m.header = HeaderName(rn["header"], "idempotency.replay.header");
+        if (rn["body"]) m.body = r_.Path(rn["body"], "idempotency.replay.body");
         if (rn["value"]) m.value = r_.String(rn["value"], "idempotency.replay.value");
       }
       c.replay = m;
@@ -554,8 +558,14 @@ const ActionDescription* TargetDescription::FindAction(const std::string& n) con
 std::vector<JsonPath> TargetDescription::VolatilePathsFor(const std::string& action) const {
   std::vector<JsonPath> out = volatile_paths;
   if (const auto* a = FindAction(action)) out.insert(out.end(), a->volatile_paths.begin(), a->volatile_paths.end());
+  // A replay differs from the first answer by its marker, by design.
+  if (idempotency.replay && idempotency.replay->body) out.push_back(*idempotency.replay->body);
   return out;
 }
+
+std::string ReplayMarker::Where() const { return body ? "body " + body->text() : header; }
+
+std::string ReplayMarker::Describe() const { return Where() + (body ? " = " : ": ") + value; }
 
 std::optional<std::string> CaptureRule::From(const HeaderList& headers, const std::string& body) const {
   if (path) {

@@ -57,7 +57,7 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
     ++replays;
     auto diffs = AnswerDifferences(first->answer, a.answer, vol, in.target.compare_headers);
     if (contract.replay && !IsReplayMarked(a.answer, contract))
-      diffs.push_back("replay marker " + contract.replay->header + ": " + contract.replay->value + " missing");
+      diffs.push_back("replay marker " + contract.replay->Describe() + " missing");
     if (diffs.empty()) continue;
     std::string joined;
     for (const auto& d : diffs) joined += (joined.empty() ? "" : "; ") + d;
@@ -106,7 +106,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
       }
       if (!excused) {
         std::string ev = "key " + g.key + " (" + g.action + "): the first answer " + AnswerSummary(fa) +
-                         " carries the replay marker " + contract.replay->header + " though nothing ran before it";
+                         " carries the replay marker " + contract.replay->Where() + " though nothing ran before it";
         violations.push_back({{"key", g.key}, {"action", g.action}, {"problem", ev}, {"first", OpJson(*first)}});
         if (first_violation.empty()) first_violation = ev;
       }
@@ -118,7 +118,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
       HttpAnswer a = *op->answer();
       auto diffs = AnswerDifferences(fa, a, vol, in.target.compare_headers);
       if (contract.replay && !IsReplayMarked(a, contract))
-        diffs.push_back("replay marker " + contract.replay->header + ": " + contract.replay->value + " missing");
+        diffs.push_back("replay marker " + contract.replay->Describe() + " missing");
       if (diffs.empty()) continue;
       std::string joined;
       for (const auto& d : diffs) joined += (joined.empty() ? "" : "; ") + d;
@@ -136,7 +136,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
   nlohmann::json details = {{"violations", violations}, {"replays_checked", replays}, {"keys", keys}};
   if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
   if (replays == 0) return Verdict::Unknown(name, "no replay happened: no key got a second terminal answer", details);
-  std::string marker = contract.replay ? " and carry " + contract.replay->header : "";
+  std::string marker = contract.replay ? " and carry " + contract.replay->Where() : "";
   return Verdict::Valid(name, std::to_string(replays) + " replay(s) over " + std::to_string(keys) +
                                   " key(s) equal the first answer" + marker, details);
 }

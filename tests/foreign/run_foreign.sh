@@ -10,7 +10,9 @@
 #  - the same with replays NOT marked, in-progress = mismatch = 409, the key
 #    in a body member instead of a header, the id captured from Location and
 #    records counted as a listing's length (foreign-python-unmarked.yaml),
-#    on the scenarios where that matters.
+#    on the scenarios where that matters;
+#  - the same with replays marked in the JSON body
+#    (foreign-python-body-marker.yaml).
 # Usage: run_foreign.sh IDEMPROOF SOURCE_DIR WORK_DIR
 set -uo pipefail
 idemproof=$1 src=$2 work=$3
@@ -18,6 +20,7 @@ rm -rf "$work" && mkdir -p "$work"
 cd "$src" || exit 2
 marked=scenarios/targets/foreign-python.yaml
 unmarked=scenarios/targets/foreign-python-unmarked.yaml
+body_marked=scenarios/targets/foreign-python-body-marker.yaml
 failures=0
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -137,6 +140,17 @@ EOF
 # undecided (exit 3), never a pass.
 run unmarked-store-5xx 3 "$unmarked" --flaw store-5xx --filter retryable-failure-retry &&
   verdict unmarked-store-5xx retryable-failure-retry retryable_released unknown
+
+echo "== replays marked in the JSON body (\"replayed\": true), not by a header"
+paths=(scenarios/client scenarios/gateway/lost-answer-retry.yaml scenarios/concurrency/duplicate-while-in-progress.yaml)
+run body-marker-correct 0 "$body_marked" &&
+  verdict body-marker-correct replay-identity identical_replay valid &&
+  verdict body-marker-correct lost-answer-retry identical_replay valid &&
+  verdict body-marker-correct double-submit no_false_dedup valid &&
+  verdict body-marker-correct duplicate-while-in-progress in_progress valid
+paths=(scenarios/)
+run body-marker-replay-regenerates 1 "$body_marked" --flaw replay-regenerates --filter replay-identity &&
+  verdict body-marker-replay-regenerates replay-identity identical_replay invalid
 
 echo "== $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -9,7 +9,9 @@ harness verifies a service from its target file alone
   POST /api/v2/transfers                {"transfer": {"ref": R, "cents": N}}
        key header X-Request-Key (--key-in body: a top-level "request_key"
        member of the JSON body instead, as Square or AWS ClientToken do); 201 {"transfer": {...}}; replays carry
-       "X-Cache: replayed" (none with --no-replay-marker); 425 while the key
+       "X-Cache: replayed" (none with --no-replay-marker; with
+       --replay-marker-in-body a top-level "replayed": true member of the
+       replayed JSON instead of the header); 425 while the key
        is in progress (--in-progress-status 409: the same as a mismatch); 409 for the key reused with another payload; 428
        without a key; 400 for a bad body (not stored); 503 when the ledger
        is down (fault), not stored: the key is released. --location-header:
@@ -235,13 +237,21 @@ class Service:
         headers = [("Content-Type", row["content_type"])]
         if row["location"]:
             headers.append(("Location", row["location"]))
-        if self.replay_marker:
+        if self.replay_marker == "header":
             headers.append(("X-Cache", "replayed"))
         body = row["body"]
         if self.store.bug == "replay-regenerates" and db is not None and row["transfer_seq"] is not None:
             t = db.execute("SELECT * FROM transfers WHERE seq=?", (row["transfer_seq"],)).fetchone()
             doc = {"transfer": transfer_json(t), "served_at": now_iso()}
             body = render(doc)
+        if self.replay_marker == "body":
+            try:
+                doc = json.loads(bytes(body))
+            except ValueError:
+                doc = None  # not JSON: nothing to mark
+            if isinstance(doc, dict):
+                doc["replayed"] = True
+                body = render(doc)
         return row["status"], headers, bytes(body)
 
     def release(self, db, scope, key, owner):
@@ -480,6 +490,8 @@ def main():
     p.add_argument("--lease-ms", type=int, default=2000)
     p.add_argument("--ttl-ms", type=int, default=86_400_000)
     p.add_argument("--no-replay-marker", action="store_true", help="replays carry no X-Cache header")
+    p.add_argument("--replay-marker-in-body", action="store_true",
+                   help='replays say "replayed": true in their JSON body instead of X-Cache')
     p.add_argument("--in-progress-status", type=int, default=425)
     p.add_argument("--key-in", choices=("header", "body"), default="header")
     p.add_argument("--location-header", action="store_true", help="a 201 carries Location: /api/v2/transfers/ID")
@@ -488,7 +500,8 @@ def main():
 
     IN_PROGRESS[0] = args.in_progress_status
     store = Store(args.db, args.bug, args.lease_ms / 1000.0, args.ttl_ms / 1000.0)
-    service = Service(store, Faults(), not args.no_replay_marker, args.key_in, args.location_header)
+    marker = "none" if args.no_replay_marker else "body" if args.replay_marker_in_body else "header"
+    service = Service(store, Faults(), marker, args.key_in, args.location_header)
     ThreadingHTTPServer.request_queue_size = 128  # bursts of 32 connections at once
     server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(service))
     server.daemon_threads = True

@@ -68,6 +68,16 @@ const TargetDescription& PlainTarget() {
   return t;
 }
 
+const TargetDescription& BodyMarkedTarget() {
+  static const TargetDescription& t = []() -> const TargetDescription& {
+    std::string text = kShop;
+    const std::string header = "replay: {header: Idempotent-Replayed, value: \"true\"}";
+    text.replace(text.find(header), header.size(), "replay: {body: $.meta.replayed, value: \"true\"}");
+    return Load(text);
+  }();
+  return t;
+}
+
 Answer Replay(int status, const std::string& body) { return Answer{status, body, {{"Idempotent-Replayed", "true"}}}; }
 
 LiteralHistory& LiteralHistory::Send(const std::string& process, const std::string& action, const std::string& key,

@@ -19,6 +19,8 @@ namespace idemproof::testing {
 const TargetDescription& ShopTarget();
 // The same without replay marker and window.
 const TargetDescription& PlainTarget();
+// ShopTarget() with the replay marker in the body: {"meta": {"replayed": true}}.
+const TargetDescription& BodyMarkedTarget();
 
 struct Answer {
   int status = 201;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "literal_history.h"
+#include "model/operation.h"
 
 using namespace idemproof;
 using namespace idemproof::testing;
@@ -100,6 +101,37 @@ TEST_CASE("identical_replay: the first answer must not carry the marker, unless 
       .Send("client-0", "create_order", "k1", "b1", 1000, 1005, Replayed())
       .Send("client-0", "create_order", "k1", "b1", 1100, 1105, Replayed());
   CHECK(RunOracle("identical_replay", after_lost.history()).status == VerdictStatus::kValid);
+}
+
+TEST_CASE("identical_replay with the marker in the body: compared without it, required on replays") {
+  // Many APIs say "replayed" inside the JSON they return, not in a header.
+  const Answer first{201, R"({"id":1,"biz_no":"b1","meta":{"replayed":false}})", {{"Location", "/orders/1"}}};
+  const Answer marked{201, R"({"id":1,"biz_no":"b1","meta":{"replayed":true}})", {{"Location", "/orders/1"}}};
+  LiteralHistory good;
+  good.Send("client-0", "create_order", "k1", "b1", 0, 10, first).Send("client-0", "create_order", "k1", "b1", 60, 65, marked);
+  Verdict v = RunOracle("identical_replay", good.history(), BodyMarkedTarget());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence.find("carry body $.meta.replayed") != std::string::npos);
+
+  LiteralHistory unmarked;  // equal body, but the replay does not say so
+  unmarked.Send("client-0", "create_order", "k1", "b1", 0, 10, first).Send("client-0", "create_order", "k1", "b1", 60, 65, first);
+  v = RunOracle("identical_replay", unmarked.history(), BodyMarkedTarget());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("replay marker body $.meta.replayed = true missing") != std::string::npos);
+
+  LiteralHistory changed;  // marked, but the rest of the body differs
+  changed.Send("client-0", "create_order", "k1", "b1", 0, 10, first)
+      .Send("client-0", "create_order", "k1", "b1", 60, 65,
+            Answer{201, R"({"id":2,"biz_no":"b1","meta":{"replayed":true}})", {{"Location", "/orders/1"}}});
+  v = RunOracle("identical_replay", changed.history(), BodyMarkedTarget());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("body differs") != std::string::npos);
+
+  // A header marker means nothing to this target, and the body one nothing to the shop.
+  CHECK_FALSE(IsReplayMarked(HttpAnswer{201, {{"Idempotent-Replayed", "true"}}, first.body},
+                             BodyMarkedTarget().idempotency));
+  CHECK_FALSE(IsReplayMarked(HttpAnswer{201, {}, marked.body}, ShopTarget().idempotency));
+  CHECK_FALSE(IsReplayMarked(HttpAnswer{201, {}, "not json"}, BodyMarkedTarget().idempotency));
 }
 
 TEST_CASE("identical_replay with a single answer is unknown, not valid") {

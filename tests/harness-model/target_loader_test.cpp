@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "model/target.h"
 
 using namespace idemproof;
@@ -157,6 +159,36 @@ actions:
   auto none = r->actions.at("total").records->CountIn(nlohmann::json::parse(R"({"data": {"total": "2"}})"));
   REQUIRE_FALSE(none.ok());
   CHECK(none.status().message() == "no integer or array at $.data.total in the answer");
+}
+
+TEST_CASE("a replay marker is a header or a JSON body member, never both") {
+  auto load = [](const std::string& replay) {
+    return ParseTarget("name: m\nbase_url: \"http://127.0.0.1:1\"\nidempotency:\n  replay: " + replay +
+                           "\nactions:\n  a: {request: {method: POST, path: /a}}\n",
+                       "m.yaml");
+  };
+  auto body = load("{body: $.meta.replayed, value: \"yes\"}");
+  REQUIRE(body.ok());
+  const ReplayMarker& m = *body->idempotency.replay;
+  CHECK(m.header.empty());
+  REQUIRE(m.body.has_value());
+  CHECK(m.Describe() == "body $.meta.replayed = yes");
+  // The marker member is left out of every replay comparison.
+  const auto vol = body->VolatilePathsFor("a");
+  CHECK(std::find(vol.begin(), vol.end(), *m.body) != vol.end());
+
+  auto header = load("X-Cache");
+  REQUIRE(header.ok());
+  CHECK(header->idempotency.replay->Describe() == "X-Cache: true");
+  CHECK(header->VolatilePathsFor("a").empty());
+
+  auto both = load("{header: X-Cache, body: $.replayed}");
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.status().ToString().rfind("m.yaml:4:11: idempotency.replay needs exactly one of header", 0) == 0);
+  REQUIRE_FALSE(load("{value: \"true\"}").ok());
+  auto bad_path = load("{body: \"meta.replayed\"}");
+  REQUIRE_FALSE(bad_path.ok());
+  CHECK(bad_path.status().ToString().rfind("m.yaml:4:18: idempotency.replay.body: bad JSON path", 0) == 0);
 }
 
 TEST_CASE("a capture reads the JSON body, or an answer header narrowed by a regex") {
