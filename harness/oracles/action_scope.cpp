@@ -17,8 +17,7 @@ Verdict ActionScope(const OracleInput& in) {
   for (const auto& op : RequestOperations(in.history))
     if (!op.invoke->key.empty()) by_key[op.invoke->key][op.invoke->action].push_back(op);
 
-  nlohmann::json violations = nlohmann::json::array();
-  std::string first_violation;
+  Violations violations;
   int shared = 0, judged = 0, undecided = 0;
   for (const auto& [key, actions] : by_key) {
     if (actions.size() < 2) continue;
@@ -67,13 +66,12 @@ Verdict ActionScope(const OracleInput& in) {
                                : "");
       nlohmann::json v = {{"key", key}, {"action", action}, {"problem", ev}, {"request", OpJson(*refusal)}};
       if (copied) v["replay_of"] = OpJson(*copied);
-      violations.push_back(v);
-      if (first_violation.empty()) first_violation = ev;
+      violations.Add(v);
     }
   }
-  nlohmann::json details = {{"violations", violations}, {"shared_keys", shared}, {"judged", judged},
+  nlohmann::json details = {{"violations", violations.json()}, {"shared_keys", shared}, {"judged", judged},
                             {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (shared == 0) return Verdict::Unknown(name, "no key was sent on two different actions", details);
   if (judged == 0) return Verdict::Unknown(name, "no request with a shared key got a decisive answer", details);
   return Verdict::Valid(name, std::to_string(shared) + " key(s) shared by two actions; each action executed", details);

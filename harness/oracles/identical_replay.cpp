@@ -27,7 +27,7 @@ struct KeyAnswer {
 // answer is the first (the earliest marked one when none is unmarked); every
 // other terminal answer must equal it and carry the marker.
 void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const SwallowedAnswer*>& swallowed,
-                        const OracleInput& in, nlohmann::json& violations, std::string& first_violation,
+                        const OracleInput& in, Violations& violations,
                         int& replays, int& keys) {
   const auto& contract = in.target.idempotency;
   std::vector<KeyAnswer> answers;
@@ -64,13 +64,12 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
     std::string ev = "key " + g.key + " (" + g.action + "): " + a.name + " was " + AnswerSummary(a.answer) +
                      " but the first answer (" + first->name + ") was " + AnswerSummary(first->answer) + " [" +
                      joined + "]";
-    violations.push_back({{"key", g.key},
-                          {"action", g.action},
-                          {"problem", ev},
-                          {"differences", diffs},
-                          {"first", first->ref},
-                          {"replay", a.ref}});
-    if (first_violation.empty()) first_violation = ev;
+    violations.Add({{"key", g.key},
+                    {"action", g.action},
+                    {"problem", ev},
+                    {"differences", diffs},
+                    {"first", first->ref},
+                    {"replay", a.ref}});
   }
 }
 
@@ -79,8 +78,7 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
 Verdict IdenticalReplay(const OracleInput& in) {
   const std::string name = "identical_replay";
   const auto& contract = in.target.idempotency;
-  nlohmann::json violations = nlohmann::json::array();
-  std::string first_violation;
+  Violations violations;
   int replays = 0, keys = 0;
   const auto swallowed = SwallowedAnswers(in.history, contract);
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
@@ -90,7 +88,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
       if (s.key == g.key && s.action == g.action) mine.push_back(&s);
     }
     if (!mine.empty()) {
-      JudgeWithSwallowed(g, mine, in, violations, first_violation, replays, keys);
+      JudgeWithSwallowed(g, mine, in, violations, replays, keys);
       continue;
     }
     const Operation* first = FirstTerminal(g, contract);
@@ -107,8 +105,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
       if (!excused) {
         std::string ev = "key " + g.key + " (" + g.action + "): the first answer " + AnswerSummary(fa) +
                          " carries the replay marker " + contract.replay->Where() + " though nothing ran before it";
-        violations.push_back({{"key", g.key}, {"action", g.action}, {"problem", ev}, {"first", OpJson(*first)}});
-        if (first_violation.empty()) first_violation = ev;
+        violations.Add({{"key", g.key}, {"action", g.action}, {"problem", ev}, {"first", OpJson(*first)}});
       }
     }
     auto vol = in.target.VolatilePathsFor(g.action);
@@ -124,17 +121,16 @@ Verdict IdenticalReplay(const OracleInput& in) {
       for (const auto& d : diffs) joined += (joined.empty() ? "" : "; ") + d;
       std::string ev = "key " + g.key + " (" + g.action + "): " + OpName(*op) + " answered " + AnswerSummary(a) +
                        " but the first answer was " + AnswerSummary(fa) + " [" + joined + "]";
-      violations.push_back({{"key", g.key},
-                            {"action", g.action},
-                            {"problem", ev},
-                            {"differences", diffs},
-                            {"first", OpJson(*first)},
-                            {"replay", OpJson(*op)}});
-      if (first_violation.empty()) first_violation = ev;
+      violations.Add({{"key", g.key},
+                      {"action", g.action},
+                      {"problem", ev},
+                      {"differences", diffs},
+                      {"first", OpJson(*first)},
+                      {"replay", OpJson(*op)}});
     }
   }
-  nlohmann::json details = {{"violations", violations}, {"replays_checked", replays}, {"keys", keys}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  nlohmann::json details = {{"violations", violations.json()}, {"replays_checked", replays}, {"keys", keys}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (replays == 0) return Verdict::Unknown(name, "no replay happened: no key got a second terminal answer", details);
   std::string marker = contract.replay ? " and carry " + contract.replay->Where() : "";
   return Verdict::Valid(name, std::to_string(replays) + " replay(s) over " + std::to_string(keys) +

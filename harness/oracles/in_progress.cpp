@@ -9,12 +9,7 @@ namespace idemproof::oracles {
 Verdict InProgress(const OracleInput& in) {
   const std::string name = "in_progress";
   const auto& contract = in.target.idempotency;
-  nlohmann::json violations = nlohmann::json::array();
-  std::string first_violation;
-  auto violate = [&](nlohmann::json v) {
-    if (first_violation.empty()) first_violation = v["problem"].get<std::string>();
-    violations.push_back(std::move(v));
-  };
+  Violations violations;
   int overlaps = 0, undecided = 0;
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default" || g.ops.size() < 2) continue;
@@ -25,16 +20,16 @@ Verdict InProgress(const OracleInput& in) {
         if (Classify(op, contract) == AnswerClass::kSuccess && !IsReplayMarked(*op.answer(), contract))
           executed.push_back(OpJson(op));
       if (executed.size() > 1)
-        violate({{"key", g.key},
-                 {"problem", "key " + g.key + " (" + g.action + ") executed " + std::to_string(executed.size()) +
+        violations.Add({{"key", g.key},
+                        {"problem", "key " + g.key + " (" + g.action + ") executed " + std::to_string(executed.size()) +
                                  " times: " + std::to_string(executed.size()) + " 2xx answers without the replay marker"},
                  {"executions", executed}});
     }
     if (const auto* a = in.target.FindAction(g.action); a != nullptr && a->records) {
       auto count = RecordCount(in.history, g.action, g.biz);
       if (count && *count > 1)
-        violate({{"key", g.key},
-                 {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) +
+        violations.Add({{"key", g.key},
+                        {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) +
                                  " records for biz " + g.biz + " after duplicates"},
                  {"records", *count}});
     }
@@ -62,8 +57,8 @@ Verdict InProgress(const OracleInput& in) {
       if (first != nullptr) diffs = AnswerDifferences(*first->answer(), a, vol, {});
       if (first != nullptr && diffs.empty()) continue;  // waited and got the same answer
       std::string what = (c == AnswerClass::kSuccess) ? "an empty success " : "";
-      violate({{"key", g.key},
-               {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
+      violations.Add({{"key", g.key},
+                      {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
                                AnswerSummary(a) + " while another request was running (expected " +
                                std::to_string(contract.in_progress) + " or the first answer" +
                                (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")"},
@@ -71,8 +66,8 @@ Verdict InProgress(const OracleInput& in) {
                {"first", first ? OpJson(*first) : nlohmann::json(nullptr)}});
     }
   }
-  nlohmann::json details = {{"violations", violations}, {"overlapping_duplicates", overlaps}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  nlohmann::json details = {{"violations", violations.json()}, {"overlapping_duplicates", overlaps}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (overlaps == 0)
     return Verdict::Unknown(name, "no duplicate overlapped a running request with the same key", details);
   return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s) got " +

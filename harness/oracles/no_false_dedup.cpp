@@ -9,8 +9,7 @@ Verdict NoFalseDedup(const OracleInput& in) {
   const auto& contract = in.target.idempotency;
   if (!contract.replay) return Verdict::NotApplicable(name, "target declares no replay marker");
   auto filter = ActionsParam(in.params);
-  nlohmann::json violations = nlohmann::json::array();
-  std::string first_violation;
+  Violations violations;
   int marked = 0, judged = 0, unprobed = 0, undecided = 0;
   for (const auto& op : RequestOperations(in.history)) {
     const auto& e = *op.invoke;
@@ -34,12 +33,11 @@ Verdict NoFalseDedup(const OracleInput& in) {
     if (*count > 0) continue;
     std::string ev = OpName(op) + " (" + e.action + ", key " + e.key + ") answered " + AnswerSummary(*a) +
                      " marked as a replay, but biz " + e.biz + " has no record";
-    violations.push_back({{"problem", ev}, {"request", OpJson(op)}, {"records", 0}});
-    if (first_violation.empty()) first_violation = ev;
+    violations.Add({{"problem", ev}, {"request", OpJson(op)}, {"records", 0}});
   }
-  nlohmann::json details = {{"violations", violations}, {"replay_marked", marked}, {"judged", judged},
+  nlohmann::json details = {{"violations", violations.json()}, {"replay_marked", marked}, {"judged", judged},
                             {"unprobed", unprobed}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (judged > 0)
     return Verdict::Valid(name, std::to_string(judged) + " replay-marked answer(s), each with a record behind it",
                           details);

@@ -23,9 +23,9 @@ Verdict OneRecord(const OracleInput& in) {
   }
   if (by_biz.empty()) return Verdict::Unknown(name, "the scenario sent no request to count records for");
 
-  nlohmann::json violations = nlohmann::json::array(), judged = nlohmann::json::array();
+  Violations violations;
+  nlohmann::json judged = nlohmann::json::array();
   std::vector<std::string> unprobed, undecided;
-  std::string first_violation;
   for (const auto& [id, ops] : by_biz) {
     const auto& [action, biz] = id;
     const ActionDescription* a = in.target.FindAction(action);
@@ -83,14 +83,13 @@ Verdict OneRecord(const OracleInput& in) {
     if (!problem.empty()) {
       row["problem"] = problem;
       for (const auto& op : ops) row["ops"].push_back(OpJson(op));
-      violations.push_back(row);
-      if (first_violation.empty()) first_violation = problem;
+      violations.Add(row);
     } else {
       judged.push_back(row);
     }
   }
-  nlohmann::json details = {{"violations", violations}, {"judged", judged}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (!judged.empty())
     return Verdict::Valid(name, std::to_string(judged.size()) + " business id(s) with the expected record count",
                           details);

@@ -24,6 +24,21 @@ nlohmann::json OpJson(const Operation& op);
 // "request #12 (client-0)"
 std::string OpName(const Operation& op);
 
+// What an oracle found wrong, in order: every violation is kept for
+// details["violations"]; the first one's "problem" is the verdict's evidence.
+class Violations {
+ public:
+  // `violation` is an object with a string member "problem".
+  void Add(nlohmann::json violation);
+  bool empty() const { return list_.empty(); }
+  const std::string& first() const { return first_; }
+  const nlohmann::json& json() const { return list_; }
+
+ private:
+  nlohmann::json list_ = nlohmann::json::array();
+  std::string first_;
+};
+
 Verdict OneRecord(const OracleInput& in);
 Verdict IdenticalReplay(const OracleInput& in);
 Verdict MismatchRejected(const OracleInput& in);

@@ -58,6 +58,11 @@ std::vector<Verdict> OracleRegistry::CheckAll(const Scenario& scenario, const Ta
 
 namespace oracles {
 
+void Violations::Add(nlohmann::json violation) {
+  if (first_.empty()) first_ = violation.at("problem").get<std::string>();
+  list_.push_back(std::move(violation));
+}
+
 std::vector<std::string> ActionsParam(const nlohmann::json& params) {
   if (params.is_object() && params.contains("actions")) return params["actions"].get<std::vector<std::string>>();
   return {};

@@ -15,8 +15,7 @@ Verdict MismatchRejected(const OracleInput& in) {
   for (const auto& g : groups)
     if (g.payload == "default") defaults[{g.action, g.key}] = &g;
 
-  nlohmann::json violations = nlohmann::json::array();
-  std::string first_violation;
+  Violations violations;
   int judged = 0, undecided = 0;
   for (const auto& g : groups) {
     if (g.payload != "other") continue;
@@ -76,12 +75,11 @@ Verdict MismatchRejected(const OracleInput& in) {
       }
       nlohmann::json v = {{"key", g.key}, {"action", g.action}, {"problem", ev}, {"request", OpJson(op)}};
       if (first != nullptr) v["first"] = OpJson(*first);
-      violations.push_back(v);
-      if (first_violation.empty()) first_violation = ev;
+      violations.Add(v);
     }
   }
-  nlohmann::json details = {{"violations", violations}, {"judged", judged}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (judged > 0)
     return Verdict::Valid(name, std::to_string(judged) + " reuse(s) of a key with another payload got " +
                                     std::to_string(contract.mismatch), details);
@@ -93,8 +91,7 @@ Verdict MissingKeyRejected(const OracleInput& in) {
   const std::string name = "missing_key_rejected";
   const auto& contract = in.target.idempotency;
   auto filter = ActionsParam(in.params);
-  nlohmann::json violations = nlohmann::json::array();
-  std::string first_violation;
+  Violations violations;
   int judged = 0, undecided = 0;
   for (const auto& op : RequestOperations(in.history)) {
     const auto& e = *op.invoke;
@@ -111,11 +108,10 @@ Verdict MissingKeyRejected(const OracleInput& in) {
     std::string ev = e.action + " without " + (contract.key_header.empty() ? "its key" : contract.key_header) + " " +
                      (a->is_2xx() ? "was executed: " : "answered ") + AnswerSummary(*a) + " instead of " +
                      std::to_string(contract.missing_key);
-    violations.push_back({{"problem", ev}, {"request", OpJson(op)}});
-    if (first_violation.empty()) first_violation = ev;
+    violations.Add({{"problem", ev}, {"request", OpJson(op)}});
   }
-  nlohmann::json details = {{"violations", violations}, {"judged", judged}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (judged > 0)
     return Verdict::Valid(name, std::to_string(judged) + " request(s) without a key got " +
                                     std::to_string(contract.missing_key), details);

@@ -23,12 +23,7 @@ bool ExecutedByAnother(const std::vector<Operation>& ops, const Operation& retry
 Verdict RetryableReleased(const OracleInput& in) {
   const std::string name = "retryable_released";
   const auto& contract = in.target.idempotency;
-  nlohmann::json violations = nlohmann::json::array();
-  std::string first_violation;
-  auto violate = [&](nlohmann::json v) {
-    if (first_violation.empty()) first_violation = v["problem"].get<std::string>();
-    violations.push_back(std::move(v));
-  };
+  Violations violations;
   int retryable_seen = 0, executed = 0, undecided = 0;
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default") continue;
@@ -57,7 +52,7 @@ Verdict RetryableReleased(const OracleInput& in) {
         group_executed = true;
       } else if (marked) {
         base["problem"] = head + "got a replay " + AnswerSummary(*a) + ": the retryable failure was stored";
-        violate(base);
+        violations.Add(base);
       } else if (c == AnswerClass::kSuccess || c == AnswerClass::kOtherFinal) {
         ++executed;
         group_executed = group_executed || c == AnswerClass::kSuccess;
@@ -71,31 +66,31 @@ Verdict RetryableReleased(const OracleInput& in) {
           ++undecided;
         } else {
           base["problem"] = head + "got " + AnswerSummary(*a) + ": the key stayed claimed after a retryable failure";
-          violate(base);
+          violations.Add(base);
         }
       } else if (c == AnswerClass::kRetryable) {
         // Unmarked: the downstream may still be failing; the next retry decides.
         ++undecided;
       } else {
         base["problem"] = head + "got " + AnswerSummary(*a) + " instead of executing";
-        violate(base);
+        violations.Add(base);
       }
     }
     if (group_executed) {
       const auto* action = in.target.FindAction(g.action);
       auto count = (action && action->records) ? RecordCount(in.history, g.action, g.biz) : std::nullopt;
       if (count && *count != 1)
-        violate({{"key", g.key},
-                 {"problem", "key " + g.key + " (" + g.action + "): the retry succeeded but biz " + g.biz + " has " +
+        violations.Add({{"key", g.key},
+                        {"problem", "key " + g.key + " (" + g.action + "): the retry succeeded but biz " + g.biz + " has " +
                                  std::to_string(*count) + " records (expected 1)"},
                  {"records", *count}});
     }
   }
-  nlohmann::json details = {{"violations", violations},
+  nlohmann::json details = {{"violations", violations.json()},
                             {"retryable_answers", retryable_seen},
                             {"executed_retries", executed},
                             {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (retryable_seen == 0)
     return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details);
   if (executed == 0) {

@@ -15,12 +15,7 @@ Verdict Window(const OracleInput& in) {
     window = *d;
   }
   if (!window) return Verdict::NotApplicable(name, "target declares no retry window (idempotency.window)");
-  nlohmann::json violations = nlohmann::json::array();
-  std::string first_violation;
-  auto violate = [&](nlohmann::json v) {
-    if (first_violation.empty()) first_violation = v["problem"].get<std::string>();
-    violations.push_back(std::move(v));
-  };
+  Violations violations;
   int retries = 0, undecided = 0;
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     const Operation* first = EarliestTerminal(g, contract);
@@ -41,8 +36,8 @@ Verdict Window(const OracleInput& in) {
                         (contract.replay ? IsReplayMarked(*a, contract) : AnswerDifferences(fa, *a, vol, {}).empty());
       if (recognised) continue;
       Duration since(op->invoke_ns() - first->complete_ns());
-      violate({{"key", g.key},
-               {"problem", "key " + g.key + " (" + g.action + "): retry " + OpName(*op) + " " + FormatDuration(since) +
+      violations.Add({{"key", g.key},
+                      {"problem", "key " + g.key + " (" + g.action + "): retry " + OpName(*op) + " " + FormatDuration(since) +
                                " after the first answer (window " + FormatDuration(*window) +
                                ") was not recognised: " + AnswerSummary(*a)},
                {"first", OpJson(*first)},
@@ -53,15 +48,15 @@ Verdict Window(const OracleInput& in) {
     if (had_retry && action != nullptr && action->records && g.payload == "default") {
       auto count = RecordCount(in.history, g.action, g.biz);
       if (count && *count > 1)
-        violate({{"key", g.key},
-                 {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) + " records for biz " +
+        violations.Add({{"key", g.key},
+                        {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) + " records for biz " +
                                  g.biz + " after retries inside the window"},
                  {"records", *count}});
     }
   }
-  nlohmann::json details = {{"violations", violations}, {"window_ns", window->count()}, {"retries_in_window", retries},
+  nlohmann::json details = {{"violations", violations.json()}, {"window_ns", window->count()}, {"retries_in_window", retries},
                             {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, first_violation, details);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (retries == 0) return Verdict::Unknown(name, "no retry inside the window got an answer", details);
   return Verdict::Valid(name, std::to_string(retries) + " retry(ies) inside " + FormatDuration(*window) +
                                   " recognised", details);
