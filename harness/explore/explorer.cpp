@@ -328,14 +328,7 @@ Result<ExploreReport> Explore(const ExploreSpec& spec, const TargetDescription& 
   // RapidCheck prints its global configuration when first used; make it
   // show our seed (the TestParams passed to checkProperty are what count).
   ::setenv("RC_PARAMS", ("seed=" + std::to_string(options.seed)).c_str(), 0);
-  runtime::InterpreterOptions iopts;
-  iopts.seed = options.seed;
-  iopts.vars = options.vars;
-  iopts.flaw = options.flaw;
-  iopts.cancel = options.cancel;
-  iopts.last_byte_burst = options.last_byte_burst;
-  iopts.faults = options.faults;
-  runtime::Interpreter interpreter(target, iopts);
+  runtime::Interpreter interpreter(target, runtime::InterpreterOptionsOf(options));
   auto alphabet = Alphabet::Build(spec, target, interpreter);
   if (!alphabet.ok()) return alphabet.status();
   auto dir = runtime::RunDirectory::Create(options.out_root, runtime::RunDirectory::NewRunId(options.seed));

@@ -110,6 +110,20 @@ struct InterpreterOptions {
   FaultRunner* faults = nullptr;
 };
 
+// The interpreter's part of a front end's options (a run's, an exploration's):
+// any struct with the same-named members above.
+template <typename FrontEndOptions>
+InterpreterOptions InterpreterOptionsOf(const FrontEndOptions& o) {
+  InterpreterOptions out;
+  out.seed = o.seed;
+  out.vars = o.vars;
+  out.flaw = o.flaw;
+  out.cancel = o.cancel;
+  out.last_byte_burst = o.last_byte_burst;
+  out.faults = o.faults;
+  return out;
+}
+
 // What one scenario run produced.
 struct ScenarioRun {
   History history;

@@ -55,14 +55,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
   results.tool_version = options.tool_version;
   if (!target.file.empty()) dir.CopyIn(target.file, "target.yaml");
 
-  InterpreterOptions iopts;
-  iopts.seed = options.seed;
-  iopts.vars = options.vars;
-  iopts.flaw = options.flaw;
-  iopts.cancel = options.cancel;
-  iopts.last_byte_burst = options.last_byte_burst;
-  iopts.faults = options.faults;
-  Interpreter interpreter(target, iopts);
+  Interpreter interpreter(target, InterpreterOptionsOf(options));
   const OracleRegistry& oracles = BuiltinOracles();
 
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
