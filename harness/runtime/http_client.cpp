@@ -37,6 +37,7 @@ struct Transfer {
   HttpExchange exchange;
   const std::atomic<bool>* cancel = nullptr;
   curl_slist* header_list = nullptr;
+  int attempts = 0;  // CURLOPT_PREREQFUNCTION calls: the request went onto a connection
 
   ~Transfer() { curl_slist_free_all(header_list); }
 };
@@ -68,6 +69,11 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return (t->cancel != nullptr && t->cancel->load()) ? 1 : 0;
 }
 
+int on_prereq(void* user, char*, char*, int, int) {
+  ++static_cast<Transfer*>(user)->attempts;
+  return CURL_PREREQFUNC_OK;
+}
+
 void configure(CURL* curl, Transfer& t) {
   const HttpRequest& r = t.exchange.request;
   curl_easy_setopt(curl, CURLOPT_URL, r.url.c_str());
@@ -75,6 +81,8 @@ void configure(CURL* curl, Transfer& t) {
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(std::max<std::int64_t>(1, r.timeout.count())));
+  curl_easy_setopt(curl, CURLOPT_PREREQFUNCTION, on_prereq);
+  curl_easy_setopt(curl, CURLOPT_PREREQDATA, &t);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -121,6 +129,7 @@ void finish(CURL* curl, CURLcode code, Transfer& t) {
   long connects = 0;
   curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
   e.connection_reused = (connects == 0 && code == CURLE_OK);
+  e.send_attempts = t.attempts;
   if (code == CURLE_OK) {
     long status = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
@@ -146,6 +155,11 @@ void finish(CURL* curl, CURLcode code, Transfer& t) {
     }
     default:
       e.outcome = HttpOutcome::kNoAnswer;
+  }
+  if (e.outcome == HttpOutcome::kNotSent && t.attempts > 0) {
+    // It went out on a reused connection that closed; only libcurl's resend failed.
+    e.outcome = HttpOutcome::kNoAnswer;
+    e.error += " (on libcurl's resend: the request had gone out on a reused connection that closed)";
   }
   e.status = 0;
 }

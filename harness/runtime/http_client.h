@@ -9,6 +9,11 @@
 //   kNoAnswer  the request may have reached the target but no complete answer
 //              came back (timeout, reset, cancelled): the outcome is unknown;
 //   kNotSent   the request certainly never reached the target (connection refused).
+// libcurl silently sends a request again on a new connection when a reused
+// one closes before any answer byte; send_attempts counts every time the
+// request went onto a connection, so a request that went out and was then
+// refused on the resend is kNoAnswer, never kNotSent, and a resend that got
+// answered is visible (send_attempts 2) rather than a hidden duplicate.
 // A failure of the target is data in the exchange, never an exception.
 //
 // Thread-safety: an HttpClient is used by one thread at a time (it keeps one
@@ -54,6 +59,7 @@ struct HttpExchange {
   std::int64_t start_ns = 0;  // steady clock, see monotonic_ns()
   std::int64_t end_ns = 0;
   bool connection_reused = false;  // no new connection was opened for this request
+  int send_attempts = 0;           // times the request was put on a connection (see above)
 
   // First response header with this name (case-insensitive), if any.
   std::optional<std::string> response_header(const std::string& name) const;

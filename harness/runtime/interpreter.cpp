@@ -88,6 +88,8 @@ EventType completion_type(HttpOutcome outcome) {
 
 nlohmann::json completion_json(const HttpExchange& e) {
   nlohmann::json v = {{"connection_reused", e.connection_reused}};
+  // libcurl resent it on a new connection: the target may have seen it twice.
+  if (e.send_attempts > 1) v["send_attempts"] = e.send_attempts;
   if (e.outcome == HttpOutcome::kAnswered) {
     v["response"] = {{"status", e.status},
                      {"headers", headers_json(e.response_headers)},

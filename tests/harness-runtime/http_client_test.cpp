@@ -96,6 +96,33 @@ TEST_CASE("a reset after the request arrived is no answer", "[http]") {
   CHECK(server.requests() == 1);
 }
 
+TEST_CASE("libcurl's silent resend on a reused connection is counted, never hidden", "[http]") {
+  // The second request reaches the server, which resets the reused connection
+  // without answering; libcurl then sends it again on a new connection.
+  SECTION("the resend is answered: two attempts, the server saw it twice") {
+    LocalHttpServer server(LocalHttpServer::Behaviour::kResetSecond);
+    HttpClient client;
+    REQUIRE(client.send(Post(server.url())).outcome == HttpOutcome::kAnswered);
+    auto e = client.send(Post(server.url()));
+    CHECK(e.outcome == HttpOutcome::kAnswered);
+    CHECK(e.send_attempts == 2);
+    CHECK(server.requests() == 3);
+  }
+  SECTION("the resend is refused: no answer (it went out once), not 'not sent'") {
+    LocalHttpServer server(LocalHttpServer::Behaviour::kResetSecond);
+    HttpClient client;
+    auto first = client.send(Post(server.url()));
+    REQUIRE(first.outcome == HttpOutcome::kAnswered);
+    CHECK(first.send_attempts == 1);
+    server.RefuseNewConnections();
+    auto e = client.send(Post(server.url()));
+    CHECK(server.requests() == 2);  // it did arrive before the reset
+    CHECK(e.outcome == HttpOutcome::kNoAnswer);
+    CHECK(e.send_attempts == 1);  // the resend never got a connection
+    CHECK(e.error.find("resend") != std::string::npos);
+  }
+}
+
 TEST_CASE("the cancel flag abandons a request in flight and refuses new ones", "[http]") {
   LocalHttpServer server(LocalHttpServer::Behaviour::kSilent);
   std::atomic<bool> cancel{false};

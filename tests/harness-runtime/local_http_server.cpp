@@ -51,8 +51,17 @@ void LocalHttpServer::Stop() {
   ::close(listen_fd_);
 }
 
+void LocalHttpServer::RefuseNewConnections() {
+  refusing_ = true;
+  ::shutdown(listen_fd_, SHUT_RDWR);  // Linux: stops listening; connects get RST
+}
+
 void LocalHttpServer::AcceptLoop() {
   while (!stop_.load()) {
+    if (refusing_.load()) {
+      ::usleep(20'000);
+      continue;
+    }
     pollfd p{listen_fd_, POLLIN, 0};
     if (::poll(&p, 1, 50) <= 0) continue;
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
@@ -65,6 +74,7 @@ void LocalHttpServer::AcceptLoop() {
 
 void LocalHttpServer::Serve(int fd) {
   std::string buffer;
+  int on_this_connection = 0;
   while (!stop_.load()) {
     pollfd p{fd, POLLIN, 0};
     int ready = ::poll(&p, 1, 50);
@@ -97,7 +107,8 @@ void LocalHttpServer::Serve(int fd) {
       }
       break;
     }
-    if (behaviour_ == Behaviour::kReset) {
+    ++on_this_connection;
+    if (behaviour_ == Behaviour::kReset || (behaviour_ == Behaviour::kResetSecond && on_this_connection == 2)) {
       linger l{1, 0};  // close with RST
       ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
       break;

@@ -1,6 +1,7 @@
 // LocalHttpServer: a tiny HTTP/1.1 server on 127.0.0.1 for the client tests,
 // with a behaviour per test: answer (keep-alive), stay silent after reading
-// the request, or reset the connection after reading it. It counts accepted
+// the request, reset the connection after reading it, or answer the first
+// request of each connection and reset on the second. It counts accepted
 // connections and requests. Plain POSIX sockets, one thread per connection;
 // every wait is bounded by poll() timeouts, Stop() joins every thread.
 #pragma once
@@ -15,7 +16,7 @@ namespace idemproof::testing {
 
 class LocalHttpServer {
  public:
-  enum class Behaviour { kAnswer, kSilent, kReset };
+  enum class Behaviour { kAnswer, kSilent, kReset, kResetSecond };
 
   explicit LocalHttpServer(Behaviour behaviour);
   ~LocalHttpServer();  // Stop()
@@ -26,6 +27,8 @@ class LocalHttpServer {
   int requests() const { return requests_.load(); }
   // The raw text of every request received (head + body).
   std::vector<std::string> received() const;
+  // From now on connections are refused; open ones go on being served.
+  void RefuseNewConnections();
   void Stop();
 
  private:
@@ -36,6 +39,7 @@ class LocalHttpServer {
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> refusing_{false};
   std::atomic<int> connections_{0};
   std::atomic<int> requests_{0};
   mutable std::mutex mu_;
