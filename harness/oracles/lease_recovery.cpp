@@ -2,7 +2,11 @@
 // `pause` event) while the request runs — after its claim, before its
 // completion. Then, for that key:
 //  - a retry answered before the lease can have ended (before the crashed
-//    request's invoke + lease) gets the in-progress answer: the claim held;
+//    request's invoke + lease) gets the in-progress answer: the claim held.
+//    Judged only when the history shows the claim: some request of the key
+//    was answered in-progress before then. A crash can strike before the
+//    request claimed its key (found by explore's background sends: kill a
+//    moment after the send), and then executing the retry is right;
 //  - the first retry invoked after the lease surely ended (the crash + lease)
 //    is not answered in-progress: the key is not stuck;
 //  - exactly one unmarked 2xx answer for the key over the whole run (one
@@ -71,6 +75,11 @@ Verdict LeaseRecovery(const OracleInput& in) {
     std::vector<HttpAnswer> distinct_2xx;
     const auto volatile_paths = in.target.VolatilePathsFor(group.action);
     const Operation* first_after = nullptr;
+    // The claim is shown when a request of the key was told "in progress"
+    // while the crashed request's lease could still hold.
+    const bool claim_shown = std::any_of(group.ops.begin(), group.ops.end(), [&](const Operation& op) {
+      return &op != crashed && Classify(op, contract) == AnswerClass::kInProgress && op.complete_ns() < live_until;
+    });
     for (const auto& op : group.ops) {
       const AnswerClass c = Classify(op, contract);
       if (auto a = op.answer(); a && a->is_2xx()) {
@@ -86,8 +95,14 @@ Verdict LeaseRecovery(const OracleInput& in) {
       if (&op == crashed || op.invoke_ns() <= crash->time_ns) continue;
       if (c == AnswerClass::kNoAnswer) continue;
       if (op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty()) {
-        problem = OpName(op) + " was answered " + AnswerClassName(c) + " while the crashed request's lease was live";
-        row["early"] = OpJson(op);
+        if (claim_shown) {
+          problem = OpName(op) + " was answered " + AnswerClassName(c) + " while the crashed request's lease was live";
+          row["early"] = OpJson(op);
+        } else if (!row.contains("early_unjudged")) {
+          row["early_unjudged"] = OpName(op) + " was answered " + std::string(AnswerClassName(c)) +
+                                  " before the lease could end, but no answer showed the claim: the crash may "
+                                  "have come before the crashed request claimed its key";
+        }
       }
       if (op.invoke_ns() > dead_after && first_after == nullptr) first_after = &op;
     }

@@ -192,12 +192,34 @@ TEST_CASE("lease_recovery catches a resumed owner completing too (unfenced-takeo
   CHECK(v.status == VerdictStatus::kInvalid);
 }
 
-TEST_CASE("lease_recovery catches an execution while the lease is live") {
+TEST_CASE("lease_recovery catches an execution while the lease is live, once the claim was shown") {
   LiteralHistory h;
   h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
-      .Send("client-0", "create_order", "k1", "b1", 900, 920, kPaid)
+      .Send("client-0", "create_order", "k1", "b1", 700, 720, kConflict)  // the claim holds ...
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kPaid)      // ... and is taken over early
       .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kPaidReplay);
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}})
+  Verdict v = RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("while the crashed request's lease was live") != std::string::npos);
+}
+
+TEST_CASE("lease_recovery: a kill before the request claimed its key lets the retry execute") {
+  // Found by explore's generated background sends on the correct reference:
+  // `send_background; kill; restart; send` - the kill came a moment after the
+  // send, before its claim, so nothing was in progress and the retry rightly
+  // executed. Without an in-progress answer the early rule cannot be judged.
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 2)
+      .Send("client-0", "create_order", "k1", "b1", 600, 620, kPaid)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kPaidReplay)
+      .Records("create_order", "b1", 1, 3000);
+  Verdict v = RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 2), ShopTarget(), {{"lease", "2s"}});
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details["keys"][0].contains("early_unjudged"));
+  // Two completions are still caught without the claim shown.
+  LiteralHistory twice = h;
+  twice.Send("client-0", "create_order", "k1", "b1", 2700, 2710, Answer{201, R"({"biz_no":"b1","transaction_id":"txn-2"})"});
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(twice.history(), "kill", 2), ShopTarget(), {{"lease", "2s"}})
             .status == VerdictStatus::kInvalid);
 }
 
