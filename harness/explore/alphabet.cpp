@@ -11,6 +11,7 @@ const char* OpKindName(OpKind kind) {
   switch (kind) {
     case OpKind::kSend: return "send";
     case OpKind::kSendOther: return "send_other";
+    case OpKind::kSendBackground: return "send_background";
     case OpKind::kBurst: return "burst";
     case OpKind::kWait: return "wait";
     case OpKind::kWaitPastLease: return "wait_past_lease";
@@ -32,7 +33,7 @@ namespace {
 
 const std::map<std::string, int>& DefaultWeights() {
   static const std::map<std::string, int> kWeights = {
-      {"send", 10}, {"send_other", 3}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1},
+      {"send", 10}, {"send_other", 3}, {"send_background", 0}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1},
       {"kill", 1},  {"restart", 1},    {"hook", 2},  {"fault", 2}, {"pause", 1},
       {"resume", 2}, {"deliver", 10},  {"redeliver", 3}, {"run_batch", 5}, {"rerun", 5}};
   return kWeights;
@@ -52,6 +53,7 @@ std::int64_t EstimateMs(const Op& op) {
   switch (op.kind) {
     case OpKind::kSend:
     case OpKind::kSendOther: return 30;
+    case OpKind::kSendBackground: return 10;
     case OpKind::kBurst: return 100;
     case OpKind::kWait:
     case OpKind::kWaitPastLease:
@@ -125,9 +127,11 @@ static Step KindStep(StepKind kind, const std::string& name = "") {
 std::vector<Step> Op::Steps() const {
   switch (kind) {
     case OpKind::kSend:
-    case OpKind::kSendOther: {
+    case OpKind::kSendOther:
+    case OpKind::kSendBackground: {
       Step s = RequestStep(StepKind::kSend, action, key, biz);
       if (kind == OpKind::kSendOther) s.payload = PayloadVariant::kOther;
+      s.background = kind == OpKind::kSendBackground;
       s.instance = instance;
       return {s};
     }
@@ -164,6 +168,7 @@ std::string Op::ToString() const {
   switch (kind) {
     case OpKind::kSend:
     case OpKind::kSendOther:
+    case OpKind::kSendBackground:
       os << OpKindName(kind) << " " << action << " " << key << "/" << biz;
       if (instance != "main") os << " @" << instance;
       break;
@@ -299,7 +304,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   for (std::size_t i = 0; i < spec.insert_at(); ++i) {
     if (spec.scenario.steps[i].kind == StepKind::kSpawn) instances.push_back(spec.scenario.steps[i].name);
   }
-  std::vector<Op> sends, others, bursts, faults;
+  std::vector<Op> sends, others, backgrounds, bursts, faults;
   for (const auto& action : actions) {
     const ActionDescription& desc = target.actions.at(action);
     for (const auto& [key, biz] : pairs) {
@@ -317,6 +322,8 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
         }
       }
       op.instance = "main";
+      op.kind = OpKind::kSendBackground;
+      backgrounds.push_back(op);
       op.kind = OpKind::kBurst;
       op.n = b.burst_n;
       op.mode = b.burst_mode;
@@ -333,6 +340,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   }
   add_group("send", sends, "no action to send");
   add_group("send_other", others, "no action declares other_payload (or every key is 'none')");
+  add_group("send_background", backgrounds, "no action to send");
   add_group("burst", bursts, "no action to send");
   add_group("fault", faults,
             "no fault listed under explore.faults (proxy drop-response / replay / hedge: declare the fault "
@@ -484,7 +492,8 @@ void Alphabet::ApplyStep(const Step& step, PlanModel& m) const {
       if (it != provides_.end()) {
         for (const auto& var : it->second) m.captured.emplace(var, step.biz);
       }
-      m.elapsed_ms += step.kind == StepKind::kBurst ? 100 : 30 * step.repeat;
+      if (step.background) ++m.background_sends;
+      m.elapsed_ms += step.kind == StepKind::kBurst ? 100 : step.background ? 10 : 30 * step.repeat;
       break;
     }
     case StepKind::kWait: m.elapsed_ms += std::chrono::duration_cast<std::chrono::milliseconds>(step.duration).count(); break;
@@ -531,6 +540,9 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
   switch (op.kind) {
     case OpKind::kSendOther:
       if (!m.used_keys.count({op.key, op.biz}) || m.maybe_released.count({op.key, op.biz})) return false;
+      [[fallthrough]];
+    case OpKind::kSendBackground:
+      if (op.kind == OpKind::kSendBackground && m.background_sends >= 2) return false;
       [[fallthrough]];
     case OpKind::kSend:
     case OpKind::kBurst:

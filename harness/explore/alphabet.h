@@ -3,7 +3,10 @@
 // the preconditions that keep plans meaningful (PlanModel).
 //
 // An op is one thing a client, gateway or operator does: send (the action's
-// default payload), send_other (the same key with the other payload), burst
+// default payload), send_other (the same key with the other payload),
+// send_background (a send whose answer nobody waits for: it is still in
+// flight while the next ops run; opt-in, weight 0 unless explore.ops gives
+// one; at most two per plan, all joined at the end), burst
 // (n identical requests at once), wait (short, or past the declared lease),
 // kill (SIGKILL), restart (stop+start, or start after a kill), hook (a target
 // hook, e.g. "the next call fails with 503"), fault (a send through a
@@ -58,7 +61,7 @@
 namespace idemproof::explore {
 
 enum class OpKind {
-  kSend, kSendOther, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault,
+  kSend, kSendOther, kSendBackground, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault,
   kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun
 };
 const char* OpKindName(OpKind kind);  // as under explore.ops
@@ -106,6 +109,7 @@ struct PlanModel {
   bool paused = false;                 // the main instance is SIGSTOPped
   std::set<std::string> delivered;     // symbolic message ids pushed
   std::set<std::string> jobs_run;      // symbolic jobs run_batch started
+  int background_sends = 0;            // send_background ops so far
 };
 
 // An op kind left out of the alphabet, and why.

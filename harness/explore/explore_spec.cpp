@@ -10,9 +10,9 @@ namespace idemproof::explore {
 
 const std::vector<std::string>& OpKindNames() {
   static const std::vector<std::string> kNames = {
-      "send",  "send_other", "burst",   "wait",      "wait_past_lease", "kill",  "restart",
-      "hook",  "fault",      "pause",   "resume",    "deliver",         "redeliver", "run_batch",
-      "rerun"};
+      "send",  "send_other", "send_background", "burst",   "wait",      "wait_past_lease", "kill",
+      "restart", "hook",     "fault",           "pause",   "resume",    "deliver",         "redeliver",
+      "run_batch", "rerun"};
   return kNames;
 }
 

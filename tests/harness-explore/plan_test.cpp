@@ -260,6 +260,50 @@ TEST_CASE("a send to an instance the fixed steps spawned is allowed while main i
   }
 }
 
+TEST_CASE("send_background: opt-in, a send nobody waits for, at most two per plan", "[explore]") {
+  const TargetDescription target = ReferenceTarget();
+  runtime::Interpreter interpreter(target, {});
+  ExploreSpec spec = Spec("create-order");
+  auto by_default = Alphabet::Build(spec, target, interpreter);
+  REQUIRE(by_default.ok());
+  CHECK_FALSE(HasKind(*by_default, OpKind::kSendBackground));
+  std::map<std::string, std::string> excluded;
+  for (const auto& e : by_default->excluded()) excluded[e.op] = e.reason;
+  CHECK(excluded["send_background"] == "weight 0 in explore.ops");
+
+  spec.explore.weights["send_background"] = 3;
+  auto a = Alphabet::Build(spec, target, interpreter);
+  REQUIRE(a.ok());
+  REQUIRE(HasKind(*a, OpKind::kSendBackground));
+  Op bg = SendOp();
+  bg.kind = OpKind::kSendBackground;
+  CHECK(bg.ToString() == "send_background create_order k1/b1");
+  REQUIRE(bg.Steps().size() == 1);
+  CHECK(bg.Steps().front().kind == StepKind::kSend);
+  CHECK(bg.Steps().front().background);
+  CHECK_FALSE(SendOp().Steps().front().background);
+  PlanModel m = a->initial();
+  CHECK(a->Allowed(bg, m));
+  a->Apply(bg, m);
+  CHECK(m.used_keys.count({"k1", "b1"}) == 1);  // a retry of its key may follow at once
+  a->Apply(bg, m);
+  CHECK_FALSE(a->Allowed(bg, m));
+  Op pause;
+  pause.kind = OpKind::kPause;
+  PlanModel paused = a->initial();
+  a->Apply(pause, paused);
+  CHECK_FALSE(a->Allowed(bg, paused));
+  // Generated plans carry background sends, and no plan more than two.
+  int plans_with = 0;
+  for (const auto& plan : SamplePlans(*a, 5, 60, 8)) {
+    int n = 0;
+    for (const auto& op : plan.ops) n += op.kind == OpKind::kSendBackground;
+    CHECK(n <= 2);
+    plans_with += n > 0;
+  }
+  CHECK(plans_with > 0);
+}
+
 TEST_CASE("explore files are validated strictly, with the file's own line numbers", "[explore]") {
   const auto vocab = BuiltinOracles().Vocabulary();
   const std::string head =
