@@ -26,10 +26,10 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <pthread.h>
 #include <sched.h>
-#include <vector>
 
 #include "idemproof/ref/batch_job.h"
 #include "idemproof/ref/clock.h"
