@@ -104,8 +104,7 @@ Result<JobResult> ReadJobResult(const BatchDescription& batch, const nlohmann::j
     m.rows_written = *written;
     m.key = "[" + std::to_string(m.from) + ", " + std::to_string(m.to) + ")";
     if (batch.marker.key) {
-      auto k = batch.marker.key->Find(doc);
-      if (k.ok()) m.key = k->is_string() ? k->get<std::string>() : k->dump();
+      if (auto k = batch.marker.key->FindText(doc)) m.key = *k;
     }
     if (batch.marker.checksum) {
       auto c = batch.marker.checksum->Find(doc);

@@ -130,6 +130,12 @@ nlohmann::json::json_pointer JsonPath::pointer() const {
   return ptr;
 }
 
+std::optional<std::string> JsonPath::FindText(const nlohmann::json& doc) const {
+  auto v = Find(doc);
+  if (!v.ok()) return std::nullopt;
+  return v->is_string() ? v->get<std::string>() : v->dump();
+}
+
 Result<nlohmann::json> JsonPath::Find(const nlohmann::json& doc) const {
   nlohmann::json matches = nlohmann::json::array();
   Collect(doc, segments_, 0, matches);

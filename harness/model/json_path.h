@@ -8,6 +8,7 @@
 // Thread-safety: an immutable value.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,9 @@ class JsonPath {
   // The value at this path. Without [*]: kNotFound if absent. With [*]: an
   // array of every match (possibly empty), never kNotFound.
   Result<nlohmann::json> Find(const nlohmann::json& doc) const;
+  // The value at this path as text, as captures and markers compare it: a
+  // string as it is, anything else as its JSON ("true", "7"); nullopt if absent.
+  std::optional<std::string> FindText(const nlohmann::json& doc) const;
 
   // Removes the value(s) at this path from `doc` when present; absent is fine.
   // Removing "$" turns the document into null.

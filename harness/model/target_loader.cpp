@@ -571,9 +571,7 @@ std::optional<std::string> CaptureRule::From(const HeaderList& headers, const st
   if (path) {
     nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
     if (doc.is_discarded()) return std::nullopt;
-    auto v = path->Find(doc);
-    if (!v.ok()) return std::nullopt;
-    return v->is_string() ? v->get<std::string>() : v->dump();
+    return path->FindText(doc);
   }
   for (const auto& [name, value] : headers) {
     if (name.size() != header.size() ||
