@@ -15,6 +15,23 @@ bool TerminalAnswer(const HttpAnswer& a, const IdempotencyContract& c) {
   return a.status != c.in_progress && a.status != c.mismatch && a.status != c.missing_key && !c.IsRetryable(a.status);
 }
 
+// How `later` falls short of replaying `first`: the answer differences, and
+// the replay marker when the target declares one and `later` lacks it.
+std::vector<std::string> ReplayDifferences(const HttpAnswer& first, const HttpAnswer& later,
+                                           const std::vector<JsonPath>& volatile_paths, const OracleInput& in) {
+  const auto& contract = in.target.idempotency;
+  auto diffs = AnswerDifferences(first, later, volatile_paths, in.target.compare_headers);
+  if (contract.replay && !IsReplayMarked(later, contract))
+    diffs.push_back("replay marker " + contract.replay->Describe() + " missing");
+  return diffs;
+}
+
+std::string Joined(const std::vector<std::string>& diffs) {
+  std::string out;
+  for (const auto& d : diffs) out += (out.empty() ? "" : "; ") + d;
+  return out;
+}
+
 // One answer of a key as seen on the wire, by the client or only by a proxy.
 struct KeyAnswer {
   HttpAnswer answer;
@@ -55,12 +72,9 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
     if (&a == first) continue;
     if (contract.window && a.invoke_ns - first->done_ns > contract.window->count()) continue;
     ++replays;
-    auto diffs = AnswerDifferences(first->answer, a.answer, vol, in.target.compare_headers);
-    if (contract.replay && !IsReplayMarked(a.answer, contract))
-      diffs.push_back("replay marker " + contract.replay->Describe() + " missing");
+    const auto diffs = ReplayDifferences(first->answer, a.answer, vol, in);
     if (diffs.empty()) continue;
-    std::string joined;
-    for (const auto& d : diffs) joined += (joined.empty() ? "" : "; ") + d;
+    const std::string joined = Joined(diffs);
     std::string ev = "key " + g.key + " (" + g.action + "): " + a.name + " was " + AnswerSummary(a.answer) +
                      " but the first answer (" + first->name + ") was " + AnswerSummary(first->answer) + " [" +
                      joined + "]";
@@ -113,12 +127,9 @@ Verdict IdenticalReplay(const OracleInput& in) {
       if (!IsTerminal(Classify(*op, contract))) continue;
       ++replays;
       HttpAnswer a = *op->answer();
-      auto diffs = AnswerDifferences(fa, a, vol, in.target.compare_headers);
-      if (contract.replay && !IsReplayMarked(a, contract))
-        diffs.push_back("replay marker " + contract.replay->Describe() + " missing");
+      const auto diffs = ReplayDifferences(fa, a, vol, in);
       if (diffs.empty()) continue;
-      std::string joined;
-      for (const auto& d : diffs) joined += (joined.empty() ? "" : "; ") + d;
+      const std::string joined = Joined(diffs);
       std::string ev = "key " + g.key + " (" + g.action + "): " + OpName(*op) + " answered " + AnswerSummary(a) +
                        " but the first answer was " + AnswerSummary(fa) + " [" + joined + "]";
       violations.Add({{"key", g.key},
