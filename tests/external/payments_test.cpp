@@ -84,7 +84,7 @@ KillAfterCharge kill_after_charge(const std::string& flaw) {
 
 }  // namespace
 
-TEST_CASE("a kill right after the charge: restart + retry leaves one charge and a record of it", "[payments]") {
+TEST_CASE("a kill right after the charge: restart + retry leaves one charge and a record of it", "[payments][slow]") {
   const auto run = kill_after_charge("none");
   CHECK(run.early_status == 409);  // the dead owner's lease still holds
   REQUIRE(run.final_answer.status == 201);
@@ -96,14 +96,13 @@ TEST_CASE("a kill right after the charge: restart + retry leaves one charge and 
   CHECK(json::parse(run.final_answer.body)["transaction_id"] == run.ledger["effects"][0]["transaction_id"]);
 }
 
-TEST_CASE("flaw no-intent: the retry after the crash charges again", "[payments][flaw]") {
+TEST_CASE("flaw no-intent: the retry after the crash charges again", "[payments][flaw][slow]") {
   const auto run = kill_after_charge("no-intent");
   REQUIRE(run.final_answer.status == 201);
   CHECK(run.ledger["count"] == 2);
 }
 
-TEST_CASE("a provider failure is retryable; a timeout that charged is reconciled, not charged again",
-          "[payments]") {
+TEST_CASE("a provider failure is retryable; a timeout that charged is reconciled, not charged again", "[payments][slow]") {
   TempDir dir;
   auto stub = start_stub();
   auto ref = start_ref(dir, *stub);
@@ -125,8 +124,7 @@ TEST_CASE("a provider failure is retryable; a timeout that charged is reconciled
   CHECK(replay.body == ok.body);
 }
 
-TEST_CASE("callbacks: deduplicated by sequence number, only allowed transitions; the flaw applies twice",
-          "[callbacks]") {
+TEST_CASE("callbacks: deduplicated by sequence number, only allowed transitions; the flaw applies twice", "[callbacks][slow]") {
   for (const std::string flaw : {"none", "callback-no-dedup"}) {
     TempDir dir;
     auto stub = start_stub();
@@ -152,8 +150,7 @@ TEST_CASE("callbacks: deduplicated by sequence number, only allowed transitions;
   }
 }
 
-TEST_CASE("inbox: each message id applied once, in the effect's transaction; the flaw applies every delivery",
-          "[inbox]") {
+TEST_CASE("inbox: each message id applied once, in the effect's transaction; the flaw applies every delivery", "[inbox][slow]") {
   for (const std::string flaw : {"none", "inbox-no-dedup"}) {
     TempDir dir;
     auto stub = start_stub();

@@ -121,11 +121,10 @@ long long redelivery_run(const std::string& flaw) {
 
 }  // namespace
 
-TEST_CASE("Redis Streams: duplicates, a kill before XACK and a claimed redelivery apply each message once",
-          "[redis]") {
+TEST_CASE("Redis Streams: duplicates, a kill before XACK and a claimed redelivery apply each message once", "[redis][slow]") {
   CHECK(redelivery_run("none") == 4);  // m1, m2, m3, m4
 }
 
-TEST_CASE("Redis Streams: flaw inbox-no-dedup applies every delivery", "[redis][flaw]") {
+TEST_CASE("Redis Streams: flaw inbox-no-dedup applies every delivery", "[redis][flaw][slow]") {
   CHECK(redelivery_run("inbox-no-dedup") == 7);  // m1 x2, m2, m3 x2 (redelivered), m4 x2
 }

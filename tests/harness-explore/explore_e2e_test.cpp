@@ -124,19 +124,19 @@ void FindsShrinksAndReproduces(const std::string& spec, const std::string& flaw,
 
 }  // namespace
 
-TEST_CASE("explore finds no-fingerprint, shrinks it, and the repro reproduces", "[explore][e2e]") {
+TEST_CASE("explore finds no-fingerprint, shrinks it, and the repro reproduces", "[explore][e2e][slow]") {
   FindsShrinksAndReproduces("create-order", "no-fingerprint", "mismatch_rejected");
 }
 
-TEST_CASE("explore finds memory-store (needs a restart), shrinks it, and the repro reproduces", "[explore][e2e]") {
+TEST_CASE("explore finds memory-store (needs a restart), shrinks it, and the repro reproduces", "[explore][e2e][slow]") {
   FindsShrinksAndReproduces("create-order", "memory-store", "one_record");
 }
 
-TEST_CASE("explore finds delete-releases-twice between fixed probes, and the repro reproduces", "[explore][e2e]") {
+TEST_CASE("explore finds delete-releases-twice between fixed probes, and the repro reproduces", "[explore][e2e][slow]") {
   FindsShrinksAndReproduces("cancel-order", "delete-releases-twice", "probe_equal");
 }
 
-TEST_CASE("the same seed explores the same plans; the correct service shows no violation", "[explore][e2e]") {
+TEST_CASE("the same seed explores the same plans; the correct service shows no violation", "[explore][e2e][slow]") {
   auto plans = [](const ExploreReport& r) {
     std::vector<std::string> out;
     std::istringstream lines(ReadFile(r.run_dir + "/plans.jsonl"));
@@ -157,10 +157,10 @@ TEST_CASE("the same seed explores the same plans; the correct service shows no v
   CHECK(plans(a) != plans(c));
 }
 
-TEST_CASE("explore finds inbox-no-dedup with generated deliveries, and the repro reproduces", "[explore][e2e]") {
+TEST_CASE("explore finds inbox-no-dedup with generated deliveries, and the repro reproduces", "[explore][e2e][slow]") {
   FindsShrinksAndReproduces("inbox", "inbox-no-dedup", "applied_once");
 }
 
-TEST_CASE("explore finds no-range-marker with generated run_batch/rerun, and the repro reproduces", "[explore][e2e]") {
+TEST_CASE("explore finds no-range-marker with generated run_batch/rerun, and the repro reproduces", "[explore][e2e][slow]") {
   FindsShrinksAndReproduces("batch", "no-range-marker", "range_continuity");
 }

@@ -159,7 +159,7 @@ TEST_CASE("generated plans respect the preconditions and the length cap", "[expl
   }
 }
 
-TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[explore]") {
+TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[explore][slow]") {
   const TargetDescription target = ReferenceTarget();
   runtime::Interpreter interpreter(target, {});
   std::set<StepKind> written;

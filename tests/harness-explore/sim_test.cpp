@@ -127,7 +127,7 @@ TEST_CASE("a crash abandons every request in flight and keeps what committed", "
   CHECK(run.trace.back().text.find("(replay)") != std::string::npos);
 }
 
-TEST_CASE("the simulation finds each flaw and shrinks it to a short interleaving", "[sim]") {
+TEST_CASE("the simulation finds each flaw and shrinks it to a short interleaving", "[sim][slow]") {
   struct Case {
     ref::Flaw flaw;
     std::string invariant;
@@ -153,7 +153,7 @@ TEST_CASE("the simulation finds each flaw and shrinks it to a short interleaving
   CHECK(report.minimal.ops.size() <= report.first_failure.ops.size());
 }
 
-TEST_CASE("the correct core passes 2000 interleavings", "[sim]") {
+TEST_CASE("the correct core passes 2000 interleavings", "[sim][slow]") {
   sim::SimulateOptions options;
   options.seed = kSeed;
   options.trials = 2000;
@@ -164,7 +164,7 @@ TEST_CASE("the correct core passes 2000 interleavings", "[sim]") {
   CHECK(report.interleavings == 2000);
 }
 
-TEST_CASE("the same seed gives the same plans and the same shrunk interleaving", "[sim]") {
+TEST_CASE("the same seed gives the same plans and the same shrunk interleaving", "[sim][slow]") {
   const auto a = sim::SampleSimPlans(kSeed, 50, 30);
   const auto b = sim::SampleSimPlans(kSeed, 50, 30);
   const auto other = sim::SampleSimPlans(kSeed + 1, 50, 30);

@@ -42,7 +42,7 @@ const json& ScenarioOf(const json& results, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("batch: the correct service resumes; reruns leave 0 diff rows and unchanged markers", "[cli][batch]") {
+TEST_CASE("batch: the correct service resumes; reruns leave 0 diff rows and unchanged markers", "[cli][batch][slow]") {
   const std::string target = GENERATE(from_range(kTargets));
   for (const std::string scenario : {"rerun-after-partial-failure", "rerun-after-window"}) {
     BatchRun r = RunBatch(target, "", scenario);
@@ -68,8 +68,7 @@ TEST_CASE("batch: the correct service resumes; reruns leave 0 diff rows and unch
   }
 }
 
-TEST_CASE("batch: each batch flaw is caught and the evidence says what was lost, doubled or redone",
-          "[cli][batch][flaws]") {
+TEST_CASE("batch: each batch flaw is caught and the evidence says what was lost, doubled or redone", "[cli][batch][flaws][slow]") {
   struct Case {
     std::string flaw, scenario, http_evidence, sql_evidence;
   };

@@ -67,7 +67,7 @@ JUnitCounts ParseJUnit(const std::string& path) {
 
 }  // namespace
 
-TEST_CASE("the suite passes against the correct reference service", "[cli][e2e]") {
+TEST_CASE("the suite passes against the correct reference service", "[cli][e2e][slow]") {
   const std::string target = GENERATE(from_range(kTargets));
   const std::string dir = ScratchDir("suite-correct");
   CliResult r = RunIdemproof({"run", Suite(), "--target", TargetFile(target), "--out", dir + "/runs",
@@ -134,7 +134,7 @@ const std::vector<FlawCase> kFlawMatrix = {
 // Each flaw runs the scenario aimed at it (--filter) with both target files;
 // a whole-suite run per flaw (what docs/cli.md's "also caught by" column
 // records) takes half a minute each, too long for every CI run.
-TEST_CASE("the flaw matrix: every flaw is caught by the scenario aimed at it", "[cli][flaws]") {
+TEST_CASE("the flaw matrix: every flaw is caught by the scenario aimed at it", "[cli][flaws][slow]") {
   const std::string target = GENERATE(from_range(kTargets));
   const FlawCase fc = GENERATE(from_range(kFlawMatrix));
   const std::string dir = ScratchDir("flaw-" + fc.flaw);
@@ -157,7 +157,7 @@ TEST_CASE("the flaw matrix: every flaw is caught by the scenario aimed at it", "
   CHECK(r.out.find(fc.scenario) != std::string::npos);
 }
 
-TEST_CASE("check re-runs the oracles offline over a run directory", "[cli]") {
+TEST_CASE("check re-runs the oracles offline over a run directory", "[cli][slow]") {
   const std::string dir = ScratchDir("check");
   CliResult r = RunIdemproof({"run", Suite(), "--target", TargetFile("reference.yaml"), "--flaw",
                               "no-fingerprint", "--filter", "key-reuse-other-payload", "--out",
@@ -172,7 +172,7 @@ TEST_CASE("check re-runs the oracles offline over a run directory", "[cli]") {
   CHECK(c.out.find("mismatch_rejected") != std::string::npos);
 }
 
-TEST_CASE("a broken scenario file stops the run with exit 2 and file:line:column", "[cli]") {
+TEST_CASE("a broken scenario file stops the run with exit 2 and file:line:column", "[cli][slow]") {
   struct Broken {
     std::string what, yaml, message;
     int line;
@@ -208,7 +208,7 @@ TEST_CASE("a broken scenario file stops the run with exit 2 and file:line:column
   CHECK_FALSE(fs::exists(dir + "/runs/latest"));  // nothing ran
 }
 
-TEST_CASE("an unreachable target ends the run with exit 3 and a clear message", "[cli]") {
+TEST_CASE("an unreachable target ends the run with exit 3 and a clear message", "[cli][slow]") {
   const std::string dir = ScratchDir("unreachable");
   SECTION("a target that is not running") {
     WriteFile(dir + "/target.yaml",
@@ -234,7 +234,7 @@ TEST_CASE("an unreachable target ends the run with exit 3 and a clear message", 
   }
 }
 
-TEST_CASE("a scenario needing what the target lacks is not applicable, not a crash", "[cli]") {
+TEST_CASE("a scenario needing what the target lacks is not applicable, not a crash", "[cli][slow]") {
   const std::string dir = ScratchDir("not-applicable");
   // The reference target without hooks, probes or a start command, pointed
   // at a reference service this test starts itself.
@@ -274,7 +274,7 @@ TEST_CASE("a scenario needing what the target lacks is not applicable, not a cra
   ref->Terminate(std::chrono::seconds(5));
 }
 
-TEST_CASE("Ctrl-C stops the run: no target process left, a partial run directory", "[cli][interrupt]") {
+TEST_CASE("Ctrl-C stops the run: no target process left, a partial run directory", "[cli][interrupt][slow]") {
   const std::string dir = ScratchDir("interrupt");
   WriteFile(dir + "/scenarios/slow.yaml",
             "# A scenario that takes long enough to be interrupted.\n"
@@ -332,7 +332,7 @@ TEST_CASE("Ctrl-C stops the run: no target process left, a partial run directory
   CHECK(history.find("\"f\":\"send\"") != std::string::npos);
 }
 
-TEST_CASE("one seed gives one plan", "[cli]") {
+TEST_CASE("one seed gives one plan", "[cli][slow]") {
   const std::string dir = ScratchDir("seed");
   // The plan of a run: per event, what was done, with which symbolic key and
   // the seed-derived part of the concrete key (idem-<seed part>-<nonce>-k1).

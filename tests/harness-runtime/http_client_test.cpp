@@ -78,7 +78,7 @@ TEST_CASE("a refused connection means the request was not sent", "[http]") {
   CHECK_FALSE(e.error.empty());
 }
 
-TEST_CASE("silence past the deadline is no answer, never a failure", "[http]") {
+TEST_CASE("silence past the deadline is no answer, never a failure", "[http][slow]") {
   LocalHttpServer server(LocalHttpServer::Behaviour::kSilent);
   HttpClient client;
   auto e = client.send(Post(server.url(), std::chrono::milliseconds(300)));
@@ -123,7 +123,7 @@ TEST_CASE("libcurl's silent resend on a reused connection is counted, never hidd
   }
 }
 
-TEST_CASE("the cancel flag abandons a request in flight and refuses new ones", "[http]") {
+TEST_CASE("the cancel flag abandons a request in flight and refuses new ones", "[http][slow]") {
   LocalHttpServer server(LocalHttpServer::Behaviour::kSilent);
   std::atomic<bool> cancel{false};
   HttpClient client(&cancel);
@@ -155,7 +155,7 @@ TEST_CASE("a concurrent burst opens one connection per request", "[http]") {
   CHECK(server.requests() == 6);
 }
 
-TEST_CASE("a burst keeps each request's own deadline", "[http]") {
+TEST_CASE("a burst keeps each request's own deadline", "[http][slow]") {
   LocalHttpServer server(LocalHttpServer::Behaviour::kSilent);
   HttpClient client;
   std::vector<HttpRequest> burst(3, Post(server.url(), std::chrono::milliseconds(300)));

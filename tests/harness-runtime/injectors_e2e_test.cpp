@@ -90,8 +90,7 @@ std::string TargetFile(const std::string& name) { return SourceDir() + "/scenari
 
 }  // namespace
 
-TEST_CASE("a fault routes the client through the chaos proxy and its events land in the history",
-          "[injectors-e2e]") {
+TEST_CASE("a fault routes the client through the chaos proxy and its events land in the history", "[injectors-e2e][slow]") {
   const TargetDescription target = MinimalReference();
   runtime::InjectorFaults faults;
   runtime::InterpreterOptions options;
@@ -162,7 +161,7 @@ expect: [one_record, identical_replay]
   }
 }
 
-TEST_CASE("the proxy is healed at the end of the scenario even when a step fails", "[injectors-e2e]") {
+TEST_CASE("the proxy is healed at the end of the scenario even when a step fails", "[injectors-e2e][slow]") {
   const TargetDescription target = MinimalReference();
   runtime::InjectorFaults faults;
   runtime::InterpreterOptions options;
@@ -227,7 +226,7 @@ TEST_CASE("a bad fault option is an error of the step, the fault never armed", "
   CHECK_FALSE(faults.Supports("sigkill"));
 }
 
-TEST_CASE("a last-byte burst sends every request and records its spread on both sides", "[injectors-e2e]") {
+TEST_CASE("a last-byte burst sends every request and records its spread on both sides", "[injectors-e2e][slow]") {
   const TargetDescription target = MinimalReference();
   runtime::LastByteBurst burst;
   runtime::InterpreterOptions options;
@@ -268,7 +267,7 @@ expect: [one_record, in_progress]
   }
 }
 
-TEST_CASE("a declared fault that never fired makes the scenario undecided, not a pass", "[injectors-e2e][cli]") {
+TEST_CASE("a declared fault that never fired makes the scenario undecided, not a pass", "[injectors-e2e][cli][slow]") {
   const std::string dir = ScratchDir("never-fired");
   fs::create_directories(dir + "/suite");
   WriteFile(dir + "/suite/idle-fault.yaml", R"(# the fault matches no request the scenario sends
@@ -310,7 +309,7 @@ expect: [one_record, identical_replay]
   CHECK(c.out.find("faults_fired") != std::string::npos);
 }
 
-TEST_CASE("run writes report.html and report.md; report renders every format", "[injectors-e2e][cli]") {
+TEST_CASE("run writes report.html and report.md; report renders every format", "[injectors-e2e][cli][slow]") {
   const std::string dir = ScratchDir("reports");
   CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios", "--target", TargetFile("reference.yaml"),
                               "--filter", "double-submit", "--flaw", "request-id-key", "--out", dir + "/runs"},

@@ -59,7 +59,7 @@ TEST_CASE("a child's output goes to its files and its exit code is reaped", "[pr
   CHECK(LiveChildren().empty());
 }
 
-TEST_CASE("terminate escalates to SIGKILL for a child that ignores SIGTERM", "[process]") {
+TEST_CASE("terminate escalates to SIGKILL for a child that ignores SIGTERM", "[process][slow]") {
   const std::string dir = ScratchDir("child-term");
   // The marker line tells the trap is installed before SIGTERM is sent.
   auto child = ChildProcess::Spawn(Shell("trap '' TERM; echo armed; while :; do sleep 1; done", dir));
@@ -152,7 +152,7 @@ TEST_CASE("a target's port is read from its stdout by the declared regex", "[pro
   CHECK(ReadFile(dir + "/target.stdout").find("listening on") != std::string::npos);
 }
 
-TEST_CASE("a target that never prints its port fails after start_timeout and is reaped", "[process]") {
+TEST_CASE("a target that never prints its port fails after start_timeout and is reaped", "[process][slow]") {
   const std::string dir = ScratchDir("target-silent");
   TargetDescription t = FakeTarget("echo nothing useful; exec sleep 30");
   TargetProcess target(t, {}, dir + "/target", std::nullopt, nullptr);
@@ -196,7 +196,7 @@ TEST_CASE("flaw_args are appended with {{flaw}} expanded", "[process]") {
   REQUIRE(target.Kill().ok());
 }
 
-TEST_CASE("the reference service starts, answers its readiness probe and restarts", "[process][reference]") {
+TEST_CASE("the reference service starts, answers its readiness probe and restarts", "[process][reference][slow]") {
   const std::string dir = ScratchDir("target-ref");
   auto t = LoadTargetFile(SourceDir() + "/scenarios/targets/reference.yaml");
   REQUIRE(t.ok());

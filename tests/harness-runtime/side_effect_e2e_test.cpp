@@ -70,8 +70,7 @@ const std::vector<SideEffectFlaw> kSideEffectMatrix = {
 
 }  // namespace
 
-TEST_CASE("side effects and queues: the correct service passes, and leaves no process behind",
-          "[cli][side-effect]") {
+TEST_CASE("side effects and queues: the correct service passes, and leaves no process behind", "[cli][side-effect][slow]") {
   const std::string target = GENERATE(as<std::string>{}, "reference.yaml", "reference-renamed.yaml");
   const std::string dir = ScratchDir("side-effect-correct");
   CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect", SourceDir() + "/scenarios/queue",
@@ -95,8 +94,7 @@ TEST_CASE("side effects and queues: the correct service passes, and leaves no pr
   for (pid_t pid : pids) CHECK_FALSE(ProcessExists(pid));
 }
 
-TEST_CASE("the side-effect flaw matrix: each flaw is caught by the scenario aimed at it",
-          "[cli][flaws][side-effect]") {
+TEST_CASE("the side-effect flaw matrix: each flaw is caught by the scenario aimed at it", "[cli][flaws][side-effect][slow]") {
   const std::string target = GENERATE(as<std::string>{}, "reference.yaml", "reference-renamed.yaml");
   const SideEffectFlaw fc = GENERATE(from_range(kSideEffectMatrix));
   const std::string dir = ScratchDir("side-flaw-" + fc.flaw);
@@ -109,8 +107,7 @@ TEST_CASE("the side-effect flaw matrix: each flaw is caught by the scenario aime
   for (pid_t pid : PidsInHistories(dir + "/runs")) CHECK_FALSE(ProcessExists(pid));
 }
 
-TEST_CASE("a target without a kill command, a ledger probe or a broker: not applicable, with what it needs",
-          "[cli][side-effect]") {
+TEST_CASE("a target without a kill command, a ledger probe or a broker: not applicable, with what it needs", "[cli][side-effect][slow]") {
   const std::string dir = ScratchDir("side-effect-bare");
   // The reference, started by the harness, but declaring none of the
   // side-effect hooks, probes, services, messages or broker.

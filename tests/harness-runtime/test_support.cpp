@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 #include <sstream>
+#include <vector>
 
 #include "runtime/child_process.h"
 
@@ -19,17 +23,41 @@ std::string BuildDir() { return IDEMPROOF_BINARY_DIR; }
 std::string IdemproofExe() { return BuildDir() + "/harness/cli/idemproof"; }
 std::string ReferenceExe() { return BuildDir() + "/reference-impl/idemproof-ref"; }
 
+namespace {
+
+// "<name>-<pid>-<n>": a folder ScratchDir(name) made in some earlier process.
+bool IsScratchOf(const std::string& folder, const std::string& name) {
+  if (folder.size() <= name.size() + 1 || folder.compare(0, name.size() + 1, name + "-") != 0) return false;
+  const std::string rest = folder.substr(name.size() + 1);
+  const auto dash = rest.find('-');
+  auto digits = [](const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  };
+  return dash != std::string::npos && digits(rest.substr(0, dash)) && digits(rest.substr(dash + 1));
+}
+
+}  // namespace
+
 std::string ScratchDir(const std::string& name) {
   static std::atomic<int> counter{0};
-  // Only the last run's folders are kept (to read after a failure).
-  static const bool cleaned = [] {
-    std::error_code ec;
-    fs::remove_all(fs::path(BuildDir()) / "test-harness-runtime", ec);
-    return true;
-  }();
-  (void)cleaned;
-  fs::path dir = fs::path(BuildDir()) / "test-harness-runtime" /
-                 (name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  static std::mutex mutex;
+  static std::set<std::string> cleaned;
+  const fs::path root = fs::path(BuildDir()) / "test-harness-runtime";
+  {
+    // Each test case runs in its own process (one ctest entry per case):
+    // only this name's folders from earlier runs go, so another case's
+    // folders stay readable after a failure.
+    std::lock_guard<std::mutex> lock(mutex);
+    if (cleaned.insert(name).second && fs::is_directory(root)) {
+      std::error_code ec;
+      std::vector<fs::path> earlier;
+      for (const auto& entry : fs::directory_iterator(root, ec)) {
+        if (IsScratchOf(entry.path().filename().string(), name)) earlier.push_back(entry.path());
+      }
+      for (const auto& path : earlier) fs::remove_all(path, ec);
+    }
+  }
+  fs::path dir = root / (name + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();

@@ -82,7 +82,7 @@ TEST_CASE("the naive thread burst returns N answers too", "[injectors][burst]") 
   CHECK(upstream.requests() == 16);
 }
 
-TEST_CASE("burst outcomes: not sent when nobody listens, no answer past the read deadline", "[injectors][burst]") {
+TEST_CASE("burst outcomes: not sent when nobody listens, no answer past the read deadline", "[injectors][burst][slow]") {
   std::uint16_t dead_port = 0;
   {
     CountingUpstream gone;

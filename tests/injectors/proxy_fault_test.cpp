@@ -121,7 +121,7 @@ TEST_CASE("drop-response (close): the upstream executed, the client got no answe
   CHECK(counters[0].counts.matched == 2);
 }
 
-TEST_CASE("drop-response (hold): the client waits until its own deadline", "[injectors][proxy]") {
+TEST_CASE("drop-response (hold): the client waits until its own deadline", "[injectors][proxy][slow]") {
   ProxyRig rig;
   rig.arm("drop-response: {mode: hold}");
   ClientAnswer held = rig.client.send("GET", rig.url("/held"), {}, "", /*timeout_ms=*/300);
@@ -156,7 +156,7 @@ TEST_CASE("replay-upstream after the answer: upstream ran twice, client got one 
   CHECK(n_of(next.body) == 3);
 }
 
-TEST_CASE("replay-upstream after a timeout: the copy goes out while the first is still running", "[injectors][proxy]") {
+TEST_CASE("replay-upstream after a timeout: the copy goes out while the first is still running", "[injectors][proxy][slow]") {
   ProxyRig rig;
   rig.arm("replay-upstream: {after: 50ms}");
   ClientAnswer a = rig.client.send("POST", rig.url("/slow"), {"X-Upstream-Delay-Ms: 400"}, "{}");
@@ -189,7 +189,7 @@ TEST_CASE("hedge: two copies at once, the client gets the first answer", "[injec
   CHECK(ns == std::set<long>{2, 3});  // the client's answer and the swallowed one
 }
 
-TEST_CASE("delay on either side holds the exchange at least that long", "[injectors][proxy]") {
+TEST_CASE("delay on either side holds the exchange at least that long", "[injectors][proxy][slow]") {
   ProxyRig rig;
   SECTION("request side: the upstream sees the request late") {
     rig.arm("delay: {duration: 150ms}");

@@ -61,8 +61,7 @@ BurstResult burst_create(std::uint16_t port, std::size_t n, const std::string& k
 // --sections detect) shows caught by the last-byte burst in >= 95 % of bursts
 // (40/40 with the io_uring release, docs/injectors.md). At that rate three
 // misses in a row are a regression, not bad luck (< 1e-4).
-TEST_CASE("a synchronized burst of 32 catches check-then-insert at its smallest catchable pause",
-          "[injectors][reference]") {
+TEST_CASE("a synchronized burst of 32 catches check-then-insert at its smallest catchable pause", "[injectors][reference][slow]") {
   ReferenceProcess ref;
   REQUIRE(ref.start(reference_binary(),
                     {"--flaw", "check-then-insert", "--check-insert-pause", "50us", "--report-arrival"}) == "");
@@ -78,7 +77,7 @@ TEST_CASE("a synchronized burst of 32 catches check-then-insert at its smallest 
   CHECK(caught_at > 0);
 }
 
-TEST_CASE("the correct reference service survives the same bursts: one order each", "[injectors][reference]") {
+TEST_CASE("the correct reference service survives the same bursts: one order each", "[injectors][reference][slow]") {
   ReferenceProcess ref;
   REQUIRE(ref.start(reference_binary(), {"--report-arrival"}) == "");
   for (int attempt = 1; attempt <= 3; ++attempt) {
@@ -95,7 +94,7 @@ TEST_CASE("the correct reference service survives the same bursts: one order eac
   }
 }
 
-TEST_CASE("proxy faults in front of the reference: the lost answer is replayed, not re-executed", "[injectors][reference]") {
+TEST_CASE("proxy faults in front of the reference: the lost answer is replayed, not re-executed", "[injectors][reference][slow]") {
   ReferenceProcess ref;
   REQUIRE(ref.start(reference_binary(), {}) == "");
   FaultEventLog events;

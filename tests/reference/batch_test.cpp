@@ -69,8 +69,7 @@ json without_run(json rows) {
 
 }  // namespace
 
-TEST_CASE("a batch run that failed at 60 % resumes: the rerun writes the missing 40 %, later reruns nothing",
-          "[batch]") {
+TEST_CASE("a batch run that failed at 60 % resumes: the rerun writes the missing 40 %, later reruns nothing", "[batch][slow]") {
   BatchRig rig;
   json failed = rig.run("j1", 600);
   CHECK(rig.last.status == 500);
@@ -106,7 +105,7 @@ TEST_CASE("a batch run that failed at 60 % resumes: the rerun writes the missing
   CHECK(after_three["markers"] == done["markers"]);  // done_at included: nothing redone
 }
 
-TEST_CASE("a failure inside a partition leaves it unmarked; the rerun redoes it by upsert", "[batch]") {
+TEST_CASE("a failure inside a partition leaves it unmarked; the rerun redoes it by upsert", "[batch][slow]") {
   BatchRig rig;
   rig.run("j1", 605);
   json partial = rig.result("j1");
@@ -118,7 +117,7 @@ TEST_CASE("a failure inside a partition leaves it unmarked; the rerun redoes it 
   for (const auto& [id, n] : copies(done)) CHECK(n == 1);
 }
 
-TEST_CASE("range markers are never swept with the request records", "[batch]") {
+TEST_CASE("range markers are never swept with the request records", "[batch][slow]") {
   BatchRig rig;
   rig.run("j1");
   rig.clock.advance(std::chrono::hours(24 * 365));
@@ -140,7 +139,7 @@ TEST_CASE("batch requests are validated", "[batch]") {
   CHECK_FALSE(rig.routes.route(other, "/jobs/j1/other", "/jobs/j1/other", ""));
 }
 
-TEST_CASE("flaw whole-batch-marker: the rerun after a partial failure skips the rest", "[batch][flaw]") {
+TEST_CASE("flaw whole-batch-marker: the rerun after a partial failure skips the rest", "[batch][flaw][slow]") {
   BatchRig rig(Flaw::whole_batch_marker);
   rig.run("j1", 600);
   CHECK(rig.last.status == 500);
@@ -152,7 +151,7 @@ TEST_CASE("flaw whole-batch-marker: the rerun after a partial failure skips the 
   CHECK(r["markers"][0]["rows_written"] == 1000);  // the marker claims them
 }
 
-TEST_CASE("flaw no-range-marker: the rerun doubles what was done", "[batch][flaw]") {
+TEST_CASE("flaw no-range-marker: the rerun doubles what was done", "[batch][flaw][slow]") {
   BatchRig rig(Flaw::no_range_marker);
   rig.run("j1", 600);
   rig.run("j1");
@@ -165,7 +164,7 @@ TEST_CASE("flaw no-range-marker: the rerun doubles what was done", "[batch][flaw
   CHECK(r["totals"]["rows"] == 1600);
 }
 
-TEST_CASE("flaw batch-id-in-request-table: swallowed inside the TTL, redone after it", "[batch][flaw]") {
+TEST_CASE("flaw batch-id-in-request-table: swallowed inside the TTL, redone after it", "[batch][flaw][slow]") {
   BatchRig rig(Flaw::batch_id_in_request_table);
   rig.run("j1", 600);
   CHECK(rig.last.status == 500);
@@ -188,7 +187,7 @@ TEST_CASE("flaw batch-id-in-request-table: swallowed inside the TTL, redone afte
   CHECK(correct.last.header("Idempotent-Replayed") == std::nullopt);
 }
 
-TEST_CASE("flaw coarse-marker: a partial failure cannot resume, the rerun redoes the whole range", "[batch][flaw]") {
+TEST_CASE("flaw coarse-marker: a partial failure cannot resume, the rerun redoes the whole range", "[batch][flaw][slow]") {
   BatchRig rig(Flaw::coarse_marker);
   rig.run("j1", 600);
   CHECK(rig.result("j1")["markers"].empty());
@@ -201,7 +200,7 @@ TEST_CASE("flaw coarse-marker: a partial failure cannot resume, the rerun redoes
   CHECK(rig.run("j1")["rows_written"] == 0);
 }
 
-TEST_CASE("the fail_after fault is reachable over HTTP through the real binary", "[batch][server]") {
+TEST_CASE("the fail_after fault is reachable over HTTP through the real binary", "[batch][server][slow]") {
   using namespace idemproof::ref::testing;
   TempDir dir;
   ServiceProcess service({"--port", "0", "--db", dir.file("ref.db"), "--batch-partition-rows", "25"});

@@ -38,7 +38,7 @@ bool is_replay(const HttpResult& r) { return r.header("idempotent-replayed") == 
 
 }  // namespace
 
-TEST_CASE("flaw check-then-insert: concurrent duplicates create several orders", "[flaw]") {
+TEST_CASE("flaw check-then-insert: concurrent duplicates create several orders", "[flaw][slow]") {
   check_flaw("check-then-insert", {"--check-insert-pause", "1s"}, [](auto args) {
     ServiceProcess service(args);
     OrderApi api(service.url());
@@ -49,8 +49,7 @@ TEST_CASE("flaw check-then-insert: concurrent duplicates create several orders",
   });
 }
 
-TEST_CASE("flaw request-id-key: a retry with a fresh request id creates a second order",
-          "[flaw]") {
+TEST_CASE("flaw request-id-key: a retry with a fresh request id creates a second order", "[flaw][slow]") {
   check_flaw("request-id-key", {}, [](auto args) {
     ServiceProcess service(args);
     OrderApi api(service.url());
@@ -60,7 +59,7 @@ TEST_CASE("flaw request-id-key: a retry with a fresh request id creates a second
   });
 }
 
-TEST_CASE("flaw memory-store: a retry after a restart creates a second order", "[flaw]") {
+TEST_CASE("flaw memory-store: a retry after a restart creates a second order", "[flaw][slow]") {
   check_flaw("memory-store", {}, [](auto args) {
     {
       ServiceProcess service(args);
@@ -74,8 +73,7 @@ TEST_CASE("flaw memory-store: a retry after a restart creates a second order", "
   });
 }
 
-TEST_CASE("flaw no-fingerprint: another payload under a used key gets the first answer",
-          "[flaw]") {
+TEST_CASE("flaw no-fingerprint: another payload under a used key gets the first answer", "[flaw][slow]") {
   check_flaw("no-fingerprint", {}, [](auto args) {
     ServiceProcess service(args);
     OrderApi api(service.url());
@@ -90,8 +88,7 @@ TEST_CASE("flaw no-fingerprint: another payload under a used key gets the first 
   });
 }
 
-TEST_CASE("flaw cache-retryable: every retry gets the stored 503, nothing is created",
-          "[flaw]") {
+TEST_CASE("flaw cache-retryable: every retry gets the stored 503, nothing is created", "[flaw][slow]") {
   check_flaw("cache-retryable", {}, [](auto args) {
     ServiceProcess service(args);
     OrderApi api(service.url());
@@ -103,7 +100,7 @@ TEST_CASE("flaw cache-retryable: every retry gets the stored 503, nothing is cre
   });
 }
 
-TEST_CASE("flaw volatile-replay: the replay body differs from the first answer", "[flaw]") {
+TEST_CASE("flaw volatile-replay: the replay body differs from the first answer", "[flaw][slow]") {
   check_flaw("volatile-replay", {}, [](auto args) {
     ServiceProcess service(args);
     OrderApi api(service.url());
@@ -116,8 +113,7 @@ TEST_CASE("flaw volatile-replay: the replay body differs from the first answer",
   });
 }
 
-TEST_CASE("flaw empty-replay: the replay is 200 duplicate instead of the first answer",
-          "[flaw]") {
+TEST_CASE("flaw empty-replay: the replay is 200 duplicate instead of the first answer", "[flaw][slow]") {
   check_flaw("empty-replay", {}, [](auto args) {
     ServiceProcess service(args);
     OrderApi api(service.url());
@@ -128,7 +124,7 @@ TEST_CASE("flaw empty-replay: the replay is 200 duplicate instead of the first a
   });
 }
 
-TEST_CASE("flaw no-lease-expiry: after a crash mid-request the key stays blocked", "[flaw]") {
+TEST_CASE("flaw no-lease-expiry: after a crash mid-request the key stays blocked", "[flaw][slow]") {
   check_flaw("no-lease-expiry", {"--lease", "2s"}, [](auto args) {
     std::chrono::steady_clock::time_point seen;
     {
@@ -152,8 +148,7 @@ TEST_CASE("flaw no-lease-expiry: after a crash mid-request the key stays blocked
   });
 }
 
-TEST_CASE("flaw unfenced-takeover: a late original overwrites the new owner's answer",
-          "[flaw]") {
+TEST_CASE("flaw unfenced-takeover: a late original overwrites the new owner's answer", "[flaw][slow]") {
   // The original sleeps 8s holding a 2s lease; a retry after the lease takes
   // over and finishes first; then the original finishes late.
   check_flaw("unfenced-takeover", {"--lease", "2s"}, [](auto args) {
@@ -187,7 +182,7 @@ TEST_CASE("flaw unfenced-takeover: a late original overwrites the new owner's an
   });
 }
 
-TEST_CASE("flaw short-ttl: a retry inside the documented window executes again", "[flaw]") {
+TEST_CASE("flaw short-ttl: a retry inside the documented window executes again", "[flaw][slow]") {
   // Documented window (--dedup-ttl) 100s; the flaw keeps records 1s.
   check_flaw("short-ttl", {"--dedup-ttl", "100s"}, [](auto args) {
     ServiceProcess service(args);
@@ -199,7 +194,7 @@ TEST_CASE("flaw short-ttl: a retry inside the documented window executes again",
   });
 }
 
-TEST_CASE("flaw delete-releases-twice: a second DELETE raises stock again", "[flaw]") {
+TEST_CASE("flaw delete-releases-twice: a second DELETE raises stock again", "[flaw][slow]") {
   check_flaw("delete-releases-twice", {}, [](auto args) {
     ServiceProcess service(args);
     OrderApi api(service.url());
@@ -210,7 +205,7 @@ TEST_CASE("flaw delete-releases-twice: a second DELETE raises stock again", "[fl
   });
 }
 
-TEST_CASE("flaw put-increment: a repeated PUT changes the state again", "[flaw]") {
+TEST_CASE("flaw put-increment: a repeated PUT changes the state again", "[flaw][slow]") {
   check_flaw("put-increment", {}, [](auto args) {
     ServiceProcess service(args);
     OrderApi api(service.url());

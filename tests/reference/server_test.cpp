@@ -28,7 +28,7 @@ bool is_replay(const HttpResult& r) { return r.header("idempotent-replayed") == 
 
 }  // namespace
 
-TEST_CASE("server: create, replay byte for byte, count once", "[server]") {
+TEST_CASE("server: create, replay byte for byte, count once", "[server][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir));
   OrderApi api(service.url());
@@ -53,7 +53,7 @@ TEST_CASE("server: create, replay byte for byte, count once", "[server]") {
   CHECK(by_id.body == first.body);
 }
 
-TEST_CASE("server: key rules (missing, invalid, mismatch, scope)", "[server]") {
+TEST_CASE("server: key rules (missing, invalid, mismatch, scope)", "[server][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir));
   OrderApi api(service.url());
@@ -76,7 +76,7 @@ TEST_CASE("server: key rules (missing, invalid, mismatch, scope)", "[server]") {
   CHECK(api.stock("s1") == 1000);
 }
 
-TEST_CASE("server: a duplicate during the business step gets 409 + Retry-After", "[server]") {
+TEST_CASE("server: a duplicate during the business step gets 409 + Retry-After", "[server][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir, {"--business-delay", "2s"}));
   OrderApi api(service.url());
@@ -98,7 +98,7 @@ TEST_CASE("server: a duplicate during the business step gets 409 + Retry-After",
   CHECK(api.order_count("b1") == 1);
 }
 
-TEST_CASE("server: 64 concurrent identical POSTs execute exactly once", "[server][burst]") {
+TEST_CASE("server: 64 concurrent identical POSTs execute exactly once", "[server][burst][slow]") {
   // Both ways of handing read requests to the workers (the default defers the
   // hand-off behind the other ready reads, on SCHED_BATCH workers).
   const auto dispatch = GENERATE(std::vector<std::string>{},
@@ -130,8 +130,7 @@ TEST_CASE("server: 64 concurrent identical POSTs execute exactly once", "[server
   CHECK(api.stock("s9") == 997);
 }
 
-TEST_CASE("server: kill -9 mid-request; retries get 409 until the lease ends, then one order",
-          "[server][crash]") {
+TEST_CASE("server: kill -9 mid-request; retries get 409 until the lease ends, then one order", "[server][crash][slow]") {
   TempDir dir;
   const auto body = order_json("crash", "s2", 4);
   std::chrono::steady_clock::time_point seen_in_progress;
@@ -161,7 +160,7 @@ TEST_CASE("server: kill -9 mid-request; retries get 409 until the lease ends, th
   CHECK(api.stock("s2") == 996);
 }
 
-TEST_CASE("server: completed records survive a restart", "[server]") {
+TEST_CASE("server: completed records survive a restart", "[server][slow]") {
   TempDir dir;
   std::string first_body;
   {
@@ -180,7 +179,7 @@ TEST_CASE("server: completed records survive a restart", "[server]") {
   CHECK(api.order_count("p1") == 1);
 }
 
-TEST_CASE("server: retryable failure releases the key; terminal 4xx is replayed", "[server]") {
+TEST_CASE("server: retryable failure releases the key; terminal 4xx is replayed", "[server][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir));
   OrderApi api(service.url());
@@ -208,7 +207,7 @@ TEST_CASE("server: retryable failure releases the key; terminal 4xx is replayed"
   CHECK(api.call("DELETE", "/_chaos").body == R"({"delay_ms":0,"fail_next":0,"fail_status":503})");
 }
 
-TEST_CASE("server: PUT sets target state and DELETE releases stock once", "[server]") {
+TEST_CASE("server: PUT sets target state and DELETE releases stock once", "[server][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir));
   OrderApi api(service.url());
@@ -229,8 +228,7 @@ TEST_CASE("server: PUT sets target state and DELETE releases stock once", "[serv
   CHECK(keyed_again.body == keyed.body);
 }
 
-TEST_CASE("server: bad input of every kind is a problem+json 4xx and serving goes on",
-          "[server][input]") {
+TEST_CASE("server: bad input of every kind is a problem+json 4xx and serving goes on", "[server][input][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir, {"--body-limit", "4096"}));
   OrderApi api(service.url());
@@ -266,7 +264,7 @@ TEST_CASE("server: bad input of every kind is a problem+json 4xx and serving goe
   CHECK(api.order_count("good") == 1);
 }
 
-TEST_CASE("server: flags for base path, header names and arrival time", "[server]") {
+TEST_CASE("server: flags for base path, header names and arrival time", "[server][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir, {"--base-path", "/api/v9", "--key-header", "X-Key",
                                         "--replay-header", "X-Replayed", "--report-arrival"}));
@@ -284,7 +282,7 @@ TEST_CASE("server: flags for base path, header names and arrival time", "[server
   CHECK(is_problem(api.post_order("ignored-header", order_json("bp")), 400));  // no X-Key
 }
 
-TEST_CASE("server: records expire after the dedup TTL", "[server][ttl]") {
+TEST_CASE("server: records expire after the dedup TTL", "[server][ttl][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir, {"--dedup-ttl", "2s", "--sweep-interval", "100ms"}));
   OrderApi api(service.url());
@@ -297,7 +295,7 @@ TEST_CASE("server: records expire after the dedup TTL", "[server][ttl]") {
   CHECK(api.order_count("ttl") == 2);
 }
 
-TEST_CASE("server: command line (--flaw list, unknown flaw, bad flags, SIGTERM)", "[server]") {
+TEST_CASE("server: command line (--flaw list, unknown flaw, bad flags, SIGTERM)", "[server][slow]") {
   const auto list = run_reference_to_exit({"--flaw", "list"});
   CHECK(list.exit_code == 0);
   std::set<std::string> names;

@@ -192,7 +192,7 @@ struct Advance : rc::state::Command<Model, System> {
 
 }  // namespace
 
-TEST_CASE("SqliteStore behaves like the map model", "[store][model]") {
+TEST_CASE("SqliteStore behaves like the map model", "[store][model][slow]") {
   rc::prop("claim/complete/release/lookup/sweep/expire agree with the model", [] {
     Model initial;
     System system;

@@ -47,7 +47,7 @@ void Screenshot(const fs::path& run, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("Chromium renders a broken run: layer table, verdicts, timelines", "[browser]") {
+TEST_CASE("Chromium renders a broken run: layer table, verdicts, timelines", "[browser][slow]") {
   ScratchDir scratch("browser-broken");
   const fs::path run = CopyRun("broken", scratch);
   const std::string dom = RenderedDom(run);
@@ -74,7 +74,7 @@ TEST_CASE("Chromium renders a broken run: layer table, verdicts, timelines", "[b
   Screenshot(run, "report-broken.png");
 }
 
-TEST_CASE("Chromium renders a clean run", "[browser]") {
+TEST_CASE("Chromium renders a clean run", "[browser][slow]") {
   ScratchDir scratch("browser-clean");
   const fs::path run = CopyRun("clean", scratch);
   const std::string dom = RenderedDom(run);
@@ -86,7 +86,7 @@ TEST_CASE("Chromium renders a clean run", "[browser]") {
   Screenshot(run, "report-clean.png");
 }
 
-TEST_CASE("a target's markup never runs in the report", "[browser][escape]") {
+TEST_CASE("a target's markup never runs in the report", "[browser][escape][slow]") {
   ScratchDir scratch("browser-injection");
   const fs::path run = CopyRun("injection", scratch);
   const std::string dom = RenderedDom(run);

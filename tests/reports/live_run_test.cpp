@@ -53,7 +53,7 @@ std::string RenderAndScreenshot(const fs::path& run) {
 
 }  // namespace
 
-TEST_CASE("a real run against check-then-insert: the first screen names the broken layer", "[browser][live]") {
+TEST_CASE("a real run against check-then-insert: the first screen names the broken layer", "[browser][live][slow]") {
   if (!FindChromium().ok()) FAIL(FindChromium().status().message());
   const fs::path out = LiveRunsDir("broken");
   // A race: the burst catches it in ~99 % of runs (docs/cli.md); allow 3.
@@ -73,7 +73,7 @@ TEST_CASE("a real run against check-then-insert: the first screen names the brok
   CHECK(Count(dom, "<g class=\"op evidence\"") >= 2);
 }
 
-TEST_CASE("a real run against the correct service: every exercised layer held", "[browser][live]") {
+TEST_CASE("a real run against the correct service: every exercised layer held", "[browser][live][slow]") {
   if (!FindChromium().ok()) FAIL(FindChromium().status().message());
   const fs::path out = LiveRunsDir("clean");
   const int code = RunSuite(out, "");
