@@ -165,6 +165,13 @@ Released release_io_uring(const std::vector<FinalWrite>& finals, std::chrono::na
     }
   };
   thread_local Ring kept;
+  // Nothing to release (every connect or prefix write failed): no ring is
+  // needed, and an uninitialised one must never reach io_uring_submit().
+  if (finals.empty()) {
+    Released nothing;
+    nothing.how = BurstRelease::kIoUring;
+    return nothing;
+  }
   if (kept.entries < finals.size()) {
     if (kept.entries) io_uring_queue_exit(&kept.ring);
     kept.entries = 0;
