@@ -102,7 +102,7 @@ TEST_CASE("flaw no-intent: the retry after the crash charges again", "[payments]
   CHECK(run.ledger["count"] == 2);
 }
 
-TEST_CASE("a provider failure is retryable; a timeout that charged is reconciled, not charged again", "[payments][slow]") {
+TEST_CASE("a provider failure is retryable, a timeout that charged is reconciled, not charged again", "[payments][slow]") {
   TempDir dir;
   auto stub = start_stub();
   auto ref = start_ref(dir, *stub);
@@ -124,7 +124,7 @@ TEST_CASE("a provider failure is retryable; a timeout that charged is reconciled
   CHECK(replay.body == ok.body);
 }
 
-TEST_CASE("callbacks: deduplicated by sequence number, only allowed transitions; the flaw applies twice", "[callbacks][slow]") {
+TEST_CASE("callbacks: deduplicated by sequence number, only allowed transitions, the flaw applies twice", "[callbacks][slow]") {
   for (const std::string flaw : {"none", "callback-no-dedup"}) {
     TempDir dir;
     auto stub = start_stub();
@@ -150,7 +150,7 @@ TEST_CASE("callbacks: deduplicated by sequence number, only allowed transitions;
   }
 }
 
-TEST_CASE("inbox: each message id applied once, in the effect's transaction; the flaw applies every delivery", "[inbox][slow]") {
+TEST_CASE("inbox: each message id applied once, in the effect's transaction, the flaw applies every delivery", "[inbox][slow]") {
   for (const std::string flaw : {"none", "inbox-no-dedup"}) {
     TempDir dir;
     auto stub = start_stub();

@@ -248,7 +248,7 @@ TEST_CASE("applied_once holds when redeliveries change nothing, and catches a se
   CHECK(v.evidence.find("applied 3 times for 2") != std::string::npos);
 }
 
-TEST_CASE("applied_once counts broker publishes and deliveries; unacked messages widen the bound") {
+TEST_CASE("applied_once counts broker publishes and deliveries, unacked messages widen the bound") {
   LiteralHistory base;
   base.Probe("balance", "before", 5, 0);
   History h = WithDelivery(base.history(), "publish", "m1", 10, EventType::kOk);

@@ -136,7 +136,7 @@ TEST_CASE("explore finds delete-releases-twice between fixed probes, and the rep
   FindsShrinksAndReproduces("cancel-order", "delete-releases-twice", "probe_equal");
 }
 
-TEST_CASE("the same seed explores the same plans; the correct service shows no violation", "[explore][e2e][slow]") {
+TEST_CASE("the same seed explores the same plans, the correct service shows no violation", "[explore][e2e][slow]") {
   auto plans = [](const ExploreReport& r) {
     std::vector<std::string> out;
     std::istringstream lines(ReadFile(r.run_dir + "/plans.jsonl"));

@@ -159,7 +159,7 @@ TEST_CASE("mismatch_rejected holds for 422 and catches the first result replayed
   CHECK(RunOracle("mismatch_rejected", executed.history()).evidence.find("was executed") != std::string::npos);
 }
 
-TEST_CASE("mismatch_rejected: 409 allowed only while the first still runs; nothing to judge is unknown") {
+TEST_CASE("mismatch_rejected: 409 allowed only while the first still runs, nothing to judge is unknown") {
   LiteralHistory running;
   running.Send("client-0", "create_order", "k1", "b1", 0, 100, kCreated)
       .Send("client-1", "create_order", "k1", "b1", 20, 25, kConflict, "other");
@@ -450,7 +450,7 @@ TEST_CASE("probe_equal") {
         VerdictStatus::kUnknown);
 }
 
-TEST_CASE("a crashing oracle is unknown, never valid; an unknown name is unknown") {
+TEST_CASE("a crashing oracle is unknown, never valid, an unknown name is unknown") {
   OracleRegistry r;
   REQUIRE(r.Register({"boom", "throws", {}}, [](const OracleInput&) -> Verdict { throw std::runtime_error("kaput"); })
               .ok());

@@ -42,7 +42,7 @@ const json& ScenarioOf(const json& results, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("batch: the correct service resumes; reruns leave 0 diff rows and unchanged markers", "[cli][batch][slow]") {
+TEST_CASE("batch: the correct service resumes, reruns leave 0 diff rows and unchanged markers", "[cli][batch][slow]") {
   const std::string target = GENERATE(from_range(kTargets));
   for (const std::string scenario : {"rerun-after-partial-failure", "rerun-after-window"}) {
     BatchRun r = RunBatch(target, "", scenario);

@@ -309,7 +309,7 @@ expect: [one_record, identical_replay]
   CHECK(c.out.find("faults_fired") != std::string::npos);
 }
 
-TEST_CASE("run writes report.html and report.md; report renders every format", "[injectors-e2e][cli][slow]") {
+TEST_CASE("run writes report.html and report.md, report renders every format", "[injectors-e2e][cli][slow]") {
   const std::string dir = ScratchDir("reports");
   CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios", "--target", TargetFile("reference.yaml"),
                               "--filter", "double-submit", "--flaw", "request-id-key", "--out", dir + "/runs"},

@@ -105,7 +105,7 @@ TEST_CASE("exec failures are values, not crashes", "[process]") {
   CHECK(LiveChildren().empty());
 }
 
-TEST_CASE("SignalAllChildren reaches every registered child; destructors reap", "[process]") {
+TEST_CASE("SignalAllChildren reaches every registered child, destructors reap", "[process]") {
   const std::string dir = ScratchDir("child-all");
   std::vector<pid_t> pids;
   {

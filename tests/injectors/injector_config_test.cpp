@@ -144,7 +144,7 @@ TEST_CASE("match by method and path (exact, prefix, query ignored)", "[injectors
   CHECK_FALSE(prefix.select("DELETE", "/stock"));
 }
 
-TEST_CASE("seeded probability: same seed, same faults; the rate follows p", "[injectors][selector]") {
+TEST_CASE("seeded probability: same seed, same faults, the rate follows p", "[injectors][selector]") {
   auto run = [](std::uint64_t seed) {
     FaultSelector s = selector("{probability: 0.3, seed: " + std::to_string(seed) + "}");
     std::vector<bool> out;
@@ -159,7 +159,7 @@ TEST_CASE("seeded probability: same seed, same faults; the rate follows p", "[in
   CHECK(hits < 400);
 }
 
-TEST_CASE("a proxy fault needs a proxy; never_fired names idle injectors", "[injectors][registry]") {
+TEST_CASE("a proxy fault needs a proxy, never_fired names idle injectors", "[injectors][registry]") {
   auto hedge = build("hedge: {name: twice}");
   REQUIRE(hedge.ok());
   Status st = hedge.value()->start(InjectorContext{});

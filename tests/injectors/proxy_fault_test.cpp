@@ -259,7 +259,7 @@ TEST_CASE("seeded probability through the proxy injects the same requests for th
   CHECK(a.find('.') != std::string::npos);
 }
 
-TEST_CASE("arming order decides; a healed fault stops firing and logs start/heal", "[injectors][proxy]") {
+TEST_CASE("arming order decides, a healed fault stops firing and logs start/heal", "[injectors][proxy]") {
   ProxyRig rig;
   TestClient fresh(/*fresh=*/true);
   rig.arm("hedge: {name: h, first: 1}");

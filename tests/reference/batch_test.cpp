@@ -105,7 +105,7 @@ TEST_CASE("a batch run that failed at 60 % resumes: the rerun writes the missing
   CHECK(after_three["markers"] == done["markers"]);  // done_at included: nothing redone
 }
 
-TEST_CASE("a failure inside a partition leaves it unmarked; the rerun redoes it by upsert", "[batch][slow]") {
+TEST_CASE("a failure inside a partition leaves it unmarked, the rerun redoes it by upsert", "[batch][slow]") {
   BatchRig rig;
   rig.run("j1", 605);
   json partial = rig.result("j1");

@@ -148,7 +148,7 @@ TEST_CASE("a missing or malformed key is a 400 and nothing executes", "[core]") 
   CHECK(f.order_count("b1") == 0);
 }
 
-TEST_CASE("a live lease answers 409; an expired one is taken over; completion is fenced",
+TEST_CASE("a live lease answers 409, an expired one is taken over, completion is fenced",
           "[core]") {
   Fixture f;
   const std::string canonical = json::parse(kOrder).dump();
@@ -200,7 +200,7 @@ TEST_CASE("a completed record expires after the dedup TTL and is swept", "[core]
   CHECK(f.order_count("b1") == 2);
 }
 
-TEST_CASE("a retryable downstream failure releases the key; the retry executes", "[core]") {
+TEST_CASE("a retryable downstream failure releases the key, the retry executes", "[core]") {
   Fixture f;
   REQUIRE(f.service.handle_request({"POST", "/_chaos", {}, R"({"fail_next":1})"}).status == 200);
   const auto failed = f.post("k1", kOrder);
@@ -215,7 +215,7 @@ TEST_CASE("a retryable downstream failure releases the key; the retry executes",
   CHECK(f.order_count("b1") == 1);
 }
 
-TEST_CASE("a terminal 4xx is stored and replayed; a downstream 4xx too", "[core]") {
+TEST_CASE("a terminal 4xx is stored and replayed, a downstream 4xx too", "[core]") {
   Fixture f;
   const std::string invalid = R"({"biz_no":"b1","sku":"s1","qty":0,"amount":100})";
   const auto first = f.post("k1", invalid);

@@ -130,7 +130,7 @@ TEST_CASE("server: 64 concurrent identical POSTs execute exactly once", "[server
   CHECK(api.stock("s9") == 997);
 }
 
-TEST_CASE("server: kill -9 mid-request; retries get 409 until the lease ends, then one order", "[server][crash][slow]") {
+TEST_CASE("server: kill -9 mid-request, retries get 409 until the lease ends, then one order", "[server][crash][slow]") {
   TempDir dir;
   const auto body = order_json("crash", "s2", 4);
   std::chrono::steady_clock::time_point seen_in_progress;
@@ -179,7 +179,7 @@ TEST_CASE("server: completed records survive a restart", "[server][slow]") {
   CHECK(api.order_count("p1") == 1);
 }
 
-TEST_CASE("server: retryable failure releases the key; terminal 4xx is replayed", "[server][slow]") {
+TEST_CASE("server: retryable failure releases the key, terminal 4xx is replayed", "[server][slow]") {
   TempDir dir;
   ServiceProcess service(args_for(dir));
   OrderApi api(service.url());

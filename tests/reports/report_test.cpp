@@ -62,7 +62,7 @@ TEST_CASE("MarkdownFence cannot be closed from inside", "[markdown]") {
   CHECK(MarkdownFence("a < b & c").find("a < b & c") != std::string::npos);
 }
 
-TEST_CASE("anchors are stable and safe; repro commands are shell-quoted", "[review]") {
+TEST_CASE("anchors are stable and safe, repro commands are shell-quoted", "[review]") {
   CHECK(ScenarioAnchor(0, "double-submit") == "s-1-double-submit");
   CHECK(ScenarioAnchor(4, "\"><img src=x>") == "s-5-img-src-x");
   CHECK(ScenarioAnchor(2, "<<>>") == "s-3");
