@@ -1,5 +1,6 @@
 #include "model/results.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -136,9 +137,27 @@ Result<RunResults> ReadRunResults(const std::string& path) {
   if (!in) return Status::IoError("cannot read results '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
-  nlohmann::json doc = nlohmann::json::parse(ss.str(), nullptr, false);
-  if (doc.is_discarded()) return Status::InvalidArgument("results '" + path + "' is not valid JSON");
-  return RunResultsFromJson(doc);
+  const std::string text = ss.str();
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is the 1-based byte the parser stopped at: name its line:column.
+    const std::size_t stop = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    SourceMark mark{path, 1, 1};
+    for (std::size_t i = 0; i < stop; ++i) {
+      if (text[i] == '\n') {
+        ++mark.line;
+        mark.column = 1;
+      } else {
+        ++mark.column;
+      }
+    }
+    return Status(StatusCode::kInvalidArgument, std::string("not valid JSON: ") + e.what(), mark);
+  }
+  auto results = RunResultsFromJson(doc);
+  if (!results.ok()) return Status(results.status().code(), results.status().message(), SourceMark{path});
+  return results;
 }
 
 std::string NowRfc3339() {

@@ -64,6 +64,8 @@ Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc);
 nlohmann::json RunResultsToJson(const RunResults& results);
 Result<RunResults> RunResultsFromJson(const nlohmann::json& doc);
 Status WriteRunResults(const RunResults& results, const std::string& path);
+// Errors name `path`: kIoError unreadable; kInvalidArgument not JSON (with
+// the line:column where parsing stopped) or not a results document.
 Result<RunResults> ReadRunResults(const std::string& path);
 
 // Now as RFC 3339 UTC with milliseconds ("2024-05-01T12:00:00.123Z").

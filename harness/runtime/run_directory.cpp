@@ -54,17 +54,6 @@ Result<RunDirectory> RunDirectory::Create(const std::string& out_root, const std
   return RunDirectory(dir.string());
 }
 
-Result<RunDirectory> RunDirectory::Open(const std::string& path) {
-  std::error_code ec;
-  fs::path dir = fs::canonical(path, ec);
-  if (ec || !fs::is_directory(dir)) return Status::NotFound("no run directory at " + path);
-  if (!fs::exists(dir / "results.json") && !fs::exists(dir / "target.yaml")) {
-    return Status::NotFound(path + " is not a run directory (no results.json, no target.yaml)");
-  }
-  RunDirectory out(dir.string());
-  return out;
-}
-
 std::string RunDirectory::id() const { return fs::path(path_).filename().string(); }
 
 Result<std::string> RunDirectory::AddScenarioFolder(const std::string& name) {

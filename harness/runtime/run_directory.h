@@ -1,5 +1,6 @@
 // RunDirectory: the folder one `idemproof run` leaves behind, so a run can be
 // read, re-checked offline (`idemproof check DIR`) and reported on later.
+// This class writes it; model/run_contents.h is the one reader.
 //
 //   <out>/<run-id>/                 run-id: UTC time + seed ("20240501-120000-s1a2b")
 //     target.yaml                   copy of the target file used
@@ -28,8 +29,6 @@ class RunDirectory {
   // Creates <out_root>/<run_id> (and out_root), points <out_root>/latest at it.
   // If the folder exists, "-2", "-3"... is appended. Errors: kIoError.
   static Result<RunDirectory> Create(const std::string& out_root, const std::string& run_id);
-  // An existing run directory (must hold results.json or target.yaml).
-  static Result<RunDirectory> Open(const std::string& path);
 
   // "<UTC yyyymmdd-hhmmss>-s<seed hex>".
   static std::string NewRunId(std::uint64_t seed);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "model/metrics.h"
+#include "model/run_contents.h"
 #include "oracles/oracle.h"
 #include "runtime/fault_evidence.h"
 
@@ -122,27 +123,30 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
 }
 
 Result<RunResults> RecheckRunDirectory(const std::string& path) {
-  auto dir = RunDirectory::Open(path);
-  if (!dir.ok()) return dir.status();
-  auto recorded = ReadRunResults(dir->Absolute("results.json"));
-  if (!recorded.ok()) return recorded.status();
-  auto target = LoadTargetFile(dir->Absolute("target.yaml"));
-  if (!target.ok()) return target.status();
+  auto contents = ReadRunDirectory(path);
+  if (!contents.ok()) return contents.status();
+  // Judging against anything but the copy the run used would be a different check.
+  if (!contents->target_copied) {
+    return Status::NotFound(path + "/target.yaml: the run directory keeps no copy of the target file");
+  }
+  if (!contents->target) return contents->target_error;
+  const TargetDescription& target = *contents->target;
   const OracleRegistry& oracles = BuiltinOracles();
   const ScenarioVocabulary vocabulary = oracles.Vocabulary();
-  RunResults out = *recorded;
-  for (ScenarioResult& result : out.scenarios) {
+  RunResults out = contents->results;
+  for (std::size_t i = 0; i < out.scenarios.size(); ++i) {
+    ScenarioResult& result = out.scenarios[i];
     if (result.history_file.empty() || !result.error.empty()) continue;  // nothing was judged
-    const std::string folder = fs::path(result.history_file).parent_path().string();
-    auto scenario = LoadScenarioFile(
-        dir->Absolute(folder + "/" + fs::path(result.file).filename().string()), vocabulary);
+    auto scenario = LoadScenarioFile(contents->ScenarioCopyOf(i), vocabulary);
     if (!scenario.ok()) return scenario.status();
-    auto history = History::ReadJsonl(dir->Absolute(result.history_file));
-    if (!history.ok()) return history.status();
-    result.verdicts = oracles.CheckAll(*scenario, *target, *history);
-    if (auto fired = FaultsFired(*scenario, *history)) result.verdicts.push_back(*fired);
-    result.metrics = ComputeMetrics(*target, *history);
-    result.events = static_cast<std::int64_t>(history->size());
+    if (auto error = contents->history_errors.find(i); error != contents->history_errors.end()) {
+      return error->second;
+    }
+    const History& history = *contents->HistoryOf(i);
+    result.verdicts = oracles.CheckAll(*scenario, target, history);
+    if (auto fired = FaultsFired(*scenario, history)) result.verdicts.push_back(*fired);
+    result.metrics = ComputeMetrics(target, history);
+    result.events = static_cast<std::int64_t>(history.size());
   }
   return out;
 }

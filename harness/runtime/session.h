@@ -59,8 +59,11 @@ struct SessionOutcome {
 SessionOutcome RunSession(const TargetDescription& target, const std::vector<Scenario>& scenarios,
                           RunDirectory& dir, const SessionOptions& options);
 
-// Re-runs the oracles over a run directory. Errors: kNotFound / kIoError /
-// kInvalidConfig when the run directory's files are missing or unreadable.
+// Re-runs the oracles over a run directory, read with ReadRunDirectory
+// (model/run_contents.h); scenarios that were not judged (no history, or an
+// error) keep their recorded result. Errors, each naming the file: kNotFound /
+// kIoError / kInvalidArgument / kInvalidConfig when results.json, the target
+// copy, a judged scenario's copy or its history is missing or unreadable.
 Result<RunResults> RecheckRunDirectory(const std::string& path);
 
 }  // namespace idemproof::runtime

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "model/run_contents.h"
 #include "reports/design_review/html_report.h"
 #include "reports/design_review/markdown_report.h"
-#include "reports/design_review/run_contents.h"
 #include "reports/design_review/run_review.h"
 #include "reports/junit.h"
 

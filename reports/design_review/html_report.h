@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "reports/design_review/run_contents.h"
+#include "model/run_contents.h"
 #include "reports/design_review/run_review.h"
 
 namespace idemproof {

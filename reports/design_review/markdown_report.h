@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "reports/design_review/run_contents.h"
+#include "model/run_contents.h"
 #include "reports/design_review/run_review.h"
 
 namespace idemproof {

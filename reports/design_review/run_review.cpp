@@ -463,7 +463,7 @@ RunReview ReviewRun(const RunDirectoryContents& contents) {
   }
   std::sort(review.faults.begin(), review.faults.end(),
             [](const FaultTotal& a, const FaultTotal& b) { return a.name < b.name; });
-  for (const auto& g : contents.gaps) review.warnings.push_back(g);
+  for (const auto& g : contents.Gaps()) review.warnings.push_back(g);
 
   std::vector<std::string> broken, undecided, held;
   for (Layer layer : kLayers) {

@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "model/results.h"
+#include "model/run_contents.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "model/verdict.h"
-#include "reports/design_review/run_contents.h"
 
 namespace idemproof {
 

@@ -18,8 +18,8 @@
 #include <string>
 
 #include "model/history.h"
+#include "model/run_contents.h"
 #include "model/target.h"
-#include "reports/design_review/run_contents.h"
 #include "reports/design_review/run_review.h"
 
 namespace idemproof {

@@ -4,10 +4,10 @@
 // and review the diff of tests/reports/golden/.
 #include <catch2/catch.hpp>
 
+#include "model/run_contents.h"
 #include "report_files.h"
 #include "reports/design_review/html_report.h"
 #include "reports/design_review/markdown_report.h"
-#include "reports/design_review/run_contents.h"
 #include "reports/design_review/run_review.h"
 
 using namespace idemproof;
@@ -18,7 +18,7 @@ TEST_CASE("design reports equal their golden files", "[golden]") {
     SECTION(run) {
       auto contents = ReadRunDirectory(DataRun(run).string());
       REQUIRE(contents.ok());
-      REQUIRE(contents->gaps.empty());
+      REQUIRE(contents->Gaps().empty());
       const RunReview review = ReviewRun(*contents);
       CheckGolden(GoldenDir() / run / "report.html", RenderHtmlReport(*contents, review));
       const MarkdownReport md = RenderMarkdownReport(*contents, review, "report-timelines");

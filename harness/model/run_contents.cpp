@@ -1,4 +1,4 @@
-#include "reports/design_review/run_contents.h"
+#include "model/run_contents.h"
 
 #include <filesystem>
 
@@ -9,6 +9,21 @@ namespace fs = std::filesystem;
 const History* RunDirectoryContents::HistoryOf(std::size_t scenario_index) const {
   auto it = histories.find(scenario_index);
   return it == histories.end() ? nullptr : &it->second;
+}
+
+std::string RunDirectoryContents::ScenarioCopyOf(std::size_t scenario_index) const {
+  const ScenarioResult& s = results.scenarios.at(scenario_index);
+  if (s.history_file.empty()) return "";
+  return (fs::path(path) / fs::path(s.history_file).parent_path() / fs::path(s.file).filename()).string();
+}
+
+std::vector<std::string> RunDirectoryContents::Gaps() const {
+  std::vector<std::string> out;
+  if (!target_error.ok()) out.push_back("target file not read: " + target_error.ToString());
+  for (const auto& [i, error] : history_errors) {
+    out.push_back("history of " + results.scenarios[i].name + " not read: " + error.ToString());
+  }
+  return out;
 }
 
 Result<RunDirectoryContents> ReadRunDirectory(const std::string& run_dir) {
@@ -25,18 +40,18 @@ Result<RunDirectoryContents> ReadRunDirectory(const std::string& run_dir) {
   contents.path = run_dir;
   contents.results = std::move(results).value();
 
-  // The copy in the run directory is what the run used; the original may
-  // have changed since.
-  std::string target_file = (dir / "target.yaml").string();
-  if (!fs::exists(target_file, ec)) target_file = contents.results.target_file;
-  if (target_file.empty()) {
-    contents.gaps.push_back("no target file: store and window columns are not filled");
+  // The copy is what the run used; the original may have changed since.
+  const std::string copy = (dir / "target.yaml").string();
+  contents.target_copied = fs::exists(copy, ec);
+  contents.target_file = contents.target_copied ? copy : contents.results.target_file;
+  if (contents.target_file.empty()) {
+    contents.target_error = Status::NotFound(copy + ": no copy of the target file, and results.json names none");
   } else {
-    auto target = LoadTargetFile(target_file);
+    auto target = LoadTargetFile(contents.target_file);
     if (target.ok()) {
       contents.target = std::move(target).value();
     } else {
-      contents.gaps.push_back("target file not read: " + target.status().ToString());
+      contents.target_error = target.status();
     }
   }
 
@@ -47,7 +62,7 @@ Result<RunDirectoryContents> ReadRunDirectory(const std::string& run_dir) {
     if (history.ok()) {
       contents.histories.emplace(i, std::move(history).value());
     } else {
-      contents.gaps.push_back("history of " + s.name + " not read: " + history.status().ToString());
+      contents.history_errors.emplace(i, history.status());
     }
   }
   return contents;
