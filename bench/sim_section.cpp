@@ -6,7 +6,6 @@
 //   idemproof-sim-bench [--seeds N] [--trials N] [--first-seed S]
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -44,9 +43,6 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--first-seed", first_seed, "seeds are first-seed, first-seed + 1, ...")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  // RapidCheck prints its global configuration when first used: make it show
-  // our first seed (as explore does; the TestParams passed per run count).
-  ::setenv("RC_PARAMS", ("seed=" + std::to_string(first_seed)).c_str(), 0);
 
   sim::SimulateOptions correct;
   correct.seed = first_seed;

@@ -1,18 +1,17 @@
 #include "explore/explorer.h"
 
+#include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
 
-#include <rapidcheck.h>
-
 #include "explore/scenario_writer.h"
 #include "model/results.h"
 #include "oracles/oracle.h"
 #include "runtime/run_directory.h"
+#include "search/property_search.h"
 
 namespace fs = std::filesystem;
 
@@ -36,18 +35,6 @@ struct TrialResult {
   std::size_t steps = 0;
 };
 
-// Counts trials and shrinks for the progress line.
-class ProgressListener : public rc::detail::TestListener {
- public:
-  explicit ProgressListener(std::function<void()> changed) : changed_(std::move(changed)) {}
-  void onTestCaseFinished(const rc::detail::CaseDescription&) override { changed_(); }
-  void onShrinkTried(const rc::detail::CaseDescription&, bool) override { changed_(); }
-  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-
- private:
-  std::function<void()> changed_;
-};
-
 class Exploration {
  public:
   Exploration(const ExploreSpec& spec, const TargetDescription& target, const ExploreOptions& options,
@@ -66,26 +53,18 @@ class Exploration {
   ExploreReport Run() {
     start_ = Clock::now();
     plans_log_.open(dir_.Absolute("plans.jsonl"), std::ios::trunc);
-    const rc::Gen<Plan> gen = PlanGen(alphabet_, report_.max_ops);
-    const auto property = rc::detail::toProperty([this, gen] {
-      const Plan plan = *gen;
-      Evaluate(plan);
-    });
-    rc::detail::TestParams params;
+    search::SearchParams params;
+    params.name = spec_.scenario.name;
     params.seed = options_.seed;
-    params.maxSuccess = report_.trials_budget;
-    params.maxSize = std::max(1, report_.max_ops - 1);
-    params.maxDiscardRatio = 10;
-    rc::detail::TestMetadata metadata;
-    metadata.id = metadata.description = spec_.scenario.name;
-    ProgressListener listener([this] { Progress(); });
-    const rc::detail::TestResult result = rc::detail::checkProperty(property, metadata, params, listener);
-    rc::detail::GaveUpResult gave_up;
-    rc::detail::Error error;
-    if (result.match(gave_up) && report_.stop_reason.empty()) {
-      report_.stop_reason = "RapidCheck gave up: " + gave_up.description;
-    } else if (result.match(error) && report_.stop_reason.empty()) {
-      report_.stop_reason = "RapidCheck error: " + error.description;
+    params.max_success = report_.trials_budget;
+    params.max_size = std::max(1, report_.max_ops - 1);
+    const search::SearchSummary result = search::SearchProperty<Plan>(
+        PlanGen(alphabet_, report_.max_ops), [this](const Plan& plan) { return Evaluate(plan); }, params,
+        [this](const search::SearchProgress&) { Progress(); });
+    if (result.outcome == search::SearchOutcome::kGaveUp && report_.stop_reason.empty()) {
+      report_.stop_reason = "RapidCheck gave up: " + result.message;
+    } else if (result.outcome == search::SearchOutcome::kError && report_.stop_reason.empty()) {
+      report_.stop_reason = "RapidCheck error: " + result.message;
     }
     if (report_.violation) {
       report_.shrinking_ms = MsSince(start_) - report_.to_first_failure_ms;
@@ -105,13 +84,13 @@ class Exploration {
     return report_.interrupted || report_.time_budget_hit || !report_.stop_reason.empty();
   }
 
-  // The property: a plan fails when a run of it has an invalid verdict.
-  // Nothing runs once stopped (budget, interrupt, target down): the
-  // remaining cases pass unexamined and the report says why.
-  void Evaluate(const Plan& plan) {
-    if (Stopped()) return;
+  // The property: a plan fails when a run of it has an invalid verdict (the
+  // evidence is returned). Nothing runs once stopped (budget, interrupt,
+  // target down): the remaining cases pass unexamined and the report says why.
+  std::optional<std::string> Evaluate(const Plan& plan) {
+    if (Stopped()) return std::nullopt;
     // Nothing to run: no op and no fixed step (RapidCheck shrinks to this).
-    if (plan.ops.empty() && spec_.scenario.steps.empty()) return;
+    if (plan.ops.empty() && spec_.scenario.steps.empty()) return std::nullopt;
     const bool shrinking = report_.violation;
     const int attempts = shrinking ? reruns_ : 1;
     for (int i = 0; i < attempts && !Stopped(); ++i) {
@@ -142,8 +121,9 @@ class Exploration {
       Progress();
       std::string evidence;
       for (const auto& v : report_.invalid) evidence += v.oracle + ": " + v.evidence + "\n";
-      RC_FAIL(evidence);
+      return evidence;
     }
+    return std::nullopt;
   }
 
   TrialResult RunTrial(const Plan& plan) {
@@ -325,9 +305,6 @@ Result<ExploreReport> Explore(const ExploreSpec& spec, const TargetDescription& 
   if (!fit.needs.empty()) {
     return Status(StatusCode::kInvalidConfig, spec.scenario.file + ": the target lacks what the spec needs: " + fit.needs.front());
   }
-  // RapidCheck prints its global configuration when first used; make it
-  // show our seed (the TestParams passed to checkProperty are what count).
-  ::setenv("RC_PARAMS", ("seed=" + std::to_string(options.seed)).c_str(), 0);
   runtime::Interpreter interpreter(target, runtime::InterpreterOptionsOf(options));
   auto alphabet = Alphabet::Build(spec, target, interpreter);
   if (!alphabet.ok()) return alphabet.status();

@@ -1,6 +1,6 @@
 // Explorer: `idemproof explore`. Generates plans from an ExploreSpec's
-// alphabet with RapidCheck (rc::detail::checkProperty with our own
-// TestParams: seed, trials as maxSuccess, sizes up to max_ops), runs each as
+// alphabet with RapidCheck (search/property_search.h: the seed, trials as
+// max_success, sizes up to max_ops), runs each as
 // a scenario with the runtime's Interpreter (one target process per trial
 // when the target file has a start command, and always a fresh key/biz
 // namespace), judges it with every oracle the spec names, and on the first
@@ -21,8 +21,8 @@
 //   target.yaml, spec.yaml copies; trials/ only while running (passing
 //   trials' folders are removed, failing ones kept until superseded)
 //
-// Thread-safety: one Explore() at a time per process (RapidCheck's
-// checkProperty is used from the calling thread).
+// Thread-safety: one Explore() at a time per process (RapidCheck's search
+// runs on the calling thread).
 #pragma once
 
 #include <atomic>

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <random>
 
 #include "idemproof/ref/flaw.h"
@@ -66,9 +65,6 @@ int SimulateCommand::Run(std::ostream& out, std::ostream& err) const {
   options.trials = trials_;
   options.max_ops = max_steps_;
   options.seed = seed_.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
-  // RapidCheck prints its global configuration when first used; make it
-  // show our seed (as explore does; the TestParams we pass are what count).
-  ::setenv("RC_PARAMS", ("seed=" + std::to_string(options.seed)).c_str(), 0);
   const bool tty = ::isatty(1) == 1;
   if (tty) {
     options.on_progress = [&out](std::int64_t n) {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <map>
@@ -9,11 +10,11 @@
 #include <mutex>
 
 #include <nlohmann/json.hpp>
-#include <rapidcheck.h>
 #include <sqlite3.h>
 
 #include "idemproof/ref/effect_store.h"
 #include "idemproof/ref/sqlite_store.h"
+#include "search/property_search.h"
 #include "sim/simulated_process.h"
 #include "sim/simulated_provider.h"
 
@@ -245,14 +246,6 @@ class Trial {
   sqlite3* keeper_ = nullptr;  // shared_memory: keeps the database alive
 };
 
-// RapidCheck's listener, silent (we report ourselves).
-class QuietListener final : public rc::detail::TestListener {
- public:
-  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
-  void onShrinkTried(const rc::detail::CaseDescription&, bool) override {}
-  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
-};
-
 }  // namespace
 
 bool SimulationCovers(ref::Flaw flaw) {
@@ -295,40 +288,37 @@ SimulateReport Simulate(const SimulateOptions& options) {
   const auto seconds_since_start = [&] {
     return std::chrono::duration<double>(SteadyClock::now() - start).count();
   };
-  const rc::Gen<SimPlan> gen = SimPlanGen(options.max_ops);
-  const auto property = rc::detail::toProperty([&] {
-    const SimPlan plan = *gen;
-    if (!report.error.empty()) return;  // the search stopped: pass the rest unexamined
+  const auto property = [&](const SimPlan& plan) -> std::optional<std::string> {
+    if (!report.error.empty()) return std::nullopt;  // the search stopped: pass the rest unexamined
     TrialOutcome outcome = RunPlan(plan, options.config);
     ++report.interleavings;
     if (!report.violation) ++report.trials;
     if (options.on_progress) options.on_progress(report.interleavings);
     if (!outcome.error.empty()) {
       report.error = "plan [" + plan.ToString() + "]: " + outcome.error;
-      return;
+      return std::nullopt;
     }
-    if (!outcome.violated()) return;
+    if (!outcome.violated()) return std::nullopt;
     if (!report.violation) {
       report.violation = true;
       report.first_failure = plan;
       report.to_first_violation_s = seconds_since_start();
     }
-    // RapidCheck keeps a shrink only when it fails: the last failure is the minimal one.
-    report.minimal = plan;
+    // The last failure is the minimal plan (the search's counterexample): its run is the one to show.
     const std::string evidence = outcome.violations.front().invariant + ": " + outcome.violations.front().evidence;
     report.minimal_run = std::move(outcome);
-    RC_FAIL(evidence);
-  });
-  rc::detail::TestParams params;
+    return evidence;
+  };
+  search::SearchParams params;
+  params.name = "simulate";
   params.seed = options.seed;
-  params.maxSuccess = options.trials;
-  params.maxSize = std::max(1, options.max_ops);
-  rc::detail::TestMetadata metadata;
-  metadata.id = metadata.description = "simulate";
-  QuietListener listener;
-  const rc::detail::TestResult result = rc::detail::checkProperty(property, metadata, params, listener);
-  rc::detail::Error error;
-  if (result.match(error) && report.error.empty()) report.error = "RapidCheck: " + error.description;
+  params.max_success = options.trials;
+  params.max_size = std::max(1, options.max_ops);
+  search::SearchResult<SimPlan> result = search::SearchProperty<SimPlan>(SimPlanGen(options.max_ops), property, params);
+  if (result.counterexample) report.minimal = std::move(*result.counterexample);
+  if (result.outcome == search::SearchOutcome::kError && report.error.empty()) {
+    report.error = "RapidCheck: " + result.message;
+  }
   report.elapsed_s = seconds_since_start();
   report.interleavings_per_s = report.elapsed_s > 0 ? static_cast<double>(report.interleavings) / report.elapsed_s : 0;
   return report;

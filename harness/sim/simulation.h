@@ -10,8 +10,8 @@
 // state is quiescent; then the invariants are checked. The same plan gives
 // the same trace and verdict (no timing, no randomness reaches an outcome).
 //
-// Simulate is the search: RapidCheck's check with the given seed; every plan
-// run (trials and shrink attempts) is one interleaving explored.
+// Simulate is the search (search/property_search.h) with the given seed;
+// every plan run (trials and shrink attempts) is one interleaving explored.
 //
 // Thread-safety: each call owns everything it runs; calls may run
 // concurrently on different threads (each trial has its own store).
