@@ -82,7 +82,7 @@ TEST_CASE("a complete run directory is read whole: results, the target copy, eve
   }
 }
 
-TEST_CASE("a missing history is an error naming its file; the rest is still read", "[run_contents]") {
+TEST_CASE("a missing history is an error naming its file, the rest is still read", "[run_contents]") {
   RunCopy run("clean");
   const fs::path missing = run.path / "double-submit" / "history.jsonl";
   fs::remove(missing);
