@@ -49,7 +49,7 @@ TEST_CASE("history events: a send and its answer", "[model][history]") {
   CHECK(ops[0].answer()->status == 201);
 }
 
-TEST_CASE("history events: no answer is info with the error; a resend is counted", "[model][history]") {
+TEST_CASE("history events: no answer is info with the error, a resend is counted", "[model][history]") {
   HistoryEvent invoke = RequestInvoke(event_process::Burst(2), event_f::kBurst, kSubject, kRequest, 0);
   CHECK(invoke.process == "burst-2");
   RecordedExchange lost;
@@ -93,7 +93,7 @@ TEST_CASE("history events: probes, faults, process control and notes on their la
   CHECK(InjectorEvent({{"phase", "injected"}}).process == event_process::kProxy);
 }
 
-TEST_CASE("history events: batch runs repeat their batch info; deliveries theirs", "[model][history]") {
+TEST_CASE("history events: batch runs and deliveries repeat their own info in the completion", "[model][history]") {
   const nlohmann::json info = {{"job", "job-r-j1"}, {"role", "run"}};
   HistoryEvent run = BatchInvoke(kRequest, info, 0);
   CHECK(run.process == event_process::kBatch);

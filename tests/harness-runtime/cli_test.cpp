@@ -394,7 +394,7 @@ RunNames NamesOfRun(const std::string& cwd, const std::string& out, const std::v
 
 }  // namespace
 
-TEST_CASE("--seed and --namespace replay every key, biz id and uuid; without it runs share no key",
+TEST_CASE("seed and namespace replay every key, biz id and uuid, and runs without a namespace share no key",
           "[cli][slow]") {
   const std::string dir = ScratchDir("namespace");
   const RunNames a = NamesOfRun(dir, "a", {"--namespace", "replay7"});
@@ -419,7 +419,7 @@ TEST_CASE("--seed and --namespace replay every key, biz id and uuid; without it 
   }
 }
 
-TEST_CASE("a namespace that cannot go into a key is a usage error", "[cli]") {
+TEST_CASE("a namespace that cannot go into a key is a usage error", "[cli][slow]") {
   const std::string dir = ScratchDir("bad-namespace");
   CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target", TargetFile("reference.yaml"),
                               "--namespace", "a/b", "--out", dir},
