@@ -19,6 +19,7 @@
 #include "cli/summary_table.h"
 #include "explore/explore_command.h"
 #include "injectors/proxy_command.h"
+#include "model/naming.h"
 #include "model/results.h"
 #include "model/scenario.h"
 #include "model/target.h"
@@ -151,6 +152,7 @@ struct RunArgs {
   std::string junit_file;
   std::string json_file;
   std::optional<std::uint64_t> seed;
+  std::string run_namespace;
   std::string filter;
   std::string flaw;
   std::string build_dir;
@@ -184,8 +186,18 @@ int Run(const RunArgs& args) {
     return kExitUsage;
   }
 
+  if (!args.run_namespace.empty()) {
+    Status valid = ValidateNamespace(args.run_namespace);
+    if (!valid.ok()) {
+      std::cerr << "idemproof: --namespace: " << valid.message() << "\n";
+      return kExitUsage;
+    }
+  }
   runtime::SessionOptions options;
   options.seed = args.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
+  // Fresh per run unless given: two runs against one long-lived target never share keys.
+  options.run_namespace =
+      args.run_namespace.empty() ? FreshNamespace(std::random_device{}()) : args.run_namespace;
   if (!args.flaw.empty()) options.flaw = args.flaw;
   options.cancel = &runtime::InterruptFlag();
   options.tool_version = PROJECT_VERSION;
@@ -204,7 +216,8 @@ int Run(const RunArgs& args) {
   }
   std::cout << "idemproof " << PROJECT_VERSION << ": " << selected.size() << " scenario(s) against "
             << target->name << (args.flaw.empty() ? "" : " with flaw " + args.flaw) << "\n"
-            << "seed " << options.seed << " (replay with --seed " << options.seed << ")\n"
+            << "seed " << options.seed << ", namespace " << options.run_namespace << " (replay with --seed "
+            << options.seed << " --namespace " << options.run_namespace << ")\n"
             << "run directory " << dir->path() << "\n"
             << std::flush;
 
@@ -287,6 +300,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--junit", run.junit_file, "also write the JUnit XML here");
   run_cmd->add_option("--json", run.json_file, "also write results.json here");
   run_cmd->add_option("--seed", run.seed, "replay a run: the seed it printed");
+  run_cmd->add_option("--namespace", run.run_namespace,
+                      "replay a run's keys, biz ids and uuids exactly: the namespace it printed (default: a fresh one)");
   run_cmd->add_option("--filter", run.filter, "only scenarios whose name or path matches this glob");
   run_cmd->add_option("--flaw", run.flaw, "start the target with this flaw (its start.flaw_args)");
   run_cmd->add_option("--build-dir", run.build_dir,

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "explore/explorer.h"
+#include "model/naming.h"
 #include "oracles/oracle.h"
 #include "runtime/interrupt.h"
 
@@ -20,6 +21,8 @@ void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
   cmd.add_option("--trials", a.trials, "trial budget (default: the spec's explore.trials, else 100)");
   cmd.add_option("--max-ops", a.max_ops, "longest generated plan (default: explore.max_ops, else 8)");
   cmd.add_option("--seed", a.seed, "replay: the same seed generates the same plans");
+  cmd.add_option("--namespace", a.run_namespace,
+                 "replay the keys, biz ids and uuids too: the namespace a run printed (default: a fresh one)");
   cmd.add_option("--time-budget", a.time_budget, "stop running trials after this long (e.g. 90s, 10m)");
   cmd.add_option("--reruns", a.reruns, "tries per shrink candidate, for races (default: explore.reruns, else 1)");
   cmd.add_option("--confirm", a.confirm, "reruns of the minimal plan for its reproduction rate (default 5)");
@@ -44,8 +47,16 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
     err << "idemproof: --flaw needs a target that declares start.flaw_args (" << a.target_file << " does not)\n";
     return 2;
   }
+  if (!a.run_namespace.empty()) {
+    Status valid = ValidateNamespace(a.run_namespace);
+    if (!valid.ok()) {
+      err << "idemproof: --namespace: " << valid.message() << "\n";
+      return 2;
+    }
+  }
   ExploreOptions o;
   o.seed = a.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
+  o.run_namespace = a.run_namespace.empty() ? FreshNamespace(std::random_device{}()) : a.run_namespace;
   o.trials = a.trials;
   o.max_ops = a.max_ops;
   o.reruns = a.reruns;
@@ -83,7 +94,8 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
 
   out << "idemproof explore: " << spec->scenario.name << " against " << target->name
       << (a.flaw.empty() ? "" : " with flaw " + a.flaw) << "\n"
-      << "seed " << o.seed << " (replay with --seed " << o.seed << ")\n"
+      << "seed " << o.seed << ", namespace " << o.run_namespace << " (replay with --seed " << o.seed
+      << " --namespace " << o.run_namespace << ")\n"
       << std::flush;
   auto report = Explore(*spec, *target, o);
   if (tty) out << "\r\033[K" << std::flush;

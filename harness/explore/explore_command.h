@@ -28,6 +28,7 @@ struct ExploreArgs {
   std::optional<int> trials;
   std::optional<int> max_ops;
   std::optional<std::uint64_t> seed;
+  std::string run_namespace;  // --namespace; "" = a fresh one
   std::string time_budget;  // a duration ("90s"); empty = none
   std::optional<int> reruns;
   std::optional<int> confirm;

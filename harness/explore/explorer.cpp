@@ -42,6 +42,7 @@ class Exploration {
       : spec_(spec), target_(target), options_(options), interpreter_(interpreter), alphabet_(alphabet), dir_(dir) {
     report_.run_dir = dir.path();
     report_.seed = options.seed;
+    report_.run_namespace = interpreter.run_namespace();
     report_.trials_budget = options.trials.value_or(spec.explore.trials);
     report_.max_ops = options.max_ops.value_or(spec.explore.max_ops);
     reruns_ = options.reruns.value_or(spec.explore.reruns);
@@ -262,6 +263,7 @@ nlohmann::json ExploreReport::ToJson() const {
   nlohmann::json j;
   j["run_dir"] = run_dir;
   j["seed"] = seed;
+  j["namespace"] = run_namespace;
   j["trials_budget"] = trials_budget;
   j["max_ops"] = max_ops;
   j["trials_run"] = trials_run;

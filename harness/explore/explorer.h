@@ -56,6 +56,8 @@ struct ExploreProgress {
 
 struct ExploreOptions {
   std::uint64_t seed = 0;
+  std::string run_namespace;  // model/naming.h; "" = a fresh one
+
   std::optional<int> trials;   // default: the spec's explore.trials
   std::optional<int> max_ops;  // default: the spec's explore.max_ops
   std::optional<int> reruns;   // default: the spec's explore.reruns
@@ -75,6 +77,7 @@ struct ExploreOptions {
 struct ExploreReport {
   std::string run_dir;
   std::uint64_t seed = 0;
+  std::string run_namespace;
   int trials_budget = 0;
   int max_ops = 0;
   int trials_run = 0;        // trials before the first violation (or all)

@@ -1,4 +1,5 @@
 #include "model/batch_history.h"
+#include "model/history_events.h"
 
 namespace idemproof {
 
@@ -20,7 +21,7 @@ std::vector<BatchRun> BatchRuns(const History& history) {
   std::vector<BatchRun> out;
   for (const auto& op : PairOperations(history)) {
     const HistoryEvent& e = *op.invoke;
-    if (e.f != "batch" || !e.value.is_object() || !e.value.contains("batch")) continue;
+    if (e.f != event_f::kBatch || !e.value.is_object() || !e.value.contains("batch")) continue;
     const nlohmann::json& b = e.value["batch"];
     if (!b.is_object() || !b.contains("job") || !b["job"].is_string()) continue;
     BatchRun r;
@@ -43,7 +44,7 @@ std::vector<JobSnapshot> JobSnapshots(const History& history) {
   std::vector<JobSnapshot> out;
   for (const auto& op : PairOperations(history)) {
     const HistoryEvent& e = *op.invoke;
-    if (e.f != "batch_result" || op.completion == nullptr || !e.value.is_object()) continue;
+    if (e.f != event_f::kBatchResult || op.completion == nullptr || !e.value.is_object()) continue;
     const nlohmann::json& b = e.value.value("batch", nlohmann::json::object());
     JobSnapshot s;
     s.job = b.value("job", "");

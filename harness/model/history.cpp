@@ -1,6 +1,9 @@
 #include "model/history.h"
 
+#include "model/history_events.h"
+
 #include <fstream>
+
 #include <sstream>
 
 namespace idemproof {
@@ -67,6 +70,8 @@ Result<HistoryEvent> EventFromJson(const nlohmann::json& doc) {
   }
   return e;
 }
+
+bool HistoryEvent::is_request() const { return f == event_f::kSend || f == event_f::kBurst; }
 
 std::int64_t History::Append(HistoryEvent event) {
   event.index = static_cast<std::int64_t>(events_.size());

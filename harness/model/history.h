@@ -4,7 +4,8 @@
 // any oracle runs, so `idemproof check RUN_DIR` can re-check offline.
 //
 // Event shapes (the `value` field), the contract between the runtime (which
-// writes) and the oracles (which read):
+// writes) and the oracles (which read); model/history_events.h builds every
+// one of them and names the values of `f` and `process`:
 //  - f "send" | "burst", type invoke, process "client-N" / "burst-N":
 //      {"request": {"method", "url", "headers": {name: value}, "body": str}}
 //    completion on the same process:
@@ -83,7 +84,8 @@ struct HistoryEvent {
   std::int64_t time_ns = 0;    // steady clock, relative to the run's start
   nlohmann::json value = nlohmann::json::object();
 
-  bool is_request() const { return f == "send" || f == "burst"; }
+  // f send or burst (model/history_events.h).
+  bool is_request() const;
 };
 
 // Event <-> one JSON object. Empty string fields and step -1 are omitted when

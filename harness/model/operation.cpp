@@ -1,4 +1,5 @@
 #include "model/operation.h"
+#include "model/history_events.h"
 
 #include <algorithm>
 #include <cctype>
@@ -99,7 +100,7 @@ bool IsReplayMarked(const HttpAnswer& answer, const IdempotencyContract& contrac
 std::optional<std::int64_t> RecordCount(const History& history, const std::string& action, const std::string& biz) {
   std::optional<std::int64_t> count;
   for (const auto& e : history.events()) {
-    if (e.f != "probe" || e.type != EventType::kOk || e.action != action || e.biz != biz) continue;
+    if (e.f != event_f::kProbe || e.type != EventType::kOk || e.action != action || e.biz != biz) continue;
     if (!e.value.is_object() || e.value.value("probe", "") != "records") continue;
     if (e.value.contains("count") && e.value["count"].is_number_integer()) count = e.value["count"].get<std::int64_t>();
   }
@@ -109,7 +110,7 @@ std::optional<std::int64_t> RecordCount(const History& history, const std::strin
 std::optional<nlohmann::json> ProbeValue(const History& history, const std::string& label) {
   std::optional<nlohmann::json> v;
   for (const auto& e : history.events()) {
-    if (e.f != "probe" || e.type != EventType::kOk || !e.value.is_object()) continue;
+    if (e.f != event_f::kProbe || e.type != EventType::kOk || !e.value.is_object()) continue;
     if (e.value.value("label", "") == label && e.value.contains("value")) v = e.value["value"];
   }
   return v;

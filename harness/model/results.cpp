@@ -86,16 +86,18 @@ Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc) {
 nlohmann::json RunResultsToJson(const RunResults& r) {
   nlohmann::json scenarios = nlohmann::json::array();
   for (const auto& s : r.scenarios) scenarios.push_back(ScenarioResultToJson(s));
-  return {{"run_id", r.run_id},
-          {"seed", r.seed},
-          {"target", {{"name", r.target_name}, {"file", r.target_file}}},
-          {"flaw", r.flaw},
-          {"started", r.started},
-          {"finished", r.finished},
-          {"tool_version", r.tool_version},
-          {"exit_code", r.ExitCode()},
-          {"metrics", MetricsToJson(r.TotalMetrics())},
-          {"scenarios", scenarios}};
+  nlohmann::json doc = {{"run_id", r.run_id},
+                        {"seed", r.seed},
+                        {"target", {{"name", r.target_name}, {"file", r.target_file}}},
+                        {"flaw", r.flaw},
+                        {"started", r.started},
+                        {"finished", r.finished},
+                        {"tool_version", r.tool_version},
+                        {"exit_code", r.ExitCode()},
+                        {"metrics", MetricsToJson(r.TotalMetrics())},
+                        {"scenarios", scenarios}};
+  if (!r.run_namespace.empty()) doc["namespace"] = r.run_namespace;
+  return doc;
 }
 
 Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
@@ -104,6 +106,7 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
   try {
     r.run_id = doc.at("run_id").get<std::string>();
     r.seed = doc.value("seed", std::uint64_t{0});
+    r.run_namespace = doc.value("namespace", "");
     if (doc.contains("target")) {
       r.target_name = doc["target"].value("name", "");
       r.target_file = doc["target"].value("file", "");

@@ -44,6 +44,7 @@ struct ScenarioResult {
 struct RunResults {
   std::string run_id;
   std::uint64_t seed = 0;
+  std::string run_namespace;  // "namespace"; "" in run directories older than it
   std::string target_name;
   std::string target_file;
   std::string flaw;       // empty = none
@@ -60,7 +61,8 @@ struct RunResults {
 nlohmann::json ScenarioResultToJson(const ScenarioResult& result);
 Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc);
 
-// results.json: every field above plus "exit_code" and "metrics" (the total).
+// results.json: every field above plus "exit_code" and "metrics" (the total);
+// "namespace" only when set (older run directories lack it).
 nlohmann::json RunResultsToJson(const RunResults& results);
 Result<RunResults> RunResultsFromJson(const nlohmann::json& doc);
 Status WriteRunResults(const RunResults& results, const std::string& path);

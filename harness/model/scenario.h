@@ -72,7 +72,7 @@ struct Step {
   // send / burst
   std::string action;
   std::string key = "k1";  // symbolic, or kNoKey / kFreshKey
-  std::string biz = "b1";  // symbolic
+  std::string biz = "b1";  // symbolic; also the biz a probe, hook or batch step binds ({{biz}})
   PayloadVariant payload = PayloadVariant::kDefault;
   int repeat = 1;          // send: how many sequential requests
   Duration every{0};       // send: pause between repeats

@@ -20,6 +20,7 @@
 
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
+#include "model/history_events.h"
 
 namespace idemproof::oracles {
 
@@ -35,13 +36,13 @@ Verdict AppliedOnce(const OracleInput& in) {
   for (const auto& op : PairOperations(in.history)) {
     const HistoryEvent& e = *op.invoke;
     const bool request = e.is_request();
-    const bool delivery = e.f == "deliver" || e.f == "publish";
+    const bool delivery = e.f == event_f::kDeliver || e.f == event_f::kPublish;
     if (!request && !delivery) continue;
     if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
     if (e.key.empty()) continue;
     bool acked = false;
     if (op.completion && op.completion->type == EventType::kOk) {
-      if (e.f == "publish") {
+      if (e.f == event_f::kPublish) {
         acked = true;
       } else if (auto a = op.answer()) {
         acked = a->is_2xx();
@@ -56,9 +57,9 @@ Verdict AppliedOnce(const OracleInput& in) {
   std::set<std::string> pending, orphaned;
   int redelivered = 0;
   for (const auto& e : in.history.events()) {
-    if (e.f == "publish" && e.type == EventType::kOk && e.value.contains("entry_id") && messages.count(e.key)) {
+    if (e.f == event_f::kPublish && e.type == EventType::kOk && e.value.contains("entry_id") && messages.count(e.key)) {
       message_of_entry[e.value["entry_id"].get<std::string>()] = e.key;
-    } else if (e.f == "note" && e.value.contains("group") && e.value["group"].is_object()) {
+    } else if (e.f == event_f::kNote && e.value.contains("group") && e.value["group"].is_object()) {
       const auto& group = e.value["group"];
       if (group.value("pending", -1) == 0) {
         for (const auto& id : orphaned) {
@@ -73,7 +74,7 @@ Verdict AppliedOnce(const OracleInput& in) {
         pending.clear();
         for (const auto& id : group["pending_ids"]) pending.insert(id.get<std::string>());
       }
-    } else if ((e.f == "kill" || e.f == "restart") && e.type == EventType::kOk) {
+    } else if ((e.f == event_f::kKill || e.f == event_f::kRestart) && e.type == EventType::kOk) {
       orphaned.insert(pending.begin(), pending.end());
       pending.clear();
     }

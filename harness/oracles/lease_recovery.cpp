@@ -18,6 +18,7 @@
 
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
+#include "model/history_events.h"
 
 namespace idemproof::oracles {
 
@@ -37,7 +38,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
   // Crashes: completed kill / pause events, in time order.
   std::vector<const HistoryEvent*> crashes;
   for (const auto& e : in.history.events()) {
-    if ((e.f == "kill" || e.f == "pause") && e.type == EventType::kOk) crashes.push_back(&e);
+    if ((e.f == event_f::kKill || e.f == event_f::kPause) && e.type == EventType::kOk) crashes.push_back(&e);
   }
   if (crashes.empty()) return Verdict::Unknown(name, "no kill or pause of the target happened");
 

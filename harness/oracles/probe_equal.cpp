@@ -1,6 +1,7 @@
 // probe_equal: two labelled probe values are equal, minus volatile paths
 // (the probes' declared ones plus the `volatile` parameter).
 #include "oracles/oracle_support.h"
+#include "model/history_events.h"
 
 namespace idemproof::oracles {
 namespace {
@@ -8,7 +9,7 @@ namespace {
 std::string ProbeNameOf(const History& h, const std::string& label) {
   std::string probe;
   for (const auto& e : h.events())
-    if (e.f == "probe" && e.type == EventType::kOk && e.value.is_object() && e.value.value("label", "") == label)
+    if (e.f == event_f::kProbe && e.type == EventType::kOk && e.value.is_object() && e.value.value("label", "") == label)
       probe = e.value.value("probe", "");
   return probe;
 }

@@ -1,4 +1,5 @@
 #include "oracles/swallowed_answers.h"
+#include "model/history_events.h"
 
 #include <algorithm>
 #include <cctype>
@@ -60,7 +61,7 @@ std::vector<SwallowedAnswer> SwallowedAnswers(const History& history, const Idem
   std::vector<SwallowedAnswer> out;
   const auto ops = RequestOperations(history);
   for (const auto& e : history.events()) {
-    if (e.process != "proxy" || e.f != "fault" || !e.value.is_object()) continue;
+    if (e.process != event_process::kProxy || e.f != event_f::kFault || !e.value.is_object()) continue;
     if (e.value.value("phase", "") != "injected") continue;
     const auto upstream = e.value.find("upstream");
     if (upstream == e.value.end() || !upstream->is_array() || upstream->empty()) continue;

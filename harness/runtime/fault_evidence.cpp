@@ -1,4 +1,5 @@
 #include "runtime/fault_evidence.h"
+#include "model/history_events.h"
 
 #include <map>
 
@@ -9,7 +10,7 @@ std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& hist
   std::map<std::string, std::int64_t> injected;
   std::map<std::string, std::string> failed;
   for (const auto& e : history.events()) {
-    if (e.process != "nemesis" || e.f != "fault" || e.type == EventType::kInvoke) continue;
+    if (e.process != event_process::kNemesis || e.f != event_f::kFault || e.type == EventType::kInvoke) continue;
     const std::string name = e.value.value("fault", "");
     const std::string phase = e.value.value("phase", "");
     if (e.type == EventType::kFail) {

@@ -2,15 +2,19 @@
 // that happened in a History (see model/history.h for the event shapes).
 //
 // For a scenario run the interpreter
-//  - gives the scenario a fresh namespace: {{run}} is unique per scenario run,
-//    symbolic keys become "idem-<run>-<name>" (the reserved "fresh" key a new
-//    value per request, "none" no key header), symbolic biz ids
-//    "biz-<run>-<name>"; {{uuid}} is fresh per request (from the seed);
+//  - names everything from the seed and the run's namespace (model/naming.h):
+//    {{run}} is unique per scenario run, symbolic keys become
+//    "idem-<run>-<name>" (the reserved "fresh" key a new value per request,
+//    "none" no key header), symbolic biz ids "biz-<run>-<name>"; {{uuid}} is
+//    fresh per request; the same seed and namespace give the same names;
 //  - starts the target when the target file says how (one process per
 //    scenario, logs in the scenario's directory) and stops it at the end;
 //  - executes the steps in order, sleeping each step's `after` first: sends
 //    (with `repeat`/`every`, or in the background until a `join`), bursts,
-//    waits, hooks, probes, start/stop/kill/restart of the target;
+//    waits, hooks, probes, start/stop/kill/restart of the target. Each step
+//    family lives in its own file behind one StepContext (step_context.h):
+//    request_steps, process_steps, fault_steps, probe_steps, batch_steps,
+//    queue_steps; this file keeps the run loop, the dispatch and the heal;
 //  - captures the declared variables from the first 2xx answer of each
 //    (action, biz), so later requests of that biz can use them;
 //  - at the end, even when a step failed or the run was interrupted: waits
@@ -32,14 +36,8 @@
 // scenario not_applicable. While a fault is active the client's action
 // requests (sends, bursts) go to FaultRunner::ClientBaseUrl(), each on a fresh
 // connection (libcurl would silently resend on a reused one that a fault
-// closed); probes, hooks and records probes keep the target's own URL. Every
-// burst leaves a note event {"note": "burst spread", "burst": {step, n, mode,
-// harness_spread_us, target_spread_us}} (target side from the answers'
-// `arrival_header`, when the target file declares one). Batch steps (run_batch,
-// rerun, clean_run) send the target's batch.run / batch.failing_run with
-// {{job}} ("job-<run>-<name>"), {{from}}, {{to}}, {{fail_after}} to the
-// target's own URL, once per repeat, and read the job's result (and markers)
-// after each run: f "batch" and f "batch_result" events (model/history.h).
+// closed); probes, hooks and records probes keep the target's own URL.
+// Every event shape comes from model/history_events.h.
 //
 // Thread-safety: one Run() at a time per Interpreter. Background sends run on
 // threads owned by Run(); all of them are joined before Run() returns.
@@ -100,6 +98,9 @@ class FaultRunner {
 
 struct InterpreterOptions {
   std::uint64_t seed = 0;
+  // The run's namespace (model/naming.h); "" = a fresh one per Interpreter.
+  // REQUIRES: "" or ValidateNamespace(run_namespace).ok()
+  std::string run_namespace;
   // build_dir, source_dir...; `run` and `run_dir` (the scenario run's own
   // folder) are set per scenario by Run().
   TemplateVars vars;
@@ -116,6 +117,7 @@ template <typename FrontEndOptions>
 InterpreterOptions InterpreterOptionsOf(const FrontEndOptions& o) {
   InterpreterOptions out;
   out.seed = o.seed;
+  out.run_namespace = o.run_namespace;
   out.vars = o.vars;
   out.flaw = o.flaw;
   out.cancel = o.cancel;
@@ -152,10 +154,14 @@ class Interpreter {
   // `ordinal` distinguishes scenario runs of one seed (e.g. its index).
   ScenarioRun Run(const Scenario& scenario, const std::string& scenario_dir, int ordinal);
 
+  // The namespace every Run() names from (options' or a fresh one).
+  const std::string& run_namespace() const { return run_namespace_; }
+
  private:
   class Execution;
   const TargetDescription& target_;
   InterpreterOptions options_;
+  std::string run_namespace_;
   std::unique_ptr<BurstSender> threads_burst_;
 };
 

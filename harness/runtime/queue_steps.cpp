@@ -11,35 +11,21 @@ namespace idemproof::runtime {
 
 namespace {
 
-nlohmann::json headers_json(const HttpHeaders& headers) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, value] : headers) out[name] = value;
-  return out;
-}
-
-HistoryEvent message_event(const Step& step, int index, const std::string& f, const std::string& process,
-                           const std::string& id, QueueStepContext& ctx) {
-  HistoryEvent e;
-  e.process = process;
-  e.f = f;
-  e.action = step.name;
-  e.key = id;
-  e.key_name = step.message_id;
-  e.biz = ctx.biz_for(step.biz);
-  e.biz_name = step.biz;
-  e.step = index;
-  return e;
+RequestSubject MessageSubject(StepContext& ctx, const Step& step, const std::string& id) {
+  return {step.name, id, step.message_id, ctx.naming().Biz(step.biz), step.biz, ""};
 }
 
 }  // namespace
 
-Status DeliverStep(const TargetDescription& target, const Step& step, int index, QueueStepContext& ctx) {
+Status DeliverStep(StepContext& ctx, const Step& step, int index) {
+  const TargetDescription& target = ctx.target();
   auto m = target.messages.find(step.name);
   if (m == target.messages.end() || !m->second.push)
     return Status(StatusCode::kUnsupported, "the target declares no push request for message " + step.name);
   const RequestTemplate& push = *m->second.push;
-  const std::string id = ctx.message_id(step.message_id);
-  const TemplateVars vars = ctx.vars_for(id, step.biz);
+  const std::string id = ctx.naming().Message(step.message_id);
+  const TemplateVars vars = ctx.VarsFor(id, step.biz, index);
+  const RequestSubject subject = MessageSubject(ctx, step, id);
   const Duration timeout = step.timeout.value_or(target.request_timeout);
 
   DeliveryPlan plan;
@@ -49,7 +35,7 @@ Status DeliverStep(const TargetDescription& target, const Step& step, int index,
   plan.every = step.every;
   const std::vector<std::string> consumers = push.base.empty() ? step.consumers : std::vector<std::string>{push.base};
   for (const auto& consumer : consumers) {
-    auto base = push.base.empty() ? ctx.instance_url(consumer) : ctx.service_url(push.base);
+    auto base = push.base.empty() ? ctx.instances().Url(consumer) : ctx.ServiceUrl(push.base);
     if (!base.ok()) return base.status();
     auto request = RenderRequest(push, *base, vars, push.base.empty() ? target.headers : HeaderList{}, {}, timeout);
     if (!request.ok()) return request.status();
@@ -65,44 +51,32 @@ Status DeliverStep(const TargetDescription& target, const Step& step, int index,
   };
   DeliveryObserver observer;
   observer.on_push = [&](const Push& p, const HttpRequest& r) {
-    HistoryEvent e = message_event(step, index, "deliver", "deliverer-" + std::to_string(p.copy), id, ctx);
-    e.value = {{"request", {{"method", r.method}, {"url", r.url}, {"headers", headers_json(r.headers)}, {"body", r.body}}},
-               {"delivery", delivery_json(p)}};
-    ctx.append(std::move(e), monotonic_ns());
+    ctx.Append(DeliverInvoke(subject, p.copy, RecordOf(r), delivery_json(p), index), monotonic_ns());
   };
   observer.on_done = [&](const Push& p, const HttpExchange& x) {
-    HistoryEvent e = message_event(step, index, "deliver", "deliverer-" + std::to_string(p.copy), id, ctx);
-    e.type = x.outcome == HttpOutcome::kAnswered ? EventType::kOk
-             : x.outcome == HttpOutcome::kNoAnswer ? EventType::kInfo
-                                                    : EventType::kFail;
-    e.value = {{"connection_reused", x.connection_reused}, {"delivery", delivery_json(p)}};
-    if (x.outcome == HttpOutcome::kAnswered) {
-      e.value["response"] = {{"status", x.status}, {"headers", headers_json(x.response_headers)}, {"body", x.response_body}};
-    } else {
-      e.value["error"] = x.error;
-    }
-    if (p.ack_lost) e.value["ack_lost"] = true;
-    ctx.append(std::move(e), x.end_ns);
+    const HistoryEvent invoke = DeliverInvoke(subject, p.copy, RecordOf(x.request), delivery_json(p), index);
+    ctx.Append(DeliverCompletion(invoke, RecordOf(x), p.ack_lost), x.end_ns);
   };
-  PushDeliverer deliverer(ctx.cancel);
+  PushDeliverer deliverer(ctx.options().cancel);
   const DeliveryOutcome outcome = deliverer.Deliver(plan, observer);
-  HistoryEvent note = message_event(step, index, "note", "harness", id, ctx);
-  note.type = EventType::kInfo;
-  note.value = {{"note", outcome.acked ? "delivered" : "not acknowledged"},
-                {"rounds", outcome.rounds},
-                {"pushes", outcome.pushes},
-                {"acks_lost", outcome.acks_lost}};
-  ctx.append(std::move(note), monotonic_ns());
+  ctx.Append(MessageNote(subject, index,
+                         {{"note", outcome.acked ? "delivered" : "not acknowledged"},
+                          {"rounds", outcome.rounds},
+                          {"pushes", outcome.pushes},
+                          {"acks_lost", outcome.acks_lost}}),
+             monotonic_ns());
   return Status::Ok();
 }
 
-Status PublishStep(const TargetDescription& target, const Step& step, int index, QueueStepContext& ctx) {
+Status PublishStep(StepContext& ctx, const Step& step, int index) {
+  const TargetDescription& target = ctx.target();
   auto m = target.messages.find(step.name);
   if (m == target.messages.end() || m->second.fields.empty() || !target.broker)
     return Status(StatusCode::kUnsupported, "the target declares no broker entry for message " + step.name);
   const BrokerDescription& broker = *target.broker;
-  const std::string id = ctx.message_id(step.message_id);
-  const TemplateVars vars = ctx.vars_for(id, step.biz);
+  const std::string id = ctx.naming().Message(step.message_id);
+  const TemplateVars vars = ctx.VarsFor(id, step.biz, index);
+  const RequestSubject subject = MessageSubject(ctx, step, id);
   auto address = ExpandTemplate(broker.address, vars);
   if (!address.ok()) return address.status();
   auto stream = ExpandTemplate(broker.stream, vars);
@@ -119,10 +93,9 @@ Status PublishStep(const TargetDescription& target, const Step& step, int index,
 
   std::string last_id;
   for (int copy = 0; copy < step.copies; ++copy) {
-    HistoryEvent invoke = message_event(step, index, "publish", "publisher", id, ctx);
-    invoke.value = {{"entry", entry}, {"stream", *stream}, {"copy", copy}};
+    HistoryEvent invoke = PublishInvoke(subject, entry, *stream, copy, index);
     HistoryEvent done = invoke;
-    ctx.append(std::move(invoke), monotonic_ns());
+    ctx.Append(std::move(invoke), monotonic_ns());
     // A fresh connection per entry: a broker that went away is data, not a tool error.
     auto publisher = RedisPublisher::Connect(*address, timeout);
     Result<std::string> added = publisher.ok() ? publisher->Add(*stream, fields) : Result<std::string>(publisher.status());
@@ -134,7 +107,7 @@ Status PublishStep(const TargetDescription& target, const Step& step, int index,
       done.type = EventType::kFail;
       done.value["error"] = added.status().message();
     }
-    ctx.append(std::move(done), monotonic_ns());
+    ctx.Append(std::move(done), monotonic_ns());
   }
   if (last_id.empty()) return Status::Ok();
 
@@ -164,11 +137,10 @@ Status PublishStep(const TargetDescription& target, const Step& step, int index,
       error = group.status().message();
     }
     if (settled || std::chrono::steady_clock::now() >= deadline) break;
-    if (ctx.cancel != nullptr && ctx.cancel->load()) break;
+    if (ctx.Cancelled()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  HistoryEvent note = message_event(step, index, "note", "harness", id, ctx);
-  note.type = EventType::kInfo;
+  HistoryEvent note = MessageNote(subject, index, nlohmann::json::object());
   note.value = {{"note", settled ? "broker settled" : "broker did not settle"},
                 {"group", {{"name", broker.group},
                            {"exists", state.exists},
@@ -177,7 +149,7 @@ Status PublishStep(const TargetDescription& target, const Step& step, int index,
                 {"last_entry_id", last_id}};
   if (!pending_ids.empty()) note.value["group"]["pending_ids"] = pending_ids;
   if (!error.empty()) note.value["error"] = error;
-  ctx.append(std::move(note), monotonic_ns());
+  ctx.Append(std::move(note), monotonic_ns());
   return Status::Ok();
 }
 

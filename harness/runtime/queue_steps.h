@@ -19,36 +19,16 @@
 // Thread-safety: called from the interpreter's thread only.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
-#include <functional>
-#include <string>
-
-#include "model/history.h"
 #include "model/scenario.h"
 #include "model/status.h"
 #include "model/target.h"
-#include "model/template.h"
+#include "runtime/step_context.h"
 
 namespace idemproof::runtime {
 
-// What the interpreter lends the queue steps.
-struct QueueStepContext {
-  // Appends an event at a steady-clock time (monotonic_ns()); returns its index.
-  std::function<std::int64_t(HistoryEvent, std::int64_t)> append;
-  // The template variables of a request with this key and symbolic biz.
-  std::function<TemplateVars(const std::string& key, const std::string& biz_name)> vars_for;
-  std::function<std::string(const std::string& biz_name)> biz_for;
-  // The concrete message id of a symbolic one (unique per scenario run).
-  std::function<std::string(const std::string& symbolic)> message_id;
-  // The base URL of a target instance ("main" or spawned), or of a service
-  // (`base:`); an error when there is none.
-  std::function<Result<std::string>(const std::string& instance)> instance_url;
-  std::function<Result<std::string>(const std::string& service)> service_url;
-  const std::atomic<bool>* cancel = nullptr;
-};
-
-Status DeliverStep(const TargetDescription& target, const Step& step, int index, QueueStepContext& ctx);
-Status PublishStep(const TargetDescription& target, const Step& step, int index, QueueStepContext& ctx);
+// REQUIRES: step.kind == StepKind::kDeliver
+Status DeliverStep(StepContext& ctx, const Step& step, int index);
+// REQUIRES: step.kind == StepKind::kPublish
+Status PublishStep(StepContext& ctx, const Step& step, int index);
 
 }  // namespace idemproof::runtime

@@ -57,6 +57,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
   if (!target.file.empty()) dir.CopyIn(target.file, "target.yaml");
 
   Interpreter interpreter(target, InterpreterOptionsOf(options));
+  results.run_namespace = interpreter.run_namespace();
   const OracleRegistry& oracles = BuiltinOracles();
 
   for (std::size_t i = 0; i < scenarios.size(); ++i) {

@@ -36,6 +36,9 @@ namespace idemproof::runtime {
 
 struct SessionOptions {
   std::uint64_t seed = 0;
+  // The run's namespace (model/naming.h); "" = a fresh one. Recorded in
+  // results.json either way. REQUIRES: "" or ValidateNamespace() ok.
+  std::string run_namespace;
   std::optional<std::string> flaw;
   TemplateVars vars;  // build_dir, source_dir; run and run_dir are per scenario
   const std::atomic<bool>* cancel = nullptr;

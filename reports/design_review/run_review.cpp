@@ -9,6 +9,7 @@
 #include "model/duration.h"
 #include "model/operation.h"
 #include "model/request_groups.h"
+#include "model/history_events.h"
 
 namespace idemproof {
 namespace {
@@ -190,7 +191,7 @@ std::optional<std::int64_t> MicrosToNanos(const nlohmann::json& v) {
 std::vector<BurstSpreadView> BurstSpreads(const History& h) {
   std::vector<BurstSpreadView> out;
   for (const auto& e : h.events()) {
-    if (e.f != "note" || !e.value.is_object() || !e.value.contains("burst") || !e.value["burst"].is_object()) continue;
+    if (e.f != event_f::kNote || !e.value.is_object() || !e.value.contains("burst") || !e.value["burst"].is_object()) continue;
     const auto& b = e.value["burst"];
     BurstSpreadView v;
     v.step = b.value("step", e.step);
@@ -271,11 +272,11 @@ std::string Reconciliation(const std::vector<const History*>& histories, const I
   for (const History* h : histories) {
     std::optional<std::int64_t> crash_ns;
     for (const auto& e : h->events()) {
-      if (e.process != "nemesis" || e.type != EventType::kInvoke) continue;
-      if (e.f == "kill" || e.f == "stop" || e.f == "restart") {
+      if (e.process != event_process::kNemesis || e.type != EventType::kInvoke) continue;
+      if (e.f == event_f::kKill || e.f == event_f::kStop || e.f == event_f::kRestart) {
         ++crashes[e.f];
         if (!crash_ns) crash_ns = e.time_ns;
-      } else if (e.f == "start" && crash_ns) {
+      } else if (e.f == event_f::kStart && crash_ns) {
         ++crashes["start"];
       }
     }

@@ -10,6 +10,7 @@
 #include "model/operation.h"
 #include "reports/design_review/run_review.h"
 #include "reports/markup_escape.h"
+#include "model/history_events.h"
 
 namespace idemproof {
 namespace {
@@ -32,7 +33,8 @@ std::string Text(const std::string& text) { return XmlEscape(text, false); }
 
 // Lane order: clients, bursts, then the fixed processes, then anything else.
 int LaneRank(const std::string& process) {
-  static const char* kFixed[] = {"proxy", "target", "stub", "external", "deliverer", "nemesis", "probe"};
+  static const char* kFixed[] = {event_process::kProxy, "target", "stub", "external", "deliverer",
+                                 event_process::kNemesis, event_process::kProbe};
   if (process.rfind("client-", 0) == 0) return 0;
   if (process.rfind("burst-", 0) == 0) return 1;
   for (int i = 0; i < 7; ++i)
@@ -141,9 +143,8 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
   std::optional<std::int64_t> t0, t1;
   bool target_lane = false;
   for (const auto& e : history.events()) {
-    if (e.process == "harness") continue;  // notes and waits: not part of the interleaving
-    const bool control = e.process == "nemesis" &&
-                         (e.f == "kill" || e.f == "stop" || e.f == "start" || e.f == "restart");
+    if (e.process == event_process::kHarness) continue;  // notes and waits: not part of the interleaving
+    const bool control = IsTargetControl(e);
     if (control) target_lane = true;
     else lanes.insert(e.process);
     t0 = t0 ? std::min(*t0, e.time_ns) : e.time_ns;
@@ -210,7 +211,7 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
     std::map<std::string, std::int64_t> open;
     std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> bands;
     for (const auto& e : history.events()) {
-      if (e.process != "nemesis" || e.f != "fault" || e.type != EventType::kInvoke) continue;
+      if (e.process != event_process::kNemesis || e.f != event_f::kFault || e.type != EventType::kInvoke) continue;
       const std::string name = StringField(e.value, "fault");
       const std::string phase = StringField(e.value, "phase");
       if (phase == "start") {
@@ -244,14 +245,14 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
     std::int64_t down_since = 0;
     for (const auto& op : ops) {
       const HistoryEvent& e = *op.invoke;
-      if (e.process != "nemesis") continue;
-      if (e.f == "kill" || e.f == "stop") {
+      if (e.process != event_process::kNemesis) continue;
+      if (e.f == event_f::kKill || e.f == event_f::kStop) {
         if (!is_down) down_since = op.complete_ns();
         is_down = true;
-      } else if ((e.f == "start" || e.f == "restart") && is_down) {
+      } else if ((e.f == event_f::kStart || e.f == event_f::kRestart) && is_down) {
         down.emplace_back(down_since, op.complete_ns());
         is_down = false;
-      } else if (e.f == "restart") {
+      } else if (e.f == event_f::kRestart) {
         down.emplace_back(e.time_ns, op.complete_ns());  // stopping and starting again
       }
     }
@@ -265,11 +266,10 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
            "\" stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"4 3\"/>\n";
     for (const auto& op : ops) {
       const HistoryEvent& e = *op.invoke;
-      if (e.process != "nemesis" || !(e.f == "kill" || e.f == "stop" || e.f == "start" || e.f == "restart"))
-        continue;
+      if (!IsTargetControl(e)) continue;
       const double x = X(e.time_ns);
-      const std::string what = e.f == "kill" ? "SIGKILL" : e.f;
-      const char* colour = (e.f == "kill" || e.f == "stop") ? "#c62828" : "#2e7d32";
+      const std::string what = e.f == event_f::kKill ? "SIGKILL" : e.f;
+      const char* colour = IsTargetDown(e) ? "#c62828" : "#2e7d32";
       s += "<g class=\"process-control\"><title>" + Text("#" + std::to_string(e.index) + " " + what) + "</title>";
       s += "<line x1=\"" + Num(x) + "\" y1=\"" + std::to_string(lanes_top) + "\" x2=\"" + Num(x) + "\" y2=\"" +
            std::to_string(lanes_bottom) + "\" stroke=\"" + colour + "\" stroke-width=\"1.5\" stroke-dasharray=\"2 2\"/>";
@@ -283,8 +283,8 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
   // Operations: bars from invoke to completion.
   for (const auto& op : ops) {
     const HistoryEvent& e = *op.invoke;
-    if (e.process == "harness") continue;
-    if (e.process == "nemesis" && (e.f == "kill" || e.f == "stop" || e.f == "start" || e.f == "restart")) continue;
+    if (e.process == event_process::kHarness) continue;
+    if (IsTargetControl(e)) continue;
     if (!lane_index.count(e.process)) continue;
     const int y = LaneY(e.process) + (kLaneHeight - kBarHeight) / 2;
     const double xa = X(e.time_ns);
@@ -295,7 +295,7 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
       style = RequestStyle(op, options.contract, label);
       title = RequestTitle(op, label);
       label = (e.key_name.empty() ? std::string() : e.key_name + " ") + label;
-    } else if (e.f == "probe") {
+    } else if (e.f == event_f::kProbe) {
       style = {"#b0bec5", "#455a64"};
       label = StringField(e.value, "label");
       if (label.empty()) label = StringField(e.value, "probe");
@@ -303,10 +303,10 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
         label += " = " + op.completion->value["count"].dump();
       title = "#" + std::to_string(e.index) + " probe " + label;
       if (op.completion && op.completion->type != EventType::kOk) style.dashed = true;
-    } else if (e.f == "hook") {
+    } else if (e.f == event_f::kHook) {
       label = "hook " + StringField(e.value, "hook");
       title = "#" + std::to_string(e.index) + " " + label;
-    } else if (e.f == "fault") {
+    } else if (e.f == event_f::kFault) {
       style = {"#ffcc80", "#e65100"};
       label = StringField(e.value, "fault") + " " + StringField(e.value, "phase");
       title = "#" + std::to_string(e.index) + " fault " + label;
@@ -337,12 +337,12 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
 
   // Single events nothing pairs with: proxy faults firing, stray completions.
   for (const auto& e : history.events()) {
-    if (e.type == EventType::kInvoke || paired.count(e.index) || e.process == "harness") continue;
+    if (e.type == EventType::kInvoke || paired.count(e.index) || e.process == event_process::kHarness) continue;
     if (!lane_index.count(e.process)) continue;
     const int y = LaneY(e.process);
     const double x = X(e.time_ns);
     std::string label = e.f;
-    if (e.f == "fault") {
+    if (e.f == event_f::kFault) {
       label = StringField(e.value, "fault");
       if (label.empty()) label = "fault";
       const std::string detail = StringField(e.value, "detail");

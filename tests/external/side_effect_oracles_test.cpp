@@ -18,31 +18,32 @@ const Answer kOk{200, R"({"applied":true})"};
 // A SIGKILL (or SIGSTOP with f "pause") of the target at `t` ms, as the runtime records it.
 History WithProcessEvent(const History& base, const std::string& f, int t) {
   History h = base;
-  HistoryEvent e;
-  e.process = "nemesis";
-  e.f = f;
-  e.type = EventType::kInvoke;
+  HistoryEvent e = ProcessInvoke(f, -1, {{"pid", 42}});
   e.time_ns = std::int64_t{t} * 1000000;
-  e.value = {{"pid", 42}};
   h.Append(e);
-  e.type = EventType::kOk;
-  h.Append(e);
+  h.Append(CompletionOf(e, EventType::kOk));
   return h;
 }
 
 History WithDelivery(const History& base, const std::string& f, const std::string& message, int t,
                      EventType outcome) {
   History h = base;
-  HistoryEvent e;
-  e.process = "deliverer";
-  e.f = f;
-  e.key = message;
+  const RequestSubject subject{"", message, message, "", "", ""};
+  HistoryEvent e = f == event_f::kDeliver ? DeliverInvoke(subject, 0, {"POST", "http://127.0.0.1:1/push", {}, "{}"},
+                                                          {{"message", message}}, -1)
+                                          : PublishInvoke(subject, nlohmann::json::object(), "stream", 0, -1);
   e.time_ns = std::int64_t{t} * 1000000;
   h.Append(e);
-  e.type = outcome;
-  e.time_ns += 1000000;
-  if (outcome == EventType::kOk && f == "deliver") e.value = {{"response", {{"status", 200}, {"headers", nlohmann::json::object()}, {"body", "{}"}}}};
-  h.Append(e);
+  HistoryEvent done = CompletionOf(e, outcome);
+  if (f == event_f::kDeliver) {
+    RecordedExchange x;
+    x.type = outcome;
+    x.status = 200;
+    x.body = "{}";
+    done = DeliverCompletion(e, x, false);
+  }
+  done.time_ns += 1000000;
+  h.Append(done);
   return h;
 }
 
@@ -51,24 +52,17 @@ History WithDelivery(const History& base, const std::string& f, const std::strin
 History WithPublish(const History& base, const std::string& message, const std::string& entry_id, int t,
                     const std::vector<std::string>& pending_ids) {
   History h = base;
-  HistoryEvent e;
-  e.process = "publisher";
-  e.f = "publish";
-  e.action = "credit";
-  e.key = message;
+  const RequestSubject subject{"credit", message, message, "", "", ""};
+  HistoryEvent e = PublishInvoke(subject, nlohmann::json::object(), "stream", 0, -1);
   e.time_ns = std::int64_t{t} * 1000000;
   h.Append(e);
-  e.type = EventType::kOk;
-  e.value = {{"entry_id", entry_id}};
-  h.Append(e);
-  HistoryEvent note;
-  note.process = "harness";
-  note.f = "note";
-  note.type = EventType::kInfo;
-  note.key = message;
+  HistoryEvent done = CompletionOf(e, EventType::kOk);
+  done.value["entry_id"] = entry_id;
+  h.Append(done);
+  HistoryEvent note = MessageNote(subject, -1,
+                                  {{"note", pending_ids.empty() ? "broker settled" : "broker did not settle"},
+                                   {"group", {{"exists", true}, {"pending", pending_ids.size()}}}});
   note.time_ns = e.time_ns + 1000000;
-  note.value = {{"note", pending_ids.empty() ? "broker settled" : "broker did not settle"},
-                {"group", {{"exists", true}, {"pending", pending_ids.size()}}}};
   if (!pending_ids.empty()) note.value["group"]["pending_ids"] = pending_ids;
   h.Append(note);
   return h;
@@ -256,15 +250,12 @@ TEST_CASE("applied_once counts broker publishes and deliveries, unacked messages
   h = WithDelivery(h, "deliver", "m2", 30, EventType::kInfo);  // never acknowledged
   auto with_counter = [&](int value) {
     History out = h;
-    HistoryEvent e;
-    e.process = "probe";
-    e.f = "probe";
+    HistoryEvent e = ProbeInvoke("balance", "after", -1);
     e.time_ns = 90000000;
-    e.value = {{"probe", "balance"}, {"label", "after"}};
     out.Append(e);
-    e.type = EventType::kOk;
-    e.value["value"] = value;
-    out.Append(e);
+    HistoryEvent done = CompletionOf(e, EventType::kOk);
+    done.value["value"] = value;
+    out.Append(done);
     return out;
   };
   const nlohmann::json params = {{"counter", "after"}, {"before", "before"}};

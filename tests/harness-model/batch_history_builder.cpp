@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "model/history_events.h"
 #include "model/job_result.h"
 
 namespace idemproof::testing {
@@ -69,52 +70,39 @@ nlohmann::json MarkersJson(const nlohmann::json& rows, std::int64_t from, std::i
 std::int64_t BatchHistory::Run(const std::string& job, const std::string& role, std::int64_t from, std::int64_t to,
                                std::optional<std::int64_t> fail_after, int status, bool replayed,
                                const std::string& of) {
-  HistoryEvent inv;
-  inv.process = "batch";
-  inv.type = EventType::kInvoke;
-  inv.f = "batch";
-  inv.time_ns = static_cast<std::int64_t>(t_++) * 1'000'000;
   nlohmann::json b = {{"job", "job-" + job}, {"job_name", job}, {"role", role}, {"from", from}, {"to", to}};
   if (fail_after) b["fail_after"] = *fail_after;
   if (!of.empty()) b["of"] = of;
-  inv.value = {{"request", {{"method", "POST"}, {"url", "http://127.0.0.1:1/jobs/job-" + job + "/run"}}}, {"batch", b}};
+  HistoryEvent inv = BatchInvoke({"POST", "http://127.0.0.1:1/jobs/job-" + job + "/run", {}, ""}, b, -1);
+  inv.time_ns = static_cast<std::int64_t>(t_++) * 1'000'000;
   std::int64_t index = h_.Append(inv);
-  HistoryEvent done = inv;
-  done.type = EventType::kOk;
+  RecordedExchange answered;
+  answered.type = EventType::kOk;
+  answered.status = status;
+  answered.body = "{}";
+  if (replayed) answered.headers = {{"Idempotent-Replayed", "true"}};
+  HistoryEvent done = BatchCompletion(inv, answered);
   done.time_ns = static_cast<std::int64_t>(t_++) * 1'000'000;
-  nlohmann::json headers = nlohmann::json::object();
-  if (replayed) headers["Idempotent-Replayed"] = "true";
-  done.value = {{"response", {{"status", status}, {"headers", headers}, {"body", "{}"}}}};
   h_.Append(done);
   return index;
 }
 
 BatchHistory& BatchHistory::Result(const std::string& job, std::int64_t after, const nlohmann::json& rows,
                                    const nlohmann::json& markers) {
-  HistoryEvent inv;
-  inv.process = "probe";
-  inv.type = EventType::kInvoke;
-  inv.f = "batch_result";
+  HistoryEvent inv = BatchResultInvoke("job-" + job, job, after, -1);
   inv.time_ns = static_cast<std::int64_t>(t_++) * 1'000'000;
-  inv.value = {{"batch", {{"job", "job-" + job}, {"job_name", job}}}, {"after", after}};
   h_.Append(inv);
-  HistoryEvent done = inv;
-  done.type = EventType::kOk;
+  HistoryEvent done = CompletionOf(inv, EventType::kOk);
   done.value["result"] = {{"rows", rows}, {"markers", markers}};
   h_.Append(done);
   return *this;
 }
 
 BatchHistory& BatchHistory::ResultFailed(const std::string& job, std::int64_t after, const std::string& error) {
-  HistoryEvent inv;
-  inv.process = "probe";
-  inv.type = EventType::kInvoke;
-  inv.f = "batch_result";
-  inv.value = {{"batch", {{"job", "job-" + job}, {"job_name", job}}}, {"after", after}};
+  HistoryEvent inv = BatchResultInvoke("job-" + job, job, after, -1);
   h_.Append(inv);
-  HistoryEvent done = inv;
-  done.type = EventType::kFail;
-  done.value = {{"error", error}};
+  HistoryEvent done = CompletionOf(inv, EventType::kFail);
+  done.value["error"] = error;
   h_.Append(done);
   return *this;
 }

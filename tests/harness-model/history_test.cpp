@@ -50,13 +50,16 @@ TEST_CASE("operations pair invoke and completion per process") {
   // Interleaved: client-0 invoke, client-1 invoke, client-1 done, client-0 done.
   History hist;
   auto ev = [&](const std::string& p, EventType t, int ms) {
-    HistoryEvent e;
-    e.process = p;
-    e.type = t;
-    e.f = "send";
-    e.key = "k";
+    HistoryEvent e = RequestInvoke(p, event_f::kSend, {"", "k", "k", "", "", ""}, {}, -1);
+    if (t != EventType::kInvoke) {
+      RecordedExchange x;
+      x.type = t;
+      x.status = 201;
+      x.headers = {{"Idempotent-Replayed", "true"}};
+      x.body = "{}";
+      e = RequestCompletion(e, x);
+    }
     e.time_ns = ms * 1'000'000LL;
-    if (t == EventType::kOk) e.value = {{"response", {{"status", 201}, {"headers", {{"Idempotent-Replayed", "true"}}}, {"body", "{}"}}}};
     hist.Append(e);
   };
   ev("client-0", EventType::kInvoke, 0);

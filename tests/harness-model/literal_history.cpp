@@ -2,8 +2,12 @@
 
 #include <stdexcept>
 
+#include "model/history_events.h"
+
 namespace idemproof::testing {
 namespace {
+
+std::int64_t Ms(int t) { return static_cast<std::int64_t>(t) * 1'000'000; }
 constexpr const char* kShop = R"(
 name: shop
 base_url: "http://127.0.0.1:{{port}}"
@@ -37,18 +41,11 @@ const TargetDescription& Load(const std::string& text) {
 
 HistoryEvent Invoke(const std::string& process, const std::string& action, const std::string& key,
                     const std::string& biz, int t0, const std::string& payload) {
-  HistoryEvent e;
-  e.process = process;
-  e.type = EventType::kInvoke;
-  e.f = process.rfind("burst", 0) == 0 ? "burst" : "send";
-  e.action = action;
-  e.key = key;
-  e.key_name = key.empty() ? "none" : key;
-  e.biz = biz;
-  e.biz_name = biz;
-  e.payload = payload;
-  e.time_ns = static_cast<std::int64_t>(t0) * 1'000'000;
-  e.value = {{"request", {{"method", "POST"}, {"url", "http://127.0.0.1:1/orders"}, {"headers", nlohmann::json::object()}, {"body", "{}"}}}};
+  const bool burst = process.rfind("burst", 0) == 0;
+  HistoryEvent e = RequestInvoke(process, burst ? event_f::kBurst : event_f::kSend,
+                                 {action, key, key.empty() ? kNoKey : key, biz, biz, payload},
+                                 {"POST", "http://127.0.0.1:1/orders", {}, "{}"}, -1);
+  e.time_ns = Ms(t0);
   return e;
 }
 }  // namespace
@@ -84,13 +81,13 @@ LiteralHistory& LiteralHistory::Send(const std::string& process, const std::stri
                                      const std::string& biz, int t0, int t1, const Answer& answer,
                                      const std::string& payload) {
   HistoryEvent inv = Invoke(process, action, key, biz, t0, payload);
-  HistoryEvent done = inv;
-  done.type = EventType::kOk;
-  done.time_ns = static_cast<std::int64_t>(t1) * 1'000'000;
-  nlohmann::json headers = nlohmann::json::object();
-  for (const auto& [k, v] : answer.headers) headers[k] = v;
-  done.value = {{"response", {{"status", answer.status}, {"headers", headers}, {"body", answer.body}}},
-                {"connection_reused", false}};
+  RecordedExchange answered;
+  answered.type = EventType::kOk;
+  answered.status = answer.status;
+  answered.headers = answer.headers;
+  answered.body = answer.body;
+  HistoryEvent done = RequestCompletion(inv, answered);
+  done.time_ns = Ms(t1);
   h_.Append(inv);
   h_.Append(done);
   return *this;
@@ -99,10 +96,11 @@ LiteralHistory& LiteralHistory::Send(const std::string& process, const std::stri
 LiteralHistory& LiteralHistory::Lost(const std::string& process, const std::string& action, const std::string& key,
                                      const std::string& biz, int t0, int t1) {
   HistoryEvent inv = Invoke(process, action, key, biz, t0, "default");
-  HistoryEvent done = inv;
-  done.type = EventType::kInfo;
-  done.time_ns = static_cast<std::int64_t>(t1) * 1'000'000;
-  done.value = {{"error", "timeout"}};
+  RecordedExchange lost;
+  lost.type = EventType::kInfo;
+  lost.error = "timeout";
+  HistoryEvent done = RequestCompletion(inv, lost);
+  done.time_ns = Ms(t1);
   h_.Append(inv);
   h_.Append(done);
   return *this;
@@ -115,38 +113,32 @@ LiteralHistory& LiteralHistory::Open(const std::string& process, const std::stri
 }
 
 LiteralHistory& LiteralHistory::Records(const std::string& action, const std::string& biz, int count, int t) {
-  HistoryEvent e;
-  e.process = "probe";
-  e.type = EventType::kOk;
-  e.f = "probe";
-  e.action = action;
-  e.biz = biz;
-  e.time_ns = static_cast<std::int64_t>(t) * 1'000'000;
-  e.value = {{"probe", "records"}, {"label", "records"}, {"value", {{"count", count}}}, {"count", count}};
-  h_.Append(e);
+  HistoryEvent inv = RecordsProbeInvoke(action, biz, biz);
+  inv.time_ns = Ms(t);
+  HistoryEvent done = CompletionOf(inv, EventType::kOk);
+  done.value["value"] = {{"count", count}};
+  done.value["count"] = count;
+  h_.Append(inv);
+  h_.Append(done);
   return *this;
 }
 
 LiteralHistory& LiteralHistory::Probe(const std::string& probe, const std::string& label, const nlohmann::json& value,
                                       int t) {
-  HistoryEvent e;
-  e.process = "probe";
-  e.type = EventType::kOk;
-  e.f = "probe";
-  e.time_ns = static_cast<std::int64_t>(t) * 1'000'000;
-  e.value = {{"probe", probe}, {"label", label}, {"value", value}};
-  h_.Append(e);
+  HistoryEvent inv = ProbeInvoke(probe, label, -1);
+  inv.time_ns = Ms(t);
+  HistoryEvent done = CompletionOf(inv, EventType::kOk);
+  done.value["value"] = value;
+  h_.Append(inv);
+  h_.Append(done);
   return *this;
 }
 
 LiteralHistory& LiteralHistory::Fault(const std::string& name, const std::string& phase, int t) {
-  HistoryEvent e;
-  e.process = "nemesis";
-  e.type = EventType::kInfo;
-  e.f = "fault";
-  e.time_ns = static_cast<std::int64_t>(t) * 1'000'000;
-  e.value = {{"fault", name}, {"phase", phase}};
-  h_.Append(e);
+  HistoryEvent inv = FaultInvoke(name, phase == "start", -1);
+  inv.time_ns = Ms(t);
+  h_.Append(inv);
+  h_.Append(CompletionOf(inv, EventType::kOk));
   return *this;
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/history.h"
+#include "model/history_events.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "oracles/oracle.h"

@@ -17,23 +17,20 @@ namespace {
 History WithProxyEvent(const LiteralHistory& literal, const std::string& fault, const std::string& key, int t,
                        std::vector<Answer> swallowed) {
   History h = literal.history();
-  HistoryEvent e;
-  e.process = "proxy";
-  e.type = EventType::kInfo;
-  e.f = "fault";
-  e.time_ns = static_cast<std::int64_t>(t) * 1'000'000;
+  const std::int64_t at_ns = static_cast<std::int64_t>(t) * 1'000'000;
   nlohmann::json upstream = nlohmann::json::array();
   for (const auto& a : swallowed) {
     nlohmann::json headers = nlohmann::json::array();
     for (const auto& [k, v] : a.headers) headers.push_back({k, v});
-    upstream.push_back({{"status", a.status}, {"headers", headers}, {"body", a.body}, {"at_ns", e.time_ns}});
+    upstream.push_back({{"status", a.status}, {"headers", headers}, {"body", a.body}, {"at_ns", at_ns}});
   }
-  e.value = {{"fault", fault},
-             {"name", fault},
-             {"phase", "injected"},
-             {"request",
-              {{"method", "POST"}, {"target", "/orders"}, {"headers", {{"Idempotency-Key", key}}}, {"body", "{}"}}},
-             {"upstream", upstream}};
+  HistoryEvent e = InjectorEvent(
+      {{"fault", fault},
+       {"name", fault},
+       {"phase", "injected"},
+       {"request", {{"method", "POST"}, {"target", "/orders"}, {"headers", {{"Idempotency-Key", key}}}, {"body", "{}"}}},
+       {"upstream", upstream}});
+  e.time_ns = at_ns;
   h.Append(e);
   return h;
 }
@@ -130,16 +127,13 @@ actions:
   LiteralHistory l;
   l.Lost("client-0", "create_order", "k1", "b1", 0, 10).Lost("client-0", "create_order", "k10", "b2", 20, 30);
   History h = l.history();
-  HistoryEvent e;
-  e.process = "proxy";
-  e.type = EventType::kInfo;
-  e.f = "fault";
+  HistoryEvent e =
+      InjectorEvent({{"fault", "drop-response"},
+                     {"phase", "injected"},
+                     {"request", {{"method", "POST"}, {"target", "/orders"}, {"headers", nlohmann::json::array()},
+                                  {"body", R"({"request_key":"k10","biz":"b2"})"}}},
+                     {"upstream", {{{"status", 201}, {"headers", nlohmann::json::array()}, {"body", "{}"}}}}});
   e.time_ns = 25'000'000;
-  e.value = {{"fault", "drop-response"},
-             {"phase", "injected"},
-             {"request", {{"method", "POST"}, {"target", "/orders"}, {"headers", nlohmann::json::array()},
-                          {"body", R"({"request_key":"k10","biz":"b2"})"}}},
-             {"upstream", {{{"status", 201}, {"headers", nlohmann::json::array()}, {"body", "{}"}}}}};
   h.Append(e);
   auto s = oracles::SwallowedAnswers(h, target->idempotency);
   REQUIRE(s.size() == 1);

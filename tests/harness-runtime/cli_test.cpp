@@ -3,12 +3,14 @@
 // matrix, exit codes 2 and 3, `check` offline, and Ctrl-C.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <csignal>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -335,7 +337,7 @@ TEST_CASE("Ctrl-C stops the run: no target process left, a partial run directory
 TEST_CASE("one seed gives one plan", "[cli][slow]") {
   const std::string dir = ScratchDir("seed");
   // The plan of a run: per event, what was done, with which symbolic key and
-  // the seed-derived part of the concrete key (idem-<seed part>-<nonce>-k1).
+  // the seed-derived part of the concrete key (idem-<seed part>-<namespace>-k1).
   auto plan = [&](const std::string& out) {
     CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target",
                                 TargetFile("reference.yaml"), "--seed", "42", "--out", dir + "/" + out},
@@ -356,4 +358,72 @@ TEST_CASE("one seed gives one plan", "[cli][slow]") {
   auto second = plan("b");
   CHECK(first.size() >= 8);
   CHECK(first == second);
+}
+
+namespace {
+
+// What a run named: per send/burst invoke of a history, its key, biz and the
+// {{uuid}} the reference target file puts into X-Request-Id.
+struct RunNames {
+  std::string run_namespace;  // results.json "namespace"
+  std::vector<std::string> keys, biz, uuids;
+};
+
+RunNames NamesOfRun(const std::string& cwd, const std::string& out, const std::vector<std::string>& extra) {
+  const std::string dir = cwd + "/" + out;
+  std::vector<std::string> args = {"run", Suite() + "/client/double-submit.yaml", "--target",
+                                   TargetFile("reference.yaml"), "--seed", "42", "--out", dir};
+  args.insert(args.end(), extra.begin(), extra.end());
+  CliResult r = RunIdemproof(args, cwd);
+  INFO(Diagnose(r));
+  REQUIRE(r.exit_code == 0);
+  RunNames names;
+  names.run_namespace = json::parse(ReadFile(dir + "/latest/results.json")).value("namespace", "");
+  CHECK(r.out.find("--namespace " + names.run_namespace + ")") != std::string::npos);
+  std::istringstream lines(ReadFile(dir + "/latest/double-submit/history.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    json e = json::parse(line);
+    if (e.at("type") != "invoke" || (e.at("f") != "send" && e.at("f") != "burst")) continue;
+    names.keys.push_back(e.value("key", ""));
+    names.biz.push_back(e.value("biz", ""));
+    names.uuids.push_back(e.at("value").at("request").at("headers").value("X-Request-Id", ""));
+  }
+  REQUIRE(names.keys.size() >= 2);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("seed and namespace replay every key, biz id and uuid, and runs without a namespace share no key",
+          "[cli][slow]") {
+  const std::string dir = ScratchDir("namespace");
+  const RunNames a = NamesOfRun(dir, "a", {"--namespace", "replay7"});
+  const RunNames b = NamesOfRun(dir, "b", {"--namespace", "replay7"});
+  CHECK(a.run_namespace == "replay7");
+  CHECK(a.keys == b.keys);
+  CHECK(a.biz == b.biz);
+  CHECK(a.uuids == b.uuids);
+  for (const auto& uuid : a.uuids) CHECK(uuid.size() == 36);
+  // Each attempt gets its own uuid (a gateway's request id).
+  CHECK(std::set<std::string>(a.uuids.begin(), a.uuids.end()).size() == a.uuids.size());
+
+  const RunNames c = NamesOfRun(dir, "c", {});
+  const RunNames d = NamesOfRun(dir, "d", {});
+  CHECK(c.run_namespace.size() == 6);
+  CHECK(c.run_namespace != d.run_namespace);
+  for (const RunNames* other : {&a, &d}) {
+    for (const auto& key : c.keys) {
+      CHECK(std::find(other->keys.begin(), other->keys.end(), key) == other->keys.end());
+    }
+    for (const auto& biz : c.biz) CHECK(std::find(other->biz.begin(), other->biz.end(), biz) == other->biz.end());
+  }
+}
+
+TEST_CASE("a namespace that cannot go into a key is a usage error", "[cli][slow]") {
+  const std::string dir = ScratchDir("bad-namespace");
+  CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target", TargetFile("reference.yaml"),
+                              "--namespace", "a/b", "--out", dir},
+                             dir);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("--namespace") != std::string::npos);
 }

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "model/history_events.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "oracles/oracle.h"
@@ -76,7 +77,7 @@ bool Listening(const std::string& endpoint) {
 }
 
 std::string ProxyOf(const History& h) {
-  for (const auto* e : Events(h, "nemesis", "fault")) {
+  for (const auto* e : Events(h, event_process::kNemesis, event_f::kFault)) {
     if (e->type == EventType::kOk && e->value.contains("injector")) return e->value["injector"].value("proxy", "");
   }
   return "";
@@ -121,7 +122,7 @@ expect: [one_record]
   std::vector<std::string> urls;
   std::vector<EventType> completions;
   for (const auto& e : run.history.events()) {
-    if (e.f != "send") continue;
+    if (e.f != event_f::kSend) continue;
     if (e.type == EventType::kInvoke) urls.push_back(e.value["request"].value("url", ""));
     else completions.push_back(e.type);
   }
@@ -135,7 +136,7 @@ expect: [one_record]
 
   // The firing, with the answer the client never saw.
   bool swallowed = false;
-  for (const auto* e : Events(run.history, "proxy", "fault")) {
+  for (const auto* e : Events(run.history, event_process::kProxy, event_f::kFault)) {
     if (e->value.value("phase", "") != "injected") continue;
     REQUIRE(e->value["upstream"].size() == 1);
     CHECK(e->value["upstream"][0]["status"] == 201);
@@ -190,7 +191,7 @@ expect: [one_record]
   CHECK_FALSE(faults.ClientBaseUrl().has_value());
   // The heal is in the history, with the count, after the failed step.
   bool healed = false;
-  for (const auto* e : Events(run.history, "nemesis", "fault")) {
+  for (const auto* e : Events(run.history, event_process::kNemesis, event_f::kFault)) {
     if (e->type == EventType::kOk && e->value.value("phase", "") == "heal") {
       healed = true;
       CHECK(e->value.value("injected", -1) == 1);
@@ -246,10 +247,10 @@ expect: [one_record, in_progress]
   REQUIRE(run.error.ok());
   int answered = 0;
   for (const auto& e : run.history.events()) {
-    if (e.f == "burst" && e.type == EventType::kOk) ++answered;
+    if (e.f == event_f::kBurst && e.type == EventType::kOk) ++answered;
   }
   CHECK(answered == 8);
-  const auto notes = Events(run.history, "harness", "note");
+  const auto notes = Events(run.history, event_process::kHarness, event_f::kNote);
   const HistoryEvent* note = nullptr;
   for (const auto* e : notes) {
     if (e->value.contains("burst")) note = e;

@@ -1,0 +1,175 @@
+#include "model/history_events.h"
+
+namespace idemproof {
+
+namespace event_process {
+std::string Client(int n) { return "client-" + std::to_string(n); }
+std::string Burst(int n) { return "burst-" + std::to_string(n); }
+std::string Deliverer(int copy) { return "deliverer-" + std::to_string(copy); }
+}  // namespace event_process
+
+bool IsTargetControl(const HistoryEvent& e) {
+  return e.process == event_process::kNemesis &&
+         (e.f == event_f::kKill || e.f == event_f::kStop || e.f == event_f::kStart || e.f == event_f::kRestart);
+}
+
+bool IsTargetDown(const HistoryEvent& e) {
+  return e.process == event_process::kNemesis && (e.f == event_f::kKill || e.f == event_f::kStop);
+}
+
+nlohmann::json HeadersJson(const RecordedHeaders& headers) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, value] : headers) out[name] = value;
+  return out;
+}
+
+nlohmann::json RequestJson(const RecordedRequest& r) {
+  return {{"method", r.method}, {"url", r.url}, {"headers", HeadersJson(r.headers)}, {"body", r.body}};
+}
+
+nlohmann::json ResponseJson(const RecordedExchange& x) {
+  return {{"status", x.status}, {"headers", HeadersJson(x.headers)}, {"body", x.body}};
+}
+
+namespace {
+
+HistoryEvent Event(const char* process, const char* f, EventType type, int step, nlohmann::json value) {
+  HistoryEvent e;
+  e.process = process;
+  e.f = f;
+  e.type = type;
+  e.step = step;
+  e.value = std::move(value);
+  return e;
+}
+
+HistoryEvent About(const RequestSubject& s, const std::string& process, const std::string& f, int step) {
+  HistoryEvent e;
+  e.process = process;
+  e.f = f;
+  e.action = s.action;
+  e.key = s.key;
+  e.key_name = s.key_name;
+  e.biz = s.biz;
+  e.biz_name = s.biz_name;
+  e.payload = s.payload;
+  e.step = step;
+  return e;
+}
+
+}  // namespace
+
+HistoryEvent RequestInvoke(const std::string& process, const std::string& f, const RequestSubject& subject,
+                           const RecordedRequest& request, int step) {
+  HistoryEvent e = About(subject, process, f, step);
+  e.value = {{"request", RequestJson(request)}};
+  return e;
+}
+
+HistoryEvent RequestCompletion(const HistoryEvent& invoke, const RecordedExchange& x) {
+  HistoryEvent e = invoke;
+  e.type = x.type;
+  e.value = {{"connection_reused", x.connection_reused}};
+  // libcurl resent it on a new connection: the target may have seen it twice.
+  if (x.send_attempts > 1) e.value["send_attempts"] = x.send_attempts;
+  if (x.type == EventType::kOk) {
+    e.value["response"] = ResponseJson(x);
+  } else {
+    e.value["error"] = x.error;
+  }
+  return e;
+}
+
+HistoryEvent CompletionOf(const HistoryEvent& invoke, EventType type) {
+  HistoryEvent e = invoke;
+  e.type = type;
+  return e;
+}
+
+HistoryEvent ProbeInvoke(const std::string& probe, const std::string& label, int step) {
+  return Event(event_process::kProbe, event_f::kProbe, EventType::kInvoke, step,
+               {{"probe", probe}, {"label", label}});
+}
+
+HistoryEvent RecordsProbeInvoke(const std::string& action, const std::string& biz, const std::string& biz_name) {
+  HistoryEvent e = ProbeInvoke("records", "records:" + action + ":" + biz_name, -1);
+  e.action = action;
+  e.biz = biz;
+  e.biz_name = biz_name;
+  return e;
+}
+
+HistoryEvent HookInvoke(const std::string& hook, int step) {
+  return Event(event_process::kNemesis, event_f::kHook, EventType::kInvoke, step, {{"hook", hook}});
+}
+
+HistoryEvent FaultInvoke(const std::string& fault, bool start, int step) {
+  return Event(event_process::kNemesis, event_f::kFault, EventType::kInvoke, step,
+               {{"fault", fault}, {"phase", start ? "start" : "heal"}});
+}
+
+HistoryEvent InjectorEvent(nlohmann::json event) {
+  return Event(event_process::kProxy, event_f::kFault, EventType::kInfo, -1, std::move(event));
+}
+
+HistoryEvent ProcessInvoke(const std::string& f, int step, nlohmann::json value) {
+  HistoryEvent e = Event(event_process::kNemesis, "", EventType::kInvoke, step, std::move(value));
+  e.f = f;
+  return e;
+}
+
+HistoryEvent Note(int step, const std::string& text) { return NoteWith(step, {{"note", text}}); }
+
+HistoryEvent NoteWith(int step, nlohmann::json value) {
+  return Event(event_process::kHarness, event_f::kNote, EventType::kInfo, step, std::move(value));
+}
+
+HistoryEvent WaitEvent(int step, const std::string& duration) {
+  return Event(event_process::kHarness, event_f::kWait, EventType::kOk, step, {{"duration", duration}});
+}
+
+HistoryEvent BatchInvoke(const RecordedRequest& request, const nlohmann::json& batch, int step) {
+  return Event(event_process::kBatch, event_f::kBatch, EventType::kInvoke, step,
+               {{"request", RequestJson(request)}, {"batch", batch}});
+}
+
+HistoryEvent BatchCompletion(const HistoryEvent& invoke, const RecordedExchange& exchange) {
+  HistoryEvent e = RequestCompletion(invoke, exchange);
+  e.value["batch"] = invoke.value.at("batch");
+  return e;
+}
+
+HistoryEvent BatchResultInvoke(const std::string& job, const std::string& job_name, std::int64_t after, int step) {
+  return Event(event_process::kProbe, event_f::kBatchResult, EventType::kInvoke, step,
+               {{"batch", {{"job", job}, {"job_name", job_name}}}, {"after", after}});
+}
+
+HistoryEvent DeliverInvoke(const RequestSubject& subject, int copy, const RecordedRequest& request,
+                           const nlohmann::json& delivery, int step) {
+  HistoryEvent e = About(subject, event_process::Deliverer(copy), event_f::kDeliver, step);
+  e.value = {{"request", RequestJson(request)}, {"delivery", delivery}};
+  return e;
+}
+
+HistoryEvent DeliverCompletion(const HistoryEvent& invoke, const RecordedExchange& exchange, bool ack_lost) {
+  HistoryEvent e = RequestCompletion(invoke, exchange);
+  e.value["delivery"] = invoke.value.at("delivery");
+  if (ack_lost) e.value["ack_lost"] = true;
+  return e;
+}
+
+HistoryEvent PublishInvoke(const RequestSubject& subject, const nlohmann::json& entry, const std::string& stream,
+                           int copy, int step) {
+  HistoryEvent e = About(subject, event_process::kPublisher, event_f::kPublish, step);
+  e.value = {{"entry", entry}, {"stream", stream}, {"copy", copy}};
+  return e;
+}
+
+HistoryEvent MessageNote(const RequestSubject& subject, int step, nlohmann::json value) {
+  HistoryEvent e = About(subject, event_process::kHarness, event_f::kNote, step);
+  e.type = EventType::kInfo;
+  e.value = std::move(value);
+  return e;
+}
+
+}  // namespace idemproof

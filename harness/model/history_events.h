@@ -1,0 +1,157 @@
+// History events: the one place that builds each event shape of a History
+// (model/history.h documents the shapes) and names the values of the `f` and
+// `process` fields. The runtime records through these builders, the tests'
+// literal histories build through them, and the oracles and reports compare
+// against the constants, so a hand-written history cannot drift from a
+// recorded one. The JSONL on disk is whatever EventToJson() writes of them.
+//
+// An event is built as an invoke (type kInvoke) and completed by copying it:
+// RequestCompletion() replaces the value with the exchange's (requests,
+// batch runs, deliveries), CompletionOf() keeps the invoke's value and lets
+// the caller add to it (probes, hooks, faults, process control, publish).
+// Times (time_ns) are left 0: the recorder sets them.
+//
+// Thread-safety: pure functions over values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/history.h"
+
+namespace idemproof {
+
+// Values of HistoryEvent::f.
+namespace event_f {
+inline constexpr char kSend[] = "send";
+inline constexpr char kBurst[] = "burst";
+inline constexpr char kProbe[] = "probe";
+inline constexpr char kBatchResult[] = "batch_result";
+inline constexpr char kHook[] = "hook";
+inline constexpr char kFault[] = "fault";
+inline constexpr char kStart[] = "start";
+inline constexpr char kStop[] = "stop";
+inline constexpr char kKill[] = "kill";
+inline constexpr char kRestart[] = "restart";
+inline constexpr char kPause[] = "pause";
+inline constexpr char kResume[] = "resume";
+inline constexpr char kSpawn[] = "spawn";
+inline constexpr char kServices[] = "services";
+inline constexpr char kBatch[] = "batch";
+inline constexpr char kDeliver[] = "deliver";
+inline constexpr char kPublish[] = "publish";
+inline constexpr char kNote[] = "note";
+inline constexpr char kWait[] = "wait";
+}  // namespace event_f
+
+// Values of HistoryEvent::process (the lanes of a history).
+namespace event_process {
+inline constexpr char kHarness[] = "harness";  // notes and waits
+inline constexpr char kNemesis[] = "nemesis";  // faults, hooks, process control
+inline constexpr char kProbe[] = "probe";      // probes and batch results
+inline constexpr char kProxy[] = "proxy";      // the chaos proxy's own events
+inline constexpr char kBatch[] = "batch";      // batch job runs
+inline constexpr char kPublisher[] = "publisher";
+std::string Client(int n);     // "client-N": 0 = the foreground sends
+std::string Burst(int n);      // "burst-N": the n-th request of a burst
+std::string Deliverer(int copy);  // "deliverer-N"
+}  // namespace event_process
+
+// True for the kill / stop / start / restart of the target (process nemesis).
+bool IsTargetControl(const HistoryEvent& e);
+// True for kill / stop: the target went down.
+bool IsTargetDown(const HistoryEvent& e);
+
+using RecordedHeaders = std::vector<std::pair<std::string, std::string>>;
+
+// A request as recorded: {"method", "url", "headers": {name: value}, "body"}.
+struct RecordedRequest {
+  std::string method;
+  std::string url;
+  RecordedHeaders headers;
+  std::string body;
+};
+
+// What became of a request. `type`: ok = an answer arrived (any status),
+// info = no answer (outcome unknown), fail = certainly never sent.
+struct RecordedExchange {
+  EventType type = EventType::kInfo;
+  int status = 0;  // ok only
+  RecordedHeaders headers;
+  std::string body;
+  std::string error;  // info / fail only
+  bool connection_reused = false;
+  int send_attempts = 0;  // > 1: the client resent it (recorded only then)
+};
+
+// {name: value}; a later duplicate name wins.
+nlohmann::json HeadersJson(const RecordedHeaders& headers);
+nlohmann::json RequestJson(const RecordedRequest& request);
+// {"status", "headers", "body"} of an answered exchange.
+nlohmann::json ResponseJson(const RecordedExchange& exchange);
+
+// Who a request is about: the fields every request-like event carries.
+struct RequestSubject {
+  std::string action;
+  std::string key;       // concrete; "" = sent without key
+  std::string key_name;  // symbolic
+  std::string biz;       // concrete
+  std::string biz_name;  // symbolic
+  std::string payload;   // "default" | "other" | "" (not a send)
+};
+
+// f send | burst on `process`: {"request": ...}.
+HistoryEvent RequestInvoke(const std::string& process, const std::string& f, const RequestSubject& subject,
+                           const RecordedRequest& request, int step);
+// The completion of a request-like invoke: same fields, the type of the
+// exchange, value {"connection_reused", "send_attempts" (> 1 only),
+// "response" (ok) | "error"}.
+HistoryEvent RequestCompletion(const HistoryEvent& invoke, const RecordedExchange& exchange);
+// The completion of any other invoke: the invoke with `type`, value kept.
+HistoryEvent CompletionOf(const HistoryEvent& invoke, EventType type);
+
+// f probe, process probe: {"probe", "label"}; the completion adds "value"
+// (and "response"), or "error".
+HistoryEvent ProbeInvoke(const std::string& probe, const std::string& label, int step);
+// The records probe of one (action, biz) at the end of a run: label
+// "records:<action>:<biz_name>"; the completion adds "value" and "count".
+HistoryEvent RecordsProbeInvoke(const std::string& action, const std::string& biz, const std::string& biz_name);
+// f hook, process nemesis: {"hook"}; the completion adds "response" or "error".
+HistoryEvent HookInvoke(const std::string& hook, int step);
+// f fault, process nemesis: {"fault", "phase": "start" | "heal"}; the
+// completion adds "injector" (start) / "injected" (heal) or "error".
+HistoryEvent FaultInvoke(const std::string& fault, bool start, int step);
+// f fault, process proxy, type info: one event of an injector.
+HistoryEvent InjectorEvent(nlohmann::json event);
+// Process control, process nemesis: f start | stop | kill | restart | spawn |
+// pause | resume | services with its value ({"pid"}, {"instance", "pid"}...).
+HistoryEvent ProcessInvoke(const std::string& f, int step, nlohmann::json value);
+// f note, process harness, type info: {"note": text}.
+HistoryEvent Note(int step, const std::string& text);
+// A note with more than its text ({"note": ..., "burst": ...}).
+HistoryEvent NoteWith(int step, nlohmann::json value);
+// f wait, process harness, type ok: {"duration"}.
+HistoryEvent WaitEvent(int step, const std::string& duration);
+// f batch, process batch: {"request", "batch": info}; BatchCompletion() is a
+// RequestCompletion() that repeats "batch".
+HistoryEvent BatchInvoke(const RecordedRequest& request, const nlohmann::json& batch, int step);
+HistoryEvent BatchCompletion(const HistoryEvent& invoke, const RecordedExchange& exchange);
+// f batch_result, process probe: {"batch": {"job", "job_name"}, "after"}.
+HistoryEvent BatchResultInvoke(const std::string& job, const std::string& job_name, std::int64_t after, int step);
+// f deliver, process deliverer-<copy>: {"request", "delivery"}; the completion
+// is a RequestCompletion() repeating "delivery", plus "ack_lost": true.
+HistoryEvent DeliverInvoke(const RequestSubject& subject, int copy, const RecordedRequest& request,
+                           const nlohmann::json& delivery, int step);
+HistoryEvent DeliverCompletion(const HistoryEvent& invoke, const RecordedExchange& exchange, bool ack_lost);
+// f publish, process publisher: {"entry", "stream", "copy"}; the completion
+// adds "entry_id" or "error".
+HistoryEvent PublishInvoke(const RequestSubject& subject, const nlohmann::json& entry, const std::string& stream,
+                           int copy, int step);
+// f note about a message (fields of `subject`), process harness, type info.
+HistoryEvent MessageNote(const RequestSubject& subject, int step, nlohmann::json value);
+
+}  // namespace idemproof

@@ -1,0 +1,81 @@
+#include "runtime/batch_steps.h"
+
+#include "runtime/request_render.h"
+
+namespace idemproof::runtime {
+
+namespace {
+
+Status BatchResult(StepContext& ctx, const Step& step, const TemplateVars& vars, std::int64_t after, int index) {
+  const BatchDescription& batch = *ctx.target().batch;
+  HistoryEvent invoke = BatchResultInvoke(vars.at("job"), step.job, after, index);
+  auto result = ctx.Call(batch.result, vars);
+  if (!result.ok()) return result.status();
+  HistoryEvent done = CompletionOf(invoke, result->type);
+  ctx.Append(std::move(invoke), result->start_ns);
+  std::int64_t end = result->end_ns;
+  if (result->type != EventType::kOk) {
+    done.value["error"] = result->error.empty() ? "the result call failed" : result->error;
+  } else if (!result->response.is_null() && result->response.value("status", 0) / 100 != 2) {
+    done.type = EventType::kFail;
+    done.value["error"] = "the result call answered " + std::to_string(result->response.value("status", 0));
+  } else {
+    done.value["result"] = result->value;
+    if (batch.markers_call) {
+      auto markers = ctx.Call(*batch.markers_call, vars);
+      if (!markers.ok()) return markers.status();
+      end = markers->end_ns;
+      if (markers->type == EventType::kOk) {
+        done.value["markers"] = markers->value;
+      } else {
+        done.type = markers->type;
+        done.value.erase("result");
+        done.value["error"] = "the markers call failed: " + markers->error;
+      }
+    }
+  }
+  ctx.Append(std::move(done), end);
+  return Status::Ok();
+}
+
+const char* RoleOf(StepKind kind) {
+  if (kind == StepKind::kRerun) return "rerun";
+  if (kind == StepKind::kCleanRun) return "clean";
+  return "run";
+}
+
+}  // namespace
+
+Status BatchStep(StepContext& ctx, const Step& step, int index) {
+  const TargetDescription& target = ctx.target();
+  if (!target.batch) return Status(StatusCode::kUnsupported, "the target declares no batch section");
+  const BatchDescription& batch = *target.batch;
+  if (step.fail_after && !batch.failing_run)
+    return Status(StatusCode::kUnsupported, "the target declares no batch.failing_run");
+  const int times = step.kind == StepKind::kRerun ? step.repeat : 1;
+  for (int attempt = 1; attempt <= times; ++attempt) {
+    if (ctx.Cancelled()) break;
+    TemplateVars vars = ctx.VarsFor("", step.biz, index);
+    vars["job"] = ctx.naming().Job(step.job);
+    vars["from"] = std::to_string(step.from);
+    vars["to"] = std::to_string(step.to);
+    if (step.fail_after) vars["fail_after"] = std::to_string(*step.fail_after);
+    const RequestTemplate& tmpl = step.fail_after ? *batch.failing_run : batch.run;
+    auto request = RenderRequest(tmpl, ctx.BaseUrl(), vars, target.headers, {},
+                                 step.timeout.value_or(target.request_timeout));
+    if (!request.ok()) return request.status();
+    nlohmann::json info = {{"job", vars["job"]}, {"job_name", step.job}, {"role", RoleOf(step.kind)},
+                           {"from", step.from}, {"to", step.to},        {"attempt", attempt}};
+    if (step.fail_after) info["fail_after"] = *step.fail_after;
+    if (!step.of.empty()) info["of"] = step.of;
+    HistoryEvent invoke = BatchInvoke(RecordOf(*request), info, index);
+    const std::int64_t at = ctx.Append(invoke, monotonic_ns());
+    HttpExchange e = ctx.client().send(*request);
+    ctx.Append(BatchCompletion(invoke, RecordOf(e)), e.end_ns);
+    Status s = BatchResult(ctx, step, vars, at, index);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace idemproof::runtime

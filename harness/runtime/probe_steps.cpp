@@ -1,0 +1,102 @@
+#include "runtime/probe_steps.h"
+
+namespace idemproof::runtime {
+
+namespace {
+
+Status Hook(StepContext& ctx, const std::string& name, const std::string& biz_name, int index,
+            StepContext::CallMode mode) {
+  auto it = ctx.target().hooks.find(name);
+  if (it == ctx.target().hooks.end()) return Status(StatusCode::kUnsupported, "the target declares no hook " + name);
+  HistoryEvent invoke = HookInvoke(name, index);
+  auto outcome = ctx.Call(it->second.call, ctx.VarsFor("", biz_name, index), mode);
+  if (!outcome.ok()) return outcome.status();
+  HistoryEvent done = CompletionOf(invoke, outcome->type);
+  ctx.Append(std::move(invoke), outcome->start_ns);
+  if (outcome->type == EventType::kOk) {
+    done.value["response"] = outcome->response;
+  } else {
+    done.value["error"] = outcome->error;
+  }
+  ctx.Append(std::move(done), outcome->end_ns);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ProbeStep(StepContext& ctx, const Step& step, int index) {
+  auto it = ctx.target().probes.find(step.name);
+  if (it == ctx.target().probes.end())
+    return Status(StatusCode::kUnsupported, "the target declares no probe " + step.name);
+  const ProbeDescription& probe = it->second;
+  HistoryEvent invoke = ProbeInvoke(probe.name, step.label.empty() ? step.name : step.label, index);
+  auto outcome = ctx.Call(probe.call, ctx.VarsFor("", step.biz, index));
+  if (!outcome.ok()) {
+    if (ctx.IsMissingCapture(outcome.status())) {
+      ctx.Note(index, "probe " + probe.name + " not run: " + outcome.status().message());
+      return Status::Ok();
+    }
+    return outcome.status();
+  }
+  HistoryEvent done = CompletionOf(invoke, outcome->type);
+  ctx.Append(std::move(invoke), outcome->start_ns);
+  if (outcome->type == EventType::kOk) {
+    nlohmann::json value = outcome->value;
+    if (probe.value) {
+      auto v = probe.value->Find(outcome->value);
+      if (v.ok()) {
+        value = *v;
+      } else {
+        done.type = EventType::kFail;
+        done.value["error"] = "no " + probe.value->text() + " in the answer";
+      }
+    }
+    if (done.type == EventType::kOk) done.value["value"] = value;
+    if (!outcome->response.is_null()) done.value["response"] = outcome->response;
+  } else {
+    done.value["error"] = outcome->error;
+  }
+  ctx.Append(std::move(done), outcome->end_ns);
+  return Status::Ok();
+}
+
+Status HookStep(StepContext& ctx, const Step& step, int index) {
+  return Hook(ctx, step.name, step.biz, index, StepContext::CallMode::kCancellable);
+}
+
+// No step names the final heal: it binds the default biz.
+Status HealHook(StepContext& ctx) { return Hook(ctx, "heal", Step().biz, -1, StepContext::CallMode::kUncancelled); }
+
+void RecordsProbes(StepContext& ctx) {
+  for (const auto& [action_name, biz_name] : ctx.Sent()) {
+    const ActionDescription* action = ctx.target().FindAction(action_name);
+    if (action == nullptr || !action->records) continue;
+    HistoryEvent invoke = RecordsProbeInvoke(action_name, ctx.naming().Biz(biz_name), biz_name);
+    auto outcome = ctx.Call(action->records->call, ctx.VarsFor("", biz_name, -1));
+    if (!outcome.ok()) {
+      HistoryEvent done = CompletionOf(invoke, EventType::kFail);
+      done.value["error"] = outcome.status().message();
+      ctx.Append(std::move(invoke), monotonic_ns());
+      ctx.Append(std::move(done), monotonic_ns());
+      continue;
+    }
+    HistoryEvent done = CompletionOf(invoke, outcome->type);
+    ctx.Append(std::move(invoke), outcome->start_ns);
+    if (outcome->type == EventType::kOk) {
+      auto count = action->records->CountIn(outcome->value);
+      if (count.ok()) {
+        done.value["value"] = outcome->value;
+        done.value["count"] = *count;
+      } else {
+        done.type = EventType::kFail;
+        done.value["error"] = count.status().message();
+        done.value["response"] = outcome->response;
+      }
+    } else {
+      done.value["error"] = outcome->error;
+    }
+    ctx.Append(std::move(done), outcome->end_ns);
+  }
+}
+
+}  // namespace idemproof::runtime

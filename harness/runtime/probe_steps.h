@@ -1,0 +1,31 @@
+// The probe and hook steps of a scenario run, and the records probes at its
+// end (model/history_events.h): `probe` reads a target probe into the
+// history under a label (f probe, process probe: "value", or "error"),
+// `hook` fires a target hook (f hook, process nemesis: "response" or
+// "error"). Both bind the biz of the step that names them (`biz:`, default
+// b1): {{biz}} and that biz's captured values. A probe whose template needs a
+// value no answer captured is not run: a note says so.
+// RecordsProbes() runs every sent action's records probe for every biz it
+// sent ("value", "count").
+//
+// Thread-safety: interpreter's thread only.
+#pragma once
+
+#include <string>
+
+#include "model/scenario.h"
+#include "model/status.h"
+#include "runtime/step_context.h"
+
+namespace idemproof::runtime {
+
+// REQUIRES: step.kind == StepKind::kProbe
+Status ProbeStep(StepContext& ctx, const Step& step, int index);
+// REQUIRES: step.kind == StepKind::kHook
+Status HookStep(StepContext& ctx, const Step& step, int index);
+// Fires the target's `heal` hook at the end of a run, even after an
+// interrupt (short deadline, the interrupt flag ignored).
+Status HealHook(StepContext& ctx);
+void RecordsProbes(StepContext& ctx);
+
+}  // namespace idemproof::runtime

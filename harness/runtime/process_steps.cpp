@@ -1,0 +1,108 @@
+#include "runtime/process_steps.h"
+
+#include <csignal>
+
+namespace idemproof::runtime {
+
+namespace {
+
+const char* ControlEvent(StepKind kind) {
+  switch (kind) {
+    case StepKind::kStart: return event_f::kStart;
+    case StepKind::kStop: return event_f::kStop;
+    case StepKind::kKill: return event_f::kKill;
+    default: return event_f::kRestart;
+  }
+}
+
+}  // namespace
+
+Status ControlTarget(StepContext& ctx, StepKind kind, int index) {
+  TargetProcess& proc = ctx.instances().main();
+  const char* f = ControlEvent(kind);
+  const pid_t invoke_pid = proc.pid();
+  HistoryEvent invoke = ProcessInvoke(f, index, {{"pid", invoke_pid}});
+  const std::int64_t start = monotonic_ns();
+  Status status;
+  nlohmann::json result = nlohmann::json::object();
+  if (kind == StepKind::kStart) {
+    status = proc.Start();
+  } else if (kind == StepKind::kRestart) {
+    status = proc.Restart();
+  } else {
+    auto exit = kind == StepKind::kKill ? proc.Kill() : proc.Stop();
+    if (exit.ok()) {
+      result["exit"] = exit->ToString();
+    } else {
+      status = exit.status();
+    }
+  }
+  // Background sends read the target's variables (the port) concurrently.
+  ctx.instances().RefreshMain();
+  if (!proc.Managed() && kind == StepKind::kStart) {
+    // Nothing was started: no event, only the reachability check.
+    return status;
+  }
+  HistoryEvent done = CompletionOf(invoke, status.ok() ? EventType::kOk : EventType::kFail);
+  ctx.Append(std::move(invoke), start);
+  done.value = result;
+  const bool down = kind == StepKind::kStop || kind == StepKind::kKill;
+  // The pid acted on: the old one for stop/kill, the new one for (re)start.
+  done.value["pid"] = down ? invoke_pid : proc.pid();
+  if (proc.vars().count("port")) done.value["port"] = proc.vars().at("port");
+  if (!status.ok()) done.value["error"] = status.message();
+  ctx.Append(std::move(done), monotonic_ns());
+  if (status.ok() && proc.pid() > 0 && !down) ctx.out().target_pids.push_back(proc.pid());
+  return status;
+}
+
+Status SpawnStep(StepContext& ctx, const Step& step, int index) {
+  HistoryEvent invoke = ProcessInvoke(event_f::kSpawn, index, {{"instance", step.name}});
+  HistoryEvent done = invoke;
+  ctx.Append(std::move(invoke), monotonic_ns());
+  pid_t pid = 0;
+  Status s = ctx.instances().Spawn(step.name, &pid);
+  done.type = s.ok() ? EventType::kOk : EventType::kFail;
+  done.value["pid"] = pid;
+  if (!s.ok()) done.value["error"] = s.message();
+  if (s.ok()) ctx.out().target_pids.push_back(pid);
+  ctx.Append(std::move(done), monotonic_ns());
+  return s;
+}
+
+Status PauseOrResume(StepContext& ctx, bool pause, const std::string& name, int index) {
+  std::optional<pid_t> pid = ctx.instances().Pid(name);
+  if (!pid)
+    return Status(StatusCode::kUnsupported,
+                  "no target instance '" + name + "' to " + (pause ? "pause" : "resume"));
+  HistoryEvent invoke =
+      ProcessInvoke(pause ? event_f::kPause : event_f::kResume, index, {{"instance", name}, {"pid", *pid}});
+  HistoryEvent done = invoke;
+  ctx.Append(std::move(invoke), monotonic_ns());
+  const bool sent = ctx.instances().Signal(name, pause ? SIGSTOP : SIGCONT);
+  if (pause && sent) ctx.paused().insert(name);
+  if (!pause) ctx.paused().erase(name);
+  done.type = sent ? EventType::kOk : EventType::kFail;
+  if (!sent) done.value["error"] = "the instance is not running";
+  ctx.Append(std::move(done), monotonic_ns());
+  return Status::Ok();
+}
+
+Status StartServices(StepContext& ctx) {
+  auto& services = ctx.services();
+  services = std::make_unique<ServiceProcesses>(ctx.target().services, ctx.base_vars(), ctx.dir(), ctx.options().cancel);
+  if (ctx.target().services.empty()) return Status::Ok();
+  HistoryEvent invoke = ProcessInvoke(event_f::kServices, -1, nlohmann::json::object());
+  HistoryEvent done = invoke;
+  ctx.Append(std::move(invoke), monotonic_ns());
+  Status s = services->Start();
+  done.type = s.ok() ? EventType::kOk : EventType::kFail;
+  done.value = {{"services", services->Vars()}};
+  if (!s.ok()) done.value["error"] = s.message();
+  ctx.Append(std::move(done), monotonic_ns());
+  for (const auto& [k, v] : services->Vars()) ctx.base_vars()[k] = v;
+  if (!s.ok()) return Status(StatusCode::kUnavailable, s.message());
+  return s;
+}
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,30 @@
+// The process steps of a scenario run, recorded as nemesis events
+// (model/history_events.h): `start`, `stop`, `kill`, `restart` of the main
+// target instance (f = the step's name, value {"pid", "port", "exit",
+// "error"}), `spawn` of another instance (same command, same store, its own
+// port and logs; {"instance", "pid"}), `pause` / `resume` (SIGSTOP /
+// SIGCONT; {"instance", "pid"}), and the start of the target file's
+// services before the target (f services, {"services": {vars}}).
+// A target without a start command: `start` only publishes its URL (no
+// event); the others are kUnsupported.
+//
+// Thread-safety: interpreter's thread only.
+#pragma once
+
+#include "model/scenario.h"
+#include "model/status.h"
+#include "runtime/step_context.h"
+
+namespace idemproof::runtime {
+
+// REQUIRES: kind is kStart, kStop, kKill or kRestart. `index` -1: the
+// interpreter's own start / stop.
+Status ControlTarget(StepContext& ctx, StepKind kind, int index);
+Status SpawnStep(StepContext& ctx, const Step& step, int index);
+// pause: SIGSTOP `instance`, remembered until resumed; resume: SIGCONT.
+Status PauseOrResume(StepContext& ctx, bool pause, const std::string& instance, int index);
+// Starts the services; their variables join ctx.base_vars(). kUnavailable
+// when one did not start.
+Status StartServices(StepContext& ctx);
+
+}  // namespace idemproof::runtime

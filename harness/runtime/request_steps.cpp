@@ -1,0 +1,173 @@
+#include "runtime/request_steps.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "runtime/request_render.h"
+
+namespace idemproof::runtime {
+
+namespace {
+
+RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& key) {
+  return {step.action, key, step.key, ctx.naming().Biz(step.biz), step.biz,
+          step.payload == PayloadVariant::kOther ? "other" : "default"};
+}
+
+Result<HttpRequest> RenderAction(StepContext& ctx, const ActionDescription& action, const std::string& key,
+                                 const Step& step, int index, const std::string& base) {
+  const TargetDescription& target = ctx.target();
+  HeaderList extra;
+  if (!key.empty() && !target.idempotency.key_header.empty()) extra.emplace_back(target.idempotency.key_header, key);
+  TemplateVars vars = ctx.VarsFor(key, step.biz, index);
+  const Duration deadline = step.timeout.value_or(target.request_timeout);
+  const std::string url = base.empty() ? ctx.ClientBaseUrl() : base;
+  // Without a key, a body member or header that is just {{key}} is left out.
+  const RequestTemplate request = key.empty() ? WithoutKeyPlaceholders(action.request) : action.request;
+  if (step.payload == PayloadVariant::kOther) {
+    if (!action.other_payload)
+      return Status(StatusCode::kUnsupported, "action " + action.name + " declares no other_payload");
+    const RequestTemplate other = key.empty() ? WithoutKeyPlaceholders(*action.other_payload) : *action.other_payload;
+    return RenderRequestWithBody(request, other, url, vars, target.headers, extra, deadline);
+  }
+  return RenderRequest(request, url, vars, target.headers, extra, deadline);
+}
+
+// One request of a send step, on `client`, recorded as `process`.
+Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process, const Step& step, int index) {
+  const ActionDescription* action = ctx.target().FindAction(step.action);
+  if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
+  const std::string key = ctx.KeyFor(step.key);
+  std::string base;
+  if (step.instance != "main") {
+    auto url = ctx.instances().Url(step.instance);
+    if (!url.ok()) return url.status();
+    base = *url;
+  }
+  auto request = RenderAction(ctx, *action, key, step, index, base);
+  if (!request.ok()) {
+    if (ctx.IsMissingCapture(request.status())) {
+      ctx.Note(index, "not sent: " + request.status().message());
+      return Status::Ok();
+    }
+    return request.status();
+  }
+  ctx.MarkSent(step.action, step.biz);
+  HistoryEvent invoke = RequestInvoke(process, event_f::kSend, SubjectOf(ctx, step, key), RecordOf(*request), index);
+  // The invoke goes in before the request leaves, so concurrent sends
+  // interleave in the history as they did on the wire.
+  ctx.Append(invoke, monotonic_ns());
+  HttpExchange e;
+  if (ctx.Routed()) {
+    // A fault may close the connection before any answer byte; on a reused
+    // connection libcurl would then resend silently (an unasked duplicate).
+    HttpClient fresh(ctx.options().cancel);
+    e = fresh.send(*request);
+  } else {
+    e = client.send(*request);
+  }
+  ctx.Append(RequestCompletion(invoke, RecordOf(e)), e.end_ns);
+  ctx.Capture(*action, step.biz, e);
+  return Status::Ok();
+}
+
+// The spread the burst achieved: harness side as the sender measured it,
+// target side from the declared arrival header of the answers.
+void NoteBurstSpread(StepContext& ctx, const Step& step, int index, const std::vector<HttpExchange>& exchanges,
+                     std::optional<std::int64_t> harness_ns) {
+  const std::string& arrival_header = ctx.target().arrival_header;
+  std::vector<std::int64_t> arrivals;
+  if (!arrival_header.empty()) {
+    for (const auto& e : exchanges) {
+      if (e.outcome != HttpOutcome::kAnswered) continue;
+      auto v = e.response_header(arrival_header);
+      if (!v) continue;
+      try {
+        std::size_t used = 0;
+        const long long t = std::stoll(*v, &used);
+        if (used == v->size()) arrivals.push_back(t);
+      } catch (const std::exception&) {
+        // not a number: the target's data, not ours to fix
+      }
+    }
+  }
+  nlohmann::json burst = {{"step", index},
+                          {"n", step.n},
+                          {"mode", step.mode == BurstMode::kLastByte ? "last_byte" : "threads"},
+                          {"harness_spread_us", nullptr},
+                          {"target_spread_us", nullptr},
+                          {"arrivals_reported", arrivals.size()}};
+  if (harness_ns) burst["harness_spread_us"] = static_cast<double>(*harness_ns) / 1000.0;
+  if (arrivals.size() >= 2) {
+    auto [lo, hi] = std::minmax_element(arrivals.begin(), arrivals.end());
+    burst["target_spread_us"] = static_cast<double>(*hi - *lo) / 1000.0;
+  }
+  if (!arrival_header.empty()) burst["arrival_header"] = arrival_header;
+  ctx.Append(NoteWith(index, {{"note", "burst spread"}, {"burst", burst}}), monotonic_ns());
+}
+
+}  // namespace
+
+Status SendStep(StepContext& ctx, const Step& step, int index) {
+  if (step.background) {
+    const std::string process = event_process::Client(ctx.NextBackgroundProcess());
+    ctx.RunInBackground([&ctx, step, index, process] {
+      HttpClient client(ctx.options().cancel);
+      for (int r = 0; r < step.repeat; ++r) {
+        if (r > 0 && !ctx.Sleep(step.every)) break;
+        Status s = SendOne(ctx, client, process, step, index);
+        if (!s.ok()) {
+          ctx.Note(index, "background send failed: " + s.ToString());
+          break;
+        }
+      }
+    });
+    return Status::Ok();
+  }
+  for (int r = 0; r < step.repeat; ++r) {
+    if (r > 0 && !ctx.Sleep(step.every)) return Status::Ok();
+    if (ctx.Cancelled()) return Status::Ok();
+    Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status BurstStep(StepContext& ctx, const Step& step, int index) {
+  const ActionDescription* action = ctx.target().FindAction(step.action);
+  if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
+  BurstSender* sender = step.mode == BurstMode::kLastByte ? ctx.options().last_byte_burst : ctx.threads_burst();
+  if (sender == nullptr) return Status(StatusCode::kUnsupported, "no sender for a last-byte burst in this build");
+  std::vector<HttpRequest> requests;
+  std::vector<HistoryEvent> invokes;
+  for (int i = 0; i < step.n; ++i) {
+    const std::string key = ctx.KeyFor(step.key);
+    auto request = RenderAction(ctx, *action, key, step, index, "");
+    if (!request.ok()) {
+      if (ctx.IsMissingCapture(request.status())) {
+        ctx.Note(index, "burst not sent: " + request.status().message());
+        return Status::Ok();
+      }
+      return request.status();
+    }
+    invokes.push_back(
+        RequestInvoke(event_process::Burst(i), event_f::kBurst, SubjectOf(ctx, step, key), RecordOf(*request), index));
+    requests.push_back(std::move(request).value());
+  }
+  ctx.MarkSent(step.action, step.biz);
+  const std::int64_t released = monotonic_ns();
+  for (const auto& invoke : invokes) ctx.Append(invoke, released);
+  std::vector<HttpExchange> exchanges = sender->Send(requests);
+  std::vector<std::size_t> order(exchanges.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return exchanges[a].end_ns < exchanges[b].end_ns; });
+  for (std::size_t i : order) {
+    ctx.Append(RequestCompletion(invokes[i], RecordOf(exchanges[i])), exchanges[i].end_ns);
+    ctx.Capture(*action, step.biz, exchanges[i]);
+  }
+  NoteBurstSpread(ctx, step, index, exchanges, sender->LastHarnessSpreadNs());
+  return Status::Ok();
+}
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,246 @@
+#include "runtime/step_context.h"
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "runtime/child_process.h"
+#include "runtime/interrupt.h"
+#include "runtime/request_render.h"
+
+namespace idemproof::runtime {
+
+namespace {
+
+EventType TypeOf(HttpOutcome outcome) {
+  switch (outcome) {
+    case HttpOutcome::kAnswered: return EventType::kOk;
+    case HttpOutcome::kNoAnswer: return EventType::kInfo;
+    case HttpOutcome::kNotSent: return EventType::kFail;
+  }
+  return EventType::kInfo;
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+}  // namespace
+
+RecordedRequest RecordOf(const HttpRequest& r) { return {r.method, r.url, r.headers, r.body}; }
+
+RecordedExchange RecordOf(const HttpExchange& e) {
+  RecordedExchange x;
+  x.type = TypeOf(e.outcome);
+  x.connection_reused = e.connection_reused;
+  x.send_attempts = e.send_attempts;
+  if (e.outcome == HttpOutcome::kAnswered) {
+    x.status = e.status;
+    x.headers = e.response_headers;
+    x.body = e.response_body;
+  } else {
+    x.error = e.error;
+  }
+  return x;
+}
+
+StepContext::StepContext(const TargetDescription& target, const InterpreterOptions& options,
+                         BurstSender* threads_burst, const Scenario& scenario, std::string dir,
+                         const std::string& run_namespace, int ordinal)
+    : target_(target),
+      options_(options),
+      threads_burst_(threads_burst),
+      scenario_(scenario),
+      dir_(std::move(dir)),
+      naming_(options.seed, run_namespace, scenario.name, ordinal),
+      client_(options.cancel) {
+  base_vars_ = options.vars;
+  base_vars_["run"] = naming_.run();
+  // A scenario run is one "run" of the target ({{run}} is its namespace):
+  // {{run_dir}} is that scenario run's folder, so each gets a fresh store.
+  base_vars_["run_dir"] = dir_;
+  for (const auto& [name, action] : target.actions) {
+    for (const auto& [var, path] : action.capture) capture_names_.insert(var);
+  }
+}
+
+StepContext::~StepContext() { JoinBackground(); }
+
+bool StepContext::Cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
+
+bool StepContext::Sleep(Duration d) {
+  if (options_.cancel == &InterruptFlag()) return SleepUnlessInterrupted(d);
+  const auto until = std::chrono::steady_clock::now() + d;
+  while (std::chrono::steady_clock::now() < until) {
+    if (Cancelled()) return false;
+    std::this_thread::sleep_for(
+        std::min<Duration>(until - std::chrono::steady_clock::now(), std::chrono::milliseconds(20)));
+  }
+  return !Cancelled();
+}
+
+void StepContext::MarkStart() { t0_ = monotonic_ns(); }
+
+std::int64_t StepContext::Append(HistoryEvent e, std::int64_t at_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  e.time_ns = at_ns - t0_;
+  return out_.history.Append(std::move(e));
+}
+
+void StepContext::Note(int step, const std::string& text) { Append(idemproof::Note(step, text), monotonic_ns()); }
+
+std::string StepContext::KeyFor(const std::string& name) {
+  if (name != kFreshKey) return naming_.Key(name);
+  std::lock_guard<std::mutex> lock(mu_);
+  return naming_.FreshKey(++fresh_counter_);
+}
+
+TemplateVars StepContext::VarsFor(const std::string& key, const std::string& biz_name, int step) {
+  TemplateVars vars = instances_ ? instances_->TargetVars() : base_vars_;
+  std::lock_guard<std::mutex> lock(mu_);
+  vars["key"] = key;
+  vars["biz"] = naming_.Biz(biz_name);
+  // Drawn per step, so concurrent steps do not reorder each other's uuids.
+  vars["uuid"] = naming_.Uuid(step, ++uuid_draws_[step]);
+  auto it = captured_.find(biz_name);
+  if (it != captured_.end()) {
+    for (const auto& [k, v] : it->second) vars[k] = v;
+  }
+  return vars;
+}
+
+bool StepContext::IsMissingCapture(const Status& s) const {
+  for (const auto& name : capture_names_) {
+    if (s.message().find("'{{" + name + "}}'") != std::string::npos) return true;
+  }
+  return false;
+}
+
+void StepContext::Capture(const ActionDescription& action, const std::string& biz_name, const HttpExchange& e) {
+  if (action.capture.empty() || e.outcome != HttpOutcome::kAnswered || e.status < 200 || e.status >= 300) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  TemplateVars& vars = captured_[biz_name];
+  for (const auto& [var, rule] : action.capture) {
+    if (vars.count(var)) continue;  // the first 2xx answer wins
+    if (auto v = rule.From(e.response_headers, e.response_body)) vars[var] = *v;
+  }
+}
+
+void StepContext::MarkSent(const std::string& action, const std::string& biz_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& s : sent_) {
+    if (s.first == action && s.second == biz_name) return;
+  }
+  sent_.emplace_back(action, biz_name);
+}
+
+std::vector<std::pair<std::string, std::string>> StepContext::Sent() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sent_;
+}
+
+void StepContext::StartInstances() {
+  instances_ = std::make_unique<TargetInstances>(target_, base_vars_, dir_ + "/target", options_.flaw,
+                                                 options_.cancel);
+}
+
+std::string StepContext::BaseUrl() { return instances_ ? instances_->MainUrl() : ""; }
+
+std::string StepContext::ClientBaseUrl() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!client_base_url_.empty()) return client_base_url_;
+  }
+  return BaseUrl();
+}
+
+bool StepContext::Routed() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !client_base_url_.empty();
+}
+
+void StepContext::UpdateClientRoute() {
+  std::optional<std::string> url = options_.faults ? options_.faults->ClientBaseUrl() : std::nullopt;
+  std::lock_guard<std::mutex> lock(mu_);
+  client_base_url_ = url.value_or("");
+}
+
+Result<std::string> StepContext::ServiceUrl(const std::string& name) {
+  const std::string url = services_ ? services_->Url(name) : "";
+  if (url.empty()) return Status(StatusCode::kUnsupported, "no running service '" + name + "'");
+  return url;
+}
+
+void StepContext::RunInBackground(std::function<void()> work) { background_.emplace_back(std::move(work)); }
+
+void StepContext::JoinBackground() {
+  for (auto& t : background_) t.join();
+  background_.clear();
+}
+
+Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const TemplateVars& vars, CallMode mode) {
+  CallOutcome out;
+  if (call.request) {
+    const bool uncancelled = mode == CallMode::kUncancelled;
+    const std::string base = call.request->base.empty() ? BaseUrl() : (services_ ? services_->Url(call.request->base) : "");
+    auto request = RenderRequest(*call.request, base, vars, call.request->base.empty() ? target_.headers : HeaderList{},
+                                 {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout);
+    if (!request.ok()) return request.status();
+    std::optional<HttpClient> uncancellable;
+    if (uncancelled) uncancellable.emplace();
+    HttpExchange e = uncancellable ? uncancellable->send(*request) : client_.send(*request);
+    out.start_ns = e.start_ns;
+    out.end_ns = e.end_ns;
+    out.type = TypeOf(e.outcome);
+    if (e.outcome == HttpOutcome::kAnswered) {
+      out.response = ResponseJson(RecordOf(e));
+      out.value = nlohmann::json::parse(e.response_body, nullptr, false);
+      if (out.value.is_discarded()) out.value = e.response_body;
+    } else {
+      out.error = e.error;
+    }
+    return out;
+  }
+  if (!call.command) return Status::Internal("a call with neither request nor command");
+  ProcessSpec spec;
+  for (const auto& arg : *call.command) {
+    auto a = ExpandTemplate(arg, vars);
+    if (!a.ok()) return a.status();
+    spec.argv.push_back(*a);
+  }
+  spec.cwd = dir_;
+  spec.stdout_path = dir_ + "/command-" + std::to_string(command_counter_++) + ".stdout";
+  spec.stderr_path = dir_ + "/commands.stderr";
+  out.start_ns = monotonic_ns();
+  auto child = ChildProcess::Spawn(spec);
+  if (!child.ok()) {
+    out.end_ns = monotonic_ns();
+    out.type = EventType::kFail;
+    out.error = child.status().message();
+    return out;
+  }
+  auto exit = child->WaitFor(std::chrono::duration_cast<std::chrono::milliseconds>(target_.request_timeout));
+  if (!exit) exit = child->Kill();
+  out.end_ns = monotonic_ns();
+  std::ifstream in(spec.stdout_path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::remove(spec.stdout_path.c_str());
+  std::string text = Trim(ss.str());
+  if (exit->signalled || exit->code != 0) {
+    out.type = EventType::kFail;
+    out.error = "command ended with " + exit->ToString();
+    return out;
+  }
+  out.value = nlohmann::json::parse(text, nullptr, false);
+  if (out.value.is_discarded()) out.value = text;
+  return out;
+}
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,153 @@
+// StepContext: what one scenario run lends its step families (request_steps,
+// process_steps, fault_steps, probe_steps, batch_steps, queue_steps): the
+// target and options, the run's names (model/naming.h), the history it
+// records into, the template variables of a request, the captured values,
+// where requests go (the target instances, the services, an active fault's
+// proxy) and the target calls of probes, hooks and batch results.
+// The interpreter (interpreter.h) owns it for one Run(), runs the steps in
+// order through it and heals at the end.
+//
+// Thread-safety: the members marked "any thread" may be called from
+// background sends; the rest from the interpreter's thread only.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "model/history.h"
+#include "model/history_events.h"
+#include "model/naming.h"
+#include "model/scenario.h"
+#include "model/status.h"
+#include "model/target.h"
+#include "model/template.h"
+#include "runtime/http_client.h"
+#include "runtime/interpreter.h"
+#include "runtime/service_processes.h"
+#include "runtime/target_instances.h"
+
+namespace idemproof::runtime {
+
+// The recorded form of what the HTTP client sent and got.
+RecordedRequest RecordOf(const HttpRequest& request);
+RecordedExchange RecordOf(const HttpExchange& exchange);
+
+class StepContext {
+ public:
+  // `target`, `options`, `scenario` must outlive the context.
+  StepContext(const TargetDescription& target, const InterpreterOptions& options, BurstSender* threads_burst,
+              const Scenario& scenario, std::string dir, const std::string& run_namespace, int ordinal);
+  ~StepContext();
+
+  const TargetDescription& target() const { return target_; }
+  const InterpreterOptions& options() const { return options_; }
+  const Scenario& scenario() const { return scenario_; }
+  const std::string& dir() const { return dir_; }
+  const RunNaming& naming() const { return naming_; }
+  BurstSender* threads_burst() const { return threads_burst_; }
+  // The foreground client (connection kept between steps).
+  HttpClient& client() { return client_; }
+  // What the run produced so far (errors, fault counts, pids).
+  ScenarioRun& out() { return out_; }
+
+  // Any thread.
+  bool Cancelled() const;
+  bool Sleep(Duration d);
+  // Appends at a steady-clock time (monotonic_ns()); returns the index.
+  std::int64_t Append(HistoryEvent e, std::int64_t at_ns);
+  void Note(int step, const std::string& text);
+  std::int64_t start_ns() const { return t0_; }
+  void MarkStart();
+
+  // Any thread. The concrete key of a symbolic one ("fresh": a new one each call).
+  std::string KeyFor(const std::string& name);
+  // The template variables of a request of step `step` with this concrete
+  // key and symbolic biz: the target's, {{key}}, {{biz}}, a fresh {{uuid}},
+  // and what that biz captured.
+  TemplateVars VarsFor(const std::string& key, const std::string& biz_name, int step);
+  // A render error naming a variable some action captures: "that answer never came".
+  bool IsMissingCapture(const Status& s) const;
+  void Capture(const ActionDescription& action, const std::string& biz_name, const HttpExchange& e);
+  void MarkSent(const std::string& action, const std::string& biz_name);
+  std::vector<std::pair<std::string, std::string>> Sent();
+
+  // The variables every process and template starts from (run, run_dir,
+  // services...). Interpreter's thread.
+  TemplateVars& base_vars() { return base_vars_; }
+  // The target instances; null until StartInstances().
+  TargetInstances& instances() { return *instances_; }
+  bool HasInstances() const { return instances_ != nullptr; }
+  void StartInstances();
+  std::unique_ptr<ServiceProcesses>& services() { return services_; }
+  // Any thread: the main instance's URL; where action requests go (an
+  // active fault's proxy, else the main instance); whether a fault routes them.
+  std::string BaseUrl();
+  std::string ClientBaseUrl();
+  bool Routed();
+  void UpdateClientRoute();
+  // A service's URL (`base:`), or an error naming it.
+  Result<std::string> ServiceUrl(const std::string& name);
+
+  // Background sends: started by request steps, joined by `join` and Finish.
+  void RunInBackground(std::function<void()> work);
+  // The lane of the next background send: 1, 2, ... (0 is the foreground's).
+  int NextBackgroundProcess() { return next_process_++; }
+  void JoinBackground();
+
+  // Faults started and not healed; instances paused and not resumed.
+  std::set<std::string>& started_faults() { return started_faults_; }
+  std::set<std::string>& paused() { return paused_; }
+
+  // A probe's, hook's or batch result's call: a request (to the target or a
+  // service) or a command.
+  struct CallOutcome {
+    EventType type = EventType::kOk;
+    nlohmann::json value;     // parsed JSON body / stdout (text when not JSON)
+    nlohmann::json response;  // the HTTP answer, when a request answered
+    std::string error;
+    std::int64_t start_ns = 0, end_ns = 0;
+  };
+  // kUncancelled: the call ignores the interrupt flag, with a short deadline
+  // (the final heal must reach the target even after Ctrl-C).
+  enum class CallMode { kCancellable, kUncancelled };
+  Result<CallOutcome> Call(const TargetCall& call, const TemplateVars& vars,
+                           CallMode mode = CallMode::kCancellable);
+
+ private:
+  const TargetDescription& target_;
+  const InterpreterOptions& options_;
+  BurstSender* threads_burst_;
+  const Scenario& scenario_;
+  const std::string dir_;
+  const RunNaming naming_;
+  std::set<std::string> capture_names_;
+  TemplateVars base_vars_;
+  HttpClient client_;
+  ScenarioRun out_;
+  std::int64_t t0_ = 0;
+  std::unique_ptr<ServiceProcesses> services_;
+  std::unique_ptr<TargetInstances> instances_;
+  std::vector<std::thread> background_;
+  std::set<std::string> started_faults_;
+  std::set<std::string> paused_;
+  int command_counter_ = 0;
+  int next_process_ = 1;
+
+  std::mutex mu_;
+  std::string client_base_url_;  // guarded by mu_; "" = the main instance
+  std::map<std::string, TemplateVars> captured_;               // guarded by mu_
+  std::vector<std::pair<std::string, std::string>> sent_;      // guarded by mu_
+  std::map<int, int> uuid_draws_;                              // guarded by mu_
+  int fresh_counter_ = 0;                                      // guarded by mu_
+};
+
+}  // namespace idemproof::runtime

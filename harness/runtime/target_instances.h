@@ -1,0 +1,81 @@
+// TargetInstances: the target processes of one scenario run — "main", the
+// one the scenario starts, stops, kills and restarts, and the instances
+// `spawn` steps add — behind ONE lock: background sends look instances up
+// (Url) on their own threads while the interpreter's thread spawns, pauses
+// and controls them.
+//
+// The main instance's process is driven by the interpreter's thread alone
+// (main()); what other threads read of it — its URL and template variables —
+// is a copy taken under the lock by RefreshMain() after every control.
+// Process starts and stops happen outside the lock (they wait for readiness),
+// so a lookup never waits for a start.
+//
+// Thread-safety: every member but main() may be called from any thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "model/status.h"
+#include "model/target.h"
+#include "model/template.h"
+#include "runtime/target_process.h"
+
+namespace idemproof::runtime {
+
+class TargetInstances {
+ public:
+  // `target` and `cancel` must outlive this object; `vars` are every
+  // instance's variables (run, run_dir, services...); logs go to
+  // `log_prefix` ("main") and `log_prefix`-NAME (spawned).
+  TargetInstances(const TargetDescription& target, TemplateVars vars, std::string log_prefix,
+                  std::optional<std::string> flaw, const std::atomic<bool>* cancel);
+  ~TargetInstances();  // stops every instance still running
+  TargetInstances(const TargetInstances&) = delete;
+  TargetInstances& operator=(const TargetInstances&) = delete;
+
+  // REQUIRES: called from the interpreter's thread only; call RefreshMain()
+  // after changing its state.
+  TargetProcess& main() { return *main_; }
+  // Publishes the main instance's URL and variables (port, target_pid).
+  void RefreshMain();
+  std::string MainUrl();
+  // Every instance's variables plus the main one's (port, target_pid).
+  TemplateVars TargetVars();
+
+  // Starts another instance with the same command and variables (hence the
+  // same store); `pid` gets its pid, 0 when it did not start. A name spawned
+  // again replaces the earlier instance (stopped first).
+  Status Spawn(const std::string& name, pid_t* pid);
+  // The base URL of a running instance ("main" included); kUnsupported when
+  // there is none by that name, or it is not running.
+  Result<std::string> Url(const std::string& name);
+  // The pid of a managed instance by name; nullopt when there is none.
+  std::optional<pid_t> Pid(const std::string& name);
+  // Sends `sig` to an instance; false when it is not running.
+  bool Signal(const std::string& name, int sig);
+  // Stops the spawned instances, then the main one (if running).
+  void StopAll();
+
+ private:
+  TargetProcess* Find(const std::string& name);  // REQUIRES: mu_ held
+
+  const TargetDescription& target_;
+  const TemplateVars vars_;
+  const std::string log_prefix_;
+  const std::optional<std::string> flaw_;
+  const std::atomic<bool>* cancel_;
+  const std::unique_ptr<TargetProcess> main_;
+  std::mutex mu_;
+  std::string main_url_;                                              // guarded by mu_
+  TemplateVars target_vars_;                                          // guarded by mu_
+  std::map<std::string, std::unique_ptr<TargetProcess>> spawned_;     // guarded by mu_
+};
+
+}  // namespace idemproof::runtime

@@ -1,0 +1,110 @@
+// History events (model/history_events.h): the shapes the builders make are
+// the ones model/history.h documents and the oracles read.
+#include <catch2/catch.hpp>
+
+#include "model/history_events.h"
+#include "model/operation.h"
+
+using namespace idemproof;
+
+namespace {
+
+const RequestSubject kSubject{"create_order", "idem-r-k1", "k1", "biz-r-b1", "b1", "default"};
+const RecordedRequest kRequest{"POST", "http://127.0.0.1:1/orders", {{"Idempotency-Key", "idem-r-k1"}}, "{}"};
+
+RecordedExchange Answered(int status) {
+  RecordedExchange x;
+  x.type = EventType::kOk;
+  x.status = status;
+  x.headers = {{"Idempotent-Replayed", "true"}};
+  x.body = R"({"id":1})";
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("history events: a send and its answer", "[model][history]") {
+  HistoryEvent invoke = RequestInvoke(event_process::Client(0), event_f::kSend, kSubject, kRequest, 3);
+  CHECK(invoke.type == EventType::kInvoke);
+  CHECK(invoke.process == "client-0");
+  CHECK(invoke.f == "send");
+  CHECK(invoke.is_request());
+  CHECK(invoke.key_name == "k1");
+  CHECK(invoke.biz == "biz-r-b1");
+  CHECK(invoke.step == 3);
+  CHECK(invoke.value == nlohmann::json::parse(
+                            R"({"request":{"method":"POST","url":"http://127.0.0.1:1/orders",
+                                "headers":{"Idempotency-Key":"idem-r-k1"},"body":"{}"}})"));
+  HistoryEvent done = RequestCompletion(invoke, Answered(201));
+  CHECK(done.type == EventType::kOk);
+  CHECK(done.action == "create_order");
+  CHECK(done.value == nlohmann::json::parse(R"({"connection_reused":false,
+      "response":{"status":201,"headers":{"Idempotent-Replayed":"true"},"body":"{\"id\":1}"}})"));
+  History h;
+  h.Append(invoke);
+  h.Append(done);
+  auto ops = PairOperations(h);
+  REQUIRE(ops.size() == 1);
+  REQUIRE(ops[0].answer());
+  CHECK(ops[0].answer()->status == 201);
+}
+
+TEST_CASE("history events: no answer is info with the error, a resend is counted", "[model][history]") {
+  HistoryEvent invoke = RequestInvoke(event_process::Burst(2), event_f::kBurst, kSubject, kRequest, 0);
+  CHECK(invoke.process == "burst-2");
+  RecordedExchange lost;
+  lost.type = EventType::kInfo;
+  lost.error = "timeout";
+  lost.send_attempts = 2;
+  HistoryEvent done = RequestCompletion(invoke, lost);
+  CHECK(done.type == EventType::kInfo);
+  CHECK(done.value.at("error") == "timeout");
+  CHECK(done.value.at("send_attempts") == 2);
+  CHECK_FALSE(done.value.contains("response"));
+  lost.send_attempts = 1;
+  CHECK_FALSE(RequestCompletion(invoke, lost).value.contains("send_attempts"));
+}
+
+TEST_CASE("history events: probes, faults, process control and notes on their lanes", "[model][history]") {
+  HistoryEvent records = RecordsProbeInvoke("create_order", "biz-r-b1", "b1");
+  CHECK(records.process == event_process::kProbe);
+  CHECK(records.f == event_f::kProbe);
+  CHECK(records.value.at("probe") == "records");
+  CHECK(records.value.at("label") == "records:create_order:b1");
+  CHECK(records.biz_name == "b1");
+
+  HistoryEvent fault = FaultInvoke("drop", false, 4);
+  CHECK(fault.process == event_process::kNemesis);
+  CHECK(fault.value == nlohmann::json({{"fault", "drop"}, {"phase", "heal"}}));
+  HistoryEvent healed = CompletionOf(fault, EventType::kOk);
+  CHECK(healed.type == EventType::kOk);
+  CHECK(healed.value == fault.value);
+
+  HistoryEvent kill = ProcessInvoke(event_f::kKill, 2, {{"pid", 9}});
+  CHECK(IsTargetControl(kill));
+  CHECK(IsTargetDown(kill));
+  CHECK_FALSE(IsTargetDown(ProcessInvoke(event_f::kRestart, 2, {})));
+  CHECK_FALSE(IsTargetControl(ProcessInvoke(event_f::kSpawn, 2, {})));
+
+  HistoryEvent note = Note(1, "not sent");
+  CHECK(note.process == event_process::kHarness);
+  CHECK(note.type == EventType::kInfo);
+  CHECK(note.value == nlohmann::json({{"note", "not sent"}}));
+  CHECK(InjectorEvent({{"phase", "injected"}}).process == event_process::kProxy);
+}
+
+TEST_CASE("history events: batch runs and deliveries repeat their own info in the completion", "[model][history]") {
+  const nlohmann::json info = {{"job", "job-r-j1"}, {"role", "run"}};
+  HistoryEvent run = BatchInvoke(kRequest, info, 0);
+  CHECK(run.process == event_process::kBatch);
+  HistoryEvent ran = BatchCompletion(run, Answered(200));
+  CHECK(ran.value.at("batch") == info);
+  CHECK(ran.value.at("response").at("status") == 200);
+
+  HistoryEvent push = DeliverInvoke(kSubject, 1, kRequest, {{"round", 1}}, 0);
+  CHECK(push.process == "deliverer-1");
+  HistoryEvent pushed = DeliverCompletion(push, Answered(200), true);
+  CHECK(pushed.value.at("delivery") == nlohmann::json({{"round", 1}}));
+  CHECK(pushed.value.at("ack_lost") == true);
+  CHECK_FALSE(DeliverCompletion(push, Answered(200), false).value.contains("ack_lost"));
+}

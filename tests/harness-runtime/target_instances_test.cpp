@@ -1,0 +1,89 @@
+// The interpreter's target instances under concurrency: a scenario spawns
+// instances while background sends look instances up on their own threads.
+// scripts/tsan.sh runs this case in a -fsanitize=thread build: a lookup
+// without the instances' lock is a data race ThreadSanitizer reports.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+
+#include "model/history_events.h"
+#include "model/scenario.h"
+#include "model/target.h"
+#include "oracles/oracle.h"
+#include "runtime/interpreter.h"
+#include "test_support.h"
+
+using namespace idemproof;
+using namespace idemproof::runtime;
+using namespace idemproof::testing;
+
+TEST_CASE("instances spawn while background sends look instances up", "[interpreter][slow][tsan]") {
+  const std::string dir = ScratchDir("spawn-race");
+  auto target = ParseTarget(R"(
+name: ref
+base_url: "http://127.0.0.1:{{port}}"
+start:
+  argv: [")" + ReferenceExe() + R"(", "--port", "0", "--db", "{{run_dir}}/ref.db"]
+  port_from_stdout: 'listening on 127\.0\.0\.1:(\d+)'
+  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 10s}
+  start_timeout: 10s
+request_timeout: 5s
+actions:
+  health: {request: {method: GET, path: /healthz}}
+)",
+                            "ref.yaml");
+  REQUIRE(target.ok());
+  // Two background senders to spawned instances and one to main, running
+  // while three more instances spawn.
+  auto scenario = ParseScenario(R"(
+layer: concurrency
+hunts: a spawn racing background sends
+steps:
+  - spawn: a
+  - send: health
+    instance: a
+    background: true
+    repeat: 40
+    every: 5ms
+  - send: health
+    background: true
+    repeat: 40
+    every: 5ms
+  - spawn: b
+  - send: health
+    instance: b
+    background: true
+    repeat: 20
+    every: 5ms
+  - spawn: c
+  - spawn: d
+  - join
+expect: [one_record]
+)",
+                                "spawn-race.yaml", BuiltinOracles().Vocabulary());
+  REQUIRE(scenario.ok());
+  InterpreterOptions options;
+  options.seed = 7;
+  options.run_namespace = "tsan";
+  Interpreter interpreter(*target, options);
+  ScenarioRun run = interpreter.Run(*scenario, dir, 0);
+  INFO(run.history.ToJsonl());
+  REQUIRE(run.error.ok());
+
+  std::set<std::string> spawned;
+  std::map<std::string, int> answered;  // process -> 200 answers
+  for (const auto& e : run.history.events()) {
+    if (e.f == event_f::kSpawn && e.type == EventType::kOk) spawned.insert(e.value.at("instance").get<std::string>());
+    if (e.f == event_f::kSend && e.type == EventType::kOk && e.value.at("response").at("status") == 200)
+      ++answered[e.process];
+  }
+  CHECK(spawned == std::set<std::string>{"a", "b", "c", "d"});
+  // Every background request reached its instance: none was lost to the race.
+  CHECK(answered[event_process::Client(1)] == 40);
+  CHECK(answered[event_process::Client(2)] == 40);
+  CHECK(answered[event_process::Client(3)] == 20);
+  // Main and four spawned instances, each started once and stopped at the end.
+  CHECK(run.target_pids.size() == 5);
+  for (pid_t pid : run.target_pids) CHECK_FALSE(ProcessExists(pid));
+}
