@@ -95,7 +95,7 @@ std::vector<std::string> Names(const std::vector<Scenario>& scenarios) {
 
 }  // namespace
 
-TEST_CASE("a target's actions and probes declare roles; unknown roles are errors with file:line:column",
+TEST_CASE("a target's actions and probes declare roles, unknown roles are errors with file:line:column",
           "[binding]") {
   const TargetDescription t = Target();
   CHECK(t.actions.at("create_order").role == "create");
@@ -277,7 +277,7 @@ expect: [one_record]
                              "the $create action, together"});
 }
 
-TEST_CASE("a recorded binding applies again ('idemproof check'); a wrong one is an error", "[binding]") {
+TEST_CASE("a recorded binding applies again (idemproof check), a wrong one is an error", "[binding]") {
   const Scenario s = ScenarioOf(kDoubleSubmit);
   auto again = ApplyBinding(s, {{"create", "create_refund"}});
   REQUIRE(again.ok());
