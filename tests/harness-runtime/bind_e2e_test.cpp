@@ -30,8 +30,9 @@ std::string Diagnose(const CliResult& r) {
 
 // The rows of results.json, by name.
 std::map<std::string, json> RowsOf(const std::string& results_file) {
+  const json doc = json::parse(ReadFile(results_file));  // kept alive: the loop reads into it
   std::map<std::string, json> rows;
-  for (const auto& s : json::parse(ReadFile(results_file)).at("scenarios")) rows[s.at("name")] = s;
+  for (const auto& s : doc.at("scenarios")) rows[s.at("name")] = s;
   return rows;
 }
 
