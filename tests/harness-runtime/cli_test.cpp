@@ -215,7 +215,7 @@ TEST_CASE("an unreachable target ends the run with exit 3 and a clear message", 
   SECTION("a target that is not running") {
     WriteFile(dir + "/target.yaml",
               "name: nowhere\nbase_url: http://127.0.0.1:1\n"
-              "actions:\n  create_order: {request: {method: POST, path: /orders}}\n");
+              "actions:\n  create_order: {role: create, request: {method: POST, path: /orders}}\n");
     CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target",
                                 dir + "/target.yaml", "--out", dir + "/runs"},
                                dir);
