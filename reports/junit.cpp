@@ -63,6 +63,8 @@ std::string RenderJUnit(const RunResults& r) {
     prop("file", s.file);
     prop("layer", s.layer);
     prop("hunts", s.hunts);
+    if (!s.bound_from.empty()) prop("scenario", s.bound_from);
+    for (const auto& [param, name] : s.binding) prop("binding." + param, name);
     prop("seed", std::to_string(r.seed));
     if (!r.flaw.empty()) prop("flaw", r.flaw);
     for (const auto& [fault, n] : s.fault_counts) prop("fault." + fault, std::to_string(n));

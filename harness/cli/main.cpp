@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,10 +20,12 @@
 #include "cli/summary_table.h"
 #include "explore/explore_command.h"
 #include "injectors/proxy_command.h"
+#include "model/binding.h"
 #include "model/naming.h"
 #include "model/results.h"
 #include "model/scenario.h"
 #include "model/target.h"
+#include "model/yaml_reader.h"
 #include "oracles/oracle.h"
 #include "reports/junit.h"
 #include "runtime/injector_faults.h"
@@ -94,15 +97,20 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
       }
     }
     if (bad_fault) continue;
-    if (target != nullptr) {
-      ScenarioFit fit = CheckScenarioAgainstTarget(*scenario, *target);
+    if (target == nullptr) {
+      out.scenarios.push_back(std::move(scenario).value());
+      continue;
+    }
+    // The bind stage: one scenario per fitting action (or one unbound,
+    // not_applicable with the reason), each checked against the target.
+    for (Scenario& bound : BindScenario(*scenario, *target)) {
+      ScenarioFit fit = CheckScenarioAgainstTarget(bound, *target);
       for (const auto& e : fit.errors) {
         std::cerr << e.ToString() << "\n";
         ++out.errors;
       }
-      if (!fit.errors.empty()) continue;
+      if (fit.errors.empty()) out.scenarios.push_back(std::move(bound));
     }
-    out.scenarios.push_back(std::move(scenario).value());
   }
   return out;
 }
@@ -154,9 +162,21 @@ struct RunArgs {
   std::optional<std::uint64_t> seed;
   std::string run_namespace;
   std::string filter;
+  std::vector<std::string> actions;  // --action: only bindings (and scenarios) sending these
   std::string flaw;
   std::string build_dir;
 };
+
+// True when `scenario` sends or is bound to one of `actions`.
+bool NamesAction(const Scenario& scenario, const std::vector<std::string>& actions) {
+  const std::vector<std::string> used = scenario.ActionsUsed();
+  for (const auto& a : actions) {
+    if (std::find(used.begin(), used.end(), a) != used.end()) return true;
+    for (const auto& [param, name] : scenario.binding)
+      if (name == a) return true;
+  }
+  return false;
+}
 
 int Run(const RunArgs& args) {
   auto target = LoadTargetFile(args.target_file);
@@ -169,15 +189,27 @@ int Run(const RunArgs& args) {
     std::cerr << "idemproof: " << suite.errors << " error(s) in the scenario files; nothing ran\n";
     return kExitUsage;
   }
-  std::vector<Scenario> selected;
-  for (auto& s : suite.scenarios) {
-    if (args.filter.empty() || runtime::GlobMatches(args.filter, s.name) ||
-        runtime::GlobMatches(args.filter, s.file)) {
-      selected.push_back(std::move(s));
+  for (const auto& a : args.actions) {
+    if (target->FindAction(a) == nullptr) {
+      std::vector<std::string> declared;
+      for (const auto& [n, action] : target->actions) declared.push_back(n);
+      std::cerr << "idemproof: --action '" << a << "' is not an action of target '" << target->name << "'"
+                << yaml::DidYouMean(a, declared) << "\n";
+      return kExitUsage;
     }
   }
+  std::vector<Scenario> selected;
+  for (auto& s : suite.scenarios) {
+    // A bound name's brackets read as a glob class: an exact name matches too.
+    const bool named = args.filter.empty() || args.filter == s.name || runtime::GlobMatches(args.filter, s.name) ||
+                       runtime::GlobMatches(args.filter, s.file) ||
+                       (!s.bound_from.empty() && runtime::GlobMatches(args.filter, s.bound_from));
+    if (named && (args.actions.empty() || NamesAction(s, args.actions))) selected.push_back(std::move(s));
+  }
   if (selected.empty()) {
-    std::cerr << "idemproof: no scenario matches --filter '" << args.filter << "'\n";
+    std::cerr << "idemproof: no scenario matches"
+              << (args.filter.empty() ? "" : " --filter '" + args.filter + "'")
+              << (args.actions.empty() ? "" : " --action") << "\n";
     return kExitUsage;
   }
   if (!args.flaw.empty() && (!target->start || target->start->flaw_args.empty())) {
@@ -303,6 +335,8 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--namespace", run.run_namespace,
                       "replay a run's keys, biz ids and uuids exactly: the namespace it printed (default: a fresh one)");
   run_cmd->add_option("--filter", run.filter, "only scenarios whose name or path matches this glob");
+  run_cmd->add_option("--action", run.actions,
+                      "only the bindings (and scenarios) that send this action; repeatable");
   run_cmd->add_option("--flaw", run.flaw, "start the target with this flaw (its start.flaw_args)");
   run_cmd->add_option("--build-dir", run.build_dir,
                       "{{build_dir}} in target files (default: $IDEMPROOF_BUILD_DIR, else the build "

@@ -30,6 +30,49 @@ void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
   cmd.add_option("--build-dir", a.build_dir, "{{build_dir}} in target files");
 }
 
+namespace {
+
+// One bound spec's exploration, printed; its exit code.
+int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const ExploreArgs& a,
+               const ExploreOptions& o, bool tty, std::ostream& out, std::ostream& err) {
+  out << "idemproof explore: " << spec.scenario.name << " against " << target.name
+      << (a.flaw.empty() ? "" : " with flaw " + a.flaw) << "\n"
+      << "seed " << o.seed << ", namespace " << o.run_namespace << " (replay with --seed " << o.seed
+      << " --namespace " << o.run_namespace << ")\n"
+      << std::flush;
+  auto report = Explore(spec, target, o);
+  if (tty) out << "\r\033[K" << std::flush;
+  if (!report.ok()) {
+    err << report.status().ToString() << "\n";
+    return 2;
+  }
+  out << "run directory " << report->run_dir << "\n";
+  for (const auto& e : report->excluded) out << "  not in the alphabet: " << e.op << " (" << e.reason << ")\n";
+  out << report->trials_run << " trial(s) run of " << report->trials_budget << ", " << report->runs
+      << " scenario run(s) in all, " << report->undecided << " undecided, " << report->elapsed_ms << " ms\n";
+  if (report->time_budget_hit) out << "time budget reached: not every trial (or shrink) ran\n";
+  if (report->violation) {
+    out << "VIOLATION after " << report->trials_run << " trial(s) (" << report->to_first_failure_ms << " ms)\n"
+        << "  first failing plan (" << report->first_failure.ops.size() << " ops): " << report->first_failure.ToString() << "\n"
+        << "  minimal plan (" << report->minimal.ops.size() << " ops, " << report->shrink_steps
+        << " shrink steps, " << report->shrinking_ms << " ms): " << report->minimal.ToString() << "\n"
+        << "  reproduced " << report->reproduced << "/" << report->confirm_runs << " confirming runs\n";
+    if (report->confirm_runs > 0 && report->reproduced == 0) {
+      // A race that failed once during shrinking: the first failing plan is the evidence.
+      out << "  the minimal plan did not fail again: first-failure.yaml (in the run directory) is the plan that failed first\n";
+    }
+    for (const auto& v : report->invalid) out << "  invalid " << v.oracle << ": " << v.evidence << "\n";
+    out << "repro: " << report->repro_file << "\n  " << report->repro_command << "\n";
+  } else if (report->stop_reason.empty() && !report->interrupted) {
+    out << "no violation\n";
+  }
+  if (!report->stop_reason.empty()) err << "idemproof: " << report->stop_reason << "\n";
+  if (report->interrupted) err << "idemproof: interrupted; partial run directory " << report->run_dir << "\n";
+  return report->ExitCode();
+}
+
+}  // namespace
+
 int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir, const std::string& source_dir,
                       runtime::BurstSender* last_byte_burst, runtime::FaultRunner* faults, std::ostream& out,
                       std::ostream& err) {
@@ -92,40 +135,15 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
     out << std::flush;
   };
 
-  out << "idemproof explore: " << spec->scenario.name << " against " << target->name
-      << (a.flaw.empty() ? "" : " with flaw " + a.flaw) << "\n"
-      << "seed " << o.seed << ", namespace " << o.run_namespace << " (replay with --seed " << o.seed
-      << " --namespace " << o.run_namespace << ")\n"
-      << std::flush;
-  auto report = Explore(*spec, *target, o);
-  if (tty) out << "\r\033[K" << std::flush;
-  if (!report.ok()) {
-    err << report.status().ToString() << "\n";
-    return 2;
+  // The bind stage: one exploration per binding of the spec's parameters.
+  int exit_code = 0;
+  for (const ExploreSpec& bound : BindExploreSpec(*spec, *target)) {
+    const int code = ExploreOne(bound, *target, a, o, tty, out, err);
+    if (code == 2 || code == 130) return code;  // bad usage or interrupted: stop
+    // The worst outcome wins: 1 (violation) over 3 (undecided) over 0.
+    if (code == 1 || (code == 3 && exit_code == 0)) exit_code = code;
   }
-  out << "run directory " << report->run_dir << "\n";
-  for (const auto& e : report->excluded) out << "  not in the alphabet: " << e.op << " (" << e.reason << ")\n";
-  out << report->trials_run << " trial(s) run of " << report->trials_budget << ", " << report->runs
-      << " scenario run(s) in all, " << report->undecided << " undecided, " << report->elapsed_ms << " ms\n";
-  if (report->time_budget_hit) out << "time budget reached: not every trial (or shrink) ran\n";
-  if (report->violation) {
-    out << "VIOLATION after " << report->trials_run << " trial(s) (" << report->to_first_failure_ms << " ms)\n"
-        << "  first failing plan (" << report->first_failure.ops.size() << " ops): " << report->first_failure.ToString() << "\n"
-        << "  minimal plan (" << report->minimal.ops.size() << " ops, " << report->shrink_steps
-        << " shrink steps, " << report->shrinking_ms << " ms): " << report->minimal.ToString() << "\n"
-        << "  reproduced " << report->reproduced << "/" << report->confirm_runs << " confirming runs\n";
-    if (report->confirm_runs > 0 && report->reproduced == 0) {
-      // A race that failed once during shrinking: the first failing plan is the evidence.
-      out << "  the minimal plan did not fail again: first-failure.yaml (in the run directory) is the plan that failed first\n";
-    }
-    for (const auto& v : report->invalid) out << "  invalid " << v.oracle << ": " << v.evidence << "\n";
-    out << "repro: " << report->repro_file << "\n  " << report->repro_command << "\n";
-  } else if (report->stop_reason.empty() && !report->interrupted) {
-    out << "no violation\n";
-  }
-  if (!report->stop_reason.empty()) err << "idemproof: " << report->stop_reason << "\n";
-  if (report->interrupted) err << "idemproof: interrupted; partial run directory " << report->run_dir << "\n";
-  return report->ExitCode();
+  return exit_code;
 }
 
 }  // namespace idemproof::explore

@@ -1,9 +1,11 @@
 #include "explore/explore_spec.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "model/binding.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof::explore {
@@ -50,7 +52,17 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
               {"actions", "keys", "biz", "pairing", "ops", "hooks", "faults", "burst", "wait",
                "insert_at", "reruns", "confirm", "trials", "max_ops", "messages", "batch"},
               "explore");
-  if (node["actions"]) b.actions = r.StringList(node["actions"], "explore.actions");
+  if (node["actions"]) {
+    b.actions = r.StringList(node["actions"], "explore.actions");
+    for (const auto& item : node["actions"]) {
+      const std::string& a = item.Scalar();
+      if (a.empty() || a[0] != kParameterSigil) continue;
+      bool declared = false;
+      for (const auto& p : scenario.parameters) declared = declared || (p.name == a.substr(1) && !p.is_probe());
+      if (!declared)
+        r.Fail(item, "explore.actions: '" + a + "' names no action parameter declared under 'for_each'");
+    }
+  }
   if (node["keys"]) b.keys = r.StringList(node["keys"], "explore.keys");
   if (node["biz"]) b.biz = r.StringList(node["biz"], "explore.biz");
   if (b.keys.empty()) r.Fail(node["keys"], "explore.keys must not be empty");
@@ -152,7 +164,8 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
 Result<ExploreSpec> ParseExploreSpec(const std::string& yaml_text, const std::string& file,
                                      const ScenarioVocabulary& vocabulary) {
   bool has_steps = false;
-  auto scenario = ParseScenario(ScenarioText(yaml_text, &has_steps), file, vocabulary);
+  auto scenario = ParseScenario(ScenarioText(yaml_text, &has_steps), file, vocabulary,
+                                /*parameters_used_elsewhere=*/true);
   if (!scenario.ok()) return scenario.status();
   ExploreSpec spec;
   spec.scenario = std::move(scenario).value();
@@ -164,10 +177,31 @@ Result<ExploreSpec> ParseExploreSpec(const std::string& yaml_text, const std::st
       return Status(StatusCode::kInvalidConfig, file + ": an explore file needs an 'explore:' block");
     }
     spec.explore = ReadBlock(r, root["explore"], spec.scenario);
+    for (const auto& p : spec.scenario.parameters) {
+      const auto& actions = spec.explore.actions;
+      if (!spec.scenario.ReferencesParameter(p.name) &&
+          std::find(actions.begin(), actions.end(), kParameterSigil + p.name) == actions.end())
+        r.FailAt(p.mark, "parameter '" + p.name + "' is never used as $" + p.name);
+    }
   } catch (const yaml::ConfigError& e) {
     return e.status;
   }
   return spec;
+}
+
+std::vector<ExploreSpec> BindExploreSpec(const ExploreSpec& spec, const TargetDescription& target) {
+  std::vector<ExploreSpec> out;
+  for (Scenario& bound : BindScenario(spec.scenario, target)) {
+    ExploreSpec s = spec;
+    for (auto& action : s.explore.actions) {
+      if (action.empty() || action[0] != kParameterSigil) continue;
+      auto it = bound.binding.find(action.substr(1));
+      if (it != bound.binding.end()) action = it->second;
+    }
+    s.scenario = std::move(bound);
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 Result<ExploreSpec> LoadExploreSpec(const std::string& path, const ScenarioVocabulary& vocabulary) {

@@ -4,7 +4,8 @@
 // describing the alphabet generated plans are drawn from:
 //
 //   explore:
-//     actions: [create_order]       # default: every action that needs no captured variable
+//     actions: [$create]            # default: every action that needs no captured variable;
+//                                   # a "$PARAM" names a for_each parameter (bound per binding)
 //     keys: [k1, k2]                # symbolic keys ("none" = no key header)
 //     biz: [b1, b2]
 //     pairing: bound                # bound: keys[i] goes with biz[i]; free: any pair
@@ -42,6 +43,7 @@
 #include "model/duration.h"
 #include "model/scenario.h"
 #include "model/status.h"
+#include "model/target.h"
 #include "model/vocabulary.h"
 
 namespace idemproof::explore {
@@ -82,6 +84,13 @@ struct ExploreSpec {
 
 // The op kind names accepted under `explore.ops`.
 const std::vector<std::string>& OpKindNames();
+
+// The bind stage for explore files (model/binding.h): one spec per binding
+// of its `for_each:` parameters to `target`, its steps, expectations and
+// explore.actions naming actions literally. Never empty: a spec without
+// parameters comes back as it is; when nothing fits, one spec whose
+// scenario has `unmet` set (nothing to explore: not applicable).
+std::vector<ExploreSpec> BindExploreSpec(const ExploreSpec& spec, const TargetDescription& target);
 
 // Loads an explore file. Errors are kInvalidConfig with file:line:column.
 Result<ExploreSpec> LoadExploreSpec(const std::string& path, const ScenarioVocabulary& vocabulary);

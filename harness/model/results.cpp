@@ -38,7 +38,7 @@ Metrics RunResults::TotalMetrics() const {
 nlohmann::json ScenarioResultToJson(const ScenarioResult& r) {
   nlohmann::json verdicts = nlohmann::json::array();
   for (const auto& v : r.verdicts) verdicts.push_back(VerdictToJson(v));
-  return {{"name", r.name},
+  nlohmann::json out = {{"name", r.name},
           {"file", r.file},
           {"layer", r.layer},
           {"hunts", r.hunts},
@@ -51,6 +51,12 @@ nlohmann::json ScenarioResultToJson(const ScenarioResult& r) {
           {"elapsed_ms", r.elapsed_ms},
           {"history_file", r.history_file},
           {"metrics", MetricsToJson(r.metrics)}};
+  // Only bound rows carry their binding (older readers and goldens stay as they were).
+  if (!r.bound_from.empty()) {
+    out["scenario"] = r.bound_from;
+    out["binding"] = r.binding;
+  }
+  return out;
 }
 
 Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc) {
@@ -61,6 +67,8 @@ Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc) {
     r.file = doc.value("file", "");
     r.layer = doc.value("layer", "");
     r.hunts = doc.value("hunts", "");
+    r.bound_from = doc.value("scenario", "");
+    r.binding = doc.value("binding", std::map<std::string, std::string>{});
     for (const auto& v : doc.value("verdicts", nlohmann::json::array())) {
       auto verdict = VerdictFromJson(v);
       if (!verdict.ok()) return verdict.status();

@@ -28,6 +28,11 @@ struct ScenarioResult {
   std::string file;
   std::string layer;   // LayerName()
   std::string hunts;
+  // A bound scenario's row (binding.h): the scenario's name before binding
+  // and its binding, parameter -> action or probe ("scenario" and "binding"
+  // in JSON, absent for unbound rows).
+  std::string bound_from;
+  std::map<std::string, std::string> binding;
   std::vector<Verdict> verdicts;
   std::map<std::string, std::int64_t> fault_counts;  // fault name -> times injected
   std::vector<std::string> warnings;  // e.g. "fault proxy-drop declared but injected 0 times"

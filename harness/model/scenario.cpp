@@ -71,6 +71,29 @@ bool Scenario::UsesBatch() const {
   return false;
 }
 
+namespace {
+
+bool JsonReferences(const nlohmann::json& value, const std::string& ref) {
+  if (value.is_string()) return value.get<std::string>() == ref;
+  if (value.is_array() || value.is_object()) {
+    for (const auto& item : value)
+      if (JsonReferences(item, ref)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool Scenario::ReferencesParameter(const std::string& name) const {
+  const std::string ref = kParameterSigil + name;
+  for (const auto& s : steps) {
+    if (s.action == ref || (s.kind == StepKind::kProbe && s.name == ref)) return true;
+  }
+  for (const auto& spec : expect)
+    if (JsonReferences(spec.params, ref)) return true;
+  return false;
+}
+
 ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target) {
   ScenarioFit fit;
   auto add_need = [&](const std::string& need) {
@@ -96,7 +119,16 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
     }
   };
 
+  // Unbound (nothing of the target fits its parameters): what it lacks for
+  // them, then for the names it uses literally; its "$PARAM" names are no typos.
+  const bool unbound = !scenario.parameters.empty() && scenario.binding.empty();
+  if (unbound) {
+    for (const auto& need : scenario.unmet) add_need(need);
+    if (fit.needs.empty()) add_need("to be bound to the target first (its for_each parameters)");
+  }
+  auto is_reference = [](const std::string& name) { return !name.empty() && name[0] == kParameterSigil; };
   for (const auto& s : scenario.steps) {
+    if (unbound && (is_reference(s.action) || (s.kind == StepKind::kProbe && is_reference(s.name)))) continue;
     switch (s.kind) {
       case StepKind::kSend:
       case StepKind::kBurst: {

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/duration.h"
+#include "model/roles.h"
 #include "model/status.h"
 #include "model/target.h"
 #include "model/vocabulary.h"
@@ -119,6 +120,21 @@ struct OracleSpec {
   SourceMark mark;
 };
 
+// A scenario parameter (`for_each:`): a name the steps and expectations use
+// as "$NAME" where an action or probe name goes. The bind stage (binding.h)
+// binds it to each action or probe of a target that has the role.
+struct ScenarioParameter {
+  std::string name;
+  std::string role;                // an action role or a probe role (roles.h)
+  std::vector<std::string> needs;  // action parameters: "records", "other_payload"
+  std::string of;                  // an earlier action parameter this one works on; "" = none
+  SourceMark mark;
+  bool is_probe() const { return IsProbeRole(role); }
+};
+
+// The prefix of a parameter reference in a step or an oracle parameter.
+inline constexpr char kParameterSigil = '$';
+
 struct Scenario {
   std::string file;
   std::string name;   // default: the file's stem
@@ -128,23 +144,40 @@ struct Scenario {
   std::map<std::string, FaultDeclaration> faults;
   std::vector<OracleSpec> expect;
   SourceMark mark;
+  std::vector<ScenarioParameter> parameters;  // `for_each:`, in file order
+
+  // Set by the bind stage (binding.h). A bound scenario's steps and
+  // expectations name actions and probes literally; `name` is
+  // "NAME[value,...]", `bound_from` the name before binding.
+  std::map<std::string, std::string> binding;  // parameter -> action or probe name
+  std::string bound_from;
+  // Set by the bind stage when no action and probe of the target fit the
+  // parameters: what the target lacks (the scenario is not_applicable).
+  std::vector<std::string> unmet;
 
   // The actions sent by send/burst steps, in first-use order.
   std::vector<std::string> ActionsUsed() const;
   // True when a step runs a batch job.
   bool UsesBatch() const;
+  // True when a step or an oracle parameter says "$name".
+  bool ReferencesParameter(const std::string& name) const;
 };
 
 // Loads and strictly validates a scenario file. Errors are kInvalidConfig with
 // file:line:column: YAML syntax, unknown keys or step kinds (closest known key
 // suggested), wrong types, missing required fields, bad durations, unknown
 // oracles or oracle parameters, unknown fault kinds (when the vocabulary lists
-// them), steps naming undeclared faults.
+// them), steps naming undeclared faults, `for_each:` parameters with an
+// unknown role or need, "$NAME" references to no parameter (or to a probe
+// parameter where an action goes, and back), parameters never referenced.
 Result<Scenario> LoadScenarioFile(const std::string& path, const ScenarioVocabulary& vocabulary);
+// `parameters_used_elsewhere`: the file's other blocks (an explore file's
+// `explore:`) may be where a parameter is used; the caller checks.
 Result<Scenario> ParseScenario(const std::string& yaml, const std::string& file,
-                               const ScenarioVocabulary& vocabulary);
+                               const ScenarioVocabulary& vocabulary, bool parameters_used_elsewhere = false);
 
-// How a scenario fits a target.
+// How a scenario fits a target. A scenario with parameters is checked once
+// bound (binding.h); an unbound one's `unmet` become its needs.
 //  - errors: the scenario names an action, hook or probe whose name is a
 //    near miss of a declared one (a typo): the run must stop with exit code 2.
 //  - needs: capabilities the target does not declare (an action, hook or

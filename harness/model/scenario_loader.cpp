@@ -65,12 +65,13 @@ const KindInfo* FindKind(const std::string& name) {
 
 class ScenarioLoader {
  public:
-  ScenarioLoader(const std::string& file, const ScenarioVocabulary& vocab) : r_(file), vocab_(vocab) {}
+  ScenarioLoader(const std::string& file, const ScenarioVocabulary& vocab, bool used_elsewhere)
+      : r_(file), vocab_(vocab), used_elsewhere_(used_elsewhere) {}
 
   Scenario Load(const std::string& text) {
     const YAML::Node root = r_.Load(text);
     if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "scenario file is empty");
-    r_.CheckKeys(root, {"name", "layer", "hunts", "steps", "faults", "expect"}, "scenario");
+    r_.CheckKeys(root, {"name", "layer", "hunts", "for_each", "steps", "faults", "expect"}, "scenario");
     Scenario s;
     s.file = r_.file();
     s.mark = r_.MarkOf(root);
@@ -80,6 +81,7 @@ class ScenarioLoader {
     if (!l.ok()) r_.Fail(layer, l.status().message());
     s.layer = *l;
     s.hunts = r_.String(r_.Required(root, "hunts", "scenario"), "hunts");
+    if (root["for_each"]) Parameters(root["for_each"], s);
     if (root["faults"]) {
       r_.ExpectMap(root["faults"], "faults");
       for (auto it = root["faults"].begin(); it != root["faults"].end(); ++it) {
@@ -93,7 +95,12 @@ class ScenarioLoader {
     YAML::Node expect = r_.Required(root, "expect", "scenario");
     if (!expect.IsSequence() || expect.size() == 0)
       r_.Fail(expect, "expect must be a non-empty list of oracles");
+    scenario_ = &s;
     for (const auto& item : expect) s.expect.push_back(Oracle(item));
+    for (const auto& p : s.parameters) {
+      if (!used_elsewhere_ && !s.ReferencesParameter(p.name))
+        r_.FailAt(p.mark, "parameter '" + p.name + "' is never used as $" + p.name);
+    }
     return s;
   }
 
@@ -103,6 +110,81 @@ class ScenarioLoader {
     static const std::regex kSym("[A-Za-z0-9_.-]+");
     if (!std::regex_match(v, kSym)) r_.Fail(node, what + ": bad name '" + v + "' (letters, digits, _ . -)");
     return v;
+  }
+
+  // for_each: {NAME: {role: ROLE, needs: [...], of: EARLIER}}
+  void Parameters(const YAML::Node& node, Scenario& s) {
+    r_.ExpectMap(node, "for_each");
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      ScenarioParameter p;
+      p.name = r_.String(it->first, "parameter name");
+      p.mark = r_.MarkOf(it->first);
+      static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
+      if (!std::regex_match(p.name, kName))
+        r_.Fail(it->first, "bad parameter name '" + p.name + "' (letters, digits, _)");
+      if (FindParameter(s, p.name)) r_.Fail(it->first, "parameter '" + p.name + "' is declared twice");
+      const std::string what = "parameter '" + p.name + "'";
+      const YAML::Node body = it->second;
+      r_.ExpectMap(body, what);
+      r_.CheckKeys(body, {"role", "needs", "of"}, what);
+      const YAML::Node role = r_.Required(body, "role", what);
+      p.role = r_.String(role, what + ".role");
+      if (!IsActionRole(p.role) && !IsProbeRole(p.role)) {
+        std::vector<std::string> roles = ActionRoleNames();
+        roles.insert(roles.end(), ProbeRoleNames().begin(), ProbeRoleNames().end());
+        std::string known;
+        for (const auto& k : roles) known += (known.empty() ? "" : ", ") + k;
+        r_.Fail(role, what + ": unknown role '" + p.role + "'" + yaml::DidYouMean(p.role, roles) + "; known: " + known);
+      }
+      if (body["needs"]) {
+        if (p.is_probe()) r_.Fail(body["needs"], what + ": a probe parameter has no 'needs'");
+        p.needs = r_.StringList(body["needs"], what + ".needs");
+        std::size_t i = 0;
+        for (const auto& item : body["needs"]) {
+          const std::string& need = p.needs[i++];
+          if (need != "records" && need != "other_payload")
+            r_.Fail(item, what + ".needs: unknown need '" + need + "'" +
+                              yaml::DidYouMean(need, {"records", "other_payload"}) + " (records, other_payload)");
+        }
+      }
+      if (body["of"]) {
+        p.of = r_.String(body["of"], what + ".of");
+        const ScenarioParameter* of = FindParameter(s, p.of);
+        if (of == nullptr || of->is_probe())
+          r_.Fail(body["of"], what + ".of: '" + p.of + "' is not an action parameter declared before it");
+      }
+      s.parameters.push_back(p);
+    }
+  }
+
+  static const ScenarioParameter* FindParameter(const Scenario& s, const std::string& name) {
+    for (const auto& p : s.parameters)
+      if (p.name == name) return &p;
+    return nullptr;
+  }
+
+  // An action or probe name: a literal name, or "$PARAM" naming a parameter
+  // of the same kind.
+  std::string NameOrReference(const YAML::Node& node, const std::string& what, const Scenario& s, bool probe) {
+    const std::string v = r_.String(node, what);
+    if (v.empty() || v[0] != kParameterSigil) return Symbol(node, what);
+    CheckReference(node, v, what, s, probe ? 1 : 0);
+    return v;
+  }
+
+  // `kind`: 0 an action parameter, 1 a probe parameter, -1 either.
+  void CheckReference(const YAML::Node& node, const std::string& ref, const std::string& what, const Scenario& s,
+                      int kind) {
+    const std::string name = ref.substr(1);
+    const ScenarioParameter* p = FindParameter(s, name);
+    if (p == nullptr) {
+      std::vector<std::string> declared;
+      for (const auto& q : s.parameters) declared.push_back(q.name);
+      r_.Fail(node, what + ": '" + ref + "' names no parameter declared under 'for_each'" +
+                        yaml::DidYouMean(name, declared));
+    }
+    if (kind == 0 && p->is_probe()) r_.Fail(node, what + ": '" + ref + "' is a probe parameter, not an action");
+    if (kind == 1 && !p->is_probe()) r_.Fail(node, what + ": '" + ref + "' is an action parameter, not a probe");
   }
 
   FaultDeclaration Fault(const YAML::Node& key, const YAML::Node& body) {
@@ -167,15 +249,17 @@ class ScenarioLoader {
     switch (kind->kind) {
       case StepKind::kSend:
       case StepKind::kBurst:
-        st.action = Symbol(RequiredValue(v, *kind_key, what, "an action name"), what);
+        st.action = NameOrReference(RequiredValue(v, *kind_key, what, "an action name"), what, sc, false);
         break;
       case StepKind::kWait:
         st.duration = r_.DurationOf(RequiredValue(v, *kind_key, what, "a duration"), what);
         break;
       case StepKind::kHook:
-      case StepKind::kProbe:
         st.name = Symbol(RequiredValue(v, *kind_key, what, "a name"), what);
-        if (kind->kind == StepKind::kProbe) st.label = st.name;
+        break;
+      case StepKind::kProbe:
+        st.name = NameOrReference(RequiredValue(v, *kind_key, what, "a name"), what, sc, true);
+        st.label = st.name;  // a "$PARAM" label becomes the bound probe's name
         break;
       case StepKind::kFault:
       case StepKind::kHeal:
@@ -362,14 +446,21 @@ class ScenarioLoader {
         if (!v.IsDefined()) continue;
         std::string pw = what + " parameter '" + p.name + "'";
         switch (p.type) {
-          case ParamType::kString: spec.params[p.name] = r_.String(v, pw); break;
+          case ParamType::kString:
+            spec.params[p.name] = r_.String(v, pw);
+            if (v.Scalar().rfind(kParameterSigil, 0) == 0) CheckReference(v, v.Scalar(), pw, *scenario_, -1);
+            break;
           case ParamType::kInt: spec.params[p.name] = r_.Int(v, pw); break;
           case ParamType::kBool: spec.params[p.name] = r_.Bool(v, pw); break;
           case ParamType::kDuration:
             r_.DurationOf(v, pw);
             spec.params[p.name] = v.Scalar();
             break;
-          case ParamType::kStringList: spec.params[p.name] = r_.StringList(v, pw); break;
+          case ParamType::kStringList:
+            spec.params[p.name] = r_.StringList(v, pw);
+            for (const auto& item : v)
+              if (item.Scalar().rfind(kParameterSigil, 0) == 0) CheckReference(item, item.Scalar(), pw, *scenario_, -1);
+            break;
         }
       }
     }
@@ -386,14 +477,16 @@ class ScenarioLoader {
   std::set<std::string> clean_jobs_;
   std::string first_job_;
   std::set<std::string> instances_;  // spawned so far (besides "main")
+  bool used_elsewhere_;  // parameters may be used outside steps and expect
+  const Scenario* scenario_ = nullptr;  // the one being loaded (its parameters)
 };
 
 }  // namespace
 
 Result<Scenario> ParseScenario(const std::string& yaml_text, const std::string& file,
-                               const ScenarioVocabulary& vocabulary) {
+                               const ScenarioVocabulary& vocabulary, bool parameters_used_elsewhere) {
   try {
-    return ScenarioLoader(file, vocabulary).Load(yaml_text);
+    return ScenarioLoader(file, vocabulary, parameters_used_elsewhere).Load(yaml_text);
   } catch (const yaml::ConfigError& e) {
     return e.status;
   } catch (const YAML::Exception& e) {

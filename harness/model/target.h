@@ -22,6 +22,7 @@
 
 #include "model/duration.h"
 #include "model/json_path.h"
+#include "model/roles.h"
 #include "model/status.h"
 
 namespace idemproof {
@@ -145,6 +146,12 @@ struct ActionDescription {
   // JSON paths allowed to differ between answers for one key (added to the
   // target-wide list).
   std::vector<JsonPath> volatile_paths;
+  // What the action is for the bind stage (roles.h); "" = no role: only
+  // scenarios naming it literally send it.
+  std::string role;
+  // The create action whose resource this one works on (a put, delete or
+  // callback of that create); "" = none. Always an action with role create.
+  std::string of;
   SourceMark mark;
 };
 
@@ -155,6 +162,8 @@ struct ProbeDescription {
   TargetCall call;
   std::optional<JsonPath> value;  // absent with a command = stdout; with a request = "$"
   std::vector<JsonPath> volatile_paths;  // ignored by probe_equal
+  std::string role;  // a probe role (roles.h); "" = none
+  std::string of;    // the action it observes ("" = none): a counter's create, a ledger's pay
   SourceMark mark;
 };
 

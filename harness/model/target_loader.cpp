@@ -140,6 +140,7 @@ class TargetLoader {
       }
     }
     if (root["broker"]) t.broker = Broker(root["broker"]);
+    CheckRoleOf(t);
     if (t.idempotency.key_header.empty()) {
       for (auto it = actions.begin(); it != actions.end(); ++it) {
         const ActionDescription& a = t.actions[it->first.Scalar()];
@@ -376,10 +377,11 @@ class TargetLoader {
 
   ActionDescription Action(const std::string& name, const YAML::Node& node) {
     std::string what = "action '" + name + "'";
-    r_.CheckKeys(node, {"request", "other_payload", "records", "capture", "volatile"}, what);
+    r_.CheckKeys(node, {"request", "other_payload", "records", "capture", "volatile", "role", "of"}, what);
     ActionDescription a;
     a.name = name;
     a.mark = r_.MarkOf(node);
+    RoleOf(node, what, ActionRoleNames(), a.role, a.of);
     a.request = Request(r_.Required(node, "request", what), what + ".request");
     if (node["other_payload"]) a.other_payload = Request(node["other_payload"], what + ".other_payload", true);
     if (node["records"]) {
@@ -405,12 +407,48 @@ class TargetLoader {
     return a;
   }
 
+  // `role:` (one of `roles`) and `of:` (an action name, checked once every
+  // action is loaded: see CheckRoleOf).
+  void RoleOf(const YAML::Node& node, const std::string& what, const std::vector<std::string>& roles,
+              std::string& role, std::string& of) {
+    if (node["role"]) {
+      role = r_.String(node["role"], what + ".role");
+      if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
+        std::string known;
+        for (const auto& k : roles) known += (known.empty() ? "" : ", ") + k;
+        r_.Fail(node["role"], what + ": unknown role '" + role + "'" + yaml::DidYouMean(role, roles) +
+                                  "; known: " + known);
+      }
+    }
+    if (node["of"]) {
+      of = Name(node["of"], what + ".of");
+      if (role.empty()) r_.Fail(node["of"], what + ": 'of' needs a 'role'");
+      if (role == "create") r_.Fail(node["of"], what + ": a create action is not 'of' another action");
+      role_of_.emplace_back(node["of"], what);
+    }
+  }
+
+  // Every `of:` names a declared action; an action's `of:` a create action.
+  void CheckRoleOf(const TargetDescription& t) {
+    std::vector<std::string> declared;
+    for (const auto& [n, a] : t.actions) declared.push_back(n);
+    for (const auto& [node, what] : role_of_) {
+      const ActionDescription* of = t.FindAction(node.Scalar());
+      if (of == nullptr)
+        r_.Fail(node, what + ".of: '" + node.Scalar() + "' is not a declared action" +
+                          yaml::DidYouMean(node.Scalar(), declared));
+      if (what.rfind("action ", 0) == 0 && of->role != "create")
+        r_.Fail(node, what + ".of: action '" + of->name + "' does not have role create");
+    }
+  }
+
   ProbeDescription Probe(const std::string& name, const YAML::Node& node) {
     std::string what = "probe '" + name + "'";
     ProbeDescription p;
     p.name = name;
     p.mark = r_.MarkOf(node);
-    p.call = Call(node, what, {"value", "volatile"});
+    p.call = Call(node, what, {"value", "volatile", "role", "of"});
+    RoleOf(node, what, ProbeRoleNames(), p.role, p.of);
     if (node["value"]) {
       std::string v = r_.String(node["value"], what + ".value");
       if (v == "stdout") {
@@ -532,6 +570,7 @@ class TargetLoader {
   Reader r_;
   std::vector<std::pair<YAML::Node, std::string>> bases_;  // request `base:` uses, checked at the end
   std::vector<TemplateUse> templates_;
+  std::vector<std::pair<YAML::Node, std::string>> role_of_;  // `of:` nodes and their owner, checked at the end
   std::vector<std::string> extra_;  // template variables of the section being read
 };
 

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "model/binding.h"
 #include "model/metrics.h"
 #include "model/run_contents.h"
 #include "oracles/oracle.h"
@@ -20,6 +21,8 @@ ScenarioResult NewResult(const Scenario& scenario) {
   r.file = scenario.file;
   r.layer = LayerName(scenario.layer);
   r.hunts = scenario.hunts;
+  r.bound_from = scenario.bound_from;
+  r.binding = scenario.binding;
   return r;
 }
 
@@ -31,6 +34,15 @@ std::vector<Verdict> NotApplicable(const Scenario& scenario, const std::vector<s
     out.push_back(Verdict::NotApplicable(spec.name, why, {{"needs", needs}}));
   }
   return out;
+}
+
+// A bound scenario's folder: "double-submit.create_order" (its name's
+// brackets are no file name characters).
+std::string FolderName(const Scenario& scenario) {
+  if (scenario.bound_from.empty()) return scenario.name;
+  std::string folder = scenario.bound_from;
+  for (const auto& p : scenario.parameters) folder += "." + scenario.binding.at(p.name);
+  return folder;
 }
 
 void AddFaultWarnings(const Scenario& scenario, ScenarioResult& result) {
@@ -68,7 +80,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
     }
     if (options.on_start) options.on_start(i, scenarios.size(), scenario);
     ScenarioResult result = NewResult(scenario);
-    auto folder = dir.AddScenarioFolder(scenario.name);
+    auto folder = dir.AddScenarioFolder(FolderName(scenario));
     if (!folder.ok()) {
       result.error = folder.status().ToString();
       results.scenarios.push_back(result);
@@ -140,6 +152,10 @@ Result<RunResults> RecheckRunDirectory(const std::string& path) {
     if (result.history_file.empty() || !result.error.empty()) continue;  // nothing was judged
     auto scenario = LoadScenarioFile(contents->ScenarioCopyOf(i), vocabulary);
     if (!scenario.ok()) return scenario.status();
+    if (!result.binding.empty()) {  // a bound row: bind the scenario copy again
+      scenario = ApplyBinding(*scenario, result.binding);
+      if (!scenario.ok()) return scenario.status();
+    }
     if (auto error = contents->history_errors.find(i); error != contents->history_errors.end()) {
       return error->second;
     }

@@ -44,6 +44,24 @@ std::optional<Flaw> parse_flaw(std::string_view name) {
   return std::nullopt;
 }
 
+bool flaw_can_be_aimed(Flaw flaw) {
+  switch (flaw) {
+    case Flaw::request_id_key:
+    case Flaw::no_fingerprint:
+    case Flaw::cache_retryable:
+    case Flaw::volatile_replay:
+    case Flaw::empty_replay:
+    case Flaw::no_lease_expiry:
+    case Flaw::unfenced_takeover:
+    case Flaw::short_ttl:
+    case Flaw::delete_releases_twice:
+    case Flaw::put_increment:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string_view flaw_name(Flaw flaw) {
   for (const auto& info : all_flaws()) {
     if (info.flaw == flaw) return info.name;

@@ -20,6 +20,12 @@ class MemoryRecordStore::Transaction final : public StoreTransaction {
     return durable_.find_orders(biz_no);
   }
   void update_order(const Order& order) override { durable_.update_order(order); }
+  Movement insert_movement(MovementKind kind, const Movement& movement) override {
+    return durable_.insert_movement(kind, movement);
+  }
+  std::vector<Movement> find_movements(MovementKind kind, const std::string& biz_no) override {
+    return durable_.find_movements(kind, biz_no);
+  }
   std::int64_t available_stock(const std::string& sku) override {
     return durable_.available_stock(sku);
   }

@@ -35,6 +35,9 @@ constexpr const char* kRouteOrders = "/orders";
 constexpr const char* kRouteOrder = "/orders/{id}";
 constexpr const char* kRouteAddress = "/orders/{id}/address";
 
+// "/refunds", "/transfers": a movement kind's route (and route template).
+std::string movement_route(MovementKind kind) { return "/" + std::string(movement_table(kind)); }
+
 HttpResponse method_not_allowed(std::string_view method, std::string allow) {
   auto r = problem_response(405, "method-not-allowed", "Method not allowed",
                             std::string(method) + " is not allowed here; allowed: " + allow);
@@ -127,6 +130,13 @@ HttpResponse ReferenceService::route(const HttpRequest& request) {
     if (method == "POST") return create_order(request, path);
     return method_not_allowed(method, "GET, POST");
   }
+  for (const MovementKind kind : {MovementKind::refund, MovementKind::transfer}) {
+    if (rel == movement_route(kind)) {
+      if (method == "GET") return list_movements(kind, query);
+      if (method == "POST") return create_movement(kind, request, path);
+      return method_not_allowed(method, "GET, POST");
+    }
+  }
   if (rel == "/stock") {
     if (method != "GET") return method_not_allowed(method, "GET");
     return get_stock(query);
@@ -159,7 +169,7 @@ HttpResponse ReferenceService::route(const HttpRequest& request) {
 // The idempotency key of `request`: nullopt when absent and not required, or
 // the 400 to answer.
 static std::variant<std::optional<std::string>, HttpResponse> key_of(
-    const HttpRequest& request, const ServiceConfig& config, bool required) {
+    const HttpRequest& request, const ServiceConfig& config, std::string_view route, bool required) {
   const auto raw = request.header(config.key_header);
   if (!raw) {
     if (!required) return std::optional<std::string>();
@@ -171,7 +181,7 @@ static std::variant<std::optional<std::string>, HttpResponse> key_of(
     return problem_response(400, "invalid-key", "Invalid idempotency key",
                             "the key must be a token or an sf-string of 1 to 255 characters");
   }
-  if (config.flaw == Flaw::request_id_key) {
+  if (config.has_flaw(Flaw::request_id_key, route)) {
     // The flaw: a per-request id (fresh on every retry) stands in for the key.
     auto request_id = request.header("X-Request-Id");
     return std::optional<std::string>(request_id ? *request_id : random_token());
@@ -179,12 +189,24 @@ static std::variant<std::optional<std::string>, HttpResponse> key_of(
   return key;
 }
 
-HttpResponse ReferenceService::create_order(const HttpRequest& request, const std::string& path) {
-  auto key = key_of(request, config_, /*required=*/true);
+// The key and the JSON body of a keyed write (create, put), or the 400 to answer.
+struct KeyedBody {
+  std::optional<std::string> key;
+  json body;
+};
+static std::variant<KeyedBody, HttpResponse> keyed_body(const HttpRequest& request, const ServiceConfig& config,
+                                                        std::string_view route, bool required) {
+  auto key = key_of(request, config, route, required);
   if (auto* answer = std::get_if<HttpResponse>(&key)) return *answer;
   auto parsed = parse_body(request);
   if (auto* answer = std::get_if<HttpResponse>(&parsed)) return *answer;
-  const json& body = std::get<json>(parsed);
+  return KeyedBody{std::get<std::optional<std::string>>(key), std::get<json>(std::move(parsed))};
+}
+
+HttpResponse ReferenceService::create_order(const HttpRequest& request, const std::string& path) {
+  auto in = keyed_body(request, config_, kRouteOrders, /*required=*/true);
+  if (auto* answer = std::get_if<HttpResponse>(&in)) return *answer;
+  const auto& [key, body] = std::get<KeyedBody>(in);
 
   OrderDraft draft;
   Step step;
@@ -216,8 +238,53 @@ HttpResponse ReferenceService::create_order(const HttpRequest& request, const st
     r.set_header("Location", config_.base_path + "/orders/" + std::to_string(order.id));
     return r;
   };
-  return execute_once(request, std::get<std::optional<std::string>>(key), kRouteOrders, path,
-                      body.dump(), step);
+  return execute_once(request, key, kRouteOrders, path, body.dump(), step);
+}
+
+HttpResponse ReferenceService::create_movement(MovementKind kind, const HttpRequest& request,
+                                               const std::string& path) {
+  const std::string route = movement_route(kind);
+  auto in = keyed_body(request, config_, route, /*required=*/true);
+  if (auto* answer = std::get_if<HttpResponse>(&in)) return *answer;
+  const auto& [key, body] = std::get<KeyedBody>(in);
+
+  Step step;
+  std::optional<std::string> biz_no;
+  std::optional<std::int64_t> amount;
+  if (body.is_object()) {
+    biz_no = string_field(body, "biz_no", 255);
+    amount = int_field(body, "amount", 1, 1'000'000'000'000'000);
+  }
+  if (!biz_no || !amount) {
+    step.rejection = problem_response(
+        400, "invalid-" + std::string(movement_kind_name(kind)), "Invalid " + std::string(movement_kind_name(kind)),
+        "expected {\"biz_no\": non-empty string, \"amount\": integer >= 1}");
+  }
+  Movement draft{0, biz_no.value_or(""), amount.value_or(0), ""};
+  step.run = [this, kind, draft, route](StoreTransaction& tx) mutable {
+    draft.created_at = format_rfc3339(clock_.now());
+    const Movement movement = tx.insert_movement(kind, draft);
+    auto r = json_response(201, movement_to_json(kind, movement));
+    r.set_header("Location", config_.base_path + route + "/" + std::to_string(movement.id));
+    return r;
+  };
+  return execute_once(request, key, route, path, body.dump(), step);
+}
+
+HttpResponse ReferenceService::list_movements(MovementKind kind, const std::string& query) {
+  const auto biz_no = query_parameter(query, "biz_no");
+  if (!biz_no || biz_no->empty()) {
+    return problem_response(400, "missing-parameter", "Missing parameter",
+                            "GET " + movement_route(kind) + " requires ?biz_no=");
+  }
+  std::vector<Movement> movements;
+  store_.transact([&](StoreTransaction& tx) {
+    movements = tx.find_movements(kind, *biz_no);
+    return false;  // read only
+  });
+  json items = json::array();
+  for (const auto& m : movements) items.push_back(movement_to_json(kind, m));
+  return json_response(200, {{"count", movements.size()}, {"items", std::move(items)}});
 }
 
 HttpResponse ReferenceService::list_orders(const std::string& query) {
@@ -244,11 +311,9 @@ HttpResponse ReferenceService::get_order(std::int64_t id) {
 
 HttpResponse ReferenceService::set_address(const HttpRequest& request, const std::string& path,
                                            std::int64_t id) {
-  auto key = key_of(request, config_, /*required=*/false);
-  if (auto* answer = std::get_if<HttpResponse>(&key)) return *answer;
-  auto parsed = parse_body(request);
-  if (auto* answer = std::get_if<HttpResponse>(&parsed)) return *answer;
-  const json& body = std::get<json>(parsed);
+  auto in = keyed_body(request, config_, kRouteAddress, /*required=*/false);
+  if (auto* answer = std::get_if<HttpResponse>(&in)) return *answer;
+  const auto& [key, body] = std::get<KeyedBody>(in);
 
   Step step;
   std::optional<std::string> address;
@@ -260,7 +325,7 @@ HttpResponse ReferenceService::set_address(const HttpRequest& request, const std
   step.run = [this, id, address](StoreTransaction& tx) {
     auto order = tx.find_order(id);
     if (!order) return not_found("order " + std::to_string(id));
-    if (config_.flaw == Flaw::put_increment) {
+    if (config_.has_flaw(Flaw::put_increment, kRouteAddress)) {
       order->address = order->address.value_or("") + *address;  // the flaw: an increment
     } else {
       order->address = *address;  // target state
@@ -268,20 +333,19 @@ HttpResponse ReferenceService::set_address(const HttpRequest& request, const std
     tx.update_order(*order);
     return json_response(200, order_to_json(*order));
   };
-  return execute_once(request, std::get<std::optional<std::string>>(key), kRouteAddress, path,
-                      body.dump(), step);
+  return execute_once(request, key, kRouteAddress, path, body.dump(), step);
 }
 
 HttpResponse ReferenceService::cancel_order(const HttpRequest& request, const std::string& path,
                                             std::int64_t id) {
-  auto key = key_of(request, config_, /*required=*/false);
+  auto key = key_of(request, config_, kRouteOrder, /*required=*/false);
   if (auto* answer = std::get_if<HttpResponse>(&key)) return *answer;
   Step step;
   step.run = [this, id](StoreTransaction& tx) {
     auto order = tx.find_order(id);
     if (!order) return not_found("order " + std::to_string(id));
     // The stock goes back once: only on the transition created -> cancelled.
-    if (order->status == "created" || config_.flaw == Flaw::delete_releases_twice) {
+    if (order->status == "created" || config_.has_flaw(Flaw::delete_releases_twice, kRouteOrder)) {
       tx.adjust_stock(order->sku, order->qty);
     }
     order->status = "cancelled";
@@ -333,10 +397,10 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
   Call call;
   call.scope = RequestScope{request.method, route_template, *key};
   call.lease.owner = random_token();
-  call.lease.expires_at = config_.flaw == Flaw::no_lease_expiry
+  call.lease.expires_at = config_.has_flaw(Flaw::no_lease_expiry, route_template)
                               ? TimePoint::max()  // the flaw: a lease that never ends
                               : saturating_add(now, config_.lease);
-  const std::string fingerprint = config_.flaw == Flaw::no_fingerprint
+  const std::string fingerprint = config_.has_flaw(Flaw::no_fingerprint, route_template)
                                       ? std::string()
                                       : request_fingerprint(request.method, path, canonical_body);
 
@@ -375,7 +439,7 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
                                   std::to_string(*chaos.fail_status) + "; retry later");
     r.set_header("Retry-After", "1");
     if (call) {
-      if (config_.flaw == Flaw::cache_retryable) {
+      if (config_.has_flaw(Flaw::cache_retryable, call->scope.route_template)) {
         finish_terminal(*call, r);  // the flaw: a retryable failure stored as final
       } else {
         store_.release(call->scope, call->lease.owner);
@@ -396,10 +460,11 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
     response = step.run(tx);
     if (!call) return true;
     const TimePoint now = clock_.now();
+    const std::string& route = call->scope.route_template;
     return tx.complete(call->scope, call->lease.owner, to_stored(response), now,
-                       saturating_add(now, config_.effective_dedup_ttl()),
-                       config_.flaw == Flaw::unfenced_takeover ? Fencing::none
-                                                               : Fencing::by_owner);
+                       saturating_add(now, config_.effective_dedup_ttl(route)),
+                       config_.has_flaw(Flaw::unfenced_takeover, route) ? Fencing::none
+                                                                         : Fencing::by_owner);
   });
   if (!committed) {
     // Our lease was taken over while we worked: the new owner's result stands.
@@ -415,16 +480,18 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
 void ReferenceService::finish_terminal(const Call& call, const HttpResponse& response) {
   const TimePoint now = clock_.now();
   store_.transact([&](StoreTransaction& tx) {
+    const std::string& route = call.scope.route_template;
     return tx.complete(call.scope, call.lease.owner, to_stored(response), now,
-                       saturating_add(now, config_.effective_dedup_ttl()),
-                       config_.flaw == Flaw::unfenced_takeover ? Fencing::none
-                                                               : Fencing::by_owner);
+                       saturating_add(now, config_.effective_dedup_ttl(route)),
+                       config_.has_flaw(Flaw::unfenced_takeover, route) ? Fencing::none
+                                                                         : Fencing::by_owner);
   });
 }
 
 HttpResponse ReferenceService::replay(const RequestRecord& record) {
   HttpResponse r;
-  if (config_.flaw == Flaw::empty_replay) {
+  const std::string& route = record.scope.route_template;
+  if (config_.has_flaw(Flaw::empty_replay, route)) {
     r = json_response(200, {{"status", "duplicate"}});
   } else {
     const StoredResponse& stored = *record.response;
@@ -432,7 +499,7 @@ HttpResponse ReferenceService::replay(const RequestRecord& record) {
     r.body = stored.body;
     if (!stored.content_type.empty()) r.set_header("Content-Type", stored.content_type);
     if (!stored.location.empty()) r.set_header("Location", stored.location);
-    if (config_.flaw == Flaw::volatile_replay) {
+    if (config_.has_flaw(Flaw::volatile_replay, route)) {
       // The flaw: the replay is re-rendered instead of returned as stored.
       json body = json::parse(r.body, nullptr, false);
       if (body.is_object() && body.contains("created_at")) {

@@ -44,6 +44,8 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_flag("--report-arrival", o.report_arrival, "add X-Arrival-Ns to every answer");
   app.add_option("--body-limit", o.body_limit, "largest accepted body in bytes (else 413)");
   app.add_option("--flaw", flaw, "one named mistake; 'list' prints them");
+  app.add_option("--flaw-route", o.service.flaw_route,
+                 "only this route template has the flaw (e.g. /refunds); request-path flaws only");
   std::string provider_timeout = "5s", claim_idle = "1s";
   app.add_option("--payment-provider", o.payment_provider, "base URL of the payment provider");
   app.add_option("--provider-timeout", provider_timeout, "deadline of each provider call");
@@ -69,12 +71,22 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     std::cout.flush();
     return {std::nullopt, 0};
   }
+  // NAME@ROUTE aims the flaw at one route, as --flaw-route ROUTE does (a
+  // target file's flaw_args pass one value).
+  if (const auto at = flaw.find('@'); at != std::string::npos) {
+    o.service.flaw_route = flaw.substr(at + 1);
+    flaw.resize(at);
+  }
   const auto parsed_flaw = parse_flaw(flaw);
   if (!parsed_flaw) {
     std::cerr << "idemproof-ref: unknown flaw '" << flaw << "' (--flaw list prints them)\n";
     return {std::nullopt, 2};
   }
   o.service.flaw = *parsed_flaw;
+  if (!o.service.flaw_route.empty() && o.service.flaw != Flaw::none && !flaw_can_be_aimed(o.service.flaw)) {
+    std::cerr << "idemproof-ref: --flaw-route: flaw '" << flaw << "' is not a request-path flaw; it cannot be aimed at one route\n";
+    return {std::nullopt, 2};
+  }
 
   struct DurationFlag {
     const char* name;

@@ -155,6 +155,25 @@ class SqliteStore::Transaction final : public StoreTransaction {
     s.run();
   }
 
+  Movement insert_movement(MovementKind kind, const Movement& movement) override {
+    Statement s(db_, "INSERT INTO " + std::string(movement_table(kind)) +
+                         " (biz_no, amount, created_at) VALUES (?1, ?2, ?3)");
+    s.bind(1, movement.biz_no).bind(2, movement.amount).bind(3, movement.created_at);
+    s.run();
+    Movement m = movement;
+    m.id = sqlite3_last_insert_rowid(db_);
+    return m;
+  }
+
+  std::vector<Movement> find_movements(MovementKind kind, const std::string& biz_no) override {
+    Statement s(db_, "SELECT id, biz_no, amount, created_at FROM " + std::string(movement_table(kind)) +
+                         " WHERE biz_no = ?1 ORDER BY id");
+    s.bind(1, biz_no);
+    std::vector<Movement> out;
+    while (s.step()) out.push_back(Movement{s.int64(0), s.text(1), s.int64(2), s.text(3)});
+    return out;
+  }
+
   std::int64_t available_stock(const std::string& sku) override {
     Statement s(db_, "SELECT available FROM stock WHERE sku = ?1");
     s.bind(1, sku);
@@ -191,7 +210,11 @@ SqliteStore::SqliteStore(const std::string& path, SqliteStoreOptions options)
        " amount INTEGER NOT NULL, address TEXT, status TEXT NOT NULL,"
        " created_at TEXT NOT NULL)",
        "CREATE INDEX IF NOT EXISTS orders_by_biz_no ON orders (biz_no)",
-       "CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available INTEGER NOT NULL)"});
+       "CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available INTEGER NOT NULL)",
+       "CREATE TABLE IF NOT EXISTS refunds (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+       " biz_no TEXT NOT NULL, amount INTEGER NOT NULL, created_at TEXT NOT NULL)",
+       "CREATE TABLE IF NOT EXISTS transfers (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+       " biz_no TEXT NOT NULL, amount INTEGER NOT NULL, created_at TEXT NOT NULL)"});
 }
 
 SqliteStore::~SqliteStore() { sqlite3_close(db_); }

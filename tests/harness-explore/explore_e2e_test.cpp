@@ -51,8 +51,11 @@ ExploreReport Explored(const std::string& spec_name, const std::string& flaw, st
                        std::optional<int> trials = std::nullopt) {
   auto target = LoadTargetFile(kTargetFile);
   REQUIRE(target.ok());
-  auto spec = LoadExploreSpec(kSource + "/scenarios/explore/" + spec_name + ".yaml", BuiltinOracles().Vocabulary());
-  REQUIRE(spec.ok());
+  auto loaded = LoadExploreSpec(kSource + "/scenarios/explore/" + spec_name + ".yaml", BuiltinOracles().Vocabulary());
+  REQUIRE(loaded.ok());
+  std::vector<ExploreSpec> bound = BindExploreSpec(*loaded, *target);
+  REQUIRE(bound.size() == 1);  // the reference has one action per role the spec asks for
+  const ExploreSpec* spec = &bound.front();
   ExploreOptions o;
   o.seed = seed;
   o.trials = trials;

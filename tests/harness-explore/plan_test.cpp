@@ -29,11 +29,15 @@ TargetDescription ReferenceTarget() {
   return std::move(t).value();
 }
 
+// An explore file bound to the reference target (its one binding).
 ExploreSpec Spec(const std::string& name) {
   auto s = LoadExploreSpec(kSource + "/scenarios/explore/" + name + ".yaml", BuiltinOracles().Vocabulary());
   INFO(s.status().ToString());
   REQUIRE(s.ok());
-  return std::move(s).value();
+  std::vector<ExploreSpec> bound = BindExploreSpec(*s, ReferenceTarget());
+  REQUIRE(bound.size() == 1);
+  REQUIRE(bound.front().scenario.unmet.empty());
+  return bound.front();
 }
 
 bool HasKind(const Alphabet& a, OpKind kind) {

@@ -33,10 +33,11 @@ std::string Diagnose(const CliResult& r) {
   return "exit " + std::to_string(r.exit_code) + "\n--- stdout\n" + r.out + "\n--- stderr\n" + r.err;
 }
 
-// The verdict of `oracle` in scenario `scenario` of a results JSON file.
+// The verdict of `oracle` in scenario `scenario` of a results JSON file (a
+// bound row, "double-submit[create_order]", answers for its scenario's name).
 std::string VerdictOf(const json& results, const std::string& scenario, const std::string& oracle) {
   for (const auto& s : results.at("scenarios")) {
-    if (s.at("name") != scenario) continue;
+    if (s.at("name") != scenario && s.value("scenario", "") != scenario) continue;
     for (const auto& v : s.at("verdicts")) {
       if (v.at("oracle") == oracle) return v.at("status");
     }
@@ -98,9 +99,10 @@ TEST_CASE("the suite passes against the correct reference service", "[cli][e2e][
   CHECK(fs::exists(run / "results.json"));
   CHECK(fs::exists(run / "junit.xml"));
   CHECK(fs::exists(run / "target.yaml"));
-  CHECK(fs::exists(run / "double-submit" / "history.jsonl"));
-  CHECK(fs::exists(run / "double-submit" / "double-submit.yaml"));
-  CHECK(ReadFile((run / "double-submit" / "target.stdout").string()).find("listening on") !=
+  // A bound scenario's folder: its name and binding.
+  CHECK(fs::exists(run / "double-submit.create_order" / "history.jsonl"));
+  CHECK(fs::exists(run / "double-submit.create_order" / "double-submit.yaml"));
+  CHECK(ReadFile((run / "double-submit.create_order" / "target.stdout").string()).find("listening on") !=
         std::string::npos);
 }
 
@@ -215,7 +217,7 @@ TEST_CASE("an unreachable target ends the run with exit 3 and a clear message", 
   SECTION("a target that is not running") {
     WriteFile(dir + "/target.yaml",
               "name: nowhere\nbase_url: http://127.0.0.1:1\n"
-              "actions:\n  create_order: {request: {method: POST, path: /orders}}\n");
+              "actions:\n  create_order: {role: create, request: {method: POST, path: /orders}}\n");
     CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target",
                                 dir + "/target.yaml", "--out", dir + "/runs"},
                                dir);
@@ -258,6 +260,7 @@ TEST_CASE("a scenario needing what the target lacks is not applicable, not a cra
             "idempotency: {replay: {header: Idempotent-Replayed}}\n"
             "actions:\n"
             "  create_order:\n"
+            "    role: create\n"
             "    request: {method: POST, path: /orders,\n"
             "              json: {biz_no: \"{{biz}}\", sku: \"s-{{run}}\", qty: 1, amount: 1}}\n"
             "    records: {request: {method: GET, path: \"/orders?biz_no={{biz}}\"}, count: \"$.count\"}\n");
@@ -345,7 +348,7 @@ TEST_CASE("one seed gives one plan", "[cli][slow]") {
     REQUIRE(r.exit_code == 0);
     CHECK(r.out.find("seed 42 ") != std::string::npos);
     std::vector<std::string> steps;
-    std::istringstream lines(ReadFile(dir + "/" + out + "/latest/double-submit/history.jsonl"));
+    std::istringstream lines(ReadFile(dir + "/" + out + "/latest/double-submit.create_order/history.jsonl"));
     for (std::string line; std::getline(lines, line);) {
       json e = json::parse(line);
       std::string key = e.value("key", "");

@@ -295,3 +295,55 @@ TEST_CASE("a base path prefixes every route", "[core]") {
       {"POST", "/api/v9/orders", {{"Idempotency-Key", "k"}}, kOrder});
   CHECK(created.header("Location") == "/api/v9/orders/1");
 }
+
+TEST_CASE("refunds and transfers are keyed creates of their own, through the same idempotency core",
+          "[core]") {
+  Fixture f;
+  auto post_to = [&](const std::string& route, const std::string& key, const std::string& body) {
+    HttpRequest r{"POST", route, {{"Idempotency-Key", key}}, body};
+    return f.service.handle_request(r);
+  };
+  const HttpResponse first = post_to("/refunds", "k1", R"({"biz_no":"b1","amount":250})");
+  REQUIRE(first.status == 201);
+  CHECK(json::parse(first.body).at("kind") == "refund");
+  CHECK(first.header("Location") == "/refunds/" + std::to_string(json::parse(first.body).at("id").get<int>()));
+  const HttpResponse again = post_to("/refunds", "k1", R"({"biz_no":"b1","amount":250})");
+  CHECK(again.status == 201);
+  CHECK(again.body == first.body);
+  CHECK(again.header("Idempotent-Replayed") == "true");
+  CHECK(is_problem(post_to("/refunds", "k1", R"({"biz_no":"b1","amount":900})"), 422, "fingerprint-mismatch"));
+  // The same key on another route is another scope; each kind has its own table.
+  CHECK(post_to("/transfers", "k1", R"({"biz_no":"b1","amount":250})").status == 201);
+  CHECK(json::parse(f.get("/refunds?biz_no=b1").body).at("count") == 1);
+  CHECK(json::parse(f.get("/transfers?biz_no=b1").body).at("count") == 1);
+  CHECK(f.order_count("b1") == 0);
+  CHECK(is_problem(f.service.handle_request(HttpRequest{"POST", "/refunds", {}, R"({"biz_no":"b1","amount":1})"}),
+                   400, "missing-key"));
+  CHECK(is_problem(post_to("/transfers", "k9", R"({"biz_no":"b1"})"), 400, "invalid-transfer"));
+  CHECK(is_problem(f.get("/refunds"), 400, "missing-parameter"));
+}
+
+TEST_CASE("a flaw aimed at one route (flaw_route) breaks that route only", "[core]") {
+  TempDir dir;
+  FakeClock clock{kStart};
+  SqliteStore store{dir.file("ref.db")};
+  ServiceConfig config;
+  config.flaw = Flaw::no_fingerprint;
+  config.flaw_route = "/refunds";
+  ReferenceService service{config, store, clock};
+  auto post_to = [&](const std::string& route, const std::string& body) {
+    return service.handle_request(HttpRequest{"POST", route, {{"Idempotency-Key", "k1"}}, body});
+  };
+  REQUIRE(post_to("/refunds", R"({"biz_no":"b1","amount":250})").status == 201);
+  REQUIRE(post_to("/transfers", R"({"biz_no":"b1","amount":250})").status == 201);
+  REQUIRE(post_to("/orders", kOrder).status == 201);
+  // Another payload under the used key: replayed on refunds (the flaw), rejected elsewhere.
+  CHECK(post_to("/refunds", R"({"biz_no":"b1","amount":900})").status == 201);
+  CHECK(post_to("/transfers", R"({"biz_no":"b1","amount":900})").status == 422);
+  CHECK(post_to("/orders", R"({"biz_no":"b1","sku":"s1","qty":4,"amount":100})").status == 422);
+
+  CHECK(flaw_can_be_aimed(Flaw::no_fingerprint));
+  CHECK(flaw_can_be_aimed(Flaw::empty_replay));
+  CHECK_FALSE(flaw_can_be_aimed(Flaw::check_then_insert));  // the store's, not a route's
+  CHECK_FALSE(flaw_can_be_aimed(Flaw::no_intent));
+}

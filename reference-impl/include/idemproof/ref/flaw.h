@@ -44,6 +44,11 @@ const std::vector<FlawInfo>& all_flaws();
 // The flaw called `name`; nullopt for an unknown name.
 std::optional<Flaw> parse_flaw(std::string_view name);
 
+// True for the flaws of the keyed request path (ReferenceService's routes),
+// which --flaw-route can aim at one route; false for the store's, the side
+// effects' and the batch jobs'.
+bool flaw_can_be_aimed(Flaw flaw);
+
 // "none" for Flaw::none, otherwise the flaw's name.
 std::string_view flaw_name(Flaw flaw);
 

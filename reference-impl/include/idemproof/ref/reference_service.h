@@ -50,6 +50,8 @@ class ReferenceService {
   HttpResponse set_address(const HttpRequest& request, const std::string& path, std::int64_t id);
   HttpResponse cancel_order(const HttpRequest& request, const std::string& path, std::int64_t id);
   HttpResponse get_stock(const std::string& query);
+  HttpResponse create_movement(MovementKind kind, const HttpRequest& request, const std::string& path);
+  HttpResponse list_movements(MovementKind kind, const std::string& query);
   HttpResponse chaos(const HttpRequest& request);
 
   // Runs `step` at most once per `key` of `route_template` (see the rules);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <string_view>
 
 #include "idemproof/ref/clock.h"
 #include "idemproof/ref/flaw.h"
@@ -18,10 +19,23 @@ struct ServiceConfig {
   std::string base_path;  // "" or "/api/v9"
   Nanos business_delay{0};
   Flaw flaw = Flaw::none;
+  // "" = the flaw is everywhere; else only requests on this route template
+  // ("/refunds", without the base path) have it (--flaw-route; only flaws
+  // of the request path, see flaw_can_be_aimed()).
+  std::string flaw_route;
+
+  // True when `flaw` is on for requests on `route_template`.
+  bool has_flaw(Flaw f, std::string_view route_template) const {
+    return flaw == f && (flaw_route.empty() || route_template == flaw_route);
+  }
 
   // The TTL really applied to completed records (1/100 of it under short-ttl).
   Nanos effective_dedup_ttl() const {
     return flaw == Flaw::short_ttl ? dedup_ttl / 100 : dedup_ttl;
+  }
+  // The same for the records of one route.
+  Nanos effective_dedup_ttl(std::string_view route_template) const {
+    return has_flaw(Flaw::short_ttl, route_template) ? dedup_ttl / 100 : dedup_ttl;
   }
 };
 

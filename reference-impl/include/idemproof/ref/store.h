@@ -1,5 +1,5 @@
-// Store: durable state of the reference service: idempotency records, orders
-// and stock.
+// Store: durable state of the reference service: idempotency records, orders,
+// stock and movements (refunds, transfers).
 //
 // Contract for every implementation:
 //  - claim() is atomic: of several concurrent claims on one scope exactly one
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "idemproof/ref/movement.h"
 #include "idemproof/ref/order.h"
 #include "idemproof/ref/request_record.h"
 
@@ -49,6 +50,11 @@ class StoreTransaction {
   virtual std::vector<Order> find_orders(const std::optional<std::string>& biz_no) = 0;
   // Writes address and status of the order with `order.id`.
   virtual void update_order(const Order& order) = 0;
+
+  // Inserts a movement of `kind` (its id is ignored) and returns it with its id.
+  virtual Movement insert_movement(MovementKind kind, const Movement& movement) = 0;
+  // Movements of `kind` with this biz_no, by id.
+  virtual std::vector<Movement> find_movements(MovementKind kind, const std::string& biz_no) = 0;
 
   // Available stock of `sku` (kInitialStock for a sku never touched).
   virtual std::int64_t available_stock(const std::string& sku) = 0;

@@ -1,0 +1,136 @@
+#include "model/binding.h"
+
+#include <algorithm>
+
+namespace idemproof {
+namespace {
+
+using Assignment = std::map<std::string, std::string>;
+
+// The bound name of "$PARAM", or `text` itself when it is no reference.
+std::string Substitute(const std::string& text, const Assignment& binding) {
+  if (text.empty() || text[0] != kParameterSigil) return text;
+  auto it = binding.find(text.substr(1));
+  return it == binding.end() ? text : it->second;
+}
+
+void SubstituteJson(nlohmann::json& value, const Assignment& binding) {
+  if (value.is_string()) {
+    value = Substitute(value.get<std::string>(), binding);
+  } else if (value.is_array() || value.is_object()) {
+    for (auto& item : value) SubstituteJson(item, binding);
+  }
+}
+
+bool Fits(const ScenarioParameter& p, const ActionDescription& a) {
+  if (a.role != p.role) return false;
+  for (const auto& need : p.needs) {
+    if (need == "records" && !a.records) return false;
+    if (need == "other_payload" && !a.other_payload) return false;
+  }
+  return true;
+}
+
+// Candidates of parameter `p`, given the earlier parameters' assignment.
+std::vector<std::string> Candidates(const ScenarioParameter& p, const TargetDescription& target,
+                                    const Assignment& so_far) {
+  const std::string of = p.of.empty() ? "" : so_far.at(p.of);
+  auto taken = [&](const std::string& name) {
+    for (const auto& [param, value] : so_far)
+      if (value == name) return true;
+    return false;
+  };
+  std::vector<std::string> out;
+  if (p.is_probe()) {
+    for (const auto& [name, probe] : target.probes)
+      if (probe.role == p.role && (of.empty() || probe.of == of) && !taken(name)) out.push_back(name);
+  } else {
+    for (const auto& [name, action] : target.actions)
+      if (Fits(p, action) && (of.empty() || action.of == of) && !taken(name)) out.push_back(name);
+  }
+  return out;
+}
+
+void Enumerate(const Scenario& scenario, const TargetDescription& target, std::size_t i, Assignment& so_far,
+               std::vector<Assignment>& out) {
+  if (i == scenario.parameters.size()) {
+    out.push_back(so_far);
+    return;
+  }
+  const ScenarioParameter& p = scenario.parameters[i];
+  for (const auto& name : Candidates(p, target, so_far)) {
+    so_far[p.name] = name;
+    Enumerate(scenario, target, i + 1, so_far, out);
+    so_far.erase(p.name);
+  }
+}
+
+Scenario Bound(const Scenario& scenario, const Assignment& binding) {
+  Scenario s = scenario;
+  s.binding = binding;
+  s.bound_from = scenario.name;
+  std::string values;
+  for (const auto& p : scenario.parameters) values += (values.empty() ? "" : ",") + binding.at(p.name);
+  s.name = scenario.name + "[" + values + "]";
+  for (auto& step : s.steps) {
+    step.action = Substitute(step.action, binding);
+    if (step.kind == StepKind::kProbe) {
+      step.name = Substitute(step.name, binding);
+      step.label = Substitute(step.label, binding);
+    }
+  }
+  for (auto& spec : s.expect) SubstituteJson(spec.params, binding);
+  return s;
+}
+
+}  // namespace
+
+std::string DescribeParameter(const ScenarioParameter& p) {
+  std::string out = std::string(p.is_probe() ? "a probe" : "an action") + " with role " + p.role;
+  for (const auto& need : p.needs) out += need == "records" ? " and a records probe" : " and an " + need;
+  if (!p.of.empty()) out += " of the $" + p.of + " action";
+  return out;
+}
+
+std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescription& target) {
+  if (scenario.parameters.empty()) return {scenario};
+  std::vector<Assignment> assignments;
+  Assignment so_far;
+  Enumerate(scenario, target, 0, so_far, assignments);
+  if (assignments.empty()) {
+    // Name the parameters nothing of the target has the role (and needs)
+    // for; when each has some, only their combination (`of:`) fails.
+    Scenario unbound = scenario;
+    std::string missing, all;
+    for (const auto& p : scenario.parameters) {
+      bool any = false;
+      if (p.is_probe()) {
+        for (const auto& [name, probe] : target.probes) any = any || probe.role == p.role;
+      } else {
+        for (const auto& [name, action] : target.actions) any = any || Fits(p, action);
+      }
+      const std::string described = DescribeParameter(p);
+      if (!any) missing += (missing.empty() ? "" : ", ") + described;
+      all += (all.empty() ? "" : ", ") + described;
+    }
+    unbound.unmet.push_back(missing.empty() ? all + ", together" : missing);
+    return {unbound};
+  }
+  std::vector<Scenario> out;
+  for (const auto& a : assignments) out.push_back(Bound(scenario, a));
+  return out;
+}
+
+Result<Scenario> ApplyBinding(const Scenario& scenario, const std::map<std::string, std::string>& binding) {
+  if (binding.size() != scenario.parameters.size())
+    return Status::InvalidArgument("scenario '" + scenario.name + "' has " +
+                                   std::to_string(scenario.parameters.size()) + " parameter(s), the binding gives " +
+                                   std::to_string(binding.size()));
+  for (const auto& p : scenario.parameters)
+    if (!binding.count(p.name))
+      return Status::InvalidArgument("scenario '" + scenario.name + "': the binding gives no value for $" + p.name);
+  if (scenario.parameters.empty()) return scenario;
+  return Bound(scenario, binding);
+}
+
+}  // namespace idemproof

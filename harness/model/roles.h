@@ -1,0 +1,34 @@
+// Roles: what an action or a probe of a target IS, in the words scenarios
+// use to ask for one (the bind stage, binding.h). A target file declares an
+// action's `role:` (and `of:`, the create action it works on); a scenario's
+// `for_each:` parameter asks for a role and gets every action or probe of
+// the target that has it. The two sets are disjoint, so a parameter's role
+// alone says whether it stands for an action or a probe.
+//
+// Action roles:
+//   create    makes one business record per business id, under a key (POST /orders)
+//   put       sets the state of a create's resource (PUT /orders/{id}/address)
+//   delete    removes or cancels a create's resource (DELETE /orders/{id})
+//   pay       charges an external system (the side-effect layer)
+//   callback  an external system's notification to the target (payment provider callbacks)
+// Probe roles:
+//   counter   a number a create and its delete move (stock reserved and released)
+//   resource  the state of a create's resource (GET /orders/{id})
+//   ledger    the external system's record of a pay action's effects
+//   record    the target's own record of a pay action's effects
+//
+// Thread-safety: pure functions over constant tables.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace idemproof {
+
+const std::vector<std::string>& ActionRoleNames();
+const std::vector<std::string>& ProbeRoleNames();
+
+bool IsActionRole(const std::string& role);
+bool IsProbeRole(const std::string& role);
+
+}  // namespace idemproof

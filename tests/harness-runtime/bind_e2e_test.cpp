@@ -1,0 +1,158 @@
+// The bind stage end to end (`idemproof run` as a child process) against the
+// reference service with three keyed create endpoints
+// (scenarios/targets/reference-three-creates.yaml: orders, refunds,
+// transfers): every scenario with one create parameter runs once per create
+// action, each row named by its binding with its own verdicts; a flaw aimed
+// at one route is caught in that route's rows only; a scenario needing a
+// role the target lacks is not_applicable with the reason.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+using namespace idemproof::testing;
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kCreates = {"create_order", "create_refund", "create_transfer"};
+
+std::string ThreeCreates() { return SourceDir() + "/scenarios/targets/reference-three-creates.yaml"; }
+
+std::string Diagnose(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\n--- stdout\n" + r.out + "\n--- stderr\n" + r.err;
+}
+
+// The rows of results.json, by name.
+std::map<std::string, json> RowsOf(const std::string& results_file) {
+  const json doc = json::parse(ReadFile(results_file));  // kept alive: the loop reads into it
+  std::map<std::string, json> rows;
+  for (const auto& s : doc.at("scenarios")) rows[s.at("name")] = s;
+  return rows;
+}
+
+// The status of `oracle` in `row`; "(absent)" when it has none.
+std::string VerdictOf(const json& row, const std::string& oracle) {
+  for (const auto& v : row.at("verdicts"))
+    if (v.at("oracle") == oracle) return v.at("status");
+  return "(absent)";
+}
+
+}  // namespace
+
+TEST_CASE("every create-role scenario runs once per create action, each row with its own verdicts",
+          "[cli][bind][slow]") {
+  const std::string dir = ScratchDir("bind-suite");
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios", "--target", ThreeCreates(), "--out", dir + "/runs",
+                              "--json", dir + "/results.json", "--junit", dir + "/junit.xml"},
+                             dir, std::chrono::seconds(900));
+  INFO(Diagnose(r));
+  REQUIRE(r.exit_code == 0);
+  const std::map<std::string, json> rows = RowsOf(dir + "/results.json");
+
+  // Rows bound to one create parameter, grouped by their scenario.
+  std::map<std::string, std::set<std::string>> creates_of;
+  for (const auto& [name, row] : rows) {
+    if (!row.contains("binding") || row.at("binding").size() != 1 || !row.at("binding").contains("create")) continue;
+    const std::string action = row.at("binding").at("create");
+    CHECK(name == row.at("scenario").get<std::string>() + "[" + action + "]");
+    creates_of[row.at("scenario")].insert(action);
+    INFO(name);
+    CHECK(row.at("outcome") == "valid");
+    for (const auto& v : row.at("verdicts")) CHECK(v.at("status") != "invalid");
+  }
+  CHECK(creates_of.size() >= 15);  // client, gateway, concurrency and lease scenarios
+  for (const auto& [scenario, actions] : creates_of) {
+    INFO(scenario);
+    CHECK(actions == std::set<std::string>(kCreates.begin(), kCreates.end()));
+  }
+  for (const char* scenario : {"double-submit", "identical-burst", "lost-answer-retry", "crash-mid-request",
+                               "key-reuse-other-payload", "retry-inside-window"}) {
+    INFO(scenario);
+    CHECK(creates_of.count(scenario) == 1);
+  }
+
+  // Only orders have a delete and a stock counter: one binding.
+  REQUIRE(rows.count("delete-releases-once[create_order,cancel_order,stock]") == 1);
+  CHECK(VerdictOf(rows.at("delete-releases-once[create_order,cancel_order,stock]"), "probe_equal") == "valid");
+  CHECK(rows.count("put-target-state[create_order,set_address,order]") == 1);
+
+  // No action with role pay: not applicable, with the reason, never an error.
+  REQUIRE(rows.count("kill-after-charge") == 1);
+  const json& pay = rows.at("kill-after-charge");
+  CHECK(pay.at("outcome") == "not_applicable");
+  REQUIRE_FALSE(pay.at("verdicts").empty());
+  for (const auto& v : pay.at("verdicts")) {
+    CHECK(v.at("status") == "not_applicable");
+    CHECK(v.at("evidence").get<std::string>().rfind("needs an action with role pay, a probe with role ledger", 0) == 0);
+  }
+  // The console table and JUnit name the bindings too.
+  CHECK(r.out.find("double-submit[create_refund]") != std::string::npos);
+  const std::string junit = ReadFile(dir + "/junit.xml");
+  CHECK(junit.find("name=\"double-submit[create_transfer]\"") != std::string::npos);
+  CHECK(junit.find("name=\"binding.create\" value=\"create_transfer\"") != std::string::npos);
+}
+
+// A flaw aimed at one route (NAME@ROUTE), the scenario and oracle that
+// catch it, and the one binding that must say invalid.
+struct Aimed {
+  std::string flaw, scenario, oracle, caught;
+};
+const std::vector<Aimed> kAimed = {
+    {"no-fingerprint@/refunds", "key-reuse-other-payload", "mismatch_rejected", "create_refund"},
+    {"empty-replay@/transfers", "replay-identity", "identical_replay", "create_transfer"},
+};
+
+TEST_CASE("a flaw aimed at one create endpoint is caught in that endpoint's rows only", "[cli][bind][slow]") {
+  const Aimed aimed = GENERATE(from_range(kAimed));
+  const std::string dir = ScratchDir("bind-flaw");
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios", "--target", ThreeCreates(), "--flaw", aimed.flaw,
+                              "--filter", aimed.scenario, "--out", dir + "/runs", "--json", dir + "/results.json"},
+                             dir, std::chrono::seconds(300));
+  INFO(aimed.flaw << "\n" << Diagnose(r));
+  CHECK(r.exit_code == 1);
+  std::map<std::string, json> rows = RowsOf(dir + "/results.json");
+  REQUIRE(rows.size() == 3);
+  for (const auto& action : kCreates) {
+    const std::string name = aimed.scenario + "[" + action + "]";
+    INFO(name);
+    REQUIRE(rows.count(name) == 1);
+    CHECK(VerdictOf(rows.at(name), aimed.oracle) == (action == aimed.caught ? "invalid" : "valid"));
+  }
+
+  // `idemproof check` rebuilds each binding from results.json and agrees.
+  CliResult c = RunIdemproof({"check", dir + "/runs/latest", "--json", dir + "/again.json"}, dir);
+  INFO(Diagnose(c));
+  CHECK(c.exit_code == 1);
+  rows = RowsOf(dir + "/again.json");
+  for (const auto& action : kCreates) {
+    const std::string name = aimed.scenario + "[" + action + "]";
+    REQUIRE(rows.count(name) == 1);
+    CHECK(VerdictOf(rows.at(name), aimed.oracle) == (action == aimed.caught ? "invalid" : "valid"));
+  }
+}
+
+TEST_CASE("--action keeps the bindings naming that action, an undeclared one is a usage error", "[cli][bind][slow]") {
+  const std::string dir = ScratchDir("bind-action");
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/client", "--target", ThreeCreates(), "--action",
+                              "create_refund", "--filter", "double-submit", "--out", dir + "/runs", "--json",
+                              dir + "/results.json"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 0);
+  const std::map<std::string, json> rows = RowsOf(dir + "/results.json");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows.begin()->first == "double-submit[create_refund]");
+  CHECK(VerdictOf(rows.begin()->second, "one_record") == "valid");
+
+  CliResult bad = RunIdemproof({"run", SourceDir() + "/scenarios/client", "--target", ThreeCreates(), "--action",
+                                "create_refnd", "--out", dir + "/runs"},
+                               dir);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("did you mean 'create_refund'?") != std::string::npos);
+}
