@@ -27,7 +27,7 @@
 #include <string>
 
 #include "injectors/endpoint.h"
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::injectors {
 

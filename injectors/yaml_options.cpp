@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "model/duration.h"
+#include "base/duration.h"
 
 namespace idemproof::injectors {
 

@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/duration.h"
-#include "model/status.h"
+#include "base/duration.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/vocabulary.h"
 

@@ -26,7 +26,7 @@
 
 #include "model/history.h"
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
 

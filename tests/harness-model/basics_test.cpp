@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "model/duration.h"
+#include "base/duration.h"
 #include "model/json_path.h"
 #include "model/template.h"
 

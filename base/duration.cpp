@@ -1,4 +1,4 @@
-#include "model/duration.h"
+#include "base/duration.h"
 
 #include <cctype>
 #include <limits>
