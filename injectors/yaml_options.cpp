@@ -14,7 +14,6 @@ Status error_at(const YAML::Node& node, const std::string& message) {
 }
 
 Result<std::chrono::nanoseconds> parse_duration(std::string_view text) {
-  if (text == "0") return std::chrono::nanoseconds(0);
   auto d = ParseDuration(text);
   if (!d.ok()) {
     return Status(StatusCode::kInvalidConfig,

@@ -21,13 +21,11 @@
 #include <nlohmann/json.hpp>
 
 #include "base/duration.h"
-#include "model/json_path.h"
+#include "base/header_list.h"
 #include "base/status.h"
+#include "model/json_path.h"
 
 namespace idemproof {
-
-// Header name -> value, in file order (templates allowed in values).
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 // One HTTP request, relative to the target's base_url.
 struct RequestTemplate {
