@@ -38,7 +38,7 @@
 
 #include "injectors/endpoint.h"
 #include "injectors/fault_event.h"
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::injectors {
 

@@ -1,5 +1,6 @@
 // ChaosProxy: an HTTP/1.1-aware proxy between the harness's client and the
-// target, where proxy faults (proxy_fault.h) act on single exchanges.
+// target, where proxy faults (proxy_fault.h, one file each in proxy_faults/)
+// act on single exchanges.
 //
 // The proxy binds 127.0.0.1 on an ephemeral port by default (port() after
 // start()), keeps connections alive on both sides (one upstream connection
@@ -27,7 +28,7 @@
 #include <string>
 
 #include "injectors/endpoint.h"
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::injectors {
 

@@ -24,9 +24,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-namespace idemproof::injectors {
+#include "base/header_list.h"
 
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
+namespace idemproof::injectors {
 
 // Now on std::chrono::steady_clock, in nanoseconds.
 std::int64_t steady_now_ns();

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "injectors/fault_selector.h"
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::injectors {
 

@@ -1,75 +1,77 @@
-// Proxy faults: what the chaos proxy does to one HTTP exchange.
+// ProxyFault: what the chaos proxy does to one HTTP exchange, one kind per
+// file in proxy_faults/ (Toxiproxy's shape):
 //
-//   drop-response    forward, let the target answer, then close the client's
-//                    connection (mode: close, default) or hold it open without
-//                    an answer until the client gives up (mode: hold, at most
-//                    hold_limit, default 30s). The client never sees the answer.
-//   replay-upstream  a gateway retry the client never sees: send the same
-//                    request upstream again after the first answer (after:
-//                    response, default) or after a timeout (after: 100ms — the
-//                    copy goes out on a fresh connection if the first has not
-//                    answered by then); `times` extra sends (default 1). The
-//                    client gets one answer: the last copy's.
-//   hedge            send `copies` (default 2) at once on separate connections;
-//                    the client gets the first answer, the others are recorded.
-//   delay            hold the request (side: request, default) or the answer
-//                    (side: response) for `duration` (required).
-//   reset            reset the client's connection (RST) before forwarding.
+//   drop-response    proxy_faults/drop_response.h
+//   replay-upstream  proxy_faults/replay_upstream.h
+//   hedge            proxy_faults/hedge.h
+//   delay            proxy_faults/delay.h
+//   reset            proxy_faults/reset.h
 //
-// Each rule pairs a fault with its FaultSelector; the proxy offers every
-// request to its armed rules in arming order and applies the first that fires
-// (later rules do not see that request).
+// The proxy's session reads a request and offers it to the armed rules in
+// arming order; the first whose selector fires owns the exchange: the session
+// calls its fault's act() and carries on with the connection only when act()
+// says so. Later rules do not see that request; a request no rule takes is
+// forwarded unchanged.
 //
-// Thread-safety: ProxyFaultRule is immutable apart from its selector, which is
-// thread-safe.
+// Adding a fault (also an egress one, with the proxy between the service and
+// its own downstream, e.g. "answer 5xx instead of the downstream's answer" or
+// "kill the caller right after the downstream answered"):
+//   1. one header and one .cpp in proxy_faults/: a struct of options, a class
+//      derived from ProxyFault with `static constexpr const char* kKind`,
+//      `static Options parse(YamlOptions&)` (errors go into the YamlOptions,
+//      positioned at line:column; unknown keys are rejected by the Registry),
+//      a constructor from the options and act(), built from ProxyExchange's
+//      means (send_upstream, answer, sleep, close_client, UpstreamFlight);
+//      what act() needs beyond the exchange (a process to kill) it gets in
+//      its options or constructor, never from a global;
+//   2. one line add_proxy_fault<YourFault>(registry) in
+//      proxy_faults/builtin_proxy_faults.cpp;
+//   3. its section in docs/injectors.md and a test in tests/injectors/.
+//
+// Thread-safety: a ProxyFault is immutable once built and act() runs on the
+// proxy's thread; ProxyFaultRule is immutable apart from its selector, which
+// is thread-safe.
 #pragma once
 
-#include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "injectors/injector.h"
+#include "injectors/proxy_exchange.h"
+#include "injectors/registry.h"
+#include "injectors/yaml_options.h"
 
 namespace idemproof::injectors {
 
-class Registry;
-
-enum class ProxyFaultKind { kDropResponse, kReplayUpstream, kHedge, kDelay, kReset };
-
-const char* to_string(ProxyFaultKind kind);
-
-struct ProxyFaultSpec {
-  ProxyFaultKind kind = ProxyFaultKind::kDelay;
-  // drop-response
-  bool hold = false;
-  std::chrono::nanoseconds hold_limit = std::chrono::seconds(30);
-  // replay-upstream: nullopt = after the first answer
-  std::optional<std::chrono::nanoseconds> replay_after;
-  int times = 1;
-  // hedge
-  int copies = 2;
-  // delay
-  bool response_side = false;
-  std::chrono::nanoseconds duration{0};
+class ProxyFault {
+ public:
+  virtual ~ProxyFault() = default;
+  // The kind as written in scenario files ("drop-response").
+  virtual const char* kind() const = 0;
+  // Owns one exchange: `exchange` holds the request as read and the fault
+  // event, stamped; act() fills in the event and records it once. True when
+  // the client's connection may carry the next request.
+  virtual ProxyTask<bool> act(ProxyExchange& exchange) const = 0;
 };
 
+// A fault paired with its FaultSelector, as the proxy arms it.
 struct ProxyFaultRule {
-  ProxyFaultRule(ProxyFaultSpec s, FaultSettings settings)
-      : spec(s), selector(std::move(settings)) {}
-  const ProxyFaultSpec spec;
+  ProxyFaultRule(std::shared_ptr<const ProxyFault> f, FaultSettings settings)
+      : fault(std::move(f)), selector(std::move(settings)) {}
+  const std::shared_ptr<const ProxyFault> fault;
   FaultSelector selector;
 };
 
 // An Injector that arms one rule on the context's proxy.
 class ProxyFaultInjector : public Injector {
  public:
-  ProxyFaultInjector(ProxyFaultSpec spec, FaultSettings settings);
+  // REQUIRES: fault != nullptr.
+  ProxyFaultInjector(std::shared_ptr<const ProxyFault> fault, FaultSettings settings);
   ~ProxyFaultInjector() override;
 
   const std::string& kind() const override { return kind_; }
   const FaultSettings& settings() const override { return rule_->selector.settings(); }
-  // needs_proxy when context.proxy is null; invalid_state when started twice.
+  // invalid_config when context.proxy is null; internal when started twice.
   Status start(const InjectorContext& context) override;
   void heal() noexcept override;
   InjectorCounters counters() const override;
@@ -83,7 +85,17 @@ class ProxyFaultInjector : public Injector {
   bool started_ = false;
 };
 
-// Registers drop-response, replay-upstream, hedge, delay and reset.
-void register_proxy_faults(Registry& registry);
+// Registers kind Fault::kKind: its factory reads Fault's options with
+// Fault::parse and, when they are valid, builds a ProxyFaultInjector over a
+// Fault. internal when the kind is registered already.
+template <typename Fault>
+Status add_proxy_fault(Registry& registry) {
+  return registry.add(Fault::kKind, [](const std::string&, YamlOptions& options,
+                                       FaultSettings settings) -> Result<std::unique_ptr<Injector>> {
+    auto fault = std::make_shared<const Fault>(Fault::parse(options));
+    if (!options.first_error().ok()) return options.first_error();
+    return std::unique_ptr<Injector>(std::make_unique<ProxyFaultInjector>(std::move(fault), std::move(settings)));
+  });
+}
 
 }  // namespace idemproof::injectors

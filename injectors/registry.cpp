@@ -1,6 +1,6 @@
 #include "injectors/registry.h"
 
-#include "injectors/proxy_fault.h"
+#include "injectors/proxy_faults/builtin_proxy_faults.h"
 
 namespace idemproof::injectors {
 

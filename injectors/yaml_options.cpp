@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "model/duration.h"
+#include "base/duration.h"
 
 namespace idemproof::injectors {
 
@@ -14,7 +14,6 @@ Status error_at(const YAML::Node& node, const std::string& message) {
 }
 
 Result<std::chrono::nanoseconds> parse_duration(std::string_view text) {
-  if (text == "0") return std::chrono::nanoseconds(0);
   auto d = ParseDuration(text);
   if (!d.ok()) {
     return Status(StatusCode::kInvalidConfig,

@@ -18,7 +18,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::injectors {
 
@@ -26,8 +26,8 @@ namespace idemproof::injectors {
 // file is the caller's to name).
 Status error_at(const YAML::Node& node, const std::string& message);
 
-// A duration as scenario files write them (model/duration.h: "250us",
-// "10ms", "2s", "1m", "1h"), or "0"; invalid_config otherwise.
+// A duration as every room writes them (base/duration.h: "250us", "10ms",
+// "2s", "1m", "1h", or "0"); invalid_config otherwise.
 Result<std::chrono::nanoseconds> parse_duration(std::string_view text);
 
 class YamlOptions {

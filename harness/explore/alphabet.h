@@ -52,9 +52,9 @@
 #include <vector>
 
 #include "explore/explore_spec.h"
-#include "model/duration.h"
+#include "base/duration.h"
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "runtime/interpreter.h"
 

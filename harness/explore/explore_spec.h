@@ -40,9 +40,9 @@
 #include <string>
 #include <vector>
 
-#include "model/duration.h"
+#include "base/duration.h"
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/vocabulary.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::explore {
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 
 namespace idemproof {

@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 
 namespace idemproof {

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof {
 

@@ -33,7 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/history.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 
 namespace idemproof {

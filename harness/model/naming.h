@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof {
 

@@ -6,18 +6,9 @@
 #include <map>
 
 namespace idemproof {
-namespace {
-bool IEquals(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-}  // namespace
 
 std::optional<std::string> HttpAnswer::Header(const std::string& name) const {
-  for (const auto& [k, v] : headers)
-    if (IEquals(k, name)) return v;
-  return std::nullopt;
+  return find_header(headers, name);
 }
 
 std::optional<nlohmann::json> HttpAnswer::JsonBody() const {

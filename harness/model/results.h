@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/metrics.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/verdict.h"
 
 namespace idemproof {

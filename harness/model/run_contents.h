@@ -30,7 +30,7 @@
 
 #include "model/history.h"
 #include "model/results.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 
 namespace idemproof {

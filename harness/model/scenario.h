@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/duration.h"
+#include "base/duration.h"
+#include "base/status.h"
 #include "model/roles.h"
-#include "model/status.h"
 #include "model/target.h"
 #include "model/vocabulary.h"
 

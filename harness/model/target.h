@@ -20,15 +20,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/duration.h"
+#include "base/duration.h"
+#include "base/header_list.h"
+#include "base/status.h"
 #include "model/json_path.h"
 #include "model/roles.h"
-#include "model/status.h"
 
 namespace idemproof {
-
-// Header name -> value, in file order (templates allowed in values).
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 // One HTTP request, relative to the target's base_url.
 struct RequestTemplate {

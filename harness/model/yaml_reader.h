@@ -11,9 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include "model/duration.h"
+#include "base/duration.h"
 #include "model/json_path.h"
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::yaml {
 

@@ -25,7 +25,7 @@
 
 #include "model/history.h"
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/verdict.h"
 #include "model/vocabulary.h"

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "model/duration.h"
+#include "base/duration.h"
 #include "runtime/http_client.h"
 
 namespace idemproof::runtime {

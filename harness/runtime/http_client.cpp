@@ -17,14 +17,6 @@ void ensure_curl_initialised() {
   std::call_once(curl_init_once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
@@ -110,7 +102,7 @@ void configure(CURL* curl, Transfer& t) {
   t.header_list = curl_slist_append(t.header_list, "Expect:");
   bool has_content_type = false;
   for (const auto& [name, value] : r.headers) {
-    if (iequals(name, "Content-Type")) has_content_type = true;
+    if (equals_ignoring_case(name, "Content-Type")) has_content_type = true;
     std::string line = value.empty() ? name + ";" : name + ": " + value;
     t.header_list = curl_slist_append(t.header_list, line.c_str());
   }
@@ -176,10 +168,7 @@ const char* to_string(HttpOutcome outcome) {
 }
 
 std::optional<std::string> HttpExchange::response_header(const std::string& name) const {
-  for (const auto& [n, v] : response_headers) {
-    if (iequals(n, name)) return v;
-  }
-  return std::nullopt;
+  return find_header(response_headers, name);
 }
 
 std::int64_t monotonic_ns() {

@@ -31,10 +31,12 @@
 #include <utility>
 #include <vector>
 
+#include "base/header_list.h"
+
 namespace idemproof::runtime {
 
 // Header name/value pairs in the order sent or received (names as written).
-using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+using HttpHeaders = HeaderList;  // base/header_list.h
 
 struct HttpRequest {
   std::string method = "GET";

@@ -54,7 +54,7 @@
 
 #include "model/history.h"
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/http_client.h"

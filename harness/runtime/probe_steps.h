@@ -14,7 +14,7 @@
 #include <string>
 
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "runtime/step_context.h"
 
 namespace idemproof::runtime {

@@ -20,7 +20,7 @@
 #pragma once
 
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "runtime/step_context.h"
 

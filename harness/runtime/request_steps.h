@@ -13,7 +13,7 @@
 #pragma once
 
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "runtime/step_context.h"
 
 namespace idemproof::runtime {

@@ -20,7 +20,7 @@
 
 #include "model/history.h"
 #include "model/results.h"
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::runtime {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::runtime {
 

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/target_process.h"

@@ -27,7 +27,7 @@
 #include "model/history_events.h"
 #include "model/naming.h"
 #include "model/scenario.h"
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/http_client.h"

@@ -22,7 +22,7 @@
 #include <optional>
 #include <string>
 
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/target_process.h"

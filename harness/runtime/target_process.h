@@ -27,7 +27,7 @@
 #include <optional>
 #include <string>
 
-#include "model/status.h"
+#include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/child_process.h"

@@ -6,7 +6,7 @@ namespace idemproof::sim {
 
 namespace {
 
-bool Is2xx(const ref::HttpResponse& r) { return r.status >= 200 && r.status < 300; }
+bool Is2xx(const HttpResponse& r) { return r.status >= 200 && r.status < 300; }
 
 std::string Ids(const std::vector<int>& ids) {
   std::string out;
@@ -76,8 +76,8 @@ void IdenticalReplay(const SimHistory& h, std::vector<Violation>& out) {
     const std::string scope = a.method + " " + a.target + " " + a.key;
     auto [it, inserted] = first.emplace(scope, &r);
     if (inserted) continue;
-    const ref::HttpResponse& f = *it->second->answer;
-    const ref::HttpResponse& x = *r.answer;
+    const HttpResponse& f = *it->second->answer;
+    const HttpResponse& x = *r.answer;
     if (f.status != x.status || f.body != x.body || f.header("Location") != x.header("Location")) {
       out.push_back({"identical_replay", "key " + a.key + ": r" + std::to_string(r.id) + " got " +
                                             std::to_string(x.status) + " " + x.body + ", but r" +

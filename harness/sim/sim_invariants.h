@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "idemproof/ref/clock.h"
-#include "idemproof/ref/http_message.h"
+#include "base/http_message.h"
 #include "sim/stepped_store.h"
 
 namespace idemproof::sim {
@@ -32,7 +32,7 @@ namespace idemproof::sim {
 struct SentRequest {
   int id = 0;
   int action = 0;                           // index into ActionPool()
-  std::optional<ref::HttpResponse> answer;  // nullopt: lost in a crash
+  std::optional<HttpResponse> answer;  // nullopt: lost in a crash
 };
 
 struct SimHistory {

@@ -42,7 +42,7 @@ class SimulatedProcess {
                    const ref::Clock& clock, StepScheduler& scheduler, SimulatedProvider& provider,
                    std::vector<ClaimSeen>& claims);
 
-  ref::HttpResponse Handle(const ref::HttpRequest& request) {
+  HttpResponse Handle(const HttpRequest& request) {
     return service_->handle_request(request);
   }
 

@@ -74,7 +74,7 @@ class StoreTemplate {
 };
 
 // " => 201", " => 409 request-in-progress".
-std::string DescribeAnswer(const ref::HttpResponse& r) {
+std::string DescribeAnswer(const HttpResponse& r) {
   std::string out = " => " + std::to_string(r.status);
   if (r.status >= 400) {
     const auto body = nlohmann::json::parse(r.body, nullptr, false);
@@ -89,8 +89,8 @@ std::string DescribeAnswer(const ref::HttpResponse& r) {
   return out;
 }
 
-ref::HttpRequest ToRequest(const SimAction& a) {
-  ref::HttpRequest r;
+HttpRequest ToRequest(const SimAction& a) {
+  HttpRequest r;
   r.method = a.method;
   r.target = a.target;
   r.headers = {{"Idempotency-Key", a.key}, {"Content-Type", "application/json"}};
@@ -166,7 +166,7 @@ class Trial {
           }
         }
         actions_.push_back(op.action);
-        const ref::HttpRequest request = ToRequest(a);
+        const HttpRequest request = ToRequest(a);
         const int id = scheduler_.Send(title, [this, request] { return process_->Handle(request); });
         NoteIfAnswered(id);
         return;

@@ -36,13 +36,13 @@ struct StepScheduler::Request {
   StepScheduler* scheduler = nullptr;
   RequestId id = 0;
   std::string title;
-  std::function<ref::HttpResponse()> run;
+  std::function<HttpResponse()> run;
   std::unique_ptr<Stack> stack;
   ucontext_t context{};
   std::string waiting_at;  // label of the step point it waits at
   bool finished = false;   // answered, abandoned or failed
   bool abandoned = false;
-  std::optional<ref::HttpResponse> answer;
+  std::optional<HttpResponse> answer;
   std::string failure;
 };
 
@@ -51,7 +51,7 @@ StepScheduler::StepScheduler() = default;
 StepScheduler::~StepScheduler() { AbandonAll(); }
 
 StepScheduler::RequestId StepScheduler::Send(std::string title,
-                                             std::function<ref::HttpResponse()> run) {
+                                             std::function<HttpResponse()> run) {
   auto request = std::make_unique<Request>();
   Request& r = *request;
   r.scheduler = this;
@@ -102,7 +102,7 @@ std::vector<StepScheduler::RequestId> StepScheduler::InFlight() const {
   return out;
 }
 
-const std::optional<ref::HttpResponse>& StepScheduler::Answer(RequestId id) const {
+const std::optional<HttpResponse>& StepScheduler::Answer(RequestId id) const {
   return requests_.at(static_cast<std::size_t>(id - 1))->answer;
 }
 

@@ -36,7 +36,7 @@
 #include <string_view>
 #include <vector>
 
-#include "idemproof/ref/http_message.h"
+#include "base/http_message.h"
 
 namespace idemproof::sim {
 
@@ -64,7 +64,7 @@ class StepScheduler {
   // Starts a request called `title` whose body is `run` and runs it up to its
   // first step point (or its answer). `run` may throw ProcessCrash. Throws
   // std::runtime_error when no stack can be allocated.
-  RequestId Send(std::string title, std::function<ref::HttpResponse()> run);
+  RequestId Send(std::string title, std::function<HttpResponse()> run);
 
   // Runs request `id` (in flight) through the step it waits at, up to its
   // next step point or its answer. `drained`: marks the trace line.
@@ -78,7 +78,7 @@ class StepScheduler {
   std::vector<RequestId> InFlight() const;
 
   // The answer of request `id`; nullopt while in flight or when abandoned.
-  const std::optional<ref::HttpResponse>& Answer(RequestId id) const;
+  const std::optional<HttpResponse>& Answer(RequestId id) const;
   // An exception other than ProcessCrash escaped the request (a harness
   // bug or an escaped store error): its message, else "".
   const std::string& Failure(RequestId id) const;

@@ -35,7 +35,7 @@
 #include "idemproof/ref/clock.h"
 #include "idemproof/ref/effect_store.h"
 #include "idemproof/ref/payment_provider.h"
-#include "idemproof/ref/problem.h"
+#include "base/problem.h"
 #include "idemproof/ref/reference_service.h"
 #include "idemproof/ref/service_options.h"
 #include "idemproof/ref/service_store.h"

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <regex>
 
-#include "idemproof/ref/problem.h"
+#include "base/problem.h"
 #include "idemproof/ref/random_token.h"
-#include "idemproof/ref/query_string.h"
+#include "base/query_string.h"
 
 namespace idemproof::ref {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "idemproof/ref/fingerprint.h"
 #include "idemproof/ref/idempotency_key.h"
-#include "idemproof/ref/problem.h"
+#include "base/problem.h"
 #include "idemproof/ref/random_token.h"
-#include "idemproof/ref/query_string.h"
+#include "base/query_string.h"
 
 namespace idemproof::ref {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iostream>
 
-#include "idemproof/ref/duration.h"
+#include "base/duration.h"
 
 namespace idemproof::ref {
 
@@ -105,7 +105,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   };
   for (const auto& d : durations) {
     if (d.out == &sweep_value && sweep.empty()) continue;
-    auto value = parse_duration(d.text);
+    auto value = ParseDuration(d.text);
     if (!value) {
       std::cerr << "idemproof-ref: " << d.name << " '" << d.text
                 << "' is not a duration like 250ms, 30s, 24h\n";

@@ -18,7 +18,7 @@
 
 #include <string>
 
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof {
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <tuple>
 
-#include "model/duration.h"
+#include "base/duration.h"
 #include "model/operation.h"
 #include "model/request_groups.h"
 #include "model/history_events.h"

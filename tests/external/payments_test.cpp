@@ -25,7 +25,7 @@ namespace {
 const char* kListening = R"(listening on 127\.0\.0\.1:(\d+))";
 
 std::unique_ptr<Child> start_stub() {
-  return std::make_unique<Child>(std::vector<std::string>{built("injectors/external_stub/idemproof-stub"), "--port", "0"}, kListening);
+  return std::make_unique<Child>(std::vector<std::string>{built("payment-stub/idemproof-stub"), "--port", "0"}, kListening);
 }
 
 std::unique_ptr<Child> start_ref(const TempDir& dir, const Child& stub, const std::string& flaw = "none") {

@@ -6,6 +6,7 @@
 #include "provider_stub.h"
 
 using namespace idemproof::stub;
+using idemproof::HttpRequest;
 using nlohmann::json;
 
 namespace {

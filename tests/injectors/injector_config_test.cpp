@@ -5,6 +5,8 @@
 
 #include "injectors/fault_selector.h"
 #include "injectors/proxy_fault.h"
+#include "injectors/proxy_faults/drop_response.h"
+#include "injectors/proxy_faults/replay_upstream.h"
 #include "injectors/registry.h"
 
 using namespace idemproof::injectors;
@@ -52,8 +54,10 @@ TEST_CASE("injectors are built from a bare kind or a one-key map", "[injectors][
   REQUIRE(drop.ok());
   auto* proxy_fault = dynamic_cast<ProxyFaultInjector*>(drop.value().get());
   REQUIRE(proxy_fault != nullptr);
-  CHECK(proxy_fault->rule()->spec.hold);
-  CHECK(proxy_fault->rule()->spec.hold_limit == std::chrono::seconds(2));
+  auto* dropping = dynamic_cast<const DropResponse*>(proxy_fault->rule()->fault.get());
+  REQUIRE(dropping != nullptr);
+  CHECK(dropping->options().hold);
+  CHECK(dropping->options().hold_limit == std::chrono::seconds(2));
   CHECK(drop.value()->settings().name == "lost");
   CHECK(drop.value()->settings().method == "POST");
   CHECK(drop.value()->settings().first == 1);
@@ -61,8 +65,11 @@ TEST_CASE("injectors are built from a bare kind or a one-key map", "[injectors][
   auto replay = build("replay-upstream: {after: 150ms, times: 2}");
   REQUIRE(replay.ok());
   auto* rp = dynamic_cast<ProxyFaultInjector*>(replay.value().get());
-  CHECK(rp->rule()->spec.replay_after == std::chrono::milliseconds(150));
-  CHECK(rp->rule()->spec.times == 2);
+  REQUIRE(rp != nullptr);
+  auto* replaying = dynamic_cast<const ReplayUpstream*>(rp->rule()->fault.get());
+  REQUIRE(replaying != nullptr);
+  CHECK(replaying->options().replay_after == std::chrono::milliseconds(150));
+  CHECK(replaying->options().times == 2);
 }
 
 TEST_CASE("YAML errors are values naming line:column", "[injectors][registry]") {

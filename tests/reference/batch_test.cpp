@@ -12,6 +12,8 @@
 #include "temp_dir.h"
 
 using namespace idemproof::ref;
+using idemproof::HttpRequest;
+using idemproof::HttpResponse;
 using idemproof::ref::testing::TempDir;
 using nlohmann::json;
 

@@ -13,7 +13,7 @@
 #include <chrono>
 #include <string>
 
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof::testing {
 

@@ -15,7 +15,7 @@
 
 #include "idemproof/ref/chaos_control.h"
 #include "idemproof/ref/clock.h"
-#include "idemproof/ref/http_message.h"
+#include "base/http_message.h"
 #include "idemproof/ref/request_record.h"
 #include "idemproof/ref/route_extension.h"
 #include "idemproof/ref/service_config.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "idemproof/ref/http_message.h"
+#include "base/http_message.h"
 
 namespace idemproof::ref {
 

@@ -22,13 +22,10 @@
 #include <string>
 
 #include "charge_fault.h"
-#include "idemproof/ref/http_message.h"
+#include "base/http_message.h"
 #include "ledger.h"
 
 namespace idemproof::stub {
-
-using ref::HttpRequest;
-using ref::HttpResponse;
 
 // What the server must do with a reply.
 enum class Disposition {

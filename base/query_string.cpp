@@ -1,8 +1,8 @@
-#include "idemproof/ref/query_string.h"
+#include "base/query_string.h"
 
 #include <utility>
 
-namespace idemproof::ref {
+namespace idemproof {
 namespace {
 
 int hex_value(char c) {
@@ -52,4 +52,4 @@ std::optional<std::string> query_parameter(std::string_view query, std::string_v
   return std::nullopt;
 }
 
-}  // namespace idemproof::ref
+}  // namespace idemproof

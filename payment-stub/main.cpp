@@ -62,7 +62,7 @@ void serve_connection(tcp::socket socket, ProviderStub& stub) {
     http::request<http::string_body> req;
     http::read(socket, buffer, req, ec);
     if (ec) break;
-    ref::HttpRequest request;
+    HttpRequest request;
     request.method = std::string(req.method_string());
     request.target = std::string(req.target());
     for (const auto& f : req) request.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));

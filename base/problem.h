@@ -1,5 +1,6 @@
-// The reference service's answer bodies: JSON for results and problem
-// details (RFC 9457) for every error: application/problem+json
+// Answer bodies of the services in this project (the reference service, the
+// payment stub): JSON for results and problem details (RFC 9457) for every
+// error: application/problem+json
 // {"type": "urn:idemproof:<name>", "title", "status", "detail"}.
 #pragma once
 
@@ -8,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "idemproof/ref/http_message.h"
+#include "base/http_message.h"
 
-namespace idemproof::ref {
+namespace idemproof {
 
 inline constexpr std::string_view kProblemContentType = "application/problem+json";
 inline constexpr std::string_view kJsonContentType = "application/json";
@@ -22,4 +23,4 @@ HttpResponse json_response(int status, const nlohmann::json& body);
 HttpResponse problem_response(int status, std::string_view name, std::string_view title,
                               std::string_view detail);
 
-}  // namespace idemproof::ref
+}  // namespace idemproof

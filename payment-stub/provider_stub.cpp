@@ -2,8 +2,8 @@
 
 #include <thread>
 
-#include "idemproof/ref/problem.h"
-#include "idemproof/ref/query_string.h"
+#include "base/problem.h"
+#include "base/query_string.h"
 
 namespace idemproof::stub {
 namespace {
@@ -21,11 +21,11 @@ HttpResponse json_response(int status, const json& body) {
 StubReply answer(HttpResponse r) { return StubReply{std::move(r), Disposition::answer, 0, {}}; }
 
 StubReply not_found(const std::string& path) {
-  return answer(ref::problem_response(404, "not-found", "Not found", path + " does not exist"));
+  return answer(problem_response(404, "not-found", "Not found", path + " does not exist"));
 }
 
 StubReply method_not_allowed(const std::string& allow) {
-  auto r = ref::problem_response(405, "method-not-allowed", "Method not allowed",
+  auto r = problem_response(405, "method-not-allowed", "Method not allowed",
                                  "allowed: " + allow);
   r.set_header("Allow", allow);
   return answer(std::move(r));
@@ -40,7 +40,7 @@ json effects_json(const std::vector<Effect>& effects) {
 }  // namespace
 
 StubReply ProviderStub::handle(const HttpRequest& request) {
-  const auto [path, query] = ref::split_target(request.target);
+  const auto [path, query] = split_target(request.target);
   const std::string& m = request.method;
   if (path == "/healthz") return answer(json_response(200, {{"status", "ok"}}));
   if (path == "/charge") {
@@ -50,8 +50,8 @@ StubReply ProviderStub::handle(const HttpRequest& request) {
   if (path == "/charges") {
     if (m != "GET") return method_not_allowed("GET");
     return answer(json_response(200, effects_json(ledger_.effects(
-                                         ref::query_parameter(query, "idempotency_key"),
-                                         ref::query_parameter(query, "reference")))));
+                                         query_parameter(query, "idempotency_key"),
+                                         query_parameter(query, "reference")))));
   }
   if (path == "/ledger") {
     if (m == "DELETE") {
@@ -59,7 +59,7 @@ StubReply ProviderStub::handle(const HttpRequest& request) {
       return answer(json_response(200, {{"count", 0}}));
     }
     if (m != "GET") return method_not_allowed("GET, DELETE");
-    const auto reference = ref::query_parameter(query, "reference");
+    const auto reference = query_parameter(query, "reference");
     json effects = json::array(), attempts = json::array();
     const auto es = ledger_.effects(std::nullopt, reference);
     for (const auto& e : es) effects.push_back(effect_to_json(e));
@@ -75,11 +75,11 @@ StubReply ProviderStub::handle(const HttpRequest& request) {
     } else if (m == "POST") {
       json spec = json::parse(request.body, nullptr, false);
       if (spec.is_discarded()) {
-        return answer(ref::problem_response(400, "malformed-json", "Malformed JSON",
+        return answer(problem_response(400, "malformed-json", "Malformed JSON",
                                             "the body is not JSON"));
       }
       if (auto error = faults_.arm(spec)) {
-        return answer(ref::problem_response(400, "invalid-fault", "Invalid fault", *error));
+        return answer(problem_response(400, "invalid-fault", "Invalid fault", *error));
       }
     } else if (m != "GET") {
       return method_not_allowed("GET, POST, DELETE");
@@ -99,7 +99,7 @@ StubReply ProviderStub::charge(const HttpRequest& request) {
                      body["reference"].is_string() && body.contains("amount") &&
                      body["amount"].is_number_integer() && body["amount"].get<std::int64_t>() > 0;
   if (!valid) {
-    return answer(ref::problem_response(400, "invalid-charge", "Invalid charge",
+    return answer(problem_response(400, "invalid-charge", "Invalid charge",
                                         "expected {\"reference\": string, \"amount\": integer > 0}"));
   }
   c.reference = body["reference"].get<std::string>();
@@ -109,7 +109,7 @@ StubReply ProviderStub::charge(const HttpRequest& request) {
   const std::string fault_name = fault.mode == FaultMode::none ? "" : fault_mode_name(fault.mode);
   if (fault.mode == FaultMode::fail) {
     ledger_.fail(c, fault_name);
-    auto r = ref::problem_response(fault.status, "provider-unavailable", "Provider failure",
+    auto r = problem_response(fault.status, "provider-unavailable", "Provider failure",
                                    "the provider failed this charge; nothing was charged");
     if (fault.status >= 500) r.set_header("Retry-After", "1");
     return answer(std::move(r));

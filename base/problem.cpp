@@ -1,8 +1,8 @@
-#include "idemproof/ref/problem.h"
+#include "base/problem.h"
 
 #include <nlohmann/json.hpp>
 
-namespace idemproof::ref {
+namespace idemproof {
 
 HttpResponse json_response(int status, const nlohmann::json& body) {
   HttpResponse r;
@@ -28,4 +28,4 @@ HttpResponse problem_response(int status, std::string_view name, std::string_vie
   return response;
 }
 
-}  // namespace idemproof::ref
+}  // namespace idemproof

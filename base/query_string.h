@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace idemproof::ref {
+namespace idemproof {
 
 // Splits an origin-form target into path and query (without the '?').
 std::pair<std::string, std::string> split_target(std::string_view target);
@@ -14,4 +14,4 @@ std::pair<std::string, std::string> split_target(std::string_view target);
 // nullopt when absent or when its encoding is broken.
 std::optional<std::string> query_parameter(std::string_view query, std::string_view name);
 
-}  // namespace idemproof::ref
+}  // namespace idemproof

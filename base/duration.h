@@ -1,6 +1,8 @@
-// Durations as written in target and scenario files: an integer followed by
-// one unit, us, ms, s, m or h ("250ms", "4s", "24h"). No unit, a fraction, a
-// sign or an unknown unit is an error. "0s" is allowed.
+// Durations as every room writes them (target and scenario files, injector
+// options, the reference service's and the stub's command lines): an integer
+// followed by one unit, us, ms, s, m or h ("250ms", "4s", "24h"), or a bare
+// "0". Any other number without a unit, a fraction, a sign or an unknown
+// unit is an error.
 //
 // Thread-safety: pure functions.
 #pragma once
@@ -9,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/status.h"
+#include "base/status.h"
 
 namespace idemproof {
 

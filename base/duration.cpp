@@ -1,4 +1,4 @@
-#include "model/duration.h"
+#include "base/duration.h"
 
 #include <cctype>
 #include <limits>
@@ -10,6 +10,7 @@ Result<Duration> ParseDuration(std::string_view text) {
     return Status::InvalidArgument("bad duration '" + std::string(text) + "': " + why +
                                    " (write an integer and one unit: us, ms, s, m, h, e.g. 250ms)");
   };
+  if (text == "0") return Duration(0);  // the one unit-less duration: zero in every unit
   std::size_t i = 0;
   std::int64_t n = 0;
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {

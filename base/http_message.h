@@ -1,21 +1,17 @@
-// HttpRequest / HttpResponse: the transport-neutral messages the reference
-// service maps between. The server translates Beast messages to and from
-// these; the core and its tests never see a socket. Plain values, not
-// thread-safe for concurrent mutation.
+// HttpRequest / HttpResponse: transport-neutral HTTP messages, for code that
+// maps a request to an answer without a socket (the reference service's
+// core, the payment stub's routes, the simulation). A server translates its
+// wire messages (Beast's) to and from these. Plain values, not thread-safe
+// for concurrent mutation.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
-namespace idemproof::ref {
+#include "base/header_list.h"
 
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
-
-// First value of header `name` (case-insensitive), if present.
-std::optional<std::string> find_header(const HeaderList& headers, std::string_view name);
+namespace idemproof {
 
 struct HttpRequest {
   std::string method;  // "POST"
@@ -40,4 +36,4 @@ struct HttpResponse {
   void set_header(std::string_view name, std::string value);
 };
 
-}  // namespace idemproof::ref
+}  // namespace idemproof

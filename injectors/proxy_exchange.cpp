@@ -1,0 +1,150 @@
+#include "injectors/proxy_exchange.h"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+namespace idemproof::injectors {
+
+namespace {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
+constexpr auto kAwait = asio::use_awaitable;
+
+HeaderList headers_of(const http::fields& fields) {
+  HeaderList out;
+  for (const auto& f : fields) out.emplace_back(std::string(f.name_string()), std::string(f.value()));
+  return out;
+}
+
+}  // namespace
+
+Tracked::Tracked(ProxyLoop& loop, std::function<void()> close) : loop_(loop) {
+  if (loop.closing) {
+    close();
+  } else {
+    id_ = ++loop.next_id;
+    loop.closers.emplace(id_, std::move(close));
+  }
+}
+
+Tracked::~Tracked() {
+  if (id_) loop_.closers.erase(id_);
+}
+
+void UpstreamConn::close() {
+  error_code ec;
+  stream.socket().close(ec);
+  connected = false;
+  buffer.clear();
+}
+
+RequestSnapshot snapshot(const ProxyRequest& r) {
+  return {std::string(r.method_string()), std::string(r.target()), headers_of(r), r.body()};
+}
+
+AnswerSnapshot snapshot(const ProxyResponse& r, std::int64_t time_ns) {
+  return {static_cast<int>(r.result_int()), headers_of(r), r.body(), time_ns};
+}
+
+ProxyResponse gateway_error(const UpstreamAnswer& failed, unsigned version) {
+  ProxyResponse r{failed.timed_out ? http::status::gateway_timeout : http::status::bad_gateway, version};
+  r.set(http::field::content_type, "text/plain");
+  r.set("X-Idemproof-Proxy", "upstream-error");
+  r.body() = failed.error;
+  r.prepare_payload();
+  return r;
+}
+
+ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequest req) {
+  UpstreamAnswer out;
+  error_code ec;
+  if (p.closing) {
+    out.error = "proxy is healing";
+    co_return out;
+  }
+  if (!c.connected) {
+    c.stream.expires_after(p.settings.upstream_timeout);
+    co_await c.stream.async_connect(p.upstream, asio::redirect_error(kAwait, ec));
+    if (ec) {
+      out.error = "upstream connect: " + ec.message();
+      out.timed_out = ec == beast::error::timeout;
+      c.close();
+      co_return out;
+    }
+    c.stream.socket().set_option(tcp::no_delay(true), ec);
+    c.connected = true;
+  }
+  const bool head = req.method() == http::verb::head;
+  req.keep_alive(true);
+  c.stream.expires_after(p.settings.upstream_timeout);
+  co_await http::async_write(c.stream, req, asio::redirect_error(kAwait, ec));
+  if (ec) {
+    out.error = "upstream write: " + ec.message();
+    out.timed_out = ec == beast::error::timeout;
+    c.close();
+    co_return out;
+  }
+  ++p.sends;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(p.settings.body_limit);
+  if (head) parser.skip(true);
+  co_await http::async_read(c.stream, c.buffer, parser, asio::redirect_error(kAwait, ec));
+  if (ec) {
+    out.error = "upstream read: " + ec.message();
+    out.timed_out = ec == beast::error::timeout;
+    c.close();
+    co_return out;
+  }
+  c.stream.expires_never();
+  out.response = parser.release();
+  out.done_ns = steady_now_ns();
+  if (!out.response->keep_alive()) c.close();
+  co_return out;
+}
+
+ProxyTask<bool> answer_client(ProxyLoop& p, beast::tcp_stream& client, ProxyResponse res,
+                              bool keep_alive) {
+  res.keep_alive(keep_alive);
+  error_code ec;
+  client.expires_after(p.settings.upstream_timeout);
+  co_await http::async_write(client, res, asio::redirect_error(kAwait, ec));
+  client.expires_never();
+  co_return !ec;
+}
+
+ProxyTask<void> sleep_for(ProxyLoop& p, std::chrono::nanoseconds d) {
+  if (p.closing) co_return;
+  asio::steady_timer timer(p.io);
+  Tracked tracked(p, [&timer] { timer.cancel(); });
+  timer.expires_after(d);
+  error_code ec;
+  co_await timer.async_wait(asio::redirect_error(kAwait, ec));
+}
+
+void close_client(beast::tcp_stream& client, bool reset) {
+  error_code ec;
+  if (reset) {
+    client.socket().set_option(asio::socket_base::linger(true, 0), ec);
+  } else {
+    client.socket().shutdown(tcp::socket::shutdown_both, ec);
+  }
+  client.socket().close(ec);
+}
+
+ProxyExchange::ProxyExchange(ProxyLoop& loop, beast::tcp_stream& client, UpstreamConn& primary,
+                             ProxyRequest request, FaultEvent event)
+    : loop_(loop),
+      client_(client),
+      primary_(primary),
+      request_(std::move(request)),
+      version_(request_.version()),
+      keep_alive_(request_.keep_alive()),
+      event_(std::move(event)) {}
+
+}  // namespace idemproof::injectors
