@@ -383,7 +383,7 @@ RunNames NamesOfRun(const std::string& cwd, const std::string& out, const std::v
   RunNames names;
   names.run_namespace = json::parse(ReadFile(dir + "/latest/results.json")).value("namespace", "");
   CHECK(r.out.find("--namespace " + names.run_namespace + ")") != std::string::npos);
-  std::istringstream lines(ReadFile(dir + "/latest/double-submit/history.jsonl"));
+  std::istringstream lines(ReadFile(dir + "/latest/double-submit.create_order/history.jsonl"));
   for (std::string line; std::getline(lines, line);) {
     json e = json::parse(line);
     if (e.at("type") != "invoke" || (e.at("f") != "send" && e.at("f") != "burst")) continue;
