@@ -137,7 +137,7 @@ TEST_CASE("a flaw aimed at one create endpoint is caught in that endpoint's rows
   }
 }
 
-TEST_CASE("--action keeps the bindings naming that action, an undeclared one is a usage error", "[cli][bind][slow]") {
+TEST_CASE("run --action keeps the bindings naming that action, an undeclared one is a usage error", "[cli][bind][slow]") {
   const std::string dir = ScratchDir("bind-action");
   CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/client", "--target", ThreeCreates(), "--action",
                               "create_refund", "--filter", "double-submit", "--out", dir + "/runs", "--json",
