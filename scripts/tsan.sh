@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ThreadSanitizer over the runtime's concurrent code: builds the runtime test
 # executable with -fsanitize=thread in its own build folder (build-tsan/ by
-# default, $TSAN_BUILD_DIR otherwise; Debian's g++) and runs the case where
-# spawned target instances start while background sends look instances up.
+# default, $TSAN_BUILD_DIR otherwise; Debian's g++) and runs the cases tagged
+# [tsan]: spawned target instances start while background sends (and, apart,
+# tight loops) look instances up.
 # ThreadSanitizer makes the executable exit non-zero (66) on any data race it
 # reports, so this script fails then. Extra arguments replace the test case
 # (Catch2 test specs), e.g. scripts/tsan.sh "[interpreter]".
@@ -19,7 +20,7 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
 # stub the whole room's end-to-end cases would also need).
 cmake --build "$build" -j"${JOBS:-2}" --target idemproof_runtime idemproof-ref idemproof_catch_main
 cmake --build "$build" -j"${JOBS:-2}" --target test-harness-runtime/fast
-if [ "$#" -eq 0 ]; then set -- "instances spawn while background sends look instances up"; fi
+if [ "$#" -eq 0 ]; then set -- "[tsan]"; fi
 # second_deadlock_stack: both stacks of a lock-order report; the exit code 66
 # (TSan's default) on a race is what fails the run.
 TSAN_OPTIONS="second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \

@@ -4,14 +4,17 @@
 // without the instances' lock is a data race ThreadSanitizer reports.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "model/history_events.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "oracles/oracle.h"
 #include "runtime/interpreter.h"
+#include "runtime/target_instances.h"
 #include "test_support.h"
 
 using namespace idemproof;
@@ -86,4 +89,55 @@ expect: [one_record]
   // Main and four spawned instances, each started once and stopped at the end.
   CHECK(run.target_pids.size() == 5);
   for (pid_t pid : run.target_pids) CHECK_FALSE(ProcessExists(pid));
+}
+
+// The same race without HTTP in between: lookups in a tight loop on two
+// threads while the interpreter's thread spawns. A scenario's sends take
+// other locks (the history's) between lookups, which can order them before
+// a spawn's insert and hide a missing lock from ThreadSanitizer; here the
+// lookups overlap the inserts for certain.
+TEST_CASE("instances lookups in a tight loop while instances spawn", "[interpreter][slow][tsan]") {
+  const std::string dir = ScratchDir("spawn-lookup-race");
+  auto target = ParseTarget(R"(
+name: ref
+base_url: "http://127.0.0.1:{{port}}"
+start:
+  argv: [")" + ReferenceExe() + R"(", "--port", "0", "--db", "{{run_dir}}/ref.db"]
+  port_from_stdout: 'listening on 127\.0\.0\.1:(\d+)'
+  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 10s}
+  start_timeout: 10s
+actions:
+  health: {request: {method: GET, path: /healthz}}
+)",
+                            "ref.yaml");
+  INFO(target.status().ToString());
+  REQUIRE(target.ok());
+  std::atomic<bool> cancel{false};
+  TargetInstances instances(*target, TemplateVars{{"run_dir", dir}}, dir + "/main", std::nullopt, &cancel);
+  pid_t pid = 0;
+  REQUIRE(instances.Spawn("a", &pid).ok());
+  std::atomic<bool> done{false};
+  std::atomic<int> found_a{0};
+  auto look_up = [&] {
+    // Bounded: at most 2,000,000 lookups, whatever the spawns do.
+    for (int i = 0; i < 2'000'000 && !done.load(); ++i) {
+      if (instances.Url("a").ok()) found_a.fetch_add(1, std::memory_order_relaxed);
+      (void)instances.Pid("b");
+      (void)instances.Url("d");
+    }
+  };
+  std::thread t1(look_up), t2(look_up);
+  Status spawned = Status::Ok();
+  for (const char* name : {"b", "c", "d", "e"}) {
+    Status s = instances.Spawn(name, &pid);
+    if (!s.ok()) spawned = s;
+  }
+  done = true;
+  t1.join();
+  t2.join();
+  REQUIRE(spawned.ok());
+  CHECK(found_a.load() > 0);
+  CHECK(instances.Url("e").ok());
+  instances.StopAll();
+  CHECK_FALSE(instances.Url("a").ok());
 }
