@@ -95,7 +95,7 @@ expect: [one_record]
 // threads while the interpreter's thread spawns. A scenario's sends take
 // other locks (the history's) between lookups, which can order them before
 // a spawn's insert and hide a missing lock from ThreadSanitizer; here the
-// lookups overlap the inserts for certain.
+// lookups keep running while every insert happens.
 TEST_CASE("instances lookups in a tight loop while instances spawn", "[interpreter][slow][tsan]") {
   const std::string dir = ScratchDir("spawn-lookup-race");
   auto target = ParseTarget(R"(
