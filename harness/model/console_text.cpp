@@ -1,0 +1,58 @@
+#include "model/console_text.h"
+
+#include <cstdio>
+
+namespace idemproof {
+namespace {
+
+void Escape(std::string& out, unsigned char c) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "\\x%02x", c);
+  out += buf;
+}
+
+// Length of the UTF-8 sequence starting at s[i] (2-4), or 0 when invalid.
+std::size_t SequenceLength(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  std::size_t n = 0;
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+}  // namespace
+
+std::string ConsoleSafe(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\t' || c == '\n' || c == '\r') {
+      out += ' ';
+      ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      Escape(out, c);
+      ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+    } else if (std::size_t n = SequenceLength(text, i); n == 0) {
+      Escape(out, c);
+      ++i;
+    } else if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+      Escape(out, c);  // a C1 control (U+0080-U+009F), e.g. CSI U+009B
+      Escape(out, static_cast<unsigned char>(text[i + 1]));
+      i += 2;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+}  // namespace idemproof
