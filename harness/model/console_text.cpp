@@ -11,20 +11,36 @@ void Escape(std::string& out, unsigned char c) {
   out += buf;
 }
 
-// Length of the UTF-8 sequence starting at s[i] (2-4), or 0 when invalid.
-std::size_t SequenceLength(std::string_view s, std::size_t i) {
-  const auto c = static_cast<unsigned char>(s[i]);
+}  // namespace
+
+std::size_t Utf8SequenceLength(std::string_view text, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return 1;
   std::size_t n = 0;
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  unsigned cp = 0;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF.
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
   return n;
 }
-
-}  // namespace
 
 std::string ConsoleSafe(std::string_view text) {
   std::string out;
@@ -40,7 +56,7 @@ std::string ConsoleSafe(std::string_view text) {
     } else if (c < 0x80) {
       out += static_cast<char>(c);
       ++i;
-    } else if (std::size_t n = SequenceLength(text, i); n == 0) {
+    } else if (std::size_t n = Utf8SequenceLength(text, i); n == 0) {
       Escape(out, c);
       ++i;
     } else if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {

@@ -9,11 +9,17 @@
 // Thread-safety: pure function.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace idemproof {
 
 std::string ConsoleSafe(std::string_view text);
+
+// Length (1-4) of the valid UTF-8 sequence at text[i], or 0 when it is not
+// one (a stray byte, a truncated, overlong or surrogate sequence, a code
+// point past U+10FFFF). REQUIRES: i < text.size().
+std::size_t Utf8SequenceLength(std::string_view text, std::size_t i);
 
 }  // namespace idemproof

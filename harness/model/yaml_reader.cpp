@@ -9,6 +9,7 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include "model/console_text.h"
 #include "model/template.h"
 
 namespace idemproof::yaml {
@@ -60,28 +61,6 @@ SourceMark MarkOfOffset(const std::string& file, const std::string& text, std::s
     }
   }
   return m;
-}
-
-// Length of the valid UTF-8 sequence at text[i], or 0 when it is not one.
-std::size_t Utf8Length(const std::string& text, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char c = b(i);
-  if (c < 0x80) return 1;
-  std::size_t n = 0;
-  unsigned cp = 0;
-  if (c >= 0xC2 && c <= 0xDF) { n = 2; cp = c & 0x1F; }
-  else if (c >= 0xE0 && c <= 0xEF) { n = 3; cp = c & 0x0F; }
-  else if (c >= 0xF0 && c <= 0xF4) { n = 4; cp = c & 0x07; }
-  else return 0;
-  if (i + n > text.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
-  }
-  // Overlong forms, UTF-16 surrogates and code points past U+10FFFF.
-  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0;
-  return n;
 }
 
 // Walks the parser's events before any node is built: a second document, a
@@ -209,7 +188,7 @@ Status CheckYamlText(const std::string& text, const std::string& file) {
       return Status::InvalidConfig("a NUL byte: this is a binary file (or UTF-16), not YAML text",
                                    MarkOfOffset(file, text, i));
     }
-    const std::size_t n = Utf8Length(text, i);
+    const std::size_t n = Utf8SequenceLength(text, i);
     if (n == 0) return Status::InvalidConfig("invalid UTF-8 byte sequence", MarkOfOffset(file, text, i));
     i += n;
   }
