@@ -483,23 +483,27 @@ TEST_CASE("a SIGKILLed run leaves finished false, never exit code 0, and check s
   WriteFile(dir + "/scenarios/slow.yaml",
             "# Waits long enough to be killed.\nname: slow\nlayer: client\nhunts: nothing, it waits\n"
             "steps:\n  - wait: 60s\n  - send: create_order\nexpect: [one_record]\n");
-  WriteFile(dir + "/target.yaml",
-            "name: nowhere\nbase_url: http://127.0.0.1:1\n"
-            "actions:\n  create_order: {role: create, request: {method: POST, path: /orders}}\n");
+  // A started target keeps the run in its wait (an unreachable one ends it at once).
   idemproof::runtime::ProcessSpec spec;
-  spec.argv = {IdemproofExe(), "run", dir + "/scenarios", "--target", dir + "/target.yaml", "--out", dir + "/runs"};
+  spec.argv = {IdemproofExe(), "run", dir + "/scenarios", "--target", TargetFile("reference.yaml"), "--out",
+               dir + "/runs"};
+  spec.env["IDEMPROOF_BUILD_DIR"] = BuildDir();
   spec.cwd = dir;
   spec.stdout_path = dir + "/cli.out";
   spec.stderr_path = dir + "/cli.err";
   auto cli = idemproof::runtime::ChildProcess::Spawn(spec);
   REQUIRE(cli.ok());
   const std::string results_file = dir + "/runs/latest/results.json";
-  for (int i = 0; i < 2000 && !fs::exists(results_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const std::string stdout_file = dir + "/runs/latest/slow/target.stdout";
+  for (int i = 0; i < 2000 && ReadFile(stdout_file).find("listening") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   REQUIRE(fs::exists(results_file));
+  const std::vector<pid_t> targets = ChildrenOf(cli->pid());
   REQUIRE(cli->Signal(SIGKILL));
   auto exit = cli->WaitFor(std::chrono::seconds(10));
   REQUIRE(exit.has_value());
   CHECK(exit->signalled);
+  for (pid_t pid : targets) ::kill(pid, SIGKILL);  // they die with the harness too (PDEATHSIG)
   json results = json::parse(ReadFile(results_file));
   CHECK(results.at("finished") == false);
   CHECK(results.at("exit_code") != 0);
