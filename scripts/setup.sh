@@ -10,7 +10,7 @@ packages=(
   build-essential cmake pkg-config
   libboost1.74-dev libcurl4-openssl-dev libyaml-cpp-dev librapidcheck-dev
   catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libpq-dev libssl-dev
-  libhiredis-dev redis-server chromium liburing-dev
+  libhiredis-dev redis-server chromium liburing-dev libre2-dev
   python3
 )
 missing=()

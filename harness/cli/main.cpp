@@ -21,6 +21,7 @@
 #include "explore/explore_command.h"
 #include "injectors/proxy_command.h"
 #include "model/binding.h"
+#include "model/console_text.h"
 #include "model/naming.h"
 #include "model/results.h"
 #include "model/scenario.h"
@@ -76,19 +77,20 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
     ++out.errors;
     return out;
   }
-  const ScenarioVocabulary vocabulary = BuiltinOracles().Vocabulary();
+  // A fault kind the injectors do not provide is a typo, never a skip.
+  static const runtime::InjectorFaults injectors;
+  ScenarioVocabulary vocabulary = BuiltinOracles().Vocabulary();
+  vocabulary.fault_kinds = injectors.Kinds();
   for (const auto& file : *files) {
     auto scenario = LoadScenarioFile(file, vocabulary);
     if (!scenario.ok()) {
-      std::cerr << scenario.status().ToString() << "\n";
+      std::cerr << ConsoleSafe(scenario.status().ToString()) << "\n";
       ++out.errors;
       continue;
     }
     // A fault block's options are the injector's: check them now, not mid-run.
-    static const runtime::InjectorFaults injectors;
     bool bad_fault = false;
     for (const auto& [name, fault] : scenario->faults) {
-      if (!injectors.Supports(fault.kind)) continue;
       Status valid = injectors.Validate(fault);
       if (!valid.ok()) {
         std::cerr << fault.mark.ToString() << ": " << valid.message() << "\n";
@@ -106,7 +108,7 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
     for (Scenario& bound : BindScenario(*scenario, *target)) {
       ScenarioFit fit = CheckScenarioAgainstTarget(bound, *target);
       for (const auto& e : fit.errors) {
-        std::cerr << e.ToString() << "\n";
+        std::cerr << ConsoleSafe(e.ToString()) << "\n";
         ++out.errors;
       }
       if (fit.errors.empty()) out.scenarios.push_back(std::move(bound));
@@ -130,9 +132,10 @@ bool WriteOutputs(const RunResults& results, const std::string& junit_file,
   if (dir != nullptr) dir->WriteFile("junit.xml", junit);
   if (!junit_file.empty()) write(junit_file, junit);
   if (!json_file.empty()) {
-    // A target's answers may not be UTF-8: replace, never throw.
-    write(json_file,
-          RunResultsToJson(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+    if (Status st = WriteRunResults(results, json_file); !st.ok()) {
+      std::cerr << "idemproof: " << st.message() << "\n";
+      ok = false;
+    }
   }
   return ok;
 }
@@ -181,7 +184,7 @@ bool NamesAction(const Scenario& scenario, const std::vector<std::string>& actio
 int Run(const RunArgs& args) {
   auto target = LoadTargetFile(args.target_file);
   if (!target.ok()) {
-    std::cerr << target.status().ToString() << "\n";
+    std::cerr << ConsoleSafe(target.status().ToString()) << "\n";
     return kExitUsage;
   }
   LoadedSuite suite = LoadScenarios(args.paths, &*target);
@@ -271,7 +274,7 @@ int Run(const RunArgs& args) {
     return kExitInterrupted;
   }
   if (!outcome.stop_reason.empty()) {
-    std::cerr << "idemproof: " << outcome.stop_reason << "\n";
+    std::cerr << "idemproof: " << ConsoleSafe(outcome.stop_reason) << "\n";
     return kExitUndecided;
   }
   return outcome.results.ExitCode();
@@ -282,7 +285,7 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
   if (!target_file.empty()) {
     auto t = LoadTargetFile(target_file);
     if (!t.ok()) {
-      std::cerr << t.status().ToString() << "\n";
+      std::cerr << ConsoleSafe(t.status().ToString()) << "\n";
       return kExitUsage;
     }
     target = std::move(t).value();
@@ -305,6 +308,9 @@ int Check(const std::string& run_dir, const std::string& junit_file, const std::
   }
   cli::PrintSummaryTable(*results, std::cout);
   WriteOutputs(*results, junit_file, json_file, nullptr);
+  if (!results->complete)
+    std::cerr << "idemproof: " << run_dir << " is from a run that never finished (results.json says "
+              << "\"finished\": false): what it holds is partial\n";
   return results->ExitCode();
 }
 

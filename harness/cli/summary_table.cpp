@@ -8,14 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "model/console_text.h"
+
 namespace idemproof::cli {
 
 namespace {
 
-std::string one_line(std::string s, std::size_t max) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
+// Target text reaches the evidence: never a raw control byte on the terminal.
+std::string one_line(const std::string& text, std::size_t max) {
+  std::string s = ConsoleSafe(text);
   if (s.size() > max) s = s.substr(0, max - 3) + "...";
   return s;
 }
@@ -33,7 +34,7 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
       ++totals["error"];
     }
     for (const auto& v : s.verdicts) {
-      rows.push_back({s.name, s.layer, v.oracle, VerdictStatusName(v.status), one_line(v.evidence, 160)});
+      rows.push_back({ConsoleSafe(s.name), s.layer, v.oracle, VerdictStatusName(v.status), one_line(v.evidence, 160)});
       ++totals[VerdictStatusName(v.status)];
     }
     for (const auto& w : s.warnings) rows.push_back({s.name, s.layer, "-", "warning", one_line(w, 160)});

@@ -8,6 +8,7 @@
 #include "explore/explorer.h"
 #include "model/naming.h"
 #include "oracles/oracle.h"
+#include "runtime/injector_faults.h"
 #include "runtime/interrupt.h"
 
 namespace fs = std::filesystem;
@@ -81,7 +82,9 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
     err << target.status().ToString() << "\n";
     return 2;
   }
-  auto spec = LoadExploreSpec(a.spec_file, BuiltinOracles().Vocabulary());
+  ScenarioVocabulary vocabulary = BuiltinOracles().Vocabulary();
+  vocabulary.fault_kinds = runtime::InjectorFaults().Kinds();  // a typo'd kind is an error, not a skip
+  auto spec = LoadExploreSpec(a.spec_file, vocabulary);
   if (!spec.ok()) {
     err << spec.status().ToString() << "\n";
     return 2;

@@ -1,7 +1,10 @@
 #include "model/results.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -26,7 +29,7 @@ int RunResults::ExitCode() const {
     if (o == VerdictStatus::kInvalid) return 1;
     if (o == VerdictStatus::kUnknown) undecided = true;
   }
-  return undecided ? 3 : 0;
+  return undecided || !complete ? 3 : 0;
 }
 
 Metrics RunResults::TotalMetrics() const {
@@ -99,7 +102,7 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
                         {"target", {{"name", r.target_name}, {"file", r.target_file}}},
                         {"flaw", r.flaw},
                         {"started", r.started},
-                        {"finished", r.finished},
+                        {"finished", r.complete ? nlohmann::json(r.finished) : nlohmann::json(false)},
                         {"tool_version", r.tool_version},
                         {"exit_code", r.ExitCode()},
                         {"metrics", MetricsToJson(r.TotalMetrics())},
@@ -121,7 +124,11 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
     }
     r.flaw = doc.value("flaw", "");
     r.started = doc.value("started", "");
-    r.finished = doc.value("finished", "");
+    if (doc.contains("finished") && doc["finished"].is_boolean()) {
+      r.complete = doc["finished"].get<bool>();  // false: the run never finished
+    } else {
+      r.finished = doc.value("finished", "");
+    }
     r.tool_version = doc.value("tool_version", "");
     for (const auto& s : doc.value("scenarios", nlohmann::json::array())) {
       auto sr = ScenarioResultFromJson(s);
@@ -135,11 +142,20 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
 }
 
 Status WriteRunResults(const RunResults& results, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IoError("cannot write results '" + path + "'");
-  out << RunResultsToJson(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-  out.flush();
-  if (!out) return Status::IoError("write failed for results '" + path + "'");
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Status::IoError("cannot write results '" + tmp + "'");
+    // A target's answers may not be UTF-8: replace, never throw.
+    out << RunResultsToJson(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    out.flush();
+    if (!out) return Status::IoError("write failed for results '" + tmp + "'");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    std::remove(tmp.c_str());
+    return Status::IoError("cannot rename '" + tmp + "' to '" + path + "': " + why);
+  }
   return Status::Ok();
 }
 

@@ -4,6 +4,8 @@
 // Exit code of a run (RunResults::ExitCode):
 //   1 if any verdict is invalid; otherwise
 //   3 if any verdict is unknown or a scenario could not run (error set);
+//   3 if the run never finished (complete false: a run directory whose
+//     harness was killed before its last write);
 //   0 otherwise (valid and not_applicable verdicts only).
 // (2, bad usage/config, is decided by the CLI before anything runs.)
 //
@@ -54,7 +56,10 @@ struct RunResults {
   std::string target_file;
   std::string flaw;       // empty = none
   std::string started;    // RFC 3339 UTC
-  std::string finished;   // RFC 3339 UTC
+  std::string finished;   // RFC 3339 UTC; "" while the run goes on
+  // False from a run's first write of results.json until its last: a run
+  // that never got there (SIGKILL) reads back as incomplete.
+  bool complete = true;
   std::string tool_version;
   std::vector<ScenarioResult> scenarios;
 
@@ -67,9 +72,13 @@ nlohmann::json ScenarioResultToJson(const ScenarioResult& result);
 Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc);
 
 // results.json: every field above plus "exit_code" and "metrics" (the total);
-// "namespace" only when set (older run directories lack it).
+// "namespace" only when set (older run directories lack it). An incomplete
+// run has "finished": false (instead of its time) and exit code 3 at most
+// 1 (a violation already seen stays one); reading it back sets complete.
 nlohmann::json RunResultsToJson(const RunResults& results);
 Result<RunResults> RunResultsFromJson(const nlohmann::json& doc);
+// Atomic: written to a temp file beside `path`, then renamed over it, so a
+// reader (or a killed harness) never leaves a half-written results.json.
 Status WriteRunResults(const RunResults& results, const std::string& path);
 // Errors name `path`: kIoError unreadable; kInvalidArgument not JSON (with
 // the line:column where parsing stopped) or not a results document.

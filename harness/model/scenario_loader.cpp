@@ -310,7 +310,7 @@ class ScenarioLoader {
     }
     if (node["every"]) st.every = r_.DurationOf(node["every"], what + ".every");
     if (node["background"]) st.background = r_.Bool(node["background"], what + ".background");
-    if (node["timeout"]) st.timeout = r_.DurationOf(node["timeout"], what + ".timeout");
+    if (node["timeout"]) st.timeout = r_.Timeout(node["timeout"], what + ".timeout");
     if (node["instance"]) {
       st.instance = Symbol(node["instance"], what + ".instance");
       KnownInstance(node["instance"], st.instance, what);

@@ -61,7 +61,7 @@ struct StartCommand {
   std::vector<std::string> argv;          // templated; never through a shell
   std::map<std::string, std::string> env; // added to the harness's environment
   std::string cwd;                        // templated; empty = the run directory
-  std::string port_from_stdout;           // ECMAScript regex, group 1 = the port; empty = none
+  std::string port_from_stdout;           // RE2 regex (model/pattern.h), group 1 = the port; empty = none
   std::vector<std::string> flaw_args;     // appended when a flaw is requested ({{flaw}})
   std::optional<ReadinessCheck> ready;
   Duration start_timeout = std::chrono::seconds(10);  // for port_from_stdout
@@ -124,7 +124,7 @@ struct RecordsProbe {
 struct CaptureRule {
   std::optional<JsonPath> path;  // the body's JSON; unset = from `header`
   std::string header;            // with no path: the header's value
-  std::string pattern;           // ECMAScript regex over the header's value; "" = all of it
+  std::string pattern;           // RE2 regex over the header's value; "" = all of it
 
   // The captured text (a JSON string as is, any other JSON value dumped);
   // nullopt when the answer does not have it.
@@ -226,7 +226,7 @@ struct ServiceDescription {
   std::string name;
   StartCommand start;         // argv, env, cwd, port_from_stdout, ready, timeouts (flaw_args unused)
   bool free_port = false;     // the harness picks a free loopback port first: {{port}} in argv
-  std::string ready_stdout;   // ECMAScript regex: ready once its stdout matches; "" = not checked
+  std::string ready_stdout;   // RE2 regex: ready once its stdout matches; "" = not checked
   std::string url = "http://127.0.0.1:{{port}}";  // templated: {{services.NAME.url}}
   SourceMark mark;
 };

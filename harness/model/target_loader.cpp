@@ -1,10 +1,12 @@
 // Target file -> TargetDescription, strictly (see target.h).
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "model/pattern.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "model/yaml_reader.h"
@@ -93,7 +95,7 @@ class TargetLoader {
     if (root["start"]) t.start = Start(root["start"]);
     if (root["reset"]) t.reset = Call(root["reset"], "reset", {});
     if (root["idempotency"]) t.idempotency = Contract(root["idempotency"]);
-    if (root["request_timeout"]) t.request_timeout = r_.DurationOf(root["request_timeout"], "request_timeout");
+    if (root["request_timeout"]) t.request_timeout = r_.Timeout(root["request_timeout"], "request_timeout");
     if (root["headers"]) t.headers = Headers(root["headers"], "headers");
     if (root["compare_headers"]) t.compare_headers = r_.StringList(root["compare_headers"], "compare_headers");
     if (root["arrival_header"]) t.arrival_header = HeaderName(root["arrival_header"], "arrival_header");
@@ -195,9 +197,24 @@ class TargetLoader {
     }
   }
 
-  HeaderList Headers(const YAML::Node& node, const std::string& what) {
+  // `http`: HTTP header fields (names are tokens; values carry no CR, LF,
+  // NUL or other control byte, which would split or truncate the request).
+  HeaderList Headers(const YAML::Node& node, const std::string& what, bool http = true) {
     HeaderList h = r_.StringPairs(node, what);
-    for (auto it = node.begin(); it != node.end(); ++it) templates_.push_back({it->second, it->second.Scalar(), extra_});
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      templates_.push_back({it->second, it->second.Scalar(), extra_});
+      if (!http) continue;
+      HeaderName(it->first, what + " name");
+      const std::string& v = it->second.Scalar();
+      for (unsigned char c : v) {
+        if ((c < 0x20 && c != '\t') || c == 0x7F) {
+          char code[8];
+          std::snprintf(code, sizeof code, "0x%02X", c);
+          r_.Fail(it->second, what + " '" + it->first.Scalar() + "': the value holds the control byte " + code +
+                                  " (CR, LF and NUL would split or cut the request)");
+        }
+      }
+    }
     return h;
   }
 
@@ -281,12 +298,9 @@ class TargetLoader {
     if (node["cwd"]) s.cwd = Templated(node["cwd"], "start.cwd");
     if (node["port_from_stdout"]) {
       s.port_from_stdout = r_.String(node["port_from_stdout"], "start.port_from_stdout");
-      try {
-        std::regex re(s.port_from_stdout, std::regex::ECMAScript);
-        if (re.mark_count() < 1) r_.Fail(node["port_from_stdout"], "start.port_from_stdout needs a capture group for the port");
-      } catch (const std::regex_error& e) {
-        r_.Fail(node["port_from_stdout"], std::string("start.port_from_stdout: bad regex: ") + e.what());
-      }
+      auto re = Pattern::Compile(s.port_from_stdout);
+      if (!re.ok()) r_.Fail(node["port_from_stdout"], "start.port_from_stdout: " + re.status().message());
+      if (re->groups() < 1) r_.Fail(node["port_from_stdout"], "start.port_from_stdout needs a capture group for the port");
     }
     if (node["flaw_args"]) s.flaw_args = Argv(node["flaw_args"], "start.flaw_args");
     if (node["ready"]) {
@@ -301,10 +315,10 @@ class TargetLoader {
         r_.Fail(rn, "start.ready needs a request (the target's own readiness check)");
       }
       if (rn["status"]) rc.status = r_.HttpStatus(rn["status"], "start.ready.status");
-      if (rn["timeout"]) rc.timeout = r_.DurationOf(rn["timeout"], "start.ready.timeout");
+      if (rn["timeout"]) rc.timeout = r_.Timeout(rn["timeout"], "start.ready.timeout");
       s.ready = rc;
     }
-    if (node["start_timeout"]) s.start_timeout = r_.DurationOf(node["start_timeout"], "start.start_timeout");
+    if (node["start_timeout"]) s.start_timeout = r_.Timeout(node["start_timeout"], "start.start_timeout");
     if (node["stop_timeout"]) s.stop_timeout = r_.DurationOf(node["stop_timeout"], "start.stop_timeout");
     return s;
   }
@@ -359,11 +373,9 @@ class TargetLoader {
     rule.header = HeaderName(r_.Required(node, "header", what), what + ".header");
     if (node["regex"]) {
       rule.pattern = r_.String(node["regex"], what + ".regex");
-      try {
-        if (std::regex(rule.pattern).mark_count() < 1) r_.Fail(node["regex"], what + ".regex needs a capture group");
-      } catch (const std::regex_error& e) {
-        r_.Fail(node["regex"], what + ".regex: " + e.what());
-      }
+      auto re = Pattern::Compile(rule.pattern);
+      if (!re.ok()) r_.Fail(node["regex"], what + ".regex: " + re.status().message());
+      if (re->groups() < 1) r_.Fail(node["regex"], what + ".regex needs a capture group");
     }
     return rule;
   }
@@ -534,11 +546,8 @@ class TargetLoader {
       r_.Fail(node["free_port"], what + ": give free_port or port_from_stdout, not both");
     if (node["ready_stdout"]) {
       svc.ready_stdout = r_.String(node["ready_stdout"], what + ".ready_stdout");
-      try {
-        std::regex re(svc.ready_stdout, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        r_.Fail(node["ready_stdout"], what + ".ready_stdout: bad regex: " + e.what());
-      }
+      if (auto re = Pattern::Compile(svc.ready_stdout); !re.ok())
+        r_.Fail(node["ready_stdout"], what + ".ready_stdout: " + re.status().message());
     }
     if (node["url"]) svc.url = Templated(node["url"], what + ".url");
     return svc;
@@ -551,7 +560,7 @@ class TargetLoader {
     m.name = name;
     m.mark = r_.MarkOf(node);
     if (node["push"]) m.push = Request(node["push"], what + ".push");
-    if (node["fields"]) m.fields = Headers(node["fields"], what + ".fields");
+    if (node["fields"]) m.fields = Headers(node["fields"], what + ".fields", false);
     if (!m.push && m.fields.empty()) r_.Fail(node, what + ": give push (a request) or fields (a broker entry), or both");
     return m;
   }
@@ -619,9 +628,9 @@ std::optional<std::string> CaptureRule::From(const HeaderList& headers, const st
         }))
       continue;
     if (pattern.empty()) return value;
-    std::smatch m;
-    if (std::regex_search(value, m, std::regex(pattern)) && m.size() > 1) return m[1].str();
-    return std::nullopt;
+    auto re = Pattern::Compile(pattern);
+    if (!re.ok()) return std::nullopt;  // the loader compiled it already
+    return re->FirstGroup(value);
   }
   return std::nullopt;
 }

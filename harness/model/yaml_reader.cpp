@@ -1,8 +1,15 @@
 #include "model/yaml_reader.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <set>
+#include <sstream>
 
+#include <yaml-cpp/eventhandler.h>
+
+#include "model/console_text.h"
 #include "model/template.h"
 
 namespace idemproof::yaml {
@@ -32,7 +39,176 @@ std::string NodeKind(const YAML::Node& node) {
   }
 }
 
+SourceMark MarkAt(const std::string& file, const YAML::Mark& mk) {
+  SourceMark m;
+  m.file = file;
+  if (!mk.is_null()) {
+    m.line = mk.line + 1;
+    m.column = mk.column + 1;
+  }
+  return m;
+}
+
+// The line:column (1-based, in bytes) of offset `at` in `text`.
+SourceMark MarkOfOffset(const std::string& file, const std::string& text, std::size_t at) {
+  SourceMark m{file, 1, 1};
+  for (std::size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++m.line;
+      m.column = 1;
+    } else {
+      ++m.column;
+    }
+  }
+  return m;
+}
+
+// Walks the parser's events before any node is built: a second document, a
+// key given twice in one map, and aliases that would expand past
+// kMaxExpandedNodes (a "billion laughs" bomb: yaml-cpp shares aliased nodes,
+// but every reader that walks them -- JSON bodies, templates -- expands them).
+class StructureCheck : public YAML::EventHandler {
+ public:
+  explicit StructureCheck(std::string file) : file_(std::move(file)) {}
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { Leaf(mark, anchor, "~", false); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    auto it = anchor_sizes_.find(anchor);
+    Node(mark, false, "");
+    Add(mark, it == anchor_sizes_.end() ? 1 : it->second);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& value) override {
+    Leaf(mark, anchor, value, true);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(mark, anchor, false);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(mark, anchor, true);
+  }
+  void OnMapEnd() override { Close(); }
+
+ private:
+  struct Frame {
+    bool map = false;
+    bool expecting_key = true;
+    YAML::anchor_t anchor = 0;
+    std::uint64_t start = 0;  // expanded_ when it opened
+    std::set<std::string> keys;
+  };
+
+  [[noreturn]] void FailAt(const YAML::Mark& mark, const std::string& message) const {
+    throw ConfigError{Status::InvalidConfig(message, MarkAt(file_, mark))};
+  }
+
+  // A node begins inside the innermost container: in a map it is a key or a value.
+  void Node(const YAML::Mark& mark, bool scalar, const std::string& value) {
+    if (stack_.empty() || !stack_.back().map) return;
+    Frame& parent = stack_.back();
+    const bool key = parent.expecting_key;
+    parent.expecting_key = !parent.expecting_key;
+    if (key && scalar && !parent.keys.insert(value).second)
+      FailAt(mark, "duplicate key '" + value + "' in one map (YAML keys must be unique)");
+  }
+
+  void Add(const YAML::Mark& mark, std::uint64_t n) {
+    expanded_ += n;
+    if (expanded_ > kMaxExpandedNodes)
+      FailAt(mark, "the document expands to more than " + std::to_string(kMaxExpandedNodes) +
+                       " nodes (aliases of aliases?); refused");
+  }
+
+  void Leaf(const YAML::Mark& mark, YAML::anchor_t anchor, const std::string& value, bool scalar) {
+    Node(mark, scalar, value);
+    Add(mark, 1);
+    if (anchor != 0) anchor_sizes_[anchor] = 1;
+  }
+
+  void Open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
+    Node(mark, false, "");
+    const std::uint64_t start = expanded_;
+    Add(mark, 1);
+    Frame f;
+    f.map = map;
+    f.anchor = anchor;
+    f.start = start;
+    stack_.push_back(std::move(f));
+  }
+
+  void Close() {
+    if (stack_.empty()) return;
+    const Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    if (f.anchor != 0) anchor_sizes_[f.anchor] = expanded_ - f.start;
+  }
+
+  std::string file_;
+  std::vector<Frame> stack_;
+  std::map<YAML::anchor_t, std::uint64_t> anchor_sizes_;
+  std::uint64_t expanded_ = 0;
+};
+
+// A second document is an error at its start (the loaders read one).
+class DocumentStart : public YAML::EventHandler {
+ public:
+  YAML::Mark mark = YAML::Mark::null_mark();
+  void OnDocumentStart(const YAML::Mark& m) override {
+    if (mark.is_null()) mark = m;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& m, YAML::anchor_t) override { First(m); }
+  void OnAlias(const YAML::Mark& m, YAML::anchor_t) override { First(m); }
+  void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t, const std::string&) override { First(m); }
+  void OnSequenceStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    First(m);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& m, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    First(m);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void First(const YAML::Mark& m) {
+    if (mark.is_null()) mark = m;
+  }
+};
+
 }  // namespace
+
+Status CheckYamlText(const std::string& text, const std::string& file) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (text[i] == '\0') {
+      return Status::InvalidConfig("a NUL byte: this is a binary file (or UTF-16), not YAML text",
+                                   MarkOfOffset(file, text, i));
+    }
+    const std::size_t n = Utf8SequenceLength(text, i);
+    if (n == 0) return Status::InvalidConfig("invalid UTF-8 byte sequence", MarkOfOffset(file, text, i));
+    i += n;
+  }
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    StructureCheck check(file);
+    if (!parser.HandleNextDocument(check)) return Status::Ok();
+    DocumentStart second;
+    if (parser.HandleNextDocument(second)) {
+      return Status::InvalidConfig("a second YAML document ('---'): the file must hold exactly one",
+                                   MarkAt(file, second.mark));
+    }
+  } catch (const ConfigError& e) {
+    return e.status;
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidConfig("YAML syntax error: " + e.msg, MarkAt(file, e.mark));
+  }
+  return Status::Ok();
+}
 
 std::string ClosestWord(const std::string& word, const std::vector<std::string>& candidates) {
   std::string best;
@@ -75,6 +251,7 @@ void Reader::FailAt(const SourceMark& mark, const std::string& message) const {
 }
 
 YAML::Node Reader::Load(const std::string& text) const {
+  if (Status st = CheckYamlText(text, file_); !st.ok()) throw ConfigError{st};
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
@@ -142,7 +319,16 @@ Duration Reader::DurationOf(const YAML::Node& node, const std::string& what) con
   std::string s = String(node, what);
   auto d = ParseDuration(s);
   if (!d.ok()) Fail(node, what + ": " + d.status().message());
+  if (*d > kMaxDuration)
+    Fail(node, what + ": '" + s + "' is longer than the longest duration a file may give (24h)");
   return *d;
+}
+
+Duration Reader::Timeout(const YAML::Node& node, const std::string& what) const {
+  Duration d = DurationOf(node, what);
+  if (d <= Duration::zero())
+    Fail(node, what + " must be longer than 0 (every wait has a deadline; there is no 'no timeout')");
+  return d;
 }
 
 int Reader::HttpStatus(const YAML::Node& node, const std::string& what) const {

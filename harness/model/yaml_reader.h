@@ -4,6 +4,7 @@
 // loaders catch it and return the Status, so no exception leaves the library.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -20,6 +21,19 @@ namespace idemproof::yaml {
 struct ConfigError {
   Status status;
 };
+
+// Most nodes one file may expand to, counting every alias as the nodes it
+// repeats: far above any real target or scenario file, far below a bomb.
+// The longest duration a file may give (wait, after, timeouts, window...).
+inline constexpr Duration kMaxDuration = std::chrono::hours(24);
+
+inline constexpr std::uint64_t kMaxExpandedNodes = 100'000;
+
+// Checks `text` before it is parsed into nodes: no NUL byte (a binary file),
+// valid UTF-8, exactly one document, no key twice in one map (the error
+// names the second), at most kMaxExpandedNodes nodes with aliases expanded.
+// Errors are kInvalidConfig with file:line:column.
+Status CheckYamlText(const std::string& text, const std::string& file);
 
 // The closest candidate to `word` by edit distance, or "" when none is close.
 std::string ClosestWord(const std::string& word, const std::vector<std::string>& candidates);
@@ -48,7 +62,10 @@ class Reader {
   std::string String(const YAML::Node& node, const std::string& what) const;
   long long Int(const YAML::Node& node, const std::string& what) const;
   bool Bool(const YAML::Node& node, const std::string& what) const;
+  // At most kMaxDuration: a longer one would overflow the clock's deadlines.
   Duration DurationOf(const YAML::Node& node, const std::string& what) const;
+  // A DurationOf that is also > 0 (a deadline; 0 never means "none").
+  Duration Timeout(const YAML::Node& node, const std::string& what) const;
   int HttpStatus(const YAML::Node& node, const std::string& what) const;
   JsonPath Path(const YAML::Node& node, const std::string& what) const;
   std::vector<std::string> StringList(const YAML::Node& node, const std::string& what) const;

@@ -149,14 +149,21 @@ void finish(CURL* curl, CURLcode code, Transfer& t) {
       e.outcome = HttpOutcome::kNoAnswer;
   }
   if (e.outcome == HttpOutcome::kNotSent && t.attempts > 0) {
-    // It went out on a reused connection that closed; only libcurl's resend failed.
+    // It had gone onto a connection: it may have reached the target.
     e.outcome = HttpOutcome::kNoAnswer;
-    e.error += " (on libcurl's resend: the request had gone out on a reused connection that closed)";
+    e.error += SentBeforeFailureNote(t.attempts, connects);
   }
   e.status = 0;
 }
 
 }  // namespace
+
+std::string SentBeforeFailureNote(int attempts, long new_connections) {
+  if (attempts <= 0) return "";
+  if (attempts > new_connections)  // one attempt went onto a connection kept from before
+    return " (on libcurl's resend: the request had gone out on a reused connection that closed)";
+  return " (after the request had gone out on a new connection)";
+}
 
 const char* to_string(HttpOutcome outcome) {
   switch (outcome) {

@@ -51,6 +51,12 @@ enum class HttpOutcome { kAnswered, kNoAnswer, kNotSent };
 // "answered" / "no_answer" / "not_sent".
 const char* to_string(HttpOutcome outcome);
 
+// What is added to the error of a request that went onto a connection
+// `attempts` times (CURLOPT_PREREQFUNCTION) over `new_connections` fresh
+// connects (CURLINFO_NUM_CONNECTS) before it failed: a reused connection is
+// named only when one was used (attempts > new_connections).
+std::string SentBeforeFailureNote(int attempts, long new_connections);
+
 struct HttpExchange {
   HttpRequest request;
   HttpOutcome outcome = HttpOutcome::kNotSent;

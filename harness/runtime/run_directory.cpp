@@ -40,10 +40,17 @@ Result<RunDirectory> RunDirectory::Create(const std::string& out_root, const std
   fs::create_directories(out_root, ec);
   if (ec) return Status::IoError("cannot create " + out_root + ": " + ec.message());
   fs::path root = fs::absolute(out_root, ec);
+  // create_directory is the claim: two runs with one seed in one second
+  // race for a name, and the loser takes the next suffix (an exists() check
+  // first would let both pick the same one).
   fs::path dir = root / run_id;
-  for (int i = 2; fs::exists(dir); ++i) dir = root / (run_id + "-" + std::to_string(i));
-  if (!fs::create_directory(dir, ec) || ec) {
-    return Status::IoError("cannot create " + dir.string() + ": " + ec.message());
+  for (int i = 2;; ++i) {
+    if (fs::create_directory(dir, ec)) break;
+    if (ec && ec != std::errc::file_exists)
+      return Status::IoError("cannot create " + dir.string() + ": " + ec.message());
+    ec.clear();
+    if (i > 10000) return Status::IoError("cannot create a run folder: " + dir.string() + " and 9999 more exist");
+    dir = root / (run_id + "-" + std::to_string(i));
   }
   // Repoint `latest` atomically: a new link beside it, renamed over it.
   fs::path tmp = root / (".latest-" + dir.filename().string());

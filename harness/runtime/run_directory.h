@@ -27,7 +27,8 @@ namespace idemproof::runtime {
 class RunDirectory {
  public:
   // Creates <out_root>/<run_id> (and out_root), points <out_root>/latest at it.
-  // If the folder exists, "-2", "-3"... is appended. Errors: kIoError.
+  // If the name is taken (also by a concurrent run), "-2", "-3"... is
+  // appended; creating the folder is the claim. Errors: kIoError.
   static Result<RunDirectory> Create(const std::string& out_root, const std::string& run_id);
 
   // "<UTC yyyymmdd-hhmmss>-s<seed hex>".

@@ -14,6 +14,52 @@ namespace {
 
 bool is_yaml(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
 
+constexpr int kMaxDepth = 64;
+
+// Walks `dir` (canonical path `real`), following directory symlinks unless
+// one leads back to a folder being walked: that loop is an error naming the
+// link, where the recursive iterator would throw filesystem_error.
+Status Walk(const fs::path& dir, const fs::path& real, std::vector<fs::path>& ancestors,
+            std::vector<std::string>& files) {
+  if (static_cast<int>(ancestors.size()) > kMaxDepth)
+    return Status::InvalidArgument("scenario folders nest deeper than " + std::to_string(kMaxDepth) + " at " +
+                                   dir.string());
+  ancestors.push_back(real);
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return Status::IoError("cannot read " + dir.string() + ": " + ec.message());
+  std::vector<fs::directory_entry> entries;
+  for (auto end = fs::directory_iterator(); it != end; it.increment(ec)) {
+    if (ec) return Status::IoError("cannot read " + dir.string() + ": " + ec.message());
+    entries.push_back(*it);
+  }
+  for (const auto& entry : entries) {
+    const fs::path& p = entry.path();
+    const bool is_dir = fs::is_directory(p, ec);  // follows links; a dangling or looping one is no folder
+    if (is_dir) {
+      if (p.filename() == "targets" || p.filename() == "explore") continue;
+      const fs::path target = fs::canonical(p, ec);
+      if (ec) return Status::IoError("cannot resolve " + p.string() + ": " + ec.message());
+      if (std::find(ancestors.begin(), ancestors.end(), target) != ancestors.end())
+        return Status::InvalidArgument("symbolic link loop: " + p.string() + " leads back to " + target.string());
+      if (Status st = Walk(p, target, ancestors, files); !st.ok()) return st;
+      continue;
+    }
+    if (fs::is_symlink(p, ec) && !fs::exists(p, ec)) {
+      // ELOOP or a dangling link: say which, never skip silently.
+      std::error_code why;
+      (void)fs::canonical(p, why);
+      if (is_yaml(p) || why == std::errc::too_many_symbolic_link_levels)
+        return Status::InvalidArgument("broken symbolic link " + p.string() + ": " +
+                                       (why ? why.message() : "it points nowhere"));
+      continue;
+    }
+    if (fs::is_regular_file(p, ec) && is_yaml(p)) files.push_back(p.lexically_normal().string());
+  }
+  ancestors.pop_back();
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> CollectScenarioFiles(const std::vector<std::string>& paths) {
@@ -24,19 +70,14 @@ Result<std::vector<std::string>> CollectScenarioFiles(const std::vector<std::str
       files.push_back(fs::path(path).lexically_normal().string());
       continue;
     }
-    if (!fs::is_directory(path, ec)) return Status::NotFound("no such file or directory: " + path);
-    fs::recursive_directory_iterator it(path, fs::directory_options::follow_directory_symlink, ec);
-    if (ec) return Status::IoError("cannot read " + path + ": " + ec.message());
-    for (auto end = fs::recursive_directory_iterator(); it != end; it.increment(ec)) {
-      if (ec) return Status::IoError("cannot read " + path + ": " + ec.message());
-      if (it->is_directory() && (it->path().filename() == "targets" || it->path().filename() == "explore")) {
-        it.disable_recursion_pending();
-        continue;
-      }
-      if (it->is_regular_file() && is_yaml(it->path())) {
-        files.push_back(it->path().lexically_normal().string());
-      }
+    if (!fs::is_directory(path, ec)) {
+      if (fs::is_symlink(path, ec)) return Status::InvalidArgument("broken or looping symbolic link: " + path);
+      return Status::NotFound("no such file or directory: " + path);
     }
+    const fs::path real = fs::canonical(path, ec);
+    if (ec) return Status::IoError("cannot resolve " + path + ": " + ec.message());
+    std::vector<fs::path> ancestors;
+    if (Status st = Walk(path, real, ancestors, files); !st.ok()) return st;
   }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());

@@ -14,7 +14,11 @@
 
 namespace idemproof::runtime {
 
-// Errors: kNotFound for a path that does not exist.
+// Directory symlinks are followed, except one that leads back to a folder
+// being walked (a loop) or dangles: both are errors naming the link, as is
+// nesting deeper than 64 folders.
+// Errors: kNotFound for a path that does not exist; kInvalidArgument for a
+// symlink loop or a broken link; kIoError for an unreadable folder.
 Result<std::vector<std::string>> CollectScenarioFiles(const std::vector<std::string>& paths);
 
 // Shell-style glob (fnmatch: *, ?, [..]); '*' also matches '/'.

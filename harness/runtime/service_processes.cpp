@@ -9,9 +9,10 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <thread>
+
+#include "model/pattern.h"
 
 namespace idemproof::runtime {
 
@@ -92,9 +93,10 @@ Status ServiceProcesses::StartOne(const ServiceDescription& svc) {
   Status started = proc.Start();
   if (!started.ok()) return started;
   if (!svc.ready_stdout.empty()) {
-    const std::regex pattern(svc.ready_stdout, std::regex::ECMAScript);
+    auto pattern = Pattern::Compile(svc.ready_stdout);
+    if (!pattern.ok()) return Status::InvalidArgument("ready_stdout: " + pattern.status().message());
     const auto deadline = std::chrono::steady_clock::now() + svc.start.start_timeout;
-    while (!std::regex_search(read_file(proc.stdout_path()), pattern)) {
+    while (!pattern->Search(read_file(proc.stdout_path()))) {
       if (!proc.Running()) {
         return Status(StatusCode::kUnavailable,
                       "exited before printing a line matching '" + svc.ready_stdout + "'; " +

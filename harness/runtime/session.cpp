@@ -70,6 +70,10 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
 
   Interpreter interpreter(target, InterpreterOptionsOf(options));
   results.run_namespace = interpreter.run_namespace();
+  // Incomplete until the last write: a harness killed mid-run leaves
+  // "finished": false and exit code 3, never a clean 0.
+  results.complete = false;
+  dir.WriteResults(results);
   const OracleRegistry& oracles = BuiltinOracles();
 
   for (std::size_t i = 0; i < scenarios.size(); ++i) {
@@ -125,12 +129,12 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
       AddFaultWarnings(scenario, result);
     }
     results.scenarios.push_back(result);
-    results.finished = NowRfc3339();
     dir.WriteResults(results);
     if (options.on_done) options.on_done(result);
     if (out.interrupted || !out.stop_reason.empty()) break;
   }
   results.finished = NowRfc3339();
+  results.complete = true;
   dir.WriteResults(results);
   return out;
 }

@@ -2,10 +2,10 @@
 
 #include <chrono>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <thread>
 
+#include "model/pattern.h"
 #include "runtime/http_client.h"
 #include "runtime/request_render.h"
 
@@ -130,18 +130,13 @@ Status TargetProcess::Start() {
 
 Status TargetProcess::WaitForPort(std::size_t offset) {
   const StartCommand& start = *target_.start;
-  std::regex pattern;
-  try {
-    pattern = std::regex(start.port_from_stdout, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return Status::InvalidArgument("port_from_stdout is not a valid regex: " + std::string(e.what()));
-  }
+  auto pattern = Pattern::Compile(start.port_from_stdout);
+  if (!pattern.ok()) return Status::InvalidArgument("port_from_stdout: " + pattern.status().message());
   const auto deadline = Clock::now() + start.start_timeout;
   while (true) {
     std::string out = read_from(stdout_path(), offset);
-    std::smatch m;
-    if (std::regex_search(out, m, pattern) && m.size() > 1) {
-      vars_["port"] = m[1].str();
+    if (auto port = pattern->FirstGroup(out)) {
+      vars_["port"] = *port;
       return Status::Ok();
     }
     if (auto exit = child_->Poll()) {

@@ -295,7 +295,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
   h += "</tbody></table></section>\n";
 
   h += "<footer>idemproof " + H(r.tool_version) + " \u00b7 run " + H(r.run_id) + " \u00b7 " + H(r.started) + " \u2192 " +
-       H(r.finished) + " \u00b7 target file " + H(r.target_file) + "</footer>\n</main>\n</body>\n</html>\n";
+       (r.complete ? H(r.finished) : std::string("did not finish")) + " \u00b7 target file " + H(r.target_file) + "</footer>\n</main>\n</body>\n</html>\n";
   return h;
 }
 

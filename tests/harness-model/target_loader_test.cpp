@@ -254,7 +254,7 @@ TEST_CASE("target errors name file:line:column and what is wrong") {
   CHECK(ErrorOf(head + "actions:\n  a: {request: {path: /a}}\nprobes:\n  p: {value: $.x}\n") ==
         "t.yaml:6:6: probe 'p': give exactly one of 'request' or 'command'");
   CHECK(ErrorOf(head + "start:\n  argv: [x]\n  port_from_stdout: 'port (\\d+'\n" + action).rfind(
-            "t.yaml:5:21: start.port_from_stdout: bad regex: ", 0) == 0);
+            "t.yaml:5:21: start.port_from_stdout: bad regex 'port (\\d+': ", 0) == 0);
   CHECK(ErrorOf(head + "start:\n  argv: [x]\n  port_from_stdout: 'port \\d+'\n" + action) ==
         "t.yaml:5:21: start.port_from_stdout needs a capture group for the port");
   // No default readiness path: the target declares its own check.

@@ -430,3 +430,111 @@ TEST_CASE("a namespace that cannot go into a key is a usage error", "[cli][slow]
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--namespace") != std::string::npos);
 }
+
+// Issue 16, path 1: a one-letter typo in a fault kind turned a failing run
+// into exit 0 ("3 not_applicable"); now lint and run refuse it (exit 2).
+TEST_CASE("a typo in a fault kind is an error with file:line:column, in lint and run", "[cli][slow]") {
+  const std::string dir = ScratchDir("fault-typo");
+  const std::string file = dir + "/scenarios/lost-answer-retry.yaml";
+  std::string text = ReadFile(Suite() + "/gateway/lost-answer-retry.yaml");
+  REQUIRE(text.find("kind: drop-response") != std::string::npos);
+  text = std::regex_replace(text, std::regex("kind: drop-response"), "kind: drop-respons");
+  WriteFile(file, text);
+  for (const std::string cmd : {"lint", "run"}) {
+    std::vector<std::string> args = {cmd, dir + "/scenarios", "--target", TargetFile("reference.yaml")};
+    if (cmd == "run") args.insert(args.end(), {"--flaw", "request-id-key", "--out", dir + "/runs"});
+    CliResult r = RunIdemproof(args, dir);
+    INFO(cmd << "\n" << Diagnose(r));
+    CHECK(r.exit_code == 2);
+    CHECK(std::regex_search(r.err, std::regex("lost-answer-retry\\.yaml:\\d+:\\d+: unknown fault kind 'drop-respons' "
+                                              "\\(did you mean 'drop-response'\\?\\)")));
+  }
+  CHECK_FALSE(fs::exists(dir + "/runs/latest"));  // nothing ran
+}
+
+TEST_CASE("a symbolic link loop in a scenario folder is a clear error", "[cli][slow]") {
+  const std::string dir = ScratchDir("symlink-loop");
+  WriteFile(dir + "/scenarios/client/double-submit.yaml", ReadFile(Suite() + "/client/double-submit.yaml"));
+  fs::create_directory_symlink("..", dir + "/scenarios/client/loop");
+  CliResult r = RunIdemproof({"lint", dir + "/scenarios"}, dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("symbolic link loop: " + dir + "/scenarios/client/loop") != std::string::npos);
+  CHECK(r.err.find("filesystem_error") == std::string::npos);
+}
+
+TEST_CASE("a port_from_stdout pattern over a 50 KB stdout line does not crash the harness", "[cli][slow]") {
+  const std::string dir = ScratchDir("long-line");
+  WriteFile(dir + "/target.yaml",
+            "name: long-line\nbase_url: \"http://127.0.0.1:{{port}}\"\n"
+            "start:\n  argv: [python3, -c, \"print('x' * 51200, flush=True); import time; time.sleep(0.5)\"]\n"
+            "  port_from_stdout: '.*port (\\d+)'\n  start_timeout: 5s\n"
+            "actions:\n  create_order: {role: create, request: {method: POST, path: /orders}}\n");
+  CliResult r = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target", dir + "/target.yaml",
+                              "--out", dir + "/runs"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 3);  // std::regex recursed per character: SIGSEGV (-1)
+  CHECK(r.err.find("before printing a line matching") != std::string::npos);
+}
+
+TEST_CASE("a SIGKILLed run leaves finished false, never exit code 0, and check says so", "[cli][slow]") {
+  const std::string dir = ScratchDir("sigkill");
+  WriteFile(dir + "/scenarios/slow.yaml",
+            "# Waits long enough to be killed.\nname: slow\nlayer: client\nhunts: nothing, it waits\n"
+            "steps:\n  - wait: 60s\n  - send: create_order\nexpect: [one_record]\n");
+  // A started target keeps the run in its wait (an unreachable one ends it at once).
+  idemproof::runtime::ProcessSpec spec;
+  spec.argv = {IdemproofExe(), "run", dir + "/scenarios", "--target", TargetFile("reference.yaml"), "--out",
+               dir + "/runs"};
+  spec.env["IDEMPROOF_BUILD_DIR"] = BuildDir();
+  spec.cwd = dir;
+  spec.stdout_path = dir + "/cli.out";
+  spec.stderr_path = dir + "/cli.err";
+  auto cli = idemproof::runtime::ChildProcess::Spawn(spec);
+  REQUIRE(cli.ok());
+  const std::string results_file = dir + "/runs/latest/results.json";
+  const std::string stdout_file = dir + "/runs/latest/slow/target.stdout";
+  for (int i = 0; i < 2000 && ReadFile(stdout_file).find("listening") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(fs::exists(results_file));
+  const std::vector<pid_t> targets = ChildrenOf(cli->pid());
+  REQUIRE(cli->Signal(SIGKILL));
+  auto exit = cli->WaitFor(std::chrono::seconds(10));
+  REQUIRE(exit.has_value());
+  CHECK(exit->signalled);
+  for (pid_t pid : targets) ::kill(pid, SIGKILL);  // they die with the harness too (PDEATHSIG)
+  json results = json::parse(ReadFile(results_file));
+  CHECK(results.at("finished") == false);
+  CHECK(results.at("exit_code") != 0);
+  CliResult c = RunIdemproof({"check", dir + "/runs/latest"}, dir);
+  INFO(Diagnose(c));
+  CHECK(c.exit_code == 3);
+  CHECK(c.err.find("never finished") != std::string::npos);
+}
+
+TEST_CASE("two runs with one seed into one --out get two run folders", "[cli][slow]") {
+  const std::string dir = ScratchDir("same-seed");
+  WriteFile(dir + "/target.yaml",
+            "name: nowhere\nbase_url: http://127.0.0.1:1\n"
+            "actions:\n  create_order: {role: create, request: {method: POST, path: /orders}}\n");
+  std::vector<std::thread> runs;
+  std::vector<CliResult> out(4);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    runs.emplace_back([&, i] {
+      out[i] = RunIdemproof({"run", Suite() + "/client/double-submit.yaml", "--target", dir + "/target.yaml",
+                             "--seed", "7", "--out", dir + "/runs"},
+                            dir);
+    });
+  }
+  for (auto& t : runs) t.join();
+  std::set<std::string> folders;
+  for (const auto& r : out) {
+    INFO(Diagnose(r));
+    CHECK(r.exit_code == 3);  // unreachable, but each got its folder
+    CHECK(r.err.find("cannot create") == std::string::npos);
+    std::smatch m;
+    if (std::regex_search(r.out, m, std::regex("run directory (\\S+)\\n"))) folders.insert(m[1]);
+  }
+  CHECK(folders.size() == out.size());
+}
