@@ -23,6 +23,10 @@ std::vector<std::pair<std::size_t, std::size_t>> BodySpans(const std::string& s)
     std::size_t j = i;
     for (; j < s.size(); ++j) {
       const char c = s[j];
+      if (s.compare(j, 3, "...") == 0) {  // AnswerSummary's cut, inside a string or not
+        j += 3;
+        break;
+      }
       if (in_string) {
         if (c == '\\') ++j;
         else if (c == '"') in_string = false;
@@ -32,9 +36,6 @@ std::vector<std::pair<std::size_t, std::size_t>> BodySpans(const std::string& s)
         ++depth;
       } else if (c == '}' && --depth == 0) {
         ++j;
-        break;
-      } else if (s.compare(j, 3, "...") == 0) {
-        j += 3;
         break;
       }
     }
