@@ -14,11 +14,63 @@ namespace idemproof::cli {
 
 namespace {
 
+// The quoted bodies of `s` ("201 {...}"): from a '{' to its matching '}',
+// or to the "..." AnswerSummary cut it at (or the end), as [begin, end).
+std::vector<std::pair<std::size_t, std::size_t>> BodySpans(const std::string& s) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::size_t i = 0;
+  while ((i = s.find('{', i)) != std::string::npos) {
+    int depth = 0;
+    bool in_string = false;
+    std::size_t j = i;
+    for (; j < s.size(); ++j) {
+      const char c = s[j];
+      if (s.compare(j, 3, "...") == 0) {  // AnswerSummary's cut, inside a string or not
+        j += 3;
+        break;
+      }
+      if (in_string) {
+        if (c == '\\') ++j;
+        else if (c == '"') in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '{') {
+        ++depth;
+      } else if (c == '}' && --depth == 0) {
+        ++j;
+        break;
+      }
+    }
+    out.emplace_back(i, std::min(j, s.size()));
+    i = std::min(j, s.size());
+  }
+  return out;
+}
+
+// One line of at most `max` characters that keeps the words: the quoted
+// bodies are shortened first, then the text before a trailing "[reason]",
+// and only a reason longer than the whole column is cut itself.
 // Target text reaches the evidence: never a raw control byte on the terminal.
 std::string one_line(const std::string& text, std::size_t max) {
-  std::string s = ConsoleSafe(text);
-  if (s.size() > max) s = s.substr(0, max - 3) + "...";
-  return s;
+  std::string s = text;
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  s = ConsoleSafe(s);
+  for (std::size_t keep : {48, 24, 12}) {
+    if (s.size() <= max) return s;
+    auto spans = BodySpans(s);
+    for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+      if (it->second - it->first > keep + 3) s.replace(it->first + keep, it->second - it->first - keep, "...");
+    }
+  }
+  if (s.size() <= max) return s;
+  const std::size_t open = s.back() == ']' ? s.rfind(" [") : std::string::npos;
+  if (open != std::string::npos && s.size() - open + 3 < max) {
+    const std::string reason = s.substr(open);
+    return s.substr(0, max - reason.size() - 3) + "..." + reason;
+  }
+  return s.substr(0, max - 3) + "...";
 }
 
 }  // namespace

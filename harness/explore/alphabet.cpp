@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "model/capabilities.h"
 #include "model/template.h"
 
 namespace idemproof::explore {
@@ -18,6 +19,7 @@ const char* OpKindName(OpKind kind) {
     case OpKind::kKill: return "kill";
     case OpKind::kRestart: return "restart";
     case OpKind::kHook: return "hook";
+    case OpKind::kCause: return "cause";
     case OpKind::kFault: return "fault";
     case OpKind::kPause: return "pause";
     case OpKind::kResume: return "resume";
@@ -35,7 +37,7 @@ const std::map<std::string, int>& DefaultWeights() {
   static const std::map<std::string, int> kWeights = {
       {"send", 10}, {"send_other", 3}, {"send_background", 0}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1},
       {"kill", 1},  {"restart", 1},    {"hook", 2},  {"fault", 2}, {"pause", 1},
-      {"resume", 2}, {"deliver", 10},  {"redeliver", 3}, {"run_batch", 5}, {"rerun", 5}};
+      {"resume", 2}, {"deliver", 10},  {"redeliver", 3}, {"run_batch", 5}, {"rerun", 5}, {"cause", 2}};
   return kWeights;
 }
 
@@ -60,7 +62,8 @@ std::int64_t EstimateMs(const Op& op) {
       return std::chrono::duration_cast<std::chrono::milliseconds>(op.duration).count();
     case OpKind::kKill: return 50;
     case OpKind::kRestart: return 500;
-    case OpKind::kHook: return 10;
+    case OpKind::kHook:
+    case OpKind::kCause: return 10;
     case OpKind::kFault: return 100;
     case OpKind::kPause:
     case OpKind::kResume: return 10;
@@ -150,6 +153,14 @@ std::vector<Step> Op::Steps() const {
     case OpKind::kKill: return {KindStep(StepKind::kKill)};
     case OpKind::kRestart: return {KindStep(StepKind::kRestart)};
     case OpKind::kHook: return {KindStep(StepKind::kHook, name)};
+    case OpKind::kCause: {
+      Step s = KindStep(StepKind::kCause, name);
+      s.action = action;
+      s.cause_resolved = true;
+      s.cause_variant = variant;
+      s.cause_hook = hook;
+      return {s};
+    }
     case OpKind::kFault:
       return {KindStep(StepKind::kFault, name), RequestStep(StepKind::kSend, action, key, biz),
               KindStep(StepKind::kHeal, name)};
@@ -178,6 +189,11 @@ std::string Op::ToString() const {
     case OpKind::kKill:
     case OpKind::kRestart: os << OpKindName(kind); break;
     case OpKind::kHook: os << "hook " << name; break;
+    case OpKind::kCause:
+      os << "cause " << name;
+      if (!variant.empty()) os << " (variant " << variant << " of " << action << ")";
+      if (!hook.empty()) os << " (hook " << hook << ")";
+      break;
     case OpKind::kFault: os << "fault " << name << ": send " << action << " " << key << "/" << biz; break;
     case OpKind::kPause:
     case OpKind::kResume: os << OpKindName(kind); break;
@@ -199,7 +215,8 @@ std::string Op::ToString() const {
 bool Op::operator==(const Op& o) const {
   return kind == o.kind && action == o.action && key == o.key && biz == o.biz && name == o.name &&
          duration == o.duration && n == o.n && mode == o.mode && copies == o.copies && from == o.from &&
-         to == o.to && fail_after == o.fail_after && instance == o.instance;
+         to == o.to && fail_after == o.fail_after && instance == o.instance && variant == o.variant &&
+         hook == o.hook;
 }
 
 std::ostream& operator<<(std::ostream& os, const Op& op) { return os << op.ToString(); }
@@ -208,7 +225,11 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
                                  const runtime::Interpreter& interpreter) {
   Alphabet a;
   const ExploreBlock& b = spec.explore;
-  const std::string where = spec.scenario.file + ": explore: ";
+  // Errors point at the item that named it, else at the explore block.
+  auto config_error = [&](const std::string& item, const std::string& message) {
+    auto it = b.marks.find(item);
+    return Status::InvalidConfig("explore: " + message, it != b.marks.end() ? it->second : b.mark);
+  };
 
   std::set<std::string> capturable;
   for (const auto& [name, action] : target.actions) {
@@ -231,14 +252,14 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   }
   for (const auto& name : actions) {
     if (!target.actions.count(name)) {
-      return Status(StatusCode::kInvalidConfig, where + "the target declares no action '" + name + "'");
+      return config_error("action " + name, "the target declares no action '" + name + "'");
     }
   }
   std::vector<std::string> hooks;
   if (b.hooks) {
     hooks = *b.hooks;
     for (const auto& h : hooks) {
-      if (!target.hooks.count(h)) return Status(StatusCode::kInvalidConfig, where + "the target declares no hook '" + h + "'");
+      if (!target.hooks.count(h)) return config_error("hook " + h, "the target declares no hook '" + h + "'");
     }
   } else {
     for (const auto& [name, hook] : target.hooks) {
@@ -374,6 +395,45 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   }
   add_group("hook", hook_ops, "the target declares no hook besides heal");
 
+  // cause: each capability asked for (default: every one but heal), per
+  // explore action by its variant, else once by its hook.
+  {
+    std::vector<std::string> causes;
+    if (b.causes) {
+      causes = *b.causes;
+    } else {
+      for (const auto& c : CapabilityTable())
+        if (!c.always) causes.push_back(c.name);
+    }
+    std::vector<Op> cause_ops;
+    std::string why;
+    for (const auto& cause : causes) {
+      bool by_hook = false, any = false;
+      for (const auto& action : actions) {
+        auto p = ResolveCapability(cause, action, target);
+        if (!p.ok()) {
+          why += (why.empty() ? "" : "; ") + p.status().message();
+          continue;
+        }
+        Op op;
+        op.kind = OpKind::kCause;
+        op.name = cause;
+        op.action = action;
+        op.variant = p->variant;
+        op.hook = p->hook;
+        if (!p->hook.empty()) {
+          if (by_hook) continue;
+          by_hook = true;
+        }
+        any = true;
+        cause_ops.push_back(op);
+      }
+      if (!any && b.causes)
+        return config_error("cause " + cause, "the target provides no " + cause + " (" + why + ")");
+    }
+    add_group("cause", cause_ops, why.empty() ? "no capability to cause" : why);
+  }
+
   // pause / resume: the main instance, which idemproof must have started.
   {
     Op pause, resume;
@@ -389,7 +449,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     std::string absent = b.messages.empty() ? "no message listed under explore.messages" : "";
     for (const auto& message : b.messages) {
       if (!target.messages.count(message)) {
-        return Status(StatusCode::kInvalidConfig, where + "the target declares no message '" + message + "'");
+        return config_error("message " + message, "the target declares no message '" + message + "'");
       }
       for (const auto& key : b.keys) {
         if (key == kNoKey) continue;
@@ -459,7 +519,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     for (const auto& e : a.excluded_) {
       if (e.op == "send" || e.op == "deliver" || e.op == "run_batch") why += (why.empty() ? "" : "; ") + e.op + ": " + e.reason;
     }
-    return Status(StatusCode::kInvalidConfig, where + "no send, deliver or run_batch op can run (" + why + ")");
+    return config_error("", "no send, deliver or run_batch op can run (" + why + ")");
   }
 
   a.initial_.managed = target.start.has_value();
@@ -486,7 +546,11 @@ void Alphabet::ApplyStep(const Step& step, PlanModel& m) const {
           m.maybe_released.insert(use);
           m.hook_pending = false;
         }
+        // A variant goes to the action's next request whether it executes or not.
+        if (m.variant_pending.erase(step.action) > 0 && executes) m.maybe_released.insert(use);
         m.used_keys.insert(use);
+      } else {
+        m.variant_pending.erase(step.action);
       }
       auto it = provides_.find(step.action);
       if (it != provides_.end()) {
@@ -519,6 +583,17 @@ void Alphabet::ApplyStep(const Step& step, PlanModel& m) const {
     case StepKind::kStart:
     case StepKind::kRestart: m.up = true; m.elapsed_ms += 500; break;
     case StepKind::kHook: m.hook_pending = true; m.elapsed_ms += 10; break;
+    case StepKind::kCause:
+      if (step.name == "heal") {
+        m.variant_pending.clear();
+        m.hook_pending = false;
+      } else if (!step.cause_variant.empty()) {
+        m.variant_pending.insert(step.action);
+      } else if (!step.cause_hook.empty()) {
+        m.hook_pending = true;
+      }
+      m.elapsed_ms += 10;
+      break;
     default: m.elapsed_ms += 10; break;
   }
 }
@@ -561,6 +636,7 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
     case OpKind::kKill: return m.up && m.managed;
     case OpKind::kRestart: return m.managed;
     case OpKind::kHook: return m.up;
+    case OpKind::kCause: return m.up && (op.variant.empty() || !m.variant_pending.count(op.action));
     case OpKind::kPause: return m.up && m.managed && !m.paused;
     case OpKind::kResume: return m.paused;
     case OpKind::kDeliver: return m.up;

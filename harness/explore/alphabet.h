@@ -9,7 +9,9 @@
 // one; at most two per plan, all joined at the end), burst
 // (n identical requests at once), wait (short, or past the declared lease),
 // kill (SIGKILL), restart (stop+start, or start after a kill), hook (a target
-// hook, e.g. "the next call fails with 503"), fault (a send through a
+// hook, e.g. "the next call fails with 503"), cause (a capability such as
+// retryable_failure, by a variant of the action's next request or a hook),
+// fault (a send through a
 // declared fault, started and healed around it), pause / resume (SIGSTOP /
 // SIGCONT of the main instance), deliver (push a declared message to the
 // consumer), redeliver (push a message delivered before again, two copies at
@@ -22,10 +24,10 @@
 // lists them in `excluded` with the reason (nothing declared for them in the
 // target or the explore block, or the interpreter's NeedsOf(): no injector...).
 //
-// Preconditions (PlanModel): sends, bursts, hooks and faults need the target
-// up; kill needs it up and started by idemproof; restart needs a start
+// Preconditions (PlanModel): sends, bursts, hooks, causes and faults need the
+// target up; kill needs it up and started by idemproof; restart needs a start
 // command; send_other needs the key used before, and not first used right
-// after a hook (a hook may make that request fail retryably, which releases
+// after a hook or by the request a cause's variant changed (either may make that request fail retryably, which releases
 // the key: another payload then rightly executes); an action whose request
 // uses a captured variable needs an earlier send of an action capturing it
 // for the same biz; waits and graceful restarts keep the plan's estimated
@@ -62,7 +64,7 @@ namespace idemproof::explore {
 
 enum class OpKind {
   kSend, kSendOther, kSendBackground, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault,
-  kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun
+  kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun, kCause
 };
 const char* OpKindName(OpKind kind);  // as under explore.ops
 
@@ -71,7 +73,11 @@ struct Op {
   std::string action;  // send / send_other / burst / fault; deliver / redeliver: the message name
   std::string key;     // symbolic; deliver / redeliver: the symbolic message id
   std::string biz;     // symbolic
-  std::string name;    // hook / fault name; run_batch / rerun: the symbolic job
+  std::string name;    // hook / fault name; cause: the capability; run_batch / rerun: the symbolic job
+  // cause: how the target provides it (model/capabilities.h): a variant of
+  // `action`'s next request, or a hook.
+  std::string variant;
+  std::string hook;
   Duration duration{0};  // waits
   int n = 0;             // burst
   BurstMode mode = BurstMode::kThreads;
@@ -103,6 +109,9 @@ struct PlanModel {
   // A hook fired and no request followed yet: the next request may fail on
   // purpose (e.g. a downstream 503), and a retryable failure releases its key.
   bool hook_pending = false;
+  // Actions whose next request carries a pending variant (a cause op): that
+  // request consumes it, and may then fail on purpose as after a hook.
+  std::set<std::string> variant_pending;
   // (key, biz) first sent while a hook was pending: the key may have been
   // released, so another payload under it may rightly execute.
   std::set<std::pair<std::string, std::string>> maybe_released;

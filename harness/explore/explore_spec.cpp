@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "model/binding.h"
+#include "model/capabilities.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof::explore {
@@ -14,7 +15,7 @@ const std::vector<std::string>& OpKindNames() {
   static const std::vector<std::string> kNames = {
       "send",  "send_other", "send_background", "burst",   "wait",      "wait_past_lease", "kill",
       "restart", "hook",     "fault",           "pause",   "resume",    "deliver",         "redeliver",
-      "run_batch", "rerun"};
+      "run_batch", "rerun", "cause"};
   return kNames;
 }
 
@@ -49,13 +50,14 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
   b.mark = r.MarkOf(node);
   r.ExpectMap(node, "explore");
   r.CheckKeys(node,
-              {"actions", "keys", "biz", "pairing", "ops", "hooks", "faults", "burst", "wait",
+              {"actions", "keys", "biz", "pairing", "ops", "hooks", "causes", "faults", "burst", "wait",
                "insert_at", "reruns", "confirm", "trials", "max_ops", "messages", "batch"},
               "explore");
   if (node["actions"]) {
     b.actions = r.StringList(node["actions"], "explore.actions");
     for (const auto& item : node["actions"]) {
       const std::string& a = item.Scalar();
+      b.marks["action " + a] = r.MarkOf(item);
       if (a.empty() || a[0] != kParameterSigil) continue;
       bool declared = false;
       for (const auto& p : scenario.parameters) declared = declared || (p.name == a.substr(1) && !p.is_probe());
@@ -90,7 +92,20 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
       b.weights[it->first.Scalar()] = static_cast<int>(w);
     }
   }
-  if (node["hooks"]) b.hooks = r.StringList(node["hooks"], "explore.hooks");
+  if (node["hooks"]) {
+    b.hooks = r.StringList(node["hooks"], "explore.hooks");
+    for (const auto& item : node["hooks"]) b.marks["hook " + item.Scalar()] = r.MarkOf(item);
+  }
+  if (node["causes"]) {
+    b.causes = r.StringList(node["causes"], "explore.causes");
+    for (const auto& item : node["causes"]) {
+      b.marks["cause " + item.Scalar()] = r.MarkOf(item);
+      const CapabilityInfo* c = FindCapability(item.Scalar());
+      if (c == nullptr || c->always)
+        r.Fail(item, "explore.causes: '" + item.Scalar() + "' is not a capability a cause op can cause" +
+                         yaml::DidYouMean(item.Scalar(), CapabilityNames()) + " (slow_request, retryable_failure)");
+    }
+  }
   if (node["faults"]) {
     b.faults = r.StringList(node["faults"], "explore.faults");
     for (const auto& f : b.faults) {
@@ -99,6 +114,7 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
   }
   if (node["messages"]) {
     b.messages = r.StringList(node["messages"], "explore.messages");
+    for (const auto& item : node["messages"]) b.marks["message " + item.Scalar()] = r.MarkOf(item);
     if (b.messages.empty()) r.Fail(node["messages"], "explore.messages must not be empty (omit it for no queue op)");
   }
   if (node["batch"]) {
@@ -173,9 +189,7 @@ Result<ExploreSpec> ParseExploreSpec(const std::string& yaml_text, const std::st
   yaml::Reader r(file);
   try {
     YAML::Node root = r.Load(yaml_text);
-    if (!root["explore"]) {
-      return Status(StatusCode::kInvalidConfig, file + ": an explore file needs an 'explore:' block");
-    }
+    if (!root["explore"]) r.Fail(root, "an explore file needs an 'explore:' block");
     spec.explore = ReadBlock(r, root["explore"], spec.scenario);
     for (const auto& p : spec.scenario.parameters) {
       const auto& actions = spec.explore.actions;

@@ -10,9 +10,12 @@
 //     biz: [b1, b2]
 //     pairing: bound                # bound: keys[i] goes with biz[i]; free: any pair
 //     ops: {send: 10, send_other: 2, send_background: 0, burst: 2, wait: 2, wait_past_lease: 1,
-//           kill: 1, restart: 1, hook: 1, fault: 1, pause: 1, resume: 2,
+//           kill: 1, restart: 1, hook: 1, cause: 1, fault: 1, pause: 1, resume: 2,
 //           deliver: 10, redeliver: 3, run_batch: 5, rerun: 5}   # weights; 0 leaves an op out
-//     hooks: [fail_next_retryable]  # default: every target hook but `heal`
+//     hooks: [die_before_ack]       # default: every target hook but `heal`
+//     causes: [retryable_failure]   # capabilities the cause op causes (model/capabilities.h),
+//                                   # by a variant of an explore action or a hook;
+//                                   # default: every one the target provides
 //     faults: [drop]                # declared faults a send may go through
 //     messages: [credit]            # target messages deliver/redeliver push (ids: the keys pool)
 //     batch: {jobs: [j1], from: 0, to: 100, fail_after: 60}   # run_batch/rerun jobs
@@ -55,6 +58,10 @@ struct ExploreBlock {
   bool bound_pairing = true;
   std::map<std::string, int> weights;  // op kind name -> weight, overriding the defaults
   std::optional<std::vector<std::string>> hooks;
+  std::optional<std::vector<std::string>> causes;
+  // Where the named items were written, for errors found against the target:
+  // "action NAME", "hook NAME", "cause NAME", "message NAME".
+  std::map<std::string, SourceMark> marks;
   std::vector<std::string> faults;
   std::vector<std::string> messages;  // none: no deliver/redeliver op
   // Batch jobs run_batch/rerun use (none: no batch op); rows [from, to),

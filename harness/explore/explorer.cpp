@@ -305,7 +305,7 @@ Result<ExploreReport> Explore(const ExploreSpec& spec, const TargetDescription& 
   ScenarioFit fit = CheckScenarioAgainstTarget(spec.scenario, target);
   if (!fit.errors.empty()) return fit.errors.front();
   if (!fit.needs.empty()) {
-    return Status(StatusCode::kInvalidConfig, spec.scenario.file + ": the target lacks what the spec needs: " + fit.needs.front());
+    return Status::InvalidConfig("the target lacks what the spec needs: " + fit.needs.front(), spec.scenario.mark);
   }
   runtime::Interpreter interpreter(target, runtime::InterpreterOptionsOf(options));
   auto alphabet = Alphabet::Build(spec, target, interpreter);

@@ -123,6 +123,16 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
     s.steps.push_back(clean);
   }
   s.steps.insert(s.steps.end(), spec.scenario.steps.begin() + at, spec.scenario.steps.end());
+  // A cause no later request of its action could feel changes nothing (and
+  // a scenario file rejects it): drop it.
+  for (std::size_t i = s.steps.size(); i-- > 0;) {
+    const Step& c = s.steps[i];
+    if (c.kind != StepKind::kCause || c.name == "heal") continue;
+    const bool felt = std::any_of(s.steps.begin() + static_cast<std::ptrdiff_t>(i) + 1, s.steps.end(), [&](const Step& n) {
+      return (n.kind == StepKind::kSend || n.kind == StepKind::kBurst) && n.action == c.action;
+    });
+    if (!felt) s.steps.erase(s.steps.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   return s;
 }
 

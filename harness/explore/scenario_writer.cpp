@@ -82,6 +82,10 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
       out << YAML::Key << key << YAML::Value << s.name;
       if (!s.label.empty() && s.label != s.name) out << YAML::Key << "as" << YAML::Value << s.label;
       break;
+    case StepKind::kCause:
+      out << YAML::Key << key << YAML::Value << s.name;
+      if (!s.action.empty()) out << YAML::Key << "action" << YAML::Value << s.action;
+      break;
     case StepKind::kHook:
     case StepKind::kFault:
     case StepKind::kHeal:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/capabilities.h"
+
 namespace idemproof {
 namespace {
 
@@ -83,6 +85,19 @@ Scenario Bound(const Scenario& scenario, const Assignment& binding) {
   return s;
 }
 
+// Fills every cause step's provision (capabilities.h); an unprovided one
+// stays unresolved: CheckScenarioAgainstTarget names it as a need.
+void ResolveCauses(Scenario& s, const TargetDescription& target) {
+  for (auto& step : s.steps) {
+    if (step.kind != StepKind::kCause) continue;
+    auto p = ResolveCapability(step.name, step.action, target);
+    if (!p.ok()) continue;
+    step.cause_resolved = true;
+    step.cause_variant = p->variant;
+    step.cause_hook = p->hook;
+  }
+}
+
 }  // namespace
 
 std::string DescribeParameter(const ScenarioParameter& p) {
@@ -93,7 +108,11 @@ std::string DescribeParameter(const ScenarioParameter& p) {
 }
 
 std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescription& target) {
-  if (scenario.parameters.empty()) return {scenario};
+  if (scenario.parameters.empty()) {
+    Scenario s = scenario;
+    ResolveCauses(s, target);
+    return {s};
+  }
   std::vector<Assignment> assignments;
   Assignment so_far;
   Enumerate(scenario, target, 0, so_far, assignments);
@@ -117,7 +136,10 @@ std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescrip
     return {unbound};
   }
   std::vector<Scenario> out;
-  for (const auto& a : assignments) out.push_back(Bound(scenario, a));
+  for (const auto& a : assignments) {
+    out.push_back(Bound(scenario, a));
+    ResolveCauses(out.back(), target);
+  }
   return out;
 }
 

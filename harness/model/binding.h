@@ -12,6 +12,10 @@
 // are enumerated in parameter order, each parameter's candidates by name, so
 // the result is deterministic.
 //
+// Every scenario returned has its `cause:` steps resolved (capabilities.h):
+// a variant of the next send's action, else a hook; an unprovided one stays
+// unresolved and CheckScenarioAgainstTarget names it as the scenario's need.
+//
 // A bound scenario is named "NAME[v1,v2,...]" (the bound names in parameter
 // order) and keeps NAME in `bound_from`.
 //

@@ -7,8 +7,9 @@
 // writes) and the oracles (which read); model/history_events.h builds every
 // one of them and names the values of `f` and `process`:
 //  - f "send" | "burst", type invoke, process "client-N" / "burst-N":
-//      {"request": {"method", "url", "headers": {name: value}, "body": str}}
-//    completion on the same process:
+//      {"request": {"method", "url", "headers": {name: value}, "body": str},
+//       "variant": NAME (only when a request variant of the action was used)}
+//    completion on the same process (repeating "variant"):
 //      type ok   = an answer arrived (ANY status; the oracles judge statuses)
 //      type info = no answer (timeout, reset, lost): outcome unknown
 //      type fail = definitely not sent (could not connect)
@@ -20,7 +21,10 @@
 //      {"probe": "records" | NAME, "label": str, "value": <json>, "count": int}
 //    a records probe sets action, biz, biz_name and "count"; "value" is the
 //    probe's JSON value; "error" on fail/info.
-//  - f "hook", process "nemesis": {"hook": NAME, "response": {...}}
+//  - f "hook", process "nemesis": {"hook": NAME, "cause": CAPABILITY (a cause
+//    step), "response": {...} (a request) | "command": {"exit": int|null,
+//    "signal": int|null, "stdout": first 4 KiB, "stdout_truncated": bool}
+//    (a command), "error" (fail/info), "failed": true (not ok, non-2xx, exit != 0)}
 //  - f "fault" | "kill" | "stop" | "start" | "restart", process "nemesis":
 //      {"fault": NAME, "phase": "start" | "heal", "injected": int, ...}
 //  - f "batch", process "batch" (a batch job run, see batch_history.h),

@@ -60,9 +60,10 @@ HistoryEvent About(const RequestSubject& s, const std::string& process, const st
 }  // namespace
 
 HistoryEvent RequestInvoke(const std::string& process, const std::string& f, const RequestSubject& subject,
-                           const RecordedRequest& request, int step) {
+                           const RecordedRequest& request, int step, const std::string& variant) {
   HistoryEvent e = About(subject, process, f, step);
   e.value = {{"request", RequestJson(request)}};
+  if (!variant.empty()) e.value["variant"] = variant;
   return e;
 }
 
@@ -70,6 +71,7 @@ HistoryEvent RequestCompletion(const HistoryEvent& invoke, const RecordedExchang
   HistoryEvent e = invoke;
   e.type = x.type;
   e.value = {{"connection_reused", x.connection_reused}};
+  if (invoke.value.contains("variant")) e.value["variant"] = invoke.value["variant"];
   // libcurl resent it on a new connection: the target may have seen it twice.
   if (x.send_attempts > 1) e.value["send_attempts"] = x.send_attempts;
   if (x.type == EventType::kOk) {

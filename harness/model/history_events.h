@@ -104,9 +104,11 @@ struct RequestSubject {
   std::string payload;   // "default" | "other" | "" (not a send)
 };
 
-// f send | burst on `process`: {"request": ...}.
+// f send | burst on `process`: {"request": ...}, plus "variant" when a
+// request variant of the action was used ("" = none; RequestCompletion
+// repeats it).
 HistoryEvent RequestInvoke(const std::string& process, const std::string& f, const RequestSubject& subject,
-                           const RecordedRequest& request, int step);
+                           const RecordedRequest& request, int step, const std::string& variant = "");
 // The completion of a request-like invoke: same fields, the type of the
 // exchange, value {"connection_reused", "send_attempts" (> 1 only),
 // "response" (ok) | "error"}.
@@ -120,7 +122,8 @@ HistoryEvent ProbeInvoke(const std::string& probe, const std::string& label, int
 // The records probe of one (action, biz) at the end of a run: label
 // "records:<action>:<biz_name>"; the completion adds "value" and "count".
 HistoryEvent RecordsProbeInvoke(const std::string& action, const std::string& biz, const std::string& biz_name);
-// f hook, process nemesis: {"hook"}; the completion adds "response" or "error".
+// f hook, process nemesis: {"hook"}; the completion adds "response" (a
+// request), "command" (a command: exit status and stdout head) or "error".
 HistoryEvent HookInvoke(const std::string& hook, int step);
 // f fault, process nemesis: {"fault", "phase": "start" | "heal"}; the
 // completion adds "injector" (start) / "injected" (heal) or "error".

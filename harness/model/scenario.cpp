@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/capabilities.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof {
@@ -51,6 +52,7 @@ const char* StepKindName(StepKind kind) {
     case StepKind::kSpawn: return "spawn";
     case StepKind::kDeliver: return "deliver";
     case StepKind::kPublish: return "publish";
+    case StepKind::kCause: return "cause";
   }
   return "?";
 }
@@ -143,6 +145,11 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
         break;
       }
       case StepKind::kHook: check_name(s.name, s.mark, "hook", hooks); break;
+      case StepKind::kCause: {
+        auto provision = ResolveCapability(s.name, s.action, target);
+        if (!provision.ok()) add_need(provision.status().message());
+        break;
+      }
       case StepKind::kProbe: check_name(s.name, s.mark, "probe", probes); break;
       case StepKind::kStart:
       case StepKind::kStop:

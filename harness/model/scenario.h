@@ -52,6 +52,7 @@ enum class StepKind {
   kSpawn,    // start another instance of the target (same command, same store)
   kDeliver,  // push a message to a consumer over HTTP, at least once (ack loss, copies)
   kPublish,  // add a message to the target's broker (Redis stream), wait until consumed
+  kCause,    // cause a capability (model/capabilities.h): by a variant of the next request, or a hook
 };
 const char* StepKindName(StepKind kind);
 
@@ -102,7 +103,13 @@ struct Step {
   // wait
   Duration duration{0};
   // hook / probe / fault / heal / deliver / publish / spawn: the name
+  // (cause: the capability; `action` is the next send's or burst's action)
   std::string name;
+  // cause: how the target provides it, set by the bind stage (binding.h);
+  // unresolved, the runtime resolves it itself (ResolveCapability).
+  bool cause_resolved = false;
+  std::string cause_variant;  // the variant `action`'s next request gets; "" = none
+  std::string cause_hook;     // the hook fired; "" = none
 };
 
 // A fault the scenario may inject, by a fault step or for its whole length.

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "model/capabilities.h"
 #include "model/scenario.h"
 #include "model/yaml_reader.h"
 
@@ -47,6 +48,7 @@ const std::vector<KindInfo>& Kinds() {
       {StepKind::kDeliver, "deliver", false,
        {"message", "biz", "copies", "lose_ack", "every", "max_attempts", "to", "timeout", "after", "label"}},
       {StepKind::kPublish, "publish", false, {"message", "biz", "copies", "timeout", "after", "label"}},
+      {StepKind::kCause, "cause", false, {"action", "after", "label"}},
   };
   return kKinds;
 }
@@ -92,6 +94,7 @@ class ScenarioLoader {
     YAML::Node steps = r_.Required(root, "steps", "scenario");
     if (!steps.IsSequence() || steps.size() == 0) r_.Fail(steps, "steps must be a non-empty list");
     for (const auto& item : steps) s.steps.push_back(StepOf(item, s));
+    CauseTargets(steps, s);
     YAML::Node expect = r_.Required(root, "expect", "scenario");
     if (!expect.IsSequence() || expect.size() == 0)
       r_.Fail(expect, "expect must be a non-empty list of oracles");
@@ -238,7 +241,7 @@ class ScenarioLoader {
       r_.Fail(node.begin()->first, "unknown step kind '" + first + "'" + yaml::DidYouMean(first, KindNames()) +
                                        "; a step is one of: send, burst, wait, hook, probe, fault, heal, join, "
                                        "start, stop, kill, restart, run_batch, rerun, clean_run, pause, "
-                                       "resume, spawn, deliver, publish");
+                                       "resume, spawn, deliver, publish, cause");
     }
     st.kind = kind->kind;
     std::string what = std::string("step '") + kind->name + "'";
@@ -270,6 +273,18 @@ class ScenarioLoader {
           r_.Fail(v, what + ": fault '" + st.name + "' is not declared under 'faults'" + yaml::DidYouMean(st.name, declared));
         }
         break;
+      case StepKind::kCause: {
+        st.name = Symbol(RequiredValue(v, *kind_key, what, "a capability"), what);
+        if (FindCapability(st.name) == nullptr) {
+          const auto names = CapabilityNames();
+          std::string known;
+          for (const auto& k : names) known += (known.empty() ? "" : ", ") + k;
+          r_.Fail(v, what + ": unknown capability '" + st.name + "'" + yaml::DidYouMean(st.name, names) +
+                         "; known: " + known);
+        }
+        if (node["action"]) st.action = NameOrReference(node["action"], what + ".action", sc, false);
+        break;
+      }
       case StepKind::kSpawn:
         st.name = Symbol(RequiredValue(v, *kind_key, what, "an instance name"), what);
         if (st.name == "main" || instances_.count(st.name))
@@ -328,6 +343,26 @@ class ScenarioLoader {
                                      yaml::DidYouMean(m, {"last_byte", "threads"}));
     }
     return st;
+  }
+
+  // A cause step acts on the next send or burst: its action (a variant is
+  // that action's); a capability that changes a request needs one to follow.
+  void CauseTargets(const YAML::Node& steps, Scenario& s) {
+    for (std::size_t i = 0; i < s.steps.size(); ++i) {
+      Step& st = s.steps[i];
+      if (st.kind != StepKind::kCause) continue;
+      bool follows = false;
+      for (std::size_t j = i + 1; j < s.steps.size() && !follows; ++j) {
+        const Step& next = s.steps[j];
+        if (next.kind != StepKind::kSend && next.kind != StepKind::kBurst) continue;
+        if (st.action.empty()) st.action = next.action;
+        follows = next.action == st.action;
+      }
+      if (!follows && !FindCapability(st.name)->always)
+        r_.Fail(steps[i], "step 'cause': no send or burst step" +
+                              (st.action.empty() ? std::string() : " of " + st.action) + " follows for " + st.name +
+                              " to act on");
+    }
   }
 
   // An instance named by a step must be "main" or spawned by an earlier step.

@@ -35,6 +35,13 @@ struct RequestTemplate {
   HeaderList headers;           // extra headers (the key header is added by the runtime)
   std::optional<nlohmann::json> json;  // body sent as application/json (templated strings)
   std::optional<std::string> body;     // raw body; at most one of json/body is set
+  // The Content-Type sent with the body (`content_type:`); "" = a json body
+  // goes as application/json, a raw body with no Content-Type at all.
+  std::string content_type;
+  // Query parameters added to (or replacing same-named ones in) the path's
+  // query string, values templated, percent-encoded once expanded. Set by
+  // request variants (ApplyVariant), not read from a request block.
+  HeaderList query;
   // A service declared under `services:` to send it to instead of the target
   // (its url replaces base_url; the target-wide headers are not added). "" = the target.
   std::string base;
@@ -131,6 +138,21 @@ struct CaptureRule {
   std::optional<std::string> From(const HeaderList& headers, const std::string& body) const;
 };
 
+// A named change to one request of an action (`variants:`), asked for by a
+// scenario's capability step (model/capabilities.h) or named by explore.
+// Applied over the action's request by ApplyVariant (model/request_variant.h).
+// At most one of json/body; `patch` only over a json body, never with json.
+struct RequestVariant {
+  std::string name;
+  HeaderList query;    // query parameters added or replaced (templated values)
+  HeaderList headers;  // headers added or replaced (names case-insensitive, templated values)
+  std::vector<std::pair<JsonPath, nlohmann::json>> patch;  // JSON path (no [*]) -> value, on the json body
+  std::optional<nlohmann::json> json;  // the whole json body
+  std::optional<std::string> body;     // a raw body
+  std::string content_type;            // with json/body: its Content-Type ("" = the default)
+  SourceMark mark;
+};
+
 // A business action the scenarios can send.
 struct ActionDescription {
   std::string name;
@@ -150,6 +172,7 @@ struct ActionDescription {
   // The create action whose resource this one works on (a put, delete or
   // callback of that create); "" = none. Always an action with role create.
   std::string of;
+  std::map<std::string, RequestVariant> variants;  // by name
   SourceMark mark;
 };
 

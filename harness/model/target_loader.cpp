@@ -236,9 +236,9 @@ class TargetLoader {
     RequestTemplate rq;
     rq.mark = r_.MarkOf(node);
     if (body_only) {
-      r_.CheckKeys(node, {"json", "body"}, what);
+      r_.CheckKeys(node, {"json", "body", "content_type"}, what);
     } else {
-      r_.CheckKeys(node, {"method", "path", "headers", "json", "body", "base"}, what);
+      r_.CheckKeys(node, {"method", "path", "headers", "json", "body", "content_type", "base"}, what);
       if (node["base"]) {
         rq.base = r_.String(node["base"], what + ".base");
         bases_.emplace_back(node["base"], rq.base);
@@ -259,8 +259,64 @@ class TargetLoader {
       TemplatedJson(node["json"]);
     }
     if (node["body"]) rq.body = Templated(node["body"], what + ".body");
+    if (node["content_type"]) rq.content_type = ContentType(node, what);
     if (body_only && !rq.json && !rq.body) r_.Fail(node, what + ": give json or body");
     return rq;
+  }
+
+  // `content_type:` of a block with json or body (a header value: no CR/LF).
+  std::string ContentType(const YAML::Node& node, const std::string& what) {
+    const YAML::Node ct = node["content_type"];
+    std::string s = r_.String(ct, what + ".content_type");
+    if (!node["json"] && !node["body"]) r_.Fail(ct, what + ".content_type: there is no body (json or body) to type");
+    if (s.empty() || s.find_first_of("\r\n") != std::string::npos)
+      r_.Fail(ct, what + ".content_type: '" + s + "' is not a header value");
+    return s;
+  }
+
+  // variants: {NAME: {query, headers, patch, json, body, content_type}}
+  std::map<std::string, RequestVariant> Variants(const YAML::Node& node, const std::string& what,
+                                                 const RequestTemplate& request) {
+    r_.ExpectMap(node, what + ".variants");
+    std::map<std::string, RequestVariant> out;
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      RequestVariant v;
+      v.name = Name(it->first, "variant");
+      v.mark = r_.MarkOf(it->first);
+      const std::string vw = what + " variant '" + v.name + "'";
+      const YAML::Node b = it->second;
+      r_.ExpectMap(b, vw);
+      r_.CheckKeys(b, {"query", "headers", "patch", "json", "body", "content_type"}, vw);
+      if (b.size() == 0) r_.Fail(b, vw + " changes nothing: give query, headers, patch, json or body");
+      if (b["query"]) v.query = Headers(b["query"], vw + ".query");
+      if (b["headers"]) {
+        v.headers = Headers(b["headers"], vw + ".headers");
+        for (auto h = b["headers"].begin(); h != b["headers"].end(); ++h) HeaderName(h->first, vw + ".headers name");
+      }
+      if (b["json"] && b["body"]) r_.Fail(b["body"], vw + ": give json or body, not both");
+      if (b["patch"] && (b["json"] || b["body"]))
+        r_.Fail(b["patch"], vw + ": give patch (changes to the action's json body) or a whole body, not both");
+      if (b["json"]) {
+        v.json = r_.Json(b["json"]);
+        TemplatedJson(b["json"]);
+      }
+      if (b["body"]) v.body = Templated(b["body"], vw + ".body");
+      if (b["content_type"]) v.content_type = ContentType(b, vw);
+      if (b["patch"]) {
+        r_.ExpectMap(b["patch"], vw + ".patch");
+        if (!request.json)
+          r_.Fail(b["patch"], vw + ".patch: the action's request has no json body to patch (give json or body instead)");
+        for (auto p = b["patch"].begin(); p != b["patch"].end(); ++p) {
+          JsonPath path = r_.Path(p->first, vw + ".patch path");
+          if (path.has_wildcard() || path.segments().empty())
+            r_.Fail(p->first, vw + ".patch: '" + path.text() + "' must name one member or element (no [*], not $)");
+          v.patch.emplace_back(path, r_.Json(p->second));
+          TemplatedJson(p->second);
+        }
+      }
+      out[v.name] = v;
+    }
+    return out;
   }
 
   // {request: ...} | {command: [...]} plus `extra` keys the caller reads.
@@ -389,7 +445,7 @@ class TargetLoader {
 
   ActionDescription Action(const std::string& name, const YAML::Node& node) {
     std::string what = "action '" + name + "'";
-    r_.CheckKeys(node, {"request", "other_payload", "records", "capture", "volatile", "role", "of"}, what);
+    r_.CheckKeys(node, {"request", "other_payload", "records", "capture", "volatile", "role", "of", "variants"}, what);
     ActionDescription a;
     a.name = name;
     a.mark = r_.MarkOf(node);
@@ -416,6 +472,7 @@ class TargetLoader {
       }
     }
     if (node["volatile"]) a.volatile_paths = Paths(node["volatile"], what + ".volatile");
+    if (node["variants"]) a.variants = Variants(node["variants"], what, a.request);
     return a;
   }
 

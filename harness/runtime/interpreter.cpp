@@ -80,6 +80,7 @@ class Interpreter::Execution {
         ctx_.Sleep(step.duration);
         return Status::Ok();
       case StepKind::kHook: return HookStep(ctx_, step, index);
+      case StepKind::kCause: return CauseStep(ctx_, step, index);
       case StepKind::kProbe: return ProbeStep(ctx_, step, index);
       case StepKind::kJoin: ctx_.JoinBackground(); return Status::Ok();
       case StepKind::kStart:

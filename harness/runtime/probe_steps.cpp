@@ -1,24 +1,42 @@
 #include "runtime/probe_steps.h"
 
+#include "model/capabilities.h"
+
 namespace idemproof::runtime {
 
 namespace {
 
+// Fires hook `name`; `cause` (a capability, "" = a literal hook step) is
+// recorded with it. A hook that failed (a command ending non-zero, a request
+// not answered or answered non-2xx) is recorded, then reported as an error:
+// the premise it was to cause may not have happened.
 Status Hook(StepContext& ctx, const std::string& name, const std::string& biz_name, int index,
-            StepContext::CallMode mode) {
+            StepContext::CallMode mode, const std::string& cause = "") {
   auto it = ctx.target().hooks.find(name);
   if (it == ctx.target().hooks.end()) return Status(StatusCode::kUnsupported, "the target declares no hook " + name);
   HistoryEvent invoke = HookInvoke(name, index);
+  if (!cause.empty()) invoke.value["cause"] = cause;
   auto outcome = ctx.Call(it->second.call, ctx.VarsFor("", biz_name, index), mode);
   if (!outcome.ok()) return outcome.status();
   HistoryEvent done = CompletionOf(invoke, outcome->type);
   ctx.Append(std::move(invoke), outcome->start_ns);
+  if (!outcome->command.is_null()) done.value["command"] = outcome->command;
+  std::string failed;
   if (outcome->type == EventType::kOk) {
-    done.value["response"] = outcome->response;
+    if (outcome->command.is_null()) {
+      done.value["response"] = outcome->response;
+      const int status = outcome->response.value("status", 0);
+      if (status < 200 || status > 299) failed = "answered " + std::to_string(status);
+    }
   } else {
     done.value["error"] = outcome->error;
+    failed = outcome->error;
   }
+  if (!failed.empty()) done.value["failed"] = true;
   ctx.Append(std::move(done), outcome->end_ns);
+  if (!failed.empty())
+    return Status(StatusCode::kProcessError, "hook " + name + " failed (" + failed +
+                                                "): what it causes may not have happened");
   return Status::Ok();
 }
 
@@ -56,12 +74,41 @@ Status ProbeStep(StepContext& ctx, const Step& step, int index) {
   } else {
     done.value["error"] = outcome->error;
   }
+  if (!outcome->command.is_null()) done.value["command"] = outcome->command;
   ctx.Append(std::move(done), outcome->end_ns);
   return Status::Ok();
 }
 
 Status HookStep(StepContext& ctx, const Step& step, int index) {
   return Hook(ctx, step.name, step.biz, index, StepContext::CallMode::kCancellable);
+}
+
+Status CauseStep(StepContext& ctx, const Step& step, int index) {
+  CapabilityProvision p;
+  if (step.cause_resolved) {
+    p.variant = step.cause_variant;
+    p.hook = step.cause_hook;
+    p.action = step.action;
+  } else {
+    auto resolved = ResolveCapability(step.name, step.action, ctx.target());
+    if (!resolved.ok()) return resolved.status();
+    p = *resolved;
+  }
+  if (step.name == "heal") {
+    const int dropped = ctx.ClearPendingVariants();
+    if (dropped > 0) ctx.Note(index, "cause heal: " + std::to_string(dropped) + " pending variant(s) dropped");
+  }
+  if (!p.variant.empty()) {
+    ctx.SetPendingVariant(p.action, p.variant);
+    ctx.Append(NoteWith(index, {{"note", "cause " + step.name + ": variant " + p.variant + " of " + p.action +
+                                             " on its next request"},
+                                {"cause", step.name},
+                                {"action", p.action},
+                                {"variant", p.variant}}),
+               monotonic_ns());
+  }
+  if (!p.hook.empty()) return Hook(ctx, p.hook, step.biz, index, StepContext::CallMode::kCancellable, step.name);
+  return Status::Ok();
 }
 
 // No step names the final heal: it binds the default biz.

@@ -1,8 +1,10 @@
 // The probe and hook steps of a scenario run, and the records probes at its
 // end (model/history_events.h): `probe` reads a target probe into the
 // history under a label (f probe, process probe: "value", or "error"),
-// `hook` fires a target hook (f hook, process nemesis: "response" or
-// "error"). Both bind the biz of the step that names them (`biz:`, default
+// `hook` fires a target hook (f hook, process nemesis: "response", or
+// "command" {exit, signal, stdout head} for a command hook, or "error"; a
+// failed hook adds "failed": true and stops the scenario with an error, so
+// its oracles are not judged on a premise that may not have happened). Both bind the biz of the step that names them (`biz:`, default
 // b1): {{biz}} and that biz's captured values. A probe whose template needs a
 // value no answer captured is not run: a note says so.
 // RecordsProbes() runs every sent action's records probe for every biz it
@@ -23,6 +25,12 @@ namespace idemproof::runtime {
 Status ProbeStep(StepContext& ctx, const Step& step, int index);
 // REQUIRES: step.kind == StepKind::kHook
 Status HookStep(StepContext& ctx, const Step& step, int index);
+// `cause: NAME` (model/capabilities.h): a variant provision makes the next
+// request of the step's action use it (a note {"cause", "action",
+// "variant"} records that); a hook provision fires the hook (its events
+// carry "cause"). heal also drops every pending variant.
+// REQUIRES: step.kind == StepKind::kCause
+Status CauseStep(StepContext& ctx, const Step& step, int index);
 // Fires the target's `heal` hook at the end of a run, even after an
 // interrupt (short deadline, the interrupt flag ignored).
 Status HealHook(StepContext& ctx);

@@ -1,7 +1,9 @@
 #include "runtime/request_render.h"
 
 #include <cctype>
+#include <algorithm>
 #include <chrono>
+#include <vector>
 
 namespace idemproof::runtime {
 
@@ -12,13 +14,72 @@ Status located(const Status& s, const SourceMark& mark) {
   return Status(s.code(), s.message() + " (in the request declared at " + mark.ToString() + ")");
 }
 
-Result<HttpRequest> render(const RequestTemplate& tmpl, const RequestTemplate& body_source,
-                           const std::string& base_url, const TemplateVars& vars,
+// RFC 3986 unreserved characters stay; everything else is %XX.
+std::string PercentEncode(const std::string& text) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// `path` with `query` merged into its query string: a parameter of the same
+// (encoded) name is replaced in place, a new one appended.
+Result<std::string> MergeQuery(const std::string& path, const HeaderList& query, const TemplateVars& vars) {
+  if (query.empty()) return path;
+  const auto q = path.find('?');
+  std::vector<std::string> params;
+  if (q != std::string::npos) {
+    std::string rest = path.substr(q + 1);
+    std::size_t start = 0;
+    while (start <= rest.size()) {
+      const auto amp = rest.find('&', start);
+      const std::string part = rest.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
+      if (!part.empty()) params.push_back(part);
+      if (amp == std::string::npos) break;
+      start = amp + 1;
+    }
+  }
+  for (const auto& [name, value] : query) {
+    auto v = ExpandTemplate(value, vars);
+    if (!v.ok()) return v.status();
+    const std::string encoded = PercentEncode(name);
+    const std::string param = encoded + "=" + PercentEncode(*v);
+    auto same = std::find_if(params.begin(), params.end(), [&](const std::string& p) {
+      return p.substr(0, p.find('=')) == encoded;
+    });
+    if (same != params.end()) *same = param;
+    else params.push_back(param);
+  }
+  std::string out = path.substr(0, q);
+  for (std::size_t i = 0; i < params.size(); ++i) out += (i == 0 ? "?" : "&") + params[i];
+  return out;
+}
+
+bool HasHeader(const HeaderList& headers, const std::string& lower_name) {
+  for (const auto& h : headers) {
+    std::string n = h.first;
+    for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (n == lower_name) return true;
+  }
+  return false;
+}
+
+Result<HttpRequest> render(const RequestTemplate& tmpl, const std::string& base_url, const TemplateVars& vars,
                            const HeaderList& target_headers, const HeaderList& extra,
                            Duration timeout) {
   HttpRequest out;
   out.method = tmpl.method;
-  auto path = ExpandTemplate(tmpl.path, vars);
+  auto expanded = ExpandTemplate(tmpl.path, vars);
+  if (!expanded.ok()) return located(expanded.status(), tmpl.mark);
+  auto path = MergeQuery(*expanded, tmpl.query, vars);
   if (!path.ok()) return located(path.status(), tmpl.mark);
   out.url = base_url + *path;
   for (const HeaderList* list : {&target_headers, &tmpl.headers}) {
@@ -28,21 +89,20 @@ Result<HttpRequest> render(const RequestTemplate& tmpl, const RequestTemplate& b
       out.headers.emplace_back(name, *v);
     }
   }
-  if (body_source.json) {
-    auto body = ExpandTemplateJson(*body_source.json, vars);
-    if (!body.ok()) return located(body.status(), body_source.mark);
+  if (tmpl.json) {
+    auto body = ExpandTemplateJson(*tmpl.json, vars);
+    if (!body.ok()) return located(body.status(), tmpl.mark);
     out.body = body->dump();
-    bool typed = false;
-    for (const auto& h : out.headers) {
-      std::string n = h.first;
-      for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      typed = typed || n == "content-type";
-    }
-    if (!typed) out.headers.emplace_back("Content-Type", "application/json");
-  } else if (body_source.body) {
-    auto body = ExpandTemplate(*body_source.body, vars);
-    if (!body.ok()) return located(body.status(), body_source.mark);
+    if (!HasHeader(out.headers, "content-type"))
+      out.headers.emplace_back("Content-Type",
+                               tmpl.content_type.empty() ? "application/json" : tmpl.content_type);
+  } else if (tmpl.body) {
+    auto body = ExpandTemplate(*tmpl.body, vars);
+    if (!body.ok()) return located(body.status(), tmpl.mark);
     out.body = *body;
+    // A raw body is typed only as declared: no guess (docs/scenario-reference.md).
+    if (!tmpl.content_type.empty() && !HasHeader(out.headers, "content-type"))
+      out.headers.emplace_back("Content-Type", tmpl.content_type);
   }
   for (const auto& h : extra) out.headers.push_back(h);
   out.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
@@ -54,15 +114,7 @@ Result<HttpRequest> render(const RequestTemplate& tmpl, const RequestTemplate& b
 Result<HttpRequest> RenderRequest(const RequestTemplate& tmpl, const std::string& base_url,
                                   const TemplateVars& vars, const HeaderList& target_headers,
                                   const HeaderList& extra, Duration timeout) {
-  return render(tmpl, tmpl, base_url, vars, target_headers, extra, timeout);
-}
-
-Result<HttpRequest> RenderRequestWithBody(const RequestTemplate& tmpl,
-                                          const RequestTemplate& body_source,
-                                          const std::string& base_url, const TemplateVars& vars,
-                                          const HeaderList& target_headers,
-                                          const HeaderList& extra, Duration timeout) {
-  return render(tmpl, body_source, base_url, vars, target_headers, extra, timeout);
+  return render(tmpl, base_url, vars, target_headers, extra, timeout);
 }
 
 }  // namespace idemproof::runtime

@@ -1,7 +1,11 @@
 // RenderRequest: turns a target file's RequestTemplate into a concrete
 // HttpRequest for one moment of a run: templates expanded with the run's
-// variables, the path appended to the base URL, a JSON body serialised
-// compactly with Content-Type application/json, target-wide headers first,
+// variables, the template's `query` parameters (request variants) merged
+// into the path's query string percent-encoded (a same-named one replaced),
+// the path appended to the base URL, a JSON body serialised compactly with
+// Content-Type application/json (or the declared content_type), a raw body
+// with the declared content_type only (none declared: no Content-Type), a
+// Content-Type among the headers always winning; target-wide headers first,
 // then the template's, then `extra` (e.g. the idempotency key header).
 //
 // Errors: kInvalidArgument when a template names a variable nobody defined
@@ -21,13 +25,5 @@ namespace idemproof::runtime {
 Result<HttpRequest> RenderRequest(const RequestTemplate& tmpl, const std::string& base_url,
                                   const TemplateVars& vars, const HeaderList& target_headers,
                                   const HeaderList& extra, Duration timeout);
-
-// As above, with the body taken from `body_source` (an action's other_payload)
-// instead of `tmpl`'s own json/body.
-Result<HttpRequest> RenderRequestWithBody(const RequestTemplate& tmpl,
-                                          const RequestTemplate& body_source,
-                                          const std::string& base_url, const TemplateVars& vars,
-                                          const HeaderList& target_headers,
-                                          const HeaderList& extra, Duration timeout);
 
 }  // namespace idemproof::runtime

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "model/request_variant.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {
@@ -14,22 +15,31 @@ RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& 
           step.payload == PayloadVariant::kOther ? "other" : "default"};
 }
 
+// `variant`: the action's request variant to apply ("" = none).
 Result<HttpRequest> RenderAction(StepContext& ctx, const ActionDescription& action, const std::string& key,
-                                 const Step& step, int index, const std::string& base) {
+                                 const Step& step, int index, const std::string& base, const std::string& variant) {
   const TargetDescription& target = ctx.target();
   HeaderList extra;
   if (!key.empty() && !target.idempotency.key_header.empty()) extra.emplace_back(target.idempotency.key_header, key);
   TemplateVars vars = ctx.VarsFor(key, step.biz, index);
   const Duration deadline = step.timeout.value_or(target.request_timeout);
   const std::string url = base.empty() ? ctx.ClientBaseUrl() : base;
-  // Without a key, a body member or header that is just {{key}} is left out.
-  const RequestTemplate request = key.empty() ? WithoutKeyPlaceholders(action.request) : action.request;
+  RequestTemplate request = action.request;
   if (step.payload == PayloadVariant::kOther) {
     if (!action.other_payload)
       return Status(StatusCode::kUnsupported, "action " + action.name + " declares no other_payload");
-    const RequestTemplate other = key.empty() ? WithoutKeyPlaceholders(*action.other_payload) : *action.other_payload;
-    return RenderRequestWithBody(request, other, url, vars, target.headers, extra, deadline);
+    request.json = action.other_payload->json;
+    request.body = action.other_payload->body;
+    request.content_type = action.other_payload->content_type;
   }
+  if (!variant.empty()) {
+    auto v = action.variants.find(variant);
+    if (v == action.variants.end())
+      return Status(StatusCode::kUnsupported, "action " + action.name + " declares no variant " + variant);
+    request = ApplyVariant(request, v->second);
+  }
+  // Without a key, a body member or header that is just {{key}} is left out.
+  if (key.empty()) request = WithoutKeyPlaceholders(request);
   return RenderRequest(request, url, vars, target.headers, extra, deadline);
 }
 
@@ -44,7 +54,9 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
     if (!url.ok()) return url.status();
     base = *url;
   }
-  auto request = RenderAction(ctx, *action, key, step, index, base);
+  // A cause step's variant goes to this action's next request only.
+  const std::string variant = ctx.TakeVariant(step.action);
+  auto request = RenderAction(ctx, *action, key, step, index, base, variant);
   if (!request.ok()) {
     if (ctx.IsMissingCapture(request.status())) {
       ctx.Note(index, "not sent: " + request.status().message());
@@ -53,7 +65,8 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
     return request.status();
   }
   ctx.MarkSent(step.action, step.biz);
-  HistoryEvent invoke = RequestInvoke(process, event_f::kSend, SubjectOf(ctx, step, key), RecordOf(*request), index);
+  HistoryEvent invoke =
+      RequestInvoke(process, event_f::kSend, SubjectOf(ctx, step, key), RecordOf(*request), index, variant);
   // The invoke goes in before the request leaves, so concurrent sends
   // interleave in the history as they did on the wire.
   ctx.Append(invoke, monotonic_ns());
@@ -140,9 +153,12 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   if (sender == nullptr) return Status(StatusCode::kUnsupported, "no sender for a last-byte burst in this build");
   std::vector<HttpRequest> requests;
   std::vector<HistoryEvent> invokes;
+  // A pending variant goes to the burst's first request only.
+  const std::string variant = ctx.TakeVariant(step.action);
   for (int i = 0; i < step.n; ++i) {
     const std::string key = ctx.KeyFor(step.key);
-    auto request = RenderAction(ctx, *action, key, step, index, "");
+    const std::string v = i == 0 ? variant : "";
+    auto request = RenderAction(ctx, *action, key, step, index, "", v);
     if (!request.ok()) {
       if (ctx.IsMissingCapture(request.status())) {
         ctx.Note(index, "burst not sent: " + request.status().message());
@@ -151,7 +167,7 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
       return request.status();
     }
     invokes.push_back(
-        RequestInvoke(event_process::Burst(i), event_f::kBurst, SubjectOf(ctx, step, key), RecordOf(*request), index));
+        RequestInvoke(event_process::Burst(i), event_f::kBurst, SubjectOf(ctx, step, key), RecordOf(*request), index, v));
     requests.push_back(std::move(request).value());
   }
   ctx.MarkSent(step.action, step.biz);

@@ -184,6 +184,27 @@ void StepContext::JoinBackground() {
   background_.clear();
 }
 
+void StepContext::SetPendingVariant(const std::string& action, const std::string& variant) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_variants_[action] = variant;
+}
+
+std::string StepContext::TakeVariant(const std::string& action) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = pending_variants_.find(action);
+  if (it == pending_variants_.end()) return "";
+  std::string v = it->second;
+  pending_variants_.erase(it);
+  return v;
+}
+
+int StepContext::ClearPendingVariants() {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int n = static_cast<int>(pending_variants_.size());
+  pending_variants_.clear();
+  return n;
+}
+
 Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const TemplateVars& vars, CallMode mode) {
   CallOutcome out;
   if (call.request) {
@@ -232,7 +253,12 @@ Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const
   std::stringstream ss;
   ss << in.rdbuf();
   std::remove(spec.stdout_path.c_str());
-  std::string text = Trim(ss.str());
+  const std::string raw = ss.str();
+  out.command = {{"exit", exit->signalled ? nlohmann::json() : nlohmann::json(exit->code)},
+                 {"signal", exit->signalled ? nlohmann::json(exit->code) : nlohmann::json()},
+                 {"stdout", raw.substr(0, kCommandStdoutHead)},
+                 {"stdout_truncated", raw.size() > kCommandStdoutHead}};
+  std::string text = Trim(raw);
   if (exit->signalled || exit->code != 0) {
     out.type = EventType::kFail;
     out.error = "command ended with " + exit->ToString();

@@ -79,6 +79,12 @@ class StepContext {
   void Capture(const ActionDescription& action, const std::string& biz_name, const HttpExchange& e);
   void MarkSent(const std::string& action, const std::string& biz_name);
   std::vector<std::pair<std::string, std::string>> Sent();
+  // Any thread. A variant the next request of `action` gets (a cause step),
+  // replacing one still pending; TakeVariant() returns it once ("" = none).
+  void SetPendingVariant(const std::string& action, const std::string& variant);
+  std::string TakeVariant(const std::string& action);
+  // Drops every pending variant (cause: heal); returns how many there were.
+  int ClearPendingVariants();
 
   // The variables every process and template starts from (run, run_dir,
   // services...). Interpreter's thread.
@@ -113,12 +119,17 @@ class StepContext {
     EventType type = EventType::kOk;
     nlohmann::json value;     // parsed JSON body / stdout (text when not JSON)
     nlohmann::json response;  // the HTTP answer, when a request answered
+    // A command's end: {"exit": code | null, "signal": n | null, "stdout":
+    // its first kCommandStdoutHead bytes, "stdout_truncated": bool}; null for
+    // a request (and for a command that could not start).
+    nlohmann::json command;
     std::string error;
     std::int64_t start_ns = 0, end_ns = 0;
   };
   // kUncancelled: the call ignores the interrupt flag, with a short deadline
   // (the final heal must reach the target even after Ctrl-C).
   enum class CallMode { kCancellable, kUncancelled };
+  static constexpr std::size_t kCommandStdoutHead = 4096;
   Result<CallOutcome> Call(const TargetCall& call, const TemplateVars& vars,
                            CallMode mode = CallMode::kCancellable);
 
@@ -146,6 +157,7 @@ class StepContext {
   std::string client_base_url_;  // guarded by mu_; "" = the main instance
   std::map<std::string, TemplateVars> captured_;               // guarded by mu_
   std::vector<std::pair<std::string, std::string>> sent_;      // guarded by mu_
+  std::map<std::string, std::string> pending_variants_;        // guarded by mu_: action -> variant
   std::map<int, int> uuid_draws_;                              // guarded by mu_
   int fresh_counter_ = 0;                                      // guarded by mu_
 };

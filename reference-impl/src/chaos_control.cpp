@@ -1,5 +1,9 @@
 #include "idemproof/ref/chaos_control.h"
 
+#include <charconv>
+
+#include "base/query_string.h"
+
 #include <string>
 
 namespace idemproof::ref {
@@ -47,6 +51,24 @@ std::optional<std::string> ChaosControl::apply(const nlohmann::json& patch) {
   if (auto e = read_int(patch, "fail_status", 400, 599, fail_status)) return e;
   next.fail_status = static_cast<int>(fail_status);
   settings_ = next;
+  return std::nullopt;
+}
+
+std::optional<std::string> request_chaos(std::string_view query, ChaosForStep& out) {
+  auto number = [&](const char* name, long lo, long hi, long& value) -> std::optional<std::string> {
+    const auto text = query_parameter(query, name);
+    if (!text) return std::nullopt;
+    const char* end = text->data() + text->size();
+    auto [ptr, ec] = std::from_chars(text->data(), end, value);
+    if (ec != std::errc() || ptr != end || value < lo || value > hi)
+      return std::string(name) + " must be an integer " + std::to_string(lo) + ".." + std::to_string(hi);
+    return std::nullopt;
+  };
+  long slow = -1, fail = -1;
+  if (auto e = number("slow_ms", 0, 600'000, slow)) return e;
+  if (auto e = number("fail_status", 400, 599, fail)) return e;
+  if (slow >= 0) out.delay = std::chrono::milliseconds(slow);
+  if (fail >= 0) out.fail_status = static_cast<int>(fail);
   return std::nullopt;
 }
 

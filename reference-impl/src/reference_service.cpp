@@ -391,7 +391,11 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
                                             const std::string& route_template,
                                             const std::string& path,
                                             const std::string& canonical_body, const Step& step) {
-  if (!key) return perform(step, std::nullopt);
+  ChaosForStep requested;
+  if (auto error = request_chaos(split_target(request.target).second, requested)) {
+    return problem_response(400, "invalid-chaos", "Invalid chaos settings", *error);
+  }
+  if (!key) return perform(step, std::nullopt, requested);
 
   const TimePoint now = clock_.now();
   Call call;
@@ -421,16 +425,18 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
     case ClaimKind::took_over:
       break;
   }
-  return perform(step, call);
+  return perform(step, call, requested);
 }
 
-HttpResponse ReferenceService::perform(const Step& step, const std::optional<Call>& call) {
+HttpResponse ReferenceService::perform(const Step& step, const std::optional<Call>& call,
+                                       const ChaosForStep& requested) {
   if (step.rejection) {
     if (call) finish_terminal(*call, *step.rejection);
     return *step.rejection;
   }
-  const ChaosForStep chaos = chaos_.begin_business_step();
-  const Nanos delay = config_.business_delay + chaos.delay;
+  ChaosForStep chaos = chaos_.begin_business_step();
+  if (requested.fail_status) chaos.fail_status = requested.fail_status;
+  const Nanos delay = config_.business_delay + chaos.delay + requested.delay;
   if (delay.count() > 0) std::this_thread::sleep_for(delay);
 
   if (chaos.fail_status && *chaos.fail_status >= 500) {

@@ -6,10 +6,34 @@
 
 namespace idemproof {
 
+namespace {
+
+// `text` with XmlEscape's byte cleaning (invalid UTF-8, controls -> U+FFFD)
+// but none of its entities: Markdown output must read as typed.
+std::string CleanBytes(std::string_view text) {
+  const std::string cleaned = XmlEscape(text, false);
+  std::string body;
+  body.reserve(cleaned.size());
+  for (std::size_t i = 0; i < cleaned.size();) {
+    auto starts = [&](std::string_view s) { return cleaned.compare(i, s.size(), s) == 0; };
+    if (starts("&amp;")) { body += '&'; i += 5; }
+    else if (starts("&lt;")) { body += '<'; i += 4; }
+    else if (starts("&gt;")) { body += '>'; i += 4; }
+    else if (starts("&quot;")) { body += '"'; i += 6; }
+    else if (starts("&apos;")) { body += '\''; i += 6; }
+    else if (starts("&#13;")) { i += 5; }
+    else { body += cleaned[i]; ++i; }
+  }
+  return body;
+}
+
+}  // namespace
+
 std::string MarkdownEscape(std::string_view text) {
-  // XmlEscape already maps < > & " ' to entities and cleans invalid bytes;
-  // the quote entities are harmless in Markdown, so start from it.
-  std::string clean = XmlEscape(text, false);
+  // No entities (they would show as typed in a plain-text view of the
+  // file): < > & are backslash-escaped like the rest of the punctuation,
+  // which CommonMark renders literally and never as a tag or an entity.
+  std::string clean = CleanBytes(text);
   std::string out;
   out.reserve(clean.size() + clean.size() / 8);
   // A leading "12." or "12)" would start an ordered list.
@@ -26,7 +50,7 @@ std::string MarkdownEscape(std::string_view text) {
     }
     switch (c) {
       case '\\': case '`': case '*': case '_': case '{': case '}': case '[': case ']':
-      case '(': case ')': case '#': case '+': case '!': case '|': case '~':
+      case '(': case ')': case '#': case '+': case '!': case '|': case '~': case '<': case '>': case '&':
         out += '\\';
         break;
       case '-':
@@ -42,22 +66,8 @@ std::string MarkdownEscape(std::string_view text) {
 }
 
 std::string MarkdownFence(std::string_view text, std::string_view info) {
-  // Code blocks are literal, so entities would show as typed: take
-  // XmlEscape's byte cleaning (invalid UTF-8, controls -> U+FFFD) and turn its
-  // five entities back into characters.
-  const std::string cleaned = XmlEscape(text, false);
-  std::string body;
-  body.reserve(cleaned.size());
-  for (std::size_t i = 0; i < cleaned.size();) {
-    auto starts = [&](std::string_view s) { return cleaned.compare(i, s.size(), s) == 0; };
-    if (starts("&amp;")) { body += '&'; i += 5; }
-    else if (starts("&lt;")) { body += '<'; i += 4; }
-    else if (starts("&gt;")) { body += '>'; i += 4; }
-    else if (starts("&quot;")) { body += '"'; i += 6; }
-    else if (starts("&apos;")) { body += '\''; i += 6; }
-    else if (starts("&#13;")) { i += 5; }
-    else { body += cleaned[i]; ++i; }
-  }
+  // Code blocks are literal: the cleaned bytes as they are.
+  const std::string body = CleanBytes(text);
   std::size_t longest = 0, run = 0;
   for (char c : body) {
     run = (c == '`') ? run + 1 : 0;

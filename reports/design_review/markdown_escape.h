@@ -12,9 +12,10 @@
 namespace idemproof {
 
 // Inline text (paragraphs, list items, table cells): newlines become spaces;
-// < > & become entities; Markdown punctuation (\ ` * _ { } [ ] ( ) # + ! | ~
-// and a leading - or digit-dot) is backslash-escaped; control characters and
-// invalid UTF-8 become U+FFFD.
+// Markdown punctuation (\ ` * _ { } [ ] ( ) # + ! | ~ < > & and a leading -
+// or digit-dot) is backslash-escaped, so no HTML entity is ever written and
+// CommonMark renders a < or & literally, never as a tag or an entity;
+// control characters and invalid UTF-8 become U+FFFD.
 std::string MarkdownEscape(std::string_view text);
 
 // A fenced code block holding `text` literally: the fence is one backtick

@@ -305,7 +305,13 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
       if (op.completion && op.completion->type != EventType::kOk) style.dashed = true;
     } else if (e.f == event_f::kHook) {
       label = "hook " + StringField(e.value, "hook");
+      if (!StringField(e.value, "cause").empty()) label = "cause " + StringField(e.value, "cause") + " (" + label + ")";
       title = "#" + std::to_string(e.index) + " " + label;
+      // A hook that failed may not have caused anything: drawn dashed.
+      if (op.completion && (op.completion->type != EventType::kOk || op.completion->value.value("failed", false))) {
+        style.dashed = true;
+        title += " failed";
+      }
     } else if (e.f == event_f::kFault) {
       style = {"#ffcc80", "#e65100"};
       label = StringField(e.value, "fault") + " " + StringField(e.value, "phase");

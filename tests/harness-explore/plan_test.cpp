@@ -65,7 +65,7 @@ TEST_CASE("the alphabet comes from the target and the explore block, and says wh
   auto a = Alphabet::Build(spec, target, interpreter);
   REQUIRE(a.ok());
   for (OpKind k : {OpKind::kSend, OpKind::kSendOther, OpKind::kBurst, OpKind::kWait, OpKind::kWaitPastLease,
-                   OpKind::kKill, OpKind::kRestart, OpKind::kHook}) {
+                   OpKind::kKill, OpKind::kRestart, OpKind::kCause}) {
     INFO(OpKindName(k));
     CHECK(HasKind(*a, k));
   }
@@ -370,6 +370,87 @@ TEST_CASE("preconditions: no restart without a start command, no reuse of a key 
   REQUIRE(u.ok());
   CHECK_FALSE(HasKind(*u, OpKind::kKill));
   CHECK_FALSE(HasKind(*u, OpKind::kRestart));
+}
+
+TEST_CASE("the cause op provides a capability by the action's variant or the target's hook", "[explore]") {
+  const TargetDescription target = ReferenceTarget();
+  runtime::Interpreter interpreter(target, {});
+  const ExploreSpec spec = Spec("create-order");
+  auto a = Alphabet::Build(spec, target, interpreter);
+  REQUIRE(a.ok());
+  std::vector<Op> causes;
+  for (const auto& [w, ops] : a->groups())
+    if (ops.front().kind == OpKind::kCause) causes = ops;
+  REQUIRE(causes.size() == 1);  // reference.yaml: create_order's variant fails_retryably
+  const Op cause = causes.front();
+  CHECK(cause.name == "retryable_failure");
+  CHECK(cause.variant == "fails_retryably");
+  CHECK(cause.hook.empty());
+  const std::vector<Step> steps = cause.Steps();
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0].kind == StepKind::kCause);
+  CHECK(steps[0].action == "create_order");
+  CHECK(steps[0].cause_variant == "fails_retryably");
+
+  // A pending variant: no second one for the action; the request it changed may have released its key.
+  const Op send = SendOp();
+  Op other = send;
+  other.kind = OpKind::kSendOther;
+  PlanModel m = a->initial();
+  CHECK(a->Allowed(cause, m));
+  a->Apply(cause, m);
+  CHECK_FALSE(a->Allowed(cause, m));
+  a->Apply(send, m);
+  CHECK(a->Allowed(cause, m));
+  CHECK_FALSE(a->Allowed(other, m));
+  // A replay uses the variant up without executing: that key stays reusable.
+  PlanModel r = a->initial();
+  a->Apply(send, r);
+  a->Apply(cause, r);
+  a->Apply(send, r);
+  CHECK(a->Allowed(other, r));
+  CHECK(r.variant_pending.empty());
+
+  // Without the variant the hook provides it; with neither a listed cause is refused.
+  TargetDescription hooked = target;
+  hooked.actions.at("create_order").variants.clear();
+  hooked.hooks["fail_next_retryable"] = target.hooks.at("heal");
+  auto h = Alphabet::Build(spec, hooked, interpreter);
+  REQUIRE(h.ok());
+  bool by_hook = false;
+  for (const auto& [w, ops] : h->groups())
+    if (ops.front().kind == OpKind::kCause) by_hook = ops.front().hook == "fail_next_retryable";
+  CHECK(by_hook);
+  TargetDescription neither = hooked;
+  neither.hooks.erase("fail_next_retryable");
+  auto n = Alphabet::Build(spec, neither, interpreter);
+  REQUIRE_FALSE(n.ok());
+  INFO(n.status().ToString());
+  CHECK(n.status().ToString().find("create-order.yaml:16:") != std::string::npos);  // the causes: item
+  CHECK(n.status().message().find("a variant 'fails_retryably' of action 'create_order' or a hook") !=
+        std::string::npos);
+}
+
+TEST_CASE("explore config errors found against the target carry file:line:column", "[explore]") {
+  const auto vocab = BuiltinOracles().Vocabulary();
+  const TargetDescription target = ReferenceTarget();
+  runtime::Interpreter interpreter(target, {});
+  const std::string head = "name: x\nlayer: client\nhunts: y\nexpect: [one_record]\n";
+  auto spec = ParseExploreSpec(head + "explore:\n  actions: [create_ordre]\n  keys: [k1]\n  biz: [b1]\n", "x.yaml", vocab);
+  REQUIRE(spec.ok());
+  auto a = Alphabet::Build(*spec, target, interpreter);
+  REQUIRE_FALSE(a.ok());
+  CHECK(a.status().ToString() == "x.yaml:6:13: explore: the target declares no action 'create_ordre'");
+  auto hooks = ParseExploreSpec(head + "explore:\n  hooks: [nope]\n  keys: [k1]\n  biz: [b1]\n", "x.yaml", vocab);
+  REQUIRE(hooks.ok());
+  CHECK(Alphabet::Build(*hooks, target, interpreter).status().ToString() ==
+        "x.yaml:6:11: explore: the target declares no hook 'nope'");
+  auto causes = ParseExploreSpec(head + "explore:\n  causes: [slow_reqest]\n", "x.yaml", vocab);
+  REQUIRE_FALSE(causes.ok());
+  CHECK(causes.status().ToString().rfind("x.yaml:6:12: explore.causes: 'slow_reqest' is not a capability", 0) == 0);
+  auto missing = ParseExploreSpec(head, "x.yaml", vocab);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().ToString() == "x.yaml:1:1: an explore file needs an 'explore:' block");
 }
 
 TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun", "[explore]") {

@@ -195,6 +195,26 @@ TEST_CASE("a retryable downstream failure releases the key, the retry executes",
   CHECK(f.order_count("b1") == 1);
 }
 
+TEST_CASE("a request's own fail_status and slow_ms affect that request only", "[core]") {
+  Fixture f;
+  auto post_to = [&](const std::string& target) {
+    HttpRequest r{"POST", target, {{"Idempotency-Key", "k1"}}, kOrder};
+    return f.service.handle_request(r);
+  };
+  const auto failed = post_to("/orders?fail_status=503");
+  CHECK(is_problem(failed, 503, "downstream-unavailable"));
+  CHECK(f.order_count("b1") == 0);
+  // The fingerprint leaves the query out: the plain retry is the same request, and it executes.
+  const auto retried = post_to("/orders");
+  CHECK(retried.status == 201);
+  CHECK(f.order_count("b1") == 1);
+  const auto slow_replay = post_to("/orders?slow_ms=0");
+  CHECK(slow_replay.header("Idempotent-Replayed") == "true");
+  CHECK(is_problem(post_to("/orders?slow_ms=fast"), 400, "invalid-chaos"));
+  CHECK(is_problem(post_to("/orders?fail_status=200"), 400, "invalid-chaos"));
+  CHECK(f.service.handle_request({"GET", "/_chaos", {}, ""}).body.find("\"fail_next\":0") != std::string::npos);
+}
+
 TEST_CASE("a terminal 4xx is stored and replayed, a downstream 4xx too", "[core]") {
   Fixture f;
   const std::string invalid = R"({"biz_no":"b1","sku":"s1","qty":0,"amount":100})";

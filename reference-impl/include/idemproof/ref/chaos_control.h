@@ -2,11 +2,19 @@
 // outside. `delay_ms` makes every following business step sleep; `fail_next`
 // makes the next n business steps fail as if a downstream had answered
 // `fail_status`. Thread-safe.
+//
+// One request may also ask for chaos of its own, in its query string (the
+// fingerprint ignores the query, so a retry without it is the same request):
+// `slow_ms=N` (0..600000) makes its business step sleep N ms more;
+// `fail_status=S` (400..599) makes its business step fail as if a downstream
+// had answered S. Only the request carrying them is affected.
 #pragma once
 
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +33,10 @@ struct ChaosForStep {
   std::chrono::milliseconds delay{0};
   std::optional<int> fail_status;  // set: the downstream answered this status
 };
+
+// The chaos a request's query string asks for (see above); a message on a
+// malformed or out-of-range value.
+std::optional<std::string> request_chaos(std::string_view query, ChaosForStep& out);
 
 class ChaosControl {
  public:

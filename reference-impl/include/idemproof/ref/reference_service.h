@@ -59,7 +59,8 @@ class ReferenceService {
   HttpResponse execute_once(const HttpRequest& request, const std::optional<std::string>& key,
                             const std::string& route_template, const std::string& path,
                             const std::string& canonical_body, const Step& step);
-  HttpResponse perform(const Step& step, const std::optional<Call>& call);
+  // `requested`: the chaos the request itself asked for (request_chaos).
+  HttpResponse perform(const Step& step, const std::optional<Call>& call, const ChaosForStep& requested);
   HttpResponse replay(const RequestRecord& record);
   void finish_terminal(const Call& call, const HttpResponse& response);
 

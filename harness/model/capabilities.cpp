@@ -1,0 +1,54 @@
+#include "model/capabilities.h"
+
+namespace idemproof {
+
+const std::vector<CapabilityInfo>& CapabilityTable() {
+  static const std::vector<CapabilityInfo> kTable = {
+      {"slow_request", "the next request's business step is slow", "slow", "slow_business", false},
+      {"retryable_failure", "the downstream fails retryably (a 5xx) once", "fails_retryably",
+       "fail_next_retryable", false},
+      {"heal", "undo every capability caused so far", "", "heal", true},
+  };
+  return kTable;
+}
+
+const CapabilityInfo* FindCapability(const std::string& name) {
+  for (const auto& c : CapabilityTable())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::vector<std::string> CapabilityNames() {
+  std::vector<std::string> out;
+  for (const auto& c : CapabilityTable()) out.push_back(c.name);
+  return out;
+}
+
+Result<CapabilityProvision> ResolveCapability(const std::string& name, const std::string& action,
+                                              const TargetDescription& target) {
+  const CapabilityInfo* info = FindCapability(name);
+  if (info == nullptr) return Status::InvalidArgument("unknown capability '" + name + "'");
+  CapabilityProvision p;
+  if (!info->variant.empty() && !action.empty()) {
+    const ActionDescription* a = target.FindAction(action);
+    if (a != nullptr && a->variants.count(info->variant)) {
+      p.kind = CapabilityProvision::Kind::kVariant;
+      p.action = action;
+      p.variant = info->variant;
+      return p;
+    }
+  }
+  if (!info->hook.empty() && target.hooks.count(info->hook)) {
+    p.kind = CapabilityProvision::Kind::kHook;
+    p.hook = info->hook;
+    return p;
+  }
+  if (info->always) return p;
+  std::string ways;
+  if (!info->variant.empty())
+    ways = "a variant '" + info->variant + "' of action '" + (action.empty() ? "?" : action) + "'";
+  if (!info->hook.empty()) ways += std::string(ways.empty() ? "" : " or ") + "a hook '" + info->hook + "'";
+  return Status(StatusCode::kUnsupported, "capability " + name + " (" + info->summary + "): " + ways);
+}
+
+}  // namespace idemproof

@@ -1,0 +1,56 @@
+// Capabilities: what a scenario's `cause: NAME` step asks of a target ("the
+// next request is slow"), and the one table of the ways a target provides
+// each. The bind stage (binding.h) resolves every cause step of a bound
+// scenario against the target, in table order of the providers:
+//
+//   capability          variant of the next send's action   hook
+//   slow_request        slow                                slow_business
+//   retryable_failure   fails_retryably                     fail_next_retryable
+//   heal                (clears pending variants)           heal (optional)
+//
+// A variant changes only the next request of that action (with `repeat`,
+// the first; with a burst, its first request); a hook steers the target
+// until healed. A capability none of its providers gives makes the binding
+// not_applicable with a reason naming the capability and both ways.
+// `heal` is always provided: with no heal hook it only clears what is
+// pending. (The egress branch adds kill_after_charge and egress providers
+// to this table: CapabilityTable() in capabilities.cpp.)
+//
+// Thread-safety: pure functions over a constant table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/target.h"
+
+namespace idemproof {
+
+struct CapabilityInfo {
+  std::string name;     // "slow_request"
+  std::string summary;  // one line for errors and docs
+  std::string variant;  // the action variant that provides it; "" = none
+  std::string hook;     // the target hook that provides it; "" = none
+  bool always = false;  // provided even by neither (heal)
+};
+
+const std::vector<CapabilityInfo>& CapabilityTable();
+const CapabilityInfo* FindCapability(const std::string& name);
+std::vector<std::string> CapabilityNames();
+
+// How one cause step is provided by a target.
+struct CapabilityProvision {
+  enum class Kind { kVariant, kHook, kNothing } kind = Kind::kNothing;
+  std::string action;   // kVariant: the action whose next request gets it
+  std::string variant;  // kVariant
+  std::string hook;     // kHook; with heal also alongside kNothing when declared
+};
+
+// Resolves capability `name` for a cause step whose next send uses `action`
+// ("" = none follows). Error kUnsupported (the not_applicable reason) when
+// the target provides it neither way; kInvalidArgument for an unknown name.
+Result<CapabilityProvision> ResolveCapability(const std::string& name, const std::string& action,
+                                              const TargetDescription& target);
+
+}  // namespace idemproof

@@ -1,0 +1,41 @@
+#include "model/request_variant.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace idemproof {
+namespace {
+
+bool SameName(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+RequestTemplate ApplyVariant(const RequestTemplate& base, const RequestVariant& variant) {
+  RequestTemplate out = base;
+  for (const auto& [name, value] : variant.headers) {
+    std::erase_if(out.headers, [&](const auto& h) { return SameName(h.first, name); });
+    out.headers.emplace_back(name, value);
+  }
+  for (const auto& [name, value] : variant.query) {
+    std::erase_if(out.query, [&](const auto& q) { return q.first == name; });
+    out.query.emplace_back(name, value);
+  }
+  if (variant.json) {
+    out.json = variant.json;
+    out.body.reset();
+  } else if (variant.body) {
+    out.body = variant.body;
+    out.json.reset();
+  }
+  if (variant.json || variant.body) out.content_type = variant.content_type;
+  if (out.json) {
+    for (const auto& [path, value] : variant.patch) (*out.json)[path.pointer()] = value;
+  }
+  return out;
+}
+
+}  // namespace idemproof

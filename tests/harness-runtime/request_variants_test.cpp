@@ -1,0 +1,141 @@
+// RenderRequest over request variants (one case per kind of change), the
+// declared Content-Type of a raw body, and the console table's evidence
+// column (harness/cli/summary_table.h), which shortens bodies, not reasons.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "cli/summary_table.h"
+#include "model/request_variant.h"
+#include "model/target.h"
+#include "runtime/request_render.h"
+
+using namespace idemproof;
+using idemproof::runtime::HttpRequest;
+using idemproof::runtime::RenderRequest;
+
+namespace {
+
+const char* kTarget = R"(name: shop
+base_url: "http://127.0.0.1:1"
+actions:
+  create_order:
+    request: {method: POST, path: "/orders?src=web&slow_ms=1", headers: {X-Mode: plain},
+              json: {biz: "{{biz}}", item: {sku: a, qty: 1}}}
+    variants:
+      slow: {query: {slow_ms: "1500", "tag x": "a&b=c {{biz}}"}}
+      fails_retryably: {patch: {"$.item.sku": flaky, "$.item.note": "for {{biz}}"}}
+      loud: {headers: {x-mode: loud, X-Extra: "{{biz}}"}}
+      whole: {json: {biz: "{{biz}}", other: true}}
+      raw: {body: "biz={{biz}}", content_type: application/x-www-form-urlencoded}
+  create_note:
+    request: {method: POST, path: /notes, body: "n={{biz}}"}
+  create_typed_note:
+    request: {method: POST, path: /notes, body: "n={{biz}}", content_type: text/plain}
+)";
+
+const TargetDescription& Target() {
+  static const TargetDescription t = [] {
+    auto r = ParseTarget(kTarget, "t.yaml");
+    REQUIRE(r.ok());
+    return *r;
+  }();
+  return t;
+}
+
+// The action's request as sent, with variant `variant` ("" = none).
+HttpRequest Render(const std::string& action, const std::string& variant) {
+  const ActionDescription& a = *Target().FindAction(action);
+  RequestTemplate t = variant.empty() ? a.request : ApplyVariant(a.request, a.variants.at(variant));
+  auto r = RenderRequest(t, "http://127.0.0.1:9", {{"biz", "b-1"}}, {}, {{"Idempotency-Key", "k"}},
+                         std::chrono::seconds(1));
+  REQUIRE(r.ok());
+  return *r;
+}
+
+std::optional<std::string> Header(const HttpRequest& r, const std::string& name) {
+  std::optional<std::string> out;
+  for (const auto& [n, v] : r.headers)
+    if (n == name) out = v;
+  return out;
+}
+
+int Count(const HttpRequest& r, const std::string& lower_name) {
+  int n = 0;
+  for (const auto& [name, v] : r.headers) {
+    std::string l = name;
+    for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    n += l == lower_name;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("without a variant the request renders as declared") {
+  const HttpRequest r = Render("create_order", "");
+  CHECK(r.url == "http://127.0.0.1:9/orders?src=web&slow_ms=1");
+  CHECK(nlohmann::json::parse(r.body) == nlohmann::json{{"biz", "b-1"}, {"item", {{"sku", "a"}, {"qty", 1}}}});
+  CHECK(Header(r, "Content-Type") == "application/json");
+}
+
+TEST_CASE("a query variant replaces or adds parameters, percent-encoded") {
+  const HttpRequest r = Render("create_order", "slow");
+  CHECK(r.url == "http://127.0.0.1:9/orders?src=web&slow_ms=1500&tag%20x=a%26b%3Dc%20b-1");
+}
+
+TEST_CASE("a patch variant sets JSON paths of the json body") {
+  const HttpRequest r = Render("create_order", "fails_retryably");
+  CHECK(nlohmann::json::parse(r.body) ==
+        nlohmann::json{{"biz", "b-1"}, {"item", {{"sku", "flaky"}, {"qty", 1}, {"note", "for b-1"}}}});
+  CHECK(r.url == "http://127.0.0.1:9/orders?src=web&slow_ms=1");
+}
+
+TEST_CASE("a headers variant replaces same-named headers case-insensitively") {
+  const HttpRequest r = Render("create_order", "loud");
+  CHECK(Count(r, "x-mode") == 1);
+  CHECK(Header(r, "x-mode") == "loud");
+  CHECK(Header(r, "X-Extra") == "b-1");
+  CHECK(Header(r, "Idempotency-Key") == "k");
+}
+
+TEST_CASE("a json variant replaces the whole body") {
+  const HttpRequest r = Render("create_order", "whole");
+  CHECK(nlohmann::json::parse(r.body) == nlohmann::json{{"biz", "b-1"}, {"other", true}});
+  CHECK(Header(r, "Content-Type") == "application/json");
+}
+
+TEST_CASE("a raw body variant goes with its declared content type") {
+  const HttpRequest r = Render("create_order", "raw");
+  CHECK(r.body == "biz=b-1");
+  CHECK(Count(r, "content-type") == 1);
+  CHECK(Header(r, "Content-Type") == "application/x-www-form-urlencoded");
+}
+
+TEST_CASE("a raw body is sent with no Content-Type unless one is declared") {
+  const HttpRequest plain = Render("create_note", "");
+  CHECK(plain.body == "n=b-1");
+  CHECK(Count(plain, "content-type") == 0);
+  const HttpRequest typed = Render("create_typed_note", "");
+  CHECK(Header(typed, "Content-Type") == "text/plain");
+}
+
+TEST_CASE("the console's evidence column shortens quoted bodies and keeps the reason") {
+  const std::string body = R"({"id": 8, "ref": "biz-a43219d4-6d2d-4f1e-9a77-1c2d3e4f5a6b", "amount": 100, "status": "created", "note": "a long note"})";
+  RunResults results;
+  ScenarioResult s;
+  s.name = "replay-identity";
+  s.layer = "client";
+  s.verdicts.push_back(Verdict::Invalid(
+      "identical_replay", "key k1 (create_order): request #2 (client-0) was 201 " + body +
+                              " but the first answer (request #0 (client-0)) was 201 " + body +
+                              " [replay marker Idempotent-Replayed: true missing]"));
+  results.scenarios.push_back(s);
+  std::ostringstream out;
+  idemproof::cli::PrintSummaryTable(results, out);
+  const std::string table = out.str();
+  INFO(table);
+  CHECK(table.find("[replay marker Idempotent-Replayed: true missing]") != std::string::npos);
+  CHECK(table.find("key k1 (create_order): request #2 (client-0) was 201 {\"id\": 8") != std::string::npos);
+  CHECK(table.find("a long note") == std::string::npos);  // the body is what got shorter
+}

@@ -1,0 +1,153 @@
+// Capability steps end to end (`idemproof run` as a child process) against
+// the reference service: scenarios/targets/reference.yaml provides
+// slow_request by the request variant `slow` (?slow_ms=1500, honoured by
+// the reference per request), reference-renamed.yaml by the hook
+// slow_business; a target providing it neither way gets not_applicable with
+// the reason; a command hook's exit status and stdout are in the history,
+// and a failing one stops its scenario (exit 3) instead of being judged.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_support.h"
+
+using namespace idemproof::testing;
+using nlohmann::json;
+
+namespace {
+
+const std::string kScenario = "/scenarios/concurrency/duplicate-while-in-progress.yaml";
+
+std::vector<json> HistoryOf(const std::string& file) {
+  std::vector<json> out;
+  std::string text = ReadFile(file);
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\n', start);
+    const std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!line.empty()) out.push_back(json::parse(line));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string History(const std::string& dir) {
+  return dir + "/runs/latest/duplicate-while-in-progress.create_order/history.jsonl";
+}
+
+// The reference with one keyed create and `hooks` (YAML lines, may be "").
+std::string MinimalTarget(const std::string& dir, const std::string& hooks) {
+  const std::string file = dir + "/target.yaml";
+  WriteFile(file, R"(name: ref-minimal
+base_url: "http://127.0.0.1:{{port}}"
+start:
+  argv: ["{{build_dir}}/reference-impl/idemproof-ref", "--port", "0", "--db", "{{run_dir}}/ref.db"]
+  port_from_stdout: 'listening on 127\.0\.0\.1:(\d+)'
+  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 10s}
+actions:
+  create_order:
+    role: create
+    request: {method: POST, path: /orders, json: {biz_no: "{{biz}}", sku: "sku-{{run}}", qty: 1, amount: 100}}
+    records: {request: {method: GET, path: "/orders?biz_no={{biz}}"}, count: "$.count"}
+)" + hooks);
+  return file;
+}
+
+std::string Output(const CliResult& r) { return "exit " + std::to_string(r.exit_code) + "\n" + r.out + r.err; }
+
+}  // namespace
+
+TEST_CASE("a request variant provides slow_request and the history names it", "[cli][variants][slow]") {
+  const std::string dir = ScratchDir("variant-slow");
+  CliResult r = RunIdemproof({"run", SourceDir() + kScenario, "--target", SourceDir() + "/scenarios/targets/reference.yaml",
+                              "--out", dir + "/runs", "--json", dir + "/results.json"},
+                             dir);
+  INFO(Output(r));
+  REQUIRE(r.exit_code == 0);
+  int slow = 0, plain = 0, in_progress = 0, notes = 0;
+  for (const json& e : HistoryOf(History(dir))) {
+    if (e.at("f") == "note" && e.at("value").value("variant", "") == "slow") ++notes;
+    if (e.at("f") != "send") continue;
+    const json& v = e.at("value");
+    if (e.at("type") == "invoke") {
+      const bool varied = v.value("variant", "") == "slow";
+      const std::string url = v.at("request").at("url");
+      CHECK(varied == (url.find("slow_ms=1500") != std::string::npos));
+      (varied ? slow : plain) += 1;
+    } else if (e.at("type") == "ok" && v.at("response").at("status") == 409) {
+      CHECK_FALSE(v.contains("variant"));  // the duplicate was sent as declared
+      ++in_progress;
+    }
+  }
+  CHECK(notes == 1);
+  CHECK(slow == 1);      // only the next request of the action
+  CHECK(plain == 1);
+  CHECK(in_progress == 1);  // and it was slow enough for the duplicate to see it running
+}
+
+TEST_CASE("a hook provides slow_request where the target declares no variant", "[cli][variants][slow]") {
+  const std::string dir = ScratchDir("variant-hook");
+  CliResult r = RunIdemproof({"run", SourceDir() + kScenario, "--target",
+                              SourceDir() + "/scenarios/targets/reference-renamed.yaml", "--out", dir + "/runs"},
+                             dir);
+  INFO(Output(r));
+  REQUIRE(r.exit_code == 0);
+  int hooks = 0, varied = 0;
+  for (const json& e : HistoryOf(History(dir))) {
+    if (e.at("f") == "hook" && e.at("type") == "ok" && e.at("value").value("cause", "") == "slow_request") {
+      CHECK(e.at("value").at("hook") == "slow_business");
+      ++hooks;
+    }
+    if (e.at("f") == "send" && e.at("value").contains("variant")) ++varied;
+  }
+  CHECK(hooks == 1);
+  CHECK(varied == 0);
+}
+
+TEST_CASE("a target providing a capability neither way leaves the scenario not_applicable with the reason",
+          "[cli][variants][slow]") {
+  const std::string dir = ScratchDir("variant-none");
+  CliResult r = RunIdemproof({"run", SourceDir() + kScenario, "--target", MinimalTarget(dir, ""), "--out",
+                              dir + "/runs", "--json", dir + "/results.json"},
+                             dir);
+  INFO(Output(r));
+  REQUIRE(r.exit_code == 0);
+  const json results = json::parse(ReadFile(dir + "/results.json"));
+  REQUIRE(results.at("scenarios").size() == 1);
+  for (const auto& v : results.at("scenarios")[0].at("verdicts")) {
+    CHECK(v.at("status") == "not_applicable");
+    CHECK(std::string(v.at("evidence")).find("capability slow_request") != std::string::npos);
+    CHECK(std::string(v.at("evidence")).find("a variant 'slow' of action 'create_order' or a hook 'slow_business'") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("a command hook's exit status and stdout are recorded and a failing one stops its scenario",
+          "[cli][variants][slow]") {
+  const std::string dir = ScratchDir("variant-command-hook");
+  const std::string target = MinimalTarget(
+      dir, "hooks:\n  slow_business: {command: [sh, -c, \"echo armed-but-failing; exit 3\"]}\n");
+  CliResult r = RunIdemproof({"run", SourceDir() + kScenario, "--target", target, "--out", dir + "/runs", "--json",
+                              dir + "/results.json"},
+                             dir);
+  INFO(Output(r));
+  CHECK(r.exit_code == 3);  // could not decide: the premise may not have happened
+  CHECK(r.out.find("hook slow_business failed") != std::string::npos);
+  int failed = 0;
+  for (const json& e : HistoryOf(History(dir))) {
+    if (e.at("f") != "hook" || e.at("type") == "invoke") continue;
+    const json& v = e.at("value");
+    CHECK(v.at("command").at("exit") == 3);
+    CHECK(v.at("command").at("stdout") == "armed-but-failing\n");
+    CHECK(v.at("command").at("stdout_truncated") == false);
+    CHECK(v.at("failed") == true);
+    CHECK(v.at("cause") == "slow_request");
+    ++failed;
+  }
+  CHECK(failed == 1);
+  const json results = json::parse(ReadFile(dir + "/results.json"));
+  CHECK(results.at("scenarios")[0].at("verdicts").empty());
+}
