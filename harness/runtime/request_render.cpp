@@ -65,4 +65,9 @@ Result<HttpRequest> RenderRequestWithBody(const RequestTemplate& tmpl,
   return render(tmpl, body_source, base_url, vars, target_headers, extra, timeout);
 }
 
+Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target) {
+  if (request.ok()) request->max_body = static_cast<std::size_t>(target.max_body);
+  return request;
+}
+
 }  // namespace idemproof::runtime

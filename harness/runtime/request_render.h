@@ -30,4 +30,7 @@ Result<HttpRequest> RenderRequestWithBody(const RequestTemplate& tmpl,
                                           const HeaderList& target_headers,
                                           const HeaderList& extra, Duration timeout);
 
+// `request` with the target's max_body (the answer-body cap) set.
+Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target);
+
 }  // namespace idemproof::runtime

@@ -28,9 +28,9 @@ Result<HttpRequest> RenderAction(StepContext& ctx, const ActionDescription& acti
     if (!action.other_payload)
       return Status(StatusCode::kUnsupported, "action " + action.name + " declares no other_payload");
     const RequestTemplate other = key.empty() ? WithoutKeyPlaceholders(*action.other_payload) : *action.other_payload;
-    return RenderRequestWithBody(request, other, url, vars, target.headers, extra, deadline);
+    return Capped(RenderRequestWithBody(request, other, url, vars, target.headers, extra, deadline), target);
   }
-  return RenderRequest(request, url, vars, target.headers, extra, deadline);
+  return Capped(RenderRequest(request, url, vars, target.headers, extra, deadline), target);
 }
 
 // One request of a send step, on `client`, recorded as `process`.
