@@ -254,8 +254,12 @@ TEST_CASE("a service answering every request 401 does not pass identical-burst n
       CHECK(v.at("status") != "valid");
       if (v.at("oracle") == "one_record" || v.at("oracle") == "in_progress") {
         ++judged;
-        CHECK(v.at("evidence").get<std::string>().find("nothing executed") != std::string::npos);
+        CHECK(v.at("status") == "unknown");
       }
+      // A 32-request burst into a small server may leave some unanswered;
+      // in_progress names the cause whatever one_record could read.
+      if (v.at("oracle") == "in_progress")
+        CHECK(v.at("evidence").get<std::string>().find("nothing executed") != std::string::npos);
     }
   }
   CHECK(judged == 4);
