@@ -94,6 +94,23 @@ std::optional<std::int64_t> arrival_of(const HeaderList& headers, const std::str
 }
 
 void take_answer(Connection& c, BurstAnswer& a, error_code ec) {
+  if (ec == http::error::body_limit && c.parser.is_header_done()) {
+    // Answered, but past max_body: keep the status, headers and what was read.
+    auto& res = c.parser.get();
+    a.outcome = BurstOutcome::kAnswered;
+    a.answered_ns = steady_now_ns();
+    a.status = static_cast<int>(res.result_int());
+    for (const auto& f : res) a.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+    a.body = std::move(res.body());
+    a.body_truncated = true;
+    if (auto length = c.parser.content_length()) {
+      a.body_size = *length;
+      a.body_size_exact = true;
+    } else {
+      a.body_size = a.body.size() + 1;  // more than what was kept
+    }
+    return;
+  }
   if (ec) {
     a.outcome = BurstOutcome::kNoAnswer;
     a.error = "read: " + ec.message();
@@ -107,8 +124,8 @@ void take_answer(Connection& c, BurstAnswer& a, error_code ec) {
   a.body = std::move(res.body());
 }
 
-void start_read(Connection& c, const std::function<void(error_code)>& done) {
-  c.parser.body_limit(64 * 1024 * 1024);
+void start_read(Connection& c, std::size_t max_body, const std::function<void(error_code)>& done) {
+  c.parser.body_limit(max_body);
   http::async_read(c.socket, c.buffer, c.parser, [done](error_code ec, std::size_t) { done(ec); });
 }
 
@@ -252,7 +269,7 @@ void fire_synchronized(const std::vector<std::string>& requests, const BurstOpti
   for (std::size_t i : ready) {
     Connection& c = *conns[i];
     c.done = false;
-    start_read(c, [&, i](error_code ec) {
+    start_read(c, o.max_body, [&, i](error_code ec) {
       conns[i]->done = true;
       if (conns[i]->prefix_written) take_answer(*conns[i], result.answers[i], ec);
       if (--pending == 0) deadline.cancel();
@@ -352,7 +369,7 @@ void fire_one_naive(const std::string& request, const BurstOptions& o, const tcp
       });
   if (!c.prefix_written) return;
   run_phase(io, conns, only, o.read_timeout,
-      [&](std::size_t, auto done) { start_read(c, done); },
+      [&](std::size_t, auto done) { start_read(c, o.max_body, done); },
       [&](std::size_t, error_code ec) { take_answer(c, answer, ec); });
   c.socket.close(ignored);
 }

@@ -60,6 +60,9 @@ struct BurstOptions {
   std::chrono::nanoseconds connect_timeout = std::chrono::seconds(5);
   std::chrono::nanoseconds write_timeout = std::chrono::seconds(5);
   std::chrono::nanoseconds read_timeout = std::chrono::seconds(30);
+  // The most of one answer body kept; a longer answer is read no further
+  // (the connection is closed) and recorded truncated.
+  std::size_t max_body = std::size_t{4} << 20;
   // Header in which the target reports when it read each request (steady
   // clock ns, same host); empty: the target reports none.
   std::string arrival_header;
@@ -75,6 +78,11 @@ struct BurstAnswer {
   int status = 0;
   HeaderList headers;
   std::string body;
+  // The body went past max_body: `body` holds what was read (at most
+  // max_body); body_size is the declared Content-Length (exact) or a lower bound.
+  bool body_truncated = false;
+  std::uint64_t body_size = 0;
+  bool body_size_exact = false;
   std::int64_t sent_ns = 0;      // the request's final bytes were written (0: never)
   std::int64_t answered_ns = 0;  // the answer was fully read (0: never)
   std::optional<std::int64_t> arrival_ns;  // from options.arrival_header, if reported

@@ -50,7 +50,9 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
   out << "run directory " << report->run_dir << "\n";
   for (const auto& e : report->excluded) out << "  not in the alphabet: " << e.op << " (" << e.reason << ")\n";
   out << report->trials_run << " trial(s) run of " << report->trials_budget << ", " << report->runs
-      << " scenario run(s) in all, " << report->undecided << " undecided, " << report->elapsed_ms << " ms\n";
+      << " scenario run(s) in all, " << report->undecided << " error(s), " << report->elapsed_ms << " ms\n"
+      << report->passed << " passed, " << report->undecided_trials << " undecided, "
+      << (report->violation ? 1 : 0) << " violation(s)\n";
   if (report->time_budget_hit) out << "time budget reached: not every trial (or shrink) ran\n";
   if (report->violation) {
     out << "VIOLATION after " << report->trials_run << " trial(s) (" << report->to_first_failure_ms << " ms)\n"
@@ -64,6 +66,9 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
     }
     for (const auto& v : report->invalid) out << "  invalid " << v.oracle << ": " << v.evidence << "\n";
     out << "repro: " << report->repro_file << "\n  " << report->repro_command << "\n";
+  } else if (report->stop_reason.empty() && !report->interrupted && report->undecided_trials > 0) {
+    out << "no violation, but " << report->undecided_trials
+        << " trial(s) decided nothing (every oracle unknown): not a clean result\n";
   } else if (report->stop_reason.empty() && !report->interrupted) {
     out << "no violation\n";
   }

@@ -97,7 +97,14 @@ class Exploration {
     for (int i = 0; i < attempts && !Stopped(); ++i) {
       TrialResult t = RunTrial(plan);
       Log(shrinking ? "shrinking" : "trials", plan, t);
-      if (!shrinking) ++report_.trials_run;
+      if (!shrinking) {
+        ++report_.trials_run;
+        if (t.undecided) {
+          ++report_.undecided_trials;
+        } else if (!t.violated) {
+          ++report_.passed;
+        }
+      }
       if (!t.violated) {
         RemoveDir(t.dir);
         continue;
@@ -151,9 +158,13 @@ class Exploration {
       return t;
     }
     t.verdicts = BuiltinOracles().CheckAll(scenario, target_, t.history);
+    bool judged = false;
     for (const auto& v : t.verdicts) {
       if (v.status == VerdictStatus::kInvalid) t.violated = true;
+      if (v.status == VerdictStatus::kValid) judged = true;
     }
+    // Unknown throughout is not a pass: the trial proved nothing.
+    if (!t.violated && !judged) t.undecided = true;
     if (t.violated) t.history.WriteJsonl(t.dir + "/history.jsonl");
     Progress();
     return t;
@@ -201,8 +212,8 @@ class Exploration {
 
   void Log(const char* phase, const Plan& plan, const TrialResult& t) {
     nlohmann::json line = {{"run", ordinal_}, {"phase", phase}, {"ops", plan.ops.size()}, {"plan", plan.ToString()}};
-    line["outcome"] = t.undecided ? "error" : t.violated ? "invalid" : "ok";
-    if (t.undecided) line["error"] = t.error.ToString();
+    line["outcome"] = !t.error.ok() ? "error" : t.violated ? "invalid" : t.undecided ? "undecided" : "ok";
+    if (!t.error.ok()) line["error"] = t.error.ToString();
     for (const auto& v : t.verdicts) {
       if (v.status == VerdictStatus::kInvalid) line["invalid"].push_back(v.oracle);
     }
@@ -255,7 +266,7 @@ nlohmann::json PlanJson(const Plan& plan) {
 int ExploreReport::ExitCode() const {
   if (violation) return 1;
   if (interrupted) return 130;
-  if (!stop_reason.empty() || (runs > 0 && undecided == runs)) return 3;
+  if (!stop_reason.empty() || (runs > 0 && undecided == runs) || undecided_trials > 0) return 3;
   return 0;
 }
 
@@ -269,6 +280,8 @@ nlohmann::json ExploreReport::ToJson() const {
   j["trials_run"] = trials_run;
   j["runs"] = runs;
   j["undecided"] = undecided;
+  j["passed"] = passed;
+  j["undecided_trials"] = undecided_trials;
   j["violation"] = violation;
   j["exit_code"] = ExitCode();
   if (violation) {

@@ -83,6 +83,10 @@ struct ExploreReport {
   int trials_run = 0;        // trials before the first violation (or all)
   int runs = 0;              // every scenario run, shrinking and confirming included
   int undecided = 0;         // runs the tool could not complete (an error; not a verdict)
+  int passed = 0;            // trials with a valid verdict and none invalid
+  // Trials that decided nothing: an error, or no oracle valid or invalid
+  // (every verdict unknown / not_applicable). Never counted as passed.
+  int undecided_trials = 0;
   bool violation = false;
   Plan first_failure;
   Plan minimal;
@@ -102,7 +106,8 @@ struct ExploreReport {
   std::int64_t to_first_failure_ms = 0;
   std::int64_t shrinking_ms = 0;
 
-  // 1 violation; 130 interrupted; 3 undecided (stop_reason, or every run an error); 0 none.
+  // 1 violation; 130 interrupted; 3 undecided (stop_reason, every run an
+  // error, or any undecided trial: a clean claim needs every trial judged); 0 none.
   int ExitCode() const;
   nlohmann::json ToJson() const;
 };

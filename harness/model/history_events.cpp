@@ -28,7 +28,10 @@ nlohmann::json RequestJson(const RecordedRequest& r) {
 }
 
 nlohmann::json ResponseJson(const RecordedExchange& x) {
-  return {{"status", x.status}, {"headers", HeadersJson(x.headers)}, {"body", x.body}};
+  nlohmann::json out = {{"status", x.status}, {"headers", HeadersJson(x.headers)}, {"body", x.body}};
+  if (x.body_truncated)
+    out["truncated"] = {{"kept", x.body.size()}, {"size", x.body_size}, {"exact", x.body_size_exact}};
+  return out;
 }
 
 namespace {
@@ -124,6 +127,11 @@ HistoryEvent Note(int step, const std::string& text) { return NoteWith(step, {{"
 
 HistoryEvent NoteWith(int step, nlohmann::json value) {
   return Event(event_process::kHarness, event_f::kNote, EventType::kInfo, step, std::move(value));
+}
+
+HistoryEvent TargetExited(int step, int pid, const std::string& why) {
+  return Event(event_process::kNemesis, event_f::kTargetExited, EventType::kInfo, step,
+               {{"pid", pid}, {"why", why}});
 }
 
 HistoryEvent WaitEvent(int step, const std::string& duration) {

@@ -46,6 +46,9 @@ inline constexpr char kDeliver[] = "deliver";
 inline constexpr char kPublish[] = "publish";
 inline constexpr char kNote[] = "note";
 inline constexpr char kWait[] = "wait";
+// The target process ended, or was found not to be the one answering, other
+// than by a step (value: "pid", "exit", "why"): the oracles cannot be valid.
+inline constexpr char kTargetExited[] = "target_exited";
 }  // namespace event_f
 
 // Values of HistoryEvent::process (the lanes of a history).
@@ -83,6 +86,11 @@ struct RecordedExchange {
   int status = 0;  // ok only
   RecordedHeaders headers;
   std::string body;
+  // The body was cut at the target's max_body: its real size (exact: the
+  // declared Content-Length; else a lower bound). Recorded as "truncated".
+  bool body_truncated = false;
+  std::uint64_t body_size = 0;
+  bool body_size_exact = false;
   std::string error;  // info / fail only
   bool connection_reused = false;
   int send_attempts = 0;  // > 1: the client resent it (recorded only then)
@@ -91,7 +99,8 @@ struct RecordedExchange {
 // {name: value}; a later duplicate name wins.
 nlohmann::json HeadersJson(const RecordedHeaders& headers);
 nlohmann::json RequestJson(const RecordedRequest& request);
-// {"status", "headers", "body"} of an answered exchange.
+// {"status", "headers", "body"} of an answered exchange, and "truncated":
+// {"kept", "size", "exact"} when the body was cut.
 nlohmann::json ResponseJson(const RecordedExchange& exchange);
 
 // Who a request is about: the fields every request-like event carries.
@@ -137,6 +146,8 @@ HistoryEvent ProcessInvoke(const std::string& f, int step, nlohmann::json value)
 HistoryEvent Note(int step, const std::string& text);
 // A note with more than its text ({"note": ..., "burst": ...}).
 HistoryEvent NoteWith(int step, nlohmann::json value);
+// The target (pid) ended other than by a step; `why`: "exited (signal 9 (Killed))".
+HistoryEvent TargetExited(int step, int pid, const std::string& why);
 // f wait, process harness, type ok: {"duration"}.
 HistoryEvent WaitEvent(int step, const std::string& duration);
 // f batch, process batch: {"request", "batch": info}; BatchCompletion() is a

@@ -33,13 +33,26 @@ std::optional<HttpAnswer> AnswerFromJson(const nlohmann::json& doc) {
     }
   }
   if (doc.contains("body") && doc["body"].is_string()) a.body = doc["body"].get<std::string>();
+  if (doc.contains("truncated") && doc["truncated"].is_object()) {
+    const auto& t = doc["truncated"];
+    a.truncated = true;
+    a.size = t.value("size", std::uint64_t{0});
+    a.size_exact = t.value("exact", false);
+  }
   return a;
 }
 
 nlohmann::json AnswerToJson(const HttpAnswer& a) {
   nlohmann::json headers = nlohmann::json::object();
   for (const auto& [k, v] : a.headers) headers[k] = v;
-  return {{"status", a.status}, {"headers", headers}, {"body", a.body}};
+  nlohmann::json out = {{"status", a.status}, {"headers", headers}, {"body", a.body}};
+  if (a.truncated) out["truncated"] = {{"kept", a.body.size()}, {"size", a.size}, {"exact", a.size_exact}};
+  return out;
+}
+
+std::string HttpAnswer::TruncationNote() const {
+  return std::to_string(body.size()) + " of " + (size_exact ? "" : "more than ") + std::to_string(size) +
+         " bytes kept";
 }
 
 bool Operation::completed_ok() const { return completion != nullptr && completion->type == EventType::kOk; }

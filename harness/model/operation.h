@@ -24,12 +24,19 @@ struct HttpAnswer {
   int status = 0;
   HeaderList headers;   // as recorded; lookups are case-insensitive
   std::string body;
+  // The harness cut the body at max_body ("truncated" in the history): the
+  // body cannot be compared; size is the real one (exact) or a lower bound.
+  bool truncated = false;
+  std::uint64_t size = 0;
+  bool size_exact = false;
 
   // The value of header `name` (case-insensitive), if present.
   std::optional<std::string> Header(const std::string& name) const;
   // The body as JSON, or nullopt when it does not parse.
   std::optional<nlohmann::json> JsonBody() const;
   bool is_2xx() const { return status >= 200 && status < 300; }
+  // "4194304 of 2147483648 bytes kept" / "4194304 of more than 4259840 bytes kept".
+  std::string TruncationNote() const;
 };
 
 // Parses {"status", "headers", "body"}; nullopt when malformed.

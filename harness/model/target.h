@@ -281,6 +281,9 @@ struct TargetDescription {
   std::optional<TargetCall> reset;  // run between trials (explore), optional
   IdempotencyContract idempotency;
   Duration request_timeout = std::chrono::seconds(10);  // every request's deadline
+  // The most of one answer body the harness keeps (bytes); a longer answer is
+  // recorded truncated with its size and its transfer aborted.
+  std::uint64_t max_body = std::uint64_t{4} << 20;
   HeaderList headers;  // sent with every request (templated)
   std::vector<std::string> compare_headers;  // answer headers a replay must repeat
   // An answer header carrying when the target fully read the request (steady

@@ -77,13 +77,27 @@ class TargetLoader {
  public:
   explicit TargetLoader(const std::string& file) : r_(file) {}
 
+  // 4194304, "512KiB", "4MiB", "1GiB": at least 1 KiB, at most 1 GiB.
+  std::uint64_t ByteSize(const YAML::Node& node, const std::string& what) {
+    const std::string text = r_.String(node, what);
+    std::size_t digits = 0;
+    while (digits < text.size() && digits < 12 && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+    const std::string unit = text.substr(digits);
+    std::uint64_t scale = unit.empty() || unit == "B" ? 1 : unit == "KiB" ? 1 << 10 : unit == "MiB" ? 1 << 20
+                        : unit == "GiB" ? 1 << 30 : 0;
+    if (digits == 0 || scale == 0) r_.Fail(node, what + ": expected bytes, or a number with B, KiB, MiB or GiB");
+    const std::uint64_t n = std::stoull(text.substr(0, digits)) * scale;
+    if (n < 1024 || n > (std::uint64_t{1} << 30)) r_.Fail(node, what + ": must be between 1KiB and 1GiB");
+    return n;
+  }
+
   TargetDescription Load(const std::string& text) {
     const YAML::Node root = r_.Load(text);
     if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "target file is empty");
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
-                  "services", "messages", "broker"},
+                  "services", "messages", "broker", "max_body"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -96,6 +110,7 @@ class TargetLoader {
     if (root["reset"]) t.reset = Call(root["reset"], "reset", {});
     if (root["idempotency"]) t.idempotency = Contract(root["idempotency"]);
     if (root["request_timeout"]) t.request_timeout = r_.Timeout(root["request_timeout"], "request_timeout");
+    if (root["max_body"]) t.max_body = ByteSize(root["max_body"], "max_body");
     if (root["headers"]) t.headers = Headers(root["headers"], "headers");
     if (root["compare_headers"]) t.compare_headers = r_.StringList(root["compare_headers"], "compare_headers");
     if (root["arrival_header"]) t.arrival_header = HeaderName(root["arrival_header"], "arrival_header");

@@ -27,6 +27,9 @@ struct OracleSignature {
   std::string name;
   std::string doc;  // one line: what holds when the verdict is valid
   std::vector<OracleParamSpec> params;
+  // Judges answer bodies: a valid verdict over a history with a truncated
+  // request answer (max_body) becomes unknown.
+  bool compares_bodies = false;
 };
 
 struct ScenarioVocabulary {

@@ -1,7 +1,8 @@
 // in_progress: a duplicate that arrives while another request with the same
 // key is running gets the declared in-progress status or an answer identical
 // to the first; never a second execution, never an "empty success" (a 2xx
-// whose body differs from the first).
+// whose body differs from the first). A key none of whose requests executed
+// (NothingExecuted) is not judged.
 #include "oracles/oracle_support.h"
 
 namespace idemproof::oracles {
@@ -11,8 +12,15 @@ Verdict InProgress(const OracleInput& in) {
   const auto& contract = in.target.idempotency;
   Violations violations;
   int overlaps = 0, undecided = 0;
+  std::string nothing_executed;
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default" || g.ops.size() < 2) continue;
+    // Duplicates of a key that never executed show nothing about in-progress handling.
+    if (auto why = NothingExecuted(g.ops, contract, false); !why.empty()) {
+      if (nothing_executed.empty()) nothing_executed = "key " + g.key + " (" + g.action + "): " + why;
+      ++undecided;
+      continue;
+    }
     // Never a second execution.
     if (contract.replay) {
       nlohmann::json executed = nlohmann::json::array();
@@ -69,7 +77,10 @@ Verdict InProgress(const OracleInput& in) {
   nlohmann::json details = {{"violations", violations.json()}, {"overlapping_duplicates", overlaps}, {"undecided", undecided}};
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (overlaps == 0)
-    return Verdict::Unknown(name, "no duplicate overlapped a running request with the same key", details);
+    return Verdict::Unknown(name,
+                            nothing_executed.empty() ? "no duplicate overlapped a running request with the same key"
+                                                     : nothing_executed,
+                            details);
   return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s) got " +
                                   std::to_string(contract.in_progress) + " or the first answer; one execution",
                         details);

@@ -1,6 +1,6 @@
-// lease_recovery: a request's owner dies (a `kill` event) or is frozen (a
-// `pause` event) while the request runs — after its claim, before its
-// completion. Then, for that key:
+// lease_recovery: a request's owner ends — killed, frozen (`pause`), stopped
+// or restarted gracefully, or dead on its own (`target_exited`) — while the
+// request runs: after its claim, before its completion. Then, for that key:
 //  - a retry answered before the lease can have ended (before the crashed
 //    request's invoke + lease) gets the in-progress answer: the claim held.
 //    Judged only when the history shows the claim: some request of the key
@@ -35,12 +35,16 @@ Verdict LeaseRecovery(const OracleInput& in) {
   if (!lease) return Verdict::NotApplicable(name, "needs the target's idempotency.lease (or a lease parameter)");
   const std::int64_t lease_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*lease).count();
 
-  // Crashes: completed kill / pause events, in time order.
+  // Ends of the owner, in time order: whatever ended it — a kill, a pause, a
+  // graceful stop or restart, or a death no step caused — leaves its key to
+  // the lease, so each is judged alike.
   std::vector<const HistoryEvent*> crashes;
   for (const auto& e : in.history.events()) {
-    if ((e.f == event_f::kKill || e.f == event_f::kPause) && e.type == EventType::kOk) crashes.push_back(&e);
+    const bool ended = e.f == event_f::kKill || e.f == event_f::kPause || e.f == event_f::kStop ||
+                       e.f == event_f::kRestart;
+    if ((ended && e.type == EventType::kOk) || e.f == event_f::kTargetExited) crashes.push_back(&e);
   }
-  if (crashes.empty()) return Verdict::Unknown(name, "no kill or pause of the target happened");
+  if (crashes.empty()) return Verdict::Unknown(name, "the owner never ended: no kill, pause, stop or restart of the target");
 
   nlohmann::json judged = nlohmann::json::array();
   std::string violation;

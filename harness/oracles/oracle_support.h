@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,21 @@ class Violations {
   nlohmann::json list_ = nlohmann::json::array();
   std::string first_;
 };
+
+// The premise of the oracles that count executions: that something executed.
+// `ops` are the requests of one business id or key; `swallowed_2xx` says a
+// proxy fault swallowed a 2xx answer of theirs. Returns "" when the premise
+// held — some request got a 2xx, or every one was refused with a status the
+// contract declares for the refusals a scenario asks for (mismatch, missing
+// key) — else why not, for an `unknown` ("nothing executed: 8 request(s),
+// answered 401 x8"): a 401, a 302 or a 404 for every request proves nothing.
+std::string NothingExecuted(const std::vector<Operation>& ops, const IdempotencyContract& contract,
+                            bool swallowed_2xx);
+
+// Why no oracle of `signature` may be valid over `history`, if so: an answer
+// body it would compare was truncated, or the target process ended during
+// the scenario other than by a step (a "target_exited" event).
+std::optional<std::string> PremiseBroken(const OracleSignature& signature, const History& history);
 
 Verdict OneRecord(const OracleInput& in);
 Verdict IdenticalReplay(const OracleInput& in);

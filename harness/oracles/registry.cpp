@@ -41,6 +41,11 @@ Verdict OracleRegistry::Check(const OracleSpec& spec, const Scenario& scenario, 
     OracleInput in{scenario, target, history, spec.params};
     Verdict v = it->second.fn(in);
     v.oracle = spec.name;
+    if (v.status == VerdictStatus::kValid) {
+      if (auto why = oracles::PremiseBroken(it->second.signature, history)) {
+        return Verdict::Unknown(spec.name, *why, v.details);
+      }
+    }
     return v;
   } catch (const std::exception& e) {
     return Verdict::Unknown(spec.name, std::string("oracle crashed: ") + e.what());

@@ -61,8 +61,9 @@ Status BatchStep(StepContext& ctx, const Step& step, int index) {
     vars["to"] = std::to_string(step.to);
     if (step.fail_after) vars["fail_after"] = std::to_string(*step.fail_after);
     const RequestTemplate& tmpl = step.fail_after ? *batch.failing_run : batch.run;
-    auto request = RenderRequest(tmpl, ctx.BaseUrl(), vars, target.headers, {},
-                                 step.timeout.value_or(target.request_timeout));
+    auto request = Capped(RenderRequest(tmpl, ctx.BaseUrl(), vars, target.headers, {},
+                                        step.timeout.value_or(target.request_timeout)),
+                          target);
     if (!request.ok()) return request.status();
     nlohmann::json info = {{"job", vars["job"]}, {"job_name", step.job}, {"role", RoleOf(step.kind)},
                            {"from", step.from}, {"to", step.to},        {"attempt", attempt}};

@@ -2,14 +2,20 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <csignal>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <thread>
 
 extern char** environ;
@@ -40,6 +46,121 @@ ExitInfo decode(int status) {
     info.code = WEXITSTATUS(status);
   }
   return info;
+}
+
+// Why a watchdog process, and why the harness is a subreaper:
+// Every child leads its own process group, and every signal goes to the whole
+// group, so a wrapper (`sh -c "python3 server.py"`, npm, gunicorn) takes its
+// real server with it. PR_SET_PDEATHSIG covers only the direct child, so it
+// cannot end the group when the harness is SIGKILLed. A pipe the children
+// watch would need their cooperation, and a reaper that forks every child
+// would hide the real pid from waitpid. Instead one small watchdog, forked
+// once, holds the other end of a socket the harness never closes: the kernel
+// closes it on any death of the harness (SIGKILL included), the watchdog reads
+// EOF and SIGKILLs every process group still registered. The harness is also
+// a child subreaper, so members orphaned when their leader dies become its
+// children and are reaped here (PID 1 in a container may never reap them).
+constexpr int kMaxWatched = 4096;
+
+int watchdog_fd = -1;  // the harness's end; -1 until the watchdog is forked
+
+[[noreturn]] void watchdog_main(int fd, int max_fd) {
+  // Async-signal-safe calls only: the parent may be multi-threaded. Drop every
+  // inherited descriptor so no socket the harness closes stays open here.
+  if (fd != 3) {
+    ::dup2(fd, 3);
+    ::close(fd);
+  }
+  if (::syscall(SYS_close_range, 4U, ~0U, 0U) != 0) {
+    for (int i = 4; i < max_fd; ++i) ::close(i);
+  }
+  ::setpgid(0, 0);  // a Ctrl-C at the terminal must not end the watchdog first
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGHUP, SIG_IGN);
+  static pid_t groups[kMaxWatched];
+  int n = 0;
+  while (true) {
+    int32_t msg = 0;
+    ssize_t r = ::read(3, &msg, sizeof msg);
+    if (r < 0 && errno == EINTR) continue;
+    if (r != sizeof msg) break;  // EOF: the harness is gone
+    if (msg > 0 && n < kMaxWatched) {
+      groups[n++] = msg;
+    } else if (msg < 0) {
+      for (int i = 0; i < n; ++i) {
+        if (groups[i] == -msg) groups[i] = groups[--n];
+      }
+    }
+  }
+  for (int i = 0; i < n; ++i) ::kill(-groups[i], SIGKILL);
+  ::_exit(0);
+}
+
+// Under the registry lock. Best effort: without a watchdog children still
+// die with the harness's normal exit paths.
+void ensure_watchdog_locked() {
+  if (watchdog_fd >= 0) return;
+  ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return;
+  struct rlimit lim {};
+  int max_fd = ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY
+                   ? static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 20))
+                   : 1024;
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(sv[0]);
+    watchdog_main(sv[1], max_fd);
+  }
+  ::close(sv[1]);
+  if (pid < 0) {
+    ::close(sv[0]);
+    return;
+  }
+  watchdog_fd = sv[0];
+}
+
+void tell_watchdog_locked(int32_t msg) {
+  if (watchdog_fd < 0) return;
+  ssize_t ignored = ::send(watchdog_fd, &msg, sizeof msg, MSG_NOSIGNAL);
+  (void)ignored;
+}
+
+// Groups already seen empty. A pid number is not reused while a process
+// group of that id has members, so group signals are safe until then — and
+// never sent after, when the id may belong to a stranger.
+std::set<pid_t>& drained() {
+  static std::set<pid_t> groups;
+  return groups;
+}
+
+// Reaps every exited child of ours in group `pgid` (members orphaned to the
+// subreaper, and the leader: its status goes into the registry). Returns true
+// once no process of the group is left.
+bool reap_group_locked(pid_t pgid) {
+  if (drained().count(pgid) != 0) return true;
+  int status = 0;
+  pid_t r;
+  while ((r = ::waitpid(-pgid, &status, WNOHANG)) > 0) {
+    auto it = registry().find(r);
+    if (it != registry().end() && !it->second) it->second = decode(status);
+  }
+  if (::kill(-pgid, 0) != 0 && errno == ESRCH) {
+    drained().insert(pgid);
+    tell_watchdog_locked(-pgid);
+    return true;
+  }
+  return false;
+}
+
+// After the leader was reaped: SIGKILL what is left of its group (a wrapper's
+// server) and reap it, bounded.
+void kill_group_locked(pid_t pgid) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (!reap_group_locked(pgid) && std::chrono::steady_clock::now() < deadline) {
+    ::kill(-pgid, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 // Non-blocking reap of one registered, unreaped pid, under the registry lock.
@@ -122,6 +243,7 @@ Result<ChildProcess> ChildProcess::Spawn(const ProcessSpec& spec) {
   const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
 
   std::unique_lock<std::mutex> lock(registry_mutex());
+  ensure_watchdog_locked();
   pid_t pid = ::fork();
   if (pid == 0) {
     // Child: async-signal-safe calls only.
@@ -149,7 +271,12 @@ Result<ChildProcess> ChildProcess::Spawn(const ProcessSpec& spec) {
     ::_exit(127);
   }
   int fork_errno = errno;
-  if (pid > 0) registry().emplace(pid, std::nullopt);
+  if (pid > 0) {
+    // Also here: a group signal sent before the child ran setpgid must not miss it.
+    ::setpgid(pid, pid);
+    registry().emplace(pid, std::nullopt);
+    tell_watchdog_locked(pid);
+  }
   lock.unlock();
   ::close(out_fd);
   ::close(err_fd);
@@ -204,7 +331,11 @@ std::optional<ExitInfo> ChildProcess::Poll() {
     return exit_;
   }
   exit_ = it->second ? it->second : try_reap_locked(pid_);
-  if (exit_) registry().erase(it);
+  if (exit_) {
+    kill_group_locked(pid_);
+    registry().erase(it);
+    drained().erase(pid_);
+  }
   return exit_;
 }
 
@@ -222,13 +353,22 @@ bool ChildProcess::Signal(int sig) {
   std::lock_guard<std::mutex> lock(registry_mutex());
   auto it = registry().find(pid_);
   if (it == registry().end() || it->second) return false;
-  return ::kill(pid_, sig) == 0;
+  return ::kill(-pid_, sig) == 0;  // the whole group: wrappers take their server along
 }
 
 ExitInfo ChildProcess::Terminate(std::chrono::milliseconds grace) {
   if (auto info = Poll()) return *info;
   Signal(SIGTERM);
-  if (auto info = WaitFor(grace)) return *info;
+  // The grace is for the whole group: a wrapper may exit at once while its
+  // server is still flushing.
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < deadline) {
+    {
+      std::lock_guard<std::mutex> lock(registry_mutex());
+      if (reap_group_locked(pid_)) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   return Kill();
 }
 
@@ -245,7 +385,7 @@ int SignalAllChildren(int sig) {
   std::lock_guard<std::mutex> lock(registry_mutex());
   int n = 0;
   for (const auto& [pid, exit] : registry()) {
-    if (!exit && ::kill(pid, sig) == 0) ++n;
+    if (!exit && ::kill(-pid, sig) == 0) ++n;
   }
   return n;
 }
@@ -255,7 +395,11 @@ int ReapExitedChildren() {
   int running = 0;
   for (auto& [pid, exit] : registry()) {
     if (!exit) exit = try_reap_locked(pid);
-    if (!exit) ++running;
+    if (exit) {
+      kill_group_locked(pid);
+    } else {
+      ++running;
+    }
   }
   return running;
 }

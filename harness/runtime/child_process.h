@@ -3,11 +3,16 @@
 //
 // A child is started with fork/exec (never through a shell) from an argv, an
 // environment overlay and a working directory; stdin is /dev/null, stdout and
-// stderr are appended to files. It runs in its own process group (a Ctrl-C at
+// stderr are appended to files. It leads its own process group (a Ctrl-C at
 // the terminal reaches the harness only, which then stops its children in
-// order) and is SIGKILLed by the kernel if the thread that started it dies
+// order); every signal goes to the whole group, and reaping the leader
+// SIGKILLs and reaps what is left of the group (a wrapper's real server). The
+// child is SIGKILLed by the kernel if the thread that started it dies
 // (PR_SET_PDEATHSIG) — so start children from a thread that lives as long as
-// they do (the CLI's main thread).
+// they do (the CLI's main thread) — and a watchdog process SIGKILLs every
+// group still registered when the harness dies in any way (SIGKILL too).
+// The first Spawn() makes the process a child subreaper and forks the
+// watchdog.
 //
 // Every child is reaped: wait / terminate / kill reap it, and the destructor
 // SIGKILLs and reaps a child still running. Reaping and signalling go through
@@ -77,7 +82,8 @@ class ChildProcess {
   // SIGKILL and reap.
   ExitInfo Kill();
 
-  // Sends `sig` (e.g. SIGSTOP/SIGCONT) if the child is not reaped yet.
+  // Sends `sig` (e.g. SIGSTOP/SIGCONT) to the child's process group if the
+  // child is not reaped yet.
   // Returns false when it is already gone.
   bool Signal(int sig);
 
@@ -87,7 +93,8 @@ class ChildProcess {
   std::optional<ExitInfo> exit_;
 };
 
-// Sends `sig` to every child started through ChildProcess and not yet reaped.
+// Sends `sig` to the process group of every child started through
+// ChildProcess and not yet reaped.
 // Returns how many were signalled. Safe from any thread (not from a signal
 // handler: use it from a signal-waiting thread).
 int SignalAllChildren(int sig);

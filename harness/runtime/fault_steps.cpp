@@ -31,6 +31,7 @@ Status FaultStep(StepContext& ctx, const Step& step, int index) {
   if (start) {
     FaultScope scope;
     scope.target_base_url = ctx.BaseUrl();
+    scope.max_body = static_cast<std::size_t>(ctx.target().max_body);
     scope.on_event = [&ctx](const nlohmann::json& event, std::int64_t steady_ns) {
       RecordInjectorEvent(ctx, event, steady_ns);
     };

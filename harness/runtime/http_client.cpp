@@ -36,8 +36,17 @@ struct Transfer {
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
-  t->exchange.response_body.append(data, size * count);
-  return size * count;
+  HttpExchange& e = t->exchange;
+  const size_t n = size * count;
+  const size_t room = e.request.max_body - std::min(e.request.max_body, e.response_body.size());
+  if (n <= room) {
+    e.response_body.append(data, n);
+    return n;
+  }
+  e.response_body.append(data, room);
+  e.body_truncated = true;
+  e.body_size = e.response_body.size() + (n - room);
+  return 0;  // aborts the transfer (CURLE_WRITE_ERROR): an endless body ends here
 }
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
@@ -122,6 +131,19 @@ void finish(CURL* curl, CURLcode code, Transfer& t) {
   curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &connects);
   e.connection_reused = (connects == 0 && code == CURLE_OK);
   e.send_attempts = t.attempts;
+  if (code == CURLE_WRITE_ERROR && e.body_truncated) {
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_off_t length = -1;
+    curl_easy_getinfo(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+    if (length > 0 && static_cast<std::uint64_t>(length) >= e.body_size) {
+      e.body_size = static_cast<std::uint64_t>(length);
+      e.body_size_exact = true;
+    }
+    e.status = static_cast<int>(status);
+    e.outcome = HttpOutcome::kAnswered;
+    return;
+  }
   if (code == CURLE_OK) {
     long status = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);

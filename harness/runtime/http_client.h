@@ -9,6 +9,8 @@
 //   kNoAnswer  the request may have reached the target but no complete answer
 //              came back (timeout, reset, cancelled): the outcome is unknown;
 //   kNotSent   the request certainly never reached the target (connection refused).
+// A body longer than the request's max_body is cut there and the transfer
+// aborted: still kAnswered (status and headers came), with body_truncated.
 // libcurl silently sends a request again on a new connection when a reused
 // one closes before any answer byte; send_attempts counts every time the
 // request went onto a connection, so a request that went out and was then
@@ -44,6 +46,10 @@ struct HttpRequest {
   HttpHeaders headers;
   std::string body;  // sent as is; empty = no body
   std::chrono::milliseconds timeout{10000};  // whole exchange, connect included
+  // The most of the answer body kept; once more arrives the transfer is
+  // aborted and the answer recorded truncated (an endless body ends here).
+  std::size_t max_body = kDefaultMaxBody;
+  static constexpr std::size_t kDefaultMaxBody = std::size_t{4} << 20;
 };
 
 enum class HttpOutcome { kAnswered, kNoAnswer, kNotSent };
@@ -62,7 +68,13 @@ struct HttpExchange {
   HttpOutcome outcome = HttpOutcome::kNotSent;
   int status = 0;  // 0 unless answered
   HttpHeaders response_headers;  // of the final answer (1xx interim answers dropped)
-  std::string response_body;
+  std::string response_body;  // at most request.max_body bytes
+  // The body went past max_body: response_body holds its first max_body
+  // bytes; body_size is its Content-Length when declared (body_size_exact),
+  // else the bytes read before the abort (a lower bound).
+  bool body_truncated = false;
+  std::uint64_t body_size = 0;
+  bool body_size_exact = false;
   std::string error;  // why there is no answer; empty when answered
   std::int64_t start_ns = 0;  // steady clock, see monotonic_ns()
   std::int64_t end_ns = 0;

@@ -125,6 +125,7 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
     });
     inj::ProxySettings settings;
     settings.upstream = upstream.value();
+    settings.body_limit = scope.max_body;  // an endless answer ends at the cap here too
     p->proxy = std::make_unique<inj::ChaosProxy>(settings, p->log.get());
     if (Status st = p->proxy->start(); !st.ok()) return FromInjectors(st, "chaos proxy: ");
     client_base_url_ = "http://" + p->proxy->endpoint().to_string() + parts->path;

@@ -56,6 +56,7 @@ class Interpreter::Execution {
         const Step& step = steps[i];
         if (step.after.count() > 0 && !ctx_.Sleep(step.after)) break;
         Status s = Execute(step, static_cast<int>(i));
+        WatchTarget(step.kind, static_cast<int>(i));
         if (!s.ok()) {
           ctx_.out().error = s;
           ctx_.Note(static_cast<int>(i), "step stopped the scenario: " + s.ToString());
@@ -101,6 +102,22 @@ class Interpreter::Execution {
     return Status::Internal("unhandled step kind");
   }
 
+  // After each step: a target that ended though no step could have ended it
+  // (kill, stop, a hook, a fault) is a target_exited event, once, so the
+  // oracles say unknown rather than judge what answered after.
+  void WatchTarget(StepKind kind, int index) {
+    if (kind == StepKind::kStart || kind == StepKind::kRestart) may_be_down_ = false;
+    if (kind == StepKind::kKill || kind == StepKind::kStop || kind == StepKind::kHook ||
+        kind == StepKind::kFault)
+      may_be_down_ = true;
+    TargetProcess& main = ctx_.instances().main();
+    if (may_be_down_ || !main.Managed()) return;
+    if (auto exit = main.Exited()) {
+      ctx_.Append(TargetExited(index, main.pid(), "exited (" + exit->ToString() + ")"), monotonic_ns());
+      may_be_down_ = true;  // said once
+    }
+  }
+
   // Runs whatever happened before: background sends joined, records probed,
   // faults healed, the heal hook fired, the target stopped and reaped.
   void Finish() {
@@ -115,7 +132,9 @@ class Interpreter::Execution {
       if (main.Managed() && !main.Running() && !out.target_pids.empty() &&
           out.error.code() != StatusCode::kUnavailable) {
         // The scenario ended with the target down (kill/stop): bring it back
-        // on the same store to read the records.
+        // on the same store to read the records, and say so.
+        ctx_.Note(-1, "the target was down at the end of the steps: started again on the same store to read "
+                      "the records");
         ControlTarget(ctx_, StepKind::kStart, -1);
       }
       if (alive()) RecordsProbes(ctx_);
@@ -130,6 +149,7 @@ class Interpreter::Execution {
   }
 
   StepContext ctx_;
+  bool may_be_down_ = false;  // a step since the last start could have ended the target
 };
 
 Interpreter::Interpreter(const TargetDescription& target, InterpreterOptions options)

@@ -74,6 +74,7 @@ class BurstSender {
 // What a FaultRunner needs from the scenario run it serves.
 struct FaultScope {
   std::string target_base_url;  // the target's own base URL now
+  std::size_t max_body = std::size_t{4} << 20;  // the target's answer-body cap
   // Called for every event of the injectors (from their threads): the event
   // JSON and its steady-clock time (monotonic_ns()). Must be quick.
   std::function<void(const nlohmann::json& event, std::int64_t steady_ns)> on_event;

@@ -66,6 +66,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
   options.final_bytes = options_.final_bytes;
   options.settle = options_.settle;
   options.read_timeout = requests.front().timeout;
+  options.max_body = requests.front().max_body;
   options.connect_timeout = std::min<std::chrono::nanoseconds>(options.connect_timeout, requests.front().timeout);
   const std::int64_t started = monotonic_ns();
   auto fired = inj::fire_burst(raw, options);
@@ -86,6 +87,9 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
         e.status = a.status;
         e.response_headers = a.headers;
         e.response_body = a.body;
+        e.body_truncated = a.body_truncated;
+        e.body_size = a.body_size;
+        e.body_size_exact = a.body_size_exact;
         break;
       case inj::BurstOutcome::kNoAnswer:
         e.outcome = HttpOutcome::kNoAnswer;

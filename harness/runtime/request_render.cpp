@@ -117,4 +117,9 @@ Result<HttpRequest> RenderRequest(const RequestTemplate& tmpl, const std::string
   return render(tmpl, base_url, vars, target_headers, extra, timeout);
 }
 
+Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target) {
+  if (request.ok()) request->max_body = static_cast<std::size_t>(target.max_body);
+  return request;
+}
+
 }  // namespace idemproof::runtime

@@ -26,4 +26,7 @@ Result<HttpRequest> RenderRequest(const RequestTemplate& tmpl, const std::string
                                   const TemplateVars& vars, const HeaderList& target_headers,
                                   const HeaderList& extra, Duration timeout);
 
+// `request` with the target's max_body (the answer-body cap) set.
+Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target);
+
 }  // namespace idemproof::runtime

@@ -40,7 +40,7 @@ Result<HttpRequest> RenderAction(StepContext& ctx, const ActionDescription& acti
   }
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);
-  return RenderRequest(request, url, vars, target.headers, extra, deadline);
+  return Capped(RenderRequest(request, url, vars, target.headers, extra, deadline), target);
 }
 
 // One request of a send step, on `client`, recorded as `process`.

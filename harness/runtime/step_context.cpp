@@ -44,6 +44,9 @@ RecordedExchange RecordOf(const HttpExchange& e) {
     x.status = e.status;
     x.headers = e.response_headers;
     x.body = e.response_body;
+    x.body_truncated = e.body_truncated;
+    x.body_size = e.body_size;
+    x.body_size_exact = e.body_size_exact;
   } else {
     x.error = e.error;
   }
@@ -210,8 +213,9 @@ Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const
   if (call.request) {
     const bool uncancelled = mode == CallMode::kUncancelled;
     const std::string base = call.request->base.empty() ? BaseUrl() : (services_ ? services_->Url(call.request->base) : "");
-    auto request = RenderRequest(*call.request, base, vars, call.request->base.empty() ? target_.headers : HeaderList{},
-                                 {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout);
+    auto request = Capped(RenderRequest(*call.request, base, vars, call.request->base.empty() ? target_.headers : HeaderList{},
+                                        {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout),
+                          target_);
     if (!request.ok()) return request.status();
     std::optional<HttpClient> uncancellable;
     if (uncancelled) uncancellable.emplace();

@@ -7,6 +7,7 @@
 
 #include "model/pattern.h"
 #include "runtime/http_client.h"
+#include "runtime/port_owner.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {
@@ -106,6 +107,19 @@ Status TargetProcess::Start() {
   spec.stderr_path = stderr_path();
   const std::size_t offset = file_size(spec.stdout_path);
 
+  // A port known before start (fixed in base_url) must be free: else a stale
+  // server would answer in the target's place.
+  if (auto known = ExpandTemplate(target_.base_url, vars_); known.ok() && start.port_from_stdout.empty()) {
+    if (int port = LoopbackPort(*known); port > 0) {
+      auto holders = ListenersOn(port);
+      if (!holders.empty())
+        return unavailable("port " + std::to_string(port) + " of " + *known + " is already held by " +
+                           holders.front().Describe() +
+                           " before the target was started: stop that process (a stale target?) or let the "
+                           "target pick its port (port_from_stdout)");
+    }
+  }
+
   auto child = ChildProcess::Spawn(spec);
   if (!child.ok()) return unavailable("cannot start the target: " + child.status().message());
   child_.emplace(std::move(child).value());
@@ -124,8 +138,27 @@ Status TargetProcess::Start() {
   }
   base_url_ = strip_trailing_slash(*url);
   Status ready = start.ready ? WaitUntilReady() : Status::Ok();
+  if (ready.ok()) ready = CheckAnswering();
   if (!ready.ok()) child_->Kill();
   return ready;
+}
+
+Status TargetProcess::CheckAnswering() {
+  const int port = LoopbackPort(base_url_);
+  if (port == 0) return Status::Ok();  // not local: nothing to check here
+  for (const PortHolder& h : ListenersOn(port)) {
+    if (h.pgid == child_->pid()) continue;
+    return unavailable("the process listening on port " + std::to_string(port) + " is " + h.Describe() +
+                       ", not the target the harness started (pid " + std::to_string(child_->pid()) + ", " +
+                       (child_->Running() ? "running" : "exited") + "): a stale server would be tested; " +
+                       StderrTail());
+  }
+  return Status::Ok();
+}
+
+std::optional<ExitInfo> TargetProcess::Exited() {
+  if (!child_) return std::nullopt;
+  return child_->Poll();
 }
 
 Status TargetProcess::WaitForPort(std::size_t offset) {

@@ -6,7 +6,10 @@
 // group, stdout/stderr appended to `<log_prefix>.stdout` / `.stderr`), reads
 // the port from stdout with the declared regex before start_timeout, sets the
 // `port` template variable, expands base_url, and polls the readiness request
-// until it answers the declared status before its timeout. Stop() sends
+// until it answers the declared status before its timeout. A loopback port
+// known before start must be free, and once ready every socket listening on
+// it must belong to the started process group (else kUnavailable naming the
+// holder: a stale server must never be what gets tested). Stop() sends
 // SIGTERM and SIGKILL after stop_timeout; Kill() sends SIGKILL; both reap.
 // Restart() is Stop() + Start() with the same argv, hence the same store
 // (a new port when the target picks one).
@@ -58,6 +61,9 @@ class TargetProcess {
   bool Signal(int sig);
   // Whether the managed process is running (false when unmanaged).
   bool Running();
+  // How the started process ended when it is gone though nobody stopped it
+  // (nullopt while it runs, or when none was started).
+  std::optional<ExitInfo> Exited();
   // 0 when not running or unmanaged.
   pid_t pid() const;
   // The expanded base URL without a trailing slash; valid after Start().
@@ -72,6 +78,8 @@ class TargetProcess {
   Status WaitForPort(std::size_t stdout_offset);
   Status WaitUntilReady();
   Status CheckAnswers();
+  // The LISTEN sockets on base_url's port belong to the started process group.
+  Status CheckAnswering();
   std::string StderrTail() const;
 
   const TargetDescription& target_;

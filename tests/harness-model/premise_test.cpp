@@ -1,0 +1,99 @@
+// The counting oracles' premise (issue 16, path 3): a service that executed
+// nothing — every request 401 or 302 — is never judged valid; refusals the
+// scenario asked for (missing key, another payload) still are judged.
+#include <catch2/catch.hpp>
+
+#include "literal_history.h"
+#include "model/history_events.h"
+
+using namespace idemproof;
+using namespace idemproof::testing;
+
+namespace {
+const Answer kUnauthorized{401, R"({"title":"missing auth"})"};
+const Answer kRedirect{302, "", {{"Location", "/login"}}};
+}  // namespace
+
+TEST_CASE("one_record: every request refused with 401 or 302 and no record is unknown: nothing executed") {
+  for (const Answer& refusal : {kUnauthorized, kRedirect}) {
+    LiteralHistory h;
+    for (int i = 0; i < 8; ++i) h.Send("burst-" + std::to_string(i), "create_order", "k1", "b1", 0, 10 + i, refusal);
+    h.Records("create_order", "b1", 0, 100);
+    Verdict v = RunOracle("one_record", h.history());
+    CHECK(v.status == VerdictStatus::kUnknown);
+    CHECK(v.evidence.find("nothing executed") != std::string::npos);
+    CHECK(v.evidence.find(std::to_string(refusal.status) + " x8") != std::string::npos);
+  }
+}
+
+TEST_CASE("one_record: a refusal the scenario asked for (missing key) with no record is still valid") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "", "b1", 0, 10, Answer{400, "{}"}).Records("create_order", "b1", 0, 100);
+  CHECK(RunOracle("one_record", h.history()).status == VerdictStatus::kValid);
+}
+
+TEST_CASE("in_progress: a burst answered 401 throughout is unknown: nothing executed") {
+  LiteralHistory h;
+  for (int i = 0; i < 8; ++i) h.Send("burst-" + std::to_string(i), "create_order", "k1", "b1", 0, 10 + i, kUnauthorized);
+  h.Records("create_order", "b1", 0, 100);
+  Verdict v = RunOracle("in_progress", h.history());
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("nothing executed") != std::string::npos);
+}
+
+namespace {
+const Answer kCreated{201, R"({"id":1})"};
+const Answer kReplayed{201, R"({"id":1})", {{"Idempotent-Replayed", "true"}}};
+const Answer kBusy{409, R"({"title":"in progress"})"};
+
+// A completed process-control event of the target (f: kill, stop, restart, pause) at `t` ms.
+History WithControl(const History& base, const std::string& f, int t) {
+  History h = base;
+  HistoryEvent e = ProcessInvoke(f, -1, {{"pid", 42}});
+  e.time_ns = std::int64_t{t} * 1000000;
+  h.Append(e);
+  h.Append(CompletionOf(e, EventType::kOk));
+  return h;
+}
+}  // namespace
+
+TEST_CASE("lease_recovery judges a key left blocked whatever ended its owner: graceful stop and restart too") {
+  for (const std::string f : {"kill", "stop", "restart", "pause"}) {
+    LiteralHistory h;  // the owner ended at 300 ms mid-request; still 409 long after the 2 s lease
+    h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+        .Send("client-0", "create_order", "k1", "b1", 900, 920, kBusy)
+        .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kBusy)
+        .Records("create_order", "b1", 0, 3000);
+    Verdict v = RunOracle("lease_recovery", WithControl(h.history(), f, 300), ShopTarget(), {{"lease", "2s"}});
+    INFO(f << ": " << v.evidence);
+    CHECK(v.status == VerdictStatus::kInvalid);
+  }
+}
+
+TEST_CASE("a target that ended on its own (target_exited) makes a valid verdict unknown, with the reason") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Records("create_order", "b1", 1, 100);
+  REQUIRE(RunOracle("one_record", h.history()).status == VerdictStatus::kValid);
+  History died = h.history();
+  died.Append(TargetExited(0, 42, "exited (signal 9 (Killed))"));
+  Verdict v = RunOracle("one_record", died);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("exited (signal 9 (Killed)) during the scenario") != std::string::npos);
+}
+
+TEST_CASE("a truncated answer body makes the body-comparing oracles unknown, not valid") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "create_order", "k1", "b1", 20, 30, kReplayed);
+  REQUIRE(RunOracle("identical_replay", h.history()).status == VerdictStatus::kValid);
+  // The same history with the replay's body cut at max_body.
+  History truncated;
+  for (HistoryEvent e : h.history().events()) {
+    if (e.type == EventType::kOk && e.value.contains("response") && e.index == 3)
+      e.value["response"]["truncated"] = {{"kept", 8}, {"size", 2147483648LL}, {"exact", true}};
+    truncated.Append(e);
+  }
+  Verdict v = RunOracle("identical_replay", truncated);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("truncated") != std::string::npos);
+  CHECK(v.evidence.find("of 2147483648 bytes kept") != std::string::npos);
+}
