@@ -493,7 +493,7 @@ function createPayment(req, query, doc) {
       }
     }
     if (chargeId === null) {
-      const charge = await callProvider('POST', '/charges', { reference, amount_cents: doc.cents });
+      const charge = await callProvider('POST', '/charges', { reference, amount_cents: doc.cents, customer: doc.customer });
       if (!charge || charge.status !== 201 || !charge.doc || typeof charge.doc.id !== 'string')
         return retryLater('provider_unavailable', 'the payment provider did not confirm the charge; retry');
       chargeId = charge.doc.id;

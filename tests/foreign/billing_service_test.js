@@ -92,7 +92,7 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
-// A provider and a service on one fresh log. opts: {bug, ttlMs, providerArgs}.
+// A provider and a service on one fresh log. opts: {bug, ttlMs, leaseMs, providerArgs}.
 async function world(opts = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-test-'));
   dirs.push(dir);
@@ -100,11 +100,11 @@ async function world(opts = {}) {
   const provider = start([path.join(DIR, 'provider.js'), '--port', String(providerPort), ...(opts.providerArgs || [])]);
   await waitReady(providerPort, provider);
   const w = {
-    dir, providerPort, provider, db: path.join(dir, 'billing.log'),
+    dir, providerPort, provider, db: path.join(dir, 'billing.log'), leaseMs: opts.leaseMs || LEASE_MS,
     async launch(name = 'main') {
       const port = await freePort();
       const argv = [path.join(DIR, 'billing_service.js'), '--port', String(port), '--provider',
-        `http://127.0.0.1:${providerPort}`, '--db', this.db, '--lease-ms', String(LEASE_MS),
+        `http://127.0.0.1:${providerPort}`, '--db', this.db, '--lease-ms', String(this.leaseMs),
         '--ttl-ms', String(opts.ttlMs || 60000)];
       if (opts.bug) argv.push('--bug', opts.bug);
       const child = start(argv);
@@ -219,6 +219,7 @@ test('a payment charges the provider once and records the charge id', async () =
   assert.equal(charges.length, 1);
   assert.equal(first.json.payment.charge_id, charges[0].id);
   assert.equal(charges[0].amount_cents, 4200);
+  assert.equal(charges[0].customer, 'c1');
 });
 
 test('records survive SIGKILL + restart; they expire after the ttl', async () => {
@@ -242,16 +243,19 @@ async function crashMidRequest(w) {
   const cut = call(w.main.port, 'POST', '/v1/subscriptions?slow_ms=3000', { key: 'k1', json: sub('c1') }).catch((e) => e);
   await sleep(300);
   await stop(w.main.child, 'SIGKILL');
+  const killedAt = Date.now();
   assert.ok((await cut) instanceof Error, 'the cut request got no answer');
   const { port } = await w.launch();
+  // The claim was taken before the kill, so its lease surely holds until killedAt.
+  assert.ok(Date.now() < killedAt + w.leaseMs - 500, 'the restart took too long to see the lease hold');
   const early = await call(port, 'POST', '/v1/subscriptions', { key: 'k1', json: sub('c1') });
-  await sleep(LEASE_MS + 200);
+  await sleep(killedAt + w.leaseMs + 200 - Date.now());
   const late = await call(port, 'POST', '/v1/subscriptions', { key: 'k1', json: sub('c1') });
   return { early, late, records: await count(port, 'subscriptions', 'c1') };
 }
 
 test('a crash mid-request: the key is in progress until the lease, then executes once', async () => {
-  const { early, late, records } = await crashMidRequest(await world());
+  const { early, late, records } = await crashMidRequest(await world({ leaseMs: 4000 }));
   assert.equal(early.status, 409);
   assert.equal(late.status, 201);
   assert.equal(records, 1);
@@ -341,7 +345,7 @@ test('bug store-retryable: the 503 is replayed to the retry', async () => {
 });
 
 test('bug claim-forever: after a crash the key stays in progress past the lease', async () => {
-  const { early, late, records } = await crashMidRequest(await world({ bug: 'claim-forever' }));
+  const { early, late, records } = await crashMidRequest(await world({ bug: 'claim-forever', leaseMs: 4000 }));
   assert.equal(early.status, 409);
   assert.equal(late.status, 409);
   assert.equal(records, 0);

@@ -4,7 +4,7 @@
 // Like many real providers it does NOT deduplicate: every POST /charges is
 // a new charge, so a service that charges twice charges the customer twice.
 //
-//   POST /charges            {"reference": R, "amount_cents": N} -> 201 {"id": "ch_...", "reference", "amount_cents"}
+//   POST /charges            {"reference": R, "amount_cents": N, "customer": C} -> 201 {"id": "ch_...", ...those}
 //   GET  /charges?reference=R {"charges": [...]}   the lookup a service reconciles an intent with
 //   GET  /charges            {"charges": [...]}    every charge (the standalone test's assertions)
 //   GET  /healthz            200
@@ -51,7 +51,8 @@ const server = http.createServer((req, res) => {
       }
       if (!doc || typeof doc.reference !== 'string' || !Number.isInteger(doc.amount_cents) || doc.amount_cents <= 0)
         return send(res, 400, { error: 'expected {"reference": "...", "amount_cents": N}' });
-      const charge = { id: 'ch_' + (charges.length + 1), reference: doc.reference, amount_cents: doc.amount_cents };
+      const charge = { id: 'ch_' + (charges.length + 1), reference: doc.reference, amount_cents: doc.amount_cents,
+        customer: typeof doc.customer === 'string' ? doc.customer : null };
       charges.push(charge);
       // --answer-delay-ms: a slow provider; the charge exists before the answer leaves.
       return setTimeout(() => send(res, 201, charge), answerDelayMs);
