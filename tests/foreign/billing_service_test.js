@@ -118,6 +118,17 @@ async function world(opts = {}) {
   return w;
 }
 
+// Waits until n claims are in the service's log (a request holds its key).
+async function claimed(w, n = 1) {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const text = fs.existsSync(w.db) ? fs.readFileSync(w.db, 'utf8') : '';
+    if ((text.match(/"t":"claim"/g) || []).length >= n) return;
+    assert.ok(Date.now() < deadline, 'no claim in the log in 5 s');
+    await sleep(10);
+  }
+}
+
 const sub = (customer, plan = 'basic') => ({ customer, plan, seats: 2 });
 const count = async (port, what, customer) => (await call(port, 'GET', `/v1/${what}?customer=${customer}`)).json.count;
 
@@ -163,9 +174,10 @@ test('create: stored answer replayed byte for byte and marked, another body 422,
 });
 
 test('a duplicate while the first is slow gets 409 with Retry-After, later the stored answer', async () => {
-  const { main: { port } } = await world();
+  const w = await world();
+  const { port } = w.main;
   const slow = call(port, 'POST', '/v1/subscriptions?slow_ms=1500', { key: 'k1', json: sub('c1') });
-  await sleep(300);
+  await claimed(w);
   const dup = await call(port, 'POST', '/v1/subscriptions', { key: 'k1', json: sub('c1') });
   assert.equal(dup.status, 409);
   assert.equal(dup.headers['retry-after'], '1');
@@ -223,14 +235,17 @@ test('a payment charges the provider once and records the charge id', async () =
 });
 
 test('records survive SIGKILL + restart; they expire after the ttl', async () => {
-  const w = await world({ ttlMs: 1500 });
+  const ttlMs = 5000;
+  const w = await world({ ttlMs });
   const first = await call(w.main.port, 'POST', '/v1/subscriptions', { key: 'k1', json: sub('c1') });
+  const answeredAt = Date.now();
   assert.equal((await stop(w.main.child, 'SIGKILL')).signal, 'SIGKILL');
   const { port } = await w.launch();
+  assert.ok(Date.now() < answeredAt + ttlMs - 500, 'the restart took too long to see the record live');
   const again = await call(port, 'POST', '/v1/subscriptions', { key: 'k1', json: sub('c1') });
   assert.equal(again.body, first.body);
   assert.equal(again.headers['x-idempotency-replayed'], 'true');
-  await sleep(1700);
+  await sleep(answeredAt + ttlMs + 200 - Date.now());
   const expired = await call(port, 'POST', '/v1/subscriptions', { key: 'k1', json: sub('c1') });
   assert.equal(expired.status, 201);
   assert.equal(expired.headers['x-idempotency-replayed'], undefined);
@@ -241,7 +256,7 @@ test('records survive SIGKILL + restart; they expire after the ttl', async () =>
 // 409 until the lease ran out, then executes once. Returns the answers.
 async function crashMidRequest(w) {
   const cut = call(w.main.port, 'POST', '/v1/subscriptions?slow_ms=3000', { key: 'k1', json: sub('c1') }).catch((e) => e);
-  await sleep(300);
+  await claimed(w);
   await stop(w.main.child, 'SIGKILL');
   const killedAt = Date.now();
   assert.ok((await cut) instanceof Error, 'the cut request got no answer');
@@ -289,9 +304,9 @@ test('a kill after the charge: the retry reconciles the intent, no second charge
 test('two instances on one log: a frozen owner resuming after a takeover is fenced', async () => {
   const w = await world();
   const second = await w.launch('second');
-  const owner = call(w.main.port, 'POST', '/v1/subscriptions?slow_ms=800', { key: 'k1', json: sub('c1') });
-  await sleep(200);
-  w.main.child.kill('SIGSTOP');
+  const owner = call(w.main.port, 'POST', '/v1/subscriptions?slow_ms=3000', { key: 'k1', json: sub('c1') });
+  await claimed(w);
+  w.main.child.kill('SIGSTOP');  // frozen in its slow step, holding the key
   await sleep(LEASE_MS + 300);
   const takeover = await call(second.port, 'POST', '/v1/subscriptions', { key: 'k1', json: sub('c1') });
   w.main.child.kill('SIGCONT');
@@ -358,9 +373,10 @@ test('bug no-intent: a kill after the charge, then the retry charges a second ti
 });
 
 test('bug no-retry-after: the in-progress 409 has no Retry-After', async () => {
-  const { main: { port } } = await world({ bug: 'no-retry-after' });
-  const slow = call(port, 'POST', '/v1/subscriptions?slow_ms=1000', { key: 'k1', json: sub('c1') });
-  await sleep(300);
+  const w = await world({ bug: 'no-retry-after' });
+  const { port } = w.main;
+  const slow = call(port, 'POST', '/v1/subscriptions?slow_ms=1500', { key: 'k1', json: sub('c1') });
+  await claimed(w);
   const dup = await call(port, 'POST', '/v1/subscriptions', { key: 'k1', json: sub('c1') });
   assert.equal(dup.status, 409);
   assert.equal(dup.headers['retry-after'], undefined);
