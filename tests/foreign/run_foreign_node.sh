@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The suite against the second foreign service (billing_service.js, Node.js,
+# docs/foreign-target.md) from ONE target file with no wrapper and no
+# command hook (scenarios/targets/foreign-node.yaml):
+#  - the correct service: exit 0, every scenario passes or is
+#    not_applicable "needs ..." (nothing invalid, nothing unknown);
+#  - each --bug caught by the scenario aimed at it: exit 1 with that oracle
+#    invalid in results.json, RUNS times each (default 5).
+# The target file uses request variants, contract options, free_port and
+# egress (issue 15). While the idemproof under test cannot load it, the
+# script says why and exits 77 (ctest SKIP_RETURN_CODE): skipped, never
+# passed. Any other load error is a failure.
+# Usage: run_foreign_node.sh IDEMPROOF SOURCE_DIR WORK_DIR [RUNS]
+set -uo pipefail
+idemproof=$1 src=$2 work=$3 runs=${4:-5}
+rm -rf "$work" && mkdir -p "$work"
+cd "$src" || exit 2
+target=scenarios/targets/foreign-node.yaml
+. "$src/tests/foreign/foreign_lib.sh"
+
+if ! "$idemproof" lint scenarios/ --target "$target" >"$work/lint.out" 2>&1; then
+  if grep -Eq "unknown key '(free_port|variants|egress|key|retry_after|match)'|in_progress|mismatch" "$work/lint.out"; then
+    echo "SKIP: this idemproof cannot load $target yet (it needs request variants, contract options,"
+    echo "      start.free_port and egress of issue 15):"
+    head -5 "$work/lint.out"
+    exit 77
+  fi
+  echo "FAIL: $target does not load:"
+  head -20 "$work/lint.out"
+  exit 1
+fi
+
+echo "== correct service"
+run correct 0 "$target" &&
+  check_correct correct "action-scope double-submit key-reuse-other-payload missing-key put-target-state
+                         replay-identity resubmit-after-pause duplicate-while-in-progress identical-burst
+                         synchronized-burst hedged-pair lost-answer-retry proxy-replay resubmit-after-restart
+                         retry-fresh-request-id retry-inside-window retryable-failure-retry crash-mid-request
+                         paused-owner-takeover kill-after-charge" \
+                        "delete-releases-once repeated-callback http-redelivery stream-redelivery
+                         rerun-after-partial-failure rerun-after-window"
+
+echo "== each bug caught by the scenario aimed at it, $runs run(s) each"
+# bug scenario oracle
+while read -r bug scenario oracle; do
+  for i in $(seq "$runs"); do
+    run "$bug-$i" 1 "$target" --flaw "$bug" --filter "$scenario" && verdict "$bug-$i" "$scenario" "$oracle" invalid
+  done
+done <<'EOF'
+race identical-burst one_record
+ignore-body key-reuse-other-payload mismatch_rejected
+store-retryable retryable-failure-retry retryable_released
+claim-forever crash-mid-request lease_recovery
+no-intent kill-after-charge intent_reconciled
+no-retry-after duplicate-while-in-progress retry_after
+replay-200 replay-identity identical_replay
+completed-conflict replay-identity identical_replay
+EOF
+
+echo "== $failures failure(s)"
+[ "$failures" -eq 0 ]
