@@ -152,7 +152,8 @@ class Exploration {
     }
     t.verdicts = BuiltinOracles().CheckAll(scenario, target_, t.history);
     for (const auto& v : t.verdicts) {
-      if (v.status == VerdictStatus::kInvalid) t.violated = true;
+      // A deviation (a SHOULD) fails a trial only under --strict.
+      if (v.is_violation() || (v.is_deviation() && options_.strict)) t.violated = true;
     }
     if (t.violated) t.history.WriteJsonl(t.dir + "/history.jsonl");
     Progress();

@@ -2,9 +2,10 @@
 // back by `idemproof check` and the report renderers.
 //
 // Exit code of a run (RunResults::ExitCode):
-//   1 if any verdict is invalid; otherwise
+//   1 if any verdict is a violation (invalid, severity violation), or, under
+//     `strict`, a deviation; otherwise
 //   3 if any verdict is unknown or a scenario could not run (error set);
-//   0 otherwise (valid and not_applicable verdicts only).
+//   0 otherwise (valid, not_applicable and, unless strict, deviations).
 // (2, bad usage/config, is decided by the CLI before anything runs.)
 //
 // Thread-safety: plain values.
@@ -42,8 +43,10 @@ struct ScenarioResult {
   std::string history_file;      // relative to the run directory, may be empty
   Metrics metrics;
 
-  // Worst verdict: invalid > unknown (or error) > valid > not_applicable.
-  VerdictStatus Outcome() const;
+  // Worst verdict: invalid > unknown (or error) > valid > not_applicable; a
+  // deviation counts as invalid under `strict`, else as valid.
+  VerdictStatus Outcome(bool strict = false) const;
+  int Deviations() const;  // deviation verdicts
 };
 
 struct RunResults {
@@ -56,6 +59,7 @@ struct RunResults {
   std::string started;    // RFC 3339 UTC
   std::string finished;   // RFC 3339 UTC
   std::string tool_version;
+  bool strict = false;    // --strict: deviations fail the run ("strict" in JSON, only when set)
   std::vector<ScenarioResult> scenarios;
 
   int ExitCode() const;

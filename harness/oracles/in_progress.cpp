@@ -60,7 +60,7 @@ Verdict InProgress(const OracleInput& in) {
       violations.Add({{"key", g.key},
                       {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
                                AnswerSummary(a) + " while another request was running (expected " +
-                               std::to_string(contract.in_progress) + " or the first answer" +
+                               contract.InProgressText() + " or the first answer" +
                                (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")"},
                {"duplicate", OpJson(d)},
                {"first", first ? OpJson(*first) : nlohmann::json(nullptr)}});
@@ -71,7 +71,7 @@ Verdict InProgress(const OracleInput& in) {
   if (overlaps == 0)
     return Verdict::Unknown(name, "no duplicate overlapped a running request with the same key", details);
   return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s) got " +
-                                  std::to_string(contract.in_progress) + " or the first answer; one execution",
+                                  contract.InProgressText() + " or the first answer; one execution",
                         details);
 }
 
