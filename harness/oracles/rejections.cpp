@@ -89,18 +89,29 @@ Verdict MismatchRejected(const OracleInput& in) {
   return Verdict::Unknown(name, "the scenario never reused a key with another payload", details);
 }
 
+namespace {
+// The requests sent without a key, of the `actions` parameter's actions.
+std::vector<Operation> KeylessRequests(const OracleInput& in) {
+  const auto filter = ActionsParam(in.params);
+  std::vector<Operation> out;
+  for (const auto& op : RequestOperations(in.history)) {
+    const auto& e = *op.invoke;
+    if (e.key.empty() && (filter.empty() || std::find(filter.begin(), filter.end(), e.action) != filter.end()))
+      out.push_back(op);
+  }
+  return out;
+}
+}  // namespace
+
 Verdict MissingKeyRejected(const OracleInput& in) {
   const std::string name = "missing_key_rejected";
   const auto& contract = in.target.idempotency;
   if (contract.key_optional)
     return Verdict::NotApplicable(name, "the key is optional (idempotency.key: optional): keyless_executes judges");
-  auto filter = ActionsParam(in.params);
   Violations violations;
   int judged = 0, undecided = 0;
-  for (const auto& op : RequestOperations(in.history)) {
+  for (const auto& op : KeylessRequests(in)) {
     const auto& e = *op.invoke;
-    if (!e.key.empty()) continue;
-    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
     AnswerClass c = Classify(op, contract);
     if (c == AnswerClass::kNoAnswer) {
       ++undecided;
@@ -128,13 +139,10 @@ Verdict KeylessExecutes(const OracleInput& in) {
   const auto& contract = in.target.idempotency;
   if (!contract.key_optional)
     return Verdict::NotApplicable(name, "the key is required (idempotency.key): missing_key_rejected judges");
-  auto filter = ActionsParam(in.params);
   Violations violations;
   int judged = 0, undecided = 0;
-  for (const auto& op : RequestOperations(in.history)) {
+  for (const auto& op : KeylessRequests(in)) {
     const auto& e = *op.invoke;
-    if (!e.key.empty()) continue;
-    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
     auto a = op.answer();
     if (!a) {
       ++undecided;
