@@ -20,7 +20,7 @@ std::string CountAttrs(const Counts& c) {
          Attr("errors", std::to_string(c.errors)) + Attr("skipped", std::to_string(c.skipped));
 }
 
-Counts CountOf(const ScenarioResult& s) {
+Counts CountOf(const ScenarioResult& s, bool strict) {
   Counts c;
   if (!s.error.empty() && s.verdicts.empty()) {
     c.tests = 1;
@@ -29,6 +29,7 @@ Counts CountOf(const ScenarioResult& s) {
   }
   for (const auto& v : s.verdicts) {
     ++c.tests;
+    if (v.is_deviation() && !strict) continue;  // a passing testcase, marked
     if (v.status == VerdictStatus::kInvalid) ++c.failures;
     if (v.status == VerdictStatus::kUnknown) ++c.errors;
     if (v.status == VerdictStatus::kNotApplicable) ++c.skipped;
@@ -48,7 +49,7 @@ std::string RenderJUnit(const RunResults& r) {
   Counts total;
   std::string suites;
   for (const auto& s : r.scenarios) {
-    Counts c = CountOf(s);
+    Counts c = CountOf(s, r.strict);
     total.tests += c.tests;
     total.failures += c.failures;
     total.errors += c.errors;
@@ -78,6 +79,22 @@ std::string RenderJUnit(const RunResults& r) {
     for (const auto& v : s.verdicts) {
       suites += "    <testcase" + Attr("classname", classname) + Attr("name", v.oracle) + Attr("file", s.file) + ">\n";
       std::string details = v.details.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      if (v.is_deviation()) {
+        // A SHOULD missed: CI renders a testcase property and its output; it
+        // fails the case only under --strict.
+        suites += "      <properties><property" + Attr("name", "severity") + Attr("value", "deviation") +
+                  "/></properties>\n";
+        if (r.strict) {
+          suites += "      <failure" + Attr("message", "deviation: " + v.evidence) + Attr("type", "deviation") + ">" +
+                    XmlEscape(v.evidence + "\n" + details) + "</failure>\n";
+        } else {
+          suites += "      <system-out>" + XmlEscape("DEVIATION (a SHOULD missed; --strict fails it): " + v.evidence +
+                                                  "\n" + details) +
+                    "</system-out>\n";
+        }
+        suites += "    </testcase>\n";
+        continue;
+      }
       switch (v.status) {
         case VerdictStatus::kInvalid:
           suites += "      <failure" + Attr("message", v.evidence) + Attr("type", "invalid") + ">" +

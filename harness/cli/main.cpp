@@ -1,7 +1,9 @@
 // idemproof: the command line. Thin: parsing, loading, printing; the work is
 // in the runtime (session, interpreter) and the model (loaders, oracles).
 //
-// Exit codes: 0 every verdict holds; 1 a violation (an invalid verdict);
+// Exit codes: 0 every verdict holds (deviations allowed unless --strict);
+// 1 a violation (an invalid verdict of severity violation; a deviation too
+// under --strict);
 // 2 bad usage or configuration (nothing ran); 3 could not decide (target
 // unreachable, no answer); 130 interrupted (SIGINT/SIGTERM).
 #include <unistd.h>
@@ -168,6 +170,7 @@ struct RunArgs {
   std::vector<std::string> actions;  // --action: only bindings (and scenarios) sending these
   std::string flaw;
   std::string build_dir;
+  bool strict = false;  // --strict: deviations fail the run (exit 1)
 };
 
 // True when `scenario` sends or is bound to one of `actions`.
@@ -234,6 +237,7 @@ int Run(const RunArgs& args) {
   options.run_namespace =
       args.run_namespace.empty() ? FreshNamespace(std::random_device{}()) : args.run_namespace;
   if (!args.flaw.empty()) options.flaw = args.flaw;
+  options.strict = args.strict;
   options.cancel = &runtime::InterruptFlag();
   options.tool_version = PROJECT_VERSION;
   options.vars["build_dir"] = args.build_dir.empty() ? default_build_dir()
@@ -300,12 +304,13 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
   return kExitOk;
 }
 
-int Check(const std::string& run_dir, const std::string& junit_file, const std::string& json_file) {
+int Check(const std::string& run_dir, const std::string& junit_file, const std::string& json_file, bool strict) {
   auto results = runtime::RecheckRunDirectory(run_dir);
   if (!results.ok()) {
     std::cerr << results.status().ToString() << "\n";
     return kExitUsage;
   }
+  results->strict = strict;
   cli::PrintSummaryTable(*results, std::cout);
   WriteOutputs(*results, junit_file, json_file, nullptr);
   if (!results->complete)
@@ -344,6 +349,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--action", run.actions,
                       "only the bindings (and scenarios) that send this action; repeatable");
   run_cmd->add_option("--flaw", run.flaw, "start the target with this flaw (its start.flaw_args)");
+  run_cmd->add_flag("--strict", run.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
   run_cmd->add_option("--build-dir", run.build_dir,
                       "{{build_dir}} in target files (default: $IDEMPROOF_BUILD_DIR, else the build "
                       "folder holding this executable)");
@@ -355,10 +361,12 @@ int main(int argc, char** argv) {
   lint_cmd->add_option("--target", lint_target, "also check the scenarios against this target file");
 
   std::string check_dir, check_junit, check_json;
+  bool check_strict = false;
   auto* check_cmd = app.add_subcommand("check", "re-run the oracles over a run directory, offline");
   check_cmd->add_option("run_dir", check_dir, "a run directory (e.g. idemproof-runs/latest)")->required();
   check_cmd->add_option("--junit", check_junit, "write the JUnit XML here");
   check_cmd->add_option("--json", check_json, "write the results JSON here");
+  check_cmd->add_flag("--strict", check_strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
 
   explore::ExploreArgs explore_args;
   auto* explore_cmd = app.add_subcommand(
@@ -389,7 +397,7 @@ int main(int argc, char** argv) {
   if (*report_cmd) return cli::RunReportCommand(report, std::cout, std::cerr);
   if (*run_cmd) return Run(run);
   if (*lint_cmd) return Lint(lint_paths, lint_target);
-  if (*check_cmd) return Check(check_dir, check_junit, check_json);
+  if (*check_cmd) return Check(check_dir, check_junit, check_json, check_strict);
   if (*explore_cmd) return Explore(explore_args);
   if (simulate.chosen()) return simulate.Run(std::cout, std::cerr);
   return kExitUsage;

@@ -86,8 +86,8 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
       ++totals["error"];
     }
     for (const auto& v : s.verdicts) {
-      rows.push_back({ConsoleSafe(s.name), s.layer, v.oracle, VerdictStatusName(v.status), one_line(v.evidence, 160)});
-      ++totals[VerdictStatusName(v.status)];
+      rows.push_back({ConsoleSafe(s.name), s.layer, v.oracle, v.Label(), one_line(v.evidence, 160)});
+      ++totals[v.Label()];
     }
     for (const auto& w : s.warnings) rows.push_back({s.name, s.layer, "-", "warning", one_line(w, 160)});
   }
@@ -106,10 +106,13 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
     }
   }
   out << "\n" << results.scenarios.size() << " scenarios:";
-  for (const char* k : {"valid", "invalid", "unknown", "not_applicable", "error"}) {
+  for (const char* k : {"valid", "invalid", "deviation", "unknown", "not_applicable", "error"}) {
     if (totals[k] > 0) out << " " << totals[k] << " " << k;
   }
   out << "\n";
+  if (totals["deviation"] > 0)
+    out << (results.strict ? "deviations (a SHOULD missed) fail this run: --strict\n"
+                           : "deviations (a SHOULD missed) do not fail the run; --strict makes them fail\n");
   // The four metrics of the design article (seed 002, section 5), always
   // printed: "n/a" when the run gave nothing to measure them on.
   const Metrics m = results.TotalMetrics();

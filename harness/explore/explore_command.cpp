@@ -29,6 +29,7 @@ void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
   cmd.add_option("--confirm", a.confirm, "reruns of the minimal plan for its reproduction rate (default 5)");
   cmd.add_option("--flaw", a.flaw, "start the target with this flaw (its start.flaw_args)");
   cmd.add_option("--build-dir", a.build_dir, "{{build_dir}} in target files");
+  cmd.add_flag("--strict", a.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
 }
 
 namespace {
@@ -127,6 +128,7 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
     o.time_budget = *d;
   }
   if (!a.flaw.empty()) o.flaw = a.flaw;
+  o.strict = a.strict;
   o.vars["build_dir"] = a.build_dir.empty() ? default_build_dir : fs::absolute(a.build_dir).string();
   o.vars["source_dir"] = source_dir;
   o.cancel = &runtime::InterruptFlag();

@@ -34,6 +34,7 @@ struct ExploreArgs {
   std::optional<int> confirm;
   std::string flaw;
   std::string build_dir;
+  bool strict = false;  // --strict
 };
 
 void AddExploreOptions(CLI::App& command, ExploreArgs& args);

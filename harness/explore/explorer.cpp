@@ -160,7 +160,8 @@ class Exploration {
     t.verdicts = BuiltinOracles().CheckAll(scenario, target_, t.history);
     bool judged = false;
     for (const auto& v : t.verdicts) {
-      if (v.status == VerdictStatus::kInvalid) t.violated = true;
+      // A deviation (a SHOULD) fails a trial only under --strict.
+      if (v.is_violation() || (v.is_deviation() && options_.strict)) t.violated = true;
       if (v.status == VerdictStatus::kValid) judged = true;
     }
     // Unknown throughout is not a pass: the trial proved nothing.

@@ -64,6 +64,7 @@ struct ExploreOptions {
   std::optional<int> confirm;  // default: the spec's explore.confirm
   std::optional<Duration> time_budget;  // absent: none
   std::optional<std::string> flaw;
+  bool strict = false;  // --strict: a deviation verdict fails a trial too
   TemplateVars vars;  // build_dir, source_dir
   const std::atomic<bool>* cancel = nullptr;
   runtime::BurstSender* last_byte_burst = nullptr;

@@ -69,6 +69,7 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
       if (s.kind == StepKind::kSend) {
         if (s.repeat != 1) out << YAML::Key << "repeat" << YAML::Value << s.repeat;
         if (s.every.count() > 0) out << YAML::Key << "every" << YAML::Value << FormatDuration(s.every);
+        if (s.until_recovered) out << YAML::Key << "until" << YAML::Value << "recovered";
         if (s.background) out << YAML::Key << "background" << YAML::Value << true;
         if (s.instance != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
       } else {

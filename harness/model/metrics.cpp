@@ -101,7 +101,7 @@ Metrics ComputeMetrics(const TargetDescription& target, const History& history) 
       if (!a) continue;
       bool recognised;
       if (contract.replay) {
-        recognised = IsReplayMarked(*a, contract) || a->status == contract.in_progress;
+        recognised = IsReplayMarked(*a, contract) || contract.IsInProgress(a->status);
       } else {
         recognised = AnswerDifferences(*first_answer, *a, volatile_paths, {}).empty();
       }

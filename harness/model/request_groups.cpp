@@ -23,9 +23,9 @@ AnswerClass Classify(const Operation& op, const IdempotencyContract& contract) {
   auto a = op.answer();
   if (!a) return AnswerClass::kNoAnswer;
   if (a->is_2xx()) return AnswerClass::kSuccess;
-  if (a->status == contract.in_progress) return AnswerClass::kInProgress;
-  if (a->status == contract.mismatch) return AnswerClass::kMismatch;
-  if (a->status == contract.missing_key) return AnswerClass::kMissingKey;
+  if (contract.IsInProgress(a->status)) return AnswerClass::kInProgress;
+  if (contract.IsMismatch(a->status)) return AnswerClass::kMismatch;
+  if (!contract.key_optional && a->status == contract.missing_key) return AnswerClass::kMissingKey;
   if (contract.IsRetryable(a->status)) return AnswerClass::kRetryable;
   return AnswerClass::kOtherFinal;
 }

@@ -11,9 +11,13 @@
 
 namespace idemproof {
 
-VerdictStatus ScenarioResult::Outcome() const {
+VerdictStatus ScenarioResult::Outcome(bool strict) const {
   bool unknown = !error.empty(), valid = false;
   for (const auto& v : verdicts) {
+    if (v.is_deviation() && !strict) {
+      valid = true;  // a SHOULD missed: shown, not failed
+      continue;
+    }
     if (v.status == VerdictStatus::kInvalid) return VerdictStatus::kInvalid;
     if (v.status == VerdictStatus::kUnknown) unknown = true;
     if (v.status == VerdictStatus::kValid) valid = true;
@@ -22,10 +26,14 @@ VerdictStatus ScenarioResult::Outcome() const {
   return valid ? VerdictStatus::kValid : VerdictStatus::kNotApplicable;
 }
 
+int ScenarioResult::Deviations() const {
+  return static_cast<int>(std::count_if(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.is_deviation(); }));
+}
+
 int RunResults::ExitCode() const {
   bool undecided = false;
   for (const auto& s : scenarios) {
-    VerdictStatus o = s.Outcome();
+    VerdictStatus o = s.Outcome(strict);
     if (o == VerdictStatus::kInvalid) return 1;
     if (o == VerdictStatus::kUnknown) undecided = true;
   }
@@ -54,6 +62,7 @@ nlohmann::json ScenarioResultToJson(const ScenarioResult& r) {
           {"elapsed_ms", r.elapsed_ms},
           {"history_file", r.history_file},
           {"metrics", MetricsToJson(r.metrics)}};
+  if (r.Deviations() > 0) out["deviations"] = r.Deviations();  // absent = none (goldens stay)
   // Only bound rows carry their binding (older readers and goldens stay as they were).
   if (!r.bound_from.empty()) {
     out["scenario"] = r.bound_from;
@@ -108,6 +117,7 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
                         {"metrics", MetricsToJson(r.TotalMetrics())},
                         {"scenarios", scenarios}};
   if (!r.run_namespace.empty()) doc["namespace"] = r.run_namespace;
+  if (r.strict) doc["strict"] = true;
   return doc;
 }
 
@@ -130,6 +140,7 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
       r.finished = doc.value("finished", "");
     }
     r.tool_version = doc.value("tool_version", "");
+    r.strict = doc.value("strict", false);
     for (const auto& s : doc.value("scenarios", nlohmann::json::array())) {
       auto sr = ScenarioResultFromJson(s);
       if (!sr.ok()) return sr.status();

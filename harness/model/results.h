@@ -2,11 +2,12 @@
 // back by `idemproof check` and the report renderers.
 //
 // Exit code of a run (RunResults::ExitCode):
-//   1 if any verdict is invalid; otherwise
+//   1 if any verdict is a violation (invalid, severity violation), or, under
+//     `strict`, a deviation; otherwise
 //   3 if any verdict is unknown or a scenario could not run (error set);
 //   3 if the run never finished (complete false: a run directory whose
 //     harness was killed before its last write);
-//   0 otherwise (valid and not_applicable verdicts only).
+//   0 otherwise (valid, not_applicable and, unless strict, deviations).
 // (2, bad usage/config, is decided by the CLI before anything runs.)
 //
 // Thread-safety: plain values.
@@ -44,8 +45,10 @@ struct ScenarioResult {
   std::string history_file;      // relative to the run directory, may be empty
   Metrics metrics;
 
-  // Worst verdict: invalid > unknown (or error) > valid > not_applicable.
-  VerdictStatus Outcome() const;
+  // Worst verdict: invalid > unknown (or error) > valid > not_applicable; a
+  // deviation counts as invalid under `strict`, else as valid.
+  VerdictStatus Outcome(bool strict = false) const;
+  int Deviations() const;  // deviation verdicts
 };
 
 struct RunResults {
@@ -61,6 +64,7 @@ struct RunResults {
   // that never got there (SIGKILL) reads back as incomplete.
   bool complete = true;
   std::string tool_version;
+  bool strict = false;    // --strict: deviations fail the run ("strict" in JSON, only when set)
   std::vector<ScenarioResult> scenarios;
 
   int ExitCode() const;

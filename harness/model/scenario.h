@@ -78,6 +78,11 @@ struct Step {
   PayloadVariant payload = PayloadVariant::kDefault;
   int repeat = 1;          // send: how many sequential requests
   Duration every{0};       // send: pause between repeats
+  // send `until: recovered`: after `repeat` sends, go on every `every` while
+  // the last answer is in progress, until the target's recovery bound
+  // (idempotency.lease, else idempotency.recovery_bound) has passed since
+  // the step began, plus one send after it. REQUIRES: every > 0.
+  bool until_recovered = false;
   bool background = false; // send: do not wait for the answer (see kJoin)
   std::optional<Duration> timeout;  // send/burst: overrides target request_timeout
   int n = 2;               // burst: how many

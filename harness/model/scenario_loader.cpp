@@ -27,7 +27,7 @@ struct KindInfo {
 const std::vector<KindInfo>& Kinds() {
   static const std::vector<KindInfo> kKinds = {
       {StepKind::kSend, "send", false,
-       {"key", "biz", "payload", "after", "repeat", "every", "background", "timeout", "label", "instance"}},
+       {"key", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance"}},
       {StepKind::kBurst, "burst", false, {"n", "key", "biz", "payload", "mode", "after", "timeout", "label"}},
       {StepKind::kWait, "wait", false, {"label"}},
       {StepKind::kHook, "hook", false, {"biz", "after", "label"}},
@@ -324,6 +324,13 @@ class ScenarioLoader {
       st.repeat = static_cast<int>(n);
     }
     if (node["every"]) st.every = r_.DurationOf(node["every"], what + ".every");
+    if (node["until"]) {
+      const std::string u = r_.String(node["until"], what + ".until");
+      if (u != "recovered") r_.Fail(node["until"], what + ".until must be 'recovered', found '" + u + "'");
+      if (st.every <= Duration::zero())
+        r_.Fail(node["until"], what + ".until needs a positive 'every' (the pause between retries)");
+      st.until_recovered = true;
+    }
     if (node["background"]) st.background = r_.Bool(node["background"], what + ".background");
     if (node["timeout"]) st.timeout = r_.Timeout(node["timeout"], what + ".timeout");
     if (node["instance"]) {

@@ -100,9 +100,25 @@ struct IdempotencyContract {
   // action must then use {{key}}.
   std::string key_header = "Idempotency-Key";
   std::optional<ReplayMarker> replay;  // absent: the target does not mark replays
+  // `key: optional`: a keyless request is executed without deduplication
+  // (missing_key is then unused); required (default): answered missing_key.
+  bool key_optional = false;
+  // The in-progress / mismatch statuses: an int or a list in the file; the
+  // first is `in_progress` / `mismatch` (the one expected when one is needed),
+  // the rest `*_also`. Compare through IsInProgress / IsMismatch.
   int in_progress = 409;
+  std::vector<int> in_progress_also;
   int mismatch = 422;
+  std::vector<int> mismatch_also;
   int missing_key = 400;
+  // Retry-After on in-progress answers (the retry_after oracle):
+  // kRequired = a MUST (violation), kRecommended = a SHOULD (deviation),
+  // kNone = not judged (default).
+  enum class RetryAfter { kNone, kRecommended, kRequired };
+  RetryAfter retry_after = RetryAfter::kNone;
+  // With no lease declared: how long crash scenarios retry a blocked key
+  // before lease_recovery calls it stuck (a deviation, no lease being promised).
+  Duration recovery_bound = std::chrono::seconds(30);
   // Answers after which a retry must really execute, besides every 5xx.
   std::vector<int> retryable;
   std::optional<Duration> window;  // the declared retry window
@@ -110,6 +126,14 @@ struct IdempotencyContract {
 
   // True for 5xx and for the declared retryable statuses.
   bool IsRetryable(int status) const;
+  bool IsInProgress(int status) const;  // in_progress or one of in_progress_also
+  bool IsMismatch(int status) const;    // mismatch or one of mismatch_also
+  // "409" / "409 or 425": the accepted statuses, for evidence.
+  std::string InProgressText() const;
+  std::string MismatchText() const;
+  // The lease when declared, else recovery_bound: how long a crashed owner's
+  // claim may block its key.
+  Duration RecoveryBound() const { return lease ? *lease : recovery_bound; }
 };
 
 // How to count an action's business records for one biz id.

@@ -396,8 +396,8 @@ class TargetLoader {
 
   IdempotencyContract Contract(const YAML::Node& node) {
     r_.CheckKeys(node,
-                 {"key_header", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
-                  "lease"},
+                 {"key_header", "key", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
+                  "lease", "retry_after", "recovery_bound"},
                  "idempotency");
     IdempotencyContract c;
     if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
@@ -421,8 +421,36 @@ class TargetLoader {
       }
       c.replay = m;
     }
-    if (node["in_progress"]) c.in_progress = r_.HttpStatus(node["in_progress"], "idempotency.in_progress");
-    if (node["mismatch"]) c.mismatch = r_.HttpStatus(node["mismatch"], "idempotency.mismatch");
+    if (node["key"]) {
+      const std::string k = r_.String(node["key"], "idempotency.key");
+      if (k != "required" && k != "optional")
+        r_.Fail(node["key"], "idempotency.key must be required or optional, found '" + k + "'");
+      c.key_optional = k == "optional";
+    }
+    if (node["in_progress"]) StatusList(node["in_progress"], "idempotency.in_progress", c.in_progress, c.in_progress_also);
+    if (node["mismatch"]) StatusList(node["mismatch"], "idempotency.mismatch", c.mismatch, c.mismatch_also);
+    if (node["in_progress"] || node["mismatch"]) {
+      std::vector<int> in_progress = c.in_progress_also, mismatch = c.mismatch_also;
+      in_progress.push_back(c.in_progress);
+      mismatch.push_back(c.mismatch);
+      for (int st : mismatch) {
+        if (std::find(in_progress.begin(), in_progress.end(), st) != in_progress.end())
+          r_.Fail(node["mismatch"] ? node["mismatch"] : node["in_progress"],
+                  "idempotency.mismatch: " + std::to_string(st) +
+                                        " is also an in_progress status (an answer must mean one thing)");
+      }
+    }
+    if (node["retry_after"]) {
+      const std::string ra = r_.String(node["retry_after"], "idempotency.retry_after");
+      if (ra == "required") {
+        c.retry_after = IdempotencyContract::RetryAfter::kRequired;
+      } else if (ra == "recommended") {
+        c.retry_after = IdempotencyContract::RetryAfter::kRecommended;
+      } else if (ra != "none") {
+        r_.Fail(node["retry_after"], "idempotency.retry_after must be required, recommended or none, found '" + ra + "'");
+      }
+    }
+    if (node["recovery_bound"]) c.recovery_bound = r_.DurationOf(node["recovery_bound"], "idempotency.recovery_bound");
     if (node["missing_key"]) c.missing_key = r_.HttpStatus(node["missing_key"], "idempotency.missing_key");
     if (node["retryable"]) {
       if (!node["retryable"].IsSequence()) r_.Fail(node["retryable"], "idempotency.retryable must be a list of statuses");
@@ -431,6 +459,26 @@ class TargetLoader {
     if (node["window"]) c.window = r_.DurationOf(node["window"], "idempotency.window");
     if (node["lease"]) c.lease = r_.DurationOf(node["lease"], "idempotency.lease");
     return c;
+  }
+
+  // An HTTP status or a non-empty list of distinct ones: the first into
+  // `first`, the rest into `also`.
+  void StatusList(const YAML::Node& node, const std::string& what, int& first, std::vector<int>& also) {
+    also.clear();
+    if (!node.IsSequence()) {
+      first = r_.HttpStatus(node, what);
+      return;
+    }
+    if (node.size() == 0) r_.Fail(node, what + " must name at least one status");
+    std::vector<int> seen;
+    for (const auto& item : node) {
+      const int st = r_.HttpStatus(item, what + " item");
+      if (std::find(seen.begin(), seen.end(), st) != seen.end())
+        r_.Fail(item, what + ": status " + std::to_string(st) + " is listed twice");
+      seen.push_back(st);
+    }
+    first = seen.front();
+    also.assign(seen.begin() + 1, seen.end());
   }
 
   // A JSON path, or {header: NAME, regex: '...(group 1)...'}.
@@ -669,6 +717,22 @@ bool IdempotencyContract::IsRetryable(int status) const {
   if (status >= 500 && status <= 599) return true;
   return std::find(retryable.begin(), retryable.end(), status) != retryable.end();
 }
+
+namespace {
+bool StatusIn(int status, int first, const std::vector<int>& also) {
+  return status == first || std::find(also.begin(), also.end(), status) != also.end();
+}
+std::string StatusesText(int first, const std::vector<int>& also) {
+  std::string out = std::to_string(first);
+  for (int st : also) out += " or " + std::to_string(st);
+  return out;
+}
+}  // namespace
+
+bool IdempotencyContract::IsInProgress(int status) const { return StatusIn(status, in_progress, in_progress_also); }
+bool IdempotencyContract::IsMismatch(int status) const { return StatusIn(status, mismatch, mismatch_also); }
+std::string IdempotencyContract::InProgressText() const { return StatusesText(in_progress, in_progress_also); }
+std::string IdempotencyContract::MismatchText() const { return StatusesText(mismatch, mismatch_also); }
 
 const ActionDescription* TargetDescription::FindAction(const std::string& n) const {
   auto it = actions.find(n);

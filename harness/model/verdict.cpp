@@ -20,6 +20,18 @@ Result<VerdictStatus> ParseVerdictStatus(const std::string& text) {
   return Status::InvalidArgument("unknown verdict status '" + text + "'");
 }
 
+const char* SeverityName(Severity severity) {
+  return severity == Severity::kDeviation ? "deviation" : "violation";
+}
+
+Result<Severity> ParseSeverity(const std::string& text) {
+  if (text == "violation") return Severity::kViolation;
+  if (text == "deviation") return Severity::kDeviation;
+  return Status::InvalidArgument("unknown severity '" + text + "' (violation or deviation)");
+}
+
+const char* Verdict::Label() const { return is_deviation() ? "deviation" : VerdictStatusName(status); }
+
 namespace {
 Verdict Make(VerdictStatus st, std::string oracle, std::string evidence, nlohmann::json details) {
   Verdict v;
@@ -37,6 +49,11 @@ Verdict Verdict::Valid(std::string o, std::string e, nlohmann::json d) {
 Verdict Verdict::Invalid(std::string o, std::string e, nlohmann::json d) {
   return Make(VerdictStatus::kInvalid, std::move(o), std::move(e), std::move(d));
 }
+Verdict Verdict::Deviation(std::string o, std::string e, nlohmann::json d) {
+  Verdict v = Make(VerdictStatus::kInvalid, std::move(o), std::move(e), std::move(d));
+  v.severity = Severity::kDeviation;
+  return v;
+}
 Verdict Verdict::Unknown(std::string o, std::string e, nlohmann::json d) {
   return Make(VerdictStatus::kUnknown, std::move(o), std::move(e), std::move(d));
 }
@@ -45,10 +62,12 @@ Verdict Verdict::NotApplicable(std::string o, std::string e, nlohmann::json d) {
 }
 
 nlohmann::json VerdictToJson(const Verdict& v) {
-  return {{"oracle", v.oracle},
-          {"status", VerdictStatusName(v.status)},
-          {"evidence", v.evidence},
-          {"details", v.details}};
+  nlohmann::json out = {{"oracle", v.oracle},
+                        {"status", VerdictStatusName(v.status)},
+                        {"evidence", v.evidence},
+                        {"details", v.details}};
+  if (v.status == VerdictStatus::kInvalid) out["severity"] = SeverityName(v.severity);
+  return out;
 }
 
 Result<Verdict> VerdictFromJson(const nlohmann::json& doc) {
@@ -60,6 +79,9 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& doc) {
     if (!st.ok()) return st.status();
     v.status = *st;
     v.evidence = doc.value("evidence", "");
+    auto severity = ParseSeverity(doc.value("severity", "violation"));
+    if (!severity.ok()) return severity.status();
+    v.severity = *severity;
     v.details = doc.value("details", nlohmann::json::object());
   } catch (const nlohmann::json::exception& e) {
     return Status::InvalidArgument(std::string("verdict: ") + e.what());

@@ -1,6 +1,9 @@
 // identical_replay: every later terminal answer for one key + payload equals
 // the first (status, body minus volatile paths, declared headers) and carries
-// the replay marker; the first answer does not carry it. Answers a proxy
+// the replay marker; the first answer does not carry it. A retry sent after
+// the key completed (inside the window) that gets no stored answer at all —
+// in progress, mismatch, missing key, a 5xx — is a violation too, never "no
+// replay happened". Answers a proxy
 // fault swallowed (swallowed_answers.h) count as answers of their key: the
 // first answer may be one the client never saw.
 #include "oracles/oracle_support.h"
@@ -12,7 +15,7 @@ namespace {
 
 bool TerminalAnswer(const HttpAnswer& a, const IdempotencyContract& c) {
   if (a.is_2xx()) return true;
-  return a.status != c.in_progress && a.status != c.mismatch && a.status != c.missing_key && !c.IsRetryable(a.status);
+  return !c.IsInProgress(a.status) && !c.IsMismatch(a.status) && a.status != c.missing_key && !c.IsRetryable(a.status);
 }
 
 // How `later` falls short of replaying `first`: the answer differences, and
@@ -24,6 +27,27 @@ std::vector<std::string> ReplayDifferences(const HttpAnswer& first, const HttpAn
   if (contract.replay && !IsReplayMarked(later, contract))
     diffs.push_back("replay marker " + contract.replay->Describe() + " missing");
   return diffs;
+}
+
+// A retry of a completed key answered something else than a stored answer
+// (in progress, mismatch, missing key, a retryable failure): the key's
+// result was not replayed. A retry with no answer says nothing.
+bool NotAReplay(const Operation& op, const IdempotencyContract& contract) {
+  const AnswerClass c = Classify(op, contract);
+  return c != AnswerClass::kNoAnswer && !IsTerminal(c);
+}
+
+nlohmann::json NotAReplayViolation(const RequestGroup& g, const Operation& op, const std::string& first_name,
+                                   const HttpAnswer& first, const nlohmann::json& first_ref,
+                                   const IdempotencyContract& contract) {
+  const HttpAnswer a = *op.answer();
+  return {{"key", g.key},
+          {"action", g.action},
+          {"problem", "key " + g.key + " (" + g.action + "): " + OpName(op) + " retried the completed key and got " +
+                          AnswerSummary(a) + " (" + AnswerClassName(Classify(op, contract)) +
+                          ") instead of the stored answer of " + first_name + ", " + AnswerSummary(first)},
+          {"first", first_ref},
+          {"replay", OpJson(op)}};
 }
 
 std::string Joined(const std::vector<std::string>& diffs) {
@@ -67,6 +91,12 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
   if (first == nullptr) first = first_marked;  // an unseen attempt ran: the proxy sent copies
   if (first == nullptr) return;
   ++keys;
+  for (const auto& op : g.ops) {
+    if (op.invoke_ns() < first->done_ns || !NotAReplay(op, contract)) continue;
+    if (contract.window && op.invoke_ns() - first->done_ns > contract.window->count()) continue;
+    ++replays;
+    violations.Add(NotAReplayViolation(g, op, first->name, first->answer, first->ref, contract));
+  }
   auto vol = in.target.VolatilePathsFor(g.action);
   for (const auto& a : answers) {
     if (&a == first) continue;
@@ -124,6 +154,11 @@ Verdict IdenticalReplay(const OracleInput& in) {
     }
     auto vol = in.target.VolatilePathsFor(g.action);
     for (const Operation* op : RetriesAfter(g, *first, contract.window)) {
+      if (NotAReplay(*op, contract)) {
+        ++replays;
+        violations.Add(NotAReplayViolation(g, *op, OpName(*first), fa, OpJson(*first), contract));
+        continue;
+      }
       if (!IsTerminal(Classify(*op, contract))) continue;
       ++replays;
       HttpAnswer a = *op->answer();

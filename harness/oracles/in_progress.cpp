@@ -68,7 +68,7 @@ Verdict InProgress(const OracleInput& in) {
       violations.Add({{"key", g.key},
                       {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
                                AnswerSummary(a) + " while another request was running (expected " +
-                               std::to_string(contract.in_progress) + " or the first answer" +
+                               contract.InProgressText() + " or the first answer" +
                                (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")"},
                {"duplicate", OpJson(d)},
                {"first", first ? OpJson(*first) : nlohmann::json(nullptr)}});
@@ -82,7 +82,7 @@ Verdict InProgress(const OracleInput& in) {
                                                      : nothing_executed,
                             details);
   return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s) got " +
-                                  std::to_string(contract.in_progress) + " or the first answer; one execution",
+                                  contract.InProgressText() + " or the first answer; one execution",
                         details);
 }
 

@@ -39,10 +39,12 @@ Verdict IntentReconciled(const OracleInput& in) {
 
   int successes = 0, requests = 0;
   nlohmann::json ops = nlohmann::json::array();
+  std::vector<Operation> sent;
   for (const auto& op : RequestOperations(in.history)) {
     const auto& e = *op.invoke;
     if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
     ++requests;
+    sent.push_back(op);
     if (Classify(op, in.target.idempotency) == AnswerClass::kSuccess) ++successes;
     ops.push_back(OpJson(op));
   }
@@ -64,7 +66,10 @@ Verdict IntentReconciled(const OracleInput& in) {
   }
   nlohmann::json details = {{"ledger", *ledger}, {"effects", effects}, {"successes", successes}, {"requests", ops}};
 
-  if (effects > 1)
+  // Retries after the declared window may rightly charge again.
+  const int windows = WindowExecutions(sent, in.target.idempotency);
+  if (windows > 1) details["window_executions"] = windows;
+  if (effects > windows)
     return Verdict::Invalid(name, std::to_string(effects) + " external effects for one business action (" +
                                       std::to_string(requests) + " requests): charged more than once",
                             details);

@@ -13,6 +13,10 @@
 //    completion; a resumed owner must not complete too), and, when the
 //    action has a records probe, exactly one record.
 // Retries between those two instants may get either answer.
+// With no lease declared, idempotency.recovery_bound stands in for it: no
+// retry must be in progress, the first retry answered otherwise shows the
+// recovery, and a key still in progress after the bound is a deviation (no
+// lease was promised); two completions or records != 1 stay violations.
 #include <algorithm>
 #include <map>
 
@@ -32,7 +36,11 @@ Verdict LeaseRecovery(const OracleInput& in) {
     if (!d.ok()) return Verdict::Unknown(name, "bad lease parameter: " + d.status().message());
     lease = *d;
   }
-  if (!lease) return Verdict::NotApplicable(name, "needs the target's idempotency.lease (or a lease parameter)");
+  // No lease promised: the key must still be free again within the recovery
+  // bound; still blocked then is a deviation (a SHOULD), and no retry is
+  // required to be in progress before it.
+  const bool declared = lease.has_value();
+  if (!lease) lease = contract.recovery_bound;
   const std::int64_t lease_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*lease).count();
 
   // Ends of the owner, in time order: whatever ended it — a kill, a pause, a
@@ -49,6 +57,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
   nlohmann::json judged = nlohmann::json::array();
   std::string violation;
   nlohmann::json violation_details;
+  bool deviation_only = false;
   for (const auto& group : GroupRequestsByKey(in.history, filter)) {
     if (group.payload != "default") continue;
     // The crashed request: invoked before a crash, without an answer before it.
@@ -71,7 +80,8 @@ Verdict LeaseRecovery(const OracleInput& in) {
     const std::int64_t dead_after = crash->time_ns + lease_ns;        // the lease surely ended after
 
     nlohmann::json row = {{"key", group.key}, {"crashed", OpJson(*crashed)}, {"crash_index", crash->index},
-                          {"lease_ms", lease_ns / 1000000}};
+                          {declared ? "lease_ms" : "recovery_bound_ms", lease_ns / 1000000}};
+    bool blocked = false;  // the finding is: still in progress after the bound
     std::string problem;
     // Completions: unmarked 2xx answers. A target that marks no replays
     // cannot tell us which 2xx is the execution, so there every distinct 2xx
@@ -99,7 +109,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
       }
       if (&op == crashed || op.invoke_ns() <= crash->time_ns) continue;
       if (c == AnswerClass::kNoAnswer) continue;
-      if (op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty()) {
+      if (declared && op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty()) {
         if (claim_shown) {
           problem = OpName(op) + " was answered " + AnswerClassName(c) + " while the crashed request's lease was live";
           row["early"] = OpJson(op);
@@ -110,6 +120,8 @@ Verdict LeaseRecovery(const OracleInput& in) {
         }
       }
       if (op.invoke_ns() > dead_after && first_after == nullptr) first_after = &op;
+      // Without a lease any retry that got the key free shows the recovery.
+      if (!declared && first_after == nullptr && IsTerminal(c)) first_after = &op;
     }
     if (first_after == nullptr) {
       row["undecided"] = "no retry after the lease ended";
@@ -118,10 +130,17 @@ Verdict LeaseRecovery(const OracleInput& in) {
     }
     row["after_expiry"] = OpJson(*first_after);
     const AnswerClass after = Classify(*first_after, contract);
-    if (problem.empty() && after == AnswerClass::kInProgress)
-      problem = "key " + group.key + " is still in progress after its lease ended (" + OpName(*first_after) +
-                "): blocked for good";
-    if (problem.empty() && unmarked_2xx > 1)
+    if (problem.empty() && after == AnswerClass::kInProgress) {
+      blocked = true;
+      problem = declared ? "key " + group.key + " is still in progress after its lease ended (" +
+                               OpName(*first_after) + "): blocked for good"
+                         : "key " + group.key + " is still in progress " + FormatDuration(*lease) +
+                               " after its owner crashed (" + OpName(*first_after) +
+                               "; no lease declared, idempotency.recovery_bound): blocked";
+    }
+    // Retries after the declared window may rightly execute again.
+    const int windows = WindowExecutions(group.ops, contract);
+    if (problem.empty() && unmarked_2xx > windows)
       problem = std::to_string(unmarked_2xx) + " unmarked successes for key " + group.key +
                 ": the request completed more than once";
     if (problem.empty() && !IsTerminal(after) && after != AnswerClass::kRetryable)
@@ -136,14 +155,17 @@ Verdict LeaseRecovery(const OracleInput& in) {
       if (a && a->records) {
         auto count = RecordCount(in.history, group.action, group.biz);
         row["records"] = count ? nlohmann::json(*count) : nlohmann::json(nullptr);
-        if (count && *count != 1)
+        if (count && (*count < 1 || *count > windows))
           problem = std::to_string(*count) + " records for " + group.action + " biz " + group.biz +
-                    " after the recovery (expected 1)";
+                    " after the recovery (expected " + (windows > 1 ? "1 to " + std::to_string(windows) : "1") + ")";
       }
     }
     if (!problem.empty()) {
       row["problem"] = problem;
-      if (violation.empty()) {
+      // A violation outranks a deviation (a blocked key with no lease declared).
+      const bool deviation = blocked && !declared;
+      if (violation.empty() || (deviation_only && !deviation)) {
+        deviation_only = deviation;
         violation = problem;
         violation_details = row;
       }
@@ -152,7 +174,9 @@ Verdict LeaseRecovery(const OracleInput& in) {
     judged.push_back(row);
   }
   nlohmann::json details = {{"keys", judged}};
-  if (!violation.empty()) return Verdict::Invalid(name, violation, details);
+  if (!violation.empty()) {
+    return deviation_only ? Verdict::Deviation(name, violation, details) : Verdict::Invalid(name, violation, details);
+  }
   int decided = 0;
   for (const auto& r : judged) decided += r.contains("undecided") ? 0 : 1;
   if (judged.empty()) return Verdict::Unknown(name, "no request was running when the target crashed", details);

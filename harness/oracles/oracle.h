@@ -9,8 +9,9 @@
 // and their parameter signatures; BuiltinOracles() holds every oracle listed
 // in docs/scenario-reference.md:
 //   one_record, identical_replay, mismatch_rejected, missing_key_rejected,
+//   keyless_executes,
 //   in_progress, retryable_released, no_false_dedup, action_scope, window,
-//   probe_equal, range_continuity.
+//   retry_after, probe_equal, range_continuity.
 //
 // Thread-safety: a registry is built once, then read-only; Check may be
 // called concurrently.

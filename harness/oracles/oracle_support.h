@@ -25,6 +25,13 @@ nlohmann::json OpJson(const Operation& op);
 // "request #12 (client-0)"
 std::string OpName(const Operation& op);
 
+// How many executions the declared retry window allows for `ops` (one
+// business id's requests, any order): 1, plus 1 for every request invoked
+// more than `window` after the current window opened (the completion of its
+// first terminal answer; that request opens the next). No window: 1.
+// An execution after the window has passed is expected, never a violation.
+int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContract& contract);
+
 // What an oracle found wrong, in order: every violation is kept for
 // details["violations"]; the first one's "problem" is the verdict's evidence.
 class Violations {
@@ -59,11 +66,13 @@ Verdict OneRecord(const OracleInput& in);
 Verdict IdenticalReplay(const OracleInput& in);
 Verdict MismatchRejected(const OracleInput& in);
 Verdict MissingKeyRejected(const OracleInput& in);
+Verdict KeylessExecutes(const OracleInput& in);
 Verdict InProgress(const OracleInput& in);
 Verdict RetryableReleased(const OracleInput& in);
 Verdict NoFalseDedup(const OracleInput& in);
 Verdict ActionScope(const OracleInput& in);
 Verdict Window(const OracleInput& in);
+Verdict RetryAfter(const OracleInput& in);
 Verdict ProbeEqual(const OracleInput& in);
 Verdict RangeContinuity(const OracleInput& in);
 

@@ -63,6 +63,25 @@ std::vector<Verdict> OracleRegistry::CheckAll(const Scenario& scenario, const Ta
 
 namespace oracles {
 
+int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContract& contract) {
+  if (!contract.window) return 1;
+  std::vector<const Operation*> sorted;
+  for (const auto& op : ops) sorted.push_back(&op);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const Operation* a, const Operation* b) { return a->invoke_ns() < b->invoke_ns(); });
+  const std::int64_t window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*contract.window).count();
+  int executions = 1;
+  std::optional<std::int64_t> opened;  // when the current window opened
+  for (const Operation* op : sorted) {
+    if (opened && op->invoke_ns() - *opened > window_ns) {
+      ++executions;
+      opened.reset();
+    }
+    if (!opened && IsTerminal(Classify(*op, contract))) opened = op->complete_ns();
+  }
+  return executions;
+}
+
 void Violations::Add(nlohmann::json violation) {
   if (first_.empty()) first_ = violation.at("problem").get<std::string>();
   list_.push_back(std::move(violation));

@@ -1,5 +1,7 @@
 // mismatch_rejected and missing_key_rejected: requests a correct target must
-// refuse with the declared status.
+// refuse with the declared status (a 5xx to a missing key is a violation).
+// keyless_executes: with `key: optional`, a keyless request is executed (2xx)
+// and never answered as a replay.
 #include <map>
 #include <tuple>
 
@@ -46,7 +48,7 @@ Verdict MismatchRejected(const OracleInput& in) {
         ++undecided;
         continue;
       }
-      if (a->status == contract.mismatch) {
+      if (contract.IsMismatch(a->status)) {
         ++judged;
         continue;
       }
@@ -65,13 +67,13 @@ Verdict MismatchRejected(const OracleInput& in) {
       if (c == AnswerClass::kSuccess && first != nullptr &&
           AnswerDifferences(*first->answer(), *a, in.target.VolatilePathsFor(g.action), {}).empty()) {
         ev = "key " + g.key + " reused with another payload got the first result " + AnswerSummary(*a) +
-             " instead of " + std::to_string(contract.mismatch);
+             " instead of " + contract.MismatchText();
       } else if (c == AnswerClass::kSuccess) {
         ev = "key " + g.key + " reused with another payload was executed: " + AnswerSummary(*a) + " instead of " +
-             std::to_string(contract.mismatch);
+             contract.MismatchText();
       } else {
         ev = "key " + g.key + " reused with another payload answered " + AnswerSummary(*a) + " instead of " +
-             std::to_string(contract.mismatch);
+             contract.MismatchText();
       }
       nlohmann::json v = {{"key", g.key}, {"action", g.action}, {"problem", ev}, {"request", OpJson(op)}};
       if (first != nullptr) v["first"] = OpJson(*first);
@@ -82,23 +84,36 @@ Verdict MismatchRejected(const OracleInput& in) {
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
   if (judged > 0)
     return Verdict::Valid(name, std::to_string(judged) + " reuse(s) of a key with another payload got " +
-                                    std::to_string(contract.mismatch), details);
+                                    contract.MismatchText(), details);
   if (undecided > 0) return Verdict::Unknown(name, "no reuse with another payload got a decisive answer", details);
   return Verdict::Unknown(name, "the scenario never reused a key with another payload", details);
 }
 
+namespace {
+// The requests sent without a key, of the `actions` parameter's actions.
+std::vector<Operation> KeylessRequests(const OracleInput& in) {
+  const auto filter = ActionsParam(in.params);
+  std::vector<Operation> out;
+  for (const auto& op : RequestOperations(in.history)) {
+    const auto& e = *op.invoke;
+    if (e.key.empty() && (filter.empty() || std::find(filter.begin(), filter.end(), e.action) != filter.end()))
+      out.push_back(op);
+  }
+  return out;
+}
+}  // namespace
+
 Verdict MissingKeyRejected(const OracleInput& in) {
   const std::string name = "missing_key_rejected";
   const auto& contract = in.target.idempotency;
-  auto filter = ActionsParam(in.params);
+  if (contract.key_optional)
+    return Verdict::NotApplicable(name, "the key is optional (idempotency.key: optional): keyless_executes judges");
   Violations violations;
   int judged = 0, undecided = 0;
-  for (const auto& op : RequestOperations(in.history)) {
+  for (const auto& op : KeylessRequests(in)) {
     const auto& e = *op.invoke;
-    if (!e.key.empty()) continue;
-    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
     AnswerClass c = Classify(op, contract);
-    if (c == AnswerClass::kNoAnswer || (c == AnswerClass::kRetryable && op.answer()->status != contract.missing_key)) {
+    if (c == AnswerClass::kNoAnswer) {
       ++undecided;
       continue;
     }
@@ -116,6 +131,39 @@ Verdict MissingKeyRejected(const OracleInput& in) {
     return Verdict::Valid(name, std::to_string(judged) + " request(s) without a key got " +
                                     std::to_string(contract.missing_key), details);
   if (undecided > 0) return Verdict::Unknown(name, "no request without a key got a decisive answer", details);
+  return Verdict::Unknown(name, "the scenario sent no request without a key", details);
+}
+
+Verdict KeylessExecutes(const OracleInput& in) {
+  const std::string name = "keyless_executes";
+  const auto& contract = in.target.idempotency;
+  if (!contract.key_optional)
+    return Verdict::NotApplicable(name, "the key is required (idempotency.key): missing_key_rejected judges");
+  Violations violations;
+  int judged = 0, undecided = 0;
+  for (const auto& op : KeylessRequests(in)) {
+    const auto& e = *op.invoke;
+    auto a = op.answer();
+    if (!a) {
+      ++undecided;
+      continue;
+    }
+    ++judged;
+    std::string problem;
+    if (!a->is_2xx()) {
+      problem = e.action + " without a key (optional by the target's contract) was not executed: " + AnswerSummary(*a);
+    } else if (contract.replay && IsReplayMarked(*a, contract)) {
+      problem = e.action + " without a key was answered as a replay (" + contract.replay->Describe() +
+                "): keyless requests must not be deduplicated";
+    }
+    if (!problem.empty()) violations.Add({{"problem", problem}, {"request", OpJson(op)}});
+  }
+  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
+  if (judged > 0)
+    return Verdict::Valid(name, std::to_string(judged) + " request(s) without a key executed, none marked a replay",
+                          details);
+  if (undecided > 0) return Verdict::Unknown(name, "no request without a key got an answer", details);
   return Verdict::Unknown(name, "the scenario sent no request without a key", details);
 }
 

@@ -32,7 +32,7 @@ Verdict Window(const OracleInput& in) {
       ++retries;
       had_retry = true;
       // "In progress" recognises the key with or without a replay marker.
-      bool recognised = a->status == contract.in_progress ||
+      bool recognised = contract.IsInProgress(a->status) ||
                         (contract.replay ? IsReplayMarked(*a, contract) : AnswerDifferences(fa, *a, vol, {}).empty());
       if (recognised) continue;
       Duration since(op->invoke_ns() - first->complete_ns());

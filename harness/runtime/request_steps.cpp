@@ -43,8 +43,11 @@ Result<HttpRequest> RenderAction(StepContext& ctx, const ActionDescription& acti
   return Capped(RenderRequest(request, url, vars, target.headers, extra, deadline), target);
 }
 
-// One request of a send step, on `client`, recorded as `process`.
-Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process, const Step& step, int index) {
+// One request of a send step, on `client`, recorded as `process`; the
+// answer's status into `*status` (0 = no answer or not sent).
+Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process, const Step& step, int index,
+               int* status = nullptr) {
+  if (status != nullptr) *status = 0;
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
   const std::string key = ctx.KeyFor(step.key);
@@ -81,7 +84,21 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   }
   ctx.Append(RequestCompletion(invoke, RecordOf(e)), e.end_ns);
   ctx.Capture(*action, step.biz, e);
+  if (status != nullptr && e.outcome == HttpOutcome::kAnswered) *status = e.status;
   return Status::Ok();
+}
+
+// `until: recovered`: whether send number `r` (0-based) still goes out.
+// Bounded in count (repeat + bound/every + 1, at most 10000) and in time
+// (the recovery bound plus one pause, since `start`).
+bool KeepSending(const StepContext& ctx, const Step& step, int r, int last_status, std::int64_t start_ns) {
+  if (r < step.repeat) return true;
+  if (!step.until_recovered || !ctx.target().idempotency.IsInProgress(last_status)) return false;
+  const Duration bound = ctx.target().idempotency.RecoveryBound();
+  const std::int64_t limit_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(bound + step.every).count();
+  const std::int64_t cap = step.repeat + bound / step.every + 1;
+  return r < std::min<std::int64_t>(cap, 10000) && monotonic_ns() - start_ns <= limit_ns;
 }
 
 // The spread the burst achieved: harness side as the sender measured it,
@@ -126,9 +143,11 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
     const std::string process = event_process::Client(ctx.NextBackgroundProcess());
     ctx.RunInBackground([&ctx, step, index, process] {
       HttpClient client(ctx.options().cancel);
-      for (int r = 0; r < step.repeat; ++r) {
+      const std::int64_t start_ns = monotonic_ns();
+      int last = 0;
+      for (int r = 0; KeepSending(ctx, step, r, last, start_ns); ++r) {
         if (r > 0 && !ctx.Sleep(step.every)) break;
-        Status s = SendOne(ctx, client, process, step, index);
+        Status s = SendOne(ctx, client, process, step, index, &last);
         if (!s.ok()) {
           ctx.Note(index, "background send failed: " + s.ToString());
           break;
@@ -137,10 +156,12 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
     });
     return Status::Ok();
   }
-  for (int r = 0; r < step.repeat; ++r) {
+  const std::int64_t start_ns = monotonic_ns();
+  int last = 0;
+  for (int r = 0; KeepSending(ctx, step, r, last, start_ns); ++r) {
     if (r > 0 && !ctx.Sleep(step.every)) return Status::Ok();
     if (ctx.Cancelled()) return Status::Ok();
-    Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index);
+    Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index, &last);
     if (!s.ok()) return s;
   }
   return Status::Ok();

@@ -64,6 +64,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
   results.target_name = target.name;
   results.target_file = target.file;
   results.flaw = options.flaw.value_or("");
+  results.strict = options.strict;
   results.started = NowRfc3339();
   results.tool_version = options.tool_version;
   if (!target.file.empty()) dir.CopyIn(target.file, "target.yaml");

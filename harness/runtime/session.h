@@ -40,6 +40,7 @@ struct SessionOptions {
   // results.json either way. REQUIRES: "" or ValidateNamespace() ok.
   std::string run_namespace;
   std::optional<std::string> flaw;
+  bool strict = false;  // --strict: recorded in results.json; deviations fail the run
   TemplateVars vars;  // build_dir, source_dir; run and run_dir are per scenario
   const std::atomic<bool>* cancel = nullptr;
   std::string tool_version;

@@ -254,8 +254,10 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
     };
     for (const auto& v : s.verdicts) {
       open_row();
-      h += "<td>" + H(v.oracle) + "</td><td class=\"verdict " + OutcomeClass(v.status) + "\">" +
-           VerdictStatusName(v.status) + "</td><td>" + H(v.evidence) + "</td></tr>\n";
+      // A deviation (a SHOULD missed) reads as undecided-orange, not broken-red.
+      h += "<td>" + H(v.oracle) + "</td><td class=\"verdict " +
+           (v.is_deviation() ? "undecided" : OutcomeClass(v.status)) + "\">" + v.Label() + "</td><td>" +
+           H(v.evidence) + "</td></tr>\n";
     }
     if (!s.error.empty()) {
       open_row();

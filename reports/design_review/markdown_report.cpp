@@ -121,7 +121,7 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
     const std::string name = sr.outcome == VerdictStatus::kInvalid ? "[" + M(s.name) + "](#" + sr.anchor + ")" : M(s.name);
     for (const auto& v : s.verdicts) {
       md += "| " + name + " | " + M(sr.layer_title) + " | " + M(v.oracle) + " | " +
-            (v.status == VerdictStatus::kInvalid ? "**invalid**" : std::string(VerdictStatusName(v.status))) + " | " +
+            (v.is_violation() ? "**invalid**" : std::string(v.Label())) + " | " +
             M(v.evidence) + " |\n";
     }
     if (!s.error.empty()) md += "| " + name + " | " + M(sr.layer_title) + " | (run) | **error** | " + M(s.error) + " |\n";

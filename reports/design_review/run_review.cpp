@@ -140,6 +140,7 @@ ViolationView ReadViolation(const std::string& oracle, const nlohmann::json& v, 
 void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
   for (const Verdict& verdict : s.verdicts) {
     if (verdict.status != VerdictStatus::kInvalid) continue;
+    if (verdict.is_deviation() && review.outcome != VerdictStatus::kInvalid) continue;  // shown in its row only
     if (review.what_broke.empty()) {
       review.what_broke = "The " + review.layer_title + " layer broke on " + verdict.oracle + ": " +
                           verdict.evidence + (verdict.evidence.empty() || verdict.evidence.back() == '.' ? "" : ".");
@@ -443,7 +444,7 @@ RunReview ReviewRun(const RunDirectoryContents& contents) {
     auto layer = ParseLayer(s.layer);
     r.layer_title = layer.ok() ? LayerTitle(*layer) : s.layer;
     if (layer.ok()) by_layer[*layer].push_back(i);
-    r.outcome = s.Outcome();
+    r.outcome = s.Outcome(results.strict);
     ReviewVerdicts(s, r);
     r.repro_command = ReproCommand(results, s);
     if (const History* h = contents.HistoryOf(i)) r.burst_spreads = BurstSpreads(*h);

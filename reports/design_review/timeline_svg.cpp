@@ -86,7 +86,7 @@ Style RequestStyle(const Operation& op, const IdempotencyContract& contract, std
     return {"#ffffff", "#424242", true};
   }
   label = std::to_string(a->status);
-  if (a->status == contract.in_progress) return {"#f9a825", "#8d6e00"};
+  if (contract.IsInProgress(a->status)) return {"#f9a825", "#8d6e00"};
   if (a->is_2xx() && IsReplayMarked(*a, contract)) {
     label += " replay";
     return {"#1e88e5", "#0d47a1"};

@@ -217,14 +217,15 @@ TEST_CASE("lease_recovery: a kill before the request claimed its key lets the re
             .status == VerdictStatus::kInvalid);
 }
 
-TEST_CASE("lease_recovery without a crash, a retry after expiry, or a lease is never valid") {
+TEST_CASE("lease_recovery without a crash or a retry after expiry is never valid") {
   LiteralHistory h;
   h.Lost("client-1", "create_order", "k1", "b1", 0, 300).Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict);
   CHECK(RunOracle("lease_recovery", h.history(), ShopTarget(), {{"lease", "2s"}}).status == VerdictStatus::kUnknown);
   CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}})
             .status == VerdictStatus::kUnknown);
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300)).status ==
-        VerdictStatus::kNotApplicable);
+  // No lease declared: judged against idempotency.recovery_bound (30 s), which
+  // these retries never reached — undecided, never not_applicable.
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300)).status == VerdictStatus::kUnknown);
 }
 
 TEST_CASE("applied_once holds when redeliveries change nothing, and catches a second application") {
@@ -272,4 +273,38 @@ TEST_CASE("applied_once without a redelivery or a counter is never valid") {
         VerdictStatus::kUnknown);
   CHECK(RunOracle("applied_once", h.history(), ShopTarget(), {{"counter", "nothing"}}).status ==
         VerdictStatus::kNotApplicable);
+}
+
+TEST_CASE("lease_recovery with no lease declared: blocked past the recovery bound is a deviation") {
+  TargetDescription no_lease = ShopTarget();  // declares no lease
+  no_lease.idempotency.recovery_bound = std::chrono::seconds(2);
+  LiteralHistory blocked;
+  blocked.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kConflict)
+      .Records("create_order", "b1", 0, 3000);
+  Verdict v = RunOracle("lease_recovery", WithProcessEvent(blocked.history(), "kill", 300), no_lease);
+  CHECK(v.is_deviation());
+  CHECK(v.evidence.find("no lease declared") != std::string::npos);
+
+  LiteralHistory recovered;  // freed early (no lease promised): fine
+  recovered.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kPaid)
+      .Send("client-0", "create_order", "k1", "b1", 1300, 1310, kPaidReplay)
+      .Records("create_order", "b1", 1, 3000);
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(recovered.history(), "kill", 300), no_lease).status ==
+        VerdictStatus::kValid);
+
+  LiteralHistory twice;  // two completions stay a violation without a lease
+  twice.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kPaid)
+      .Send("client-0", "create_order", "k1", "b1", 1300, 1310, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 3000);
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(twice.history(), "kill", 300), no_lease).is_violation());
+
+  LiteralHistory short_retries;  // retries stopped before the bound: undecided, never n/a or valid
+  short_retries.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict);
+  CHECK(RunOracle("lease_recovery", WithProcessEvent(short_retries.history(), "kill", 300), no_lease).status ==
+        VerdictStatus::kUnknown);
 }

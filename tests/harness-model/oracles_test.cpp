@@ -471,7 +471,159 @@ TEST_CASE("the builtin registry lists every documented oracle") {
   std::vector<std::string> names;
   for (const auto& s : BuiltinOracles().Signatures()) names.push_back(s.name);
   CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "identical_replay", "in_progress",
-                                          "intent_reconciled", "lease_recovery", "mismatch_rejected",
-                                          "missing_key_rejected", "no_false_dedup", "one_record", "probe_equal",
-                                          "range_continuity", "retryable_released", "window"});
+                                          "intent_reconciled", "keyless_executes", "lease_recovery",
+                                          "mismatch_rejected", "missing_key_rejected", "no_false_dedup",
+                                          "one_record", "probe_equal", "range_continuity", "retry_after",
+                                          "retryable_released", "window"});
+}
+
+// ---- contract options (issue 15 item 2) ----
+
+namespace {
+TargetDescription WithRetryAfter(IdempotencyContract::RetryAfter mode) {
+  TargetDescription t = ShopTarget();
+  t.idempotency.retry_after = mode;
+  return t;
+}
+const Answer kConflictBare{409, R"({"title":"in progress"})"};
+}  // namespace
+
+TEST_CASE("retry_after: a missing Retry-After is a violation when required, a deviation when recommended") {
+  LiteralHistory bare;
+  bare.Send("burst-0", "create_order", "k1", "b1", 0, 200, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 0, 20, kConflictBare);
+  Verdict required = RunOracle("retry_after", bare.history(), WithRetryAfter(IdempotencyContract::RetryAfter::kRequired));
+  CHECK(required.status == VerdictStatus::kInvalid);
+  CHECK(required.is_violation());
+  CHECK(required.evidence.find("without Retry-After") != std::string::npos);
+  Verdict recommended =
+      RunOracle("retry_after", bare.history(), WithRetryAfter(IdempotencyContract::RetryAfter::kRecommended));
+  CHECK(recommended.is_deviation());
+  CHECK(std::string(recommended.Label()) == "deviation");
+  CHECK(VerdictToJson(recommended)["severity"] == "deviation");
+  CHECK(RunOracle("retry_after", bare.history(), WithRetryAfter(IdempotencyContract::RetryAfter::kNone)).status ==
+        VerdictStatus::kNotApplicable);
+
+  LiteralHistory with;  // delay-seconds and an HTTP-date both count
+  with.Send("burst-0", "create_order", "k1", "b1", 0, 200, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 0, 20, kConflict)
+      .Send("burst-2", "create_order", "k1", "b1", 0, 30,
+            Answer{409, "{}", {{"Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"}}});
+  CHECK(RunOracle("retry_after", with.history(), WithRetryAfter(IdempotencyContract::RetryAfter::kRequired)).status ==
+        VerdictStatus::kValid);
+  LiteralHistory garbage;
+  garbage.Send("burst-1", "create_order", "k1", "b1", 0, 20, Answer{409, "{}", {{"Retry-After", "soon"}}});
+  CHECK(RunOracle("retry_after", garbage.history(), WithRetryAfter(IdempotencyContract::RetryAfter::kRequired))
+            .evidence.find("unusable Retry-After 'soon'") != std::string::npos);
+}
+
+TEST_CASE("retry_after with no in-progress answer is never valid") {
+  LiteralHistory waited;  // the target waited: both got the first answer
+  waited.Send("burst-0", "create_order", "k1", "b1", 0, 200, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 0, 210, Replayed());
+  Verdict v = RunOracle("retry_after", waited.history(), WithRetryAfter(IdempotencyContract::RetryAfter::kRequired));
+  CHECK(v.status == VerdictStatus::kNotApplicable);
+  CHECK(v.evidence.find("no in-progress answer") != std::string::npos);
+}
+
+TEST_CASE("in-progress and mismatch lists: every listed status is accepted") {
+  TargetDescription t = ShopTarget();
+  t.idempotency.in_progress_also = {425};
+  t.idempotency.retry_after = IdempotencyContract::RetryAfter::kRequired;
+  LiteralHistory h;
+  h.Send("burst-0", "create_order", "k1", "b1", 0, 200, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 0, 20, Answer{425, "{}"})
+      .Records("create_order", "b1", 1, 300);
+  CHECK(RunOracle("in_progress", h.history(), t).status == VerdictStatus::kValid);
+  CHECK(RunOracle("retry_after", h.history(), t).is_violation());  // the 425 is in progress: judged
+
+  TargetDescription m = ShopTarget();
+  m.idempotency.mismatch_also = {409};
+  LiteralHistory other;
+  other.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 50, 60, Answer{409, "{}"}, "other");
+  CHECK(RunOracle("mismatch_rejected", other.history(), m).status == VerdictStatus::kValid);
+  CHECK(RunOracle("mismatch_rejected", other.history()).status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("identical_replay: a completed key retried and answered otherwise is a violation, not no replay") {
+  for (const Answer& wrong : {Answer{422, R"({"title":"mismatch"})"}, Answer{409, R"({"title":"in progress"})"},
+                              Answer{500, R"({"title":"boom"})"}}) {
+    LiteralHistory h;
+    h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+        .Send("client-0", "create_order", "k1", "b1", 60, 65, wrong);
+    Verdict v = RunOracle("identical_replay", h.history());
+    INFO(wrong.status);
+    CHECK(v.status == VerdictStatus::kInvalid);
+    CHECK(v.evidence.find("instead of the stored answer") != std::string::npos);
+  }
+  LiteralHistory lost;  // a retry with no answer says nothing
+  lost.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Lost("client-0", "create_order", "k1", "b1", 60, 70);
+  CHECK(RunOracle("identical_replay", lost.history()).status == VerdictStatus::kUnknown);
+  LiteralHistory after_window;  // ShopTarget's window is 4s: a retry after it is not judged
+  after_window.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{422, "{}"});
+  CHECK(RunOracle("identical_replay", after_window.history()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("one_record knows the window: a re-execution after it is expected, inside it a violation") {
+  // ShopTarget declares window 4s.
+  LiteralHistory after;
+  after.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 5000);
+  Verdict v = RunOracle("one_record", after.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details["judged"][0]["window_executions"] == 2);
+
+  LiteralHistory inside;
+  inside.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 3000, 3010, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 5000);
+  CHECK(RunOracle("one_record", inside.history()).status == VerdictStatus::kInvalid);
+
+  LiteralHistory three;  // two windows allow two executions, not three
+  three.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 3, 5000);
+  CHECK(RunOracle("one_record", three.history()).status == VerdictStatus::kInvalid);
+
+  LiteralHistory no_window;  // PlainTarget declares no window: the late execution is a second record
+  no_window.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 5000);
+  CHECK(RunOracle("one_record", no_window.history(), PlainTarget()).status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("missing key: a 5xx is a violation whether the key is required or optional") {
+  LiteralHistory boom;
+  boom.Send("client-0", "create_order", "", "b1", 0, 10, Answer{500, "{}"});
+  CHECK(RunOracle("missing_key_rejected", boom.history()).status == VerdictStatus::kInvalid);
+  TargetDescription optional = ShopTarget();
+  optional.idempotency.key_optional = true;
+  CHECK(RunOracle("keyless_executes", boom.history(), optional).status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("keyless_executes: with key optional a keyless request executes and is never a replay") {
+  TargetDescription optional = ShopTarget();
+  optional.idempotency.key_optional = true;
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "", "b2", 20, 30, Answer{201, R"({"id":2})"});
+  CHECK(RunOracle("keyless_executes", ok.history(), optional).status == VerdictStatus::kValid);
+  Verdict na = RunOracle("missing_key_rejected", ok.history(), optional);
+  CHECK(na.status == VerdictStatus::kNotApplicable);
+  CHECK(RunOracle("keyless_executes", ok.history()).status == VerdictStatus::kNotApplicable);  // key required
+
+  LiteralHistory replayed;  // the empty key deduplicated the second keyless request
+  replayed.Send("client-0", "create_order", "", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "", "b2", 20, 30, Replayed());
+  Verdict v = RunOracle("keyless_executes", replayed.history(), optional);
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("answered as a replay") != std::string::npos);
+
+  LiteralHistory refused;
+  refused.Send("client-0", "create_order", "", "b1", 0, 10, Answer{400, "{}"});
+  CHECK(RunOracle("keyless_executes", refused.history(), optional).status == VerdictStatus::kInvalid);
+  CHECK(RunOracle("keyless_executes", History(), optional).status == VerdictStatus::kUnknown);
 }

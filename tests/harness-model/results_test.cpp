@@ -160,3 +160,46 @@ TEST_CASE("metrics on a literal history") {
   REQUIRE(back.ok());
   CHECK(MetricsToJson(*back) == MetricsToJson(m));
 }
+
+TEST_CASE("severity: a deviation shows everywhere but fails the run only under strict") {
+  RunResults r;
+  r.run_id = "run";
+  r.target_name = "t";
+  ScenarioResult s;
+  s.name = "duplicate-while-in-progress";
+  s.layer = "concurrency";
+  s.verdicts.push_back(Verdict::Valid("in_progress", "1 duplicate got 409"));
+  s.verdicts.push_back(Verdict::Deviation("retry_after", "request #3 was answered 409 in progress without Retry-After"));
+  r.scenarios = {s};
+  CHECK(r.ExitCode() == 0);
+  CHECK(r.scenarios[0].Outcome() == VerdictStatus::kValid);
+  nlohmann::json j = RunResultsToJson(r);
+  CHECK(j["scenarios"][0]["verdicts"][1]["severity"] == "deviation");
+  CHECK(j["scenarios"][0]["verdicts"][1]["status"] == "invalid");
+  CHECK(j["scenarios"][0]["deviations"] == 1);
+  CHECK_FALSE(j["scenarios"][0]["verdicts"][0].contains("severity"));  // only findings carry one
+  CHECK_FALSE(j.contains("strict"));
+  auto back = RunResultsFromJson(j);
+  REQUIRE(back.ok());
+  CHECK(back->scenarios[0].verdicts[1].is_deviation());
+  std::string xml = RenderJUnit(r);
+  CHECK(xml.find("failures=\"0\"") != std::string::npos);
+  CHECK(xml.find("<property name=\"severity\" value=\"deviation\"/>") != std::string::npos);
+  CHECK(xml.find("<system-out>DEVIATION") != std::string::npos);
+
+  r.strict = true;
+  CHECK(r.ExitCode() == 1);
+  CHECK(r.scenarios[0].Outcome(true) == VerdictStatus::kInvalid);
+  CHECK(RunResultsToJson(r)["strict"] == true);
+  CHECK(RunResultsFromJson(RunResultsToJson(r))->strict);
+  xml = RenderJUnit(r);
+  CHECK(xml.find("failures=\"1\"") != std::string::npos);
+  CHECK(xml.find("type=\"deviation\"") != std::string::npos);
+
+  // A violation fails the run either way; old results without severity read as violations.
+  nlohmann::json old = VerdictToJson(Verdict::Invalid("one_record", "2 records"));
+  old.erase("severity");
+  CHECK(VerdictFromJson(old)->is_violation());
+  old["severity"] = "sometimes";
+  CHECK_FALSE(VerdictFromJson(old).ok());
+}

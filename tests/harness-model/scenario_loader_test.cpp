@@ -200,3 +200,16 @@ expect: [one_record]
   REQUIRE(good.ok());
   CHECK(CheckScenarioAgainstTarget(*good, idemproof::testing::ShopTarget()).runnable());
 }
+
+TEST_CASE("send until: recovered repeats past repeat while in progress, and needs every") {
+  const std::string expect = "expect: [one_record]\n";
+  auto r = ParseScenario(kHead + "steps:\n  - send: create_order\n    repeat: 3\n    every: 100ms\n    until: recovered\n" +
+                             expect,
+                         "s.yaml", Vocab());
+  REQUIRE(r.ok());
+  CHECK(r->steps[0].until_recovered);
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    until: recovered\n" + expect) ==
+        "s.yaml:5:12: step 'send'.until needs a positive 'every' (the pause between retries)");
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    every: 1s\n    until: done\n" + expect) ==
+        "s.yaml:6:12: step 'send'.until must be 'recovered', found 'done'");
+}

@@ -274,3 +274,44 @@ TEST_CASE("LoadTargetFile reports an unreadable file as an I/O error") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kIoError);
 }
+
+TEST_CASE("contract options: key optional, status lists, retry_after, recovery_bound") {
+  const std::string head = "name: t\nbase_url: http://x\n";
+  const std::string action = "actions:\n  a: {request: {path: /a}}\n";
+  auto r = ParseTarget(head +
+                           "idempotency:\n  key: optional\n  in_progress: [409, 425]\n  mismatch: 422\n"
+                           "  retry_after: recommended\n  recovery_bound: 5s\n" + action,
+                       "t.yaml");
+  REQUIRE(r.ok());
+  const IdempotencyContract& c = r->idempotency;
+  CHECK(c.key_optional);
+  CHECK(c.in_progress == 409);
+  CHECK(c.IsInProgress(425));
+  CHECK_FALSE(c.IsInProgress(422));
+  CHECK(c.InProgressText() == "409 or 425");
+  CHECK(c.IsMismatch(422));
+  CHECK(c.retry_after == IdempotencyContract::RetryAfter::kRecommended);
+  CHECK(c.recovery_bound == Duration(5s));
+  CHECK(c.RecoveryBound() == Duration(5s));  // no lease declared
+
+  auto d = ParseTarget(head + action, "t.yaml");
+  REQUIRE(d.ok());
+  CHECK_FALSE(d->idempotency.key_optional);
+  CHECK(d->idempotency.retry_after == IdempotencyContract::RetryAfter::kNone);
+  CHECK(d->idempotency.RecoveryBound() == Duration(30s));
+
+  CHECK(ErrorOf(head + "idempotency:\n  key: maybe\n" + action) ==
+        "t.yaml:4:8: idempotency.key must be required or optional, found 'maybe'");
+  CHECK(ErrorOf(head + "idempotency:\n  retry_after: always\n" + action) ==
+        "t.yaml:4:16: idempotency.retry_after must be required, recommended or none, found 'always'");
+  CHECK(ErrorOf(head + "idempotency:\n  in_progress: [409, 409]\n" + action) ==
+        "t.yaml:4:22: idempotency.in_progress: status 409 is listed twice");
+  CHECK(ErrorOf(head + "idempotency:\n  in_progress: []\n" + action) ==
+        "t.yaml:4:16: idempotency.in_progress must name at least one status");
+  CHECK(ErrorOf(head + "idempotency:\n  mismatch: [422, 700]\n" + action) ==
+        "t.yaml:4:19: idempotency.mismatch item must be an HTTP status (100-599), found 700");
+  CHECK(ErrorOf(head + "idempotency:\n  in_progress: [409, 422]\n" + action) ==
+        "t.yaml:4:16: idempotency.mismatch: 422 is also an in_progress status (an answer must mean one thing)");
+  CHECK(ErrorOf(head + "idempotency:\n  recovery_bound: soon\n" + action).rfind(
+            "t.yaml:4:19: idempotency.recovery_bound: bad duration", 0) == 0);
+}
