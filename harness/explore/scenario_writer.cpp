@@ -83,6 +83,7 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
       if (!s.label.empty() && s.label != s.name) out << YAML::Key << "as" << YAML::Value << s.label;
       break;
     case StepKind::kHook:
+    case StepKind::kCause:
     case StepKind::kFault:
     case StepKind::kHeal:
     case StepKind::kSpawn: out << YAML::Key << key << YAML::Value << s.name; break;

@@ -51,6 +51,7 @@ const char* StepKindName(StepKind kind) {
     case StepKind::kSpawn: return "spawn";
     case StepKind::kDeliver: return "deliver";
     case StepKind::kPublish: return "publish";
+    case StepKind::kCause: return "cause";
   }
   return "?";
 }
@@ -94,11 +95,32 @@ bool Scenario::ReferencesParameter(const std::string& name) const {
   return false;
 }
 
+const std::vector<std::string>& CauseCapabilities() {
+  static const std::vector<std::string> kCapabilities = {"kill_after_charge"};
+  return kCapabilities;
+}
+
+std::optional<KillAfterChargeRoute> FindKillAfterChargeRoute(const Scenario& scenario,
+                                                             const TargetDescription& target) {
+  if (target.hooks.count("kill_after_charge")) return KillAfterChargeRoute{"kill_after_charge", nullptr};
+  const std::vector<std::string> sent = scenario.ActionsUsed();
+  for (const auto& [name, probe] : target.probes) {
+    if (probe.egress.empty() || probe.role != "ledger" || probe.of.empty()) continue;
+    if (std::find(sent.begin(), sent.end(), probe.of) != sent.end()) return KillAfterChargeRoute{"", &probe};
+  }
+  return std::nullopt;
+}
+
 ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target) {
   ScenarioFit fit;
   auto add_need = [&](const std::string& need) {
     if (std::find(fit.needs.begin(), fit.needs.end(), need) == fit.needs.end()) fit.needs.push_back(need);
   };
+  for (const auto& [name, fault] : scenario.faults) {
+    const std::string prefix = "egress.";
+    if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))
+      add_need("egress '" + fault.on.substr(prefix.size()) + "' (target 'egress') for fault " + name);
+  }
   std::vector<std::string> actions, probes, hooks;
   for (const auto& [n, a] : target.actions) actions.push_back(n);
   for (const auto& [n, p] : target.probes) probes.push_back(n);
@@ -143,6 +165,11 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
         break;
       }
       case StepKind::kHook: check_name(s.name, s.mark, "hook", hooks); break;
+      case StepKind::kCause:
+        if (!FindKillAfterChargeRoute(scenario, target))
+          add_need("a kill_after_charge hook, or a ledger probe with egress: of the pay action (capability " +
+                   s.name + ")");
+        break;
       case StepKind::kProbe: check_name(s.name, s.mark, "probe", probes); break;
       case StepKind::kStart:
       case StepKind::kStop:

@@ -52,6 +52,7 @@ enum class StepKind {
   kSpawn,    // start another instance of the target (same command, same store)
   kDeliver,  // push a message to a consumer over HTTP, at least once (ack loss, copies)
   kPublish,  // add a message to the target's broker (Redis stream), wait until consumed
+  kCause,    // bring about a capability (`name`) the way the target provides it
 };
 const char* StepKindName(StepKind kind);
 
@@ -109,6 +110,9 @@ struct Step {
 struct FaultDeclaration {
   std::string name;        // the key in `faults:`
   std::string kind;        // the injector kind
+  // Where it acts: "" = the client's hop (a proxy in front of the target);
+  // "egress.NAME" = the target's downstream NAME (target `egress:`).
+  std::string on;
   nlohmann::json params;   // every other key of the block, as JSON (durations as strings)
   SourceMark mark;
 };
@@ -189,5 +193,21 @@ struct ScenarioFit {
   bool runnable() const { return errors.empty() && needs.empty(); }
 };
 ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target);
+
+// The capabilities a `cause` step may name. On this branch only
+// kill_after_charge: the target dies right after its downstream answered
+// the pay action's charge (see KillAfterChargeRoute).
+const std::vector<std::string>& CauseCapabilities();
+
+// How a target provides kill_after_charge to a scenario: its hook
+// `kill_after_charge` when declared; else an egress kill-after-answer on the
+// downstream of a ledger probe with `egress:` whose `of` is an action the
+// scenario sends (its `match` picks the charge requests). nullopt: neither.
+struct KillAfterChargeRoute {
+  std::string hook;                        // set: fire this hook
+  const ProbeDescription* ledger = nullptr;  // set: kill-after-answer on ledger->egress
+};
+std::optional<KillAfterChargeRoute> FindKillAfterChargeRoute(const Scenario& scenario,
+                                                             const TargetDescription& target);
 
 }  // namespace idemproof

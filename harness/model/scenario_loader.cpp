@@ -47,6 +47,7 @@ const std::vector<KindInfo>& Kinds() {
       {StepKind::kDeliver, "deliver", false,
        {"message", "biz", "copies", "lose_ack", "every", "max_attempts", "to", "timeout", "after", "label"}},
       {StepKind::kPublish, "publish", false, {"message", "biz", "copies", "timeout", "after", "label"}},
+      {StepKind::kCause, "cause", false, {"biz", "after", "label"}},
   };
   return kKinds;
 }
@@ -205,7 +206,15 @@ class ScenarioLoader {
     f.params = nlohmann::json::object();
     for (auto it = body.begin(); it != body.end(); ++it) {
       std::string k = r_.String(it->first, "fault key");
-      if (k != "kind") f.params[k] = r_.Json(it->second);
+      if (k == "on") {
+        // The hop it acts on; the rest of the block is the injector's.
+        f.on = r_.String(it->second, "fault '" + f.name + "'.on");
+        static const std::regex kEgress("egress\\.[A-Za-z_][A-Za-z0-9_.-]*");
+        if (!std::regex_match(f.on, kEgress))
+          r_.Fail(it->second, "fault '" + f.name + "'.on must be egress.NAME (a downstream the target declares under 'egress'), found '" + f.on + "'");
+      } else if (k != "kind") {
+        f.params[k] = r_.Json(it->second);
+      }
     }
     return f;
   }
@@ -238,7 +247,7 @@ class ScenarioLoader {
       r_.Fail(node.begin()->first, "unknown step kind '" + first + "'" + yaml::DidYouMean(first, KindNames()) +
                                        "; a step is one of: send, burst, wait, hook, probe, fault, heal, join, "
                                        "start, stop, kill, restart, run_batch, rerun, clean_run, pause, "
-                                       "resume, spawn, deliver, publish");
+                                       "resume, spawn, deliver, publish, cause");
     }
     st.kind = kind->kind;
     std::string what = std::string("step '") + kind->name + "'";
@@ -257,6 +266,16 @@ class ScenarioLoader {
       case StepKind::kHook:
         st.name = Symbol(RequiredValue(v, *kind_key, what, "a name"), what);
         break;
+      case StepKind::kCause: {
+        st.name = Symbol(RequiredValue(v, *kind_key, what, "a capability"), what);
+        const std::vector<std::string>& known = CauseCapabilities();
+        if (std::find(known.begin(), known.end(), st.name) == known.end()) {
+          std::string list;
+          for (const auto& c : known) list += (list.empty() ? "" : ", ") + c;
+          r_.Fail(v, what + ": unknown capability '" + st.name + "'" + yaml::DidYouMean(st.name, known) + "; known: " + list);
+        }
+        break;
+      }
       case StepKind::kProbe:
         st.name = NameOrReference(RequiredValue(v, *kind_key, what, "a name"), what, sc, true);
         st.label = st.name;  // a "$PARAM" label becomes the bound probe's name

@@ -7,6 +7,7 @@
 #include "model/history_events.h"
 #include "model/naming.h"
 #include "runtime/batch_steps.h"
+#include "runtime/cause_steps.h"
 #include "runtime/fault_steps.h"
 #include "runtime/probe_steps.h"
 #include "runtime/process_steps.h"
@@ -93,6 +94,7 @@ class Interpreter::Execution {
       case StepKind::kSpawn: return SpawnStep(ctx_, step, index);
       case StepKind::kDeliver: return DeliverStep(ctx_, step, index);
       case StepKind::kPublish: return PublishStep(ctx_, step, index);
+      case StepKind::kCause: return CauseStep(ctx_, step, index);
       case StepKind::kRunBatch:
       case StepKind::kRerun:
       case StepKind::kCleanRun: return BatchStep(ctx_, step, index);
@@ -125,6 +127,7 @@ class Interpreter::Execution {
     }
     if (main.Managed() && main.Running()) ControlTarget(ctx_, StepKind::kStop, -1);
     ctx_.instances().StopAll();
+    if (ctx_.egress()) ctx_.egress()->Stop();
     if (ctx_.services()) ctx_.services()->Stop();
   }
 
@@ -153,6 +156,11 @@ std::vector<std::string> Interpreter::NeedsOf(const Scenario& scenario) const {
       if (options_.faults == nullptr || !options_.faults->Supports(kind)) {
         needs.push_back("an injector for fault kind " + kind);
       }
+    }
+    if (step.kind == StepKind::kCause) {
+      auto route = FindKillAfterChargeRoute(scenario, target_);
+      if (route && route->ledger && (options_.faults == nullptr || !options_.faults->Supports("kill-after-answer")))
+        needs.push_back("an injector for fault kind kill-after-answer (cause " + step.name + ")");
     }
   }
   std::sort(needs.begin(), needs.end());
