@@ -523,7 +523,9 @@ class TargetLoader {
     e.mark = r_.MarkOf(node);
     YAML::Node up = r_.Required(node, "upstream", what);
     e.upstream = Templated(up, what + ".upstream");
-    if (e.upstream.rfind("http://", 0) != 0) r_.Fail(up, what + ".upstream must be an http:// URL");
+    // A template ({{services.NAME.url}}) is checked once expanded, by the runtime.
+    if (e.upstream.rfind("http://", 0) != 0 && e.upstream.rfind("{{", 0) != 0)
+      r_.Fail(up, what + ".upstream must be an http:// URL");
     if (node["record"]) e.record = Paths(node["record"], what + ".record");
     return e;
   }
