@@ -325,7 +325,7 @@ TEST_CASE("egress: downstreams, their URL variables and egress probes load") {
 
 TEST_CASE("egress errors carry file:line:column") {
   // An egress probe naming no declared downstream.
-  CHECK(ErrorOf(EgressTarget("probes:\n  c: {egress: stubb}\n")).find("t.yaml:13:17: egress: 'stubb' is not a downstream declared under 'egress' (did you mean 'stub'?)") != std::string::npos);
+  CHECK(ErrorOf(EgressTarget("probes:\n  c: {egress: stubb}\n")).find("t.yaml:13:15: egress: 'stubb' is not a downstream declared under 'egress' (did you mean 'stub'?)") != std::string::npos);
   // match without egress:
   CHECK(ErrorOf(EgressTarget("probes:\n  c: {request: {path: /x}, match: {path: /x}}\n")).find("t.yaml:13:") != std::string::npos);
   // An unknown key in match.
