@@ -24,15 +24,16 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "injectors/endpoint.h"
+#include "injectors/fault_event.h"
 #include "base/status.h"
 
 namespace idemproof::injectors {
 
-class FaultEventLog;
 struct ProxyFaultRule;
 
 struct ProxySettings {
@@ -42,6 +43,10 @@ struct ProxySettings {
   std::chrono::nanoseconds client_idle_timeout = std::chrono::seconds(120);
   std::chrono::nanoseconds heal_timeout = std::chrono::seconds(5);  // drain, then force
   std::size_t body_limit = 64 * 1024 * 1024;
+  // Optional: called on the proxy's thread for every request written upstream
+  // (faults' copies included) once its answer is read or lost: the egress
+  // record of a proxy between a service and its downstream. Must be quick.
+  std::function<void(const UpstreamExchange&)> on_exchange = nullptr;
 };
 
 struct ProxyCounters {

@@ -23,14 +23,23 @@ static nlohmann::json answer_json(const AnswerSnapshot& a) {
           {"time_ns", a.time_ns}};
 }
 
+static nlohmann::json request_json(const RequestSnapshot& r) {
+  return {{"method", r.method}, {"target", r.target}, {"headers", headers_json(r.headers)}, {"body", r.body}};
+}
+
+void to_json(nlohmann::json& out, const UpstreamExchange& x) {
+  out = {{"request", request_json(x.request)},
+         {"answer", x.answer ? answer_json(*x.answer) : nlohmann::json()},
+         {"error", x.error},
+         {"timed_out", x.timed_out},
+         {"sent_ns", x.sent_ns}};
+}
+
 void to_json(nlohmann::json& out, const FaultEvent& e) {
   out = {{"time_ns", e.time_ns}, {"fault", e.fault},   {"name", e.name},
          {"phase", e.phase},     {"detail", e.detail}, {"upstream_sends", e.upstream_sends}};
   if (e.request) {
-    out["request"] = {{"method", e.request->method},
-                      {"target", e.request->target},
-                      {"headers", headers_json(e.request->headers)},
-                      {"body", e.request->body}};
+    out["request"] = request_json(*e.request);
   } else {
     out["request"] = nullptr;
   }

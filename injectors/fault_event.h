@@ -45,6 +45,16 @@ struct AnswerSnapshot {
   std::int64_t time_ns = 0;  // when the answer was fully read
 };
 
+// One request the proxy wrote upstream (copies included) and what came back:
+// an entry of the egress record (ProxySettings::on_exchange).
+struct UpstreamExchange {
+  RequestSnapshot request;
+  std::optional<AnswerSnapshot> answer;  // absent: no full answer (see error)
+  std::string error;                     // why there is no answer
+  bool timed_out = false;
+  std::int64_t sent_ns = 0;              // when the request was fully written
+};
+
 struct FaultEvent {
   std::int64_t time_ns = 0;
   std::string fault;   // kind: drop-response, replay-upstream, hedge, delay, reset
@@ -61,6 +71,10 @@ struct FaultEvent {
 //  "upstream": [{"status", "headers": [[k, v]...], "body", "time_ns"}...],
 //  "client_answer": {...} | null, "upstream_sends"}
 void to_json(nlohmann::json& out, const FaultEvent& event);
+
+// {"request": {"method", "target", "headers", "body"}, "answer": {...} | null,
+//  "error", "timed_out", "sent_ns"}
+void to_json(nlohmann::json& out, const UpstreamExchange& exchange);
 
 class FaultEventLog {
  public:

@@ -91,6 +91,8 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
     co_return out;
   }
   ++p.sends;
+  std::optional<UpstreamExchange> record;  // only when someone keeps the egress record
+  if (p.settings.on_exchange) record = UpstreamExchange{snapshot(req), std::nullopt, "", false, steady_now_ns()};
   http::response_parser<http::string_body> parser;
   parser.body_limit(p.settings.body_limit);
   if (head) parser.skip(true);
@@ -99,11 +101,20 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
     out.error = "upstream read: " + ec.message();
     out.timed_out = ec == beast::error::timeout;
     c.close();
+    if (record) {
+      record->error = out.error;
+      record->timed_out = out.timed_out;
+      p.settings.on_exchange(*record);
+    }
     co_return out;
   }
   c.stream.expires_never();
   out.response = parser.release();
   out.done_ns = steady_now_ns();
+  if (record) {
+    record->answer = snapshot(*out.response, out.done_ns);
+    p.settings.on_exchange(*record);
+  }
   if (!out.response->keep_alive()) c.close();
   co_return out;
 }

@@ -6,6 +6,8 @@
 //   hedge            proxy_faults/hedge.h
 //   delay            proxy_faults/delay.h
 //   reset            proxy_faults/reset.h
+//   kill-after-answer proxy_faults/kill_after_answer.h (egress: the side-effect boundary)
+//   fail             proxy_faults/fail.h (answer 5xx instead of forwarding)
 //
 // The proxy's session reads a request and offers it to the armed rules in
 // arming order; the first whose selector fires owns the exchange: the session

@@ -7,7 +7,8 @@
 // error is a Status naming line:column of the offending node.
 //
 // register_builtin_injectors() registers this room's kinds: drop-response,
-// replay-upstream, hedge, delay, reset (proxy faults). Other rooms add theirs
+// replay-upstream, hedge, delay, reset, kill-after-answer, fail (proxy
+// faults). Other rooms add theirs
 // with Registry::add.
 //
 // Thread-safety: add() before use; build() is const and safe concurrently.

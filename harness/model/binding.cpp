@@ -95,6 +95,7 @@ void ResolveCauses(Scenario& s, const TargetDescription& target) {
     step.cause_resolved = true;
     step.cause_variant = p->variant;
     step.cause_hook = p->hook;
+    step.cause_ledger = p->ledger;
   }
 }
 

@@ -8,6 +8,8 @@ const std::vector<CapabilityInfo>& CapabilityTable() {
       {"retryable_failure", "the downstream fails retryably (a 5xx) once", "fails_retryably",
        "fail_next_retryable", false},
       {"heal", "undo every capability caused so far", "", "heal", true},
+      {"kill_after_charge", "the target dies right after its downstream answered the charge", "",
+       "kill_after_charge", false, true},
   };
   return kTable;
 }
@@ -43,11 +45,23 @@ Result<CapabilityProvision> ResolveCapability(const std::string& name, const std
     p.hook = info->hook;
     return p;
   }
+  if (info->egress && !action.empty()) {
+    for (const auto& [name, probe] : target.probes) {
+      if (probe.egress.empty() || probe.role != "ledger" || probe.of != action) continue;
+      p.kind = CapabilityProvision::Kind::kEgress;
+      p.action = action;
+      p.ledger = name;
+      return p;
+    }
+  }
   if (info->always) return p;
   std::string ways;
   if (!info->variant.empty())
     ways = "a variant '" + info->variant + "' of action '" + (action.empty() ? "?" : action) + "'";
   if (!info->hook.empty()) ways += std::string(ways.empty() ? "" : " or ") + "a hook '" + info->hook + "'";
+  if (info->egress)
+    ways += std::string(ways.empty() ? "" : " or ") + "a ledger probe with egress: of action '" +
+            (action.empty() ? "?" : action) + "'";
   return Status(StatusCode::kUnsupported, "capability " + name + " (" + info->summary + "): " + ways);
 }
 

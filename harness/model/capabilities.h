@@ -7,14 +7,16 @@
 //   slow_request        slow                                slow_business
 //   retryable_failure   fails_retryably                     fail_next_retryable
 //   heal                (clears pending variants)           heal (optional)
+//   kill_after_charge   -                                   kill_after_charge,
+//                       else an egress kill-after-answer on the downstream of
+//                       a ledger probe (`egress:`) of the next send's action
 //
 // A variant changes only the next request of that action (with `repeat`,
 // the first; with a burst, its first request); a hook steers the target
 // until healed. A capability none of its providers gives makes the binding
 // not_applicable with a reason naming the capability and both ways.
 // `heal` is always provided: with no heal hook it only clears what is
-// pending. (The egress branch adds kill_after_charge and egress providers
-// to this table: CapabilityTable() in capabilities.cpp.)
+// pending.
 //
 // Thread-safety: pure functions over a constant table.
 #pragma once
@@ -33,6 +35,9 @@ struct CapabilityInfo {
   std::string variant;  // the action variant that provides it; "" = none
   std::string hook;     // the target hook that provides it; "" = none
   bool always = false;  // provided even by neither (heal)
+  // Else provided by an egress kill-after-answer (runtime/cause_steps.h) on
+  // the downstream of a ledger probe with `egress:` of the next send's action.
+  bool egress = false;
 };
 
 const std::vector<CapabilityInfo>& CapabilityTable();
@@ -41,10 +46,11 @@ std::vector<std::string> CapabilityNames();
 
 // How one cause step is provided by a target.
 struct CapabilityProvision {
-  enum class Kind { kVariant, kHook, kNothing } kind = Kind::kNothing;
+  enum class Kind { kVariant, kHook, kEgress, kNothing } kind = Kind::kNothing;
   std::string action;   // kVariant: the action whose next request gets it
   std::string variant;  // kVariant
   std::string hook;     // kHook; with heal also alongside kNothing when declared
+  std::string ledger;   // kEgress: the egress ledger probe whose downstream gets the fault
 };
 
 // Resolves capability `name` for a cause step whose next send uses `action`

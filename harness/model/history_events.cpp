@@ -117,6 +117,10 @@ HistoryEvent InjectorEvent(nlohmann::json event) {
   return Event(event_process::kProxy, event_f::kFault, EventType::kInfo, -1, std::move(event));
 }
 
+HistoryEvent EgressEvent(nlohmann::json entry) {
+  return Event(event_process::kEgress, event_f::kEgress, EventType::kInfo, -1, std::move(entry));
+}
+
 HistoryEvent ProcessInvoke(const std::string& f, int step, nlohmann::json value) {
   HistoryEvent e = Event(event_process::kNemesis, "", EventType::kInvoke, step, std::move(value));
   e.f = f;

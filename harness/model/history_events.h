@@ -49,6 +49,8 @@ inline constexpr char kWait[] = "wait";
 // The target process ended, or was found not to be the one answering, other
 // than by a step (value: "pid", "exit", "why"): the oracles cannot be valid.
 inline constexpr char kTargetExited[] = "target_exited";
+inline constexpr char kEgress[] = "egress";
+inline constexpr char kCause[] = "cause";
 }  // namespace event_f
 
 // Values of HistoryEvent::process (the lanes of a history).
@@ -57,6 +59,7 @@ inline constexpr char kHarness[] = "harness";  // notes and waits
 inline constexpr char kNemesis[] = "nemesis";  // faults, hooks, process control
 inline constexpr char kProbe[] = "probe";      // probes and batch results
 inline constexpr char kProxy[] = "proxy";      // the chaos proxy's own events
+inline constexpr char kEgress[] = "egress";    // the egress record: requests that reached a downstream
 inline constexpr char kBatch[] = "batch";      // batch job runs
 inline constexpr char kPublisher[] = "publisher";
 std::string Client(int n);     // "client-N": 0 = the foreground sends
@@ -139,6 +142,9 @@ HistoryEvent HookInvoke(const std::string& hook, int step);
 HistoryEvent FaultInvoke(const std::string& fault, bool start, int step);
 // f fault, process proxy, type info: one event of an injector.
 HistoryEvent InjectorEvent(nlohmann::json event);
+// One entry of an egress record (runtime/egress_proxies.h): process egress,
+// f egress, type info.
+HistoryEvent EgressEvent(nlohmann::json entry);
 // Process control, process nemesis: f start | stop | kill | restart | spawn |
 // pause | resume | services with its value ({"pid"}, {"instance", "pid"}...).
 HistoryEvent ProcessInvoke(const std::string& f, int step, nlohmann::json value);

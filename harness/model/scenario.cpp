@@ -96,11 +96,18 @@ bool Scenario::ReferencesParameter(const std::string& name) const {
   return false;
 }
 
+
+
 ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target) {
   ScenarioFit fit;
   auto add_need = [&](const std::string& need) {
     if (std::find(fit.needs.begin(), fit.needs.end(), need) == fit.needs.end()) fit.needs.push_back(need);
   };
+  for (const auto& [name, fault] : scenario.faults) {
+    const std::string prefix = "egress.";
+    if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))
+      add_need("egress '" + fault.on.substr(prefix.size()) + "' (target 'egress') for fault " + name);
+  }
   std::vector<std::string> actions, probes, hooks;
   for (const auto& [n, a] : target.actions) actions.push_back(n);
   for (const auto& [n, p] : target.probes) probes.push_back(n);

@@ -115,12 +115,16 @@ struct Step {
   bool cause_resolved = false;
   std::string cause_variant;  // the variant `action`'s next request gets; "" = none
   std::string cause_hook;     // the hook fired; "" = none
+  std::string cause_ledger;   // the egress ledger probe whose downstream gets a kill-after-answer; "" = none
 };
 
 // A fault the scenario may inject, by a fault step or for its whole length.
 struct FaultDeclaration {
   std::string name;        // the key in `faults:`
   std::string kind;        // the injector kind
+  // Where it acts: "" = the client's hop (a proxy in front of the target);
+  // "egress.NAME" = the target's downstream NAME (target `egress:`).
+  std::string on;
   nlohmann::json params;   // every other key of the block, as JSON (durations as strings)
   SourceMark mark;
 };
@@ -201,5 +205,6 @@ struct ScenarioFit {
   bool runnable() const { return errors.empty() && needs.empty(); }
 };
 ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target);
+
 
 }  // namespace idemproof

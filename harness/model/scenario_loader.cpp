@@ -48,7 +48,7 @@ const std::vector<KindInfo>& Kinds() {
       {StepKind::kDeliver, "deliver", false,
        {"message", "biz", "copies", "lose_ack", "every", "max_attempts", "to", "timeout", "after", "label"}},
       {StepKind::kPublish, "publish", false, {"message", "biz", "copies", "timeout", "after", "label"}},
-      {StepKind::kCause, "cause", false, {"action", "after", "label"}},
+      {StepKind::kCause, "cause", false, {"action", "biz", "after", "label"}},
   };
   return kKinds;
 }
@@ -208,7 +208,15 @@ class ScenarioLoader {
     f.params = nlohmann::json::object();
     for (auto it = body.begin(); it != body.end(); ++it) {
       std::string k = r_.String(it->first, "fault key");
-      if (k != "kind") f.params[k] = r_.Json(it->second);
+      if (k == "on") {
+        // The hop it acts on; the rest of the block is the injector's.
+        f.on = r_.String(it->second, "fault '" + f.name + "'.on");
+        static const std::regex kEgress("egress\\.[A-Za-z_][A-Za-z0-9_.-]*");
+        if (!std::regex_match(f.on, kEgress))
+          r_.Fail(it->second, "fault '" + f.name + "'.on must be egress.NAME (a downstream the target declares under 'egress'), found '" + f.on + "'");
+      } else if (k != "kind") {
+        f.params[k] = r_.Json(it->second);
+      }
     }
     return f;
   }

@@ -69,6 +69,9 @@ struct StartCommand {
   std::map<std::string, std::string> env; // added to the harness's environment
   std::string cwd;                        // templated; empty = the run directory
   std::string port_from_stdout;           // RE2 regex (model/pattern.h), group 1 = the port; empty = none
+  // The harness picks a free loopback port before each start and passes it
+  // as {{port}} (for a service that cannot take --port 0). Not with port_from_stdout.
+  bool free_port = false;
   std::vector<std::string> flaw_args;     // appended when a flaw is requested ({{flaw}})
   std::optional<ReadinessCheck> ready;
   Duration start_timeout = std::chrono::seconds(10);  // for port_from_stdout
@@ -200,11 +203,25 @@ struct ActionDescription {
   SourceMark mark;
 };
 
-// A named observation: a request + JSON path, or a command whose stdout
-// (trimmed; parsed as JSON when it parses) is the value.
+// Which requests of an egress record an egress probe keeps: method and path
+// of the request (path without the query; a trailing '*' matches a prefix),
+// and JSON members of its body equal to templated text (a non-string member
+// compares as its JSON text).
+struct EgressMatch {
+  std::string method;  // "" = any
+  std::string path;    // "" = any
+  std::vector<std::pair<JsonPath, std::string>> fields;
+};
+
+// A named observation: a request + JSON path, a command whose stdout
+// (trimmed; parsed as JSON when it parses) is the value, or an egress probe:
+// the array of the egress record's entries (see EgressDescription) that
+// `match` keeps, each narrowed by `value` when declared.
 struct ProbeDescription {
   std::string name;
-  TargetCall call;
+  TargetCall call;                // unset for an egress probe
+  std::string egress;             // the egress downstream whose record it reads; "" = none
+  EgressMatch match;              // egress probes only
   std::optional<JsonPath> value;  // absent with a command = stdout; with a request = "$"
   std::vector<JsonPath> volatile_paths;  // ignored by probe_equal
   std::string role;  // a probe role (roles.h); "" = none
@@ -271,8 +288,7 @@ struct BatchDescription {
 // {{services.NAME.url}}, {{services.NAME.port}} and {{services.NAME.pid}}.
 struct ServiceDescription {
   std::string name;
-  StartCommand start;         // argv, env, cwd, port_from_stdout, ready, timeouts (flaw_args unused)
-  bool free_port = false;     // the harness picks a free loopback port first: {{port}} in argv
+  StartCommand start;         // argv, env, cwd, port_from_stdout, free_port, ready, timeouts (flaw_args unused)
   std::string ready_stdout;   // RE2 regex: ready once its stdout matches; "" = not checked
   std::string url = "http://127.0.0.1:{{port}}";  // templated: {{services.NAME.url}}
   SourceMark mark;
@@ -294,6 +310,22 @@ struct BrokerDescription {
   std::string stream;   // templated stream name
   std::string group;    // the consumer group: a publish waits until it has delivered and acked everything
   Duration settle = std::chrono::seconds(10);  // how long a publish waits for that
+  SourceMark mark;
+};
+
+// A downstream the service calls (`egress:`), run behind a proxy of the
+// harness for each scenario run: started after the services, before the
+// target (whose templates see {{egress.NAME.url}} / {{egress.NAME.port}}),
+// stopped after the target. The proxy forwards to `upstream` and keeps the
+// egress record: for every request that reached the downstream, one history
+// event (process "egress", f "egress") with the egress name, method, path,
+// target, body, the `record` fields of its JSON body and the answer's status
+// and body (parsed JSON when it parses). Faults may act on that hop
+// (a scenario fault with `on: egress.NAME`).
+struct EgressDescription {
+  std::string name;
+  std::string upstream;          // templated http:// URL of the real downstream
+  std::vector<JsonPath> record;  // JSON fields of request bodies kept in each entry
   SourceMark mark;
 };
 
@@ -322,6 +354,7 @@ struct TargetDescription {
   std::map<std::string, ServiceDescription> services;  // started before the target, by name
   std::map<std::string, MessageDescription> messages;  // queue messages (deliver / publish)
   std::optional<BrokerDescription> broker;             // absent: publish steps are not applicable
+  std::map<std::string, EgressDescription> egress;     // downstreams behind the harness's proxy
 
   const ActionDescription* FindAction(const std::string& name) const;
   // Target-wide + the action's volatile paths (the action may be unknown).

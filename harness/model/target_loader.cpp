@@ -97,7 +97,7 @@ class TargetLoader {
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
-                  "services", "messages", "broker", "max_body"},
+                  "services", "messages", "broker", "max_body", "egress"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -157,6 +157,21 @@ class TargetLoader {
       }
     }
     if (root["broker"]) t.broker = Broker(root["broker"]);
+    if (root["egress"]) {
+      r_.ExpectMap(root["egress"], "egress");
+      for (auto it = root["egress"].begin(); it != root["egress"].end(); ++it) {
+        std::string name = Name(it->first, "egress");
+        t.egress[name] = Egress(name, it->second);
+      }
+    }
+    for (const auto& [node, name] : egress_uses_) {
+      if (t.egress.count(name) == 0) {
+        std::vector<std::string> declared;
+        for (const auto& [n, e] : t.egress) declared.push_back(n);
+        r_.Fail(node, "egress: '" + name + "' is not a downstream declared under 'egress'" +
+                          yaml::DidYouMean(name, declared));
+      }
+    }
     CheckRoleOf(t);
     if (t.idempotency.key_header.empty()) {
       for (auto it = actions.begin(); it != actions.end(); ++it) {
@@ -178,6 +193,8 @@ class TargetLoader {
     std::vector<std::string> known = BuiltinTemplateVariables();
     for (const auto& [name, svc] : t.services)
       for (const char* part : {".url", ".port", ".pid"}) known.push_back("services." + name + part);
+    for (const auto& [name, e] : t.egress)
+      for (const char* part : {".url", ".port"}) known.push_back("egress." + name + part);
     for (const auto& [name, a] : t.actions)
       for (const auto& [var, path] : a.capture) known.push_back(var);
     for (const auto& use : templates_) {
@@ -357,7 +374,7 @@ class TargetLoader {
       return s;
     }
     r_.CheckKeys(node,
-                 {"argv", "env", "cwd", "port_from_stdout", "flaw_args", "ready", "start_timeout",
+                 {"argv", "env", "cwd", "port_from_stdout", "free_port", "flaw_args", "ready", "start_timeout",
                   "stop_timeout"},
                  "start");
     s.argv = Argv(r_.Required(node, "argv", "start"), "start.argv");
@@ -373,6 +390,9 @@ class TargetLoader {
       if (!re.ok()) r_.Fail(node["port_from_stdout"], "start.port_from_stdout: " + re.status().message());
       if (re->groups() < 1) r_.Fail(node["port_from_stdout"], "start.port_from_stdout needs a capture group for the port");
     }
+    if (node["free_port"]) s.free_port = r_.Bool(node["free_port"], "start.free_port");
+    if (s.free_port && !s.port_from_stdout.empty())
+      r_.Fail(node["free_port"], "start: give free_port or port_from_stdout, not both");
     if (node["flaw_args"]) s.flaw_args = Argv(node["flaw_args"], "start.flaw_args");
     if (node["ready"]) {
       YAML::Node rn = node["ready"];
@@ -579,7 +599,12 @@ class TargetLoader {
     ProbeDescription p;
     p.name = name;
     p.mark = r_.MarkOf(node);
-    p.call = Call(node, what, {"value", "volatile", "role", "of"});
+    if (node.IsMap() && node["egress"]) {
+      EgressProbe(node, what, p);
+    } else {
+      if (node.IsMap() && node["match"]) r_.Fail(node["match"], what + ".match needs egress: (an egress probe)");
+      p.call = Call(node, what, {"value", "volatile", "role", "of"});
+    }
     RoleOf(node, what, ProbeRoleNames(), p.role, p.of);
     if (node["value"]) {
       std::string v = r_.String(node["value"], what + ".value");
@@ -591,6 +616,50 @@ class TargetLoader {
     }
     if (node["volatile"]) p.volatile_paths = Paths(node["volatile"], what + ".volatile");
     return p;
+  }
+
+  // {egress: NAME, match: {method, path, fields: {PATH: text}}}: the egress
+  // record's entries (see EgressMatch).
+  void EgressProbe(const YAML::Node& node, const std::string& what, ProbeDescription& p) {
+    r_.CheckKeys(node, {"egress", "match", "value", "volatile", "role", "of"}, what);
+    p.egress = r_.String(node["egress"], what + ".egress");
+    egress_uses_.emplace_back(node["egress"], p.egress);
+    if (!node["match"]) return;
+    const YAML::Node m = node["match"];
+    r_.CheckKeys(m, {"method", "path", "fields"}, what + ".match");
+    if (m["method"]) {
+      p.match.method = r_.String(m["method"], what + ".match.method");
+      if (std::find(kMethods.begin(), kMethods.end(), p.match.method) == kMethods.end())
+        r_.Fail(m["method"], what + ".match.method: unknown HTTP method '" + p.match.method + "'" +
+                                 yaml::DidYouMean(p.match.method, kMethods));
+    }
+    if (m["path"]) {
+      p.match.path = r_.String(m["path"], what + ".match.path");
+      if (p.match.path.empty() || p.match.path[0] != '/') r_.Fail(m["path"], what + ".match.path must start with '/'");
+    }
+    if (m["fields"]) {
+      r_.ExpectMap(m["fields"], what + ".match.fields");
+      for (auto it = m["fields"].begin(); it != m["fields"].end(); ++it)
+        p.match.fields.emplace_back(r_.Path(it->first, what + ".match.fields key"),
+                                    Templated(it->second, what + ".match.fields value"));
+    }
+  }
+
+  // A downstream behind the harness's proxy (see EgressDescription).
+  EgressDescription Egress(const std::string& name, const YAML::Node& node) {
+    const std::string what = "egress '" + name + "'";
+    r_.ExpectMap(node, what);
+    r_.CheckKeys(node, {"upstream", "record"}, what);
+    EgressDescription e;
+    e.name = name;
+    e.mark = r_.MarkOf(node);
+    YAML::Node up = r_.Required(node, "upstream", what);
+    e.upstream = Templated(up, what + ".upstream");
+    // A template ({{services.NAME.url}}) is checked once expanded, by the runtime.
+    if (e.upstream.rfind("http://", 0) != 0 && e.upstream.rfind("{{", 0) != 0)
+      r_.Fail(up, what + ".upstream must be an http:// URL");
+    if (node["record"]) e.record = Paths(node["record"], what + ".record");
+    return e;
   }
 
   // The `batch` section (see BatchDescription).
@@ -658,12 +727,9 @@ class TargetLoader {
     svc.name = name;
     svc.mark = r_.MarkOf(node);
     YAML::Node start = YAML::Clone(node);
-    for (const char* k : {"free_port", "ready_stdout", "url"}) start.remove(k);
+    for (const char* k : {"ready_stdout", "url"}) start.remove(k);
     svc.start = Start(start);
     svc.start.mark = svc.mark;
-    if (node["free_port"]) svc.free_port = r_.Bool(node["free_port"], what + ".free_port");
-    if (svc.free_port && !svc.start.port_from_stdout.empty())
-      r_.Fail(node["free_port"], what + ": give free_port or port_from_stdout, not both");
     if (node["ready_stdout"]) {
       svc.ready_stdout = r_.String(node["ready_stdout"], what + ".ready_stdout");
       if (auto re = Pattern::Compile(svc.ready_stdout); !re.ok())
@@ -698,6 +764,7 @@ class TargetLoader {
 
   Reader r_;
   std::vector<std::pair<YAML::Node, std::string>> bases_;  // request `base:` uses, checked at the end
+  std::vector<std::pair<YAML::Node, std::string>> egress_uses_;  // probe `egress:` uses, checked at the end
   std::vector<TemplateUse> templates_;
   std::vector<std::pair<YAML::Node, std::string>> role_of_;  // `of:` nodes and their owner, checked at the end
   std::vector<std::string> extra_;  // template variables of the section being read

@@ -6,7 +6,14 @@
 namespace idemproof::runtime {
 
 std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& history) {
-  if (scenario.faults.empty()) return std::nullopt;
+  // The declared faults, and the ones `cause` steps armed (their events say "cause").
+  std::map<std::string, std::string> judged;  // name -> kind
+  for (const auto& [name, fault] : scenario.faults) judged[name] = fault.kind;
+  for (const auto& e : history.events()) {
+    if (e.process == event_process::kNemesis && e.f == event_f::kFault && e.value.contains("cause"))
+      judged.emplace(e.value.value("fault", ""), "cause " + e.value.value("cause", ""));
+  }
+  if (judged.empty()) return std::nullopt;
   std::map<std::string, std::int64_t> injected;
   std::map<std::string, std::string> failed;
   for (const auto& e : history.events()) {
@@ -23,15 +30,15 @@ std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& hist
   }
   nlohmann::json counts = nlohmann::json::object();
   std::string fired, problem;
-  for (const auto& [name, fault] : scenario.faults) {
+  for (const auto& [name, kind] : judged) {
     auto it = injected.find(name);
     std::string why;
     if (failed.count(name)) {
-      why = "fault " + name + " (" + fault.kind + ") could not be started or healed: " + failed[name];
+      why = "fault " + name + " (" + kind + ") could not be started or healed: " + failed[name];
     } else if (it == injected.end()) {
-      why = "fault " + name + " (" + fault.kind + ") was never started";
+      why = "fault " + name + " (" + kind + ") was never started";
     } else if (it->second == 0) {
-      why = "fault " + name + " (" + fault.kind + ") never fired: the scenario proves nothing about it";
+      why = "fault " + name + " (" + kind + ") never fired: the scenario proves nothing about it";
     }
     counts[name] = it == injected.end() ? 0 : it->second;
     if (!why.empty()) {

@@ -8,7 +8,8 @@
 //   unknown  a declared fault fired 0 times, or was never started, or failed
 //            to start ("fault lost-answer never fired: the scenario proves
 //            nothing about it"), which makes the scenario's outcome unknown;
-// and nothing for a scenario that declares no fault. Pure: `idemproof check`
+// and nothing for a scenario that declares no fault. The faults a `cause`
+// step armed (their fault events carry "cause") are judged the same way. Pure: `idemproof check`
 // recomputes it offline from the history.
 //
 // Thread-safety: pure function.

@@ -2,10 +2,6 @@
 
 namespace idemproof::runtime {
 
-namespace {
-
-// An injector event on the proxy lane; times of the swallowed answers also
-// relative to the run's start (at_ns).
 void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t steady_ns) {
   if (event.contains("upstream") && event["upstream"].is_array()) {
     for (auto& a : event["upstream"]) {
@@ -16,16 +12,24 @@ void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t st
   ctx.Append(InjectorEvent(std::move(event)), steady_ns);
 }
 
+namespace {
+
+const FaultDeclaration* FindFault(StepContext& ctx, const std::string& name) {
+  auto it = ctx.scenario().faults.find(name);
+  if (it != ctx.scenario().faults.end()) return &it->second;
+  auto caused = ctx.caused_faults().find(name);
+  return caused == ctx.caused_faults().end() ? nullptr : &caused->second;
+}
+
 }  // namespace
 
-Status FaultStep(StepContext& ctx, const Step& step, int index) {
-  auto it = ctx.scenario().faults.find(step.name);
-  if (it == ctx.scenario().faults.end()) return Status(StatusCode::kInvalidConfig, "no fault named " + step.name);
+Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool start, int index,
+                        const nlohmann::json& extra) {
   FaultRunner* faults = ctx.options().faults;
-  if (faults == nullptr || !faults->Supports(it->second.kind))
-    return Status(StatusCode::kUnsupported, "no injector for fault kind " + it->second.kind);
-  const bool start = step.kind == StepKind::kFault;
-  HistoryEvent invoke = FaultInvoke(step.name, start, index);
+  if (faults == nullptr || !faults->Supports(fault.kind))
+    return Status(StatusCode::kUnsupported, "no injector for fault kind " + fault.kind);
+  HistoryEvent invoke = FaultInvoke(fault.name, start, index);
+  if (extra.is_object()) invoke.value.update(extra);
   HistoryEvent done = invoke;
   ctx.Append(std::move(invoke), monotonic_ns());
   if (start) {
@@ -35,9 +39,16 @@ Status FaultStep(StepContext& ctx, const Step& step, int index) {
     scope.on_event = [&ctx](const nlohmann::json& event, std::int64_t steady_ns) {
       RecordInjectorEvent(ctx, event, steady_ns);
     };
-    auto r = faults->Start(it->second, scope);
+    const std::string egress_prefix = "egress.";
+    if (fault.on.rfind(egress_prefix, 0) == 0 && ctx.egress()) {
+      const std::string name = fault.on.substr(egress_prefix.size());
+      scope.egress_proxy = ctx.egress()->Proxy(name);
+      scope.egress_log = ctx.egress()->Log(name);
+    }
+    if (auto pid = ctx.instances().Pid("main"); pid && *pid > 0) scope.target_pid = std::to_string(*pid);
+    auto r = faults->Start(fault, scope);
     ctx.UpdateClientRoute();
-    ctx.started_faults().insert(step.name);
+    ctx.started_faults().insert(fault.name);
     done.type = r.ok() ? EventType::kOk : EventType::kFail;
     if (r.ok()) {
       done.value["injector"] = *r;
@@ -45,13 +56,13 @@ Status FaultStep(StepContext& ctx, const Step& step, int index) {
       done.value["error"] = r.status().message();
     }
   } else {
-    auto r = faults->Heal(it->second);
+    auto r = faults->Heal(fault);
     ctx.UpdateClientRoute();
-    ctx.started_faults().erase(step.name);
+    ctx.started_faults().erase(fault.name);
     done.type = r.ok() ? EventType::kOk : EventType::kFail;
     if (r.ok()) {
       done.value["injected"] = *r;
-      ctx.out().fault_counts[step.name] += *r;
+      ctx.out().fault_counts[fault.name] += *r;
     } else {
       done.value["error"] = r.status().message();
     }
@@ -60,12 +71,18 @@ Status FaultStep(StepContext& ctx, const Step& step, int index) {
   return Status::Ok();
 }
 
+Status FaultStep(StepContext& ctx, const Step& step, int index) {
+  const FaultDeclaration* fault = FindFault(ctx, step.name);
+  if (fault == nullptr) return Status(StatusCode::kInvalidConfig, "no fault named " + step.name);
+  return StartOrHealFault(ctx, *fault, step.kind == StepKind::kFault, index, nlohmann::json());
+}
+
 void HealFaults(StepContext& ctx) {
   for (const auto& name : std::set<std::string>(ctx.started_faults())) {
-    Step heal;
-    heal.kind = StepKind::kHeal;
-    heal.name = name;
-    FaultStep(ctx, heal, -1);
+    if (const FaultDeclaration* fault = FindFault(ctx, name)) {
+      const bool caused = ctx.caused_faults().count(name) > 0;
+      StartOrHealFault(ctx, *fault, false, -1, caused ? nlohmann::json{{"cause", name}} : nlohmann::json());
+    }
   }
   if (ctx.options().faults != nullptr) {
     ctx.options().faults->HealAll();

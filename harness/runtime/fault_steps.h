@@ -4,7 +4,8 @@
 // "injector" / "injected", fail with "error": a fault that did not arm is
 // data). The injectors' own events land on the proxy lane. After each, the
 // client's route follows FaultRunner::ClientBaseUrl(). HealFaults() heals
-// what is still active at the end of a run, always.
+// what is still active at the end of a run, always: declared faults and the
+// ones `cause` steps armed (StepContext::caused_faults()).
 //
 // Thread-safety: interpreter's thread only.
 #pragma once
@@ -20,5 +21,13 @@ namespace idemproof::runtime {
 Status FaultStep(StepContext& ctx, const Step& step, int index);
 // Heals every fault still started (events with step -1), then HealAll().
 void HealFaults(StepContext& ctx);
+// Starts (`start`) or heals one fault, recorded as a fault step; `extra`
+// (an object, or null) joins the invoke's value (a `cause` step's
+// {"cause": NAME}). A fault `on: egress.NAME` arms on that egress proxy.
+Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool start, int index,
+                        const nlohmann::json& extra);
+// An injector event on the proxy lane; the times of the swallowed answers
+// also relative to the run's start (at_ns).
+void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t steady_ns);
 
 }  // namespace idemproof::runtime

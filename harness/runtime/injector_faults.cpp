@@ -106,6 +106,30 @@ Status InjectorFaults::Validate(const FaultDeclaration& fault) const {
 }
 
 Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, const FaultScope& scope) {
+  if (!fault.on.empty()) {
+    if (scope.egress_proxy == nullptr)
+      return Status(StatusCode::kUnsupported, "fault " + fault.name + ": no running proxy for " + fault.on);
+    if (egress_active_.count(fault.name))
+      return Status(StatusCode::kInvalidArgument, "fault " + fault.name + " is already active");
+    FaultDeclaration armed = fault;
+    if (armed.kind == "kill-after-answer" && !armed.params.contains("pid")) {
+      if (scope.target_pid.empty())
+        return Status(StatusCode::kUnsupported, "fault " + fault.name + ": no target process to kill");
+      armed.params["pid"] = scope.target_pid;
+    }
+    auto built = registry_->registry.build(BlockOf(armed));
+    if (!built) return FromInjectors(built.status(), "fault " + fault.name + ": ");
+    std::unique_ptr<inj::Injector> injector = std::move(built).value();
+    inj::InjectorContext context{scope.egress_proxy, scope.egress_log};
+    if (Status st = injector->start(context); !st.ok()) return FromInjectors(st, "fault " + fault.name + ": ");
+    nlohmann::json record = {{"injector", injector->kind()},
+                             {"name", injector->settings().name},
+                             {"on", fault.on},
+                             {"proxy", scope.egress_proxy->endpoint().to_string()}};
+    if (armed.params.contains("pid")) record["pid"] = armed.params["pid"];
+    egress_active_.emplace(fault.name, std::move(injector));
+    return record;
+  }
   if (proxy_ && proxy_->active.count(fault.name)) {
     return Status(StatusCode::kInvalidArgument, "fault " + fault.name + " is already active");
   }
@@ -134,7 +158,7 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
   inj::InjectorContext context{proxy_->proxy.get(), proxy_->log.get()};
   if (Status st = injector->start(context); !st.ok()) {
     Status out = FromInjectors(st, "fault " + fault.name + ": ");
-    if (proxy_->active.empty()) HealAll();
+    if (proxy_->active.empty()) HealClientProxy();
     return out;
   }
   nlohmann::json record = {{"injector", injector->kind()},
@@ -147,19 +171,31 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
 }
 
 Result<std::int64_t> InjectorFaults::Heal(const FaultDeclaration& fault) {
+  if (auto e = egress_active_.find(fault.name); e != egress_active_.end()) {
+    e->second->heal();
+    const std::int64_t injected = e->second->counters().counts.injected;
+    egress_active_.erase(e);
+    return injected;
+  }
   if (!proxy_) return std::int64_t{0};
   auto it = proxy_->active.find(fault.name);
   if (it == proxy_->active.end()) return std::int64_t{0};
   it->second->heal();
   const std::int64_t injected = it->second->counters().counts.injected;
   proxy_->active.erase(it);
-  if (proxy_->active.empty()) HealAll();
+  if (proxy_->active.empty()) HealClientProxy();
   return injected;
 }
 
-void InjectorFaults::HealAll() noexcept {
+void InjectorFaults::HealClientProxy() noexcept {
   proxy_.reset();  // heals every injector, then the proxy (drained, thread joined)
   client_base_url_.reset();
+}
+
+void InjectorFaults::HealAll() noexcept {
+  for (auto& [name, injector] : egress_active_) injector->heal();
+  egress_active_.clear();
+  HealClientProxy();
 }
 
 std::optional<std::string> InjectorFaults::ClientBaseUrl() const { return client_base_url_; }

@@ -21,6 +21,10 @@
 //
 // Only http:// targets on a numeric host or localhost can be proxied.
 //
+// A fault with `on: egress.NAME` arms on the scope's egress proxy instead
+// (the run owns that proxy; heal disarms the fault only); a kill-after-answer
+// there without a `pid` kills the target's main instance (scope.target_pid).
+//
 // Thread-safety: one scenario run at a time (the interpreter's thread);
 // on_event is called from the proxy's thread.
 #pragma once
@@ -32,6 +36,10 @@
 #include <vector>
 
 #include "runtime/interpreter.h"
+
+namespace idemproof::injectors {
+class Injector;
+}  // namespace idemproof::injectors
 
 namespace idemproof::runtime {
 
@@ -61,8 +69,11 @@ class InjectorFaults : public FaultRunner {
  private:
   struct Proxy;
   struct Registered;
+  // Heals the faults of the proxy in front of the target and that proxy.
+  void HealClientProxy() noexcept;
   std::unique_ptr<Registered> registry_;
   std::unique_ptr<Proxy> proxy_;  // while a fault is active
+  std::map<std::string, std::unique_ptr<injectors::Injector>> egress_active_;  // armed on egress proxies
   std::optional<std::string> client_base_url_;
 };
 

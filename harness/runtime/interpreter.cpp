@@ -1,5 +1,7 @@
 #include "runtime/interpreter.h"
 
+#include "model/capabilities.h"
+
 #include <algorithm>
 #include <random>
 #include <set>
@@ -145,6 +147,7 @@ class Interpreter::Execution {
     }
     if (main.Managed() && main.Running()) ControlTarget(ctx_, StepKind::kStop, -1);
     ctx_.instances().StopAll();
+    if (ctx_.egress()) ctx_.egress()->Stop();
     if (ctx_.services()) ctx_.services()->Stop();
   }
 
@@ -174,6 +177,12 @@ std::vector<std::string> Interpreter::NeedsOf(const Scenario& scenario) const {
       if (options_.faults == nullptr || !options_.faults->Supports(kind)) {
         needs.push_back("an injector for fault kind " + kind);
       }
+    }
+    if (step.kind == StepKind::kCause) {
+      auto route = ResolveCapability(step.name, step.action, target_);
+      if (route.ok() && !route->ledger.empty() &&
+          (options_.faults == nullptr || !options_.faults->Supports("kill-after-answer")))
+        needs.push_back("an injector for fault kind kill-after-answer (cause " + step.name + ")");
     }
   }
   std::sort(needs.begin(), needs.end());

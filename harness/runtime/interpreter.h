@@ -23,7 +23,11 @@
 // Services (the target file's `services:`, service_processes.h) start before
 // the target and stop after it; their services.NAME.* variables and
 // {{target_pid}} reach every template, and a request with `base: NAME` goes
-// to that service. `spawn` starts another instance of the target (same
+// to that service. Egress proxies (the target file's `egress:`,
+// egress_proxies.h) start after the services and stop after the target;
+// {{egress.NAME.url}} points the target at them, their records are history
+// events and egress probes, faults `on: egress.NAME` act on them, and
+// `cause` steps (cause_steps.h) may arm one. `spawn` starts another instance of the target (same
 // command, same store); `pause`/`resume` SIGSTOP/SIGCONT an instance (every
 // paused one is resumed first thing at the end); `deliver`/`publish` are the
 // queue steps (queue_steps.h).
@@ -59,6 +63,11 @@
 #include "model/template.h"
 #include "runtime/http_client.h"
 
+namespace idemproof::injectors {
+class ChaosProxy;
+class FaultEventLog;
+}  // namespace idemproof::injectors
+
 namespace idemproof::runtime {
 
 // Sends n requests "at the same instant". Results in the order of requests.
@@ -78,6 +87,11 @@ struct FaultScope {
   // Called for every event of the injectors (from their threads): the event
   // JSON and its steady-clock time (monotonic_ns()). Must be quick.
   std::function<void(const nlohmann::json& event, std::int64_t steady_ns)> on_event;
+  // A fault `on: egress.NAME`: arm on this proxy (the egress hop, owned by
+  // the run) and log to `egress_log`, instead of a proxy in front of the target.
+  injectors::ChaosProxy* egress_proxy = nullptr;
+  injectors::FaultEventLog* egress_log = nullptr;
+  std::string target_pid;  // the main instance's pid ("" = none): kill-after-answer's default pid
 };
 
 // Starts and heals the faults a scenario declares (implemented by injectors).

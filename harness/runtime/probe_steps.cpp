@@ -1,5 +1,7 @@
 #include "runtime/probe_steps.h"
 
+#include "runtime/cause_steps.h"
+
 #include "model/capabilities.h"
 
 namespace idemproof::runtime {
@@ -40,6 +42,43 @@ Status Hook(StepContext& ctx, const std::string& name, const std::string& biz_na
   return Status::Ok();
 }
 
+// An egress probe: the matching entries of the egress record so far, each
+// narrowed by `value`; an entry without `value` fails the probe (a silent
+// undercount would read as "fewer charges").
+Status EgressProbe(StepContext& ctx, const ProbeDescription& probe, HistoryEvent invoke,
+                   const std::string& biz_name, int index) {
+  const std::int64_t start = monotonic_ns();
+  HistoryEvent done = CompletionOf(invoke, EventType::kOk);
+  if (!ctx.egress() || !ctx.egress()->Proxy(probe.egress)) {
+    done.type = EventType::kFail;
+    done.value["error"] = "egress " + probe.egress + " is not running";
+  } else {
+    const TemplateVars vars = ctx.VarsFor("", biz_name, index);
+    nlohmann::json value = nlohmann::json::array();
+    for (const auto& entry : ctx.egress()->Records(probe.egress)) {
+      auto keep = EgressMatches(probe.match, entry, vars);
+      if (!keep.ok()) return keep.status();
+      if (!*keep) continue;
+      if (!probe.value) {
+        value.push_back(entry);
+        continue;
+      }
+      auto v = probe.value->Find(entry);
+      if (!v.ok()) {
+        done.type = EventType::kFail;
+        done.value["error"] = "no " + probe.value->text() + " in egress entry " + entry.dump();
+        break;
+      }
+      value.push_back(*v);
+    }
+    if (done.type == EventType::kOk) done.value["value"] = value;
+    done.value["egress"] = probe.egress;
+  }
+  ctx.Append(std::move(invoke), start);
+  ctx.Append(std::move(done), monotonic_ns());
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ProbeStep(StepContext& ctx, const Step& step, int index) {
@@ -48,6 +87,7 @@ Status ProbeStep(StepContext& ctx, const Step& step, int index) {
     return Status(StatusCode::kUnsupported, "the target declares no probe " + step.name);
   const ProbeDescription& probe = it->second;
   HistoryEvent invoke = ProbeInvoke(probe.name, step.label.empty() ? step.name : step.label, index);
+  if (!probe.egress.empty()) return EgressProbe(ctx, probe, std::move(invoke), step.biz, index);
   auto outcome = ctx.Call(probe.call, ctx.VarsFor("", step.biz, index));
   if (!outcome.ok()) {
     if (ctx.IsMissingCapture(outcome.status())) {
@@ -88,6 +128,7 @@ Status CauseStep(StepContext& ctx, const Step& step, int index) {
   if (step.cause_resolved) {
     p.variant = step.cause_variant;
     p.hook = step.cause_hook;
+    p.ledger = step.cause_ledger;
     p.action = step.action;
   } else {
     auto resolved = ResolveCapability(step.name, step.action, ctx.target());
@@ -108,6 +149,7 @@ Status CauseStep(StepContext& ctx, const Step& step, int index) {
                monotonic_ns());
   }
   if (!p.hook.empty()) return Hook(ctx, p.hook, step.biz, index, StepContext::CallMode::kCancellable, step.name);
+  if (!p.ledger.empty()) return KillAfterChargeThroughEgress(ctx, ctx.target().probes.at(p.ledger), index);
   return Status::Ok();
 }
 

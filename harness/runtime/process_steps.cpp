@@ -2,6 +2,8 @@
 
 #include <csignal>
 
+#include "runtime/fault_steps.h"
+
 namespace idemproof::runtime {
 
 namespace {
@@ -102,6 +104,26 @@ Status StartServices(StepContext& ctx) {
   ctx.Append(std::move(done), monotonic_ns());
   for (const auto& [k, v] : services->Vars()) ctx.base_vars()[k] = v;
   if (!s.ok()) return Status(StatusCode::kUnavailable, s.message());
+  return StartEgress(ctx);
+}
+
+Status StartEgress(StepContext& ctx) {
+  auto& egress = ctx.egress();
+  egress = std::make_unique<EgressProxies>(
+      ctx.target().egress,
+      [&ctx](const nlohmann::json& entry, std::int64_t steady_ns) { ctx.Append(EgressEvent(entry), steady_ns); },
+      [&ctx](const nlohmann::json& event, std::int64_t steady_ns) { RecordInjectorEvent(ctx, event, steady_ns); });
+  if (ctx.target().egress.empty()) return Status::Ok();
+  HistoryEvent invoke = ProcessInvoke(event_f::kEgress, -1, nlohmann::json::object());
+  HistoryEvent done = invoke;
+  ctx.Append(std::move(invoke), monotonic_ns());
+  Status s = egress->Start(ctx.base_vars());
+  done.type = s.ok() ? EventType::kOk : EventType::kFail;
+  done.value = {{"egress", egress->Vars()}};
+  if (!s.ok()) done.value["error"] = s.message();
+  ctx.Append(std::move(done), monotonic_ns());
+  for (const auto& [k, v] : egress->Vars()) ctx.base_vars()[k] = v;
+  if (!s.ok()) return Status(s.code() == StatusCode::kInvalidConfig ? s.code() : StatusCode::kUnavailable, s.message());
   return s;
 }
 

@@ -23,8 +23,12 @@ Status ControlTarget(StepContext& ctx, StepKind kind, int index);
 Status SpawnStep(StepContext& ctx, const Step& step, int index);
 // pause: SIGSTOP `instance`, remembered until resumed; resume: SIGCONT.
 Status PauseOrResume(StepContext& ctx, bool pause, const std::string& instance, int index);
-// Starts the services; their variables join ctx.base_vars(). kUnavailable
-// when one did not start.
+// Starts the services, then the egress proxies (StartEgress); their
+// variables join ctx.base_vars(). kUnavailable when one did not start.
 Status StartServices(StepContext& ctx);
+// Starts the proxies of the target's `egress:` downstreams (f egress,
+// {"egress": {vars}}); their records and fault events go to the history.
+// kInvalidConfig for an upstream with a path, kUnavailable otherwise.
+Status StartEgress(StepContext& ctx);
 
 }  // namespace idemproof::runtime

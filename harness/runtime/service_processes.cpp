@@ -1,8 +1,5 @@
 #include "runtime/service_processes.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -41,24 +38,6 @@ std::string tail(std::string s) {
 
 }  // namespace
 
-Result<int> FreeLoopbackPort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return Status(StatusCode::kIoError, std::string("socket: ") + std::strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return Status(StatusCode::kIoError, std::string("cannot pick a free port: ") + std::strerror(err));
-  }
-  ::close(fd);
-  return static_cast<int>(ntohs(addr.sin_port));
-}
-
 ServiceProcesses::ServiceProcesses(const std::map<std::string, ServiceDescription>& services,
                                    TemplateVars vars, std::string dir, const std::atomic<bool>* cancel)
     : services_(services), vars_(std::move(vars)), dir_(std::move(dir)), cancel_(cancel) {}
@@ -80,13 +59,7 @@ Status ServiceProcesses::StartOne(const ServiceDescription& svc) {
   running->as_target.file = svc.mark.file;
   running->as_target.base_url = svc.url;
   running->as_target.start = svc.start;
-  TemplateVars vars = vars_;
-  if (svc.free_port) {
-    auto port = FreeLoopbackPort();
-    if (!port.ok()) return port.status();
-    vars["port"] = std::to_string(*port);
-  }
-  running->process = std::make_unique<TargetProcess>(running->as_target, vars, dir_ + "/service-" + svc.name,
+  running->process = std::make_unique<TargetProcess>(running->as_target, vars_, dir_ + "/service-" + svc.name,
                                                      std::nullopt, cancel_);
   TargetProcess& proc = *running->process;
   running_.push_back(std::move(running));

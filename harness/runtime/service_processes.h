@@ -67,7 +67,4 @@ class ServiceProcesses {
   TemplateVars vars_out_;
 };
 
-// A TCP port on 127.0.0.1 nobody listens on right now (bind to port 0).
-Result<int> FreeLoopbackPort();
-
 }  // namespace idemproof::runtime

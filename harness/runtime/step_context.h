@@ -30,6 +30,7 @@
 #include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
+#include "runtime/egress_proxies.h"
 #include "runtime/http_client.h"
 #include "runtime/interpreter.h"
 #include "runtime/service_processes.h"
@@ -94,6 +95,8 @@ class StepContext {
   bool HasInstances() const { return instances_ != nullptr; }
   void StartInstances();
   std::unique_ptr<ServiceProcesses>& services() { return services_; }
+  // The proxies between the target and its downstreams (target `egress:`).
+  std::unique_ptr<EgressProxies>& egress() { return egress_; }
   // Any thread: the main instance's URL; where action requests go (an
   // active fault's proxy, else the main instance); whether a fault routes them.
   std::string BaseUrl();
@@ -112,6 +115,8 @@ class StepContext {
   // Faults started and not healed; instances paused and not resumed.
   std::set<std::string>& started_faults() { return started_faults_; }
   std::set<std::string>& paused() { return paused_; }
+  // Faults a `cause` step declared itself (not in the scenario's `faults:`).
+  std::map<std::string, FaultDeclaration>& caused_faults() { return caused_faults_; }
 
   // A probe's, hook's or batch result's call: a request (to the target or a
   // service) or a command.
@@ -146,6 +151,8 @@ class StepContext {
   ScenarioRun out_;
   std::int64_t t0_ = 0;
   std::unique_ptr<ServiceProcesses> services_;
+  std::unique_ptr<EgressProxies> egress_;  // after services_: stopped before them
+  std::map<std::string, FaultDeclaration> caused_faults_;
   std::unique_ptr<TargetInstances> instances_;
   std::vector<std::thread> background_;
   std::set<std::string> started_faults_;

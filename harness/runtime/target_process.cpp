@@ -1,5 +1,13 @@
 #include "runtime/target_process.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -44,6 +52,24 @@ Status unavailable(std::string msg) { return Status(StatusCode::kUnavailable, st
 
 }  // namespace
 
+Result<int> FreeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Status(StatusCode::kIoError, std::string("socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status(StatusCode::kIoError, std::string("cannot pick a free port: ") + std::strerror(err));
+  }
+  ::close(fd);
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
 TargetProcess::TargetProcess(const TargetDescription& target, TemplateVars vars,
                              std::string log_prefix, std::optional<std::string> flaw,
                              const std::atomic<bool>* cancel)
@@ -87,6 +113,12 @@ Status TargetProcess::Start() {
   }
   if (Running()) return Status(StatusCode::kProcessError, "the target is already running");
   const StartCommand& start = *target_.start;
+  if (start.free_port) {
+    // A fresh one each start: the old one may have been taken meanwhile.
+    auto port = FreeLoopbackPort();
+    if (!port.ok()) return port.status();
+    vars_["port"] = std::to_string(*port);
+  }
   ProcessSpec spec;
   std::vector<std::string> argv = start.argv;
   if (flaw_) argv.insert(argv.end(), start.flaw_args.begin(), start.flaw_args.end());

@@ -1,7 +1,8 @@
 // TargetProcess: the service under test as a process the harness controls,
 // built from a target file's `start:` block.
 //
-// Start() expands the argv/env/cwd templates, appends the flaw arguments when
+// Start() picks a free loopback port for {{port}} when `start.free_port` is
+// set, expands the argv/env/cwd templates, appends the flaw arguments when
 // a flaw is requested, starts the process (ChildProcess: no shell, own process
 // group, stdout/stderr appended to `<log_prefix>.stdout` / `.stderr`), reads
 // the port from stdout with the declared regex before start_timeout, sets the
@@ -36,6 +37,9 @@
 #include "runtime/child_process.h"
 
 namespace idemproof::runtime {
+
+// A TCP port on 127.0.0.1 nobody listens on right now (bind to port 0).
+Result<int> FreeLoopbackPort();
 
 class TargetProcess {
  public:

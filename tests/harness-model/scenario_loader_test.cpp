@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "literal_history.h"
+#include "model/capabilities.h"
 #include "model/scenario.h"
 #include "oracles/oracle.h"
 
@@ -212,4 +213,52 @@ TEST_CASE("send until: recovered repeats past repeat while in progress, and need
         "s.yaml:5:12: step 'send'.until needs a positive 'every' (the pause between retries)");
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    every: 1s\n    until: done\n" + expect) ==
         "s.yaml:6:12: step 'send'.until must be 'recovered', found 'done'");
+TEST_CASE("egress faults and the cause step: loaded, positioned errors, checked against the target") {
+  const std::string expect = "expect: [one_record]\n";
+  auto r = ParseScenario(kHead + "faults:\n  cut: {kind: delay, on: egress.provider, duration: 1s}\n"
+                                 "steps:\n  - cause: kill_after_charge\n  - send: pay\n  - fault: cut\n" + expect,
+                         "s.yaml", Vocab());
+  REQUIRE(r.ok());
+  CHECK(r->faults.at("cut").on == "egress.provider");
+  CHECK_FALSE(r->faults.at("cut").params.contains("on"));  // not an injector option
+  CHECK(r->faults.at("cut").params.at("duration") == "1s");
+  CHECK(r->steps[0].kind == StepKind::kCause);
+  CHECK(r->steps[0].name == "kill_after_charge");
+
+  CHECK(ErrorOf(kHead + "faults:\n  cut: {kind: delay, on: provider}\nsteps: [{fault: cut}]\n" + expect).rfind(
+            "s.yaml:4:26: fault 'cut'.on must be egress.NAME", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps:\n  - cause: kill_after_charg\n" + expect).rfind(
+            "s.yaml:4:12: step 'cause': unknown capability 'kill_after_charg' (did you mean 'kill_after_charge'?)", 0) == 0);
+
+  // Against a target: no egress, no kill_after_charge hook, no egress ledger: needs.
+  TargetDescription target = idemproof::testing::ShopTarget();
+  target.actions["pay"].name = "pay";
+  target.actions["pay"].role = "pay";
+  ScenarioFit fit = CheckScenarioAgainstTarget(*r, target);
+  CHECK(fit.needs == std::vector<std::string>{
+                         "egress 'provider' (target 'egress') for fault cut",
+                         "capability kill_after_charge (the target dies right after its downstream answered the "
+                         "charge): a hook 'kill_after_charge' or a ledger probe with egress: of action 'pay'"});
+  CHECK_FALSE(ResolveCapability("kill_after_charge", "pay", target).ok());
+
+  // With the egress and an egress ledger of pay: runnable, through the proxy.
+  target.egress["provider"].name = "provider";
+  ProbeDescription ledger;
+  ledger.name = "charges";
+  ledger.egress = "provider";
+  ledger.role = "ledger";
+  ledger.of = "pay";
+  target.probes["charges"] = ledger;
+  CHECK(CheckScenarioAgainstTarget(*r, target).needs.empty());
+  auto route = ResolveCapability("kill_after_charge", "pay", target);
+  REQUIRE(route.ok());
+  CHECK(route->kind == CapabilityProvision::Kind::kEgress);
+  CHECK(route->ledger == "charges");
+  CHECK(route->hook.empty());
+
+  // A kill_after_charge hook wins: the scenario runs the same either way.
+  target.hooks["kill_after_charge"].name = "kill_after_charge";
+  route = ResolveCapability("kill_after_charge", "pay", target);
+  REQUIRE(route.ok());
+  CHECK(route->hook == "kill_after_charge");
 }

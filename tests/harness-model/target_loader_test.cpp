@@ -314,4 +314,73 @@ TEST_CASE("contract options: key optional, status lists, retry_after, recovery_b
         "t.yaml:4:16: idempotency.mismatch: 422 is also an in_progress status (an answer must mean one thing)");
   CHECK(ErrorOf(head + "idempotency:\n  recovery_bound: soon\n" + action).rfind(
             "t.yaml:4:19: idempotency.recovery_bound: bad duration", 0) == 0);
+namespace {
+// A target with a stub service, its egress and an egress probe; `extra` is appended.
+std::string EgressTarget(const std::string& extra) {
+  return "name: t\n"
+         "base_url: \"http://127.0.0.1:{{port}}\"\n"
+         "start:\n"
+         "  argv: [svc, --port, \"{{port}}\", --provider, \"{{egress.stub.url}}\"]\n"
+         "  free_port: true\n"
+         "actions:\n"
+         "  pay: {role: pay, request: {method: POST, path: /payments, json: {biz_no: \"{{biz}}\"}}}\n"
+         "services:\n"
+         "  stub: {argv: [stub, --port, \"{{port}}\"], free_port: true}\n"
+         "egress:\n"
+         "  stub: {upstream: \"{{services.stub.url}}\", record: [\"$.reference\", \"$.amount\"]}\n" +
+         extra;
+}
+}  // namespace
+
+TEST_CASE("egress: downstreams, their URL variables and egress probes load") {
+  auto r = ParseTarget(EgressTarget("probes:\n"
+                                    "  charges:\n"
+                                    "    role: ledger\n"
+                                    "    of: pay\n"
+                                    "    egress: stub\n"
+                                    "    match: {method: POST, path: /charge, fields: {\"$.reference\": \"{{biz}}\"}}\n"
+                                    "    value: \"$.answer.transaction_id\"\n"),
+                       "t.yaml");
+  REQUIRE(r.ok());
+  REQUIRE(r->start.has_value());
+  CHECK(r->start->free_port);
+  CHECK(r->services.at("stub").start.free_port);
+  const EgressDescription& e = r->egress.at("stub");
+  CHECK(e.upstream == "{{services.stub.url}}");
+  REQUIRE(e.record.size() == 2);
+  CHECK(e.record[1].text() == "$.amount");
+  const ProbeDescription& p = r->probes.at("charges");
+  CHECK(p.egress == "stub");
+  CHECK_FALSE(p.call.request.has_value());
+  CHECK_FALSE(p.call.command.has_value());
+  CHECK(p.match.method == "POST");
+  CHECK(p.match.path == "/charge");
+  REQUIRE(p.match.fields.size() == 1);
+  CHECK(p.match.fields[0].first.text() == "$.reference");
+  CHECK(p.match.fields[0].second == "{{biz}}");
+  CHECK(p.role == "ledger");
+  REQUIRE(p.value.has_value());
+}
+
+TEST_CASE("egress errors carry file:line:column") {
+  // An egress probe naming no declared downstream.
+  CHECK(ErrorOf(EgressTarget("probes:\n  c: {egress: stubb}\n")).find("t.yaml:13:15: egress: 'stubb' is not a downstream declared under 'egress' (did you mean 'stub'?)") != std::string::npos);
+  // match without egress:
+  CHECK(ErrorOf(EgressTarget("probes:\n  c: {request: {path: /x}, match: {path: /x}}\n")).find("t.yaml:13:") != std::string::npos);
+  // An unknown key in match.
+  CHECK(ErrorOf(EgressTarget("probes:\n  c: {egress: stub, match: {paht: /x}}\n")).find("t.yaml:13:") != std::string::npos);
+  // upstream is required and must be http://.
+  CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {request: {path: /}}}\n"
+                "egress:\n  p: {record: [\"$.x\"]}\n")
+            .find("t.yaml:5:6: egress 'p': 'upstream' is required") != std::string::npos);
+  CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {request: {path: /}}}\n"
+                "egress:\n  p: {upstream: \"https://x:1\"}\n")
+            .find("t.yaml:5:17: egress 'p'.upstream must be an http:// URL") != std::string::npos);
+  // An unknown egress variable in a template.
+  CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {request: {path: \"/{{egress.q.url}}\"}}}\n")
+            .find("t.yaml:3:") != std::string::npos);
+  // free_port and port_from_stdout exclude each other, on the target as on services.
+  CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:{{port}}\"\nstart:\n  argv: [x]\n"
+                "  port_from_stdout: '(\\d+)'\n  free_port: true\nactions: {a: {request: {path: /}}}\n")
+            .find("t.yaml:6:14: start: give free_port or port_from_stdout, not both") != std::string::npos);
 }

@@ -139,7 +139,7 @@ TEST_CASE("a target without a kill command, a ledger probe or a broker: not appl
   for (const auto& s : results.at("scenarios")) {
     if (s.at("name") == "kill-after-charge") {
       const std::string why = s.at("verdicts")[0].at("evidence");
-      CHECK(why.find("hook 'kill_after_charge'") != std::string::npos);
+      CHECK(why.find("a hook 'kill_after_charge'") != std::string::npos);
       CHECK(why.find("an action with role pay") != std::string::npos);  // pay declares no role here
       CHECK(why.find("a probe with role ledger") != std::string::npos);
     }

@@ -2,6 +2,11 @@
 // both sides (what the client got, what the upstream executed) and recorded.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -311,4 +316,139 @@ TEST_CASE("fault events serialise to JSON for the history", "[injectors][proxy]"
   CHECK(j["upstream"][0]["status"] == 200);
   CHECK(j["client_answer"].is_null());
   CHECK(j["time_ns"].get<std::int64_t>() > 0);
+}
+
+namespace {
+
+// A process in its own process group (as the harness starts targets), for
+// kill-after-answer to kill; reaped by wait_killed() or the destructor.
+struct Victim {
+  pid_t pid = ::fork();
+  Victim() {
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      ::execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::setpgid(pid, pid);  // both sides: no race with the kill
+  }
+  ~Victim() {
+    if (pid > 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+  // The signal that ended it, 0 when it is still running after 5 s.
+  int wait_killed() {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        pid = 0;
+        return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return 0;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("kill-after-answer: the upstream answered, the caller is killed before it sees the answer", "[injectors][proxy][slow]") {
+  ProxyRig rig;
+  Victim victim;
+  REQUIRE(victim.pid > 0);
+  rig.arm("kill-after-answer: {pid: " + std::to_string(victim.pid) + ", match: {method: POST, path: /charge}, first: 1}");
+  ClientAnswer cut = rig.client.send("POST", rig.url("/charge"), {}, R"({"amount":1})");
+  CHECK_FALSE(cut.answered);  // the answer was never forwarded
+  CHECK(rig.upstream.requests() == 1);  // ...but the downstream acted
+  CHECK(victim.wait_killed() == SIGKILL);
+  auto events = rig.injected();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].fault == "kill-after-answer");
+  REQUIRE(events[0].upstream.size() == 1);
+  CHECK(events[0].upstream[0].status == 200);
+  CHECK(n_of(events[0].upstream[0].body) == 1);
+  CHECK(events[0].detail.find("SIGKILLed process group " + std::to_string(victim.pid)) != std::string::npos);
+  CHECK_FALSE(events[0].client_answer.has_value());
+  ClientAnswer next = rig.client.send("POST", rig.url("/charge"), {}, "{}");  // first: 1 is spent
+  REQUIRE(next.answered);
+  CHECK(n_of(next.body) == 2);
+}
+
+TEST_CASE("kill-after-answer needs a pid above 1, positioned at line:column", "[injectors][proxy]") {
+  Registry registry;
+  register_builtin_injectors(registry);
+  auto missing = registry.build(YAML::Load("kill-after-answer: {first: 1}"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.status().message().find("pid") != std::string::npos);
+  auto bad = registry.build(YAML::Load("kill-after-answer:\n  pid: \"1\"\n"));
+  REQUIRE_FALSE(bad.ok());
+  REQUIRE(bad.status().mark().has_value());
+  CHECK(bad.status().mark()->line == 2);
+  auto text = registry.build(YAML::Load("kill-after-answer: {pid: \"4242\", group: false}"));
+  CHECK(text.ok());
+}
+
+TEST_CASE("fail: the client gets the declared 5xx and the upstream never sees the request", "[injectors][proxy]") {
+  ProxyRig rig;
+  rig.arm("fail: {status: 502, body: provider down, retry_after: \"1\", first: 1}");
+  ClientAnswer failed = rig.client.send("POST", rig.url("/charge"), {}, "{}");
+  REQUIRE(failed.answered);
+  CHECK(failed.status == 502);
+  CHECK(failed.body == "provider down");
+  CHECK(idemproof::testkit::header_value(failed.headers, "Retry-After") == "1");
+  CHECK(rig.upstream.requests() == 0);
+  auto events = rig.injected();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].fault == "fail");
+  CHECK(events[0].upstream_sends == 0);
+  REQUIRE(events[0].client_answer.has_value());
+  CHECK(events[0].client_answer->status == 502);
+  ClientAnswer next = rig.client.send("POST", rig.url("/charge"), {}, "{}");
+  REQUIRE(next.answered);
+  CHECK(next.new_connections == 0);  // the connection stays usable
+  CHECK(n_of(next.body) == 1);
+}
+
+TEST_CASE("on_exchange records every request written upstream with its answer, fault copies too", "[injectors][proxy]") {
+  CountingUpstream upstream;
+  std::mutex mu;
+  std::vector<UpstreamExchange> record;
+  ProxySettings settings{{"127.0.0.1", 0}, {"127.0.0.1", upstream.port()}, std::chrono::seconds(5)};
+  settings.on_exchange = [&](const UpstreamExchange& x) {
+    std::lock_guard lock(mu);
+    record.push_back(x);
+  };
+  FaultEventLog events;
+  ChaosProxy proxy(settings, &events);
+  REQUIRE(proxy.start().ok());
+  Registry registry;
+  register_builtin_injectors(registry);
+  ActiveFaults faults{InjectorContext{&proxy, &events}};
+  auto replay = registry.build(YAML::Load("replay-upstream: {match: {path: /twice}}"));
+  REQUIRE(replay.ok());
+  REQUIRE(faults.start(std::move(replay.value())).ok());
+  TestClient client;
+  const std::string base = "http://" + proxy.endpoint().to_string();
+  REQUIRE(client.send("POST", base + "/once", {}, R"({"amount":7})").answered);
+  REQUIRE(client.send("POST", base + "/twice", {}, "{}").answered);
+  auto entries = [&] {
+    std::lock_guard lock(mu);
+    return record;
+  };
+  REQUIRE(eventually([&] { return entries().size() == 3; }));
+  auto r = entries();
+  CHECK(r[0].request.method == "POST");
+  CHECK(r[0].request.target == "/once");
+  CHECK(r[0].request.body == R"({"amount":7})");
+  REQUIRE(r[0].answer.has_value());
+  CHECK(r[0].answer->status == 200);
+  CHECK(r[1].request.target == "/twice");
+  CHECK(r[2].request.target == "/twice");  // the replayed copy reached the downstream too
+  nlohmann::json j = r[0];
+  CHECK(j["answer"]["status"] == 200);
+  CHECK(j["request"]["target"] == "/once");
+  CHECK(j["sent_ns"].get<std::int64_t>() > 0);
 }

@@ -1,0 +1,23 @@
+#include "runtime/cause_steps.h"
+
+#include "runtime/fault_steps.h"
+
+namespace idemproof::runtime {
+
+Status KillAfterChargeThroughEgress(StepContext& ctx, const ProbeDescription& ledger, int index) {
+  const std::string name = "kill_after_charge";
+  FaultDeclaration fault;
+  fault.name = name;
+  fault.kind = "kill-after-answer";
+  fault.on = "egress." + ledger.egress;
+  fault.mark = ledger.mark;
+  nlohmann::json match = nlohmann::json::object();
+  if (!ledger.match.method.empty()) match["method"] = ledger.match.method;
+  if (!ledger.match.path.empty()) match["path"] = ledger.match.path;
+  fault.params = {{"match", match}, {"first", 1}};
+  ctx.caused_faults()[name] = fault;
+  return StartOrHealFault(ctx, fault, true, index, {{"cause", name}, {"ledger", ledger.name}});
+}
+
+
+}  // namespace idemproof::runtime
