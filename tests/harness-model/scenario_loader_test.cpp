@@ -213,6 +213,8 @@ TEST_CASE("send until: recovered repeats past repeat while in progress, and need
         "s.yaml:5:12: step 'send'.until needs a positive 'every' (the pause between retries)");
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    every: 1s\n    until: done\n" + expect) ==
         "s.yaml:6:12: step 'send'.until must be 'recovered', found 'done'");
+}
+
 TEST_CASE("egress faults and the cause step: loaded, positioned errors, checked against the target") {
   const std::string expect = "expect: [one_record]\n";
   auto r = ParseScenario(kHead + "faults:\n  cut: {kind: delay, on: egress.provider, duration: 1s}\n"

@@ -314,6 +314,8 @@ TEST_CASE("contract options: key optional, status lists, retry_after, recovery_b
         "t.yaml:4:16: idempotency.mismatch: 422 is also an in_progress status (an answer must mean one thing)");
   CHECK(ErrorOf(head + "idempotency:\n  recovery_bound: soon\n" + action).rfind(
             "t.yaml:4:19: idempotency.recovery_bound: bad duration", 0) == 0);
+}
+
 namespace {
 // A target with a stub service, its egress and an egress probe; `extra` is appended.
 std::string EgressTarget(const std::string& extra) {
