@@ -88,7 +88,6 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
       if (!s.action.empty()) out << YAML::Key << "action" << YAML::Value << s.action;
       break;
     case StepKind::kHook:
-    case StepKind::kCause:
     case StepKind::kFault:
     case StepKind::kHeal:
     case StepKind::kSpawn: out << YAML::Key << key << YAML::Value << s.name; break;
