@@ -217,11 +217,11 @@ expect: [one_record]
 TEST_CASE("a bad fault option is an error of the step, the fault never armed", "[injectors-e2e]") {
   const TargetDescription target = MinimalReference();
   runtime::InjectorFaults faults;
-  FaultDeclaration bad{"slow", "delay", json{{"durration", "1s"}}, {}};
+  FaultDeclaration bad{"slow", "delay", "", json{{"durration", "1s"}}, {}};
   Status st = faults.Validate(bad);
   CHECK(st.code() == StatusCode::kInvalidConfig);
   CHECK(st.message().find("duration") != std::string::npos);
-  FaultDeclaration good{"slow", "delay", json{{"duration", "1s"}}, {}};
+  FaultDeclaration good{"slow", "delay", "", json{{"duration", "1s"}}, {}};
   CHECK(faults.Validate(good).ok());
   CHECK(faults.Supports("hedge"));
   CHECK_FALSE(faults.Supports("sigkill"));
