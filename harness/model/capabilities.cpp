@@ -9,7 +9,7 @@ const std::vector<CapabilityInfo>& CapabilityTable() {
        "fail_next_retryable", false},
       {"heal", "undo every capability caused so far", "", "heal", true},
       {"kill_after_charge", "the target dies right after its downstream answered the charge", "",
-       "kill_after_charge", false, true},
+       "kill_after_charge", false, true, true},
   };
   return kTable;
 }

@@ -38,6 +38,8 @@ struct CapabilityInfo {
   // Else provided by an egress kill-after-answer (runtime/cause_steps.h) on
   // the downstream of a ledger probe with `egress:` of the next send's action.
   bool egress = false;
+  // The target may end because of it (no target_exited event then).
+  bool ends_target = false;
 };
 
 const std::vector<CapabilityInfo>& CapabilityTable();

@@ -1,11 +1,10 @@
 #include "runtime/interpreter.h"
 
-#include "model/capabilities.h"
-
 #include <algorithm>
 #include <random>
 #include <set>
 
+#include "model/capabilities.h"
 #include "model/history_events.h"
 #include "model/naming.h"
 #include "runtime/batch_steps.h"
@@ -58,7 +57,7 @@ class Interpreter::Execution {
         const Step& step = steps[i];
         if (step.after.count() > 0 && !ctx_.Sleep(step.after)) break;
         Status s = Execute(step, static_cast<int>(i));
-        WatchTarget(step.kind, static_cast<int>(i));
+        WatchTarget(step, static_cast<int>(i));
         if (!s.ok()) {
           ctx_.out().error = s;
           ctx_.Note(static_cast<int>(i), "step stopped the scenario: " + s.ToString());
@@ -107,10 +106,12 @@ class Interpreter::Execution {
   // After each step: a target that ended though no step could have ended it
   // (kill, stop, a hook, a fault) is a target_exited event, once, so the
   // oracles say unknown rather than judge what answered after.
-  void WatchTarget(StepKind kind, int index) {
+  void WatchTarget(const Step& step, int index) {
+    const StepKind kind = step.kind;
     if (kind == StepKind::kStart || kind == StepKind::kRestart) may_be_down_ = false;
+    const CapabilityInfo* cause = kind == StepKind::kCause ? FindCapability(step.name) : nullptr;
     if (kind == StepKind::kKill || kind == StepKind::kStop || kind == StepKind::kHook ||
-        kind == StepKind::kFault)
+        kind == StepKind::kFault || (cause && cause->ends_target))
       may_be_down_ = true;
     TargetProcess& main = ctx_.instances().main();
     if (may_be_down_ || !main.Managed()) return;
