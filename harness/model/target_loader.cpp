@@ -320,7 +320,7 @@ class TargetLoader {
       r_.ExpectMap(b, vw);
       r_.CheckKeys(b, {"query", "headers", "patch", "json", "body", "content_type"}, vw);
       if (b.size() == 0) r_.Fail(b, vw + " changes nothing: give query, headers, patch, json or body");
-      if (b["query"]) v.query = Headers(b["query"], vw + ".query");
+      if (b["query"]) v.query = Headers(b["query"], vw + ".query", /*http=*/false);
       if (b["headers"]) {
         v.headers = Headers(b["headers"], vw + ".headers");
         for (auto h = b["headers"].begin(); h != b["headers"].end(); ++h) HeaderName(h->first, vw + ".headers name");
@@ -449,17 +449,8 @@ class TargetLoader {
     }
     if (node["in_progress"]) StatusList(node["in_progress"], "idempotency.in_progress", c.in_progress, c.in_progress_also);
     if (node["mismatch"]) StatusList(node["mismatch"], "idempotency.mismatch", c.mismatch, c.mismatch_also);
-    if (node["in_progress"] || node["mismatch"]) {
-      std::vector<int> in_progress = c.in_progress_also, mismatch = c.mismatch_also;
-      in_progress.push_back(c.in_progress);
-      mismatch.push_back(c.mismatch);
-      for (int st : mismatch) {
-        if (std::find(in_progress.begin(), in_progress.end(), st) != in_progress.end())
-          r_.Fail(node["mismatch"] ? node["mismatch"] : node["in_progress"],
-                  "idempotency.mismatch: " + std::to_string(st) +
-                                        " is also an in_progress status (an answer must mean one thing)");
-      }
-    }
+    // One status may be both in_progress and mismatch (many services answer
+    // 409 to both): an answer with it counts as in progress.
     if (node["retry_after"]) {
       const std::string ra = r_.String(node["retry_after"], "idempotency.retry_after");
       if (ra == "required") {
