@@ -7,9 +7,7 @@
 #  - each --bug caught by the scenario aimed at it: exit 1 with that oracle
 #    invalid in results.json, RUNS times each (default 5).
 # The target file uses request variants, contract options, free_port and
-# egress (issue 15). While the idemproof under test cannot load it, the
-# script says why and exits 77 (ctest SKIP_RETURN_CODE): skipped, never
-# passed. Any other load error is a failure.
+# egress (issue 15). A target file that does not load is a failure.
 # Usage: run_foreign_node.sh IDEMPROOF SOURCE_DIR WORK_DIR [RUNS]
 set -uo pipefail
 idemproof=$1 src=$2 work=$3 runs=${4:-5}
@@ -19,12 +17,6 @@ target=scenarios/targets/foreign-node.yaml
 . "$src/tests/foreign/foreign_lib.sh"
 
 if ! "$idemproof" lint scenarios/ --target "$target" >"$work/lint.out" 2>&1; then
-  if grep -Eq "unknown key '(free_port|variants|egress|key|retry_after|match)'|in_progress|mismatch" "$work/lint.out"; then
-    echo "SKIP: this idemproof cannot load $target yet (it needs request variants, contract options,"
-    echo "      start.free_port and egress of issue 15):"
-    head -5 "$work/lint.out"
-    exit 77
-  fi
   echo "FAIL: $target does not load:"
   head -20 "$work/lint.out"
   exit 1
