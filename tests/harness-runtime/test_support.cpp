@@ -12,6 +12,8 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/child_process.h"
 
 namespace fs = std::filesystem;
@@ -118,5 +120,41 @@ std::vector<pid_t> ChildrenOf(pid_t parent) {
 }
 
 bool ProcessExists(pid_t pid) { return fs::exists("/proc/" + std::to_string(pid)); }
+
+bool ProcessRunning(pid_t pid) {
+  // A zombie has ended: it waits only for its parent, which may be this test
+  // process (a subreaper, so it adopts what the harness under test orphans).
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  if (close == std::string::npos || close + 2 >= text.size()) return false;
+  return text[close + 2] != 'Z';
+}
+
+VerdictTally TallyVerdicts(const std::string& results_json) {
+  VerdictTally t;
+  const auto results = nlohmann::json::parse(results_json);
+  for (const auto& s : results.at("scenarios")) {
+    for (const auto& v : s.at("verdicts")) {
+      const std::string status = v.at("status");
+      const std::string reason = v.value("evidence", std::string());
+      if (status == "valid") {
+        ++t.valid;
+      } else if (status == "not_applicable" && !reason.empty()) {
+        ++t.not_applicable;
+      } else {
+        t.problems.push_back(s.at("name").get<std::string>() + " " + v.value("oracle", std::string("?")) + ": " +
+                             status + " (" + reason + ")");
+      }
+    }
+  }
+  return t;
+}
+
+std::string VerdictTally::ProblemText() const {
+  std::string out;
+  for (const auto& p : problems) out += p + "\n";
+  return out;
+}
 
 }  // namespace idemproof::testing

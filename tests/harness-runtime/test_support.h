@@ -36,5 +36,19 @@ CliResult RunIdemproof(const std::vector<std::string>& args, const std::string& 
 std::vector<pid_t> ChildrenOf(pid_t parent);
 // True while /proc/<pid> exists (running or zombie).
 bool ProcessExists(pid_t pid);
+// True while <pid> runs: a zombie has ended. For processes this test may have
+// adopted as a subreaper and does not reap.
+bool ProcessRunning(pid_t pid);
+
+// The verdicts of a results.json of a run on a correct service: every one
+// must be valid, or not_applicable with its reason (`evidence`); `problems` names each
+// that is not, as "scenario oracle: status (reason)".
+struct VerdictTally {
+  int valid = 0;
+  int not_applicable = 0;
+  std::vector<std::string> problems;
+  std::string ProblemText() const;
+};
+VerdictTally TallyVerdicts(const std::string& results_json);
 
 }  // namespace idemproof::testing
