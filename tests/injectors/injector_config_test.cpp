@@ -36,9 +36,9 @@ FaultSelector selector(const std::string& yaml) {
 
 }  // namespace
 
-TEST_CASE("register_builtin_injectors registers the five proxy faults", "[injectors][registry]") {
+TEST_CASE("register_builtin_injectors registers the seven proxy faults", "[injectors][registry]") {
   auto kinds = builtin().kinds();
-  CHECK(kinds == std::vector<std::string>{"delay", "drop-response", "hedge", "replay-upstream", "reset"});
+  CHECK(kinds == std::vector<std::string>{"delay", "drop-response", "fail", "hedge", "kill-after-answer", "replay-upstream", "reset"});
   Registry r = builtin();
   CHECK(r.add("hedge", {}).code() == StatusCode::kInternal);
 }

@@ -359,7 +359,8 @@ TEST_CASE("kill-after-answer: the upstream answered, the caller is killed before
   ProxyRig rig;
   Victim victim;
   REQUIRE(victim.pid > 0);
-  rig.arm("kill-after-answer: {pid: " + std::to_string(victim.pid) + ", match: {method: POST, path: /charge}, first: 1}");
+  const pid_t victim_pid = victim.pid;  // wait_killed() clears victim.pid once reaped
+  rig.arm("kill-after-answer: {pid: " + std::to_string(victim_pid) + ", match: {method: POST, path: /charge}, first: 1}");
   ClientAnswer cut = rig.client.send("POST", rig.url("/charge"), {}, R"({"amount":1})");
   CHECK_FALSE(cut.answered);  // the answer was never forwarded
   CHECK(rig.upstream.requests() == 1);  // ...but the downstream acted
@@ -370,7 +371,7 @@ TEST_CASE("kill-after-answer: the upstream answered, the caller is killed before
   REQUIRE(events[0].upstream.size() == 1);
   CHECK(events[0].upstream[0].status == 200);
   CHECK(n_of(events[0].upstream[0].body) == 1);
-  CHECK(events[0].detail.find("SIGKILLed process group " + std::to_string(victim.pid)) != std::string::npos);
+  CHECK(events[0].detail.find("SIGKILLed process group " + std::to_string(victim_pid)) != std::string::npos);
   CHECK_FALSE(events[0].client_answer.has_value());
   ClientAnswer next = rig.client.send("POST", rig.url("/charge"), {}, "{}");  // first: 1 is spent
   REQUIRE(next.answered);

@@ -199,6 +199,8 @@ TEST_CASE("hostile answers stay text in HTML and Markdown", "[escape]") {
       continue;
     }
     INFO(line);
+    // Our own anchors: an id made of [a-z0-9-] only, so nothing from the run.
+    if (std::regex_match(line, std::regex(R"(<a id="[a-z0-9-]+"></a>)"))) continue;
     // A '<' from the run is always backslash-escaped (CommonMark: literal,
     // never a tag), and no HTML entity is written.
     CHECK_FALSE(std::regex_search(line, std::regex(R"((^|[^\\])<(script|img|svg|/))")));
