@@ -134,6 +134,14 @@ std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescrip
       all += (all.empty() ? "" : ", ") + described;
     }
     unbound.unmet.push_back(missing.empty() ? all + ", together" : missing);
+    // ...and each capability no action of the target could get either way.
+    for (const auto& step : scenario.steps) {
+      if (step.kind != StepKind::kCause) continue;
+      auto unprovided = ResolveCapability(step.name, step.action, target);
+      bool any = unprovided.ok();
+      for (const auto& [name, action] : target.actions) any = any || ResolveCapability(step.name, name, target).ok();
+      if (!any) unbound.unmet.push_back(unprovided.status().message());
+    }
     return {unbound};
   }
   std::vector<Scenario> out;
