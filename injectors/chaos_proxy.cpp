@@ -22,6 +22,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "injectors/asio_names.h"
 #include "injectors/fault_event.h"
 #include "injectors/proxy_exchange.h"
 #include "injectors/proxy_fault.h"
@@ -29,12 +30,7 @@
 namespace idemproof::injectors {
 
 namespace {
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = asio::ip::tcp;
-using error_code = boost::system::error_code;
-constexpr auto kAwait = asio::use_awaitable;
+using namespace asio_names;  // asio, beast, http, tcp, error_code, kAwait
 }  // namespace
 
 // ProxyLoop first: its io_context outlives the acceptor and the work guard,

@@ -1,5 +1,7 @@
 #include "injectors/proxy_exchange.h"
 
+#include "injectors/asio_names.h"
+
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -9,12 +11,7 @@
 namespace idemproof::injectors {
 
 namespace {
-namespace asio = boost::asio;
-namespace beast = boost::beast;
-namespace http = beast::http;
-using tcp = asio::ip::tcp;
-using error_code = boost::system::error_code;
-constexpr auto kAwait = asio::use_awaitable;
+using namespace asio_names;  // asio, beast, http, tcp, error_code, kAwait
 
 HeaderList headers_of(const http::fields& fields) {
   HeaderList out;

@@ -21,9 +21,12 @@ using namespace idemproof;
 using namespace idemproof::runtime;
 using namespace idemproof::testing;
 
-TEST_CASE("instances spawn while background sends look instances up", "[interpreter][slow][tsan]") {
-  const std::string dir = ScratchDir("spawn-race");
-  auto target = ParseTarget(R"(
+namespace {
+
+// The reference as a target that spawn steps can start again (its port from
+// stdout, its store in the run directory).
+Result<TargetDescription> SpawnableReference() {
+  return ParseTarget(R"(
 name: ref
 base_url: "http://127.0.0.1:{{port}}"
 start:
@@ -35,7 +38,15 @@ request_timeout: 5s
 actions:
   health: {request: {method: GET, path: /healthz}}
 )",
-                            "ref.yaml");
+                     "ref.yaml");
+}
+
+}  // namespace
+
+TEST_CASE("instances spawn while background sends look instances up", "[interpreter][slow][tsan]") {
+  const std::string dir = ScratchDir("spawn-race");
+  auto target = SpawnableReference();
+  INFO(target.status().ToString());
   REQUIRE(target.ok());
   // Two background senders to spawned instances and one to main, running
   // while three more instances spawn.
@@ -98,18 +109,7 @@ expect: [one_record]
 // lookups keep running while every insert happens.
 TEST_CASE("instances lookups in a tight loop while instances spawn", "[interpreter][slow][tsan]") {
   const std::string dir = ScratchDir("spawn-lookup-race");
-  auto target = ParseTarget(R"(
-name: ref
-base_url: "http://127.0.0.1:{{port}}"
-start:
-  argv: [")" + ReferenceExe() + R"(", "--port", "0", "--db", "{{run_dir}}/ref.db"]
-  port_from_stdout: 'listening on 127\.0\.0\.1:(\d+)'
-  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 10s}
-  start_timeout: 10s
-actions:
-  health: {request: {method: GET, path: /healthz}}
-)",
-                            "ref.yaml");
+  auto target = SpawnableReference();
   INFO(target.status().ToString());
   REQUIRE(target.ok());
   std::atomic<bool> cancel{false};
