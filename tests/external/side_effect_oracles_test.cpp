@@ -15,16 +15,6 @@ const Answer kPaidReplay{201, R"({"biz_no":"b1","transaction_id":"txn-1"})", {{"
 const Answer kConflict{409, R"({"title":"in progress"})", {{"Retry-After", "1"}}};
 const Answer kOk{200, R"({"applied":true})"};
 
-// A SIGKILL (or SIGSTOP with f "pause") of the target at `t` ms, as the runtime records it.
-History WithProcessEvent(const History& base, const std::string& f, int t) {
-  History h = base;
-  HistoryEvent e = ProcessInvoke(f, -1, {{"pid", 42}});
-  e.time_ns = std::int64_t{t} * 1000000;
-  h.Append(e);
-  h.Append(CompletionOf(e, EventType::kOk));
-  return h;
-}
-
 History WithDelivery(const History& base, const std::string& f, const std::string& message, int t,
                      EventType outcome) {
   History h = base;
@@ -75,7 +65,7 @@ TEST_CASE("applied_once counts the broker's redelivery of an entry whose consume
     LiteralHistory probes;
     probes.Probe("inbox_applied", "before", 0, 0);
     History h = WithPublish(probes.history(), "m1", "1-0", 10, {"1-0"});  // applied, never acked
-    if (restart_between) h = WithProcessEvent(h, "restart", 100);
+    if (restart_between) h = WithControl(h, "restart", 100);
     h = WithPublish(h, "m2", "2-0", 200, {});  // the group settles: m1 was delivered again
     LiteralHistory end;
     end.Probe("inbox_applied", "after", applied_at_end, 300);
@@ -141,7 +131,7 @@ TEST_CASE("lease_recovery holds: in progress before expiry, one completion after
       .Send("client-0", "create_order", "k1", "b1", 2600, 2700, kPaid)
       .Send("client-0", "create_order", "k1", "b1", 2800, 2810, kPaidReplay)
       .Records("create_order", "b1", 1, 3000);
-  History full = WithProcessEvent(h.history(), "kill", 300);
+  History full = WithControl(h.history(), "kill", 300);
   Verdict v = RunOracle("lease_recovery", full, ShopTarget(), {{"lease", "2s"}});
   CHECK(v.status == VerdictStatus::kValid);
 }
@@ -155,13 +145,13 @@ TEST_CASE("lease_recovery on a target that marks no replays: equal 2xx answers a
       .Send("client-0", "create_order", "k1", "b1", 2600, 2700, kPaid)
       .Send("client-0", "create_order", "k1", "b1", 2800, 2810, kPaid)  // the replay, unmarked
       .Records("create_order", "b1", 1, 3000);
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), unmarked, {{"lease", "2s"}}).status ==
+  CHECK(RunOracle("lease_recovery", WithControl(h.history(), "kill", 300), unmarked, {{"lease", "2s"}}).status ==
         VerdictStatus::kValid);
 
   LiteralHistory twice;  // a resumed owner completing too: two different answers
   twice.Send("client-1", "create_order", "k1", "b1", 0, 5000, Answer{201, R"({"id":1})"})
       .Send("client-0", "create_order", "k1", "b1", 2600, 2700, Answer{201, R"({"id":2})"});
-  Verdict v = RunOracle("lease_recovery", WithProcessEvent(twice.history(), "pause", 300), unmarked, {{"lease", "2s"}});
+  Verdict v = RunOracle("lease_recovery", WithControl(twice.history(), "pause", 300), unmarked, {{"lease", "2s"}});
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence.find("completed more than once") != std::string::npos);
 }
@@ -172,7 +162,7 @@ TEST_CASE("lease_recovery catches a key blocked forever (no-lease-expiry)") {
       .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict)
       .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kConflict)
       .Records("create_order", "b1", 0, 3000);
-  Verdict v = RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
+  Verdict v = RunOracle("lease_recovery", WithControl(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence.find("still in progress after its lease ended") != std::string::npos);
 }
@@ -182,7 +172,7 @@ TEST_CASE("lease_recovery catches a resumed owner completing too (unfenced-takeo
   h.Send("client-1", "create_order", "k1", "b1", 0, 5000, Answer{201, R"({"id":1})"})
       .Send("client-0", "create_order", "k1", "b1", 2600, 2700, Answer{201, R"({"id":2})"})
       .Records("create_order", "b1", 2, 6000);
-  Verdict v = RunOracle("lease_recovery", WithProcessEvent(h.history(), "pause", 300), ShopTarget(), {{"lease", "2s"}});
+  Verdict v = RunOracle("lease_recovery", WithControl(h.history(), "pause", 300), ShopTarget(), {{"lease", "2s"}});
   CHECK(v.status == VerdictStatus::kInvalid);
 }
 
@@ -192,7 +182,7 @@ TEST_CASE("lease_recovery catches an execution while the lease is live, once the
       .Send("client-0", "create_order", "k1", "b1", 700, 720, kConflict)  // the claim holds ...
       .Send("client-0", "create_order", "k1", "b1", 900, 920, kPaid)      // ... and is taken over early
       .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kPaidReplay);
-  Verdict v = RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
+  Verdict v = RunOracle("lease_recovery", WithControl(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence.find("while the crashed request's lease was live") != std::string::npos);
 }
@@ -207,13 +197,13 @@ TEST_CASE("lease_recovery: a kill before the request claimed its key lets the re
       .Send("client-0", "create_order", "k1", "b1", 600, 620, kPaid)
       .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kPaidReplay)
       .Records("create_order", "b1", 1, 3000);
-  Verdict v = RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 2), ShopTarget(), {{"lease", "2s"}});
+  Verdict v = RunOracle("lease_recovery", WithControl(h.history(), "kill", 2), ShopTarget(), {{"lease", "2s"}});
   CHECK(v.status == VerdictStatus::kValid);
   CHECK(v.details["keys"][0].contains("early_unjudged"));
   // Two completions are still caught without the claim shown.
   LiteralHistory twice = h;
   twice.Send("client-0", "create_order", "k1", "b1", 2700, 2710, Answer{201, R"({"biz_no":"b1","transaction_id":"txn-2"})"});
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(twice.history(), "kill", 2), ShopTarget(), {{"lease", "2s"}})
+  CHECK(RunOracle("lease_recovery", WithControl(twice.history(), "kill", 2), ShopTarget(), {{"lease", "2s"}})
             .status == VerdictStatus::kInvalid);
 }
 
@@ -221,11 +211,11 @@ TEST_CASE("lease_recovery without a crash or a retry after expiry is never valid
   LiteralHistory h;
   h.Lost("client-1", "create_order", "k1", "b1", 0, 300).Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict);
   CHECK(RunOracle("lease_recovery", h.history(), ShopTarget(), {{"lease", "2s"}}).status == VerdictStatus::kUnknown);
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}})
+  CHECK(RunOracle("lease_recovery", WithControl(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}})
             .status == VerdictStatus::kUnknown);
   // No lease declared: judged against idempotency.recovery_bound (30 s), which
   // these retries never reached — undecided, never not_applicable.
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(h.history(), "kill", 300)).status == VerdictStatus::kUnknown);
+  CHECK(RunOracle("lease_recovery", WithControl(h.history(), "kill", 300)).status == VerdictStatus::kUnknown);
 }
 
 TEST_CASE("applied_once holds when redeliveries change nothing, and catches a second application") {
@@ -283,7 +273,7 @@ TEST_CASE("lease_recovery with no lease declared: blocked past the recovery boun
       .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict)
       .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kConflict)
       .Records("create_order", "b1", 0, 3000);
-  Verdict v = RunOracle("lease_recovery", WithProcessEvent(blocked.history(), "kill", 300), no_lease);
+  Verdict v = RunOracle("lease_recovery", WithControl(blocked.history(), "kill", 300), no_lease);
   CHECK(v.is_deviation());
   CHECK(v.evidence.find("no lease declared") != std::string::npos);
 
@@ -292,7 +282,7 @@ TEST_CASE("lease_recovery with no lease declared: blocked past the recovery boun
       .Send("client-0", "create_order", "k1", "b1", 900, 920, kPaid)
       .Send("client-0", "create_order", "k1", "b1", 1300, 1310, kPaidReplay)
       .Records("create_order", "b1", 1, 3000);
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(recovered.history(), "kill", 300), no_lease).status ==
+  CHECK(RunOracle("lease_recovery", WithControl(recovered.history(), "kill", 300), no_lease).status ==
         VerdictStatus::kValid);
 
   LiteralHistory twice;  // two completions stay a violation without a lease
@@ -300,11 +290,11 @@ TEST_CASE("lease_recovery with no lease declared: blocked past the recovery boun
       .Send("client-0", "create_order", "k1", "b1", 900, 920, kPaid)
       .Send("client-0", "create_order", "k1", "b1", 1300, 1310, Answer{201, R"({"id":2})"})
       .Records("create_order", "b1", 2, 3000);
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(twice.history(), "kill", 300), no_lease).is_violation());
+  CHECK(RunOracle("lease_recovery", WithControl(twice.history(), "kill", 300), no_lease).is_violation());
 
   LiteralHistory short_retries;  // retries stopped before the bound: undecided, never n/a or valid
   short_retries.Lost("client-1", "create_order", "k1", "b1", 0, 300)
       .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict);
-  CHECK(RunOracle("lease_recovery", WithProcessEvent(short_retries.history(), "kill", 300), no_lease).status ==
+  CHECK(RunOracle("lease_recovery", WithControl(short_retries.history(), "kill", 300), no_lease).status ==
         VerdictStatus::kUnknown);
 }

@@ -24,19 +24,21 @@ run() {
   fi
 }
 
-# verdict NAME SCENARIO ORACLE STATUS: results.json of run NAME has that verdict.
+# verdict NAME SCENARIO ORACLE STATUS [SEVERITY]: results.json of run NAME
+# has that verdict (an invalid one also of that severity: violation, deviation).
 verdict() {
-  python3 - "$work/$1.json" "$2" "$3" "$4" <<'EOF' || fail "$1: $2/$3 is not $4"
+  python3 - "$work/$1.json" "$2" "$3" "$4" "${5:-}" <<'EOF' || fail "$1: $2/$3 is not $4 ${5:-}"
 import json, sys
-path, scenario, oracle, want = sys.argv[1:]
+path, scenario, oracle, want, severity = sys.argv[1:]
 doc = json.load(open(path))
 # a bound row ("double-submit[create_transfer]") answers for its scenario's name
 got = [v for s in doc["scenarios"] if scenario in (s["name"], s.get("scenario"))
        for v in s["verdicts"] if v["oracle"] == oracle]
-if not got or any(v["status"] != want for v in got):
-    print("  %s/%s: %s" % (scenario, oracle, [(v["status"], v["evidence"][:200]) for v in got] or "no verdict"))
+if not got or any(v["status"] != want or (severity and v.get("severity") != severity) for v in got):
+    print("  %s/%s: %s" % (scenario, oracle, [(v["status"], v.get("severity"), v["evidence"][:200]) for v in got]
+                           or "no verdict"))
     sys.exit(1)
-print("  %s/%s: %s (%s)" % (scenario, oracle, want, got[0]["evidence"][:110]))
+print("  %s/%s: %s %s(%s)" % (scenario, oracle, want, severity + " " if severity else "", got[0]["evidence"][:110]))
 EOF
 }
 

@@ -36,7 +36,7 @@ echo "== each bug caught by the scenario aimed at it, $runs run(s) each"
 # bug scenario oracle
 while read -r bug scenario oracle; do
   for i in $(seq "$runs"); do
-    run "$bug-$i" 1 "$target" --flaw "$bug" --filter "$scenario" && verdict "$bug-$i" "$scenario" "$oracle" invalid
+    run "$bug-$i" 1 "$target" --flaw "$bug" --filter "$scenario" && verdict "$bug-$i" "$scenario" "$oracle" invalid violation
   done
 done <<'EOF'
 race identical-burst one_record
@@ -48,6 +48,17 @@ no-retry-after duplicate-while-in-progress retry_after
 replay-200 replay-identity identical_replay
 completed-conflict replay-identity identical_replay
 EOF
+
+echo "== a missing Retry-After: a violation when required (above), a deviation when recommended"
+# The same file with the one contract line changed: the no-retry-after bug
+# then passes (exit 0, severity deviation), and --strict fails it (exit 1).
+recommended=$work/foreign-node-recommended.yaml
+sed 's/^  retry_after: required/  retry_after: recommended/' "$target" >"$recommended"
+grep -q '^  retry_after: recommended' "$recommended" || fail "could not write $recommended"
+run no-retry-after-recommended 0 "$recommended" --flaw no-retry-after --filter duplicate-while-in-progress &&
+  verdict no-retry-after-recommended duplicate-while-in-progress retry_after invalid deviation
+run no-retry-after-strict 1 "$recommended" --flaw no-retry-after --filter duplicate-while-in-progress --strict &&
+  verdict no-retry-after-strict duplicate-while-in-progress retry_after invalid deviation
 
 echo "== $failures failure(s)"
 [ "$failures" -eq 0 ]

@@ -154,4 +154,13 @@ Verdict RunOracle(const std::string& name, const History& history, const TargetD
   return BuiltinOracles().Check(spec, s, target, history);
 }
 
+History WithControl(const History& base, const std::string& f, int t) {
+  History h = base;
+  HistoryEvent e = ProcessInvoke(f, -1, {{"pid", 42}});
+  e.time_ns = std::int64_t{t} * 1000000;
+  h.Append(e);
+  h.Append(CompletionOf(e, EventType::kOk));
+  return h;
+}
+
 }  // namespace idemproof::testing

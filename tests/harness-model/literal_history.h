@@ -54,6 +54,10 @@ class LiteralHistory {
 // A replay answer: the same body with the marker.
 Answer Replay(int status = 201, const std::string& body = R"({"id":1})");
 
+// `base` with a completed process-control event of the target (f: kill,
+// stop, restart, pause) at `t` ms, as the runtime records it.
+History WithControl(const History& base, const std::string& f, int t);
+
 // Runs one oracle by name with params over the history, against `target`.
 Verdict RunOracle(const std::string& name, const History& history, const TargetDescription& target = ShopTarget(),
                   nlohmann::json params = nlohmann::json::object());

@@ -45,16 +45,6 @@ namespace {
 const Answer kCreated{201, R"({"id":1})"};
 const Answer kReplayed{201, R"({"id":1})", {{"Idempotent-Replayed", "true"}}};
 const Answer kBusy{409, R"({"title":"in progress"})"};
-
-// A completed process-control event of the target (f: kill, stop, restart, pause) at `t` ms.
-History WithControl(const History& base, const std::string& f, int t) {
-  History h = base;
-  HistoryEvent e = ProcessInvoke(f, -1, {{"pid", 42}});
-  e.time_ns = std::int64_t{t} * 1000000;
-  h.Append(e);
-  h.Append(CompletionOf(e, EventType::kOk));
-  return h;
-}
 }  // namespace
 
 TEST_CASE("lease_recovery judges a key left blocked whatever ended its owner: graceful stop and restart too") {

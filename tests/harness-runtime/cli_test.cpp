@@ -289,14 +289,7 @@ TEST_CASE("Ctrl-C stops the run: no target process left, a partial run directory
   std::string target = ReadFile(TargetFile("reference.yaml"));
   target = std::regex_replace(target, std::regex(R"(sku-\{\{run\}\})"), "interrupt-sku");
   WriteFile(dir + "/target.yaml", target);
-  idemproof::runtime::ProcessSpec spec;
-  spec.argv = {IdemproofExe(), "run", dir + "/scenarios", "--target", dir + "/target.yaml",
-               "--out", dir + "/runs"};
-  spec.cwd = dir;
-  spec.stdout_path = dir + "/cli.out";
-  spec.stderr_path = dir + "/cli.err";
-  spec.env["IDEMPROOF_BUILD_DIR"] = BuildDir();
-  auto cli = idemproof::runtime::ChildProcess::Spawn(spec);
+  auto cli = idemproof::runtime::ChildProcess::Spawn(IdemproofRunSpec(dir));
   REQUIRE(cli.ok());
   // Wait until the target is up (its port line is in the scenario's folder).
   const std::string stdout_file = dir + "/runs/latest/slow/target.stdout";

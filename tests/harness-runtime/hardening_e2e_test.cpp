@@ -78,14 +78,7 @@ void WriteScenario(const std::string& dir, const std::string& wait) {
 // Starts `idemproof run` on dir/scenarios and dir/target.yaml, waits until the
 // wrapped server wrote its pid; returns the harness and that pid.
 std::pair<idemproof::runtime::ChildProcess, pid_t> StartRun(const std::string& dir) {
-  idemproof::runtime::ProcessSpec spec;
-  spec.argv = {IdemproofExe(), "run", dir + "/scenarios", "--target", dir + "/target.yaml",
-               "--out", dir + "/runs"};
-  spec.cwd = dir;
-  spec.stdout_path = dir + "/cli.out";
-  spec.stderr_path = dir + "/cli.err";
-  spec.env["IDEMPROOF_BUILD_DIR"] = BuildDir();
-  auto cli = idemproof::runtime::ChildProcess::Spawn(spec);
+  auto cli = idemproof::runtime::ChildProcess::Spawn(IdemproofRunSpec(dir));
   REQUIRE(cli.ok());
   pid_t server = 0;
   for (int i = 0; i < 2000 && server == 0; ++i) {

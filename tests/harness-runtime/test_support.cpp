@@ -131,6 +131,16 @@ bool ProcessRunning(pid_t pid) {
   return text[close + 2] != 'Z';
 }
 
+runtime::ProcessSpec IdemproofRunSpec(const std::string& dir) {
+  runtime::ProcessSpec spec;
+  spec.argv = {IdemproofExe(), "run", dir + "/scenarios", "--target", dir + "/target.yaml", "--out", dir + "/runs"};
+  spec.cwd = dir;
+  spec.stdout_path = dir + "/cli.out";
+  spec.stderr_path = dir + "/cli.err";
+  spec.env["IDEMPROOF_BUILD_DIR"] = BuildDir();
+  return spec;
+}
+
 VerdictTally TallyVerdicts(const std::string& results_json) {
   VerdictTally t;
   const auto results = nlohmann::json::parse(results_json);

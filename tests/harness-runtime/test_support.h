@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/child_process.h"
+
 namespace idemproof::testing {
 
 // A new empty folder under <build>/test-harness-runtime/<name>-<pid>-<n>;
@@ -31,6 +33,10 @@ struct CliResult {
 // Runs idemproof with `args` in `cwd`, waits up to `timeout`, kills it after.
 CliResult RunIdemproof(const std::vector<std::string>& args, const std::string& cwd,
                        std::chrono::seconds timeout = std::chrono::seconds(120));
+
+// `idemproof run dir/scenarios --target dir/target.yaml --out dir/runs` in
+// `dir`, output to dir/cli.out and dir/cli.err: for tests that signal it.
+runtime::ProcessSpec IdemproofRunSpec(const std::string& dir);
 
 // The pids whose parent is `parent` (from /proc).
 std::vector<pid_t> ChildrenOf(pid_t parent);
