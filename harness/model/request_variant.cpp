@@ -16,13 +16,15 @@ bool SameName(const std::string& a, const std::string& b) {
 
 RequestTemplate ApplyVariant(const RequestTemplate& base, const RequestVariant& variant) {
   RequestTemplate out = base;
-  for (const auto& [name, value] : variant.headers) {
-    std::erase_if(out.headers, [&](const auto& h) { return SameName(h.first, name); });
-    out.headers.emplace_back(name, value);
+  // Pairs, not structured bindings: clang 14 (scripts/fuzz.sh) cannot
+  // capture a binding in a lambda.
+  for (const auto& header : variant.headers) {
+    std::erase_if(out.headers, [&](const auto& h) { return SameName(h.first, header.first); });
+    out.headers.push_back(header);
   }
-  for (const auto& [name, value] : variant.query) {
-    std::erase_if(out.query, [&](const auto& q) { return q.first == name; });
-    out.query.emplace_back(name, value);
+  for (const auto& param : variant.query) {
+    std::erase_if(out.query, [&](const auto& q) { return q.first == param.first; });
+    out.query.push_back(param);
   }
   if (variant.json) {
     out.json = variant.json;

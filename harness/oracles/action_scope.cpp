@@ -19,7 +19,8 @@ Verdict ActionScope(const OracleInput& in) {
 
   Violations violations;
   int shared = 0, judged = 0, undecided = 0;
-  for (const auto& [key, actions] : by_key) {
+  for (const auto& [key, ops_by_action] : by_key) {
+    const auto& actions = ops_by_action;  // a lambda below captures it (clang 14: not a binding)
     if (actions.size() < 2) continue;
     ++shared;
     // The other action's terminal answer this op's answer repeats, if any
