@@ -1,6 +1,7 @@
 #include "injectors/proxy_exchange.h"
 
 #include "injectors/asio_names.h"
+#include "injectors/message_framing.h"
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -78,7 +79,7 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
     c.connected = true;
   }
   const bool head = req.method() == http::verb::head;
-  req.keep_alive(true);
+  FrameForRelay(req, /*keep_alive=*/true);
   c.stream.expires_after(p.settings.upstream_timeout);
   co_await http::async_write(c.stream, req, asio::redirect_error(kAwait, ec));
   if (ec) {
@@ -118,7 +119,7 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
 
 ProxyTask<bool> answer_client(ProxyLoop& p, beast::tcp_stream& client, ProxyResponse res,
                               bool keep_alive) {
-  res.keep_alive(keep_alive);
+  FrameForRelay(res, keep_alive);
   error_code ec;
   client.expires_after(p.settings.upstream_timeout);
   co_await http::async_write(client, res, asio::redirect_error(kAwait, ec));

@@ -24,6 +24,7 @@ using idemproof::Result;
 using idemproof::Status;
 using idemproof::StatusCode;
 using idemproof::testkit::ClientAnswer;
+using idemproof::testkit::header_value;
 using idemproof::testkit::CountingUpstream;
 using idemproof::testkit::TestClient;
 
@@ -95,6 +96,23 @@ TEST_CASE("without faults the proxy forwards unchanged and keeps both sides aliv
   CHECK(rig.proxy.counters().requests == 5);
   CHECK(rig.proxy.counters().upstream_sends == 5);
   CHECK(rig.events.size() == 0);
+}
+
+TEST_CASE("an upstream answer ended by closing reaches a kept-alive client framed, at once", "[injectors][proxy]") {
+  // Found by scripts/fuzz.sh (proxy-http): an HTTP/1.0 answer without
+  // Content-Length was relayed unframed on a kept-alive connection, so the
+  // client waited for a close that never came.
+  ProxyRig rig;
+  for (int i = 1; i <= 2; ++i) {
+    ClientAnswer a = rig.client.send("GET", rig.url("/plain"), {"X-Upstream-Unframed: 1"}, "", 2000);
+    INFO(a.error);
+    REQUIRE(a.answered);
+    CHECK(a.status == 200);
+    CHECK(nlohmann::json::parse(a.body)["n"] == i);
+    CHECK(header_value(a.headers, "Content-Length") == std::to_string(a.body.size()));
+    CHECK(a.seconds < 1.5);  // not the client's own deadline
+    CHECK(a.new_connections == (i == 1 ? 1 : 0));  // the client's connection stayed usable
+  }
 }
 
 TEST_CASE("drop-response (close): the upstream executed, the client got no answer", "[injectors][proxy]") {

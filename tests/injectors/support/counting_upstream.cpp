@@ -52,6 +52,14 @@ struct CountingUpstream::Impl {
       res.set("X-Arrival-Ns", std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(arrival).count()));
       res.body() = nlohmann::json{{"n", n}, {"method", std::string(req.method_string())},
                                   {"target", std::string(req.target())}, {"body", req.body()}}.dump();
+      if (req.find("X-Upstream-Unframed") != req.end()) {
+        // As an HTTP/1.0 server without Content-Length: the body ends when
+        // the connection closes.
+        const std::string raw = "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n" + res.body();
+        boost::asio::write(*socket, boost::asio::buffer(raw), ec);
+        if (!ec) ++answered;
+        break;
+      }
       res.keep_alive(req.keep_alive());
       res.prepare_payload();
       http::write(*socket, res, ec);
