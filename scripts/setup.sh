@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages idemproof needs (only those missing) and builds
 # the project into build/. Safe to run again: it does nothing it need not do.
+#   --packages-only      install the packages, build nothing
 #   IDEMPROOF_BUILD_DIR  build folder (default: build)
 #   IDEMPROOF_JOBS       parallel compile jobs (default: 2)
 set -euo pipefail
@@ -13,18 +14,9 @@ packages=(
   libhiredis-dev redis-server chromium liburing-dev libre2-dev
   python3 nodejs   # the foreign services of tests/foreign/ (Python, Node.js)
 )
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo_cmd[@]}" apt-get update -qq
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+bash scripts/install_missing.sh "${packages[@]}"
+# --packages-only: what the other scripts (sanitize.sh, fuzz.sh) build on.
+if [ "${1:-}" = --packages-only ]; then exit 0; fi
 
 build_dir=${IDEMPROOF_BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

@@ -20,6 +20,8 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" \
 # stub the whole room's end-to-end cases would also need).
 cmake --build "$build" -j"${JOBS:-2}" --target idemproof_runtime idemproof-ref idemproof_catch_main
 cmake --build "$build" -j"${JOBS:-2}" --target test-harness-runtime/fast
+# TSAN_EXTRA_TARGETS: more test executables to build here (scripts/sanitize.sh).
+for t in ${TSAN_EXTRA_TARGETS:-}; do cmake --build "$build" -j"${JOBS:-2}" --target "$t"; done
 if [ "$#" -eq 0 ]; then set -- "[tsan]"; fi
 # second_deadlock_stack: both stacks of a lock-order report; the exit code 66
 # (TSan's default) on a race is what fails the run.
