@@ -103,7 +103,7 @@ def main():
     ap.add_argument("--retries", type=int, default=200, help="tries per business id before giving up")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--flaw", default="", help="start the reference with --flaw NAME (shows the soak can fail)")
-    ap.add_argument("--revisit", type=int, default=2000,
+    ap.add_argument("--revisit", type=int, default=100000,
                     help="after the load, retry up to this many acknowledged keys once more")
     a = ap.parse_args()
     seed = a.seed if a.seed is not None else random.randrange(1 << 30)
