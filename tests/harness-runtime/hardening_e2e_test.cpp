@@ -168,13 +168,8 @@ struct WatchedRun {
 
 // `idemproof run` as a child, its VmHWM sampled until it exits (bounded).
 WatchedRun RunWatched(const std::string& dir, std::vector<std::string> extra = {}) {
-  idemproof::runtime::ProcessSpec spec;
-  spec.argv = {IdemproofExe(), "run", dir + "/scenarios", "--target", dir + "/target.yaml", "--out", dir + "/runs"};
+  idemproof::runtime::ProcessSpec spec = IdemproofRunSpec(dir);
   spec.argv.insert(spec.argv.end(), extra.begin(), extra.end());
-  spec.cwd = dir;
-  spec.stdout_path = dir + "/cli.out";
-  spec.stderr_path = dir + "/cli.err";
-  spec.env["IDEMPROOF_BUILD_DIR"] = BuildDir();
   const auto started = std::chrono::steady_clock::now();
   auto cli = idemproof::runtime::ChildProcess::Spawn(spec);
   REQUIRE(cli.ok());
@@ -230,6 +225,34 @@ TEST_CASE("a stale correct reference holding the fixed port fails the run and is
   const std::string said = r.out + ReadFile(dir + "/runs/latest/results.json");
   CHECK(said.find("already held by pid " + std::to_string(stale->pid())) != std::string::npos);
   CHECK(stale->Running());  // not the harness's to stop
+}
+
+TEST_CASE("a target that dies on its own mid-scenario is an event and makes the oracles unknown", "[hardening][cli][slow]") {
+  // The reference under `timeout -s KILL 2`: it dies 2 s after its start,
+  // during the scenario's wait, by no step of the scenario.
+  const std::string dir = ScratchDir("died-mid-scenario");
+  WriteFile(dir + "/target.yaml",
+            "name: dying-reference\n"
+            "base_url: \"http://127.0.0.1:{{port}}\"\n"
+            "start:\n"
+            "  argv: [timeout, -s, KILL, \"2\", \"{{build_dir}}/reference-impl/idemproof-ref\", \"--port\", \"0\",\n"
+            "         \"--db\", \"{{run_dir}}/ref.db\"]\n"
+            "  port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'\n"
+            "  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 5s}\n"
+            "actions:\n"
+            "  create_order:\n"
+            "    role: create\n"
+            "    request: {method: POST, path: /orders, json: {biz_no: \"{{biz}}\", sku: \"sku-{{run}}\", qty: 1, amount: 100}}\n"
+            "    records: {request: {method: GET, path: \"/orders?biz_no={{biz}}\"}, count: \"$.count\"}\n");
+  WriteScenario(dir, "3s");
+  WatchedRun r = RunWatched(dir);
+  INFO(r.out);
+  CHECK(r.exit_code == 3);
+  const json results = json::parse(ReadFile(dir + "/runs/latest/results.json"));
+  const auto& v = results.at("scenarios").at(0).at("verdicts").at(0);
+  CHECK(v.at("status") == "unknown");
+  CHECK(v.at("evidence").get<std::string>().find("during the scenario, not by a step") != std::string::npos);
+  CHECK(ReadFile(dir + "/runs/latest/once/history.jsonl").find("\"target_exited\"") != std::string::npos);
 }
 
 TEST_CASE("a service answering every request 401 does not pass identical-burst nor synchronized-burst", "[hardening][cli][slow]") {
