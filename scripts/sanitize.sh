@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tests under sanitizers (issue 16), each build in its own folder:
 #  1. AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer): every
-#     test executable, the harness, the reference and the stub they start,
+#     test executable, the harness, the reference and the payment provider
+#     they start,
 #     built in build-asan/ and run by ctest. Any report fails its test
 #     (halt_on_error; LeakSanitizer exits non-zero at the end).
 #  2. ThreadSanitizer: the runtime's and the injectors' test executables in
@@ -25,7 +26,7 @@ if [ "$only" != tsan ]; then
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
   cmake --build "$build" -j"$jobs"
   echo "== ASan + UBSan + LSan: ctest in $build"
-  # The children (idemproof, idemproof-ref, the stub) inherit these options.
+  # The children (idemproof, idemproof-ref, idemproof-stub) inherit these options.
   (cd "$build" &&
     ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:${ASAN_OPTIONS:-}" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}" \

@@ -49,6 +49,14 @@ bool GoneWithin(pid_t pid, std::chrono::milliseconds limit) {
 
 // A target file starting wrapped_server.py through `sh -c` (no exec), so the
 // harness's direct child is the shell, not the server.
+// The `actions:` block of a target file for the reference's create_order.
+const std::string kReferenceCreateOrder =
+    "actions:\n"
+    "  create_order:\n"
+    "    role: create\n"
+    "    request: {method: POST, path: /orders, json: {biz_no: \"{{biz}}\", sku: \"sku-{{run}}\", qty: 1, amount: 100}}\n"
+    "    records: {request: {method: GET, path: \"/orders?biz_no={{biz}}\"}, count: \"$.count\"}\n";
+
 std::string WrappedTarget(const std::string& dir, const std::string& extra_args = "") {
   return "name: wrapped\n"
          "base_url: \"http://127.0.0.1:{{port}}\"\n"
@@ -211,12 +219,8 @@ TEST_CASE("a stale correct reference holding the fixed port fails the run and is
             "  argv: [\"{{build_dir}}/reference-impl/idemproof-ref\", \"--port\", \"" + std::to_string(port) +
             "\", \"--db\", \"{{run_dir}}/ref.db\"]\n"
             "  flaw_args: [\"--flaw\", \"{{flaw}}\"]\n"
-            "  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 5s}\n"
-            "actions:\n"
-            "  create_order:\n"
-            "    role: create\n"
-            "    request: {method: POST, path: /orders, json: {biz_no: \"{{biz}}\", sku: \"sku-{{run}}\", qty: 1, amount: 100}}\n"
-            "    records: {request: {method: GET, path: \"/orders?biz_no={{biz}}\"}, count: \"$.count\"}\n");
+            "  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 5s}\n" +
+                kReferenceCreateOrder);
   CopyScenario(dir, "gateway/resubmit-after-restart.yaml");
   WatchedRun r = RunWatched(dir, {"--flaw", "memory-store"});
   INFO(r.out);
@@ -238,12 +242,8 @@ TEST_CASE("a target that dies on its own mid-scenario is an event and makes the 
             "  argv: [timeout, -s, KILL, \"2\", \"{{build_dir}}/reference-impl/idemproof-ref\", \"--port\", \"0\",\n"
             "         \"--db\", \"{{run_dir}}/ref.db\"]\n"
             "  port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'\n"
-            "  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 5s}\n"
-            "actions:\n"
-            "  create_order:\n"
-            "    role: create\n"
-            "    request: {method: POST, path: /orders, json: {biz_no: \"{{biz}}\", sku: \"sku-{{run}}\", qty: 1, amount: 100}}\n"
-            "    records: {request: {method: GET, path: \"/orders?biz_no={{biz}}\"}, count: \"$.count\"}\n");
+            "  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 5s}\n" +
+                kReferenceCreateOrder);
   WriteScenario(dir, "3s");
   WatchedRun r = RunWatched(dir);
   INFO(r.out);
