@@ -67,8 +67,12 @@ struct CountingUpstream::Impl {
       ++answered;
       if (!req.keep_alive()) break;
     }
+    // Closed here, under the lock, and only here: stop() may shut this
+    // socket down from its own thread, and a close racing that is a data race.
+    std::lock_guard lock(mu);
     socket->shutdown(tcp::socket::shutdown_both, ec);
     socket->close(ec);
+    sockets.remove(socket);
   }
 };
 
@@ -105,6 +109,7 @@ void CountingUpstream::stop() {
   std::list<std::thread> threads;
   {
     std::lock_guard lock(p.mu);
+    // Only shut down: each serving thread closes its own socket.
     for (auto& s : p.sockets) s->shutdown(tcp::socket::shutdown_both, ec);
     threads.swap(p.threads);
   }
