@@ -19,6 +19,15 @@ const std::vector<FlawInfo>& all_flaws() {
        "DELETE releases stock without checking the state"},
       {Flaw::put_increment, "put-increment",
        "PUT appends to the address instead of setting it"},
+      {Flaw::fingerprint_key_order, "fingerprint-key-order",
+       "fingerprints the body's bytes, not its canonical JSON: a retry with members in another order or other "
+       "whitespace gets 422"},
+      {Flaw::fast_path_skips_fingerprint, "fast-path-skips-fingerprint",
+       "a replay warms an in-memory answer cache consulted before the fingerprint: once a key was replayed, "
+       "another payload under it gets the cached answer"},
+      {Flaw::store_after_answer, "store-after-answer",
+       "answers first and stores the completed record 200 ms later, without waiting: a crash right after "
+       "the answer leaves the key in progress, and a retry after the lease executes again"},
       {Flaw::no_intent, "no-intent",
        "charges the provider without an intent record: a retry after a crash charges again"},
       {Flaw::callback_no_dedup, "callback-no-dedup",
@@ -56,6 +65,9 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::short_ttl:
     case Flaw::delete_releases_twice:
     case Flaw::put_increment:
+    case Flaw::fingerprint_key_order:
+    case Flaw::fast_path_skips_fingerprint:
+    case Flaw::store_after_answer:
       return true;
     default:
       return false;

@@ -404,9 +404,16 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
   call.lease.expires_at = config_.has_flaw(Flaw::no_lease_expiry, route_template)
                               ? TimePoint::max()  // the flaw: a lease that never ends
                               : saturating_add(now, config_.lease);
+  if (config_.has_flaw(Flaw::fast_path_skips_fingerprint, route_template)) {
+    // The flaw: a warm cache answers before the fingerprint is compared.
+    if (auto cached = cached_replay(call.scope, now)) return *cached;
+  }
+  // The flaw fingerprint-key-order hashes the bytes as they came.
+  const std::string& fingerprinted =
+      config_.has_flaw(Flaw::fingerprint_key_order, route_template) ? request.body : canonical_body;
   const std::string fingerprint = config_.has_flaw(Flaw::no_fingerprint, route_template)
                                       ? std::string()
-                                      : request_fingerprint(request.method, path, canonical_body);
+                                      : request_fingerprint(request.method, path, fingerprinted);
 
   const ClaimOutcome outcome = store_.claim(ClaimRequest{call.scope, fingerprint, call.lease, now});
   switch (outcome.kind) {
@@ -419,8 +426,11 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
       r.set_header("Retry-After", "1");
       return r;
     }
-    case ClaimKind::completed:
-      return replay(*outcome.existing);
+    case ClaimKind::completed: {
+      HttpResponse r = replay(*outcome.existing);
+      if (config_.has_flaw(Flaw::fast_path_skips_fingerprint, route_template)) cache_replay(call.scope, r, now);
+      return r;
+    }
     case ClaimKind::claimed:
     case ClaimKind::took_over:
       break;
@@ -462,9 +472,10 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
   }
 
   HttpResponse response;
+  const bool store_later = call && config_.has_flaw(Flaw::store_after_answer, call->scope.route_template);
   const bool committed = store_.transact([&](StoreTransaction& tx) {
     response = step.run(tx);
-    if (!call) return true;
+    if (!call || store_later) return true;
     const TimePoint now = clock_.now();
     const std::string& route = call->scope.route_template;
     return tx.complete(call->scope, call->lease.owner, to_stored(response), now,
@@ -480,7 +491,27 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
     r.set_header("Retry-After", "1");
     return r;
   }
+  if (store_later) complete_later(*call, response);
   return response;
+}
+
+void ReferenceService::complete_later(const Call& call, const HttpResponse& response) {
+  {
+    std::lock_guard lock(deferred_mu_);
+    ++deferred_;
+  }
+  std::thread([this, call, response] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    finish_terminal(call, response);
+    std::lock_guard lock(deferred_mu_);
+    --deferred_;
+    deferred_done_.notify_all();
+  }).detach();
+}
+
+ReferenceService::~ReferenceService() {
+  std::unique_lock lock(deferred_mu_);
+  deferred_done_.wait(lock, [this] { return deferred_ == 0; });
 }
 
 void ReferenceService::finish_terminal(const Call& call, const HttpResponse& response) {
@@ -492,6 +523,22 @@ void ReferenceService::finish_terminal(const Call& call, const HttpResponse& res
                        config_.has_flaw(Flaw::unfenced_takeover, route) ? Fencing::none
                                                                          : Fencing::by_owner);
   });
+}
+
+std::optional<HttpResponse> ReferenceService::cached_replay(const RequestScope& scope, TimePoint now) {
+  std::lock_guard lock(replay_cache_mu_);
+  auto it = replay_cache_.find(scope);
+  if (it == replay_cache_.end()) return std::nullopt;
+  if (now >= it->second.until) {
+    replay_cache_.erase(it);
+    return std::nullopt;
+  }
+  return it->second.response;
+}
+
+void ReferenceService::cache_replay(const RequestScope& scope, const HttpResponse& response, TimePoint now) {
+  std::lock_guard lock(replay_cache_mu_);
+  replay_cache_[scope] = CachedReplay{response, saturating_add(now, config_.effective_dedup_ttl(scope.route_template))};
 }
 
 HttpResponse ReferenceService::replay(const RequestRecord& record) {

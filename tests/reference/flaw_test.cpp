@@ -88,6 +88,61 @@ TEST_CASE("flaw no-fingerprint: another payload under a used key gets the first 
   });
 }
 
+TEST_CASE("flaw fingerprint-key-order: the same JSON spelled otherwise is judged another payload", "[flaw][slow]") {
+  check_flaw("fingerprint-key-order", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto first = api.post_order("ko", order_json("ko"));
+    REQUIRE(first.status == 201);
+    // The members of order_json in reverse order, with spaces: the same order.
+    const json doc = json::parse(order_json("ko"));
+    std::string reversed = "{";
+    std::vector<std::string> members;
+    for (auto it = doc.begin(); it != doc.end(); ++it) members.push_back(json(it.key()).dump() + ": " + it.value().dump());
+    for (auto m = members.rbegin(); m != members.rend(); ++m) reversed += (reversed.size() > 1 ? ", " : "") + *m;
+    reversed += "}";
+    REQUIRE(json::parse(reversed) == doc);
+    const auto retry = api.post_order("ko", reversed);
+    if (retry.status == 201) CHECK((is_replay(retry) && retry.body == first.body));
+    return retry.status == 422 && api.order_count("ko") == 1;
+  });
+}
+
+TEST_CASE("flaw fast-path-skips-fingerprint: after a replay another payload gets the cached answer",
+          "[flaw][slow]") {
+  check_flaw("fast-path-skips-fingerprint", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto first = api.post_order("fp2", order_json("fp2", "s1", 1));
+    REQUIRE(first.status == 201);
+    // Never replayed yet: the cache is cold and the fingerprint is compared.
+    CHECK(api.post_order("fp2", order_json("fp2", "s1", 9)).status == 422);
+    REQUIRE(is_replay(api.post_order("fp2", order_json("fp2", "s1", 1))));
+    const auto other = api.post_order("fp2", order_json("fp2", "s1", 9));
+    if (other.status == 422) return false;
+    return other.body == first.body && is_replay(other);
+  });
+}
+
+TEST_CASE("flaw store-after-answer: killed right after answering, the key stays in progress and executes again",
+          "[flaw][slow]") {
+  check_flaw("store-after-answer", {"--lease", "1s"}, [](auto args) {
+    {
+      ServiceProcess service(args);
+      REQUIRE(OrderApi(service.url()).post_order("sa", order_json("sa")).status == 201);
+      service.kill9();  // at once: before a record stored late is written
+    }
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto retry = api.post_order("sa", order_json("sa"));
+    const bool blocked = retry.status == 409;
+    if (!blocked) CHECK((retry.status == 201 && is_replay(retry)));
+    std::this_thread::sleep_for(1200ms);  // past the lease
+    api.post_order("sa", order_json("sa"));
+    return blocked && api.order_count("sa") == 2;
+  });
+}
+
 TEST_CASE("flaw cache-retryable: every retry gets the stored 503, nothing is created", "[flaw][slow]") {
   check_flaw("cache-retryable", {}, [](auto args) {
     ServiceProcess service(args);

@@ -23,6 +23,9 @@ enum class Flaw {
   short_ttl,
   delete_releases_twice,
   put_increment,
+  fingerprint_key_order,
+  fast_path_skips_fingerprint,
+  store_after_answer,
   no_intent,          // side effects (side_effect_routes.h)
   callback_no_dedup,
   inbox_no_dedup,

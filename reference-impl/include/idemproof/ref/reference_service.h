@@ -7,7 +7,10 @@
 // business delay and for the store. The Store and Clock must outlive it.
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <optional>
+#include <condition_variable>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,9 @@ namespace idemproof::ref {
 class ReferenceService {
  public:
   ReferenceService(ServiceConfig config, Store& store, const Clock& clock);
+  ~ReferenceService();  // joins the deferred completions (flaw store-after-answer)
+  ReferenceService(const ReferenceService&) = delete;
+  ReferenceService& operator=(const ReferenceService&) = delete;
 
   // Answers one request. Never throws: store failures become 500 problems.
   HttpResponse handle_request(const HttpRequest& request);
@@ -64,11 +70,27 @@ class ReferenceService {
   HttpResponse replay(const RequestRecord& record);
   void finish_terminal(const Call& call, const HttpResponse& response);
 
+  // The flaw fast-path-skips-fingerprint: replays served before, by scope,
+  // with when they stop being served.
+  struct CachedReplay {
+    HttpResponse response;
+    TimePoint until;
+  };
+  std::optional<HttpResponse> cached_replay(const RequestScope& scope, TimePoint now);
+  void cache_replay(const RequestScope& scope, const HttpResponse& response, TimePoint now);
+
   ServiceConfig config_;
   Store& store_;
   const Clock& clock_;
   ChaosControl chaos_;
   std::vector<RouteExtension*> extensions_;
+  // The flaw store-after-answer: completions stored after the answer left.
+  void complete_later(const Call& call, const HttpResponse& response);
+  std::mutex deferred_mu_;
+  std::condition_variable deferred_done_;
+  int deferred_ = 0;  // completions not stored yet; guarded by deferred_mu_
+  std::mutex replay_cache_mu_;
+  std::map<RequestScope, CachedReplay> replay_cache_;  // guarded by replay_cache_mu_
 };
 
 }  // namespace idemproof::ref
