@@ -12,6 +12,9 @@ const char* OpKindName(OpKind kind) {
   switch (kind) {
     case OpKind::kSend: return "send";
     case OpKind::kSendOther: return "send_other";
+    case OpKind::kSendEquivalent: return "send_equivalent";
+    case OpKind::kSendChanged: return "send_changed";
+    case OpKind::kSendThenKill: return "send_then_kill";
     case OpKind::kSendBackground: return "send_background";
     case OpKind::kBurst: return "burst";
     case OpKind::kWait: return "wait";
@@ -35,7 +38,7 @@ namespace {
 
 const std::map<std::string, int>& DefaultWeights() {
   static const std::map<std::string, int> kWeights = {
-      {"send", 10}, {"send_other", 3}, {"send_background", 0}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1},
+      {"send", 10}, {"send_other", 3}, {"send_equivalent", 3}, {"send_changed", 2}, {"send_then_kill", 1}, {"send_background", 0}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1},
       {"kill", 1},  {"restart", 1},    {"hook", 2},  {"fault", 2}, {"pause", 1},
       {"resume", 2}, {"deliver", 10},  {"redeliver", 3}, {"run_batch", 5}, {"rerun", 5}, {"cause", 2}};
   return kWeights;
@@ -54,7 +57,10 @@ Step RequestStep(StepKind kind, const std::string& action, const std::string& ke
 std::int64_t EstimateMs(const Op& op) {
   switch (op.kind) {
     case OpKind::kSend:
-    case OpKind::kSendOther: return 30;
+    case OpKind::kSendOther:
+    case OpKind::kSendEquivalent:
+    case OpKind::kSendChanged: return 30;
+    case OpKind::kSendThenKill: return 80;
     case OpKind::kSendBackground: return 10;
     case OpKind::kBurst: return 100;
     case OpKind::kWait:
@@ -131,9 +137,15 @@ std::vector<Step> Op::Steps() const {
   switch (kind) {
     case OpKind::kSend:
     case OpKind::kSendOther:
+    case OpKind::kSendEquivalent:
+    case OpKind::kSendChanged:
+    case OpKind::kSendThenKill:
     case OpKind::kSendBackground: {
       Step s = RequestStep(StepKind::kSend, action, key, biz);
+      s.kill_after_answer = kind == OpKind::kSendThenKill;
       if (kind == OpKind::kSendOther) s.payload = PayloadVariant::kOther;
+      if (kind == OpKind::kSendEquivalent) s.payload = PayloadVariant::kEquivalent;
+      if (kind == OpKind::kSendChanged) s.payload = PayloadVariant::kValueChanged;
       s.background = kind == OpKind::kSendBackground;
       s.instance = instance;
       return {s};
@@ -179,6 +191,9 @@ std::string Op::ToString() const {
   switch (kind) {
     case OpKind::kSend:
     case OpKind::kSendOther:
+    case OpKind::kSendEquivalent:
+    case OpKind::kSendChanged:
+    case OpKind::kSendThenKill:
     case OpKind::kSendBackground:
       os << OpKindName(kind) << " " << action << " " << key << "/" << biz;
       if (instance != "main") os << " @" << instance;
@@ -325,7 +340,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   for (std::size_t i = 0; i < spec.insert_at(); ++i) {
     if (spec.scenario.steps[i].kind == StepKind::kSpawn) instances.push_back(spec.scenario.steps[i].name);
   }
-  std::vector<Op> sends, others, backgrounds, bursts, faults;
+  std::vector<Op> sends, others, equivalents, changes, killing_sends, backgrounds, bursts, faults;
   for (const auto& action : actions) {
     const ActionDescription& desc = target.actions.at(action);
     for (const auto& [key, biz] : pairs) {
@@ -341,10 +356,22 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
           op.kind = OpKind::kSendOther;
           others.push_back(op);
         }
+        if (key != kNoKey) {
+          op.kind = OpKind::kSendEquivalent;
+          equivalents.push_back(op);
+        }
+        if (desc.request.json && key != kNoKey) {
+          op.kind = OpKind::kSendChanged;
+          changes.push_back(op);
+        }
       }
       op.instance = "main";
       op.kind = OpKind::kSendBackground;
       backgrounds.push_back(op);
+      if (key != kNoKey) {
+        op.kind = OpKind::kSendThenKill;
+        killing_sends.push_back(op);
+      }
       op.kind = OpKind::kBurst;
       op.n = b.burst_n;
       op.mode = b.burst_mode;
@@ -361,6 +388,9 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   }
   add_group("send", sends, "no action to send");
   add_group("send_other", others, "no action declares other_payload (or every key is 'none')");
+  add_group("send_equivalent", equivalents, "every key is 'none'");
+  add_group("send_changed", changes, "no action has a json: request body (or every key is 'none')");
+  add_group("send_then_kill", killing_sends, "every key is 'none'");
   add_group("send_background", backgrounds, "no action to send");
   add_group("burst", bursts, "no action to send");
   add_group("fault", faults,
@@ -558,6 +588,11 @@ void Alphabet::ApplyStep(const Step& step, PlanModel& m) const {
       }
       if (step.background) ++m.background_sends;
       m.elapsed_ms += step.kind == StepKind::kBurst ? 100 : step.background ? 10 : 30 * step.repeat;
+      if (step.kill_after_answer) {
+        m.up = false;
+        m.paused = false;
+        m.elapsed_ms += 50;
+      }
       break;
     }
     case StepKind::kWait: m.elapsed_ms += std::chrono::duration_cast<std::chrono::milliseconds>(step.duration).count(); break;
@@ -614,10 +649,15 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
   }
   switch (op.kind) {
     case OpKind::kSendOther:
+    case OpKind::kSendEquivalent:
+    case OpKind::kSendChanged:
       if (!m.used_keys.count({op.key, op.biz}) || m.maybe_released.count({op.key, op.biz})) return false;
       [[fallthrough]];
     case OpKind::kSendBackground:
       if (op.kind == OpKind::kSendBackground && m.background_sends >= 2) return false;
+      [[fallthrough]];
+    case OpKind::kSendThenKill:
+      if (!m.up || !m.managed) return false;
       [[fallthrough]];
     case OpKind::kSend:
     case OpKind::kBurst:

@@ -4,6 +4,11 @@
 //
 // An op is one thing a client, gateway or operator does: send (the action's
 // default payload), send_other (the same key with the other payload),
+// send_equivalent (the same key, the default request rewritten into an equal
+// form: payload `equivalent`, model/payload.h), send_changed (the same key, a
+// value of the default's JSON body changed: payload `value_changed`),
+// send_then_kill (a send whose answer's arrival SIGKILLs the target: `then:
+// kill`; needs the target up and started by idemproof, leaves it down),
 // send_background (a send whose answer nobody waits for: it is still in
 // flight while the next ops run; opt-in, weight 0 unless explore.ops gives
 // one; at most two per plan, all joined at the end), burst
@@ -26,7 +31,7 @@
 //
 // Preconditions (PlanModel): sends, bursts, hooks, causes and faults need the
 // target up; kill needs it up and started by idemproof; restart needs a start
-// command; send_other needs the key used before, and not first used right
+// command; send_other (send_equivalent, send_changed) needs the key used before, and not first used right
 // after a hook or by the request a cause's variant changed (either may make that request fail retryably, which releases
 // the key: another payload then rightly executes); an action whose request
 // uses a captured variable needs an earlier send of an action capturing it
@@ -63,7 +68,7 @@
 namespace idemproof::explore {
 
 enum class OpKind {
-  kSend, kSendOther, kSendBackground, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault,
+  kSend, kSendOther, kSendEquivalent, kSendChanged, kSendThenKill, kSendBackground, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault,
   kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun, kCause
 };
 const char* OpKindName(OpKind kind);  // as under explore.ops

@@ -9,7 +9,7 @@
 //     keys: [k1, k2]                # symbolic keys ("none" = no key header)
 //     biz: [b1, b2]
 //     pairing: bound                # bound: keys[i] goes with biz[i]; free: any pair
-//     ops: {send: 10, send_other: 2, send_background: 0, burst: 2, wait: 2, wait_past_lease: 1,
+//     ops: {send: 10, send_other: 2, send_equivalent: 3, send_changed: 2, send_background: 0, burst: 2, wait: 2, wait_past_lease: 1,
 //           kill: 1, restart: 1, hook: 1, cause: 1, fault: 1, pause: 1, resume: 2,
 //           deliver: 10, redeliver: 3, run_batch: 5, rerun: 5}   # weights; 0 leaves an op out
 //     hooks: [die_before_ack]       # default: every target hook but `heal`

@@ -65,12 +65,19 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
       out << YAML::Key << key << YAML::Value << s.action;
       out << YAML::Key << "key" << YAML::Value << s.key;
       out << YAML::Key << "biz" << YAML::Value << s.biz;
-      if (s.payload == PayloadVariant::kOther) out << YAML::Key << "payload" << YAML::Value << "other";
+      if (!s.payloads.empty()) {
+        out << YAML::Key << "payload" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+        for (PayloadVariant p : s.payloads) out << PayloadName(p);
+        out << YAML::EndSeq;
+      } else if (s.payload != PayloadVariant::kDefault) {
+        out << YAML::Key << "payload" << YAML::Value << PayloadName(s.payload);
+      }
       if (s.kind == StepKind::kSend) {
         if (s.repeat != 1) out << YAML::Key << "repeat" << YAML::Value << s.repeat;
         if (s.every.count() > 0) out << YAML::Key << "every" << YAML::Value << FormatDuration(s.every);
         if (s.until_recovered) out << YAML::Key << "until" << YAML::Value << "recovered";
         if (s.background) out << YAML::Key << "background" << YAML::Value << true;
+        if (s.kill_after_answer) out << YAML::Key << "then" << YAML::Value << "kill";
         if (s.instance != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
       } else {
         out << YAML::Key << "n" << YAML::Value << s.n;

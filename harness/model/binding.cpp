@@ -29,6 +29,7 @@ bool Fits(const ScenarioParameter& p, const ActionDescription& a) {
   for (const auto& need : p.needs) {
     if (need == "records" && !a.records) return false;
     if (need == "other_payload" && !a.other_payload) return false;
+    if (need == "json_body" && !a.request.json) return false;
   }
   return true;
 }

@@ -1,5 +1,7 @@
 #include "model/request_groups.h"
 
+#include "model/payload.h"
+
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -72,7 +74,8 @@ std::vector<RequestGroup> GroupRequestsByKey(const History& history, const std::
     const HistoryEvent& e = *op.invoke;
     if (e.key.empty()) continue;
     if (!actions.empty() && std::find(actions.begin(), actions.end(), e.action) == actions.end()) continue;
-    std::string payload = e.payload.empty() ? "default" : e.payload;
+    // An equal form of the default request is that request; a changed form another.
+    std::string payload = PayloadClass(e.payload);
     auto id = std::make_tuple(e.action, e.key, payload);
     auto it = where.find(id);
     if (it == where.end()) {

@@ -29,11 +29,12 @@ AnswerClass Classify(const Operation& op, const IdempotencyContract& contract);
 // Terminal = stored and replayed by a correct target: kSuccess or kOtherFinal.
 bool IsTerminal(AnswerClass c);
 
-// Requests that carried one key for one action with one payload variant.
+// Requests that carried one key for one action with one payload class
+// (model/payload.h, PayloadClass): each op's invoke keeps its own payload name.
 struct RequestGroup {
   std::string action;
   std::string key;      // concrete, never ""
-  std::string payload;  // "default" | "other"
+  std::string payload;  // "default" | "other" (PayloadClass)
   std::string biz;
   std::vector<Operation> ops;  // in invoke order
 };

@@ -146,9 +146,20 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
           // As for hooks: a near miss is a typo; an action the target lacks
           // entirely (a shop without payments) is a capability it lacks.
           check_name(s.action, s.mark, "action", actions);
-        } else if (s.payload == PayloadVariant::kOther && !a->other_payload) {
-          add_need("other_payload for action '" + s.action + "'");
+        } else {
+          std::vector<PayloadVariant> payloads = s.payloads;
+          if (payloads.empty()) payloads.push_back(s.payload);
+          for (PayloadVariant p : payloads) {
+            if (p == PayloadVariant::kOther && !a->other_payload)
+              add_need("other_payload for action '" + s.action + "'");
+            if (NeedsJsonBody(p) && !a->request.json)
+              add_need("a JSON body for action '" + s.action + "' (payload " + PayloadName(p) + ")");
+            if (p == PayloadVariant::kIgnoredChanged && a->fingerprint_ignores.empty())
+              add_need("fingerprint_ignores for action '" + s.action + "' (payload ignored_changed)");
+          }
         }
+        if (s.kill_after_answer && !target.start)
+          add_need("a start command (target 'start') for step 'send' with then: kill");
         break;
       }
       case StepKind::kHook: check_name(s.name, s.mark, "hook", hooks); break;

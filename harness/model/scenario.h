@@ -20,6 +20,7 @@
 
 #include "base/duration.h"
 #include "base/status.h"
+#include "model/payload.h"
 #include "model/roles.h"
 #include "model/target.h"
 #include "model/vocabulary.h"
@@ -56,7 +57,6 @@ enum class StepKind {
 };
 const char* StepKindName(StepKind kind);
 
-enum class PayloadVariant { kDefault, kOther };
 enum class BurstMode { kLastByte, kThreads };
 
 // Reserved key names: "none" = send without the key header; "fresh" = a new
@@ -76,6 +76,9 @@ struct Step {
   std::string key = "k1";  // symbolic, or kNoKey / kFreshKey
   std::string biz = "b1";  // symbolic; also the biz a probe, hook or batch step binds ({{biz}})
   PayloadVariant payload = PayloadVariant::kDefault;
+  // burst: the payloads of its requests in turn (request i gets
+  // payloads[i % size]); empty = every request gets `payload`.
+  std::vector<PayloadVariant> payloads;
   int repeat = 1;          // send: how many sequential requests
   Duration every{0};       // send: pause between repeats
   // send `until: recovered`: after `repeat` sends, go on every `every` while
@@ -84,6 +87,9 @@ struct Step {
   // the step began, plus one send after it. REQUIRES: every > 0.
   bool until_recovered = false;
   bool background = false; // send: do not wait for the answer (see kJoin)
+  // send `then: kill`: SIGKILL the main instance the moment the answer has
+  // arrived (before the target may have stored it), as a kill step would.
+  bool kill_after_answer = false;
   std::optional<Duration> timeout;  // send/burst: overrides target request_timeout
   int n = 2;               // burst: how many
   BurstMode mode = BurstMode::kLastByte;
@@ -142,7 +148,7 @@ struct OracleSpec {
 struct ScenarioParameter {
   std::string name;
   std::string role;                // an action role or a probe role (roles.h)
-  std::vector<std::string> needs;  // action parameters: "records", "other_payload"
+  std::vector<std::string> needs;  // action parameters: "records", "other_payload", "json_body"
   std::string of;                  // an earlier action parameter this one works on; "" = none
   SourceMark mark;
   bool is_probe() const { return IsProbeRole(role); }

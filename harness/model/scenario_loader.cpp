@@ -27,7 +27,8 @@ struct KindInfo {
 const std::vector<KindInfo>& Kinds() {
   static const std::vector<KindInfo> kKinds = {
       {StepKind::kSend, "send", false,
-       {"key", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance"}},
+       {"key", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance",
+        "then"}},
       {StepKind::kBurst, "burst", false, {"n", "key", "biz", "payload", "mode", "after", "timeout", "label"}},
       {StepKind::kWait, "wait", false, {"label"}},
       {StepKind::kHook, "hook", false, {"biz", "after", "label"}},
@@ -145,9 +146,10 @@ class ScenarioLoader {
         std::size_t i = 0;
         for (const auto& item : body["needs"]) {
           const std::string& need = p.needs[i++];
-          if (need != "records" && need != "other_payload")
+          if (need != "records" && need != "other_payload" && need != "json_body")
             r_.Fail(item, what + ".needs: unknown need '" + need + "'" +
-                              yaml::DidYouMean(need, {"records", "other_payload"}) + " (records, other_payload)");
+                              yaml::DidYouMean(need, {"records", "other_payload", "json_body"}) +
+                              " (records, other_payload, json_body)");
         }
       }
       if (body["of"]) {
@@ -320,12 +322,7 @@ class ScenarioLoader {
     if (node["as"]) st.label = Symbol(node["as"], what + ".as");
     if (node["key"]) st.key = Symbol(node["key"], what + ".key");
     if (node["biz"]) st.biz = Symbol(node["biz"], what + ".biz");
-    if (node["payload"]) {
-      std::string p = r_.String(node["payload"], what + ".payload");
-      if (p == "default") st.payload = PayloadVariant::kDefault;
-      else if (p == "other") st.payload = PayloadVariant::kOther;
-      else r_.Fail(node["payload"], what + ".payload must be 'default' or 'other', found '" + p + "'");
-    }
+    if (node["payload"]) Payloads(node["payload"], what + ".payload", st);
     if (node["repeat"]) {
       long long n = r_.Int(node["repeat"], what + ".repeat");
       if (n < 1 || n > 10000) r_.Fail(node["repeat"], what + ".repeat must be between 1 and 10000");
@@ -340,6 +337,14 @@ class ScenarioLoader {
       st.until_recovered = true;
     }
     if (node["background"]) st.background = r_.Bool(node["background"], what + ".background");
+    if (node["then"]) {
+      const std::string then = r_.String(node["then"], what + ".then");
+      if (then != "kill") r_.Fail(node["then"], what + ".then must be 'kill', found '" + then + "'");
+      if (node["repeat"] || node["until"] || node["background"])
+        r_.Fail(node["then"], what + ".then: kill goes with one foreground request (no repeat, until or background)");
+      if (node["instance"]) r_.Fail(node["then"], what + ".then: kill acts on the main instance (no instance)");
+      st.kill_after_answer = true;
+    }
     if (node["timeout"]) st.timeout = r_.Timeout(node["timeout"], what + ".timeout");
     if (node["instance"]) {
       st.instance = Symbol(node["instance"], what + ".instance");
@@ -387,6 +392,35 @@ class ScenarioLoader {
     known.push_back("main");
     r_.Fail(node, what + ": instance '" + name + "' is not started by an earlier 'spawn' step" +
                       yaml::DidYouMean(name, known));
+  }
+
+  // `payload: NAME` (model/payload.h); a burst may list several, cycled
+  // over its requests.
+  void Payloads(const YAML::Node& node, const std::string& what, Step& st) {
+    auto one = [&](const YAML::Node& item, const std::string& item_what) {
+      const std::string name = r_.String(item, item_what);
+      auto p = ParsePayloadName(name);
+      if (!p) {
+        std::string known;
+        for (const auto& n : PayloadNames()) known += (known.empty() ? "" : ", ") + n;
+        r_.Fail(item, item_what + ": unknown payload '" + name + "'" + yaml::DidYouMean(name, PayloadNames()) +
+                          "; known: " + known);
+        return PayloadVariant::kDefault;
+      }
+      return *p;
+    };
+    if (!node.IsSequence()) {
+      st.payload = one(node, what);
+      return;
+    }
+    if (st.kind != StepKind::kBurst) {
+      r_.Fail(node, what + ": only a burst takes a list of payloads");
+      return;
+    }
+    if (node.size() == 0) r_.Fail(node, what + " must not be an empty list");
+    for (std::size_t i = 0; i < node.size(); ++i)
+      st.payloads.push_back(one(node[i], what + "[" + std::to_string(i) + "]"));
+    if (!st.payloads.empty()) st.payload = st.payloads.front();
   }
 
   void QueueOptions(const YAML::Node& node, const std::string& what, Step& st) {

@@ -200,6 +200,10 @@ struct ActionDescription {
   // callback of that create); "" = none. Always an action with role create.
   std::string of;
   std::map<std::string, RequestVariant> variants;  // by name
+  // JSON paths of the request body that do not take part in the target's
+  // request fingerprint (a client timestamp, a trace id): the changed
+  // payload forms leave them alone, `ignored_changed` changes one.
+  std::vector<JsonPath> fingerprint_ignores;
   SourceMark mark;
 };
 

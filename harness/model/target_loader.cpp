@@ -519,7 +519,8 @@ class TargetLoader {
 
   ActionDescription Action(const std::string& name, const YAML::Node& node) {
     std::string what = "action '" + name + "'";
-    r_.CheckKeys(node, {"request", "other_payload", "records", "capture", "volatile", "role", "of", "variants"}, what);
+    r_.CheckKeys(node, {"request", "other_payload", "records", "capture", "volatile", "role", "of", "variants",
+                        "fingerprint_ignores"}, what);
     ActionDescription a;
     a.name = name;
     a.mark = r_.MarkOf(node);
@@ -547,6 +548,10 @@ class TargetLoader {
     }
     if (node["volatile"]) a.volatile_paths = Paths(node["volatile"], what + ".volatile");
     if (node["variants"]) a.variants = Variants(node["variants"], what, a.request);
+    if (node["fingerprint_ignores"]) {
+      a.fingerprint_ignores = Paths(node["fingerprint_ignores"], what + ".fingerprint_ignores");
+      if (!a.request.json) r_.Fail(node["fingerprint_ignores"], what + ".fingerprint_ignores needs a json: request body");
+    }
     return a;
   }
 

@@ -24,6 +24,9 @@ std::vector<std::string> ActionsParam(const nlohmann::json& params);
 nlohmann::json OpJson(const Operation& op);
 // "request #12 (client-0)"
 std::string OpName(const Operation& op);
+// The payload an op carried and what the harness rewrote in it
+// ("value_changed: $.qty 1 -> 2"; runtime/request_forms.h).
+std::string ChangeSummary(const Operation& op);
 
 // How many executions the declared retry window allows for `ops` (one
 // business id's requests, any order): 1, plus 1 for every request invoked

@@ -96,6 +96,7 @@ nlohmann::json OpJson(const Operation& op) {
   const HistoryEvent& e = *op.invoke;
   nlohmann::json j = {{"index", e.index}, {"process", e.process}, {"action", e.action},
                       {"key", e.key},     {"biz", e.biz},         {"payload", e.payload}};
+  if (e.value.is_object() && e.value.contains("rewrites")) j["rewrites"] = e.value["rewrites"];
   if (op.completion == nullptr) {
     j["outcome"] = "open";
   } else {
@@ -108,8 +109,22 @@ nlohmann::json OpJson(const Operation& op) {
   return j;
 }
 
+std::string ChangeSummary(const Operation& op) {
+  const HistoryEvent& e = *op.invoke;
+  std::string out = e.payload.empty() ? "default" : e.payload;
+  if (e.value.is_object() && e.value.contains("rewrites") && e.value["rewrites"].is_array()) {
+    std::string list;
+    for (const auto& r : e.value["rewrites"])
+      if (r.is_string()) list += (list.empty() ? "" : ", ") + r.get<std::string>();
+    if (!list.empty()) out += ": " + list;
+  }
+  return out;
+}
+
 std::string OpName(const Operation& op) {
-  return "request #" + std::to_string(op.invoke->index) + " (" + op.invoke->process + ")";
+  const std::string& payload = op.invoke->payload;
+  const std::string form = payload.empty() || payload == "default" ? "" : ", payload " + ChangeSummary(op);
+  return "request #" + std::to_string(op.invoke->index) + " (" + op.invoke->process + form + ")";
 }
 
 }  // namespace oracles

@@ -1,10 +1,14 @@
 // mismatch_rejected and missing_key_rejected: requests a correct target must
 // refuse with the declared status (a 5xx to a missing key is a violation).
+// mismatch_rejected judges `payload: other` and the changed forms
+// (model/payload.h) after the key's default use, and racing it: of two
+// payloads racing under one key at most one may get a 2xx.
 // keyless_executes: with `key: optional`, a keyless request is executed (2xx)
 // and never answered as a replay.
 #include <map>
 #include <tuple>
 
+#include "model/payload.h"
 #include "oracles/oracle_support.h"
 
 namespace idemproof::oracles {
@@ -41,14 +45,52 @@ Verdict MismatchRejected(const OracleInput& in) {
           stored = true;
         }
       }
-      if (!used_before) continue;  // the other payload came first: it is the key's first use
       AnswerClass c = Classify(op, contract);
       auto a = op.answer();
+      if (!used_before) {
+        // The other payload came first: the key's first use, unless a default
+        // use overlapped it (a burst mixing both). Racing, at most one of the
+        // two may succeed: two 2xx mean both executed, or one got the other's answer.
+        const Operation* raced_success = nullptr;
+        bool raced = false;
+        for (const auto& o : original.ops) {
+          const bool overlaps = op.completion == nullptr || o.invoke_ns() <= op.complete_ns();
+          if (!overlaps || (o.completion != nullptr && o.complete_ns() < op.invoke_ns())) continue;
+          raced = true;
+          if (Classify(o, contract) == AnswerClass::kSuccess && raced_success == nullptr) raced_success = &o;
+        }
+        if (!raced) continue;
+        if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
+          ++undecided;
+          continue;
+        }
+        ++judged;
+        if (c == AnswerClass::kSuccess && raced_success != nullptr) {
+          nlohmann::json v = {{"key", g.key},
+                              {"action", g.action},
+                              {"problem", "key " + g.key + ": " + OpName(op) + " and " + OpName(*raced_success) +
+                                              " raced under one key with different payloads and both got 2xx (" +
+                                              AnswerSummary(*a) + ", " + AnswerSummary(*raced_success->answer()) +
+                                              "): both executed, or one got the other's answer"},
+                              {"request", OpJson(op)},
+                              {"first", OpJson(*raced_success)}};
+          violations.Add(v);
+        }
+        continue;
+      }
       if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
         ++undecided;
         continue;
       }
       if (contract.IsMismatch(a->status)) {
+        ++judged;
+        continue;
+      }
+      // A request the harness changed (a value, a field) may fail the
+      // target's validation before its key is looked up: refused all the same.
+      const bool derived = IsChangedFormName(op.invoke->payload);
+      if (derived && c == AnswerClass::kOtherFinal && a->status >= 400 && a->status < 500 &&
+          !(contract.replay && IsReplayMarked(*a, contract))) {
         ++judged;
         continue;
       }
@@ -64,15 +106,17 @@ Verdict MismatchRejected(const OracleInput& in) {
       ++judged;
       std::string ev;
       const Operation* first = FirstTerminal(original, contract);
+      const std::string reused = derived ? "reused with a changed request (" + ChangeSummary(op) + ")"
+                                         : "reused with another payload";
       if (c == AnswerClass::kSuccess && first != nullptr &&
           AnswerDifferences(*first->answer(), *a, in.target.VolatilePathsFor(g.action), {}).empty()) {
-        ev = "key " + g.key + " reused with another payload got the first result " + AnswerSummary(*a) +
+        ev = "key " + g.key + " " + reused + " got the first result " + AnswerSummary(*a) +
              " instead of " + contract.MismatchText();
       } else if (c == AnswerClass::kSuccess) {
-        ev = "key " + g.key + " reused with another payload was executed: " + AnswerSummary(*a) + " instead of " +
+        ev = "key " + g.key + " " + reused + " was executed: " + AnswerSummary(*a) + " instead of " +
              contract.MismatchText();
       } else {
-        ev = "key " + g.key + " reused with another payload answered " + AnswerSummary(*a) + " instead of " +
+        ev = "key " + g.key + " " + reused + " answered " + AnswerSummary(*a) + " instead of " +
              contract.MismatchText();
       }
       nlohmann::json v = {{"key", g.key}, {"action", g.action}, {"problem", ev}, {"request", OpJson(op)}};

@@ -104,14 +104,15 @@ class Interpreter::Execution {
   }
 
   // After each step: a target that ended though no step could have ended it
-  // (kill, stop, a hook, a fault) is a target_exited event, once, so the
-  // oracles say unknown rather than judge what answered after.
+  // (kill, stop, a send with then: kill, a hook, a fault, a cause that ends
+  // the target) is a target_exited event, once, so the oracles say unknown
+  // rather than judge what answered after.
   void WatchTarget(const Step& step, int index) {
     const StepKind kind = step.kind;
     if (kind == StepKind::kStart || kind == StepKind::kRestart) may_be_down_ = false;
     const CapabilityInfo* cause = kind == StepKind::kCause ? FindCapability(step.name) : nullptr;
     if (kind == StepKind::kKill || kind == StepKind::kStop || kind == StepKind::kHook ||
-        kind == StepKind::kFault || (cause && cause->ends_target))
+        kind == StepKind::kFault || (cause && cause->ends_target) || step.kill_after_answer)
       may_be_down_ = true;
     TargetProcess& main = ctx_.instances().main();
     if (may_be_down_ || !main.Managed()) return;

@@ -4,20 +4,42 @@
 #include <optional>
 
 #include "model/request_variant.h"
+#include "runtime/process_steps.h"
+#include "runtime/request_forms.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {
 
 namespace {
 
-RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& key) {
-  return {step.action, key, step.key, ctx.naming().Biz(step.biz), step.biz,
-          step.payload == PayloadVariant::kOther ? "other" : "default"};
+RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& key, PayloadVariant payload) {
+  return {step.action, key, step.key, ctx.naming().Biz(step.biz), step.biz, PayloadName(payload)};
 }
 
-// `variant`: the action's request variant to apply ("" = none).
-Result<HttpRequest> RenderAction(StepContext& ctx, const ActionDescription& action, const std::string& key,
-                                 const Step& step, int index, const std::string& base, const std::string& variant) {
+// One request of an action, and what a payload form rewrote in it.
+struct RenderedAction {
+  HttpRequest request;
+  std::vector<std::string> rewrites;
+};
+
+// A payload form that found nothing it may change: the request is not sent.
+bool IsUnformable(const Status& s) { return s.code() == StatusCode::kUnsupported && s.message().rfind("payload ", 0) == 0; }
+
+// The invoke of a rendered request, with the form's rewrites.
+HistoryEvent InvokeOf(StepContext& ctx, const std::string& process, const char* f, const Step& step,
+                      const std::string& key, PayloadVariant payload, const RenderedAction& r, int index,
+                      const std::string& variant) {
+  HistoryEvent invoke =
+      RequestInvoke(process, f, SubjectOf(ctx, step, key, payload), RecordOf(r.request), index, variant);
+  if (payload != PayloadVariant::kDefault && payload != PayloadVariant::kOther) invoke.value["rewrites"] = r.rewrites;
+  return invoke;
+}
+
+// `variant`: the action's request variant to apply ("" = none); `payload`:
+// the body template (other) or the form of the rendered default (payload.h).
+Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& action, const std::string& key,
+                                    const Step& step, int index, const std::string& base, const std::string& variant,
+                                    PayloadVariant payload) {
   const TargetDescription& target = ctx.target();
   HeaderList extra;
   if (!key.empty() && !target.idempotency.key_header.empty()) extra.emplace_back(target.idempotency.key_header, key);
@@ -25,7 +47,7 @@ Result<HttpRequest> RenderAction(StepContext& ctx, const ActionDescription& acti
   const Duration deadline = step.timeout.value_or(target.request_timeout);
   const std::string url = base.empty() ? ctx.ClientBaseUrl() : base;
   RequestTemplate request = action.request;
-  if (step.payload == PayloadVariant::kOther) {
+  if (payload == PayloadVariant::kOther) {
     if (!action.other_payload)
       return Status(StatusCode::kUnsupported, "action " + action.name + " declares no other_payload");
     request.json = action.other_payload->json;
@@ -40,7 +62,19 @@ Result<HttpRequest> RenderAction(StepContext& ctx, const ActionDescription& acti
   }
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);
-  return Capped(RenderRequest(request, url, vars, target.headers, extra, deadline), target);
+  auto rendered = Capped(RenderRequest(request, url, vars, target.headers, extra, deadline), target);
+  if (!rendered.ok()) return rendered.status();
+  RenderedAction out{std::move(rendered).value(), {}};
+  if (payload != PayloadVariant::kDefault && payload != PayloadVariant::kOther) {
+    const std::string fresh = ctx.VarsFor(key, step.biz, index).at("uuid");
+    auto rewrites = ApplyPayloadForm(out.request, payload, action.fingerprint_ignores, key, fresh);
+    if (!rewrites.ok()) {
+      return Status(StatusCode::kUnsupported,
+                    std::string("payload ") + PayloadName(payload) + ": " + rewrites.status().message());
+    }
+    out.rewrites = std::move(rewrites).value();
+  }
+  return out;
 }
 
 // One request of a send step, on `client`, recorded as `process`; the
@@ -59,17 +93,17 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   }
   // A cause step's variant goes to this action's next request only.
   const std::string variant = ctx.TakeVariant(step.action);
-  auto request = RenderAction(ctx, *action, key, step, index, base, variant);
-  if (!request.ok()) {
-    if (ctx.IsMissingCapture(request.status())) {
-      ctx.Note(index, "not sent: " + request.status().message());
+  auto rendered = RenderAction(ctx, *action, key, step, index, base, variant, step.payload);
+  if (!rendered.ok()) {
+    if (ctx.IsMissingCapture(rendered.status()) || IsUnformable(rendered.status())) {
+      ctx.Note(index, "not sent: " + rendered.status().message());
       return Status::Ok();
     }
-    return request.status();
+    return rendered.status();
   }
+  const HttpRequest* request = &rendered->request;
   ctx.MarkSent(step.action, step.biz);
-  HistoryEvent invoke =
-      RequestInvoke(process, event_f::kSend, SubjectOf(ctx, step, key), RecordOf(*request), index, variant);
+  HistoryEvent invoke = InvokeOf(ctx, process, event_f::kSend, step, key, step.payload, *rendered, index, variant);
   // The invoke goes in before the request leaves, so concurrent sends
   // interleave in the history as they did on the wire.
   ctx.Append(invoke, monotonic_ns());
@@ -164,6 +198,12 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
     Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index, &last);
     if (!s.ok()) return s;
   }
+  if (step.kill_after_answer) {
+    // At once: whatever the target does after answering (storing the answer
+    // late, acknowledging) is cut off, as a crash would cut it.
+    if (last == 0) ctx.Note(index, "then: kill without an answer to the request (killed all the same)");
+    return ControlTarget(ctx, StepKind::kKill, index);
+  }
   return Status::Ok();
 }
 
@@ -179,17 +219,18 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   for (int i = 0; i < step.n; ++i) {
     const std::string key = ctx.KeyFor(step.key);
     const std::string v = i == 0 ? variant : "";
-    auto request = RenderAction(ctx, *action, key, step, index, "", v);
-    if (!request.ok()) {
-      if (ctx.IsMissingCapture(request.status())) {
-        ctx.Note(index, "burst not sent: " + request.status().message());
+    const PayloadVariant payload =
+        step.payloads.empty() ? step.payload : step.payloads[static_cast<std::size_t>(i) % step.payloads.size()];
+    auto rendered = RenderAction(ctx, *action, key, step, index, "", v, payload);
+    if (!rendered.ok()) {
+      if (ctx.IsMissingCapture(rendered.status()) || IsUnformable(rendered.status())) {
+        ctx.Note(index, "burst not sent: " + rendered.status().message());
         return Status::Ok();
       }
-      return request.status();
+      return rendered.status();
     }
-    invokes.push_back(
-        RequestInvoke(event_process::Burst(i), event_f::kBurst, SubjectOf(ctx, step, key), RecordOf(*request), index, v));
-    requests.push_back(std::move(request).value());
+    invokes.push_back(InvokeOf(ctx, event_process::Burst(i), event_f::kBurst, step, key, payload, *rendered, index, v));
+    requests.push_back(std::move(rendered->request));
   }
   ctx.MarkSent(step.action, step.biz);
   const std::int64_t released = monotonic_ns();

@@ -131,6 +131,11 @@ TEST_CASE("explore finds no-fingerprint, shrinks it, and the repro reproduces", 
   FindsShrinksAndReproduces("create-order", "no-fingerprint", "mismatch_rejected");
 }
 
+TEST_CASE("explore finds fingerprint-key-order (an equal rewrite gets 422), shrinks it, and the repro reproduces",
+          "[explore][e2e][slow]") {
+  FindsShrinksAndReproduces("create-order", "fingerprint-key-order", "identical_replay");
+}
+
 TEST_CASE("explore finds memory-store (needs a restart), shrinks it, and the repro reproduces", "[explore][e2e][slow]") {
   FindsShrinksAndReproduces("create-order", "memory-store", "one_record");
 }

@@ -264,3 +264,31 @@ TEST_CASE("egress faults and the cause step: loaded, positioned errors, checked 
   REQUIRE(route.ok());
   CHECK(route->hook == "kill_after_charge");
 }
+
+TEST_CASE("payload forms: a name each, a list only on a burst, a JSON body where they need one") {
+  auto r = ParseScenario(kHead + R"(steps:
+  - send: create_order
+    payload: reordered
+  - burst: create_order
+    n: 3
+    payload: [default, value_changed]
+expect: [one_record]
+)", "s.yaml", Vocab());
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(r->steps[0].payload == PayloadVariant::kReordered);
+  CHECK(r->steps[1].payloads == std::vector<PayloadVariant>{PayloadVariant::kDefault, PayloadVariant::kValueChanged});
+
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    payload: reorderd\n" + "expect: [one_record]\n").rfind(
+            "s.yaml:5:14: step 'send'.payload: unknown payload 'reorderd' (did you mean 'reordered'?); known: default, ",
+            0) == 0);
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    payload: [default, other]\n" + "expect: [one_record]\n") ==
+        "s.yaml:5:14: step 'send'.payload: only a burst takes a list of payloads");
+
+  // The shop's cancel_order has no JSON body: a changed form is a need there.
+  auto changed = ParseScenario(kHead + "steps:\n  - send: cancel_order\n    payload: value_changed\nexpect: [one_record]\n",
+                               "s.yaml", Vocab());
+  REQUIRE(changed.ok());
+  CHECK(CheckScenarioAgainstTarget(*changed, idemproof::testing::ShopTarget()).needs ==
+        std::vector<std::string>{"a JSON body for action 'cancel_order' (payload value_changed)"});
+}

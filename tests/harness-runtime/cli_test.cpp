@@ -122,6 +122,9 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"short-ttl", "retry-inside-window", "window", 1},
     {"delete-releases-twice", "delete-releases-once", "probe_equal", 1},
     {"put-increment", "put-target-state", "probe_equal", 1},
+    {"fingerprint-key-order", "equivalent-retry", "identical_replay", 1},
+    {"fast-path-skips-fingerprint", "changed-request-rejected", "mismatch_rejected", 1},
+    {"store-after-answer", "killed-after-answer", "one_record", 1},
     // through the injectors: the chaos proxy and the last-byte burst
     {"check-then-insert", "synchronized-burst", "one_record", 3},
     {"request-id-key", "lost-answer-retry", "one_record", 1},

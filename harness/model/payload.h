@@ -1,0 +1,53 @@
+// PayloadVariant: which body and headers a send or burst request carries,
+// relative to its action's declared request (issue 17, metamorphic forms).
+//
+//  - default: the action's request as declared;
+//  - other: the action's declared other_payload (a different request);
+//  - forms EQUAL to the default (a correct target replays them: no second
+//    execution, no mismatch status): reordered (JSON object members in
+//    reverse order), respaced (the JSON re-indented), header_case (every
+//    header name in another letter case), extra_header (an undocumented
+//    header with a fresh value), query_reordered (query parameters in
+//    reverse order), ignored_changed (a declared fingerprint_ignores field
+//    changed), equivalent (all of these at once);
+//  - forms DIFFERENT from it (a correct target rejects them): value_changed
+//    (one JSON leaf value changed, the deepest number first), field_removed
+//    (one JSON member removed).
+// The runtime derives them from the rendered request (runtime/request_forms.h).
+//
+// Thread-safety: pure functions over constants.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace idemproof {
+
+enum class PayloadVariant {
+  kDefault, kOther,
+  kReordered, kRespaced, kHeaderCase, kExtraHeader, kQueryReordered, kIgnoredChanged, kEquivalent,
+  kValueChanged, kFieldRemoved,
+};
+
+// The name a scenario file uses ("default", "value_changed", ...).
+const char* PayloadName(PayloadVariant payload);
+std::optional<PayloadVariant> ParsePayloadName(const std::string& name);
+const std::vector<std::string>& PayloadNames();
+
+// A form derived from the default request that means the same request.
+bool IsEqualForm(PayloadVariant payload);
+// A form derived from the default request that means another request.
+bool IsChangedForm(PayloadVariant payload);
+// Needs the action's request to have a JSON body (the bind stage checks it).
+bool NeedsJsonBody(PayloadVariant payload);
+
+// The request a recorded payload name stands for, as oracles group requests:
+// "default" for the default and every equal form, "other" for other_payload
+// and every changed form ("" counts as "default"; an unknown name as itself).
+std::string PayloadClass(const std::string& name);
+// True for a payload name of a changed form (not "other"): its rejection
+// may be any client error, since the target may validate before it dedups.
+bool IsChangedFormName(const std::string& name);
+
+}  // namespace idemproof

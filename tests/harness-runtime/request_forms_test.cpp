@@ -1,0 +1,131 @@
+// ApplyPayloadForm (runtime/request_forms.h): what each metamorphic form
+// rewrites in a rendered request, and what it refuses to rewrite.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/request_forms.h"
+
+using namespace idemproof;
+using idemproof::runtime::ApplyPayloadForm;
+using idemproof::runtime::HttpRequest;
+
+namespace {
+
+HttpRequest Order() {
+  HttpRequest r;
+  r.method = "POST";
+  r.url = "http://127.0.0.1:9/orders?src=web&tag=a";
+  r.headers = {{"Content-Type", "application/json"}, {"Idempotency-Key", "k-1"}};
+  r.body = R"({"amount":100,"biz_no":"b-1","item":{"qty":1,"sku":"a"},"key":"k-1"})";
+  return r;
+}
+
+JsonPath P(const char* text) { return *JsonPath::Parse(text); }
+
+std::vector<std::string> Apply(HttpRequest& r, PayloadVariant p, const std::vector<JsonPath>& ignored = {}) {
+  auto out = ApplyPayloadForm(r, p, ignored, "k-1", "fresh-1");
+  REQUIRE(out.ok());
+  return *out;
+}
+
+}  // namespace
+
+TEST_CASE("equal forms change the bytes, not the meaning", "[forms]") {
+  const HttpRequest original = Order();
+  const auto meaning = nlohmann::json::parse(original.body);
+  HttpRequest r = original;
+  SECTION("reordered") {
+    CHECK(Apply(r, PayloadVariant::kReordered) == std::vector<std::string>{"JSON members in reverse order"});
+    CHECK(r.body == R"({"key":"k-1","item":{"sku":"a","qty":1},"biz_no":"b-1","amount":100})");
+  }
+  SECTION("respaced") {
+    CHECK(Apply(r, PayloadVariant::kRespaced) == std::vector<std::string>{"JSON indented, final newline"});
+    CHECK(r.body.find("\n  \"amount\": 100,") != std::string::npos);
+    CHECK(r.body.back() == '\n');
+    CHECK(r.body.find("\"amount\"") < r.body.find("\"biz_no\""));  // order kept
+  }
+  SECTION("header_case") {
+    Apply(r, PayloadVariant::kHeaderCase);
+    CHECK(r.headers == HeaderList{{"content-type", "application/json"}, {"idempotency-key", "k-1"}});
+    Apply(r, PayloadVariant::kHeaderCase);
+    CHECK(r.headers.front().first == "CONTENT-TYPE");
+  }
+  SECTION("extra_header") {
+    Apply(r, PayloadVariant::kExtraHeader);
+    CHECK(find_header(r.headers, "X-Idemproof-Trace") == std::optional<std::string>("fresh-1"));
+  }
+  SECTION("query_reordered") {
+    CHECK(Apply(r, PayloadVariant::kQueryReordered) == std::vector<std::string>{"query parameters in reverse order"});
+    CHECK(r.url == "http://127.0.0.1:9/orders?tag=a&src=web");
+  }
+  SECTION("equivalent: all at once") {
+    CHECK(Apply(r, PayloadVariant::kEquivalent).size() == 5);
+    CHECK(r.body.find("\"key\"") < r.body.find("\"amount\""));
+    CHECK(r.body.find('\n') != std::string::npos);
+    CHECK(r.url.find("?tag=a&src=web") != std::string::npos);
+  }
+  CHECK(nlohmann::json::parse(r.body) == meaning);
+  CHECK(r.method == original.method);
+}
+
+TEST_CASE("an equal form with nothing to change sends the request as it is", "[forms]") {
+  HttpRequest r = Order();
+  r.url = "http://127.0.0.1:9/orders";
+  r.body = R"({"only":1})";
+  CHECK(Apply(r, PayloadVariant::kReordered).empty());
+  CHECK(Apply(r, PayloadVariant::kQueryReordered).empty());
+  CHECK(r.body == R"({"only":1})");
+  CHECK(r.url == "http://127.0.0.1:9/orders");
+}
+
+TEST_CASE("value_changed changes the deepest number, last at its depth", "[forms]") {
+  HttpRequest r = Order();
+  CHECK(Apply(r, PayloadVariant::kValueChanged) == std::vector<std::string>{"$.item.qty: 1 -> 2"});
+  const auto doc = nlohmann::json::parse(r.body);
+  CHECK(doc["item"]["qty"] == 2);
+  CHECK(doc["amount"] == 100);
+}
+
+TEST_CASE("value_changed leaves fingerprint_ignores members and the key alone", "[forms]") {
+  HttpRequest r = Order();
+  CHECK(Apply(r, PayloadVariant::kValueChanged, {P("$.item")}) == std::vector<std::string>{"$.amount: 100 -> 101"});
+  HttpRequest s = Order();
+  s.body = R"({"key":"k-1","note":"x"})";
+  CHECK(Apply(s, PayloadVariant::kValueChanged) == std::vector<std::string>{"$.note: \"x\" -> \"x-changed\""});
+  HttpRequest t = Order();
+  t.body = R"({"flag":true,"key":"k-1"})";
+  CHECK(Apply(t, PayloadVariant::kValueChanged) == std::vector<std::string>{"$.flag: true -> false"});
+}
+
+TEST_CASE("ignored_changed changes only a declared fingerprint_ignores member", "[forms]") {
+  HttpRequest r = Order();
+  CHECK(Apply(r, PayloadVariant::kIgnoredChanged, {P("$.item.sku")}) ==
+        std::vector<std::string>{"$.item.sku: \"a\" -> \"a-changed\""});
+  HttpRequest s = Order();
+  auto none = ApplyPayloadForm(s, PayloadVariant::kIgnoredChanged, {}, "k-1", "f");
+  CHECK(none.status().code() == StatusCode::kUnsupported);
+}
+
+TEST_CASE("field_removed removes the last member of the deepest object", "[forms]") {
+  HttpRequest r = Order();
+  CHECK(Apply(r, PayloadVariant::kFieldRemoved) == std::vector<std::string>{"$.item.sku removed"});
+  CHECK(nlohmann::json::parse(r.body)["item"] == nlohmann::json{{"qty", 1}});
+  HttpRequest s = Order();
+  CHECK(Apply(s, PayloadVariant::kFieldRemoved, {P("$.item")}) == std::vector<std::string>{"$.biz_no removed"});
+}
+
+TEST_CASE("a changed form without a JSON body is refused, not faked", "[forms]") {
+  HttpRequest r = Order();
+  r.headers = {{"Content-Type", "application/x-www-form-urlencoded"}};
+  r.body = "a=1&b=2";
+  for (auto p : {PayloadVariant::kValueChanged, PayloadVariant::kFieldRemoved}) {
+    HttpRequest copy = r;
+    auto out = ApplyPayloadForm(copy, p, {}, "k", "f");
+    CHECK(out.status().code() == StatusCode::kUnsupported);
+    CHECK(copy.body == r.body);
+  }
+  HttpRequest respaced = r;
+  CHECK(Apply(respaced, PayloadVariant::kRespaced).empty());  // not JSON: as it is
+  CHECK(respaced.body == r.body);
+}
