@@ -85,7 +85,9 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
       }
       if (s.timeout) out << YAML::Key << "timeout" << YAML::Value << FormatDuration(*s.timeout);
       break;
-    case StepKind::kWait: out << YAML::Key << key << YAML::Value << FormatDuration(s.duration); break;
+    case StepKind::kWait:
+      out << YAML::Key << key << YAML::Value << (s.past_window ? std::string("past_window") : FormatDuration(s.duration));
+      break;
     case StepKind::kProbe:
       out << YAML::Key << key << YAML::Value << s.name;
       if (!s.label.empty() && s.label != s.name) out << YAML::Key << "as" << YAML::Value << s.label;

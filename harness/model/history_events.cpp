@@ -138,8 +138,10 @@ HistoryEvent TargetExited(int step, int pid, const std::string& why) {
                {{"pid", pid}, {"why", why}});
 }
 
-HistoryEvent WaitEvent(int step, const std::string& duration) {
-  return Event(event_process::kHarness, event_f::kWait, EventType::kOk, step, {{"duration", duration}});
+HistoryEvent WaitEvent(int step, const std::string& duration, bool past_window) {
+  nlohmann::json value = {{"duration", duration}};
+  if (past_window) value["past_window"] = true;
+  return Event(event_process::kHarness, event_f::kWait, EventType::kOk, step, std::move(value));
 }
 
 HistoryEvent BatchInvoke(const RecordedRequest& request, const nlohmann::json& batch, int step) {

@@ -154,8 +154,9 @@ HistoryEvent Note(int step, const std::string& text);
 HistoryEvent NoteWith(int step, nlohmann::json value);
 // The target (pid) ended other than by a step; `why`: "exited (signal 9 (Killed))".
 HistoryEvent TargetExited(int step, int pid, const std::string& why);
-// f wait, process harness, type ok: {"duration"}.
-HistoryEvent WaitEvent(int step, const std::string& duration);
+// f wait, process harness, type ok: {"duration"}, and "past_window": true
+// for a `wait: past_window` (duration: the one it resolved to).
+HistoryEvent WaitEvent(int step, const std::string& duration, bool past_window = false);
 // f batch, process batch: {"request", "batch": info}; BatchCompletion() is a
 // RequestCompletion() that repeats "batch".
 HistoryEvent BatchInvoke(const RecordedRequest& request, const nlohmann::json& batch, int step);

@@ -98,6 +98,17 @@ bool Scenario::ReferencesParameter(const std::string& name) const {
 
 
 
+std::optional<Duration> PastWindowWait(const IdempotencyContract& contract) {
+  if (!contract.window || *contract.window > kLongestPastWindow) return std::nullopt;
+  const Duration margin = std::max<Duration>(std::chrono::milliseconds(200), *contract.window / 10);
+  return *contract.window + margin;
+}
+
+Duration WaitDuration(const Step& step, const IdempotencyContract& contract) {
+  if (!step.past_window) return step.duration;
+  return PastWindowWait(contract).value_or(Duration::zero());
+}
+
 ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target) {
   ScenarioFit fit;
   auto add_need = [&](const std::string& need) {
@@ -163,6 +174,15 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
         break;
       }
       case StepKind::kHook: check_name(s.name, s.mark, "hook", hooks); break;
+      case StepKind::kWait:
+        if (!s.past_window) break;
+        if (!target.idempotency.window)
+          add_need("a retry window (idempotency.window) for 'wait: past_window'");
+        else if (*target.idempotency.window > kLongestPastWindow)
+          add_need("a retry window of at most " + FormatDuration(kLongestPastWindow) +
+                   " for 'wait: past_window' (idempotency.window is " + FormatDuration(*target.idempotency.window) +
+                   ")");
+        break;
       case StepKind::kCause: {
         auto provision = ResolveCapability(s.name, s.action, target);
         if (!provision.ok()) add_need(provision.status().message());

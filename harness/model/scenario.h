@@ -113,6 +113,9 @@ struct Step {
   std::vector<std::string> consumers{"main"};  // deliver (`to:`): consumer instances
   // wait
   Duration duration{0};
+  // `wait: past_window`: the duration comes from the target's
+  // idempotency.window when the step runs (PastWindowWait); `duration` is 0.
+  bool past_window = false;
   // hook / probe / fault / heal / deliver / publish / spawn: the name
   // (cause: the capability; `action` is the next send's or burst's action)
   std::string name;
@@ -184,6 +187,16 @@ struct Scenario {
   // True when a step or an oracle parameter says "$name".
   bool ReferencesParameter(const std::string& name) const;
 };
+
+// `wait: past_window`: how long it waits for `contract` — the declared
+// window plus a tenth of it, at least 200ms more, so the retry that follows
+// comes after the window has passed since the last answer. nullopt when the
+// contract declares no window, or one longer than kLongestPastWindow (a
+// scenario does not wait that long: the scenario is not applicable).
+inline constexpr Duration kLongestPastWindow = std::chrono::minutes(10);
+std::optional<Duration> PastWindowWait(const IdempotencyContract& contract);
+// What a wait step sleeps: its duration, or PastWindowWait (0 without one).
+Duration WaitDuration(const Step& step, const IdempotencyContract& contract);
 
 // Loads and strictly validates a scenario file. Errors are kInvalidConfig with
 // file:line:column: YAML syntax, unknown keys or step kinds (closest known key

@@ -264,9 +264,18 @@ class ScenarioLoader {
       case StepKind::kBurst:
         st.action = NameOrReference(RequiredValue(v, *kind_key, what, "an action name"), what, sc, false);
         break;
-      case StepKind::kWait:
-        st.duration = r_.DurationOf(RequiredValue(v, *kind_key, what, "a duration"), what);
+      case StepKind::kWait: {
+        const YAML::Node d = RequiredValue(v, *kind_key, what, "a duration or past_window");
+        if (d.IsScalar() && d.Scalar() == "past_window") {
+          st.past_window = true;  // resolved from the target's idempotency.window
+        } else {
+          if (d.IsScalar() && !ParseDuration(d.Scalar()).ok())
+            r_.Fail(d, what + ": '" + d.Scalar() + "' is neither a duration (250ms, 4s) nor past_window" +
+                           yaml::DidYouMean(d.Scalar(), {"past_window"}));
+          st.duration = r_.DurationOf(d, what);
+        }
         break;
+      }
       case StepKind::kHook:
         st.name = Symbol(RequiredValue(v, *kind_key, what, "a name"), what);
         break;

@@ -5,7 +5,8 @@
 // in progress, mismatch, missing key, a 5xx — is a violation too, never "no
 // replay happened". Answers a proxy
 // fault swallowed (swallowed_answers.h) count as answers of their key: the
-// first answer may be one the client never saw.
+// first answer may be one the client never saw. After the declared window,
+// each later window is judged against its own execution (JudgeLaterWindows).
 #include "oracles/oracle_support.h"
 #include "oracles/swallowed_answers.h"
 
@@ -117,6 +118,68 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
   }
 }
 
+// The windows after the first (a target that declares a window and a replay
+// marker): past the window a retry may execute again, once per window
+// (WindowSegments). In each later window the execution — its earliest
+// unmarked terminal answer — is the new first answer: a retry invoked after
+// it completed must replay it (marked, equal) and is never blocked (in
+// progress, mismatch, a 5xx); a retry invoked before may also replay the
+// previous record (a target may keep records longer than it promises). A
+// second unmarked answer in one window lacks the marker: a violation. A
+// window with no execution only replays the previous record. Retries the
+// first window already judged (RetriesAfter) are skipped.
+void JudgeLaterWindows(const RequestGroup& g, const Operation& first, const OracleInput& in,
+                       Violations& violations, int& replays) {
+  const auto& contract = in.target.idempotency;
+  if (!contract.replay || !contract.window) return;
+  const auto segments = WindowSegments(g.ops, contract);
+  const auto vol = in.target.VolatilePathsFor(g.action);
+  const Operation* current = &first;  // the key's latest execution before this window
+  for (std::size_t w = 1; w < segments.size(); ++w) {
+    const std::vector<Operation>& seg = segments[w];
+    const Operation* exec = nullptr;
+    for (const auto& op : seg) {
+      if (!IsTerminal(Classify(op, contract)) || IsReplayMarked(*op.answer(), contract)) continue;
+      if (exec == nullptr || op.complete_ns() < exec->complete_ns()) exec = &op;
+    }
+    for (const auto& op : seg) {
+      if (op.invoke == first.invoke || op.invoke == current->invoke) continue;
+      if (exec != nullptr && op.invoke == exec->invoke) continue;
+      if (op.invoke_ns() >= first.complete_ns() && op.invoke_ns() - first.complete_ns() <= contract.window->count())
+        continue;  // judged with the first window
+      const bool after_exec = exec != nullptr && op.invoke_ns() >= exec->complete_ns();
+      if (NotAReplay(op, contract)) {
+        if (!after_exec) continue;  // in progress while this window's execution ran: allowed
+        ++replays;
+        violations.Add(NotAReplayViolation(g, op, OpName(*exec) + " (after the window)", *exec->answer(), OpJson(*exec),
+                                           contract));
+        continue;
+      }
+      if (!IsTerminal(Classify(op, contract))) continue;
+      ++replays;
+      const HttpAnswer a = *op.answer();
+      // An unmarked answer beside this window's execution is a second one:
+      // shown against that execution.
+      const bool second_execution = exec != nullptr && !IsReplayMarked(a, contract);
+      const Operation* against = after_exec || second_execution ? exec : current;
+      auto diffs = ReplayDifferences(*against->answer(), a, vol, in);
+      if (!diffs.empty() && !after_exec && exec != nullptr && ReplayDifferences(*exec->answer(), a, vol, in).empty())
+        diffs.clear();  // it waited for this window's execution and replays it
+      if (diffs.empty()) continue;
+      violations.Add({{"key", g.key},
+                      {"action", g.action},
+                      {"problem", "key " + g.key + " (" + g.action + "): " + OpName(op) + " answered " + AnswerSummary(a) +
+                                      " after the window but " + OpName(*against) + " answered " +
+                                      AnswerSummary(*against->answer()) + " [" + Joined(diffs) + "]"},
+                      {"differences", diffs},
+                      {"window", w},
+                      {"first", OpJson(*against)},
+                      {"replay", OpJson(op)}});
+    }
+    if (exec != nullptr) current = exec;
+  }
+}
+
 }  // namespace
 
 Verdict IdenticalReplay(const OracleInput& in) {
@@ -174,6 +237,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
                       {"first", OpJson(*first)},
                       {"replay", OpJson(*op)}});
     }
+    JudgeLaterWindows(g, *first, in, violations, replays);
   }
   nlohmann::json details = {{"violations", violations.json()}, {"replays_checked", replays}, {"keys", keys}};
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);

@@ -2,7 +2,8 @@
 // key is running gets the declared in-progress status or an answer identical
 // to the first; never a second execution, never an "empty success" (a 2xx
 // whose body differs from the first). A key none of whose requests executed
-// (NothingExecuted) is not judged.
+// (NothingExecuted) is not judged. Past the declared window the key may
+// execute once more per window (WindowSegments): each window is judged alone.
 #include "oracles/oracle_support.h"
 
 namespace idemproof::oracles {
@@ -21,57 +22,76 @@ Verdict InProgress(const OracleInput& in) {
       ++undecided;
       continue;
     }
+    // Past the declared window a key may rightly execute again: once per
+    // window (WindowSegments; a burst after the window is one window).
+    const auto segments = WindowSegments(g.ops, contract);
+    const std::string in_window = segments.size() > 1 ? " inside one retry window" : "";
     // Never a second execution.
     if (contract.replay) {
-      nlohmann::json executed = nlohmann::json::array();
-      for (const auto& op : g.ops)
-        if (Classify(op, contract) == AnswerClass::kSuccess && !IsReplayMarked(*op.answer(), contract))
-          executed.push_back(OpJson(op));
-      if (executed.size() > 1)
-        violations.Add({{"key", g.key},
-                        {"problem", "key " + g.key + " (" + g.action + ") executed " + std::to_string(executed.size()) +
-                                 " times: " + std::to_string(executed.size()) + " 2xx answers without the replay marker"},
-                 {"executions", executed}});
+      for (const auto& seg : segments) {
+        nlohmann::json executed = nlohmann::json::array();
+        for (const auto& op : seg)
+          if (Classify(op, contract) == AnswerClass::kSuccess && !IsReplayMarked(*op.answer(), contract))
+            executed.push_back(OpJson(op));
+        if (executed.size() > 1)
+          violations.Add({{"key", g.key},
+                          {"problem", "key " + g.key + " (" + g.action + ") executed " +
+                                          std::to_string(executed.size()) + " times" + in_window + ": " +
+                                          std::to_string(executed.size()) + " 2xx answers without the replay marker"},
+                          {"executions", executed}});
+      }
     }
     if (const auto* a = in.target.FindAction(g.action); a != nullptr && a->records) {
       auto count = RecordCount(in.history, g.action, g.biz);
-      if (count && *count > 1)
+      const auto allowed = static_cast<std::int64_t>(segments.size());
+      if (count && *count > allowed)
         violations.Add({{"key", g.key},
                         {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) +
-                                 " records for biz " + g.biz + " after duplicates"},
-                 {"records", *count}});
+                                        " records for biz " + g.biz + " after duplicates" +
+                                        (allowed > 1 ? " (at most " + std::to_string(allowed) + ": one per retry window)"
+                                                     : std::string())},
+                        {"records", *count}});
     }
-    // Each duplicate that overlapped another request of the key.
-    const Operation* first = FirstTerminal(g, contract);
+    // Each duplicate that overlapped another request of the key, against
+    // the first answer of its window (or, past the first window, the
+    // previous window's: a record may live longer than promised).
     auto vol = in.target.VolatilePathsFor(g.action);
-    for (const auto& d : g.ops) {
-      bool overlapped = false;
-      for (const auto& o : g.ops) {
-        if (o.invoke == d.invoke) continue;
-        bool o_running = o.invoke_ns() <= d.invoke_ns() && (o.completion == nullptr || o.complete_ns() > d.invoke_ns());
-        if (o_running && o.invoke->index < d.invoke->index) overlapped = true;
+    std::optional<HttpAnswer> previous;  // the previous window's first answer
+    for (const auto& seg : segments) {
+      const RequestGroup window_group{g.action, g.key, g.payload, g.biz, seg};
+      const Operation* first = FirstTerminal(window_group, contract);
+      for (const auto& d : seg) {
+        bool overlapped = false;
+        for (const auto& o : g.ops) {
+          if (o.invoke == d.invoke) continue;
+          bool o_running =
+              o.invoke_ns() <= d.invoke_ns() && (o.completion == nullptr || o.complete_ns() > d.invoke_ns());
+          if (o_running && o.invoke->index < d.invoke->index) overlapped = true;
+        }
+        if (!overlapped) continue;
+        AnswerClass c = Classify(d, contract);
+        if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
+          ++undecided;
+          continue;
+        }
+        ++overlaps;
+        if (c == AnswerClass::kInProgress) continue;
+        if (first != nullptr && d.invoke == first->invoke) continue;  // the one that ran
+        HttpAnswer a = *d.answer();
+        std::vector<std::string> diffs;
+        if (first != nullptr) diffs = AnswerDifferences(*first->answer(), a, vol, {});
+        if (first != nullptr && diffs.empty()) continue;  // waited and got the same answer
+        if (previous && AnswerDifferences(*previous, a, vol, {}).empty()) continue;
+        std::string what = (c == AnswerClass::kSuccess) ? "an empty success " : "";
+        violations.Add({{"key", g.key},
+                        {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
+                                        AnswerSummary(a) + " while another request was running (expected " +
+                                        contract.InProgressText() + " or the first answer" +
+                                        (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")"},
+                        {"duplicate", OpJson(d)},
+                        {"first", first ? OpJson(*first) : nlohmann::json(nullptr)}});
       }
-      if (!overlapped) continue;
-      AnswerClass c = Classify(d, contract);
-      if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
-        ++undecided;
-        continue;
-      }
-      ++overlaps;
-      if (c == AnswerClass::kInProgress) continue;
-      if (first != nullptr && d.invoke == first->invoke) continue;  // the one that ran
-      HttpAnswer a = *d.answer();
-      std::vector<std::string> diffs;
-      if (first != nullptr) diffs = AnswerDifferences(*first->answer(), a, vol, {});
-      if (first != nullptr && diffs.empty()) continue;  // waited and got the same answer
-      std::string what = (c == AnswerClass::kSuccess) ? "an empty success " : "";
-      violations.Add({{"key", g.key},
-                      {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
-                               AnswerSummary(a) + " while another request was running (expected " +
-                               contract.InProgressText() + " or the first answer" +
-                               (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")"},
-               {"duplicate", OpJson(d)},
-               {"first", first ? OpJson(*first) : nlohmann::json(nullptr)}});
+      if (first != nullptr) previous = *first->answer();
     }
   }
   nlohmann::json details = {{"violations", violations.json()}, {"overlapping_duplicates", overlaps}, {"undecided", undecided}};

@@ -34,6 +34,13 @@ std::string ChangeSummary(const Operation& op);
 // first terminal answer; that request opens the next). No window: 1.
 // An execution after the window has passed is expected, never a violation.
 int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContract& contract);
+// The same requests cut into those windows, each in invoke order: the first
+// holds every request up to the first one invoked more than `window` after
+// the first window opened, and so on; a burst after the window is one
+// window, not one per request. No window declared: one segment with all.
+// Never empty (one empty segment for no requests).
+std::vector<std::vector<Operation>> WindowSegments(const std::vector<Operation>& ops,
+                                                   const IdempotencyContract& contract);
 
 // What an oracle found wrong, in order: every violation is kept for
 // details["violations"]; the first one's "problem" is the verdict's evidence.

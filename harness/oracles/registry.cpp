@@ -63,23 +63,35 @@ std::vector<Verdict> OracleRegistry::CheckAll(const Scenario& scenario, const Ta
 
 namespace oracles {
 
-int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContract& contract) {
-  if (!contract.window) return 1;
-  std::vector<const Operation*> sorted;
-  for (const auto& op : ops) sorted.push_back(&op);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Operation* a, const Operation* b) { return a->invoke_ns() < b->invoke_ns(); });
-  const std::int64_t window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*contract.window).count();
-  int executions = 1;
-  std::optional<std::int64_t> opened;  // when the current window opened
-  for (const Operation* op : sorted) {
-    if (opened && op->invoke_ns() - *opened > window_ns) {
-      ++executions;
-      opened.reset();
-    }
-    if (!opened && IsTerminal(Classify(*op, contract))) opened = op->complete_ns();
+std::vector<std::vector<Operation>> WindowSegments(const std::vector<Operation>& ops,
+                                                   const IdempotencyContract& contract) {
+  std::vector<Operation> sorted = ops;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Operation& a, const Operation& b) { return a.invoke_ns() < b.invoke_ns(); });
+  std::vector<std::vector<Operation>> segments(1);
+  if (!contract.window) {
+    segments.front() = std::move(sorted);
+    return segments;
   }
-  return executions;
+  const std::int64_t window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*contract.window).count();
+  bool open = false;
+  std::int64_t opened_ns = 0;  // when the current window opened (once open)
+  for (const Operation& op : sorted) {
+    if (open && op.invoke_ns() - opened_ns > window_ns) {
+      segments.emplace_back();
+      open = false;
+    }
+    segments.back().push_back(op);
+    if (!open && IsTerminal(Classify(op, contract))) {
+      open = true;
+      opened_ns = op.complete_ns();
+    }
+  }
+  return segments;
+}
+
+int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContract& contract) {
+  return static_cast<int>(WindowSegments(ops, contract).size());
 }
 
 void Violations::Add(nlohmann::json violation) {

@@ -77,10 +77,16 @@ class Interpreter::Execution {
     switch (step.kind) {
       case StepKind::kSend: return SendStep(ctx_, step, index);
       case StepKind::kBurst: return BurstStep(ctx_, step, index);
-      case StepKind::kWait:
-        ctx_.Append(WaitEvent(index, FormatDuration(step.duration)), monotonic_ns());
-        ctx_.Sleep(step.duration);
+      case StepKind::kWait: {
+        if (step.past_window && !PastWindowWait(ctx_.target().idempotency))
+          return Status::InvalidConfig("'wait: past_window' needs a retry window (idempotency.window) of at most " +
+                                       FormatDuration(kLongestPastWindow),
+                                       step.mark);
+        const Duration d = WaitDuration(step, ctx_.target().idempotency);
+        ctx_.Append(WaitEvent(index, FormatDuration(d), step.past_window), monotonic_ns());
+        ctx_.Sleep(d);
         return Status::Ok();
+      }
       case StepKind::kHook: return HookStep(ctx_, step, index);
       case StepKind::kCause: return CauseStep(ctx_, step, index);
       case StepKind::kProbe: return ProbeStep(ctx_, step, index);

@@ -15,6 +15,8 @@ const std::vector<FlawInfo>& all_flaws() {
       {Flaw::no_lease_expiry, "no-lease-expiry", "an in-progress claim never expires"},
       {Flaw::unfenced_takeover, "unfenced-takeover", "completion ignores the owner token"},
       {Flaw::short_ttl, "short-ttl", "records expire after 1/100 of --dedup-ttl"},
+      {Flaw::expiry_race, "expiry-race",
+       "replaces an expired record by read, pause, blind overwrite: concurrent retries after the TTL all execute"},
       {Flaw::delete_releases_twice, "delete-releases-twice",
        "DELETE releases stock without checking the state"},
       {Flaw::put_increment, "put-increment",

@@ -8,6 +8,10 @@ ServiceStore::ServiceStore(const ServiceOptions& options) {
     sqlite.discipline = ClaimDiscipline::check_then_insert;
     sqlite.check_insert_pause = options.check_insert_pause;
   }
+  if (options.service.flaw == Flaw::expiry_race) {
+    sqlite.discipline = ClaimDiscipline::read_then_replace;
+    sqlite.check_insert_pause = options.check_insert_pause;
+  }
   durable_ = std::make_unique<SqliteStore>(options.db, sqlite);
   if (options.service.flaw == Flaw::memory_store) {
     memory_ = std::make_unique<MemoryRecordStore>(*durable_);

@@ -28,6 +28,9 @@ constexpr const char* kRecordsSchema =
 constexpr const char* kDeadAt =
     "((state = 'in_progress' AND lease_expires_ns <= ?1) OR"
     " (state = 'completed' AND expires_ns <= ?1))";
+// Only an in-progress record whose lease has passed (the expiry-race flaw's
+// store never sweeps, nor atomically replaces, expired completed records).
+constexpr const char* kLeaseDeadAt = "(state = 'in_progress' AND lease_expires_ns <= ?1)";
 
 RequestRecord read_record(const Statement& s) {
   RequestRecord r;
@@ -86,6 +89,8 @@ class SqliteStore::Transaction final : public StoreTransaction {
                       " SET state = 'completed', status = ?1, content_type = ?2, location = ?3,"
                       " body = ?4, completed_ns = ?5, expires_ns = ?6"
                       " WHERE method = ?7 AND route = ?8 AND key = ?9";
+    // The expiry-race flaw's store writes blindly: no owner fence.
+    if (discipline_ == ClaimDiscipline::read_then_replace) fencing = Fencing::none;
     // Without the unique constraint several rows may share a scope: the owner
     // picks its own row (this is the check-then-insert flaw's table).
     if (fencing == Fencing::by_owner || discipline_ == ClaimDiscipline::check_then_insert) {
@@ -196,9 +201,9 @@ class SqliteStore::Transaction final : public StoreTransaction {
 
 SqliteStore::SqliteStore(const std::string& path, SqliteStoreOptions options)
     : options_(options),
-      records_table_(options.discipline == ClaimDiscipline::atomic_insert
-                         ? "idempotency_records"
-                         : "idempotency_records_unconstrained") {
+      records_table_(options.discipline == ClaimDiscipline::check_then_insert
+                         ? "idempotency_records_unconstrained"
+                         : "idempotency_records") {
   db_ = SqliteOpen(
       path,
       {std::string("CREATE TABLE IF NOT EXISTS idempotency_records ") + kRecordsSchema +
@@ -239,12 +244,16 @@ bool SqliteStore::transact(const std::function<bool(StoreTransaction&)>& body) {
 }
 
 ClaimOutcome SqliteStore::claim(const ClaimRequest& request) {
-  return options_.discipline == ClaimDiscipline::atomic_insert ? claim_atomic(request)
-                                                               : claim_check_then_insert(request);
+  switch (options_.discipline) {
+    case ClaimDiscipline::atomic_insert: return *claim_atomic(request);
+    case ClaimDiscipline::check_then_insert: return claim_check_then_insert(request);
+    case ClaimDiscipline::read_then_replace: return claim_read_then_replace(request);
+  }
+  throw StoreError("claim: unknown discipline");
 }
 
-ClaimOutcome SqliteStore::claim_atomic(const ClaimRequest& request) {
-  ClaimOutcome outcome;
+std::optional<ClaimOutcome> SqliteStore::claim_atomic(const ClaimRequest& request, bool replace_completed) {
+  std::optional<ClaimOutcome> outcome;
   transact([&](StoreTransaction&) {
     Statement insert(db_, "INSERT INTO " + records_table_ + " (" + kRecordColumns +
                               ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
@@ -257,7 +266,7 @@ ClaimOutcome SqliteStore::claim_atomic(const ClaimRequest& request) {
         .bind(6, to_epoch_ns(request.lease.expires_at));
     insert.run();
     if (insert.changes() == 1) {
-      outcome.kind = ClaimKind::claimed;
+      outcome = ClaimOutcome{ClaimKind::claimed, std::nullopt};
       return true;
     }
     // The scope is taken; a dead record is replaced in one conditional UPDATE.
@@ -267,7 +276,7 @@ ClaimOutcome SqliteStore::claim_atomic(const ClaimRequest& request) {
                                 " location = NULL, body = NULL, completed_ns = NULL,"
                                 " expires_ns = NULL"
                                 " WHERE method = ?5 AND route = ?6 AND key = ?7 AND " +
-                                kDeadAt);
+                                (replace_completed ? kDeadAt : kLeaseDeadAt));
     takeover.bind(1, to_epoch_ns(request.now))
         .bind(2, request.fingerprint)
         .bind(3, request.lease.owner)
@@ -277,15 +286,46 @@ ClaimOutcome SqliteStore::claim_atomic(const ClaimRequest& request) {
         .bind(7, request.scope.key);
     takeover.run();
     if (takeover.changes() == 1) {
-      outcome.kind = ClaimKind::took_over;
+      outcome = ClaimOutcome{ClaimKind::took_over, std::nullopt};
       return true;
     }
     auto existing = select_live(request.scope, request.now);
-    if (!existing) throw StoreError("claim: scope neither free nor live");
+    if (!existing) {
+      if (!replace_completed) return true;  // an expired completed record: the caller's to replace
+      throw StoreError("claim: scope neither free nor live");
+    }
     outcome = outcome_for_existing(*existing, request.fingerprint);
     return true;
   });
   return outcome;
+}
+
+void SqliteStore::pause_between_check_and_write() {
+  if (options_.between_check_and_insert) {
+    options_.between_check_and_insert();
+  } else {
+    std::this_thread::sleep_for(options_.check_insert_pause);
+  }
+}
+
+ClaimOutcome SqliteStore::claim_read_then_replace(const ClaimRequest& request) {
+  // An absent key, a live record and an expired lease: as the correct store.
+  if (auto outcome = claim_atomic(request, /*replace_completed=*/false)) return *outcome;
+  // The flaw: it read "expired"; between that read and the overwrite nothing
+  // stops a twin that read the same, and the overwrite checks nothing.
+  pause_between_check_and_write();
+  std::lock_guard lock(mu_);
+  Statement overwrite(db_, "INSERT OR REPLACE INTO " + records_table_ + " (" + kRecordColumns +
+                               ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
+                               " NULL, NULL, NULL, NULL, NULL, NULL)");
+  overwrite.bind(1, request.scope.method)
+      .bind(2, request.scope.route_template)
+      .bind(3, request.scope.key)
+      .bind(4, request.fingerprint)
+      .bind(5, request.lease.owner)
+      .bind(6, to_epoch_ns(request.lease.expires_at));
+  overwrite.run();
+  return ClaimOutcome{ClaimKind::took_over, std::nullopt};
 }
 
 ClaimOutcome SqliteStore::claim_check_then_insert(const ClaimRequest& request) {
@@ -296,11 +336,7 @@ ClaimOutcome SqliteStore::claim_check_then_insert(const ClaimRequest& request) {
     }
   }
   // The flaw: between the check and the insert, nothing stops a twin.
-  if (options_.between_check_and_insert) {
-    options_.between_check_and_insert();
-  } else {
-    std::this_thread::sleep_for(options_.check_insert_pause);
-  }
+  pause_between_check_and_write();
   std::lock_guard lock(mu_);
   Statement insert(db_, "INSERT INTO " + records_table_ + " (" + kRecordColumns +
                             ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
@@ -342,7 +378,10 @@ std::optional<RequestRecord> SqliteStore::lookup(const RequestScope& scope, Time
 
 std::size_t SqliteStore::sweep(TimePoint now) {
   std::lock_guard lock(mu_);
-  Statement s(db_, "DELETE FROM " + records_table_ + " WHERE " + kDeadAt);
+  // The expiry-race flaw's store leaves expired completed records for the
+  // next claim to replace (lazy expiry).
+  const bool lazy = options_.discipline == ClaimDiscipline::read_then_replace;
+  Statement s(db_, "DELETE FROM " + records_table_ + " WHERE " + (lazy ? kLeaseDeadAt : kDeadAt));
   s.bind(1, to_epoch_ns(now));
   s.run();
   return static_cast<std::size_t>(s.changes());

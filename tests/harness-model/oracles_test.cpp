@@ -627,3 +627,80 @@ TEST_CASE("keyless_executes: with key optional a keyless request executes and is
   CHECK(RunOracle("keyless_executes", refused.history(), optional).status == VerdictStatus::kInvalid);
   CHECK(RunOracle("keyless_executes", History(), optional).status == VerdictStatus::kUnknown);
 }
+
+namespace {
+// The execution after ShopTarget's 4s window: a second order.
+const Answer kCreatedAgain{201, R"({"id":2,"biz_no":"b1","trace":"b"})", {{"Location", "/orders/2"}}};
+const Answer kReplayedAgain{201, R"({"id":2,"biz_no":"b1","trace":"c"})",
+                            {{"Location", "/orders/2"}, {"Idempotent-Replayed", "true"}}};
+
+// One order at 0-10 ms, then at 4500 ms (past the 4s window) a burst of 5:
+// `executions` of them unmarked 2xx, the rest in progress; `records` after.
+LiteralHistory BurstAfterWindow(int executions, int records) {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
+  for (int i = 0; i < 5; ++i)
+    h.Send("burst-" + std::to_string(i), "create_order", "k1", "b1", 4500, 4520 + i,
+           i < executions ? Answer{201, R"({"id":)" + std::to_string(2 + i) + R"(,"biz_no":"b1"})"} : kConflict);
+  h.Records("create_order", "b1", records, 5000);
+  return h;
+}
+}  // namespace
+
+TEST_CASE("a burst after the window is one window with one more execution and not one per request") {
+  Verdict ok = RunOracle("one_record", BurstAfterWindow(1, 2).history());
+  CHECK(ok.status == VerdictStatus::kValid);
+  CHECK(ok.details["judged"][0]["window_executions"] == 2);
+  Verdict raced = RunOracle("one_record", BurstAfterWindow(5, 6).history());  // expiry-race
+  CHECK(raced.status == VerdictStatus::kInvalid);
+  CHECK(raced.evidence.find("6 records") != std::string::npos);
+
+  Verdict in_progress = RunOracle("in_progress", BurstAfterWindow(1, 2).history());
+  CHECK(in_progress.status == VerdictStatus::kValid);
+  CHECK(in_progress.details["overlapping_duplicates"] == 4);
+  Verdict twice = RunOracle("in_progress", BurstAfterWindow(5, 6).history());
+  CHECK(twice.status == VerdictStatus::kInvalid);
+  CHECK(twice.evidence.find("executed 5 times inside one retry window") != std::string::npos);
+  // Without the window each execution after the first is one too many.
+  CHECK(RunOracle("in_progress", BurstAfterWindow(1, 2).history(), PlainTarget()).status == VerdictStatus::kInvalid);
+}
+
+TEST_CASE("identical_replay judges each window after the first against its own execution") {
+  LiteralHistory ok;  // re-executed after the window, then replayed inside the new one
+  ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605, kReplayedAgain);
+  Verdict v = RunOracle("identical_replay", ok.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details["replays_checked"] == 1);
+
+  LiteralHistory kept;  // the record outlived its promise: every answer replays the first
+  kept.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, Replayed())
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605, Replayed());
+  CHECK(RunOracle("identical_replay", kept.history()).status == VerdictStatus::kValid);
+
+  LiteralHistory stale;  // after the new execution completed, the old answer again
+  stale.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605, Replayed());
+  Verdict s = RunOracle("identical_replay", stale.history());
+  CHECK(s.status == VerdictStatus::kInvalid);
+  CHECK(s.evidence.find("after the window") != std::string::npos);
+
+  LiteralHistory blocked;  // the new execution completed, yet the key answers in progress
+  blocked.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605, kConflict);
+  Verdict b = RunOracle("identical_replay", blocked.history());
+  CHECK(b.status == VerdictStatus::kInvalid);
+  CHECK(b.evidence.find("instead of the stored answer") != std::string::npos);
+
+  LiteralHistory raced;  // two unmarked answers in one window: the second is no replay
+  raced.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("burst-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("burst-1", "create_order", "k1", "b1", 4500, 4512, Answer{201, R"({"id":3,"biz_no":"b1"})"});
+  Verdict r = RunOracle("identical_replay", raced.history());
+  CHECK(r.status == VerdictStatus::kInvalid);
+  CHECK(r.evidence.find("replay marker") != std::string::npos);
+}

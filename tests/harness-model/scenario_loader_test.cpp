@@ -292,3 +292,37 @@ expect: [one_record]
   CHECK(CheckScenarioAgainstTarget(*changed, idemproof::testing::ShopTarget()).needs ==
         std::vector<std::string>{"a JSON body for action 'cancel_order' (payload value_changed)"});
 }
+
+TEST_CASE("wait past_window waits past the target's own window and needs one") {
+  const std::string expect = "expect: [one_record]\n";
+  auto r = ParseScenario(kHead + "steps:\n  - send: create_order\n  - wait: past_window\n  - send: create_order\n" + expect,
+                         "s.yaml", Vocab());
+  REQUIRE(r.ok());
+  const Step& wait = r->steps[1];
+  CHECK(wait.past_window);
+  CHECK(wait.duration == Duration::zero());
+  // ShopTarget declares a 4s window: a tenth more. PlainTarget declares none.
+  CHECK(WaitDuration(wait, idemproof::testing::ShopTarget().idempotency) == 4400ms);
+  CHECK(CheckScenarioAgainstTarget(*r, idemproof::testing::ShopTarget()).runnable());
+  ScenarioFit plain = CheckScenarioAgainstTarget(*r, idemproof::testing::PlainTarget());
+  CHECK(plain.errors.empty());
+  CHECK(plain.needs == std::vector<std::string>{"a retry window (idempotency.window) for 'wait: past_window'"});
+  // The margin is at least 200ms; a window past kLongestPastWindow is not waited for.
+  IdempotencyContract c;
+  c.window = 1s;
+  CHECK(PastWindowWait(c) == 1200ms);
+  c.window = 24h;
+  CHECK_FALSE(PastWindowWait(c));
+  TargetDescription day = idemproof::testing::ShopTarget();
+  day.idempotency.window = 24h;
+  REQUIRE(CheckScenarioAgainstTarget(*r, day).needs.size() == 1);
+  CHECK(CheckScenarioAgainstTarget(*r, day).needs[0].find("at most 10m") != std::string::npos);
+  // A plain duration still loads as before; anything else names both forms.
+  auto plain_wait = ParseScenario(kHead + "steps:\n  - wait: 250ms\n" + expect, "s.yaml", Vocab());
+  REQUIRE(plain_wait.ok());
+  CHECK_FALSE(plain_wait->steps[0].past_window);
+  CHECK(plain_wait->steps[0].duration == 250ms);
+  CHECK(ErrorOf(kHead + "steps:\n  - wait: past_windwo\n" + expect) ==
+        "s.yaml:4:11: step 'wait': 'past_windwo' is neither a duration (250ms, 4s) nor past_window (did you mean "
+        "'past_window'?)");
+}

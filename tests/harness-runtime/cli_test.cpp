@@ -129,6 +129,8 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"check-then-insert", "synchronized-burst", "one_record", 3},
     {"request-id-key", "lost-answer-retry", "one_record", 1},
     {"request-id-key", "hedged-pair", "one_record", 1},
+    // a race after the window: records expire while a last-byte burst retries
+    {"expiry-race", "burst-after-window", "one_record", 3},
     {"whole-batch-marker", "rerun-after-partial-failure", "range_continuity", 1},
     {"no-range-marker", "rerun-after-partial-failure", "range_continuity", 1},
     {"coarse-marker", "rerun-after-partial-failure", "range_continuity", 1},

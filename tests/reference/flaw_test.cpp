@@ -249,6 +249,35 @@ TEST_CASE("flaw short-ttl: a retry inside the documented window executes again",
   });
 }
 
+TEST_CASE("flaw expiry-race: concurrent retries after the TTL all execute", "[flaw][slow]") {
+  // TTL 1s; the sweep kept away (1h) so the correct service must replace the
+  // expired record itself (its conditional UPDATE). The flaw pauses 1s
+  // between reading "expired" and its overwrite: every retry reads it first.
+  constexpr int kRetries = 16;
+  for (const bool flawed : {false, true}) {
+    TempDir dir;
+    std::vector<std::string> args{"--port", "0", "--db", dir.file("ref.db"), "--dedup-ttl", "1s",
+                                  "--sweep-interval", "1h", "--check-insert-pause", "1s"};
+    if (flawed) args.insert(args.end(), {"--flaw", "expiry-race"});
+    INFO((flawed ? std::string("with --flaw expiry-race") : std::string("correct service")));
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.post_order("er", order_json("er")).status == 201);
+    std::this_thread::sleep_for(1500ms);
+    int executed = 0;
+    for (const auto& r : api.concurrent_posts(kRetries, "er", order_json("er")))
+      if (r.status == 201 && !is_replay(r)) ++executed;
+    const auto count = api.order_count("er");
+    if (flawed) {
+      CHECK(executed == kRetries);
+      CHECK(count == 1 + kRetries);
+    } else {
+      CHECK(executed == 1);  // exactly one more execution after the TTL
+      CHECK(count == 2);
+    }
+  }
+}
+
 TEST_CASE("flaw delete-releases-twice: a second DELETE raises stock again", "[flaw][slow]") {
   check_flaw("delete-releases-twice", {}, [](auto args) {
     ServiceProcess service(args);

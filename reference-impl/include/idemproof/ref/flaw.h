@@ -21,6 +21,7 @@ enum class Flaw {
   no_lease_expiry,
   unfenced_takeover,
   short_ttl,
+  expiry_race,        // the store's (sqlite_store.h), like check_then_insert
   delete_releases_twice,
   put_increment,
   fingerprint_key_order,

@@ -9,6 +9,15 @@
 // go to a table WITHOUT the constraint, and a claim reads, pauses, then
 // inserts, so concurrent duplicates really execute.
 //
+// ClaimDiscipline::read_then_replace is the `expiry-race` flaw: the claim of
+// an absent key is still the atomic INSERT, but a key held by an EXPIRED
+// completed record is replaced by read ("expired"), pause, blind overwrite;
+// completion is a blind write by scope (no owner fence); the sweep leaves
+// expired completed records for the next claim to replace (lazy expiry, as a
+// store whose TTL deletion lags). So N concurrent retries after the TTL all
+// execute. The correct store replaces a dead record in one conditional
+// UPDATE inside the claim's transaction.
+//
 // One connection, serialised by a mutex: thread-safe. Opening creates the
 // schema; an existing file keeps its data (that is what survives a crash).
 #pragma once
@@ -16,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "idemproof/ref/clock.h"
@@ -25,12 +35,13 @@ struct sqlite3;
 
 namespace idemproof::ref {
 
-enum class ClaimDiscipline { atomic_insert, check_then_insert };
+enum class ClaimDiscipline { atomic_insert, check_then_insert, read_then_replace };
 
 struct SqliteStoreOptions {
   ClaimDiscipline discipline = ClaimDiscipline::atomic_insert;
-  Nanos check_insert_pause{0};  // only for check_then_insert
-  // Only for check_then_insert: runs between the check and the insert, with
+  Nanos check_insert_pause{0};  // only for check_then_insert and read_then_replace
+  // Only for check_then_insert (and read_then_replace: between reading
+  // "expired" and the overwrite): runs between the check and the insert, with
   // no lock held. Empty = sleep for check_insert_pause (the server). The
   // deterministic simulation (harness/sim/) hands control to its scheduler here.
   std::function<void()> between_check_and_insert;
@@ -53,7 +64,11 @@ class SqliteStore final : public Store {
  private:
   class Transaction;
 
-  ClaimOutcome claim_atomic(const ClaimRequest& request);
+  // The claim in one transaction. `replace_completed` false (the expiry-race
+  // flaw): an expired completed record is not taken over; nullopt says so.
+  std::optional<ClaimOutcome> claim_atomic(const ClaimRequest& request, bool replace_completed = true);
+  ClaimOutcome claim_read_then_replace(const ClaimRequest& request);
+  void pause_between_check_and_write();
   ClaimOutcome claim_check_then_insert(const ClaimRequest& request);
   std::optional<RequestRecord> select_live(const RequestScope& scope, TimePoint now);
   void exec(const char* sql);
