@@ -314,18 +314,22 @@ ClaimOutcome SqliteStore::claim_read_then_replace(const ClaimRequest& request) {
   // The flaw: it read "expired"; between that read and the overwrite nothing
   // stops a twin that read the same, and the overwrite checks nothing.
   pause_between_check_and_write();
+  write_in_progress_unchecked(request, "INSERT OR REPLACE");
+  return ClaimOutcome{ClaimKind::took_over, std::nullopt};
+}
+
+void SqliteStore::write_in_progress_unchecked(const ClaimRequest& request, const char* verb) {
   std::lock_guard lock(mu_);
-  Statement overwrite(db_, "INSERT OR REPLACE INTO " + records_table_ + " (" + kRecordColumns +
-                               ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
-                               " NULL, NULL, NULL, NULL, NULL, NULL)");
-  overwrite.bind(1, request.scope.method)
+  Statement write(db_, std::string(verb) + " INTO " + records_table_ + " (" + kRecordColumns +
+                           ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
+                           " NULL, NULL, NULL, NULL, NULL, NULL)");
+  write.bind(1, request.scope.method)
       .bind(2, request.scope.route_template)
       .bind(3, request.scope.key)
       .bind(4, request.fingerprint)
       .bind(5, request.lease.owner)
       .bind(6, to_epoch_ns(request.lease.expires_at));
-  overwrite.run();
-  return ClaimOutcome{ClaimKind::took_over, std::nullopt};
+  write.run();
 }
 
 ClaimOutcome SqliteStore::claim_check_then_insert(const ClaimRequest& request) {
@@ -337,17 +341,7 @@ ClaimOutcome SqliteStore::claim_check_then_insert(const ClaimRequest& request) {
   }
   // The flaw: between the check and the insert, nothing stops a twin.
   pause_between_check_and_write();
-  std::lock_guard lock(mu_);
-  Statement insert(db_, "INSERT INTO " + records_table_ + " (" + kRecordColumns +
-                            ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
-                            " NULL, NULL, NULL, NULL, NULL, NULL)");
-  insert.bind(1, request.scope.method)
-      .bind(2, request.scope.route_template)
-      .bind(3, request.scope.key)
-      .bind(4, request.fingerprint)
-      .bind(5, request.lease.owner)
-      .bind(6, to_epoch_ns(request.lease.expires_at));
-  insert.run();
+  write_in_progress_unchecked(request, "INSERT");
   return ClaimOutcome{ClaimKind::claimed, std::nullopt};
 }
 

@@ -69,6 +69,9 @@ class SqliteStore final : public Store {
   std::optional<ClaimOutcome> claim_atomic(const ClaimRequest& request, bool replace_completed = true);
   ClaimOutcome claim_read_then_replace(const ClaimRequest& request);
   void pause_between_check_and_write();
+  // The flaws' write of an in-progress claim, checking nothing (`verb`: "INSERT" or
+  // "INSERT OR REPLACE"). REQUIRES: mu_ not held.
+  void write_in_progress_unchecked(const ClaimRequest& request, const char* verb);
   ClaimOutcome claim_check_then_insert(const ClaimRequest& request);
   std::optional<RequestRecord> select_live(const RequestScope& scope, TimePoint now);
   void exec(const char* sql);
