@@ -82,10 +82,10 @@ TEST_CASE("side effects and queues: the correct service passes, and leaves no pr
   const VerdictTally tally = TallyVerdicts(ReadFile(dir + "/r.json"));
   INFO(tally.ProblemText());
   CHECK(tally.problems.empty());
-  CHECK(tally.valid + tally.not_applicable == 11);  // one verdict per oracle of the 7 scenarios
+  CHECK(tally.valid + tally.not_applicable == 13);  // one verdict per oracle of the 8 scenarios
   const std::vector<pid_t> pids = PidsInHistories(dir + "/runs");
-  // 7 scenarios: a stub and a Redis server each, the target, its restarts and a spawned instance.
-  CHECK(pids.size() >= 7 * 3);
+  // 8 scenarios: a stub and a Redis server each, the target, its restarts and a spawned instance.
+  CHECK(pids.size() >= 8 * 3);
   for (pid_t pid : pids) CHECK_FALSE(ProcessExists(pid));
 }
 
