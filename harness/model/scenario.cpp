@@ -158,9 +158,7 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
           // entirely (a shop without payments) is a capability it lacks.
           check_name(s.action, s.mark, "action", actions);
         } else {
-          std::vector<PayloadVariant> payloads = s.payloads;
-          if (payloads.empty()) payloads.push_back(s.payload);
-          for (PayloadVariant p : payloads) {
+          for (PayloadVariant p : s.AllPayloads()) {
             if (p == PayloadVariant::kOther && !a->other_payload)
               add_need("other_payload for action '" + s.action + "'");
             if (NeedsJsonBody(p) && !a->request.json)

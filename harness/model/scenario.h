@@ -79,6 +79,12 @@ struct Step {
   // burst: the payloads of its requests in turn (request i gets
   // payloads[i % size]); empty = every request gets `payload`.
   std::vector<PayloadVariant> payloads;
+  // The payload of the step's request number `i` (0-based).
+  PayloadVariant PayloadOf(int i) const {
+    return payloads.empty() ? payload : payloads[static_cast<std::size_t>(i) % payloads.size()];
+  }
+  // Every payload the step sends.
+  std::vector<PayloadVariant> AllPayloads() const { return payloads.empty() ? std::vector{payload} : payloads; }
   int repeat = 1;          // send: how many sequential requests
   Duration every{0};       // send: pause between repeats
   // send `until: recovered`: after `repeat` sends, go on every `every` while

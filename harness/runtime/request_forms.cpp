@@ -109,7 +109,7 @@ const Place* Deepest(const std::vector<Place>& places, const std::function<bool(
   return best;
 }
 
-// The changed value of a leaf, and its description.
+// The changed value of a leaf.
 ojson Changed(const ojson& v) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>() + 1;
   if (v.is_number_integer()) return v.get<std::int64_t>() + 1;

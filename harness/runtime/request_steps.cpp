@@ -16,14 +16,14 @@ RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& 
   return {step.action, key, step.key, ctx.naming().Biz(step.biz), step.biz, PayloadName(payload)};
 }
 
-// One request of an action, and what a payload form rewrote in it.
+// One request of an action, and what a payload form rewrote in it; or,
+// with `unsent` set, why it is not sent (a captured variable whose answer
+// never came, a payload form with nothing it may change): noted, not an error.
 struct RenderedAction {
   HttpRequest request;
   std::vector<std::string> rewrites;
+  std::string unsent;
 };
-
-// A payload form that found nothing it may change: the request is not sent.
-bool IsUnformable(const Status& s) { return s.code() == StatusCode::kUnsupported && s.message().rfind("payload ", 0) == 0; }
 
 // The invoke of a rendered request, with the form's rewrites.
 HistoryEvent InvokeOf(StepContext& ctx, const std::string& process, const char* f, const Step& step,
@@ -63,14 +63,17 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);
   auto rendered = Capped(RenderRequest(request, url, vars, target.headers, extra, deadline), target);
-  if (!rendered.ok()) return rendered.status();
-  RenderedAction out{std::move(rendered).value(), {}};
+  if (!rendered.ok()) {
+    if (ctx.IsMissingCapture(rendered.status())) return RenderedAction{{}, {}, rendered.status().message()};
+    return rendered.status();
+  }
+  RenderedAction out{std::move(rendered).value(), {}, {}};
   if (payload != PayloadVariant::kDefault && payload != PayloadVariant::kOther) {
     const std::string fresh = ctx.VarsFor(key, step.biz, index).at("uuid");
     auto rewrites = ApplyPayloadForm(out.request, payload, action.fingerprint_ignores, key, fresh);
     if (!rewrites.ok()) {
-      return Status(StatusCode::kUnsupported,
-                    std::string("payload ") + PayloadName(payload) + ": " + rewrites.status().message());
+      out.unsent = std::string("payload ") + PayloadName(payload) + ": " + rewrites.status().message();
+      return out;
     }
     out.rewrites = std::move(rewrites).value();
   }
@@ -94,12 +97,10 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   // A cause step's variant goes to this action's next request only.
   const std::string variant = ctx.TakeVariant(step.action);
   auto rendered = RenderAction(ctx, *action, key, step, index, base, variant, step.payload);
-  if (!rendered.ok()) {
-    if (ctx.IsMissingCapture(rendered.status()) || IsUnformable(rendered.status())) {
-      ctx.Note(index, "not sent: " + rendered.status().message());
-      return Status::Ok();
-    }
-    return rendered.status();
+  if (!rendered.ok()) return rendered.status();
+  if (!rendered->unsent.empty()) {
+    ctx.Note(index, "not sent: " + rendered->unsent);
+    return Status::Ok();
   }
   const HttpRequest* request = &rendered->request;
   ctx.MarkSent(step.action, step.biz);
@@ -219,15 +220,12 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   for (int i = 0; i < step.n; ++i) {
     const std::string key = ctx.KeyFor(step.key);
     const std::string v = i == 0 ? variant : "";
-    const PayloadVariant payload =
-        step.payloads.empty() ? step.payload : step.payloads[static_cast<std::size_t>(i) % step.payloads.size()];
+    const PayloadVariant payload = step.PayloadOf(i);
     auto rendered = RenderAction(ctx, *action, key, step, index, "", v, payload);
-    if (!rendered.ok()) {
-      if (ctx.IsMissingCapture(rendered.status()) || IsUnformable(rendered.status())) {
-        ctx.Note(index, "burst not sent: " + rendered.status().message());
-        return Status::Ok();
-      }
-      return rendered.status();
+    if (!rendered.ok()) return rendered.status();
+    if (!rendered->unsent.empty()) {
+      ctx.Note(index, "burst not sent: " + rendered->unsent);
+      return Status::Ok();
     }
     invokes.push_back(InvokeOf(ctx, event_process::Burst(i), event_f::kBurst, step, key, payload, *rendered, index, v));
     requests.push_back(std::move(rendered->request));
