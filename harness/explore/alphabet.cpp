@@ -19,6 +19,7 @@ const char* OpKindName(OpKind kind) {
     case OpKind::kBurst: return "burst";
     case OpKind::kWait: return "wait";
     case OpKind::kWaitPastLease: return "wait_past_lease";
+    case OpKind::kWaitPastWindow: return "wait_past_window";
     case OpKind::kKill: return "kill";
     case OpKind::kRestart: return "restart";
     case OpKind::kHook: return "hook";
@@ -38,7 +39,7 @@ namespace {
 
 const std::map<std::string, int>& DefaultWeights() {
   static const std::map<std::string, int> kWeights = {
-      {"send", 10}, {"send_other", 3}, {"send_equivalent", 3}, {"send_changed", 2}, {"send_then_kill", 1}, {"send_background", 0}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1},
+      {"send", 10}, {"send_other", 3}, {"send_equivalent", 3}, {"send_changed", 2}, {"send_then_kill", 1}, {"send_background", 0}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1}, {"wait_past_window", 0},
       {"kill", 1},  {"restart", 1},    {"hook", 2},  {"fault", 2}, {"pause", 1},
       {"resume", 2}, {"deliver", 10},  {"redeliver", 3}, {"run_batch", 5}, {"rerun", 5}, {"cause", 2}};
   return kWeights;
@@ -65,6 +66,7 @@ std::int64_t EstimateMs(const Op& op) {
     case OpKind::kBurst: return 100;
     case OpKind::kWait:
     case OpKind::kWaitPastLease:
+    case OpKind::kWaitPastWindow:
       return std::chrono::duration_cast<std::chrono::milliseconds>(op.duration).count();
     case OpKind::kKill: return 50;
     case OpKind::kRestart: return 500;
@@ -157,9 +159,11 @@ std::vector<Step> Op::Steps() const {
       return {s};
     }
     case OpKind::kWait:
-    case OpKind::kWaitPastLease: {
+    case OpKind::kWaitPastLease:
+    case OpKind::kWaitPastWindow: {
       Step s = KindStep(StepKind::kWait);
       s.duration = duration;
+      s.past_window = kind == OpKind::kWaitPastWindow;  // resolved from the target's window, as in a scenario
       return {s};
     }
     case OpKind::kKill: return {KindStep(StepKind::kKill)};
@@ -200,7 +204,8 @@ std::string Op::ToString() const {
       break;
     case OpKind::kBurst: os << "burst " << n << " " << action << " " << key << "/" << biz; break;
     case OpKind::kWait:
-    case OpKind::kWaitPastLease: os << OpKindName(kind) << " " << FormatDuration(duration); break;
+    case OpKind::kWaitPastLease:
+    case OpKind::kWaitPastWindow: os << OpKindName(kind) << " " << FormatDuration(duration); break;
     case OpKind::kKill:
     case OpKind::kRestart: os << OpKindName(kind); break;
     case OpKind::kHook: os << "hook " << name; break;
@@ -410,6 +415,16 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   } else {
     add_group("wait_past_lease", {}, "the target declares no idempotency.lease");
   }
+  if (auto past = PastWindowWait(target.idempotency)) {
+    Op w;
+    w.kind = OpKind::kWaitPastWindow;
+    w.duration = *past;
+    add_group("wait_past_window", {w}, "");
+  } else {
+    add_group("wait_past_window", {},
+              "the target declares no idempotency.window (or one longer than " + FormatDuration(kLongestPastWindow) +
+                  ")");
+  }
   const std::string no_start = "the target has no start command (process control needs one)";
   Op kill, restart;
   kill.kind = OpKind::kKill;
@@ -595,7 +610,14 @@ void Alphabet::ApplyStep(const Step& step, PlanModel& m) const {
       }
       break;
     }
-    case StepKind::kWait: m.elapsed_ms += std::chrono::duration_cast<std::chrono::milliseconds>(step.duration).count(); break;
+    case StepKind::kWait:
+      if (step.past_window) {
+        ++m.past_window_waits;
+        m.elapsed_ms = 0;  // the next answer opens a new window
+      } else {
+        m.elapsed_ms += std::chrono::duration_cast<std::chrono::milliseconds>(step.duration).count();
+      }
+      break;
     case StepKind::kKill:
     case StepKind::kStop: m.up = false; m.paused = false; m.elapsed_ms += 50; break;
     case StepKind::kPause:
@@ -644,7 +666,7 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
   const bool elsewhere = op.instance != "main";
   // A paused target answers nothing: only resume, waits and kill make sense.
   if (m.paused && !elsewhere && op.kind != OpKind::kResume && op.kind != OpKind::kWait &&
-      op.kind != OpKind::kWaitPastLease && op.kind != OpKind::kKill) {
+      op.kind != OpKind::kWaitPastLease && op.kind != OpKind::kWaitPastWindow && op.kind != OpKind::kKill) {
     return false;
   }
   switch (op.kind) {
@@ -673,6 +695,8 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
     }
     case OpKind::kWait:
     case OpKind::kWaitPastLease: return true;
+    // Leaving the window is the point, so the budget does not hold it back.
+    case OpKind::kWaitPastWindow: return m.past_window_waits < 1 && !m.used_keys.empty();
     case OpKind::kKill: return m.up && m.managed;
     case OpKind::kRestart: return m.managed;
     case OpKind::kHook: return m.up;

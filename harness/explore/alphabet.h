@@ -68,7 +68,7 @@
 namespace idemproof::explore {
 
 enum class OpKind {
-  kSend, kSendOther, kSendEquivalent, kSendChanged, kSendThenKill, kSendBackground, kBurst, kWait, kWaitPastLease, kKill, kRestart, kHook, kFault,
+  kSend, kSendOther, kSendEquivalent, kSendChanged, kSendThenKill, kSendBackground, kBurst, kWait, kWaitPastLease, kWaitPastWindow, kKill, kRestart, kHook, kFault,
   kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun, kCause
 };
 const char* OpKindName(OpKind kind);  // as under explore.ops
@@ -124,6 +124,9 @@ struct PlanModel {
   std::set<std::string> delivered;     // symbolic message ids pushed
   std::set<std::string> jobs_run;      // symbolic jobs run_batch started
   int background_sends = 0;            // send_background ops so far
+  // wait_past_window ops so far (at most one: each costs the whole window).
+  // It opens a new window, so the budget counts again from it.
+  int past_window_waits = 0;
 };
 
 // An op kind left out of the alphabet, and why.

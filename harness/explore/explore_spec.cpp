@@ -13,7 +13,7 @@ namespace idemproof::explore {
 
 const std::vector<std::string>& OpKindNames() {
   static const std::vector<std::string> kNames = {
-      "send",  "send_other", "send_equivalent", "send_changed", "send_then_kill", "send_background", "burst",   "wait",      "wait_past_lease", "kill",
+      "send",  "send_other", "send_equivalent", "send_changed", "send_then_kill", "send_background", "burst",   "wait",      "wait_past_lease", "wait_past_window", "kill",
       "restart", "hook",     "fault",           "pause",   "resume",    "deliver",         "redeliver",
       "run_batch", "rerun", "cause"};
   return kNames;
