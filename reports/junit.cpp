@@ -68,6 +68,7 @@ std::string RenderJUnit(const RunResults& r) {
     for (const auto& [param, name] : s.binding) prop("binding." + param, name);
     prop("seed", std::to_string(r.seed));
     if (!r.flaw.empty()) prop("flaw", r.flaw);
+    prop("profile", r.profile);
     for (const auto& [fault, n] : s.fault_counts) prop("fault." + fault, std::to_string(n));
     for (const auto& w : s.warnings) prop("warning", w);
     suites += "    </properties>\n";
@@ -79,11 +80,25 @@ std::string RenderJUnit(const RunResults& r) {
     for (const auto& v : s.verdicts) {
       suites += "    <testcase" + Attr("classname", classname) + Attr("name", v.oracle) + Attr("file", s.file) + ">\n";
       std::string details = v.details.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      // A deviation is a SHOULD missed: CI renders the testcase property and
+      // its output; it fails the case only under --strict.
+      std::string props;
+      auto case_prop = [&](const std::string& n, const std::string& value) {
+        props += "<property" + Attr("name", n) + Attr("value", value) + "/>";
+      };
+      if (v.is_deviation()) case_prop("severity", "deviation");
+      if (v.is_violation()) case_prop("severity", "violation");
+      if (!v.rule.id.empty()) {
+        case_prop("rule", v.rule.id);
+        case_prop("rule.level", v.rule.level);
+        case_prop("rule.text", v.rule.text);
+      }
+      if (!v.premise.what.empty()) {
+        case_prop("premise", v.premise.what);
+        case_prop("premise.count", v.premise.count ? std::to_string(*v.premise.count) : "not counted");
+      }
+      if (!props.empty()) suites += "      <properties>" + props + "</properties>\n";
       if (v.is_deviation()) {
-        // A SHOULD missed: CI renders a testcase property and its output; it
-        // fails the case only under --strict.
-        suites += "      <properties><property" + Attr("name", "severity") + Attr("value", "deviation") +
-                  "/></properties>\n";
         if (r.strict) {
           suites += "      <failure" + Attr("message", "deviation: " + v.evidence) + Attr("type", "deviation") + ">" +
                     XmlEscape(v.evidence + "\n" + details) + "</failure>\n";

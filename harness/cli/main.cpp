@@ -25,6 +25,7 @@
 #include "model/binding.h"
 #include "model/console_text.h"
 #include "model/naming.h"
+#include "model/profile.h"
 #include "model/results.h"
 #include "model/scenario.h"
 #include "model/target.h"
@@ -169,6 +170,7 @@ struct RunArgs {
   std::string filter;
   std::vector<std::string> actions;  // --action: only bindings (and scenarios) sending these
   std::string flaw;
+  std::string profile;  // --profile: replaces the target file's profile:
   std::string build_dir;
   bool strict = false;  // --strict: deviations fail the run (exit 1)
 };
@@ -185,7 +187,7 @@ bool NamesAction(const Scenario& scenario, const std::vector<std::string>& actio
 }
 
 int Run(const RunArgs& args) {
-  auto target = LoadTargetFile(args.target_file);
+  auto target = LoadTargetFile(args.target_file, args.profile);
   if (!target.ok()) {
     std::cerr << ConsoleSafe(target.status().ToString()) << "\n";
     return kExitUsage;
@@ -350,6 +352,8 @@ int main(int argc, char** argv) {
                       "only the bindings (and scenarios) that send this action; repeatable");
   run_cmd->add_option("--flaw", run.flaw, "start the target with this flaw (its start.flaw_args)");
   run_cmd->add_flag("--strict", run.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
+  run_cmd->add_option("--profile", run.profile,
+                      "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
   run_cmd->add_option("--build-dir", run.build_dir,
                       "{{build_dir}} in target files (default: $IDEMPROOF_BUILD_DIR, else the build "
                       "folder holding this executable)");

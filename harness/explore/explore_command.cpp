@@ -7,6 +7,7 @@
 
 #include "explore/explorer.h"
 #include "model/naming.h"
+#include "model/profile.h"
 #include "oracles/oracle.h"
 #include "runtime/injector_faults.h"
 #include "runtime/interrupt.h"
@@ -30,6 +31,8 @@ void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
   cmd.add_option("--flaw", a.flaw, "start the target with this flaw (its start.flaw_args)");
   cmd.add_option("--build-dir", a.build_dir, "{{build_dir}} in target files");
   cmd.add_flag("--strict", a.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
+  cmd.add_option("--profile", a.profile,
+                 "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
 }
 
 namespace {
@@ -52,8 +55,8 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
   for (const auto& e : report->excluded) out << "  not in the alphabet: " << e.op << " (" << e.reason << ")\n";
   out << report->trials_run << " trial(s) run of " << report->trials_budget << ", " << report->runs
       << " scenario run(s) in all, " << report->undecided << " error(s), " << report->elapsed_ms << " ms\n"
-      << report->passed << " passed, " << report->undecided_trials << " undecided, "
-      << (report->violation ? 1 : 0) << " violation(s)\n";
+      << report->passed << " passed, " << report->undecided_trials << " undecided, " << report->unexercised_trials
+      << " unexercised, " << (report->violation ? 1 : 0) << " violation(s)\n";
   if (report->time_budget_hit) out << "time budget reached: not every trial (or shrink) ran\n";
   if (report->violation) {
     out << "VIOLATION after " << report->trials_run << " trial(s) (" << report->to_first_failure_ms << " ms)\n"
@@ -70,6 +73,8 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
   } else if (report->stop_reason.empty() && !report->interrupted && report->undecided_trials > 0) {
     out << "no violation, but " << report->undecided_trials
         << " trial(s) decided nothing (every oracle unknown): not a clean result\n";
+  } else if (report->stop_reason.empty() && !report->interrupted && report->passed == 0) {
+    out << "no violation, but no trial exercised any property (every premise unreached): not a clean result\n";
   } else if (report->stop_reason.empty() && !report->interrupted) {
     out << "no violation\n";
   }
@@ -83,7 +88,7 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
 int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir, const std::string& source_dir,
                       runtime::BurstSender* last_byte_burst, runtime::FaultRunner* faults, std::ostream& out,
                       std::ostream& err) {
-  auto target = LoadTargetFile(a.target_file);
+  auto target = LoadTargetFile(a.target_file, a.profile);
   if (!target.ok()) {
     err << target.status().ToString() << "\n";
     return 2;

@@ -33,6 +33,7 @@ struct ExploreArgs {
   std::optional<int> reruns;
   std::optional<int> confirm;
   std::string flaw;
+  std::string profile;  // --profile
   std::string build_dir;
   bool strict = false;  // --strict
 };

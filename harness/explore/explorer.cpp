@@ -28,6 +28,7 @@ std::int64_t MsSince(Clock::time_point t) {
 struct TrialResult {
   bool violated = false;
   bool undecided = false;
+  bool unexercised = false;  // no premise reached (Verdict::PremiseNotReached)
   Status error;
   std::vector<Verdict> verdicts;
   History history;
@@ -101,6 +102,8 @@ class Exploration {
         ++report_.trials_run;
         if (t.undecided) {
           ++report_.undecided_trials;
+        } else if (t.unexercised) {
+          ++report_.unexercised_trials;
         } else if (!t.violated) {
           ++report_.passed;
         }
@@ -158,14 +161,16 @@ class Exploration {
       return t;
     }
     t.verdicts = BuiltinOracles().CheckAll(scenario, target_, t.history);
-    bool judged = false;
+    bool judged = false, undecided_verdict = false;
     for (const auto& v : t.verdicts) {
       // A deviation (a SHOULD) fails a trial only under --strict.
       if (v.is_violation() || (v.is_deviation() && options_.strict)) t.violated = true;
       if (v.status == VerdictStatus::kValid) judged = true;
+      if (v.status == VerdictStatus::kUnknown && !v.PremiseNotReached()) undecided_verdict = true;
     }
-    // Unknown throughout is not a pass: the trial proved nothing.
-    if (!t.violated && !judged) t.undecided = true;
+    // Unknown throughout is not a pass: the trial proved nothing. A plan
+    // that never reached any premise is unexercised, not undecided.
+    if (!t.violated && !judged) (undecided_verdict ? t.undecided : t.unexercised) = true;
     if (t.violated) t.history.WriteJsonl(t.dir + "/history.jsonl");
     Progress();
     return t;
@@ -213,7 +218,7 @@ class Exploration {
 
   void Log(const char* phase, const Plan& plan, const TrialResult& t) {
     nlohmann::json line = {{"run", ordinal_}, {"phase", phase}, {"ops", plan.ops.size()}, {"plan", plan.ToString()}};
-    line["outcome"] = !t.error.ok() ? "error" : t.violated ? "invalid" : t.undecided ? "undecided" : "ok";
+    line["outcome"] = !t.error.ok() ? "error" : t.violated ? "invalid" : t.undecided ? "undecided" : t.unexercised ? "unexercised" : "ok";
     if (!t.error.ok()) line["error"] = t.error.ToString();
     for (const auto& v : t.verdicts) {
       if (v.status == VerdictStatus::kInvalid) line["invalid"].push_back(v.oracle);
@@ -268,6 +273,7 @@ int ExploreReport::ExitCode() const {
   if (violation) return 1;
   if (interrupted) return 130;
   if (!stop_reason.empty() || (runs > 0 && undecided == runs) || undecided_trials > 0) return 3;
+  if (trials_run > 0 && passed == 0) return 3;  // nothing was ever exercised
   return 0;
 }
 
@@ -283,6 +289,7 @@ nlohmann::json ExploreReport::ToJson() const {
   j["undecided"] = undecided;
   j["passed"] = passed;
   j["undecided_trials"] = undecided_trials;
+  j["unexercised_trials"] = unexercised_trials;
   j["violation"] = violation;
   j["exit_code"] = ExitCode();
   if (violation) {

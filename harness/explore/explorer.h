@@ -88,6 +88,10 @@ struct ExploreReport {
   // Trials that decided nothing: an error, or no oracle valid or invalid
   // (every verdict unknown / not_applicable). Never counted as passed.
   int undecided_trials = 0;
+  // Trials whose plan exercised no property: every verdict was unknown
+  // because its premise was never reached (a single send has no replay to
+  // compare) or not_applicable. Neither passed nor undecided.
+  int unexercised_trials = 0;
   bool violation = false;
   Plan first_failure;
   Plan minimal;
@@ -108,7 +112,8 @@ struct ExploreReport {
   std::int64_t shrinking_ms = 0;
 
   // 1 violation; 130 interrupted; 3 undecided (stop_reason, every run an
-  // error, or any undecided trial: a clean claim needs every trial judged); 0 none.
+  // error, any undecided trial: a clean claim needs every trial judged, or
+  // no trial that exercised anything); 0 none.
   int ExitCode() const;
   nlohmann::json ToJson() const;
 };

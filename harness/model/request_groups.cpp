@@ -67,20 +67,27 @@ std::vector<const Operation*> RetriesAfter(const RequestGroup& group, const Oper
   return out;
 }
 
+std::string CallerOf(const HistoryEvent& invoke) {
+  if (!invoke.value.is_object()) return "";
+  auto it = invoke.value.find("caller");
+  return it != invoke.value.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::vector<RequestGroup> GroupRequestsByKey(const History& history, const std::vector<std::string>& actions) {
   std::vector<RequestGroup> groups;
-  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> where;
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::size_t> where;
   for (const auto& op : RequestOperations(history)) {
     const HistoryEvent& e = *op.invoke;
     if (e.key.empty()) continue;
     if (!actions.empty() && std::find(actions.begin(), actions.end(), e.action) == actions.end()) continue;
     // An equal form of the default request is that request; a changed form another.
     std::string payload = PayloadClass(e.payload);
-    auto id = std::make_tuple(e.action, e.key, payload);
+    const std::string caller = CallerOf(e);
+    auto id = std::make_tuple(e.action, e.key, payload, caller);
     auto it = where.find(id);
     if (it == where.end()) {
       it = where.emplace(id, groups.size()).first;
-      groups.push_back(RequestGroup{e.action, e.key, payload, e.biz, {}});
+      groups.push_back(RequestGroup{e.action, e.key, payload, e.biz, {}, caller});
     }
     groups[it->second].ops.push_back(op);
   }

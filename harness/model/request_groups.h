@@ -30,14 +30,19 @@ AnswerClass Classify(const Operation& op, const IdempotencyContract& contract);
 bool IsTerminal(AnswerClass c);
 
 // Requests that carried one key for one action with one payload class
-// (model/payload.h, PayloadClass): each op's invoke keeps its own payload name.
+// (model/payload.h, PayloadClass), from one caller: each op's invoke keeps
+// its own payload name. One key in two callers' hands is two keys.
 struct RequestGroup {
   std::string action;
   std::string key;      // concrete, never ""
   std::string payload;  // "default" | "other" (PayloadClass)
   std::string biz;
   std::vector<Operation> ops;  // in invoke order
+  std::string caller = {};  // the target caller's name (value.caller); "" = none
 };
+
+// The caller a request went as (its invoke's value.caller), "" for none.
+std::string CallerOf(const HistoryEvent& invoke);
 
 // The group's first terminal answer: the terminal op without the replay
 // marker that completed first (in a burst the executing request is not always
@@ -56,7 +61,7 @@ const Operation* EarliestTerminal(const RequestGroup& group, const IdempotencyCo
 std::vector<const Operation*> RetriesAfter(const RequestGroup& group, const Operation& first,
                                            std::optional<Duration> window);
 
-// Every request with a key, grouped by (action, key, payload), groups in
+// Every request with a key, grouped by (action, key, payload, caller), groups in
 // order of their first invoke. `actions` non-empty = keep only those.
 std::vector<RequestGroup> GroupRequestsByKey(const History& history,
                                              const std::vector<std::string>& actions = {});

@@ -118,6 +118,7 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
                         {"scenarios", scenarios}};
   if (!r.run_namespace.empty()) doc["namespace"] = r.run_namespace;
   if (r.strict) doc["strict"] = true;
+  doc["profile"] = r.profile;
   return doc;
 }
 
@@ -141,6 +142,7 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
     }
     r.tool_version = doc.value("tool_version", "");
     r.strict = doc.value("strict", false);
+    r.profile = doc.value("profile", std::string("ietf"));
     for (const auto& s : doc.value("scenarios", nlohmann::json::array())) {
       auto sr = ScenarioResultFromJson(s);
       if (!sr.ok()) return sr.status();

@@ -58,6 +58,7 @@ struct RunResults {
   std::string target_name;
   std::string target_file;
   std::string flaw;       // empty = none
+  std::string profile = "ietf";  // the semantics profile judged by (model/profile.h)
   std::string started;    // RFC 3339 UTC
   std::string finished;   // RFC 3339 UTC; "" while the run goes on
   // False from a run's first write of results.json until its last: a run

@@ -169,6 +169,9 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
         }
         if (s.kill_after_answer && !target.start)
           add_need("a start command (target 'start') for step 'send' with then: kill");
+        if (!s.caller.empty() && target.callers.size() < (s.caller == "second" ? 2u : 1u))
+          add_need(std::string(s.caller == "second" ? "two callers" : "a caller") + " (target 'callers') for caller: " +
+                   s.caller);
         break;
       }
       case StepKind::kHook: check_name(s.name, s.mark, "hook", hooks); break;

@@ -96,6 +96,10 @@ struct Step {
   // send `then: kill`: SIGKILL the main instance the moment the answer has
   // arrived (before the target may have stored it), as a kill step would.
   bool kill_after_answer = false;
+  // send / burst `caller: first|second`: sent as the target's first /
+  // second declared caller (its `callers:` headers); "" = as the target's
+  // own headers say.
+  std::string caller;
   std::optional<Duration> timeout;  // send/burst: overrides target request_timeout
   int n = 2;               // burst: how many
   BurstMode mode = BurstMode::kLastByte;

@@ -28,8 +28,8 @@ const std::vector<KindInfo>& Kinds() {
   static const std::vector<KindInfo> kKinds = {
       {StepKind::kSend, "send", false,
        {"key", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance",
-        "then"}},
-      {StepKind::kBurst, "burst", false, {"n", "key", "biz", "payload", "mode", "after", "timeout", "label"}},
+        "then", "caller"}},
+      {StepKind::kBurst, "burst", false, {"n", "key", "biz", "payload", "mode", "after", "timeout", "label", "caller"}},
       {StepKind::kWait, "wait", false, {"label"}},
       {StepKind::kHook, "hook", false, {"biz", "after", "label"}},
       {StepKind::kProbe, "probe", false, {"as", "biz", "after"}},
@@ -332,6 +332,12 @@ class ScenarioLoader {
     if (node["key"]) st.key = Symbol(node["key"], what + ".key");
     if (node["biz"]) st.biz = Symbol(node["biz"], what + ".biz");
     if (node["payload"]) Payloads(node["payload"], what + ".payload", st);
+    if (node["caller"]) {
+      st.caller = r_.String(node["caller"], what + ".caller");
+      if (st.caller != "first" && st.caller != "second")
+        r_.Fail(node["caller"], what + ".caller must be first or second (the target's declared callers), found '" +
+                                    st.caller + "'" + yaml::DidYouMean(st.caller, {"first", "second"}));
+    }
     if (node["repeat"]) {
       long long n = r_.Int(node["repeat"], what + ".repeat");
       if (n < 1 || n > 10000) r_.Fail(node["repeat"], what + ".repeat must be between 1 and 10000");

@@ -124,10 +124,19 @@ struct IdempotencyContract {
   Duration recovery_bound = std::chrono::seconds(30);
   // Answers after which a retry must really execute, besides every 5xx.
   std::vector<int> retryable;
+  // What the target stores and replays, as its semantics profile says
+  // (model/profile.h): a 5xx is released (retryable) unless stores_5xx
+  // (Stripe v1 replays a saved 500); a 4xx other than the declared refusals
+  // is stored unless !stores_4xx (store-2xx-only: it is released too).
+  bool stores_5xx = false;
+  bool stores_4xx = true;
+  std::string profile = "ietf";  // the profile these defaults came from
   std::optional<Duration> window;  // the declared retry window
   std::optional<Duration> lease;   // the declared in-progress lease
 
-  // True for 5xx and for the declared retryable statuses.
+  // True for the declared retryable statuses, for 5xx unless stores_5xx,
+  // and unless stores_4xx for every 4xx but the declared in-progress,
+  // mismatch and missing-key refusals.
   bool IsRetryable(int status) const;
   bool IsInProgress(int status) const;  // in_progress or one of in_progress_also
   bool IsMismatch(int status) const;    // mismatch or one of mismatch_also
@@ -326,6 +335,14 @@ struct BrokerDescription {
 // target, body, the `record` fields of its JSON body and the answer's status
 // and body (parsed JSON when it parses). Faults may act on that hop
 // (a scenario fault with `on: egress.NAME`).
+// A principal requests may go as (a tenant, an API token): a step's
+// `caller: first|second` sends with its headers, over the target's own.
+struct CallerDescription {
+  std::string name;
+  HeaderList headers;  // templates
+  SourceMark mark;
+};
+
 struct EgressDescription {
   std::string name;
   std::string upstream;          // templated http:// URL of the real downstream
@@ -359,6 +376,7 @@ struct TargetDescription {
   std::map<std::string, MessageDescription> messages;  // queue messages (deliver / publish)
   std::optional<BrokerDescription> broker;             // absent: publish steps are not applicable
   std::map<std::string, EgressDescription> egress;     // downstreams behind the harness's proxy
+  std::vector<CallerDescription> callers;              // in declaration order (`callers:`)
 
   const ActionDescription* FindAction(const std::string& name) const;
   // Target-wide + the action's volatile paths (the action may be unknown).
@@ -374,10 +392,14 @@ RequestTemplate WithoutKeyPlaceholders(const RequestTemplate& request);
 // Loads and strictly validates a target file. Errors are kInvalidConfig with
 // the file:line:column of the offending node: YAML syntax, unknown keys (with
 // the closest known key suggested), wrong types, missing required fields,
-// bad durations / JSON paths / regexes / statuses.
-Result<TargetDescription> LoadTargetFile(const std::string& path);
+// bad durations / JSON paths / regexes / statuses. The contract starts from
+// the defaults of the file's `profile:` (model/profile.h; default ietf),
+// or of `profile` when not empty (--profile), and the `idempotency:`
+// section refines them. An unknown profile is kInvalidConfig naming the known.
+Result<TargetDescription> LoadTargetFile(const std::string& path, const std::string& profile = "");
 
 // The same over YAML text; `file` is used in error marks and kept in `file`.
-Result<TargetDescription> ParseTarget(const std::string& yaml, const std::string& file);
+Result<TargetDescription> ParseTarget(const std::string& yaml, const std::string& file,
+                                      const std::string& profile = "");
 
 }  // namespace idemproof

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "model/pattern.h"
+#include "model/profile.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "model/yaml_reader.h"
@@ -75,7 +76,7 @@ nlohmann::json DropKeyMembers(const nlohmann::json& doc) {
 
 class TargetLoader {
  public:
-  explicit TargetLoader(const std::string& file) : r_(file) {}
+  TargetLoader(const std::string& file, std::string profile) : r_(file), profile_override_(std::move(profile)) {}
 
   // 4194304, "512KiB", "4MiB", "1GiB": at least 1 KiB, at most 1 GiB.
   std::uint64_t ByteSize(const YAML::Node& node, const std::string& what) {
@@ -97,7 +98,7 @@ class TargetLoader {
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
-                  "services", "messages", "broker", "max_body", "egress"},
+                  "services", "messages", "broker", "max_body", "egress", "profile", "callers"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -108,7 +109,8 @@ class TargetLoader {
       r_.Fail(base, "base_url must start with http:// or https://");
     if (root["start"]) t.start = Start(root["start"]);
     if (root["reset"]) t.reset = Call(root["reset"], "reset", {});
-    if (root["idempotency"]) t.idempotency = Contract(root["idempotency"]);
+    t.idempotency = Profile(root["profile"]).defaults;
+    if (root["idempotency"]) t.idempotency = Contract(root["idempotency"], t.idempotency);
     if (root["request_timeout"]) t.request_timeout = r_.Timeout(root["request_timeout"], "request_timeout");
     if (root["max_body"]) t.max_body = ByteSize(root["max_body"], "max_body");
     if (root["headers"]) t.headers = Headers(root["headers"], "headers");
@@ -162,6 +164,19 @@ class TargetLoader {
       for (auto it = root["egress"].begin(); it != root["egress"].end(); ++it) {
         std::string name = Name(it->first, "egress");
         t.egress[name] = Egress(name, it->second);
+      }
+    }
+    if (root["callers"]) {
+      r_.ExpectMap(root["callers"], "callers");
+      for (auto it = root["callers"].begin(); it != root["callers"].end(); ++it) {
+        CallerDescription c;
+        c.name = Name(it->first, "callers");
+        c.mark = r_.MarkOf(it->first);
+        const std::string what = "callers." + c.name;
+        r_.CheckKeys(it->second, {"headers"}, what);
+        c.headers = Headers(r_.Required(it->second, "headers", what), what + ".headers");
+        if (c.headers.empty()) r_.Fail(it->second, what + ": headers must name at least one header");
+        t.callers.push_back(std::move(c));
       }
     }
     for (const auto& [node, name] : egress_uses_) {
@@ -414,12 +429,26 @@ class TargetLoader {
     return s;
   }
 
-  IdempotencyContract Contract(const YAML::Node& node) {
+  // The semantics profile: --profile, else the file's `profile:`, else ietf.
+  const SemanticsProfile& Profile(const YAML::Node& node) {
+    if (!profile_override_.empty()) {
+      if (const SemanticsProfile* p = FindProfile(profile_override_)) return *p;
+      throw yaml::ConfigError{Status::InvalidArgument("--profile: unknown profile '" + profile_override_ +
+                                                     "' (known: " + ProfileNames() + ")")};
+    }
+    if (!node) return *FindProfile("ietf");
+    const std::string name = r_.String(node, "profile");
+    if (const SemanticsProfile* p = FindProfile(name)) return *p;
+    std::vector<std::string> known;
+    for (const auto& p : Profiles()) known.push_back(p.name);
+    r_.Fail(node, "unknown profile '" + name + "' (known: " + ProfileNames() + ")" + yaml::DidYouMean(name, known));
+  }
+
+  IdempotencyContract Contract(const YAML::Node& node, IdempotencyContract c) {
     r_.CheckKeys(node,
                  {"key_header", "key", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
                   "lease", "retry_after", "recovery_bound"},
                  "idempotency");
-    IdempotencyContract c;
     if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
       c.key_header.clear();  // the actions' templates carry {{key}}
     } else if (node["key_header"]) {
@@ -759,6 +788,7 @@ class TargetLoader {
   }
 
   Reader r_;
+  std::string profile_override_;  // --profile; "" = the file's profile:
   std::vector<std::pair<YAML::Node, std::string>> bases_;  // request `base:` uses, checked at the end
   std::vector<std::pair<YAML::Node, std::string>> egress_uses_;  // probe `egress:` uses, checked at the end
   std::vector<TemplateUse> templates_;
@@ -777,8 +807,11 @@ const char* ChecksumAlgorithmName(ChecksumAlgorithm algorithm) {
 }
 
 bool IdempotencyContract::IsRetryable(int status) const {
-  if (status >= 500 && status <= 599) return true;
-  return std::find(retryable.begin(), retryable.end(), status) != retryable.end();
+  if (std::find(retryable.begin(), retryable.end(), status) != retryable.end()) return true;
+  if (status >= 500 && status <= 599) return !stores_5xx;
+  // Released 4xx: all but the declared refusals, which are never stored anyway.
+  return !stores_4xx && status >= 400 && status <= 499 && !IsInProgress(status) && !IsMismatch(status) &&
+         status != missing_key;
 }
 
 namespace {
@@ -848,9 +881,10 @@ RequestTemplate WithoutKeyPlaceholders(const RequestTemplate& request) {
   return out;
 }
 
-Result<TargetDescription> ParseTarget(const std::string& yaml_text, const std::string& file) {
+Result<TargetDescription> ParseTarget(const std::string& yaml_text, const std::string& file,
+                                      const std::string& profile) {
   try {
-    return TargetLoader(file).Load(yaml_text);
+    return TargetLoader(file, profile).Load(yaml_text);
   } catch (const yaml::ConfigError& e) {
     return e.status;
   } catch (const YAML::Exception& e) {
@@ -859,12 +893,12 @@ Result<TargetDescription> ParseTarget(const std::string& yaml_text, const std::s
   }
 }
 
-Result<TargetDescription> LoadTargetFile(const std::string& path) {
+Result<TargetDescription> LoadTargetFile(const std::string& path, const std::string& profile) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError("cannot read target file '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return ParseTarget(ss.str(), path);
+  return ParseTarget(ss.str(), path, profile);
 }
 
 }  // namespace idemproof

@@ -32,6 +32,11 @@ Result<Severity> ParseSeverity(const std::string& text) {
 
 const char* Verdict::Label() const { return is_deviation() ? "deviation" : VerdictStatusName(status); }
 
+Verdict Verdict::Counted(std::int64_t premise_count) && {
+  premise.count = premise_count;
+  return std::move(*this);
+}
+
 namespace {
 Verdict Make(VerdictStatus st, std::string oracle, std::string evidence, nlohmann::json details) {
   Verdict v;
@@ -67,6 +72,10 @@ nlohmann::json VerdictToJson(const Verdict& v) {
                         {"evidence", v.evidence},
                         {"details", v.details}};
   if (v.status == VerdictStatus::kInvalid) out["severity"] = SeverityName(v.severity);
+  if (!v.rule.id.empty()) out["rule"] = {{"id", v.rule.id}, {"text", v.rule.text}, {"level", v.rule.level}};
+  if (!v.premise.what.empty())
+    out["premise"] = {{"what", v.premise.what},
+                      {"count", v.premise.count ? nlohmann::json(*v.premise.count) : nlohmann::json(nullptr)}};
   return out;
 }
 
@@ -83,6 +92,15 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& doc) {
     if (!severity.ok()) return severity.status();
     v.severity = *severity;
     v.details = doc.value("details", nlohmann::json::object());
+    if (doc.contains("rule") && doc["rule"].is_object()) {
+      const auto& r = doc["rule"];
+      v.rule = {r.value("id", std::string()), r.value("text", std::string()), r.value("level", std::string())};
+    }
+    if (doc.contains("premise") && doc["premise"].is_object()) {
+      const auto& p = doc["premise"];
+      v.premise.what = p.value("what", std::string());
+      if (p.contains("count") && p["count"].is_number_integer()) v.premise.count = p["count"].get<std::int64_t>();
+    }
   } catch (const nlohmann::json::exception& e) {
     return Status::InvalidArgument(std::string("verdict: ") + e.what());
   }

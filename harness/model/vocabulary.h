@@ -30,6 +30,10 @@ struct OracleSignature {
   // Judges answer bodies: a valid verdict over a history with a truncated
   // request answer (max_body) becomes unknown.
   bool compares_bodies = false;
+  // What must have happened for a valid verdict to mean anything, as a
+  // plural noun phrase ("overlapping duplicates"); the oracle counts it
+  // (Verdict::premise). Empty: no premise beyond the oracle's own checks.
+  std::string premise = {};
 };
 
 struct ScenarioVocabulary {

@@ -72,10 +72,12 @@ Verdict ActionScope(const OracleInput& in) {
   }
   nlohmann::json details = {{"violations", violations.json()}, {"shared_keys", shared}, {"judged", judged},
                             {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
-  if (shared == 0) return Verdict::Unknown(name, "no key was sent on two different actions", details);
-  if (judged == 0) return Verdict::Unknown(name, "no request with a shared key got a decisive answer", details);
-  return Verdict::Valid(name, std::to_string(shared) + " key(s) shared by two actions; each action executed", details);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(shared);
+  if (shared == 0) return Verdict::Unknown(name, "no key was sent on two different actions", details).Counted(0);
+  if (judged == 0)
+    return Verdict::Unknown(name, "no request with a shared key got a decisive answer", details).Counted(shared);
+  return Verdict::Valid(name, std::to_string(shared) + " key(s) shared by two actions; each action executed", details)
+      .Counted(shared);
 }
 
 }  // namespace idemproof::oracles

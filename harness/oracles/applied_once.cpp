@@ -51,7 +51,7 @@ Verdict AppliedOnce(const OracleInput& in) {
     messages[e.key] = messages[e.key] || acked;
     ++deliveries[e.key];
   }
-  if (messages.empty()) return Verdict::Unknown(name, "no message was delivered");
+  if (messages.empty()) return Verdict::Unknown(name, "no message was delivered").Counted(0);
 
   std::map<std::string, std::string> message_of_entry;  // broker entry id -> message key
   std::set<std::string> pending, orphaned;
@@ -102,6 +102,7 @@ Verdict AppliedOnce(const OracleInput& in) {
   for (const auto& [id, acked] : messages) (acked ? definite : uncertain) += 1;
   for (const auto& [id, n] : deliveries) total_deliveries += n;
   const std::int64_t applied = *counter - base;
+  const std::int64_t redeliveries = total_deliveries - static_cast<std::int64_t>(messages.size());
   nlohmann::json details = {{"applied", applied},   {"counter", *counter}, {"before", base},
                             {"definite", definite}, {"uncertain", uncertain},
                             {"deliveries", total_deliveries}, {"messages", deliveries},
@@ -110,17 +111,19 @@ Verdict AppliedOnce(const OracleInput& in) {
     return Verdict::Invalid(name, "the consumer applied " + std::to_string(applied) + " times for " +
                                       std::to_string(definite + uncertain) + " distinct message(s) (" +
                                       std::to_string(total_deliveries) + " deliveries): a redelivery applied again",
-                            details);
+                            details)
+        .Counted(redeliveries);
   if (applied < definite)
     return Verdict::Invalid(name, "the consumer applied " + std::to_string(applied) + " of " +
                                       std::to_string(definite) + " acknowledged message(s): one was lost",
-                            details);
-  if (total_deliveries <= static_cast<std::int64_t>(messages.size()))
-    return Verdict::Unknown(name, "no message was delivered twice: nothing to judge", details);
+                            details)
+        .Counted(redeliveries);
+  if (redeliveries <= 0) return Verdict::Unknown(name, "no message was delivered twice: nothing to judge", details).Counted(0);
   return Verdict::Valid(name, std::to_string(applied) + " application(s) for " +
                                   std::to_string(messages.size()) + " distinct message(s) over " +
                                   std::to_string(total_deliveries) + " deliveries",
-                        details);
+                        details)
+      .Counted(redeliveries);
 }
 
 void RegisterSideEffectOracles(OracleRegistry& registry) {
@@ -131,18 +134,24 @@ void RegisterSideEffectOracles(OracleRegistry& registry) {
                      {actions,
                       {"ledger", ParamType::kString, false, "label of the ledger probe (default: ledger)"},
                       {"record", ParamType::kString, false,
-                       "label of a probe giving the effect id(s) the target recorded"}}},
+                       "label of a probe giving the effect id(s) the target recorded"}},
+                     false,
+                     "repeated deliveries"},
                     IntentReconciled);
   registry.Register({"lease_recovery",
                      "after a crash mid-request: in-progress while the lease holds, one completion after, never "
                      "stuck",
-                     {actions, {"lease", ParamType::kDuration, false, "overrides the target's idempotency.lease"}}},
+                     {actions, {"lease", ParamType::kDuration, false, "overrides the target's idempotency.lease"}},
+                     false,
+                     "requests running when their owner ended"},
                     LeaseRecovery);
   registry.Register({"applied_once",
                      "the consumer's counter equals the number of distinct messages, however often delivered",
                      {actions,
                       {"counter", ParamType::kString, true, "label of the probe reading the consumer's counter"},
-                      {"before", ParamType::kString, false, "label of the same probe before the deliveries"}}},
+                      {"before", ParamType::kString, false, "label of the same probe before the deliveries"}},
+                     false,
+                     "redeliveries"},
                     AppliedOnce);
 }
 

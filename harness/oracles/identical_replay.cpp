@@ -240,11 +240,13 @@ Verdict IdenticalReplay(const OracleInput& in) {
     JudgeLaterWindows(g, *first, in, violations, replays);
   }
   nlohmann::json details = {{"violations", violations.json()}, {"replays_checked", replays}, {"keys", keys}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
-  if (replays == 0) return Verdict::Unknown(name, "no replay happened: no key got a second terminal answer", details);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(replays);
+  if (replays == 0)
+    return Verdict::Unknown(name, "no replay happened: no key got a second terminal answer", details).Counted(0);
   std::string marker = contract.replay ? " and carry " + contract.replay->Where() : "";
   return Verdict::Valid(name, std::to_string(replays) + " replay(s) over " + std::to_string(keys) +
-                                  " key(s) equal the first answer" + marker, details);
+                                  " key(s) equal the first answer" + marker, details)
+      .Counted(replays);
 }
 
 }  // namespace idemproof::oracles

@@ -12,7 +12,7 @@ Verdict InProgress(const OracleInput& in) {
   const std::string name = "in_progress";
   const auto& contract = in.target.idempotency;
   Violations violations;
-  int overlaps = 0, undecided = 0;
+  int overlaps = 0, undecided = 0, in_progress_answers = 0;
   std::string nothing_executed;
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default" || g.ops.size() < 2) continue;
@@ -58,7 +58,7 @@ Verdict InProgress(const OracleInput& in) {
     auto vol = in.target.VolatilePathsFor(g.action);
     std::optional<HttpAnswer> previous;  // the previous window's first answer
     for (const auto& seg : segments) {
-      const RequestGroup window_group{g.action, g.key, g.payload, g.biz, seg};
+      const RequestGroup window_group{g.action, g.key, g.payload, g.biz, seg, g.caller};
       const Operation* first = FirstTerminal(window_group, contract);
       for (const auto& d : seg) {
         bool overlapped = false;
@@ -75,7 +75,10 @@ Verdict InProgress(const OracleInput& in) {
           continue;
         }
         ++overlaps;
-        if (c == AnswerClass::kInProgress) continue;
+        if (c == AnswerClass::kInProgress) {
+          ++in_progress_answers;
+          continue;
+        }
         if (first != nullptr && d.invoke == first->invoke) continue;  // the one that ran
         HttpAnswer a = *d.answer();
         std::vector<std::string> diffs;
@@ -83,7 +86,11 @@ Verdict InProgress(const OracleInput& in) {
         if (first != nullptr && diffs.empty()) continue;  // waited and got the same answer
         if (previous && AnswerDifferences(*previous, a, vol, {}).empty()) continue;
         std::string what = (c == AnswerClass::kSuccess) ? "an empty success " : "";
+        // A 4xx refusal other than the declared in-progress status: no second
+        // execution, only the status code is wrong.
+        const bool refused = a.status >= 400 && a.status < 500 && !(contract.replay && IsReplayMarked(a, contract));
         violations.Add({{"key", g.key},
+                        {"rule", refused ? "status" : "effect"},
                         {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
                                         AnswerSummary(a) + " while another request was running (expected " +
                                         contract.InProgressText() + " or the first answer" +
@@ -94,16 +101,22 @@ Verdict InProgress(const OracleInput& in) {
       if (first != nullptr) previous = *first->answer();
     }
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"overlapping_duplicates", overlaps}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
+  nlohmann::json details = {{"violations", violations.json()},
+                            {"overlapping_duplicates", overlaps},
+                            {"in_progress_answers", in_progress_answers},
+                            {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(overlaps);
   if (overlaps == 0)
     return Verdict::Unknown(name,
                             nothing_executed.empty() ? "no duplicate overlapped a running request with the same key"
                                                      : nothing_executed,
-                            details);
+                            details)
+        .Counted(0);
   return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s) got " +
-                                  contract.InProgressText() + " or the first answer; one execution",
-                        details);
+                                  contract.InProgressText() + " or the first answer (in-progress path hit " +
+                                  std::to_string(in_progress_answers) + "x); one execution",
+                        details)
+      .Counted(overlaps);
 }
 
 }  // namespace idemproof::oracles

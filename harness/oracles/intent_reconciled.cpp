@@ -48,7 +48,8 @@ Verdict IntentReconciled(const OracleInput& in) {
     if (Classify(op, in.target.idempotency) == AnswerClass::kSuccess) ++successes;
     ops.push_back(OpJson(op));
   }
-  if (requests == 0) return Verdict::Unknown(name, "the scenario sent no request of the business action");
+  if (requests == 0) return Verdict::Unknown(name, "the scenario sent no request of the business action").Counted(0);
+  const std::int64_t repeats = requests - 1;  // deliveries that could charge again
 
   const auto ledger = ProbeValue(in.history, ledger_label);
   if (!ledger) {
@@ -72,7 +73,8 @@ Verdict IntentReconciled(const OracleInput& in) {
   if (effects > windows)
     return Verdict::Invalid(name, std::to_string(effects) + " external effects for one business action (" +
                                       std::to_string(requests) + " requests): charged more than once",
-                            details);
+                            details)
+        .Counted(repeats);
   if (effects == 0) {
     if (successes > 0)
       return Verdict::Invalid(name, "the target answered success but the external system has no effect", details);
@@ -98,7 +100,8 @@ Verdict IntentReconciled(const OracleInput& in) {
   return Verdict::Valid(name, "exactly one external effect" +
                                   std::string(record_label.empty() ? "" : ", recorded by the target") + " (" +
                                   std::to_string(requests) + " requests)",
-                        details);
+                        details)
+      .Counted(repeats);
 }
 
 }  // namespace idemproof::oracles

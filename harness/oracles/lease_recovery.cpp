@@ -52,7 +52,8 @@ Verdict LeaseRecovery(const OracleInput& in) {
                        e.f == event_f::kRestart;
     if ((ended && e.type == EventType::kOk) || e.f == event_f::kTargetExited) crashes.push_back(&e);
   }
-  if (crashes.empty()) return Verdict::Unknown(name, "the owner never ended: no kill, pause, stop or restart of the target");
+  if (crashes.empty())
+    return Verdict::Unknown(name, "the owner never ended: no kill, pause, stop or restart of the target").Counted(0);
 
   nlohmann::json judged = nlohmann::json::array();
   std::string violation;
@@ -174,16 +175,20 @@ Verdict LeaseRecovery(const OracleInput& in) {
     judged.push_back(row);
   }
   nlohmann::json details = {{"keys", judged}};
+  const auto running = static_cast<std::int64_t>(judged.size());  // requests the end interrupted
   if (!violation.empty()) {
-    return deviation_only ? Verdict::Deviation(name, violation, details) : Verdict::Invalid(name, violation, details);
+    return (deviation_only ? Verdict::Deviation(name, violation, details) : Verdict::Invalid(name, violation, details))
+        .Counted(running);
   }
   int decided = 0;
   for (const auto& r : judged) decided += r.contains("undecided") ? 0 : 1;
-  if (judged.empty()) return Verdict::Unknown(name, "no request was running when the target crashed", details);
-  if (decided == 0) return Verdict::Unknown(name, "no retry was sent after the lease ended", details);
+  if (judged.empty())
+    return Verdict::Unknown(name, "no request was running when the target crashed", details).Counted(0);
+  if (decided == 0) return Verdict::Unknown(name, "no retry was sent after the lease ended", details).Counted(running);
   return Verdict::Valid(name, std::to_string(decided) +
                                   " key(s) recovered: in-progress while the lease held, one completion after",
-                        details);
+                        details)
+      .Counted(running);
 }
 
 }  // namespace idemproof::oracles

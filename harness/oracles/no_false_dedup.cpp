@@ -37,11 +37,12 @@ Verdict NoFalseDedup(const OracleInput& in) {
   }
   nlohmann::json details = {{"violations", violations.json()}, {"replay_marked", marked}, {"judged", judged},
                             {"unprobed", unprobed}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(marked);
   if (judged > 0)
     return Verdict::Valid(name, std::to_string(judged) + " replay-marked answer(s), each with a record behind it",
-                          details);
-  if (marked == 0) return Verdict::Unknown(name, "no replay-marked answer to check", details);
+                          details)
+        .Counted(judged);
+  if (marked == 0) return Verdict::Unknown(name, "no replay-marked answer to check", details).Counted(0);
   if (unprobed == marked)
     return Verdict::NotApplicable(name, "target declares no records probe for the replayed actions", details);
   return Verdict::Unknown(name, "the records probe gave no count for the replayed business ids", details);

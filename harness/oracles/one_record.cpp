@@ -29,8 +29,14 @@ Verdict OneRecord(const OracleInput& in) {
   Violations violations;
   nlohmann::json judged = nlohmann::json::array();
   std::vector<std::string> unprobed, undecided;
+  // The premise: deliveries of a business id after its first, and requests
+  // without a key (nothing dedups them: their record count is the point).
+  std::int64_t repeats = 0;
   for (const auto& [id, ops] : by_biz) {
     const auto& [action, biz] = id;
+    std::int64_t keyless = 0;
+    for (const auto& op : ops) keyless += op.invoke->key.empty() ? 1 : 0;
+    repeats += std::max<std::int64_t>(keyless, static_cast<std::int64_t>(ops.size()) - 1);
     const ActionDescription* a = in.target.FindAction(action);
     if (a == nullptr || !a->records) {
       unprobed.push_back(action);
@@ -52,6 +58,7 @@ Verdict OneRecord(const OracleInput& in) {
     int swallowed_2xx = 0;
     for (const auto& s : swallowed) {
       if (s.action != action || s.biz != biz) continue;
+      ++repeats;  // the proxy delivered it once more than the client sent
       if (s.answer.is_2xx()) {
         any_success = true;
         ++swallowed_2xx;
@@ -105,11 +112,13 @@ Verdict OneRecord(const OracleInput& in) {
       judged.push_back(row);
     }
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
+  nlohmann::json details = {
+      {"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}, {"repeated_deliveries", repeats}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(repeats);
   if (!judged.empty())
     return Verdict::Valid(name, std::to_string(judged.size()) + " business id(s) with the expected record count",
-                          details);
+                          details)
+        .Counted(repeats);
   if (undecided.empty() && !unprobed.empty())
     return Verdict::NotApplicable(name, "target declares no records probe for action '" + unprobed.front() + "'",
                                   details);

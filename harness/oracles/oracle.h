@@ -10,7 +10,7 @@
 // in docs/scenario-reference.md:
 //   one_record, identical_replay, mismatch_rejected, missing_key_rejected,
 //   keyless_executes,
-//   in_progress, retryable_released, no_false_dedup, action_scope, window,
+//   in_progress, retryable_released, no_false_dedup, action_scope, caller_scope, window,
 //   retry_after, probe_equal, range_continuity.
 //
 // Thread-safety: a registry is built once, then read-only; Check may be
@@ -55,7 +55,9 @@ class OracleRegistry {
   ScenarioVocabulary Vocabulary() const;
 
   // Runs one expectation. Unknown oracle or a thrown exception -> unknown
-  // verdict naming the cause. The verdict's `oracle` is spec.name.
+  // verdict naming the cause. The verdict's `oracle` is spec.name; its
+  // `rule` is the one the target's semantics profile applies (model/
+  // profile.h), and a finding against a SHOULD rule is a deviation.
   Verdict Check(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,
                 const History& history) const;
   // Runs every expectation of the scenario, in order.
@@ -67,6 +69,10 @@ class OracleRegistry {
     OracleSignature signature;
     OracleFn fn;
   };
+  // Check without the profile's rule.
+  Verdict CheckUnder(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,
+                     const History& history) const;
+
   std::map<std::string, Entry> entries_;
 };
 

@@ -57,6 +57,15 @@ class Violations {
   std::string first_;
 };
 
+// The usual end of an oracle that judged `judged` occurrences of its premise
+// and saw `undecided` more without a decisive answer: invalid on a violation,
+// valid when something was judged, else unknown — `undecided_text` when the
+// premise occurred, `unreached_text` when it never did. The premise count is
+// judged + undecided.
+Verdict Conclude(const std::string& name, const Violations& violations, const nlohmann::json& details, int judged,
+                 int undecided, const std::string& valid_text, const std::string& undecided_text,
+                 const std::string& unreached_text);
+
 // The premise of the oracles that count executions: that something executed.
 // `ops` are the requests of one business id or key; `swallowed_2xx` says a
 // proxy fault swallowed a 2xx answer of theirs. Returns "" when the premise
@@ -81,6 +90,7 @@ Verdict InProgress(const OracleInput& in);
 Verdict RetryableReleased(const OracleInput& in);
 Verdict NoFalseDedup(const OracleInput& in);
 Verdict ActionScope(const OracleInput& in);
+Verdict CallerScope(const OracleInput& in);
 Verdict Window(const OracleInput& in);
 Verdict RetryAfter(const OracleInput& in);
 Verdict ProbeEqual(const OracleInput& in);

@@ -183,7 +183,8 @@ Verdict RangeContinuity(const OracleInput& in) {
     if (r->index() > failing->index() && r->role == BatchRole::kRerun) reruns.push_back(r);
   details["reruns"] = nlohmann::json::array();
   for (const BatchRun* r : reruns) details["reruns"].push_back(RunJson(*r));
-  if (reruns.empty()) return Verdict::Unknown(name, "job " + job + " was never rerun after its failed run", details);
+  if (reruns.empty())
+    return Verdict::Unknown(name, "job " + job + " was never rerun after its failed run", details).Counted(0);
   const BatchRun* completing = nullptr;
   bool any_answer = false;
   for (const BatchRun* r : reruns) {
@@ -307,13 +308,15 @@ Verdict RangeContinuity(const OracleInput& in) {
     details["markers"] = "not checked: the target declares no markers";
   }
 
-  if (!findings.empty()) return Verdict::Invalid(name, "job " + job + ": " + Join(findings, "; "), details);
+  const auto rerun_count = static_cast<std::int64_t>(reruns.size());
+  if (!findings.empty())
+    return Verdict::Invalid(name, "job " + job + ": " + Join(findings, "; "), details).Counted(rerun_count);
   std::string evidence = "job " + job + " failed after " + std::to_string(*failing->fail_after) + " of " +
                          std::to_string(failing->to - failing->from) + " rows; " + Plural(reruns.size(), "rerun") +
                          "; result equals the clean run row by row (" + Plural(clean_result->rows.size(), "row") + ")";
   if (last->markers) evidence += ", " + Plural(last->markers->size(), "marker") + " agree with the rows";
   if (ordinal > 1) evidence += ", later reruns changed nothing";
-  return Verdict::Valid(name, evidence, details);
+  return Verdict::Valid(name, evidence, details).Counted(rerun_count);
 }
 
 }  // namespace idemproof::oracles

@@ -1,5 +1,6 @@
 #include <exception>
 
+#include "model/profile.h"
 #include "oracles/oracle.h"
 #include "oracles/oracle_support.h"
 
@@ -32,8 +33,36 @@ ScenarioVocabulary OracleRegistry::Vocabulary() const {
   return v;
 }
 
+namespace {
+// The rule the target's semantics profile applies to `v`, and its level: a
+// finding against a SHOULD is a deviation. Findings that are all about the
+// status code alone (violations tagged "rule": "status") apply the
+// oracle's status rule. An oracle's own deviation is never made a violation.
+Verdict WithRule(Verdict v, const TargetDescription& target) {
+  const SemanticsProfile* profile = FindProfile(target.idempotency.profile);
+  if (profile == nullptr) return v;
+  bool status_only = false;
+  if (v.status == VerdictStatus::kInvalid && v.details.is_object() && v.details.contains("violations") &&
+      v.details["violations"].is_array() && !v.details["violations"].empty()) {
+    status_only = true;
+    for (const auto& x : v.details["violations"])
+      if (!x.is_object() || x.value("rule", std::string()) != "status") status_only = false;
+  }
+  const ProfileRule* rule = profile->RuleFor(v.oracle, status_only);
+  if (rule == nullptr) return v;
+  v.rule = {rule->id, rule->text, RuleLevelName(rule->level)};
+  if (v.status == VerdictStatus::kInvalid && rule->level == RuleLevel::kShould) v.severity = Severity::kDeviation;
+  return v;
+}
+}  // namespace
+
 Verdict OracleRegistry::Check(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,
                               const History& history) const {
+  return WithRule(CheckUnder(spec, scenario, target, history), target);
+}
+
+Verdict OracleRegistry::CheckUnder(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,
+                                   const History& history) const {
   auto it = entries_.find(spec.name);
   if (it == entries_.end()) return Verdict::Unknown(spec.name, "no oracle named '" + spec.name + "'");
   // A crashing oracle proves nothing: unknown, never valid.
@@ -41,11 +70,23 @@ Verdict OracleRegistry::Check(const OracleSpec& spec, const Scenario& scenario, 
     OracleInput in{scenario, target, history, spec.params};
     Verdict v = it->second.fn(in);
     v.oracle = spec.name;
+    const OracleSignature& sig = it->second.signature;
+    v.premise.what = sig.premise;
     if (v.status == VerdictStatus::kValid) {
-      if (auto why = oracles::PremiseBroken(it->second.signature, history)) {
-        return Verdict::Unknown(spec.name, *why, v.details);
+      if (auto why = oracles::PremiseBroken(sig, history)) {
+        Verdict u = Verdict::Unknown(spec.name, *why, v.details);
+        u.premise = v.premise;
+        return u;
+      }
+      // A property whose premise never occurred was never exercised.
+      if (!sig.premise.empty() && v.premise.count.value_or(0) <= 0) {
+        Verdict u = Verdict::Unknown(spec.name, std::string(kPremiseNotReached) + "no " + sig.premise + " in this run",
+                                     v.details);
+        u.premise = {sig.premise, 0};
+        return u;
       }
     }
+    if (v.PremiseNotReached()) v.evidence = kPremiseNotReached + v.evidence;
     return v;
   } catch (const std::exception& e) {
     return Verdict::Unknown(spec.name, std::string("oracle crashed: ") + e.what());
@@ -92,6 +133,16 @@ std::vector<std::vector<Operation>> WindowSegments(const std::vector<Operation>&
 
 int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContract& contract) {
   return static_cast<int>(WindowSegments(ops, contract).size());
+}
+
+Verdict Conclude(const std::string& name, const Violations& violations, const nlohmann::json& details, int judged,
+                 int undecided, const std::string& valid_text, const std::string& undecided_text,
+                 const std::string& unreached_text) {
+  const int occurred = judged + undecided;
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(occurred);
+  if (judged > 0) return Verdict::Valid(name, valid_text, details).Counted(occurred);
+  if (undecided > 0) return Verdict::Unknown(name, undecided_text, details).Counted(occurred);
+  return Verdict::Unknown(name, unreached_text, details).Counted(0);
 }
 
 void Violations::Add(nlohmann::json violation) {

@@ -121,16 +121,19 @@ Verdict MismatchRejected(const OracleInput& in) {
       }
       nlohmann::json v = {{"key", g.key}, {"action", g.action}, {"problem", ev}, {"request", OpJson(op)}};
       if (first != nullptr) v["first"] = OpJson(*first);
+      // Refused, and not with the first result: only the status code is wrong.
+      const bool refused = a->status >= 400 && a->status < 500 && !(contract.replay && IsReplayMarked(*a, contract));
+      if (refused && (first == nullptr ||
+                      !AnswerDifferences(*first->answer(), *a, in.target.VolatilePathsFor(g.action), {}).empty()))
+        v["rule"] = "status";
       violations.Add(v);
     }
   }
   nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
-  if (judged > 0)
-    return Verdict::Valid(name, std::to_string(judged) + " reuse(s) of a key with another payload got " +
-                                    contract.MismatchText(), details);
-  if (undecided > 0) return Verdict::Unknown(name, "no reuse with another payload got a decisive answer", details);
-  return Verdict::Unknown(name, "the scenario never reused a key with another payload", details);
+  return Conclude(name, violations, details, judged, undecided,
+                  std::to_string(judged) + " reuse(s) of a key with another payload got " + contract.MismatchText(),
+                  "no reuse with another payload got a decisive answer",
+                  "the scenario never reused a key with another payload");
 }
 
 namespace {
@@ -167,15 +170,14 @@ Verdict MissingKeyRejected(const OracleInput& in) {
     std::string ev = e.action + " without " + (contract.key_header.empty() ? "its key" : contract.key_header) + " " +
                      (a->is_2xx() ? "was executed: " : "answered ") + AnswerSummary(*a) + " instead of " +
                      std::to_string(contract.missing_key);
-    violations.Add({{"problem", ev}, {"request", OpJson(op)}});
+    nlohmann::json v = {{"problem", ev}, {"request", OpJson(op)}};
+    if (a->status >= 400 && a->status < 500) v["rule"] = "status";  // refused, with another code
+    violations.Add(v);
   }
   nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
-  if (judged > 0)
-    return Verdict::Valid(name, std::to_string(judged) + " request(s) without a key got " +
-                                    std::to_string(contract.missing_key), details);
-  if (undecided > 0) return Verdict::Unknown(name, "no request without a key got a decisive answer", details);
-  return Verdict::Unknown(name, "the scenario sent no request without a key", details);
+  return Conclude(name, violations, details, judged, undecided,
+                  std::to_string(judged) + " request(s) without a key got " + std::to_string(contract.missing_key),
+                  "no request without a key got a decisive answer", "the scenario sent no request without a key");
 }
 
 Verdict KeylessExecutes(const OracleInput& in) {
@@ -203,12 +205,9 @@ Verdict KeylessExecutes(const OracleInput& in) {
     if (!problem.empty()) violations.Add({{"problem", problem}, {"request", OpJson(op)}});
   }
   nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
-  if (judged > 0)
-    return Verdict::Valid(name, std::to_string(judged) + " request(s) without a key executed, none marked a replay",
-                          details);
-  if (undecided > 0) return Verdict::Unknown(name, "no request without a key got an answer", details);
-  return Verdict::Unknown(name, "the scenario sent no request without a key", details);
+  return Conclude(name, violations, details, judged, undecided,
+                  std::to_string(judged) + " request(s) without a key executed, none marked a replay",
+                  "no request without a key got an answer", "the scenario sent no request without a key");
 }
 
 }  // namespace idemproof::oracles

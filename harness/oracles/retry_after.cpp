@@ -65,13 +65,16 @@ Verdict RetryAfter(const OracleInput& in) {
                             {"in_progress_answers", judged},
                             {"retry_after", required ? "required" : "recommended"}};
   if (!violations.empty()) {
-    return required ? Verdict::Invalid(name, violations.first(), details)
-                    : Verdict::Deviation(name, violations.first(), details);
+    return (required ? Verdict::Invalid(name, violations.first(), details)
+                     : Verdict::Deviation(name, violations.first(), details))
+        .Counted(judged);
   }
   // A target that waits for the running request never answers in-progress:
   // nothing to judge, which is no pass.
-  if (judged == 0) return Verdict::NotApplicable(name, "no in-progress answer was seen: nothing to judge", details);
-  return Verdict::Valid(name, std::to_string(judged) + " in-progress answer(s) carry Retry-After", details);
+  if (judged == 0)
+    return Verdict::NotApplicable(name, "no in-progress answer was seen: nothing to judge", details).Counted(0);
+  return Verdict::Valid(name, std::to_string(judged) + " in-progress answer(s) carry Retry-After", details)
+      .Counted(judged);
 }
 
 }  // namespace idemproof::oracles

@@ -23,6 +23,10 @@ bool ExecutedByAnother(const std::vector<Operation>& ops, const Operation& retry
 Verdict RetryableReleased(const OracleInput& in) {
   const std::string name = "retryable_released";
   const auto& contract = in.target.idempotency;
+  if (contract.stores_5xx && contract.retryable.empty())
+    return Verdict::NotApplicable(name, "profile " + contract.profile +
+                                            " stores and replays 5xx answers: no failure is released (identical_replay "
+                                            "judges the replay)");
   Violations violations;
   int retryable_seen = 0, executed = 0, undecided = 0;
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
@@ -90,18 +94,20 @@ Verdict RetryableReleased(const OracleInput& in) {
                             {"retryable_answers", retryable_seen},
                             {"executed_retries", executed},
                             {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(retryable_seen);
   if (retryable_seen == 0)
-    return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details);
+    return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details).Counted(0);
   if (executed == 0) {
     // Without a marker a stored failure replayed looks exactly like the
     // downstream failing again: say so rather than guess either way.
     const std::string why = contract.replay ? ""
                                             : " (the target marks no replays: a stored failure cannot be told from a "
                                               "downstream still failing)";
-    return Verdict::Unknown(name, "no retry after a retryable answer reached a decision" + why, details);
+    return Verdict::Unknown(name, "no retry after a retryable answer reached a decision" + why, details)
+        .Counted(retryable_seen);
   }
-  return Verdict::Valid(name, std::to_string(executed) + " retry(ies) after a retryable answer executed", details);
+  return Verdict::Valid(name, std::to_string(executed) + " retry(ies) after a retryable answer executed", details)
+      .Counted(retryable_seen);
 }
 
 }  // namespace idemproof::oracles

@@ -56,10 +56,9 @@ Verdict Window(const OracleInput& in) {
   }
   nlohmann::json details = {{"violations", violations.json()}, {"window_ns", window->count()}, {"retries_in_window", retries},
                             {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details);
-  if (retries == 0) return Verdict::Unknown(name, "no retry inside the window got an answer", details);
-  return Verdict::Valid(name, std::to_string(retries) + " retry(ies) inside " + FormatDuration(*window) +
-                                  " recognised", details);
+  return Conclude(name, violations, details, retries, undecided,
+                  std::to_string(retries) + " retry(ies) inside " + FormatDuration(*window) + " recognised",
+                  "no retry inside the window got an answer", "no retry was sent inside the window");
 }
 
 }  // namespace idemproof::oracles

@@ -16,6 +16,28 @@ RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& 
   return {step.action, key, step.key, ctx.naming().Biz(step.biz), step.biz, PayloadName(payload)};
 }
 
+// The target caller a step's `caller: first|second` names; nullptr for none
+// (or one the target lacks: the bind stage made that scenario not applicable).
+const CallerDescription* CallerFor(const TargetDescription& target, const Step& step) {
+  if (step.caller.empty()) return nullptr;
+  const std::size_t i = step.caller == "second" ? 1 : 0;
+  return i < target.callers.size() ? &target.callers[i] : nullptr;
+}
+
+// The target's headers, with the step's caller's over those of the same name.
+HeaderList HeadersFor(const TargetDescription& target, const Step& step) {
+  const CallerDescription* caller = CallerFor(target, step);
+  if (caller == nullptr) return target.headers;
+  HeaderList out;
+  for (const auto& [name, value] : target.headers) {
+    bool replaced = false;
+    for (const auto& h : caller->headers) replaced = replaced || equals_ignoring_case(h.first, name);
+    if (!replaced) out.emplace_back(name, value);
+  }
+  for (const auto& h : caller->headers) out.push_back(h);
+  return out;
+}
+
 // One request of an action, and what a payload form rewrote in it; or,
 // with `unsent` set, why it is not sent (a captured variable whose answer
 // never came, a payload form with nothing it may change): noted, not an error.
@@ -32,6 +54,7 @@ HistoryEvent InvokeOf(StepContext& ctx, const std::string& process, const char* 
   HistoryEvent invoke =
       RequestInvoke(process, f, SubjectOf(ctx, step, key, payload), RecordOf(r.request), index, variant);
   if (payload != PayloadVariant::kDefault && payload != PayloadVariant::kOther) invoke.value["rewrites"] = r.rewrites;
+  if (const CallerDescription* c = CallerFor(ctx.target(), step)) invoke.value["caller"] = c->name;
   return invoke;
 }
 
@@ -62,7 +85,7 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
   }
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);
-  auto rendered = Capped(RenderRequest(request, url, vars, target.headers, extra, deadline), target);
+  auto rendered = Capped(RenderRequest(request, url, vars, HeadersFor(target, step), extra, deadline), target);
   if (!rendered.ok()) {
     if (ctx.IsMissingCapture(rendered.status())) return RenderedAction{{}, {}, rendered.status().message()};
     return rendered.status();

@@ -64,6 +64,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
   results.target_name = target.name;
   results.target_file = target.file;
   results.flaw = options.flaw.value_or("");
+  results.profile = target.idempotency.profile;
   results.strict = options.strict;
   results.started = NowRfc3339();
   results.tool_version = options.tool_version;

@@ -30,6 +30,9 @@ const std::vector<FlawInfo>& all_flaws() {
       {Flaw::store_after_answer, "store-after-answer",
        "answers first and stores the completed record 200 ms later, without waiting: a crash right after "
        "the answer leaves the key in progress, and a retry after the lease executes again"},
+      {Flaw::cross_caller_replay, "cross-caller-replay",
+       "scopes keys by route only, not by caller (Authorization): one caller's answer is replayed to another "
+       "that reuses its key, and a reuse with another payload is refused with 422"},
       {Flaw::no_intent, "no-intent",
        "charges the provider without an intent record: a retry after a crash charges again"},
       {Flaw::callback_no_dedup, "callback-no-dedup",
@@ -70,6 +73,7 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::fingerprint_key_order:
     case Flaw::fast_path_skips_fingerprint:
     case Flaw::store_after_answer:
+    case Flaw::cross_caller_replay:
       return true;
     default:
       return false;

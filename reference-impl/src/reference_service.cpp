@@ -186,6 +186,13 @@ static std::variant<std::optional<std::string>, HttpResponse> key_of(
     auto request_id = request.header("X-Request-Id");
     return std::optional<std::string>(request_id ? *request_id : random_token());
   }
+  // A key is the caller's: the same key from two callers (two Authorization
+  // credentials) is two keys, so no caller is answered with another's result
+  // or blocked by another's key. Only a digest of the credential is kept.
+  // The flaw cross-caller-replay forgets the caller.
+  const auto caller = request.header("Authorization");
+  if (caller && !caller->empty() && !config.has_flaw(Flaw::cross_caller_replay, route))
+    return std::optional<std::string>(sha256_hex(*caller).substr(0, 16) + "/" + *key);
   return key;
 }
 

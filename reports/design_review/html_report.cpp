@@ -169,6 +169,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
 
   h += "<header class=\"banner " + banner_class + "\" id=\"headline\"><h1>" + H(review.headline) + "</h1><p>target <strong>" +
        H(r.target_name) + "</strong>" + (r.flaw.empty() ? "" : " with flaw <strong>" + H(r.flaw) + "</strong>") +
+       " \u00b7 profile <strong>" + H(r.profile) + "</strong>" +
        " \u00b7 " + std::to_string(r.scenarios.size()) + " scenario(s) \u00b7 seed <code>" + std::to_string(r.seed) +
        "</code> \u00b7 exit code " + std::to_string(review.exit_code) + " \u00b7 run " + H(r.run_id) + " \u00b7 " +
        H(r.started) + "</p></header>\n<main>\n";
@@ -237,7 +238,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
 
   // All scenarios.
   h += "<section id=\"scenarios\"><h2>All scenarios</h2>\n<table><thead><tr><th>scenario</th><th>layer</th>"
-       "<th>oracle</th><th>verdict</th><th>evidence</th></tr></thead><tbody>\n";
+       "<th>oracle</th><th>verdict</th><th>premise</th><th>rule</th><th>evidence</th></tr></thead><tbody>\n";
   for (const auto& sr : review.scenarios) {
     const ScenarioResult& s = *sr.result;
     const std::string id = sr.outcome == VerdictStatus::kInvalid ? "" : " id=\"" + A(sr.anchor) + "\"";
@@ -256,16 +257,39 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
       open_row();
       // A deviation (a SHOULD missed) reads as undecided-orange, not broken-red.
       h += "<td>" + H(v.oracle) + "</td><td class=\"verdict " +
-           (v.is_deviation() ? "undecided" : OutcomeClass(v.status)) + "\">" + v.Label() + "</td><td>" +
+           (v.is_deviation() ? "undecided" : OutcomeClass(v.status)) + "\">" + v.Label() + "</td><td" +
+           (v.premise.count == std::optional<std::int64_t>(0) ? " class=\"flag\"" : "") + ">" + H(PremiseText(v)) +
+           "</td><td>" + H(v.rule.id.empty() ? "" : v.rule.id + " (" + v.rule.level + ")") + "</td><td>" +
            H(v.evidence) + "</td></tr>\n";
     }
     if (!s.error.empty()) {
       open_row();
-      h += "<td>(run)</td><td class=\"verdict undecided\">error</td><td>" + H(s.error) + "</td></tr>\n";
+      h += "<td>(run)</td><td class=\"verdict undecided\">error</td><td></td><td></td><td>" + H(s.error) + "</td></tr>\n";
     }
-    if (first) h += "<td>\u2014</td><td class=\"verdict untested\">none</td><td>no verdicts</td></tr>\n";
+    if (first) h += "<td>\u2014</td><td class=\"verdict untested\">none</td><td></td><td></td><td>no verdicts</td></tr>\n";
   }
   h += "</tbody></table></section>\n";
+
+  // Premises: a property whose premise never occurred proved nothing.
+  h += "<section id=\"premises\"><h2>Premises exercised</h2>\n";
+  if (review.premises.empty()) {
+    h += "<p>No verdict counted a premise.</p>\n";
+  } else {
+    h += "<table><thead><tr><th>property</th><th>premise</th><th>occurrences</th><th>scenarios</th>"
+         "<th>never reached in</th></tr></thead><tbody>\n";
+    for (const auto& p : review.premises) {
+      std::string names;
+      for (const auto& n : p.unreached) names += (names.empty() ? "" : ", ") + n;
+      h += "<tr" + std::string(p.count == 0 ? " class=\"zero\"" : "") + "><td>" + H(p.oracle) + "</td><td>" +
+           H(p.what) + "</td><td>" +
+           (p.count == 0 ? "<span class=\"flag\">0 \u2014 never exercised: proves nothing</span>"
+                         : std::to_string(p.count)) +
+           "</td><td>" + std::to_string(p.scenarios) + "</td><td" + (names.empty() ? "" : " class=\"flag\"") + ">" +
+           (names.empty() ? "\u2014" : H(names)) + "</td></tr>\n";
+    }
+    h += "</tbody></table>\n";
+  }
+  h += "</section>\n";
 
   // Faults.
   h += "<section id=\"faults\"><h2>Faults injected</h2>\n";

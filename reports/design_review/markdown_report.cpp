@@ -52,7 +52,8 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
   MarkdownReport out;
   std::string& md = out.markdown;
   md += "# idemproof: " + M(review.headline) + "\n\n";
-  md += "Target **" + M(r.target_name) + "**" + (r.flaw.empty() ? "" : " with flaw **" + M(r.flaw) + "**") + " \u00b7 " +
+  md += "Target **" + M(r.target_name) + "**" + (r.flaw.empty() ? "" : " with flaw **" + M(r.flaw) + "**") +
+        " \u00b7 profile **" + M(r.profile) + "** \u00b7 " +
         std::to_string(r.scenarios.size()) + " scenario(s) \u00b7 seed `" + std::to_string(r.seed) +
         "` \u00b7 exit code " + std::to_string(review.exit_code) + " \u00b7 run " + M(r.run_id) + " \u00b7 " +
         M(r.started) + "\n\n";
@@ -115,17 +116,31 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
   }
   if (failing == 0) md += "Nothing broke: no oracle found a violation.\n\n";
 
-  md += "## All scenarios\n\n| scenario | layer | oracle | verdict | evidence |\n|---|---|---|---|---|\n";
+  md += "## All scenarios\n\n| scenario | layer | oracle | verdict | premise | rule | evidence |\n|---|---|---|---|---|---|---|\n";
   for (const auto& sr : review.scenarios) {
     const ScenarioResult& s = *sr.result;
     const std::string name = sr.outcome == VerdictStatus::kInvalid ? "[" + M(s.name) + "](#" + sr.anchor + ")" : M(s.name);
     for (const auto& v : s.verdicts) {
       md += "| " + name + " | " + M(sr.layer_title) + " | " + M(v.oracle) + " | " +
-            (v.is_violation() ? "**invalid**" : std::string(v.Label())) + " | " +
-            M(v.evidence) + " |\n";
+            (v.is_violation() ? "**invalid**" : std::string(v.Label())) + " | " + M(PremiseText(v)) + " | " +
+            M(v.rule.id.empty() ? "" : v.rule.id + " (" + v.rule.level + ")") + " | " + M(v.evidence) + " |\n";
     }
-    if (!s.error.empty()) md += "| " + name + " | " + M(sr.layer_title) + " | (run) | **error** | " + M(s.error) + " |\n";
-    if (s.verdicts.empty() && s.error.empty()) md += "| " + name + " | " + M(sr.layer_title) + " | \u2014 | none | no verdicts |\n";
+    if (!s.error.empty()) md += "| " + name + " | " + M(sr.layer_title) + " | (run) | **error** | | | " + M(s.error) + " |\n";
+    if (s.verdicts.empty() && s.error.empty()) md += "| " + name + " | " + M(sr.layer_title) + " | \u2014 | none | | | no verdicts |\n";
+  }
+
+  md += "\n## Premises exercised\n\n";
+  if (review.premises.empty()) {
+    md += "No verdict counted a premise.\n";
+  } else {
+    md += "| property | premise | occurrences | scenarios | never reached in |\n|---|---|---:|---:|---|\n";
+    for (const auto& p : review.premises) {
+      std::string names;
+      for (const auto& n : p.unreached) names += (names.empty() ? "" : ", ") + n;
+      md += "| " + M(p.oracle) + " | " + M(p.what) + " | " +
+            (p.count == 0 ? std::string("**0 \u26a0 never exercised: proves nothing**") : std::to_string(p.count)) +
+            " | " + std::to_string(p.scenarios) + " | " + (names.empty() ? "\u2014" : "\u26a0 " + M(names)) + " |\n";
+    }
   }
 
   md += "\n## Faults injected\n\n";

@@ -144,6 +144,7 @@ void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
     if (review.what_broke.empty()) {
       review.what_broke = "The " + review.layer_title + " layer broke on " + verdict.oracle + ": " +
                           verdict.evidence + (verdict.evidence.empty() || verdict.evidence.back() == '.' ? "" : ".");
+      if (!verdict.rule.id.empty()) review.what_broke += " Rule " + RuleText(verdict) + ".";
     }
     const nlohmann::json& d = verdict.details;
     int shown = 0;
@@ -424,7 +425,19 @@ std::string ReproCommand(const RunResults& results, const ScenarioResult& scenar
   cmd += " --seed " + std::to_string(results.seed);
   cmd += " --filter " + ShellQuote(scenario.name);
   if (!results.flaw.empty()) cmd += " --flaw " + ShellQuote(results.flaw);
+  if (!results.profile.empty() && results.profile != "ietf") cmd += " --profile " + ShellQuote(results.profile);
   return cmd;
+}
+
+std::string RuleText(const Verdict& verdict) {
+  if (verdict.rule.id.empty()) return "";
+  return verdict.rule.id + " (" + verdict.rule.level + "): " + verdict.rule.text;
+}
+
+std::string PremiseText(const Verdict& verdict) {
+  if (verdict.premise.what.empty()) return "";
+  if (!verdict.premise.count) return verdict.premise.what + ": not counted";
+  return verdict.premise.what + " \u00d7" + std::to_string(*verdict.premise.count);
 }
 
 RunReview ReviewRun(const RunDirectoryContents& contents) {
@@ -465,6 +478,19 @@ RunReview ReviewRun(const RunDirectoryContents& contents) {
   }
   std::sort(review.faults.begin(), review.faults.end(),
             [](const FaultTotal& a, const FaultTotal& b) { return a.name < b.name; });
+  std::map<std::string, PremiseTotal> premises;
+  for (const auto& s : results.scenarios) {
+    for (const auto& v : s.verdicts) {
+      if (v.premise.what.empty() || v.status == VerdictStatus::kNotApplicable) continue;
+      PremiseTotal& p = premises[v.oracle];
+      p.oracle = v.oracle;
+      p.what = v.premise.what;
+      ++p.scenarios;
+      p.count += v.premise.count.value_or(0);
+      if (v.premise.count.value_or(0) == 0) p.unreached.push_back(s.name);
+    }
+  }
+  for (auto& [name, p] : premises) review.premises.push_back(std::move(p));
   for (const auto& g : contents.Gaps()) review.warnings.push_back(g);
 
   std::vector<std::string> broken, undecided, held;

@@ -118,10 +118,21 @@ struct FaultTotal {
   std::vector<std::string> scenarios;  // which declared it
 };
 
+// How often one property's premise occurred over the run (Verdict::premise),
+// over the scenarios that judged it (not_applicable verdicts left out).
+struct PremiseTotal {
+  std::string oracle;
+  std::string what;                    // "overlapping duplicates"
+  std::int64_t count = 0;              // summed over those scenarios
+  int scenarios = 0;
+  std::vector<std::string> unreached;  // scenarios where it never occurred
+};
+
 struct RunReview {
   std::vector<LayerRow> layers;               // the six, in domain order
   std::vector<ScenarioReview> scenarios;      // every scenario, in run order
   std::vector<FaultTotal> faults;             // by name
+  std::vector<PremiseTotal> premises;         // by oracle name
   std::vector<std::string> warnings;          // scenario warnings + reading gaps
   Metrics metrics;                            // run total
   int exit_code = 0;
@@ -134,6 +145,13 @@ RunReview ReviewRun(const RunDirectoryContents& contents);
 // The shell command that reproduces one scenario of the run (same seed, same
 // flaw, only this scenario), every argument shell-quoted.
 std::string ReproCommand(const RunResults& results, const ScenarioResult& scenario);
+
+// A verdict's premise in the report's words: "overlapping duplicates ×31",
+// "overlapping duplicates: not counted", or "" for an oracle without one.
+std::string PremiseText(const Verdict& verdict);
+// The profile rule a verdict applied: "ietf/mismatch-status (SHOULD): a key
+// reused with a different payload SHOULD be answered 422"; "" for none.
+std::string RuleText(const Verdict& verdict);
 
 // "s-<index>-<name as [a-z0-9-]>": stable, unique, safe in ids and file names.
 std::string ScenarioAnchor(std::size_t index, const std::string& name);

@@ -568,3 +568,37 @@ TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun"
   REQUIRE_FALSE(um.ok());
   CHECK(um.status().message().find("no message 'debit'") != std::string::npos);
 }
+
+TEST_CASE("wait_past_window: leaves the window once per plan, after a send, and the budget counts again", "[explore]") {
+  const TargetDescription target = ReferenceTarget();  // window 4s
+  runtime::Interpreter interpreter(target, {});
+  auto a = Alphabet::Build(Spec("create-order"), target, interpreter);
+  REQUIRE(a.ok());
+  REQUIRE(HasKind(*a, OpKind::kWaitPastWindow));
+  Op past;
+  for (const auto& [w, ops] : a->groups())
+    if (ops.front().kind == OpKind::kWaitPastWindow) past = ops.front();
+  CHECK(past.duration == std::chrono::milliseconds(4400));  // the window plus a tenth, as `wait: past_window`
+  CHECK(past.ToString() == "wait_past_window 4400ms");
+  REQUIRE(past.Steps().size() == 1);
+  CHECK(past.Steps().front().past_window);
+
+  PlanModel m = a->initial();
+  CHECK_FALSE(a->Allowed(past, m));  // nothing sent yet: no window to leave
+  a->Apply(SendOp(), m);
+  m.elapsed_ms = m.budget_ms;  // the window's budget spent...
+  CHECK(a->Allowed(past, m));  // ...leaving it is still allowed
+  a->Apply(past, m);
+  CHECK(m.elapsed_ms == 0);
+  CHECK_FALSE(a->Allowed(past, m));  // once per plan
+
+  // A target without a window leaves it out, and says why.
+  TargetDescription no_window = target;
+  no_window.idempotency.window.reset();
+  auto b = Alphabet::Build(Spec("create-order"), no_window, interpreter);
+  REQUIRE(b.ok());
+  CHECK_FALSE(HasKind(*b, OpKind::kWaitPastWindow));
+  std::map<std::string, std::string> excluded;
+  for (const auto& e : b->excluded()) excluded[e.op] = e.reason;
+  CHECK(excluded["wait_past_window"].find("no idempotency.window") != std::string::npos);
+}

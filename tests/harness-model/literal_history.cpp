@@ -55,6 +55,26 @@ const TargetDescription& ShopTarget() {
   return t;
 }
 
+const TargetDescription& CallersTarget(bool marked) {
+  static const auto load = [](bool with_marker) -> const TargetDescription& {
+    std::string text = std::string(kShop) +
+                       "callers:\n  alice: {headers: {Authorization: \"Bearer a\"}}\n"
+                       "  bob: {headers: {Authorization: \"Bearer b\"}}\n";
+    const std::string marker = "  replay: {header: Idempotent-Replayed, value: \"true\"}\n";
+    if (!with_marker) text.erase(text.find(marker), marker.size());
+    return Load(text);
+  };
+  static const TargetDescription& with = load(true);
+  static const TargetDescription& without = load(false);
+  return marked ? with : without;
+}
+
+TargetDescription ShopTargetUnder(const std::string& profile) {
+  auto t = ParseTarget(kShop, "shop.yaml", profile);
+  if (!t.ok()) throw std::runtime_error(t.status().ToString());
+  return *t;
+}
+
 const TargetDescription& PlainTarget() {
   static const TargetDescription& t = []() -> const TargetDescription& {
     std::string text = kShop;
@@ -81,6 +101,7 @@ LiteralHistory& LiteralHistory::Send(const std::string& process, const std::stri
                                      const std::string& biz, int t0, int t1, const Answer& answer,
                                      const std::string& payload) {
   HistoryEvent inv = Invoke(process, action, key, biz, t0, payload);
+  if (!caller_.empty()) inv.value["caller"] = caller_;
   RecordedExchange answered;
   answered.type = EventType::kOk;
   answered.status = answer.status;

@@ -18,6 +18,11 @@ namespace idemproof::testing {
 // target-wide volatile $.trace, actions create_order (records probe, other
 // payload) and cancel_order (no records probe), probe stock.
 const TargetDescription& ShopTarget();
+// ShopTarget() with two callers, alice and bob (Authorization headers);
+// `marked` false: without the replay marker.
+const TargetDescription& CallersTarget(bool marked = true);
+// ShopTarget() judged by another semantics profile (model/profile.h).
+TargetDescription ShopTargetUnder(const std::string& profile);
 // The same without replay marker and window.
 const TargetDescription& PlainTarget();
 // ShopTarget() with the replay marker in the body: {"meta": {"replayed": true}}.
@@ -42,6 +47,11 @@ class LiteralHistory {
   LiteralHistory& Open(const std::string& process, const std::string& action, const std::string& key,
                        const std::string& biz, int t0);
   LiteralHistory& Records(const std::string& action, const std::string& biz, int count, int t);
+  // The requests added after this go as target caller `caller` ("" = none).
+  LiteralHistory& As(const std::string& caller) {
+    caller_ = caller;
+    return *this;
+  }
   LiteralHistory& Probe(const std::string& probe, const std::string& label, const nlohmann::json& value, int t);
   LiteralHistory& Fault(const std::string& name, const std::string& phase, int t);
 
@@ -49,6 +59,7 @@ class LiteralHistory {
 
  private:
   History h_;
+  std::string caller_;
 };
 
 // A replay answer: the same body with the marker.

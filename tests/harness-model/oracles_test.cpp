@@ -470,7 +470,7 @@ TEST_CASE("a crashing oracle is unknown, never valid, an unknown name is unknown
 TEST_CASE("the builtin registry lists every documented oracle") {
   std::vector<std::string> names;
   for (const auto& s : BuiltinOracles().Signatures()) names.push_back(s.name);
-  CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "identical_replay", "in_progress",
+  CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "caller_scope", "identical_replay", "in_progress",
                                           "intent_reconciled", "keyless_executes", "lease_recovery",
                                           "mismatch_rejected", "missing_key_rejected", "no_false_dedup",
                                           "one_record", "probe_equal", "range_continuity", "retry_after",
@@ -703,4 +703,192 @@ TEST_CASE("identical_replay judges each window after the first against its own e
   Verdict r = RunOracle("identical_replay", raced.history());
   CHECK(r.status == VerdictStatus::kInvalid);
   CHECK(r.evidence.find("replay marker") != std::string::npos);
+}
+
+TEST_CASE("a property whose premise never occurred is unknown: premise not reached") {
+  // One request and one record: one_record has nothing repeated to count.
+  LiteralHistory once;
+  once.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Records("create_order", "b1", 1, 100);
+  Verdict v = RunOracle("one_record", once.history());
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.PremiseNotReached());
+  CHECK(v.evidence.rfind(kPremiseNotReached, 0) == 0);
+  CHECK(v.premise.what == "repeated deliveries (or keyless requests)");
+
+  // The double submit reaches it once.
+  LiteralHistory twice;
+  twice.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, Replayed())
+      .Records("create_order", "b1", 1, 100);
+  v = RunOracle("one_record", twice.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  REQUIRE(v.premise.count);
+  CHECK(*v.premise.count == 1);
+  v = RunOracle("identical_replay", twice.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.premise.what == "replays");
+  CHECK(v.premise.count == std::optional<std::int64_t>(1));
+
+  // The oracles' own "nothing to judge" is the premise not reached too.
+  for (const char* name : {"identical_replay", "in_progress", "mismatch_rejected", "retryable_released", "window"}) {
+    INFO(name);
+    Verdict u = RunOracle(name, once.history());
+    CHECK(u.status == VerdictStatus::kUnknown);
+    CHECK(u.PremiseNotReached());
+  }
+  // In-progress answers to overlapping duplicates are counted apart.
+  LiteralHistory overlap;
+  overlap.Send("client-0", "create_order", "k1", "b1", 0, 100, kCreated)
+      .Send("client-1", "create_order", "k1", "b1", 10, 15, kConflict)
+      .Records("create_order", "b1", 1, 200);
+  v = RunOracle("in_progress", overlap.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.premise.count == std::optional<std::int64_t>(1));
+  CHECK(v.details["in_progress_answers"] == 1);
+}
+
+TEST_CASE("the registry turns a valid verdict without its premise count into unknown") {
+  OracleRegistry registry;
+  REQUIRE(registry.Register({"counted", "test", {}, false, "widgets"},
+                            [](const OracleInput& in) {
+                              const int n = in.params.value("n", -1);
+                              Verdict v = Verdict::Valid("counted", "held");
+                              return n < 0 ? v : std::move(v).Counted(n);
+                            })
+              .ok());
+  REQUIRE(registry.Register({"plain", "test", {}}, [](const OracleInput&) { return Verdict::Valid("plain", "held"); })
+              .ok());
+  Scenario s;
+  const TargetDescription target = ShopTarget();
+  const History h;
+  auto check = [&](const std::string& name, nlohmann::json params) {
+    OracleSpec spec;
+    spec.name = name;
+    spec.params = std::move(params);
+    return registry.Check(spec, s, target, h);
+  };
+  Verdict forgot = check("counted", nlohmann::json::object());
+  CHECK(forgot.status == VerdictStatus::kUnknown);
+  CHECK(forgot.evidence == "premise not reached: no widgets in this run");
+  CHECK(check("counted", {{"n", 0}}).PremiseNotReached());
+  Verdict held = check("counted", {{"n", 3}});
+  CHECK(held.status == VerdictStatus::kValid);
+  CHECK(held.premise.what == "widgets");
+  // An oracle without a premise is judged as before.
+  Verdict plain = check("plain", nlohmann::json::object());
+  CHECK(plain.status == VerdictStatus::kValid);
+  CHECK(plain.premise.what.empty());
+}
+
+TEST_CASE("a semantics profile names the rule of each verdict and sets MUST or SHOULD") {
+  // Refused with 400 where ietf expects 422: right effect, wrong status: a SHOULD.
+  LiteralHistory refused;
+  refused.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{400, R"({"title":"key reused"})"}, "other");
+  Verdict v = RunOracle("mismatch_rejected", refused.history());
+  CHECK(v.is_deviation());
+  CHECK(v.rule.id == "ietf/mismatch-status");
+  CHECK(v.rule.level == "SHOULD");
+  // Stripe v1 answers exactly that: held, by its own rule.
+  v = RunOracle("mismatch_rejected", refused.history(), ShopTargetUnder("stripe-v1"));
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.rule.id == "stripe-v1/changed-request-refused");
+  CHECK(v.rule.level == "MUST");
+  // ...where the same 422 the reference sends is a MUST miss.
+  LiteralHistory unprocessable;
+  unprocessable.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{422, "{}"}, "other");
+  v = RunOracle("mismatch_rejected", unprocessable.history(), ShopTargetUnder("stripe-v1"));
+  CHECK(v.is_violation());
+  CHECK(v.rule.id == "stripe-v1/mismatch-status");
+  // Executing the changed request breaks the effect rule: a MUST everywhere.
+  LiteralHistory executed;
+  executed.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{201, R"({"id":2})"}, "other");
+  for (const char* profile : {"ietf", "stripe-v1", "stripe-v2", "store-2xx-only"}) {
+    INFO(profile);
+    v = RunOracle("mismatch_rejected", executed.history(), ShopTargetUnder(profile));
+    CHECK(v.is_violation());
+    CHECK(v.rule.id == std::string(profile) + "/changed-request-refused");
+  }
+}
+
+TEST_CASE("profiles differ on what is stored: a replayed 500 is right for stripe-v1, a stored failure for ietf") {
+  const Answer failed{500, R"({"error":"downstream"})"};
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, failed)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{500, failed.body, {{"Idempotent-Replayed", "true"}}})
+      .Records("create_order", "b1", 0, 100);
+  // ietf: the failure must be released, so replaying it is the cache-retryable flaw.
+  Verdict ietf = RunOracle("retryable_released", h.history());
+  CHECK(ietf.is_violation());
+  CHECK(ietf.rule.id == "ietf/failure-released");
+  // stripe-v1 saves the 500: nothing is released, and the replay is judged as a replay.
+  const TargetDescription stripe = ShopTargetUnder("stripe-v1");
+  CHECK(stripe.idempotency.stores_5xx);
+  CHECK(RunOracle("retryable_released", h.history(), stripe).status == VerdictStatus::kNotApplicable);
+  Verdict replay = RunOracle("identical_replay", h.history(), stripe);
+  CHECK(replay.status == VerdictStatus::kValid);
+  CHECK(replay.rule.id == "stripe-v1/same-answer");
+
+  // store-2xx-only: a 4xx is released like a 5xx, so its replay is a stored failure.
+  LiteralHistory rejected;
+  rejected.Send("client-0", "create_order", "k1", "b1", 0, 10, Answer{404, R"({"title":"no such item"})"})
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{404, R"({"title":"no such item"})", {{"Idempotent-Replayed", "true"}}})
+      .Records("create_order", "b1", 0, 100);
+  CHECK(RunOracle("retryable_released", rejected.history()).status == VerdictStatus::kUnknown);  // ietf: a 404 is final
+  Verdict released = RunOracle("retryable_released", rejected.history(), ShopTargetUnder("store-2xx-only"));
+  CHECK(released.is_violation());
+  CHECK(released.rule.id == "store-2xx-only/failure-released");
+}
+
+TEST_CASE("caller_scope: one key from two callers is two keys") {
+  const TargetDescription& target = CallersTarget();
+  // Each caller got its own execution: held; the per-caller groups replay alone.
+  LiteralHistory ok;
+  ok.As("alice").Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .As("bob").Send("client-0", "create_order", "k1", "b1", 20, 30, Answer{201, R"({"id":2,"biz_no":"b1","trace":"b"})"})
+      .Send("client-0", "create_order", "k1", "b1", 40, 45, Replay(201, R"({"id":2,"biz_no":"b1","trace":"c"})"));
+  Verdict v = RunOracle("caller_scope", ok.history(), target);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.premise.count == std::optional<std::int64_t>(1));
+  CHECK(RunOracle("identical_replay", ok.history(), target).status == VerdictStatus::kValid);
+
+  // Bob gets Alice's order, replay-marked: a leak (cross-caller-replay).
+  LiteralHistory leak;
+  leak.As("alice").Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .As("bob").Send("client-0", "create_order", "k1", "b1", 20, 30, Replayed());
+  v = RunOracle("caller_scope", leak.history(), target);
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("caller alice, reused by caller bob") != std::string::npos);
+  CHECK(v.evidence.find("a data leak") != std::string::npos);
+  // The same without a marker: an answer equal to Alice's.
+  LiteralHistory copied;
+  copied.As("alice").Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .As("bob").Send("client-0", "create_order", "k1", "b1", 20, 30, kCreated);
+  v = RunOracle("caller_scope", copied.history(), CallersTarget(false));
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("got the answer of alice's request") != std::string::npos);
+
+  // Bob's different request under Alice's key refused as a mismatch: blocked.
+  LiteralHistory blocked;
+  blocked.As("alice").Send("client-0", "create_order", "k2", "b2", 0, 10, kCreated)
+      .As("bob").Send("client-0", "create_order", "k2", "b3", 20, 30, Answer{422, R"({"title":"key reused"})"});
+  v = RunOracle("caller_scope", blocked.history(), target);
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("one caller's key blocks another's") != std::string::npos);
+
+  // Alice's session cookie handed to Bob with his own order.
+  LiteralHistory cookie;
+  cookie.As("alice").Send("client-0", "create_order", "k1", "b1", 0, 10, Answer{201, R"({"id":1})", {{"Set-Cookie", "sid=alice"}}})
+      .As("bob").Send("client-0", "create_order", "k1", "b1", 20, 30, Answer{201, R"({"id":2})", {{"Set-Cookie", "sid=alice"}}});
+  v = RunOracle("caller_scope", cookie.history(), target);
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("another caller's Set-Cookie") != std::string::npos);
+
+  // Nothing shared: the premise not reached; no callers declared: not applicable.
+  LiteralHistory alone;
+  alone.As("alice").Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated);
+  CHECK(RunOracle("caller_scope", alone.history(), target).PremiseNotReached());
+  CHECK(RunOracle("caller_scope", alone.history()).status == VerdictStatus::kNotApplicable);
 }

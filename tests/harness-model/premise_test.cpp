@@ -62,7 +62,9 @@ TEST_CASE("lease_recovery judges a key left blocked whatever ended its owner: gr
 
 TEST_CASE("a target that ended on its own (target_exited) makes a valid verdict unknown, with the reason") {
   LiteralHistory h;
-  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Records("create_order", "b1", 1, 100);
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kReplayed)
+      .Records("create_order", "b1", 1, 100);
   REQUIRE(RunOracle("one_record", h.history()).status == VerdictStatus::kValid);
   History died = h.history();
   died.Append(TargetExited(0, 42, "exited (signal 9 (Killed))"));

@@ -202,4 +202,17 @@ TEST_CASE("severity: a deviation shows everywhere but fails the run only under s
   CHECK(VerdictFromJson(old)->is_violation());
   old["severity"] = "sometimes";
   CHECK_FALSE(VerdictFromJson(old).ok());
+
+  // The premise count reads back, and an uncounted premise stays uncounted.
+  Verdict counted = Verdict::Valid("in_progress", "held").Counted(31);
+  counted.premise.what = "overlapping duplicates";
+  auto counted_back = VerdictFromJson(VerdictToJson(counted));
+  REQUIRE(counted_back.ok());
+  CHECK(counted_back->premise.what == "overlapping duplicates");
+  CHECK(counted_back->premise.count == std::optional<std::int64_t>(31));
+  Verdict uncounted = Verdict::Unknown("in_progress", "crashed");
+  uncounted.premise.what = "overlapping duplicates";
+  CHECK(VerdictToJson(uncounted)["premise"]["count"].is_null());
+  CHECK_FALSE(VerdictFromJson(VerdictToJson(uncounted))->premise.count);
+  CHECK_FALSE(VerdictToJson(Verdict::Valid("probe_equal", "equal")).contains("premise"));
 }

@@ -389,3 +389,47 @@ TEST_CASE("egress errors carry file:line:column") {
                 "  port_from_stdout: '(\\d+)'\n  free_port: true\nactions: {a: {request: {path: /}}}\n")
             .find("t.yaml:6:14: start: give free_port or port_from_stdout, not both") != std::string::npos);
 }
+
+TEST_CASE("profile: sets the contract's defaults, the idempotency section refines them, --profile replaces it") {
+  const std::string head = "name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {request: {path: /}}}\n";
+  auto ietf = ParseTarget(head, "t.yaml");
+  REQUIRE(ietf.ok());
+  CHECK(ietf->idempotency.profile == "ietf");
+  CHECK(ietf->idempotency.mismatch == 422);
+  CHECK_FALSE(ietf->idempotency.key_optional);
+  CHECK(ietf->idempotency.IsRetryable(503));
+  CHECK_FALSE(ietf->idempotency.IsRetryable(404));
+
+  auto stripe = ParseTarget(head + "profile: stripe-v1\n", "t.yaml");
+  REQUIRE(stripe.ok());
+  CHECK(stripe->idempotency.profile == "stripe-v1");
+  CHECK(stripe->idempotency.mismatch == 400);
+  CHECK(stripe->idempotency.key_optional);
+  REQUIRE(stripe->idempotency.replay);
+  CHECK(stripe->idempotency.replay->header == "Idempotent-Replayed");
+  CHECK_FALSE(stripe->idempotency.IsRetryable(500));  // saved and replayed
+
+  // The file's own declarations win over the profile's defaults.
+  auto refined = ParseTarget(head + "profile: stripe-v1\nidempotency: {mismatch: 409, key: required, retryable: [503]}\n",
+                             "t.yaml");
+  REQUIRE(refined.ok());
+  CHECK(refined->idempotency.mismatch == 409);
+  CHECK_FALSE(refined->idempotency.key_optional);
+  CHECK(refined->idempotency.IsRetryable(503));
+  CHECK_FALSE(refined->idempotency.IsRetryable(500));
+
+  // --profile replaces the file's profile.
+  auto replaced = ParseTarget(head + "profile: stripe-v1\n", "t.yaml", "store-2xx-only");
+  REQUIRE(replaced.ok());
+  CHECK(replaced->idempotency.profile == "store-2xx-only");
+  CHECK(replaced->idempotency.IsRetryable(404));
+  CHECK_FALSE(replaced->idempotency.IsRetryable(422));  // the declared mismatch is a refusal, classified first
+
+  // Unknown names: located in the file, named on the command line.
+  CHECK(ErrorOf(head + "profile: stripe-v3\n")
+            .find("t.yaml:4:10: unknown profile 'stripe-v3' (known: ietf, stripe-v1, stripe-v2, store-2xx-only)") !=
+        std::string::npos);
+  auto bad = ParseTarget(head, "t.yaml", "iettf");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("--profile: unknown profile 'iettf' (known: ietf,") != std::string::npos);
+}

@@ -125,6 +125,7 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"fingerprint-key-order", "equivalent-retry", "identical_replay", 1},
     {"fast-path-skips-fingerprint", "changed-request-rejected", "mismatch_rejected", 1},
     {"store-after-answer", "killed-after-answer", "one_record", 1},
+    {"cross-caller-replay", "cross-caller-key", "caller_scope", 1},
     // through the injectors: the chaos proxy and the last-byte burst
     {"check-then-insert", "synchronized-burst", "one_record", 3},
     {"request-id-key", "lost-answer-retry", "one_record", 1},
@@ -162,6 +163,47 @@ TEST_CASE("the flaw matrix: every flaw is caught by the scenario aimed at it", "
   CHECK(r.exit_code == 1);
   CHECK(verdict == "invalid");
   CHECK(r.out.find(fc.scenario) != std::string::npos);
+}
+
+TEST_CASE("run --profile judges by another provider's rules, named in results, report and JUnit", "[cli][profile][slow]") {
+  const std::string dir = ScratchDir("profile");
+  // Stripe v1 makes the key optional (the reference file does not declare
+  // `key:`): a keyless create must execute, and the reference refuses it 400.
+  CliResult r = RunIdemproof({"run", Suite(), "--target", TargetFile("reference.yaml"), "--profile", "stripe-v1",
+                              "--filter", "missing-key", "--out", dir + "/runs", "--json", dir + "/results.json",
+                              "--junit", dir + "/junit.xml"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 1);
+  const json results = json::parse(ReadFile(dir + "/results.json"));
+  CHECK(results["profile"] == "stripe-v1");
+  CHECK(VerdictOf(results, "missing-key", "keyless_executes") == "invalid");
+  CHECK(VerdictOf(results, "missing-key", "missing_key_rejected") == "not_applicable");
+  bool named = false;
+  for (const auto& s : results["scenarios"])
+    for (const auto& v : s["verdicts"])
+      if (v["oracle"] == "keyless_executes")
+        named = v["rule"]["id"] == "stripe-v1/keyless-executes" && v["rule"]["level"] == "MUST";
+  CHECK(named);
+  const std::string junit = ReadFile(dir + "/junit.xml");
+  CHECK(junit.find("<property name=\"profile\" value=\"stripe-v1\"/>") != std::string::npos);
+  CHECK(junit.find("<property name=\"rule\" value=\"stripe-v1/keyless-executes\"/>") != std::string::npos);
+  const std::string report = ReadFile(dir + "/runs/latest/report.md");
+  CHECK(report.find("profile **stripe-v1**") != std::string::npos);
+  CHECK(report.find("Rule stripe-v1/keyless-executes \\(MUST\\)") != std::string::npos);
+
+  // The same run under the default profile holds; an unknown profile is a usage error.
+  CliResult ietf = RunIdemproof({"run", Suite(), "--target", TargetFile("reference.yaml"), "--filter", "missing-key",
+                                 "--out", dir + "/runs"},
+                                dir);
+  INFO(Diagnose(ietf));
+  CHECK(ietf.exit_code == 0);
+  CliResult bad = RunIdemproof({"run", Suite(), "--target", TargetFile("reference.yaml"), "--profile", "stripe",
+                                "--out", dir + "/runs"},
+                               dir);
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("unknown profile 'stripe' (known: ietf, stripe-v1, stripe-v2, store-2xx-only)") !=
+        std::string::npos);
 }
 
 TEST_CASE("check re-runs the oracles offline over a run directory", "[cli][slow]") {

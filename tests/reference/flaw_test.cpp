@@ -124,6 +124,26 @@ TEST_CASE("flaw fast-path-skips-fingerprint: after a replay another payload gets
   });
 }
 
+TEST_CASE("flaw cross-caller-replay: a second caller reusing a key gets the first caller's order, or a 422",
+          "[flaw][slow]") {
+  check_flaw("cross-caller-replay", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const std::vector<std::string> alice{"Authorization: Bearer alice"}, bob{"Authorization: Bearer bob"};
+    const auto first = api.post_order("cc", order_json("cc"), alice);
+    REQUIRE(first.status == 201);
+    REQUIRE_FALSE(is_replay(first));
+    const auto same = api.post_order("cc", order_json("cc"), bob);  // the same request from another caller
+    REQUIRE(api.post_order("cc2", order_json("cc2", "s1", 1), alice).status == 201);
+    const auto other = api.post_order("cc2", order_json("cc2", "s1", 2), bob);  // another request, same key
+    const bool leaked = is_replay(same) && same.body == first.body;
+    const bool blocked = other.status == 422;
+    if (!leaked) CHECK((same.status == 201 && !is_replay(same) && same.body != first.body));
+    if (!blocked) CHECK(other.status == 201);
+    return leaked && blocked;
+  });
+}
+
 TEST_CASE("flaw store-after-answer: killed right after answering, the key stays in progress and executes again",
           "[flaw][slow]") {
   check_flaw("store-after-answer", {"--lease", "1s"}, [](auto args) {

@@ -136,6 +136,24 @@ TEST_CASE("the review of a broken run names the broken layers from the evidence"
   CHECK(flagged);
   CHECK(std::any_of(review.warnings.begin(), review.warnings.end(),
                     [](const std::string& w) { return w.find("injected 0 times") != std::string::npos; }));
+
+  // Each finding names its rule; each property its premise, flagged where it never occurred.
+  CHECK(ds.what_broke.find("Rule ietf/one-execution (MUST): a key executes its action once") != std::string::npos);
+  auto premise = [&](const std::string& oracle) {
+    auto it = std::find_if(review.premises.begin(), review.premises.end(),
+                           [&](const PremiseTotal& p) { return p.oracle == oracle; });
+    REQUIRE(it != review.premises.end());
+    return *it;
+  };
+  CHECK(premise("in_progress").count == 7);
+  CHECK(premise("in_progress").what == "overlapping duplicates");
+  CHECK(premise("in_progress").unreached.empty());
+  CHECK(premise("no_false_dedup").unreached == std::vector<std::string>{"double-submit"});
+  CHECK(premise("no_false_dedup").scenarios == 2);
+  const std::string md = RenderMarkdownReport(contents, review, "t").markdown;
+  CHECK(md.find("profile **ietf**") != std::string::npos);
+  CHECK(md.find("| in\\_progress | overlapping duplicates | 7 | 1 | \u2014 |") != std::string::npos);
+  CHECK(md.find("| no\\_false\\_dedup | replay-marked answers | 1 | 2 | \u26a0 double-submit |") != std::string::npos);
 }
 
 TEST_CASE("the review of a clean run holds every tested layer", "[review]") {

@@ -27,6 +27,7 @@ enum class Flaw {
   fingerprint_key_order,
   fast_path_skips_fingerprint,
   store_after_answer,
+  cross_caller_replay,
   no_intent,          // side effects (side_effect_routes.h)
   callback_no_dedup,
   inbox_no_dedup,

@@ -1,0 +1,168 @@
+#include "model/profile.h"
+
+namespace idemproof {
+
+const char* RuleLevelName(RuleLevel level) { return level == RuleLevel::kShould ? "SHOULD" : "MUST"; }
+
+const ProfileRule* SemanticsProfile::RuleFor(const std::string& oracle, bool status_only) const {
+  auto it = rules.find(oracle);
+  if (it == rules.end()) return nullptr;
+  if (status_only && it->second.status) return &*it->second.status;
+  return &it->second.effect;
+}
+
+namespace {
+
+constexpr RuleLevel kMust = RuleLevel::kMust;
+constexpr RuleLevel kShould = RuleLevel::kShould;
+
+// The rules every profile shares: what makes a key idempotent at all. A
+// profile replaces the ones its source says otherwise about.
+std::map<std::string, OracleRules> EffectRules(const std::string& p) {
+  auto rule = [&](const std::string& id, const std::string& text, RuleLevel level = kMust) {
+    return ProfileRule{p + "/" + id, text, level};
+  };
+  std::map<std::string, OracleRules> r;
+  r["one_record"] = {rule("one-execution", "a key executes its action once per window: one record per business action")};
+  r["identical_replay"] = {
+      rule("same-answer", "a retry after the first answer gets that answer again (status and body), marked as a "
+                          "replay where the target marks replays")};
+  r["mismatch_rejected"] = {
+      rule("changed-request-refused", "a key reused with another request is refused, never executed nor answered "
+                                      "with the first result")};
+  r["missing_key_rejected"] = {rule("key-required", "a request without its required key is not executed")};
+  r["keyless_executes"] = {rule("keyless-executes", "a request without an optional key is executed, not deduplicated")};
+  r["in_progress"] = {rule("one-concurrent-execution",
+                           "a duplicate arriving while the first runs never executes again: it waits for the first "
+                           "answer or is refused as in progress")};
+  r["retryable_released"] = {
+      rule("failure-released", "a retryable failure (5xx or a declared retryable status) is not stored: the next "
+                               "retry executes")};
+  r["no_false_dedup"] = {rule("replay-has-record", "an answer marked as a replay has an execution behind it")};
+  r["action_scope"] = {rule("key-per-action", "one key on two actions is two keys: both execute")};
+  r["caller_scope"] = {rule("key-per-caller", "one key from two callers is two keys: no caller gets another's "
+                                              "answer, nor is blocked by another's key")};
+  r["window"] = {rule("window-honoured", "a retry inside the declared window is recognised, not executed again")};
+  // The oracle takes its level from the target's idempotency.retry_after.
+  r["retry_after"] = {rule("retry-after", "an in-progress answer says when to retry (Retry-After), as the target "
+                                          "declares: required is a MUST, recommended a SHOULD")};
+  r["probe_equal"] = {rule("state-equal", "the two observed states are equal")};
+  r["range_continuity"] = {rule("range-once", "a rerun after a partial failure processes every range once")};
+  r["lease_recovery"] = {rule("lease-recovers", "a key whose owner died is free again when its lease ends")};
+  r["intent_reconciled"] = {rule("one-external-effect", "one business action has one external effect")};
+  r["applied_once"] = {rule("applied-once", "a redelivered message is applied once")};
+  return r;
+}
+
+ProfileRule StatusRule(const std::string& p, const std::string& id, const std::string& text, RuleLevel level) {
+  return ProfileRule{p + "/" + id, text, level};
+}
+
+SemanticsProfile Ietf() {
+  SemanticsProfile s;
+  s.name = "ietf";
+  s.summary = "the IETF Idempotency-Key draft: 400 without a key, 422 for a changed request, 409 while in progress "
+              "(SHOULD); errors of a completed operation are replayed, 5xx released";
+  s.source = "draft-ietf-httpapi-idempotency-key-header (IETF HTTPAPI WG), sections on idempotency enforcement and "
+             "error scenarios";
+  s.rules = EffectRules(s.name);
+  s.rules["mismatch_rejected"].status =
+      StatusRule(s.name, "mismatch-status", "a key reused with a different payload SHOULD be answered 422", kShould);
+  s.rules["missing_key_rejected"].status =
+      StatusRule(s.name, "missing-key-status", "a request missing its required key SHOULD be answered 400", kShould);
+  s.rules["in_progress"].status = StatusRule(
+      s.name, "in-progress-status", "a retry while the original is still processing SHOULD be answered 409", kShould);
+  return s;
+}
+
+SemanticsProfile StripeV1() {
+  SemanticsProfile s;
+  s.name = "stripe-v1";
+  s.summary = "Stripe API v1: the first result after execution began is saved and replayed, 500 errors included; "
+              "a changed request gets 400; the key is optional; replays carry Idempotent-Replayed: true";
+  s.source = "docs.stripe.com/api/idempotent_requests (API v1) and docs.stripe.com/error-low-level#idempotency";
+  s.defaults.key_optional = true;
+  s.defaults.mismatch = 400;
+  s.defaults.stores_5xx = true;
+  ReplayMarker marker;
+  marker.header = "Idempotent-Replayed";
+  s.defaults.replay = marker;
+  s.rules = EffectRules(s.name);
+  s.rules["identical_replay"].effect.text =
+      "a retry with the same key gets the saved status code and body, including 500 errors";
+  s.rules["retryable_released"].effect = {s.name + "/saved-500-replayed",
+                                          "a 500 after execution began is saved and replayed, not released", kMust};
+  s.rules["mismatch_rejected"].status =
+      StatusRule(s.name, "mismatch-status", "a key reused with other parameters gets an idempotency_error (400)", kMust);
+  s.rules["in_progress"].status = StatusRule(
+      s.name, "in-progress-status", "a request conflicting with one executing concurrently gets 409 (not saved)", kMust);
+  return s;
+}
+
+SemanticsProfile StripeV2() {
+  SemanticsProfile s;
+  s.name = "stripe-v2";
+  s.summary = "Stripe API v2: a retry never repeats a successful operation and finishes failed work (a 5xx is "
+              "not replayed: the retry executes); a changed request gets 400; the key is optional";
+  s.source = "docs.stripe.com/api-v2-overview#idempotency; the mismatch status is v1's (400), the v2 overview names "
+             "no other";
+  s.defaults.key_optional = true;
+  s.defaults.mismatch = 400;
+  s.rules = EffectRules(s.name);
+  s.rules["retryable_released"].effect = {
+      s.name + "/failed-work-finished", "a retry after a failure finishes the work rather than replaying the failure",
+      kMust};
+  s.rules["mismatch_rejected"].status =
+      StatusRule(s.name, "mismatch-status", "a key reused with other parameters gets 400", kMust);
+  s.rules["in_progress"].status =
+      StatusRule(s.name, "in-progress-status", "a request conflicting with one executing gets 409", kMust);
+  return s;
+}
+
+SemanticsProfile Store2xxOnly() {
+  SemanticsProfile s;
+  s.name = "store-2xx-only";
+  s.summary = "only 2xx answers are stored and replayed; any 4xx or 5xx is released (the retry executes again); a "
+              "changed request gets 400, 409 or 422; Retry-After not expected";
+  s.source = "the common middleware design that caches successful responses only (e.g. libraries that store a "
+             "response only when its status is 2xx)";
+  s.defaults.stores_4xx = false;
+  s.defaults.mismatch = 422;
+  s.defaults.mismatch_also = {400, 409};
+  s.rules = EffectRules(s.name);
+  s.rules["identical_replay"].effect.text = "a retry after a 2xx gets that answer again; a 4xx is not replayed";
+  s.rules["retryable_released"].effect = {s.name + "/failure-released",
+                                          "no 4xx or 5xx is stored: the next retry executes", kMust};
+  s.rules["mismatch_rejected"].status =
+      StatusRule(s.name, "mismatch-status", "a key reused with another request is refused with 400, 409 or 422", kShould);
+  s.rules["in_progress"].status =
+      StatusRule(s.name, "in-progress-status", "a duplicate while the first runs is refused with 409", kShould);
+  s.rules["missing_key_rejected"].status =
+      StatusRule(s.name, "missing-key-status", "a request missing its required key is answered 400", kShould);
+  return s;
+}
+
+}  // namespace
+
+const std::vector<SemanticsProfile>& Profiles() {
+  static const std::vector<SemanticsProfile> profiles = [] {
+    std::vector<SemanticsProfile> all = {Ietf(), StripeV1(), StripeV2(), Store2xxOnly()};
+    for (auto& p : all) p.defaults.profile = p.name;
+    return all;
+  }();
+  return profiles;
+}
+
+const SemanticsProfile* FindProfile(const std::string& name) {
+  for (const auto& p : Profiles())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string ProfileNames() {
+  std::string out;
+  for (const auto& p : Profiles()) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+}  // namespace idemproof

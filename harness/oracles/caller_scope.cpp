@@ -1,0 +1,128 @@
+// caller_scope: one key in the hands of two callers (the target's
+// `callers:`, a step's `caller:`) is two keys. For every (action, key) that
+// two callers used, the first request of each caller after the key's first
+// user is
+//  - never answered with another caller's result: replay-marked, or (for a
+//    target without a marker) equal to an answer another caller got before —
+//    a data leak;
+//  - never handed another caller's credential-like answer headers
+//    (Set-Cookie, Authorization, anything naming a token or session);
+//  - never refused as in progress or mismatched because of the other
+//    caller's use — a denial of service.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "oracles/oracle_support.h"
+
+namespace idemproof::oracles {
+
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Headers whose value belongs to one caller.
+bool CredentialLike(const std::string& name) {
+  const std::string n = Lower(name);
+  return n == "set-cookie" || n == "authorization" || n == "proxy-authorization" ||
+         n.find("token") != std::string::npos || n.find("session") != std::string::npos;
+}
+
+std::string CallerName(const std::string& caller) { return caller.empty() ? "(no caller)" : caller; }
+
+}  // namespace
+
+Verdict CallerScope(const OracleInput& in) {
+  const std::string name = "caller_scope";
+  const auto& contract = in.target.idempotency;
+  if (in.target.callers.size() < 2)
+    return Verdict::NotApplicable(name, "the target declares fewer than two callers (callers:)");
+  const auto filter = ActionsParam(in.params);
+  std::map<std::pair<std::string, std::string>, std::vector<Operation>> by_key;  // (action, key) -> ops
+  for (const auto& op : RequestOperations(in.history)) {
+    const auto& e = *op.invoke;
+    if (e.key.empty()) continue;
+    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
+    by_key[{e.action, e.key}].push_back(op);
+  }
+  Violations violations;
+  int shared = 0, judged = 0, undecided = 0;
+  for (auto& [id, ops] : by_key) {
+    const auto& [action, key] = id;
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const Operation& a, const Operation& b) { return a.invoke_ns() < b.invoke_ns(); });
+    std::set<std::string> callers;
+    for (const auto& op : ops) callers.insert(CallerOf(*op.invoke));
+    if (callers.size() < 2) continue;
+    ++shared;
+    const std::string owner = CallerOf(*ops.front().invoke);
+    const auto vol = in.target.VolatilePathsFor(action);
+    std::set<std::string> seen{owner};
+    for (const auto& op : ops) {
+      const std::string caller = CallerOf(*op.invoke);
+      if (seen.count(caller)) continue;  // judged at its first request only
+      seen.insert(caller);
+      const AnswerClass c = Classify(op, contract);
+      if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
+        ++undecided;
+        continue;
+      }
+      ++judged;
+      const HttpAnswer a = *op.answer();
+      // What another caller was answered before this request went out.
+      const Operation* copied = nullptr;
+      std::vector<std::string> leaked;
+      for (const auto& o : ops) {
+        if (CallerOf(*o.invoke) == caller || o.completion == nullptr || o.complete_ns() > op.invoke_ns()) continue;
+        auto oa = o.answer();
+        if (!oa) continue;
+        if (copied == nullptr && IsTerminal(Classify(o, contract)) && AnswerDifferences(*oa, a, vol, {}).empty())
+          copied = &o;
+        for (const auto& [h, v] : a.headers) {
+          if (!CredentialLike(h)) continue;
+          auto theirs = oa->Header(h);
+          if (theirs && *theirs == v && std::find(leaked.begin(), leaked.end(), h) == leaked.end()) leaked.push_back(h);
+        }
+      }
+      const std::string head = "key " + key + " (" + action + ") of caller " + CallerName(owner) + ", reused by caller " +
+                               CallerName(caller) + ": " + OpName(op) + " ";
+      nlohmann::json v = {{"key", key}, {"action", action}, {"owner", owner}, {"caller", caller},
+                          {"request", OpJson(op)}};
+      if (IsTerminal(c) && contract.replay && IsReplayMarked(a, contract)) {
+        v["problem"] = head + "was answered as a replay " + AnswerSummary(a) +
+                       ": another caller's result (a data leak)";
+      } else if (IsTerminal(c) && !contract.replay && copied != nullptr) {
+        v["problem"] = head + "got the answer of " + CallerName(CallerOf(*copied->invoke)) + "'s " + OpName(*copied) +
+                       " " + AnswerSummary(a) + ": another caller's result (a data leak)";
+        v["replay_of"] = OpJson(*copied);
+      } else if (c == AnswerClass::kInProgress || c == AnswerClass::kMismatch) {
+        v["problem"] = head + "was refused " + AnswerSummary(a) + " because caller " + CallerName(owner) +
+                       " used the key: one caller's key blocks another's";
+      } else if (!leaked.empty()) {
+        std::string names;
+        for (const auto& h : leaked) names += (names.empty() ? "" : ", ") + h;
+        v["problem"] = head + "was answered with another caller's " + names;
+      } else {
+        continue;
+      }
+      violations.Add(v);
+    }
+  }
+  nlohmann::json details = {{"violations", violations.json()}, {"shared_keys", shared}, {"judged", judged},
+                            {"undecided", undecided}};
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(shared);
+  if (shared == 0) return Verdict::Unknown(name, "no key was sent by two callers", details).Counted(0);
+  if (judged == 0)
+    return Verdict::Unknown(name, "no reuse of a key by another caller got a decisive answer", details)
+        .Counted(shared);
+  return Verdict::Valid(name, std::to_string(shared) + " key(s) sent by two callers; each caller got its own " +
+                                  "execution, nothing of the other's",
+                        details)
+      .Counted(shared);
+}
+
+}  // namespace idemproof::oracles
