@@ -24,7 +24,7 @@ Verdict OneRecord(const OracleInput& in) {
     if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
     by_biz[{e.action, e.biz}].push_back(op);
   }
-  if (by_biz.empty()) return Verdict::Unknown(name, "the scenario sent no request to count records for");
+  if (by_biz.empty()) return Verdict::Unknown(name, "the scenario sent no request to count records for").Counted(0);
 
   Violations violations;
   nlohmann::json judged = nlohmann::json::array();
@@ -122,7 +122,7 @@ Verdict OneRecord(const OracleInput& in) {
   if (undecided.empty() && !unprobed.empty())
     return Verdict::NotApplicable(name, "target declares no records probe for action '" + unprobed.front() + "'",
                                   details);
-  return Verdict::Unknown(name, undecided.empty() ? "nothing to judge" : undecided.front(), details);
+  return Verdict::Unknown(name, undecided.empty() ? "nothing to judge" : undecided.front(), details).Counted(repeats);
 }
 
 }  // namespace idemproof::oracles

@@ -2,7 +2,9 @@
 // refuse with the declared status (a 5xx to a missing key is a violation).
 // mismatch_rejected judges `payload: other` and the changed forms
 // (model/payload.h) after the key's default use, and racing it: of two
-// payloads racing under one key at most one may get a 2xx.
+// payloads racing under one key at most one may get a 2xx. A reuse more than
+// the declared window after the answer that opened the key's last window is
+// not judged: the record may have expired.
 // keyless_executes: with `key: optional`, a keyless request is executed (2xx)
 // and never answered as a replay.
 #include <map>
@@ -22,7 +24,7 @@ Verdict MismatchRejected(const OracleInput& in) {
     if (g.payload == "default") defaults[{g.action, g.key}] = &g;
 
   Violations violations;
-  int judged = 0, undecided = 0;
+  int judged = 0, undecided = 0, past_window = 0;
   for (const auto& g : groups) {
     if (g.payload != "other") continue;
     auto it = defaults.find({g.action, g.key});
@@ -43,6 +45,26 @@ Verdict MismatchRejected(const OracleInput& in) {
           running_executed = running_executed || oc == AnswerClass::kSuccess;
         } else if (IsTerminal(oc)) {
           stored = true;
+        }
+      }
+      // Past the declared window the stored result may have expired: another
+      // payload may then take the key (or still be refused): not judged.
+      if (stored && contract.window) {
+        std::vector<Operation> before;
+        for (const auto& o : original.ops)
+          if (o.invoke_ns() < op.invoke_ns()) before.push_back(o);
+        const auto segments = WindowSegments(before, contract);
+        const Operation* opener = nullptr;  // whose answer opened the last window
+        for (const auto& o : segments.back()) {
+          if (IsTerminal(Classify(o, contract))) {
+            opener = &o;
+            break;
+          }
+        }
+        const auto window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*contract.window).count();
+        if (opener != nullptr && op.invoke_ns() - opener->complete_ns() > window_ns) {
+          ++past_window;
+          continue;
         }
       }
       AnswerClass c = Classify(op, contract);
@@ -129,7 +151,8 @@ Verdict MismatchRejected(const OracleInput& in) {
       violations.Add(v);
     }
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
+  nlohmann::json details = {
+      {"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}, {"past_window", past_window}};
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " reuse(s) of a key with another payload got " + contract.MismatchText(),
                   "no reuse with another payload got a decisive answer",
