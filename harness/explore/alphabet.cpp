@@ -162,8 +162,10 @@ std::vector<Step> Op::Steps() const {
     case OpKind::kWaitPastLease:
     case OpKind::kWaitPastWindow: {
       Step s = KindStep(StepKind::kWait);
-      s.duration = duration;
-      s.past_window = kind == OpKind::kWaitPastWindow;  // resolved from the target's window, as in a scenario
+      // wait_past_window: `wait: past_window`, resolved from the target's
+      // window when it runs (duration 0, as the scenario loader reads it).
+      s.past_window = kind == OpKind::kWaitPastWindow;
+      s.duration = s.past_window ? Duration::zero() : duration;
       return {s};
     }
     case OpKind::kKill: return {KindStep(StepKind::kKill)};

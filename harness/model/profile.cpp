@@ -54,91 +54,93 @@ std::map<std::string, OracleRules> EffectRules(const std::string& p) {
   return r;
 }
 
-ProfileRule StatusRule(const std::string& p, const std::string& id, const std::string& text, RuleLevel level) {
-  return ProfileRule{p + "/" + id, text, level};
-}
-
-SemanticsProfile Ietf() {
+// A profile with the shared effect rules and its own status rules, each at
+// `level`; an empty text leaves that oracle without a status rule.
+SemanticsProfile Make(const std::string& name, std::string summary, std::string source, RuleLevel level,
+                      const std::string& mismatch, const std::string& in_progress, const std::string& missing_key) {
   SemanticsProfile s;
-  s.name = "ietf";
-  s.summary = "the IETF Idempotency-Key draft: 400 without a key, 422 for a changed request, 409 while in progress "
-              "(SHOULD); errors of a completed operation are replayed, 5xx released";
-  s.source = "draft-ietf-httpapi-idempotency-key-header (IETF HTTPAPI WG), sections on idempotency enforcement and "
-             "error scenarios";
-  s.rules = EffectRules(s.name);
-  s.rules["mismatch_rejected"].status =
-      StatusRule(s.name, "mismatch-status", "a key reused with a different payload SHOULD be answered 422", kShould);
-  s.rules["missing_key_rejected"].status =
-      StatusRule(s.name, "missing-key-status", "a request missing its required key SHOULD be answered 400", kShould);
-  s.rules["in_progress"].status = StatusRule(
-      s.name, "in-progress-status", "a retry while the original is still processing SHOULD be answered 409", kShould);
+  s.name = name;
+  s.summary = std::move(summary);
+  s.source = std::move(source);
+  s.rules = EffectRules(name);
+  struct StatusOf {
+    const char* oracle;
+    const char* id;
+    const std::string& text;
+  };
+  const StatusOf status_rules[] = {{"mismatch_rejected", "mismatch-status", mismatch},
+                                   {"in_progress", "in-progress-status", in_progress},
+                                   {"missing_key_rejected", "missing-key-status", missing_key}};
+  for (const auto& r : status_rules) {
+    if (!r.text.empty()) s.rules[r.oracle].status = ProfileRule{name + "/" + r.id, r.text, level};
+  }
   return s;
 }
 
+SemanticsProfile Ietf() {
+  return Make("ietf",
+              "the IETF Idempotency-Key draft: 400 without a key, 422 for a changed request, 409 while in progress "
+              "(SHOULD); errors of a completed operation are replayed, 5xx released",
+              "draft-ietf-httpapi-idempotency-key-header (IETF HTTPAPI WG), sections on idempotency enforcement and "
+              "error scenarios",
+              kShould, "a key reused with a different payload SHOULD be answered 422",
+              "a retry while the original is still processing SHOULD be answered 409",
+              "a request missing its required key SHOULD be answered 400");
+}
+
 SemanticsProfile StripeV1() {
-  SemanticsProfile s;
-  s.name = "stripe-v1";
-  s.summary = "Stripe API v1: the first result after execution began is saved and replayed, 500 errors included; "
-              "a changed request gets 400; the key is optional; replays carry Idempotent-Replayed: true";
-  s.source = "docs.stripe.com/api/idempotent_requests (API v1) and docs.stripe.com/error-low-level#idempotency";
+  SemanticsProfile s =
+      Make("stripe-v1",
+           "Stripe API v1: the first result after execution began is saved and replayed, 500 errors included; a "
+           "changed request gets 400; the key is optional; replays carry Idempotent-Replayed: true",
+           "docs.stripe.com/api/idempotent_requests (API v1) and docs.stripe.com/error-low-level#idempotency", kMust,
+           "a key reused with other parameters gets an idempotency_error (400)",
+           "a request conflicting with one executing concurrently gets 409 (not saved)", "");
   s.defaults.key_optional = true;
   s.defaults.mismatch = 400;
   s.defaults.stores_5xx = true;
   ReplayMarker marker;
   marker.header = "Idempotent-Replayed";
   s.defaults.replay = marker;
-  s.rules = EffectRules(s.name);
   s.rules["identical_replay"].effect.text =
       "a retry with the same key gets the saved status code and body, including 500 errors";
   s.rules["retryable_released"].effect = {s.name + "/saved-500-replayed",
                                           "a 500 after execution began is saved and replayed, not released", kMust};
-  s.rules["mismatch_rejected"].status =
-      StatusRule(s.name, "mismatch-status", "a key reused with other parameters gets an idempotency_error (400)", kMust);
-  s.rules["in_progress"].status = StatusRule(
-      s.name, "in-progress-status", "a request conflicting with one executing concurrently gets 409 (not saved)", kMust);
   return s;
 }
 
 SemanticsProfile StripeV2() {
-  SemanticsProfile s;
-  s.name = "stripe-v2";
-  s.summary = "Stripe API v2: a retry never repeats a successful operation and finishes failed work (a 5xx is "
-              "not replayed: the retry executes); a changed request gets 400; the key is optional";
-  s.source = "docs.stripe.com/api-v2-overview#idempotency; the mismatch status is v1's (400), the v2 overview names "
-             "no other";
+  SemanticsProfile s =
+      Make("stripe-v2",
+           "Stripe API v2: a retry never repeats a successful operation and finishes failed work (a 5xx is not "
+           "replayed: the retry executes); a changed request gets 400; the key is optional",
+           "docs.stripe.com/api-v2-overview#idempotency; the mismatch status is v1's (400), the v2 overview names no "
+           "other",
+           kMust, "a key reused with other parameters gets 400", "a request conflicting with one executing gets 409",
+           "");
   s.defaults.key_optional = true;
   s.defaults.mismatch = 400;
-  s.rules = EffectRules(s.name);
   s.rules["retryable_released"].effect = {
       s.name + "/failed-work-finished", "a retry after a failure finishes the work rather than replaying the failure",
       kMust};
-  s.rules["mismatch_rejected"].status =
-      StatusRule(s.name, "mismatch-status", "a key reused with other parameters gets 400", kMust);
-  s.rules["in_progress"].status =
-      StatusRule(s.name, "in-progress-status", "a request conflicting with one executing gets 409", kMust);
   return s;
 }
 
 SemanticsProfile Store2xxOnly() {
-  SemanticsProfile s;
-  s.name = "store-2xx-only";
-  s.summary = "only 2xx answers are stored and replayed; any 4xx or 5xx is released (the retry executes again); a "
-              "changed request gets 400, 409 or 422; Retry-After not expected";
-  s.source = "the common middleware design that caches successful responses only (e.g. libraries that store a "
-             "response only when its status is 2xx)";
+  SemanticsProfile s =
+      Make("store-2xx-only",
+           "only 2xx answers are stored and replayed; any 4xx or 5xx is released (the retry executes again); a "
+           "changed request gets 400, 409 or 422; Retry-After not expected",
+           "the common middleware design that caches successful responses only (e.g. libraries that store a "
+           "response only when its status is 2xx)",
+           kShould, "a key reused with another request is refused with 400, 409 or 422",
+           "a duplicate while the first runs is refused with 409", "a request missing its required key is answered 400");
   s.defaults.stores_4xx = false;
   s.defaults.mismatch = 422;
   s.defaults.mismatch_also = {400, 409};
-  s.rules = EffectRules(s.name);
   s.rules["identical_replay"].effect.text = "a retry after a 2xx gets that answer again; a 4xx is not replayed";
   s.rules["retryable_released"].effect = {s.name + "/failure-released",
                                           "no 4xx or 5xx is stored: the next retry executes", kMust};
-  s.rules["mismatch_rejected"].status =
-      StatusRule(s.name, "mismatch-status", "a key reused with another request is refused with 400, 409 or 422", kShould);
-  s.rules["in_progress"].status =
-      StatusRule(s.name, "in-progress-status", "a duplicate while the first runs is refused with 409", kShould);
-  s.rules["missing_key_rejected"].status =
-      StatusRule(s.name, "missing-key-status", "a request missing its required key is answered 400", kShould);
   return s;
 }
 

@@ -907,3 +907,19 @@ TEST_CASE("mismatch_rejected: another payload after the window may take the key 
       .Send("client-0", "create_order", "k1", "b1", 3000, 3010, Answer{201, R"({"id":2})"}, "other");
   CHECK(RunOracle("mismatch_rejected", early.history()).is_violation());
 }
+
+TEST_CASE("window: an execution after the window has passed is no second record inside it (found by explore)") {
+  // ShopTarget's window is 4s: a retry inside it replays, one at 5s executes again.
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 100, 110, Replayed())
+      .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{201, R"({"id":2,"biz_no":"b1"})"})
+      .Records("create_order", "b1", 2, 6000);
+  CHECK(RunOracle("window", h.history()).status == VerdictStatus::kValid);
+  // Two records with every request inside the window is still caught.
+  LiteralHistory inside;
+  inside.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 100, 110, Replayed())
+      .Records("create_order", "b1", 2, 200);
+  CHECK(RunOracle("window", inside.history()).is_violation());
+}
