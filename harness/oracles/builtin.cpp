@@ -37,7 +37,7 @@ void RegisterBuiltinOracles(OracleRegistry& registry) {
         {actions}, true, "overlapping duplicates"},
        InProgress},
       {{"retryable_released", "after a retryable answer the next retry really executes and one record exists",
-        {actions}, false, "retryable answers"},
+        {actions}, false, "retries after a retryable answer"},
        RetryableReleased},
       {{"no_false_dedup", "every replay-marked 2xx/retryable answer has at least one record behind it", {actions},
         false, "replay-marked answers"},

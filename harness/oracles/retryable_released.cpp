@@ -28,7 +28,7 @@ Verdict RetryableReleased(const OracleInput& in) {
                                             " stores and replays 5xx answers: no failure is released (identical_replay "
                                             "judges the replay)");
   Violations violations;
-  int retryable_seen = 0, executed = 0, undecided = 0;
+  int retryable_seen = 0, retried = 0, executed = 0, undecided = 0;  // premise: retried
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default") continue;
     bool group_executed = false;
@@ -40,6 +40,7 @@ Verdict RetryableReleased(const OracleInput& in) {
       for (std::size_t j = i + 1; j < g.ops.size() && t == nullptr; ++j)
         if (g.ops[j].invoke_ns() >= r.complete_ns()) t = &g.ops[j];
       if (t == nullptr) continue;  // nobody retried this one
+      ++retried;
       AnswerClass c = Classify(*t, contract);
       auto a = t->answer();
       bool marked = a && IsReplayMarked(*a, contract);
@@ -94,7 +95,7 @@ Verdict RetryableReleased(const OracleInput& in) {
                             {"retryable_answers", retryable_seen},
                             {"executed_retries", executed},
                             {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(retryable_seen);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(retried);
   if (retryable_seen == 0)
     return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details).Counted(0);
   if (executed == 0) {
@@ -104,10 +105,10 @@ Verdict RetryableReleased(const OracleInput& in) {
                                             : " (the target marks no replays: a stored failure cannot be told from a "
                                               "downstream still failing)";
     return Verdict::Unknown(name, "no retry after a retryable answer reached a decision" + why, details)
-        .Counted(retryable_seen);
+        .Counted(retried);
   }
   return Verdict::Valid(name, std::to_string(executed) + " retry(ies) after a retryable answer executed", details)
-      .Counted(retryable_seen);
+      .Counted(retried);
 }
 
 }  // namespace idemproof::oracles
