@@ -43,7 +43,9 @@ Verdict InProgress(const OracleInput& in) {
     }
     if (const auto* a = in.target.FindAction(g.action); a != nullptr && a->records) {
       auto count = RecordCount(in.history, g.action, g.biz);
-      const auto allowed = static_cast<std::int64_t>(segments.size());
+      // Records count by biz: another payload's execution after the window counts too.
+      const auto allowed = static_cast<std::int64_t>(
+          std::max<int>(static_cast<int>(segments.size()), BizWindowExecutions(in.history, g.action, g.biz, contract)));
       if (count && *count > allowed)
         violations.Add({{"key", g.key},
                         {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) +

@@ -34,6 +34,11 @@ std::string ChangeSummary(const Operation& op);
 // first terminal answer; that request opens the next). No window: 1.
 // An execution after the window has passed is expected, never a violation.
 int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContract& contract);
+// How many executions the window allows for every request of `biz` on
+// `action` (any key, any payload): the records probe counts by biz, so a
+// reuse with another payload after the window (rightly executed) counts too.
+int BizWindowExecutions(const History& history, const std::string& action, const std::string& biz,
+                        const IdempotencyContract& contract);
 // The same requests cut into those windows, each in invoke order: the first
 // holds every request up to the first one invoked more than `window` after
 // the first window opened, and so on; a burst after the window is one

@@ -135,6 +135,14 @@ int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContrac
   return static_cast<int>(WindowSegments(ops, contract).size());
 }
 
+int BizWindowExecutions(const History& history, const std::string& action, const std::string& biz,
+                        const IdempotencyContract& contract) {
+  std::vector<Operation> ops;
+  for (const auto& op : RequestOperations(history))
+    if (op.invoke->action == action && op.invoke->biz == biz) ops.push_back(op);
+  return WindowExecutions(ops, contract);
+}
+
 Verdict Conclude(const std::string& name, const Violations& violations, const nlohmann::json& details, int judged,
                  int undecided, const std::string& valid_text, const std::string& undecided_text,
                  const std::string& unreached_text) {

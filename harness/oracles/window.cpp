@@ -50,7 +50,7 @@ Verdict Window(const OracleInput& in) {
       // record per retry window (found by explore: send; send; wait past the
       // window; send, against the correct service).
       auto count = RecordCount(in.history, g.action, g.biz);
-      const int windows = WindowExecutions(g.ops, contract);
+      const int windows = BizWindowExecutions(in.history, g.action, g.biz, contract);
       if (count && *count > windows)
         violations.Add({{"key", g.key},
                         {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) + " records for biz " +

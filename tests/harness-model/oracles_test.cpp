@@ -923,3 +923,19 @@ TEST_CASE("window: an execution after the window has passed is no second record 
       .Records("create_order", "b1", 2, 200);
   CHECK(RunOracle("window", inside.history()).is_violation());
 }
+
+TEST_CASE("in_progress: another payload rightly executed after the window is no second execution of the burst (found by explore)") {
+  // ShopTarget's window is 4s; records count by biz, so the late other payload's record counts too.
+  LiteralHistory h;
+  h.Send("burst-0", "create_order", "k1", "b1", 0, 100, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 10, 20, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{201, R"({"id":2})"}, "other")
+      .Records("create_order", "b1", 2, 6000);
+  CHECK(RunOracle("in_progress", h.history()).status == VerdictStatus::kValid);
+  // Without the late request the second record is a second execution.
+  LiteralHistory twice;
+  twice.Send("burst-0", "create_order", "k1", "b1", 0, 100, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 10, 20, kConflict)
+      .Records("create_order", "b1", 2, 200);
+  CHECK(RunOracle("in_progress", twice.history()).is_violation());
+}
