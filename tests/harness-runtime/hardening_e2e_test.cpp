@@ -77,9 +77,11 @@ std::string WrappedTarget(const std::string& dir, const std::string& extra_args 
 
 void WriteScenario(const std::string& dir, const std::string& wait) {
   WriteFile(dir + "/scenarios/once.yaml",
-            "# Hunts nothing: a double submit, then a wait (long enough to be interrupted).\n"
+            "# Hunts nothing: one keyless request (the fixture server keeps no keys; a\n"
+            "# keyless request's record count is one_record's premise), then a wait\n"
+            "# (long enough to be interrupted).\n"
             "name: once\nlayer: client\nhunts: nothing, it is a process-control fixture\n"
-            "steps:\n  - send: create_order\n  - send: create_order\n  - wait: " + wait + "\n"
+            "steps:\n  - send: create_order\n    key: none\n  - wait: " + wait + "\n"
             "expect: [one_record]\n");
 }
 
