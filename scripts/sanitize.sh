@@ -20,8 +20,11 @@ only=${SANITIZE_ONLY:-}
 
 if [ "$only" != tsan ]; then
   build=build-asan
-  flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "${launcher[@]}" -DIDEMPROOF_WERROR=OFF \
+  # -O1 -g1: ASan's advice for speed with usable stacks (file:line), and
+  # about a third less compile time than -O2 -g on 2 cores. The build type
+  # "Sanitize" adds no flags of its own; bench/ is not built.
+  flags="-O1 -g1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Sanitize -DIDEMPROOF_BENCH=OFF "${launcher[@]}" -DIDEMPROOF_WERROR=OFF \
     -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
   cmake --build "$build" -j"$jobs"
