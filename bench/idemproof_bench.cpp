@@ -15,10 +15,16 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -195,6 +201,36 @@ void detection_section(const std::string& ref_binary, int bursts, std::size_t n)
   }
 }
 
+// A free loopback port (bound, then released: a small race, fine for a bench).
+std::uint16_t free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  std::uint16_t port = 0;
+  if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  if (fd >= 0) close(fd);
+  return port;
+}
+
+// HAProxy (Debian `haproxy`) in HTTP mode in front of the reference, keep-alive
+// on both sides, as the peer of the chaos proxy. Empty on success, else why not.
+std::string start_haproxy(ReferenceProcess& haproxy, std::uint16_t upstream_port, const std::string& config_path) {
+  const std::uint16_t port = free_loopback_port();
+  if (port == 0) return "no free port";
+  std::ofstream(config_path) << "global\n  maxconn 256\n"
+                             << "defaults\n  mode http\n  option http-keep-alive\n  timeout connect 5s\n"
+                             << "  timeout client 30s\n  timeout server 30s\n"
+                             << "frontend bench\n  bind 127.0.0.1:" << port << "\n  default_backend reference\n"
+                             << "backend reference\n  http-reuse always\n  server ref 127.0.0.1:" << upstream_port << "\n";
+  // -db: stay in the foreground, so the child is the proxy itself and is reaped.
+  return haproxy.start_listening({"haproxy", "-db", "-f", config_path}, port);
+}
+
 void overhead_section(const std::string& ref_binary, int requests) {
   ReferenceProcess ref;
   if (auto why = ref.start(ref_binary, ref_args({})); !why.empty()) {
@@ -206,43 +242,59 @@ void overhead_section(const std::string& ref_binary, int requests) {
     std::cerr << st.ToString() << "\n";
     return;
   }
-  const std::string direct_base = "http://127.0.0.1:" + std::to_string(ref.port());
-  const std::string proxy_base = "http://" + proxy.endpoint().to_string();
+  const auto config = std::filesystem::temp_directory_path() / ("idemproof-bench-haproxy-" + std::to_string(getpid()) + ".cfg");
+  ReferenceProcess haproxy;
+  const std::string haproxy_why = start_haproxy(haproxy, ref.port(), config.string());
+  struct Side {
+    std::string name, base;
+    std::unique_ptr<TestClient> client{};  // a fresh keep-alive client per request type
+    std::vector<double> us{};
+  };
+  std::vector<Side> sides;
+  sides.push_back({"direct", "http://127.0.0.1:" + std::to_string(ref.port())});
+  sides.push_back({"chaos proxy", "http://" + proxy.endpoint().to_string()});
+  if (haproxy_why.empty()) sides.push_back({"HAProxy", "http://127.0.0.1:" + std::to_string(haproxy.port())});
   std::cout << "\n### Proxy overhead, no fault (keep-alive libcurl client, " << requests
-            << " requests each, direct and proxied interleaved; µs)\n\n"
-            << "| request | direct p50 | proxied p50 | ratio p50 | added p50 | direct p99 | proxied p99 | ratio p99 |\n"
-            << "|---|---|---|---|---|---|---|---|\n";
-  const auto row = [](const std::string& what, const std::vector<double>& d, const std::vector<double>& p) {
+            << " requests each, direct and each proxy interleaved; µs)\n\n"
+            << "| request | via | direct p50 | proxied p50 | ratio p50 | added p50 | direct p99 | proxied p99 | ratio p99 |\n"
+            << "|---|---|---|---|---|---|---|---|---|\n";
+  const auto row = [](const std::string& what, const std::string& via, const std::vector<double>& d,
+                      const std::vector<double>& p) {
     const double d50 = percentile(d, 50), p50 = percentile(p, 50), d99 = percentile(d, 99), p99 = percentile(p, 99);
-    std::cout << "| " << what << " | " << fmt(d50) << " | " << fmt(p50) << " | " << fmt(p50 / d50, 2) << "× | "
-              << fmt(p50 - d50) << " | " << fmt(d99) << " | " << fmt(p99) << " | " << fmt(p99 / d99, 2) << "× |\n";
+    std::cout << "| " << what << " | " << via << " | " << fmt(d50) << " | " << fmt(p50) << " | " << fmt(p50 / d50, 2)
+              << "× | " << fmt(p50 - d50) << " | " << fmt(d99) << " | " << fmt(p99) << " | " << fmt(p99 / d99, 2)
+              << "× |\n";
   };
   for (const char* what : {"GET /healthz", "POST /orders (new key)"}) {
-    TestClient direct, proxied;
-    std::vector<double> d, p;
     const bool post = what[0] == 'P';
+    for (auto& side : sides) {
+      side.client = std::make_unique<TestClient>();
+      side.us.clear();
+    }
     for (int i = 0; i < requests + 20; ++i) {
-      for (int side = 0; side < 2; ++side) {
-        // Alternate which goes first, so neither always runs on a warm cache.
-        const bool via_proxy = (side == 0) == (i % 2 == 0);
-        TestClient& c = via_proxy ? proxied : direct;
-        const std::string base = via_proxy ? proxy_base : direct_base;
-        const std::string biz = "ovh-" + std::to_string(i) + (via_proxy ? "-p" : "-d");
-        auto a = post ? c.send("POST", base + "/orders",
-                               {"Idempotency-Key: k-" + biz, "Content-Type: application/json"},
-                               create_order("", biz).body)
-                      : c.send("GET", base + "/healthz");
+      // Rotate which side goes first, so none always runs on a warm cache.
+      for (std::size_t k = 0; k < sides.size(); ++k) {
+        Side& side = sides[(k + static_cast<std::size_t>(i)) % sides.size()];
+        const std::string biz = "ovh-" + std::to_string(i) + "-" + std::to_string(&side - sides.data());
+        auto a = post ? side.client->send("POST", side.base + "/orders",
+                                         {"Idempotency-Key: k-" + biz, "Content-Type: application/json"},
+                                         create_order("", biz).body)
+                      : side.client->send("GET", side.base + "/healthz");
         if (!a.answered || i < 20) continue;  // the first 20 are warm-up
-        (via_proxy ? p : d).push_back(a.seconds * 1e6);
+        side.us.push_back(a.seconds * 1e6);
       }
     }
-    row(what, d, p);
+    for (std::size_t k = 1; k < sides.size(); ++k) row(what, sides[k].name, sides[0].us, sides[k].us);
+    if (!haproxy_why.empty()) std::cout << "| " << what << " | HAProxy | not measured: " << haproxy_why << " |||||||\n";
   }
   proxy.heal();
+  haproxy.stop();
+  std::error_code ec;
+  std::filesystem::remove(config, ec);
   // The same extra hop with nothing but blocking sockets (relay_floor.h).
   const auto floor = idemproof::bench::measure_relay_floor(requests);
   if (floor.ok) {
-    row("floor: raw blocking relay, fixed GET (not the proxy)", floor.direct_us, floor.relayed_us);
+    row("fixed GET", "floor: raw blocking relay (not a proxy)", floor.direct_us, floor.relayed_us);
   } else {
     std::cerr << "relay floor: a socket call failed\n";
   }

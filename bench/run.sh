@@ -17,5 +17,7 @@ if [ "${1:-}" = sim ]; then
   cmake --build "$build" -j"${IDEMPROOF_JOBS:-2}" --target idemproof-sim-bench >/dev/null
   exec "$build/bench/idemproof-sim-bench" "$@"
 fi
+# The overhead section's peer: HAProxy in front of the same reference.
+bash scripts/install_missing.sh haproxy
 cmake --build "$build" -j"${IDEMPROOF_JOBS:-2}" --target idemproof-bench idemproof-ref idemproof idemproof-stub >/dev/null
 exec "$build/bench/idemproof-bench" --ref "$build/reference-impl/idemproof-ref" "$@"

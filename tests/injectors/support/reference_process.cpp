@@ -5,7 +5,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -68,6 +71,35 @@ void ReferenceProcess::signal(int signal_number) const {
 
 std::string ReferenceProcess::start_command(std::vector<std::string> argv_s,
                                             std::chrono::milliseconds ready_timeout) {
+  const std::regex listening(R"(listening on 127\.0\.0\.1:(\d+))");
+  return spawn_until(std::move(argv_s), ready_timeout, [&] {
+    std::ifstream in(dir_ + "/stdout.txt");
+    std::string line;
+    std::smatch m;
+    if (!std::getline(in, line) || !std::regex_search(line, m, listening)) return false;
+    port_ = static_cast<std::uint16_t>(std::stoi(m[1]));
+    return true;
+  }, "no 'listening on' line");
+}
+
+std::string ReferenceProcess::start_listening(std::vector<std::string> argv, std::uint16_t port,
+                                              std::chrono::milliseconds ready_timeout) {
+  return spawn_until(std::move(argv), ready_timeout, [&] {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    const bool up = connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0;
+    close(fd);
+    if (up) port_ = port;
+    return up;
+  }, "nothing accepting on 127.0.0.1:" + std::to_string(port));
+}
+
+std::string ReferenceProcess::spawn_until(std::vector<std::string> argv_s, std::chrono::milliseconds ready_timeout,
+                                          const std::function<bool()>& ready, const std::string& what) {
   if (dir_.empty()) dir_ = make_dir();
   if (dir_.empty()) return "mkdtemp failed";
   const std::string binary = argv_s.front();
@@ -81,33 +113,27 @@ std::string ReferenceProcess::start_command(std::vector<std::string> argv_s,
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, (dir_ + "/stderr.txt").c_str(),
                                    O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int rc = posix_spawn(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawnp(&pid_, binary.c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     pid_ = -1;
     return "posix_spawn " + binary + ": " + std::strerror(rc);
   }
-  const std::regex listening(R"(listening on 127\.0\.0\.1:(\d+))");
+  const std::string name = fs::path(binary).filename().string();
   const auto deadline = std::chrono::steady_clock::now() + ready_timeout;
   while (std::chrono::steady_clock::now() < deadline) {
-    std::ifstream in(out_path);
-    std::string line;
-    std::smatch m;
-    if (std::getline(in, line) && std::regex_search(line, m, listening)) {
-      port_ = static_cast<std::uint16_t>(std::stoi(m[1]));
-      return "";
-    }
+    if (ready()) return "";
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
       std::ifstream err(dir_ + "/stderr.txt");
       std::string text((std::istreambuf_iterator<char>(err)), std::istreambuf_iterator<char>());
-      return "idemproof-ref exited before listening: " + text;
+      return name + " exited before listening (" + what + "): " + text;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   stop();
-  return "idemproof-ref did not print 'listening on' within the deadline";
+  return name + " was not listening within the deadline (" + what + ")";
 }
 
 int ReferenceProcess::stop() {

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ class ReferenceProcess {
   // Any command that prints `listening on 127.0.0.1:PORT` first (no --port/--db added).
   std::string start_command(std::vector<std::string> argv,
                             std::chrono::milliseconds ready_timeout = std::chrono::seconds(10));
+  // A command that prints nothing useful (HAProxy in the foreground): ready
+  // once 127.0.0.1:`port` accepts a TCP connection.
+  std::string start_listening(std::vector<std::string> argv, std::uint16_t port,
+                              std::chrono::milliseconds ready_timeout = std::chrono::seconds(10));
   // What the child wrote to stdout so far.
   std::string output() const;
   // Sends `signal` without waiting.
@@ -51,6 +56,11 @@ class ReferenceProcess {
   pid_t pid_ = -1;
   std::uint16_t port_ = 0;
   std::string dir_;
+
+  // Spawns argv with stdout/stderr into dir_, then polls `ready` (which may
+  // set port_) every 10 ms until it holds, the child exits or the deadline.
+  std::string spawn_until(std::vector<std::string> argv, std::chrono::milliseconds ready_timeout,
+                          const std::function<bool()>& ready, const std::string& what);
 };
 
 }  // namespace idemproof::testkit
