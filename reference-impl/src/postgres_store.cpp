@@ -183,14 +183,7 @@ class PostgresStore::Transaction final : public StoreTransaction {
                  "INSERT INTO orders (biz_no, sku, qty, amount, address, status, created_at)"
                  " VALUES ($1, $2, $3, $4, NULL, 'created', $5) RETURNING id",
                  Params().add(draft.biz_no).add(draft.sku).add(draft.qty).add(draft.amount).add(draft.created_at));
-    Order o;
-    o.id = r.row(0).int64(0);
-    o.biz_no = draft.biz_no;
-    o.sku = draft.sku;
-    o.qty = draft.qty;
-    o.amount = draft.amount;
-    o.created_at = draft.created_at;
-    return o;
+    return created_order(r.row(0).int64(0), draft);
   }
 
   // FOR UPDATE: whoever reads an order to change it holds it until commit.

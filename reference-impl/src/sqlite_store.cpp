@@ -56,14 +56,7 @@ class SqliteStore::Transaction final : public StoreTransaction {
     s.bind(1, draft.biz_no).bind(2, draft.sku).bind(3, draft.qty).bind(4, draft.amount)
         .bind(5, draft.created_at);
     s.run();
-    Order o;
-    o.id = sqlite3_last_insert_rowid(db_);
-    o.biz_no = draft.biz_no;
-    o.sku = draft.sku;
-    o.qty = draft.qty;
-    o.amount = draft.amount;
-    o.created_at = draft.created_at;
-    return o;
+    return created_order(sqlite3_last_insert_rowid(db_), draft);
   }
 
   std::optional<Order> find_order(std::int64_t id) override {
