@@ -6,6 +6,7 @@
 
 #include <future>
 
+#include "answer_checks.h"
 #include "order_api.h"
 #include "postgres_server.h"
 #include "service_process.h"
@@ -22,28 +23,6 @@ std::vector<std::string> args_for(const TempDir& dir, const std::string& name, c
   std::vector<std::string> args{"--port", "0", "--db", dir.file(name + ".db"), "--store", store_url};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
-}
-
-bool is_replay(const HttpResult& r) { return r.header("idempotent-replayed") == "true"; }
-
-// Exactly one original 201; every other answer a 409 problem or a replay of it.
-void check_one_execution(const std::vector<HttpResult>& results) {
-  std::vector<const HttpResult*> originals;
-  for (const auto& r : results) {
-    if (r.status == 201 && !is_replay(r)) originals.push_back(&r);
-  }
-  REQUIRE(originals.size() == 1);
-  for (const auto& r : results) {
-    INFO("status " << r.status << " error " << r.error << " body " << r.body);
-    if (&r == originals.front()) continue;
-    if (r.status == 409) {
-      CHECK(is_problem(r, 409));
-    } else {
-      CHECK(r.status == 201);
-      CHECK(is_replay(r));
-      CHECK(r.body == originals.front()->body);
-    }
-  }
 }
 
 }  // namespace
