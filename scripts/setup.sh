@@ -12,6 +12,7 @@ packages=(
   libboost1.74-dev libcurl4-openssl-dev libyaml-cpp-dev librapidcheck-dev
   catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libpq-dev libssl-dev
   libhiredis-dev redis-server chromium liburing-dev libre2-dev
+  postgresql   # the server the PostgreSQL store's tests start themselves (initdb, postgres)
   python3 nodejs   # the foreign services of tests/foreign/ (Python, Node.js)
 )
 bash scripts/install_missing.sh "${packages[@]}"

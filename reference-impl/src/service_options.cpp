@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "base/duration.h"
+#include "idemproof/ref/postgres_store.h"
 
 namespace idemproof::ref {
 
@@ -22,7 +23,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   std::string lease = "30s", ttl = "24h", sweep, delay = "0", pause = "200us", flaw = "none";
   app.add_option("--host", o.host, "address to bind");
   app.add_option("--port", o.port, "0 picks a free port");
-  app.add_option("--db", o.db, "SQLite file");
+  app.add_option("--db", o.db, "SQLite file (with --store: only range markers, payment intents, inbox)");
+  app.add_option("--store", o.store,
+                 "request records, orders, stock and movements in PostgreSQL: postgres://USER@HOST:PORT/DB"
+                 " (default: the --db SQLite file)");
   app.add_option("--lease", lease, "in-progress lease duration");
   app.add_option("--dedup-ttl", ttl, "how long a completed request record is kept");
   app.add_option("--sweep-interval", sweep, "how often dead request records are deleted");
@@ -122,6 +126,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (o.service.lease.count() <= 0 || o.service.dedup_ttl.count() <= 0) {
     std::cerr << "idemproof-ref: --lease and --dedup-ttl must be positive\n";
+    return {std::nullopt, 2};
+  }
+  if (!o.store.empty() && !is_postgres_url(o.store)) {
+    std::cerr << "idemproof-ref: --store '" << o.store << "' is not a postgres:// or postgresql:// URL\n";
     return {std::nullopt, 2};
   }
   if (!o.service.base_path.empty() &&

@@ -1,18 +1,27 @@
 #include "idemproof/ref/service_store.h"
 
+#include "idemproof/ref/postgres_store.h"
+#include "idemproof/ref/sqlite_store.h"
+
 namespace idemproof::ref {
 
 ServiceStore::ServiceStore(const ServiceOptions& options) {
-  SqliteStoreOptions sqlite;
+  ClaimOptions claim;
   if (options.service.flaw == Flaw::check_then_insert) {
-    sqlite.discipline = ClaimDiscipline::check_then_insert;
-    sqlite.check_insert_pause = options.check_insert_pause;
+    claim.discipline = ClaimDiscipline::check_then_insert;
+    claim.check_insert_pause = options.check_insert_pause;
   }
   if (options.service.flaw == Flaw::expiry_race) {
-    sqlite.discipline = ClaimDiscipline::read_then_replace;
-    sqlite.check_insert_pause = options.check_insert_pause;
+    claim.discipline = ClaimDiscipline::read_then_replace;
+    claim.check_insert_pause = options.check_insert_pause;
   }
-  durable_ = std::make_unique<SqliteStore>(options.db, sqlite);
+  if (is_postgres_url(options.store)) {
+    PostgresStoreOptions postgres;
+    postgres.claim = claim;
+    durable_ = std::make_unique<PostgresStore>(options.store, postgres);
+  } else {
+    durable_ = std::make_unique<SqliteStore>(options.db, claim);
+  }
   if (options.service.flaw == Flaw::memory_store) {
     memory_ = std::make_unique<MemoryRecordStore>(*durable_);
   }

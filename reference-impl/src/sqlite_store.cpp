@@ -2,19 +2,18 @@
 
 #include <sqlite3.h>
 
+#include "record_sql.h"
 #include "sqlite_statement.h"
 
-#include <thread>
 #include <utility>
 
 namespace idemproof::ref {
 namespace {
 
 using Statement = SqliteStatement;
-
-constexpr const char* kRecordColumns =
-    "method, route, key, fingerprint, state, owner, lease_expires_ns, status, content_type, "
-    "location, body, completed_ns, expires_ns";
+using record_sql::kOrderColumns;
+using record_sql::read_order;
+using record_sql::read_record;
 
 constexpr const char* kRecordsSchema =
     "(method TEXT NOT NULL, route TEXT NOT NULL, key TEXT NOT NULL,"
@@ -23,57 +22,6 @@ constexpr const char* kRecordsSchema =
     " owner TEXT NOT NULL, lease_expires_ns INTEGER NOT NULL,"
     " status INTEGER, content_type TEXT, location TEXT, body BLOB,"
     " completed_ns INTEGER, expires_ns INTEGER";
-
-// A record is dead (as good as absent) at :now when its lease or TTL has passed.
-constexpr const char* kDeadAt =
-    "((state = 'in_progress' AND lease_expires_ns <= ?1) OR"
-    " (state = 'completed' AND expires_ns <= ?1))";
-// Only an in-progress record whose lease has passed (the expiry-race flaw's
-// store never sweeps, nor atomically replaces, expired completed records).
-constexpr const char* kLeaseDeadAt = "(state = 'in_progress' AND lease_expires_ns <= ?1)";
-
-RequestRecord read_record(const Statement& s) {
-  RequestRecord r;
-  r.scope = {s.text(0), s.text(1), s.text(2)};
-  r.fingerprint = s.text(3);
-  r.state = s.text(4) == "completed" ? RecordState::completed : RecordState::in_progress;
-  r.lease = {s.text(5), from_epoch_ns(s.int64(6))};
-  if (r.state == RecordState::completed) {
-    r.response = StoredResponse{static_cast<int>(s.int64(7)), s.text(8), s.text(9), s.text(10)};
-    r.completed_at = from_epoch_ns(s.int64(11));
-    r.expires_at = from_epoch_ns(s.int64(12));
-  }
-  return r;
-}
-
-Order read_order(const Statement& s) {
-  Order o;
-  o.id = s.int64(0);
-  o.biz_no = s.text(1);
-  o.sku = s.text(2);
-  o.qty = s.int64(3);
-  o.amount = s.int64(4);
-  if (!s.is_null(5)) o.address = s.text(5);
-  o.status = s.text(6);
-  o.created_at = s.text(7);
-  return o;
-}
-
-constexpr const char* kOrderColumns =
-    "id, biz_no, sku, qty, amount, address, status, created_at";
-
-ClaimOutcome outcome_for_existing(const RequestRecord& existing, const std::string& fingerprint) {
-  ClaimOutcome out;
-  out.existing = existing;
-  if (existing.fingerprint != fingerprint) {
-    out.kind = ClaimKind::mismatch;
-  } else if (existing.state == RecordState::in_progress) {
-    out.kind = ClaimKind::in_progress;
-  } else {
-    out.kind = ClaimKind::completed;
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -85,19 +33,8 @@ class SqliteStore::Transaction final : public StoreTransaction {
   bool complete(const RequestScope& scope, const std::string& owner,
                 const StoredResponse& response, TimePoint completed_at, TimePoint expires_at,
                 Fencing fencing) override {
-    std::string sql = "UPDATE " + records_ +
-                      " SET state = 'completed', status = ?1, content_type = ?2, location = ?3,"
-                      " body = ?4, completed_ns = ?5, expires_ns = ?6"
-                      " WHERE method = ?7 AND route = ?8 AND key = ?9";
-    // The expiry-race flaw's store writes blindly: no owner fence.
-    if (discipline_ == ClaimDiscipline::read_then_replace) fencing = Fencing::none;
-    // Without the unique constraint several rows may share a scope: the owner
-    // picks its own row (this is the check-then-insert flaw's table).
-    if (fencing == Fencing::by_owner || discipline_ == ClaimDiscipline::check_then_insert) {
-      sql += " AND owner = ?10";
-    }
-    if (fencing == Fencing::by_owner) sql += " AND state = 'in_progress'";
-    Statement s(db_, sql);
+    const auto c = record_sql::complete(records_, '?', discipline_, fencing);
+    Statement s(db_, c.sql);
     s.bind(1, std::int64_t{response.status})
         .bind(2, response.content_type)
         .bind(3, response.location)
@@ -107,9 +44,7 @@ class SqliteStore::Transaction final : public StoreTransaction {
         .bind(7, scope.method)
         .bind(8, scope.route_template)
         .bind(9, scope.key);
-    if (fencing == Fencing::by_owner || discipline_ == ClaimDiscipline::check_then_insert) {
-      s.bind(10, owner);
-    }
+    if (c.binds_owner) s.bind(10, owner);
     s.run();
     return s.changes() > 0;
   }
@@ -121,14 +56,7 @@ class SqliteStore::Transaction final : public StoreTransaction {
     s.bind(1, draft.biz_no).bind(2, draft.sku).bind(3, draft.qty).bind(4, draft.amount)
         .bind(5, draft.created_at);
     s.run();
-    Order o;
-    o.id = sqlite3_last_insert_rowid(db_);
-    o.biz_no = draft.biz_no;
-    o.sku = draft.sku;
-    o.qty = draft.qty;
-    o.amount = draft.amount;
-    o.created_at = draft.created_at;
-    return o;
+    return created_order(sqlite3_last_insert_rowid(db_), draft);
   }
 
   std::optional<Order> find_order(std::int64_t id) override {
@@ -255,9 +183,7 @@ ClaimOutcome SqliteStore::claim(const ClaimRequest& request) {
 std::optional<ClaimOutcome> SqliteStore::claim_atomic(const ClaimRequest& request, bool replace_completed) {
   std::optional<ClaimOutcome> outcome;
   transact([&](StoreTransaction&) {
-    Statement insert(db_, "INSERT INTO " + records_table_ + " (" + kRecordColumns +
-                              ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
-                              " NULL, NULL, NULL, NULL, NULL, NULL) ON CONFLICT DO NOTHING");
+    Statement insert(db_, record_sql::claim_insert(records_table_, '?'));
     insert.bind(1, request.scope.method)
         .bind(2, request.scope.route_template)
         .bind(3, request.scope.key)
@@ -270,13 +196,7 @@ std::optional<ClaimOutcome> SqliteStore::claim_atomic(const ClaimRequest& reques
       return true;
     }
     // The scope is taken; a dead record is replaced in one conditional UPDATE.
-    Statement takeover(db_, "UPDATE " + records_table_ +
-                                " SET fingerprint = ?2, state = 'in_progress', owner = ?3,"
-                                " lease_expires_ns = ?4, status = NULL, content_type = NULL,"
-                                " location = NULL, body = NULL, completed_ns = NULL,"
-                                " expires_ns = NULL"
-                                " WHERE method = ?5 AND route = ?6 AND key = ?7 AND " +
-                                (replace_completed ? kDeadAt : kLeaseDeadAt));
+    Statement takeover(db_, record_sql::takeover(records_table_, '?', replace_completed));
     takeover.bind(1, to_epoch_ns(request.now))
         .bind(2, request.fingerprint)
         .bind(3, request.lease.owner)
@@ -300,29 +220,20 @@ std::optional<ClaimOutcome> SqliteStore::claim_atomic(const ClaimRequest& reques
   return outcome;
 }
 
-void SqliteStore::pause_between_check_and_write() {
-  if (options_.between_check_and_insert) {
-    options_.between_check_and_insert();
-  } else {
-    std::this_thread::sleep_for(options_.check_insert_pause);
-  }
-}
-
 ClaimOutcome SqliteStore::claim_read_then_replace(const ClaimRequest& request) {
   // An absent key, a live record and an expired lease: as the correct store.
   if (auto outcome = claim_atomic(request, /*replace_completed=*/false)) return *outcome;
   // The flaw: it read "expired"; between that read and the overwrite nothing
   // stops a twin that read the same, and the overwrite checks nothing.
-  pause_between_check_and_write();
-  write_in_progress_unchecked(request, "INSERT OR REPLACE");
+  pause_between_check_and_write(options_);
+  write_in_progress_unchecked(request, /*overwrite=*/true);
   return ClaimOutcome{ClaimKind::took_over, std::nullopt};
 }
 
-void SqliteStore::write_in_progress_unchecked(const ClaimRequest& request, const char* verb) {
+void SqliteStore::write_in_progress_unchecked(const ClaimRequest& request, bool overwrite) {
   std::lock_guard lock(mu_);
-  Statement write(db_, std::string(verb) + " INTO " + records_table_ + " (" + kRecordColumns +
-                           ") VALUES (?1, ?2, ?3, ?4, 'in_progress', ?5, ?6,"
-                           " NULL, NULL, NULL, NULL, NULL, NULL)");
+  Statement write(db_, overwrite ? record_sql::overwrite_in_progress(records_table_, '?')
+                                 : record_sql::insert_in_progress(records_table_, '?'));
   write.bind(1, request.scope.method)
       .bind(2, request.scope.route_template)
       .bind(3, request.scope.key)
@@ -340,16 +251,13 @@ ClaimOutcome SqliteStore::claim_check_then_insert(const ClaimRequest& request) {
     }
   }
   // The flaw: between the check and the insert, nothing stops a twin.
-  pause_between_check_and_write();
-  write_in_progress_unchecked(request, "INSERT");
+  pause_between_check_and_write(options_);
+  write_in_progress_unchecked(request, /*overwrite=*/false);
   return ClaimOutcome{ClaimKind::claimed, std::nullopt};
 }
 
 std::optional<RequestRecord> SqliteStore::select_live(const RequestScope& scope, TimePoint now) {
-  // Completed rows first: only the flaw's table can hold several per scope.
-  Statement s(db_, std::string("SELECT ") + kRecordColumns + " FROM " + records_table_ +
-                       " WHERE method = ?2 AND route = ?3 AND key = ?4 AND NOT " + kDeadAt +
-                       " ORDER BY state = 'completed' DESC LIMIT 1");
+  Statement s(db_, record_sql::select_live(records_table_, '?'));
   s.bind(1, to_epoch_ns(now)).bind(2, scope.method).bind(3, scope.route_template).bind(4, scope.key);
   if (!s.step()) return std::nullopt;
   return read_record(s);
@@ -357,9 +265,7 @@ std::optional<RequestRecord> SqliteStore::select_live(const RequestScope& scope,
 
 bool SqliteStore::release(const RequestScope& scope, const std::string& owner) {
   std::lock_guard lock(mu_);
-  Statement s(db_, "DELETE FROM " + records_table_ +
-                       " WHERE method = ?1 AND route = ?2 AND key = ?3 AND owner = ?4"
-                       " AND state = 'in_progress'");
+  Statement s(db_, record_sql::release(records_table_, '?'));
   s.bind(1, scope.method).bind(2, scope.route_template).bind(3, scope.key).bind(4, owner);
   s.run();
   return s.changes() > 0;
@@ -372,10 +278,7 @@ std::optional<RequestRecord> SqliteStore::lookup(const RequestScope& scope, Time
 
 std::size_t SqliteStore::sweep(TimePoint now) {
   std::lock_guard lock(mu_);
-  // The expiry-race flaw's store leaves expired completed records for the
-  // next claim to replace (lazy expiry).
-  const bool lazy = options_.discipline == ClaimDiscipline::read_then_replace;
-  Statement s(db_, "DELETE FROM " + records_table_ + " WHERE " + (lazy ? kLeaseDeadAt : kDeadAt));
+  Statement s(db_, record_sql::sweep(records_table_, '?', options_.discipline));
   s.bind(1, to_epoch_ns(now));
   s.run();
   return static_cast<std::size_t>(s.changes());

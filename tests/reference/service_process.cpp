@@ -15,8 +15,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// fork/exec with stdout on a pipe; returns {pid, read end}.
-std::pair<pid_t, int> spawn(const std::vector<std::string>& args) {
+// fork/exec with stdout (and stderr when `with_stderr`) on a pipe; returns {pid, read end}.
+std::pair<pid_t, int> spawn(const std::vector<std::string>& args, bool with_stderr = false) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
   std::vector<std::string> argv_strings{reference_binary()};
@@ -28,6 +28,7 @@ std::pair<pid_t, int> spawn(const std::vector<std::string>& args) {
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
     dup2(fds[1], STDOUT_FILENO);  // dup2 clears O_CLOEXEC on the copy
+    if (with_stderr) dup2(fds[1], STDERR_FILENO);
     execv(argv[0], argv.data());
     _exit(127);
   }
@@ -121,8 +122,8 @@ std::optional<int> ServiceProcess::terminate(std::chrono::milliseconds deadline)
 }
 
 ExitedProcess run_reference_to_exit(const std::vector<std::string>& args,
-                                    std::chrono::milliseconds deadline) {
-  auto [pid, fd] = spawn(args);
+                                    std::chrono::milliseconds deadline, Collect collect) {
+  auto [pid, fd] = spawn(args, collect == Collect::stdout_and_stderr);
   const auto until = Clock::now() + deadline;
   ExitedProcess result;
   result.out = read_until(fd, until, [](const std::string&) { return false; });

@@ -48,8 +48,12 @@ struct ExitedProcess {
   std::string out;
 };
 
-// Runs `reference_binary() args...`, collecting stdout, killing it at `deadline`.
+enum class Collect { stdout_only, stdout_and_stderr };
+
+// Runs `reference_binary() args...`, collecting stdout (and stderr, mixed in,
+// with Collect::stdout_and_stderr), killing it at `deadline`.
 ExitedProcess run_reference_to_exit(const std::vector<std::string>& args,
-                                    std::chrono::milliseconds deadline = std::chrono::seconds(10));
+                                    std::chrono::milliseconds deadline = std::chrono::seconds(10),
+                                    Collect collect = Collect::stdout_only);
 
 }  // namespace idemproof::ref::testing

@@ -30,6 +30,9 @@ struct Order {
   std::string created_at;
 };
 
+// The order a store inserted from `draft` under `id`: status "created", no address.
+Order created_order(std::int64_t id, const OrderDraft& draft);
+
 // {"address", "amount", "biz_no", "created_at", "id", "qty", "sku", "status"}.
 nlohmann::json order_to_json(const Order& order);
 

@@ -1,26 +1,29 @@
 // ServiceStore: the Store a service runs on, as its options choose it: the
-// SQLite file, wrapped by MemoryRecordStore under the `memory-store` flaw and
-// using the unconstrained claim table under `check-then-insert`. Owns what it
-// opens; thread-safe like the stores it holds.
+// PostgreSQL database of --store when given, else the SQLite file of --db;
+// wrapped by MemoryRecordStore under the `memory-store` flaw, and claiming
+// with the flaw's discipline under `check-then-insert` and `expiry-race`
+// (claim_discipline.h) on either database. Owns what it opens; thread-safe
+// like the stores it holds.
 #pragma once
 
 #include <memory>
 
 #include "idemproof/ref/memory_record_store.h"
 #include "idemproof/ref/service_options.h"
-#include "idemproof/ref/sqlite_store.h"
+#include "idemproof/ref/store.h"
 
 namespace idemproof::ref {
 
 class ServiceStore {
  public:
-  // Opens options.db. Throws StoreError.
+  // Opens options.store (PostgreSQL) or options.db (SQLite). Throws StoreError,
+  // e.g. when the PostgreSQL server cannot be reached: no fallback to SQLite.
   explicit ServiceStore(const ServiceOptions& options);
 
   Store& store() { return memory_ ? static_cast<Store&>(*memory_) : *durable_; }
 
  private:
-  std::unique_ptr<SqliteStore> durable_;
+  std::unique_ptr<Store> durable_;
   std::unique_ptr<MemoryRecordStore> memory_;
 };
 

@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include "idemproof/ref/claim_discipline.h"
 #include "idemproof/ref/clock.h"
 #include "idemproof/ref/store.h"
 
@@ -35,17 +36,8 @@ struct sqlite3;
 
 namespace idemproof::ref {
 
-enum class ClaimDiscipline { atomic_insert, check_then_insert, read_then_replace };
-
-struct SqliteStoreOptions {
-  ClaimDiscipline discipline = ClaimDiscipline::atomic_insert;
-  Nanos check_insert_pause{0};  // only for check_then_insert and read_then_replace
-  // Only for check_then_insert (and read_then_replace: between reading
-  // "expired" and the overwrite): runs between the check and the insert, with
-  // no lock held. Empty = sleep for check_insert_pause (the server). The
-  // deterministic simulation (harness/sim/) hands control to its scheduler here.
-  std::function<void()> between_check_and_insert;
-};
+// The claim discipline (correct or one of the store's flaws).
+using SqliteStoreOptions = ClaimOptions;
 
 class SqliteStore final : public Store {
  public:
@@ -68,10 +60,10 @@ class SqliteStore final : public Store {
   // flaw): an expired completed record is not taken over; nullopt says so.
   std::optional<ClaimOutcome> claim_atomic(const ClaimRequest& request, bool replace_completed = true);
   ClaimOutcome claim_read_then_replace(const ClaimRequest& request);
-  void pause_between_check_and_write();
-  // The flaws' write of an in-progress claim, checking nothing (`verb`: "INSERT" or
-  // "INSERT OR REPLACE"). REQUIRES: mu_ not held.
-  void write_in_progress_unchecked(const ClaimRequest& request, const char* verb);
+  // The flaws' write of an in-progress claim, checking nothing: an INSERT, or
+  // (`overwrite`) an upsert over whatever the scope's record holds.
+  // REQUIRES: mu_ not held.
+  void write_in_progress_unchecked(const ClaimRequest& request, bool overwrite);
   ClaimOutcome claim_check_then_insert(const ClaimRequest& request);
   std::optional<RequestRecord> select_live(const RequestScope& scope, TimePoint now);
   void exec(const char* sql);

@@ -1,0 +1,212 @@
+#include "postgres_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace idemproof::ref::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+// The newest /usr/lib/postgresql/<major>/bin holding a server.
+fs::path server_bin_dir() {
+  std::optional<std::pair<int, fs::path>> best;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/usr/lib/postgresql", ec)) {
+    const fs::path bin = entry.path() / "bin";
+    if (!fs::exists(bin / "postgres") || !fs::exists(bin / "initdb")) continue;
+    int major = 0;
+    try {
+      major = std::stoi(entry.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (!best || major > best->first) best = {major, bin};
+  }
+  if (!best) {
+    throw std::runtime_error("no PostgreSQL server under /usr/lib/postgresql/*/bin (Debian package postgresql)");
+  }
+  return best->second;
+}
+
+int free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error("socket failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    throw std::runtime_error("cannot bind a loopback port");
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// Who initdb and postgres run as: root may not run them, so nobody.
+struct RunAs {
+  bool switch_user = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+RunAs run_as() {
+  RunAs r;
+  if (geteuid() != 0) return r;
+  const passwd* pw = getpwnam("nobody");
+  if (pw == nullptr) throw std::runtime_error("running as root, and there is no user nobody to run PostgreSQL as");
+  r = {true, pw->pw_uid, pw->pw_gid};
+  return r;
+}
+
+// fork/exec `argv` as `as`, stdout and stderr appended to `log`, a minimal
+// environment (C locale). Returns the child's pid.
+pid_t spawn(const std::vector<std::string>& argv_strings, const RunAs& as, const std::string& log) {
+  const int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) throw std::runtime_error("cannot open " + log);
+  std::vector<std::string> strings = argv_strings;
+  std::vector<char*> argv;
+  for (auto& s : strings) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  std::string env_strings[] = {"LC_ALL=C", "LANG=C", "PATH=/usr/bin:/bin"};
+  std::vector<char*> env;
+  for (auto& s : env_strings) env.push_back(s.data());
+  env.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(log_fd);
+    throw std::runtime_error("fork failed");
+  }
+  if (pid == 0) {
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    const int null_fd = open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+    if (as.switch_user && (setgroups(0, nullptr) != 0 || setgid(as.gid) != 0 || setuid(as.uid) != 0)) _exit(126);
+    execve(argv[0], argv.data(), env.data());
+    _exit(127);
+  }
+  close(log_fd);
+  return pid;
+}
+
+// waitpid with a deadline: the wait status, or nullopt when still running.
+std::optional<int> wait_until(pid_t pid, Clock::time_point deadline) {
+  while (true) {
+    int status = 0;
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0) return -1;
+    if (Clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+PostgresServer::PostgresServer(std::chrono::milliseconds deadline) {
+  const auto until = Clock::now() + deadline;
+  const fs::path bin = server_bin_dir();
+  const RunAs as = run_as();
+  if (as.switch_user && chown(dir_.path().c_str(), as.uid, as.gid) != 0) {
+    throw std::runtime_error("cannot chown " + dir_.path().string() + " to nobody");
+  }
+  const std::string data = dir_.file("data");
+  const std::string log = dir_.file("postgres.log");
+
+  const pid_t initdb = spawn({(bin / "initdb").string(), "-D", data, "-U", "postgres", "--auth=trust",
+                              "--no-locale", "-E", "UTF8", "--no-sync", "--no-instructions"},
+                             as, log);
+  const auto initdb_status = wait_until(initdb, until);
+  if (!initdb_status) {
+    ::kill(initdb, SIGKILL);
+    waitpid(initdb, nullptr, 0);
+    throw std::runtime_error("initdb did not finish in time; log:\n" + read_file(log));
+  }
+  if (!WIFEXITED(*initdb_status) || WEXITSTATUS(*initdb_status) != 0) {
+    throw std::runtime_error("initdb failed; log:\n" + read_file(log));
+  }
+
+  port_ = free_loopback_port();
+  pid_ = spawn({(bin / "postgres").string(), "-D", data, "-p", std::to_string(port_), "-k", dir_.path().string(),
+                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
+                "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"},
+               as, log);
+  const std::string ping = "host=127.0.0.1 port=" + std::to_string(port_) +
+                           " user=postgres dbname=postgres connect_timeout=2";
+  while (PQping(ping.c_str()) != PQPING_OK) {
+    int status = 0;
+    const bool exited = waitpid(pid_, &status, WNOHANG) == pid_;
+    if (exited) pid_ = -1;
+    if (exited || Clock::now() >= until) {
+      stop();  // no destructor runs after a throwing constructor
+      const std::string why = exited ? "postgres exited" : "postgres did not accept connections in time";
+      throw std::runtime_error(why + "; log:\n" + read_file(log));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+PostgresServer::~PostgresServer() { stop(); }
+
+void PostgresServer::stop() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGQUIT);  // immediate shutdown: the data is thrown away anyway
+  if (!wait_until(pid_, Clock::now() + std::chrono::seconds(15))) {
+    ::kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  pid_ = -1;
+}
+
+std::string PostgresServer::url(const std::string& database) const {
+  return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/" + database;
+}
+
+void PostgresServer::execute(const std::string& sql) const {
+  const std::string conninfo = url() + "?connect_timeout=10";
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo.c_str()), PQfinish);
+  if (PQstatus(conn.get()) != CONNECTION_OK) {
+    throw std::runtime_error("connect to the test server: " + std::string(PQerrorMessage(conn.get())));
+  }
+  std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn.get(), sql.c_str()), PQclear);
+  const auto status = PQresultStatus(result.get());
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+    throw std::runtime_error(sql + ": " + PQresultErrorMessage(result.get()));
+  }
+}
+
+std::string PostgresServer::fresh_schema_url() {
+  const std::string schema = "run_" + std::to_string(++schemas_);
+  execute("CREATE SCHEMA " + schema);
+  return url() + "?options=-csearch_path%3D" + schema;
+}
+
+}  // namespace idemproof::ref::testing
