@@ -2,10 +2,8 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <libpq-fe.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -26,27 +24,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-// The newest /usr/lib/postgresql/<major>/bin holding a server.
-fs::path server_bin_dir() {
-  std::optional<std::pair<int, fs::path>> best;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/usr/lib/postgresql", ec)) {
-    const fs::path bin = entry.path() / "bin";
-    if (!fs::exists(bin / "postgres") || !fs::exists(bin / "initdb")) continue;
-    int major = 0;
-    try {
-      major = std::stoi(entry.path().filename().string());
-    } catch (const std::exception&) {
-      continue;
-    }
-    if (!best || major > best->first) best = {major, bin};
-  }
-  if (!best) {
-    throw std::runtime_error("no PostgreSQL server under /usr/lib/postgresql/*/bin (Debian package postgresql)");
-  }
-  return best->second;
-}
-
 int free_loopback_port() {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw std::runtime_error("socket failed");
@@ -63,32 +40,17 @@ int free_loopback_port() {
   return ntohs(addr.sin_port);
 }
 
-// Who initdb and postgres run as: root may not run them, so nobody.
-struct RunAs {
-  bool switch_user = false;
-  uid_t uid = 0;
-  gid_t gid = 0;
-};
-
-RunAs run_as() {
-  RunAs r;
-  if (geteuid() != 0) return r;
-  const passwd* pw = getpwnam("nobody");
-  if (pw == nullptr) throw std::runtime_error("running as root, and there is no user nobody to run PostgreSQL as");
-  r = {true, pw->pw_uid, pw->pw_gid};
-  return r;
-}
-
-// fork/exec `argv` as `as`, stdout and stderr appended to `log`, a minimal
-// environment (C locale). Returns the child's pid.
-pid_t spawn(const std::vector<std::string>& argv_strings, const RunAs& as, const std::string& log) {
+// fork/exec `argv` in a process group of its own (so a stop reaches an
+// initdb the script is still running), stdout and stderr appended to `log`, a
+// minimal environment (C locale). Returns the child's pid.
+pid_t spawn(const std::vector<std::string>& argv_strings, const std::string& log) {
   const int log_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (log_fd < 0) throw std::runtime_error("cannot open " + log);
   std::vector<std::string> strings = argv_strings;
   std::vector<char*> argv;
   for (auto& s : strings) argv.push_back(s.data());
   argv.push_back(nullptr);
-  std::string env_strings[] = {"LC_ALL=C", "LANG=C", "PATH=/usr/bin:/bin"};
+  std::string env_strings[] = {"LC_ALL=C", "LANG=C", "PATH=/usr/bin:/bin:/usr/sbin:/sbin"};
   std::vector<char*> env;
   for (auto& s : env_strings) env.push_back(s.data());
   env.push_back(nullptr);
@@ -98,11 +60,11 @@ pid_t spawn(const std::vector<std::string>& argv_strings, const RunAs& as, const
     throw std::runtime_error("fork failed");
   }
   if (pid == 0) {
+    setpgid(0, 0);
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
     const int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
-    if (as.switch_user && (setgroups(0, nullptr) != 0 || setgid(as.gid) != 0 || setuid(as.uid) != 0)) _exit(126);
     execve(argv[0], argv.data(), env.data());
     _exit(127);
   }
@@ -133,32 +95,15 @@ std::string read_file(const std::string& path) {
 
 PostgresServer::PostgresServer(std::chrono::milliseconds deadline) {
   const auto until = Clock::now() + deadline;
-  const fs::path bin = server_bin_dir();
-  const RunAs as = run_as();
-  if (as.switch_user && chown(dir_.path().c_str(), as.uid, as.gid) != 0) {
-    throw std::runtime_error("cannot chown " + dir_.path().string() + " to nobody");
-  }
-  const std::string data = dir_.file("data");
+  // As root the script runs the server as nobody, who must reach data/.
+  fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
   const std::string log = dir_.file("postgres.log");
-
-  const pid_t initdb = spawn({(bin / "initdb").string(), "-D", data, "-U", "postgres", "--auth=trust",
-                              "--no-locale", "-E", "UTF8", "--no-sync", "--no-instructions"},
-                             as, log);
-  const auto initdb_status = wait_until(initdb, until);
-  if (!initdb_status) {
-    ::kill(initdb, SIGKILL);
-    waitpid(initdb, nullptr, 0);
-    throw std::runtime_error("initdb did not finish in time; log:\n" + read_file(log));
-  }
-  if (!WIFEXITED(*initdb_status) || WEXITSTATUS(*initdb_status) != 0) {
-    throw std::runtime_error("initdb failed; log:\n" + read_file(log));
-  }
-
   port_ = free_loopback_port();
-  pid_ = spawn({(bin / "postgres").string(), "-D", data, "-p", std::to_string(port_), "-k", dir_.path().string(),
-                "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off",
-                "-c", "full_page_writes=off", "-c", "max_connections=200", "-c", "shared_buffers=32MB"},
-               as, log);
+  // The script initdb's (a copy of its cached template) and execs the
+  // server: pid_ is the postmaster itself.
+  pid_ = spawn({"/bin/bash", std::string(IDEMPROOF_SOURCE_DIR) + "/scripts/postgres-service.sh", std::to_string(port_),
+                dir_.file("data")},
+               log);
   const std::string ping = "host=127.0.0.1 port=" + std::to_string(port_) +
                            " user=postgres dbname=postgres connect_timeout=2";
   while (PQping(ping.c_str()) != PQPING_OK) {
@@ -178,9 +123,9 @@ PostgresServer::~PostgresServer() { stop(); }
 
 void PostgresServer::stop() {
   if (pid_ <= 0) return;
-  ::kill(pid_, SIGQUIT);  // immediate shutdown: the data is thrown away anyway
+  ::kill(-pid_, SIGQUIT);  // immediate shutdown: the data is thrown away anyway
   if (!wait_until(pid_, Clock::now() + std::chrono::seconds(15))) {
-    ::kill(pid_, SIGKILL);
+    ::kill(-pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
   pid_ = -1;

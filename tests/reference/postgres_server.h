@@ -1,16 +1,19 @@
 // PostgresServer: a PostgreSQL server of the test's own, as the Redis tests
-// start redis-server: initdb into a fresh temporary folder, `postgres` on a
-// free 127.0.0.1 port with its Unix socket in that folder (fsync off: the
-// data dies with the test), trust authentication for the superuser
-// `postgres`. The constructor returns once the server accepts connections
-// (or throws, with the server's log, at the deadline); the destructor always
-// stops the server (SIGQUIT, then SIGKILL after a deadline), reaps it and
-// removes the folder. Nothing here uses a server the machine happens to run.
+// start redis-server: scripts/postgres-service.sh (the same script target
+// files start as a service, so there is one way to start a server) on a fresh
+// temporary folder: a new cluster (a copy of the script's cached initdb
+// template), `postgres` on a free 127.0.0.1 port with its Unix socket in that
+// folder (fsync off: the data dies with the test), trust authentication for
+// the superuser `postgres`. The constructor returns once the server accepts
+// connections (or throws, with the server's log, at the deadline); the
+// destructor always stops the server (SIGQUIT to its process group, then
+// SIGKILL after a deadline), reaps it and removes the folder. Nothing here
+// uses a server the machine happens to run.
 //
-// The binaries come from the newest /usr/lib/postgresql/*/bin (Debian's
-// `postgresql` package), not from PATH. PostgreSQL refuses to run as root:
-// as root, initdb and the server run as the user `nobody`, the folder
-// chowned to it (so $TMPDIR, default /tmp, must be reachable by nobody).
+// The script takes the binaries from the newest /usr/lib/postgresql/*/bin
+// (Debian's `postgresql` package), not from PATH, and as root runs initdb and
+// the server as `nobody` (so $TMPDIR, default /tmp, must be reachable by
+// nobody).
 //
 // Not thread-safe: one owner thread.
 #pragma once
