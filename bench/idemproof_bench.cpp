@@ -6,9 +6,13 @@
 //   3. proxy overhead: latency through the proxy (no fault) vs direct,
 //      interleaved request by request;
 //   4. (--sections explore) `idemproof explore` live: trials/s against the
-//      correct reference, time to first violation per flaw (explore_section.h).
+//      correct reference, time to first violation per flaw (explore_section.h);
+//   5. (--sections store) the reference's throughput with distinct keys on
+//      SQLite vs PostgreSQL, 1 vs 3 instances sharing the store.
 // Modes are interleaved round by round so machine noise hits all alike.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +22,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -300,12 +305,116 @@ void overhead_section(const std::string& ref_binary, int requests) {
   }
 }
 
+// The store section: POST /orders with distinct keys (every request a new
+// claim, a new order, a completion) from `clients` threads, each with one
+// keep-alive connection per instance, `requests` in all, request i going to
+// instance i mod N (round-robin). The instances share the store: one SQLite
+// file, or one PostgreSQL server started by scripts/postgres-service.sh (a
+// fresh one per row). Latency is per request, client side.
+struct StoreRow {
+  std::string store;
+  int instances;
+};
+
+struct Load {
+  double seconds = 0;
+  std::vector<double> ms;  // answered 2xx
+  int errors = 0;          // no answer or not 2xx
+};
+
+Load drive_orders(const std::vector<std::string>& bases, int clients, int requests, const std::string& tag) {
+  std::atomic<int> next{0};
+  std::atomic<int> errors{0};
+  std::vector<std::vector<double>> ms(static_cast<std::size_t>(clients));
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      std::vector<std::unique_ptr<TestClient>> connections;
+      for (std::size_t k = 0; k < bases.size(); ++k) connections.push_back(std::make_unique<TestClient>());
+      for (int i = next++; i < requests; i = next++) {
+        const std::size_t instance = static_cast<std::size_t>(i) % bases.size();
+        const std::string biz = tag + "-" + std::to_string(i);
+        auto a = connections[instance]->send("POST", bases[instance] + "/orders",
+                                            {"Idempotency-Key: k-" + biz, "Content-Type: application/json"},
+                                            create_order("", biz).body, 30000);
+        if (!a.answered || a.status / 100 != 2) {
+          ++errors;
+        } else {
+          ms[static_cast<std::size_t>(c)].push_back(a.seconds * 1e3);
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  Load load;
+  load.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (const auto& v : ms) load.ms.insert(load.ms.end(), v.begin(), v.end());
+  load.errors = errors;
+  return load;
+}
+
+void store_section(const std::string& ref_binary, int clients, int requests) {
+  namespace fs = std::filesystem;
+  const fs::path scratch = fs::temp_directory_path() / ("idemproof-bench-store-" + std::to_string(getpid()));
+  fs::create_directories(scratch);
+  fs::permissions(scratch, fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);  // nobody's server
+  std::cout << "\n### Store: throughput with distinct keys (POST /orders, " << clients << " keep-alive clients, "
+            << requests << " requests per row, round-robin over the instances; latency in ms)\n\n"
+            << "| store | instances | requests/s | p50 | p99 | errors |\n|---|---|---|---|---|---|\n";
+  const std::vector<StoreRow> rows = {{"SQLite", 1}, {"SQLite", 3}, {"PostgreSQL", 1}, {"PostgreSQL", 3}};
+  int n = 0;
+  for (const StoreRow& row : rows) {
+    const std::string folder = (scratch / std::to_string(++n)).string();
+    fs::create_directories(folder);
+    ReferenceProcess postgres;  // declared before the instances: stopped after them
+    std::vector<std::string> store_args;
+    if (row.store == "PostgreSQL") {
+      const std::uint16_t port = free_loopback_port();
+      const std::string why = postgres.start_printing(
+          {"bash", std::string(IDEMPROOF_SOURCE_DIR) + "/scripts/postgres-service.sh", std::to_string(port),
+           folder + "/pg"},
+          port, "database system is ready to accept connections", std::chrono::seconds(120));
+      if (!why.empty()) {
+        std::cout << "| " << row.store << " | " << row.instances << " | not measured: " << why << " ||||\n";
+        continue;
+      }
+      store_args = {"--db", folder + "/ref.db",  // what --store leaves in SQLite, shared too
+                    "--store", "postgres://postgres@127.0.0.1:" + std::to_string(port) + "/postgres"};
+    } else {
+      store_args = {"--db", folder + "/ref.db"};
+    }
+    std::vector<std::unique_ptr<ReferenceProcess>> instances;
+    std::vector<std::string> bases;
+    std::string why;
+    for (int k = 0; k < row.instances && why.empty(); ++k) {
+      std::vector<std::string> argv = {ref_binary, "--port", "0"};
+      argv.insert(argv.end(), store_args.begin(), store_args.end());
+      instances.push_back(std::make_unique<ReferenceProcess>());
+      why = instances.back()->start_command(ref_args(argv), std::chrono::seconds(30));
+      bases.push_back("http://127.0.0.1:" + std::to_string(instances.back()->port()));
+    }
+    if (!why.empty()) {
+      std::cout << "| " << row.store << " | " << row.instances << " | not measured: " << why << " ||||\n";
+      continue;
+    }
+    drive_orders(bases, clients, std::min(requests, 10 * clients), "warm-" + std::to_string(n));
+    const Load load = drive_orders(bases, clients, requests, "store-" + std::to_string(n));
+    std::cout << "| " << row.store << " | " << row.instances << " | "
+              << fmt(static_cast<double>(load.ms.size()) / load.seconds, 0) << " | " << fmt(percentile(load.ms, 50), 2)
+              << " | " << fmt(percentile(load.ms, 99), 2) << " | " << load.errors << " |\n";
+    std::cout.flush();
+  }
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"idemproof-bench: burst spread, check-then-insert detection, proxy overhead"};
+  CLI::App app{"idemproof-bench: burst spread, check-then-insert detection, proxy overhead, explore, store"};
   std::string ref_binary;
-  int bursts = 50, detect_bursts = 40, requests = 2000;
+  int bursts = 50, detect_bursts = 40, requests = 2000, store_clients = 8, store_requests = 3000;
   std::size_t detect_n = 32;
   std::vector<std::string> sections{"spread", "detect", "overhead"};
   app.add_option("--ref", ref_binary, "idemproof-ref binary")->required();
@@ -313,7 +422,9 @@ int main(int argc, char** argv) {
   app.add_option("--detect-bursts", detect_bursts, "bursts per cell of the detection table")->capture_default_str();
   app.add_option("--detect-n", detect_n, "requests per detection burst")->capture_default_str();
   app.add_option("--requests", requests, "requests per side of the overhead table")->capture_default_str();
-  app.add_option("--sections", sections, "spread, detect, overhead, explore")->capture_default_str();
+  app.add_option("--sections", sections, "spread, detect, overhead, explore, store")->capture_default_str();
+  app.add_option("--store-clients", store_clients, "store: concurrent clients")->capture_default_str();
+  app.add_option("--store-requests", store_requests, "store: requests per row")->capture_default_str();
   idemproof::bench::ExploreBenchOptions explore;  // the explore section (explore_section.h)
   app.add_option("--idemproof", explore.idemproof, "idemproof binary (explore; default: next to --ref)");
   app.add_option("--explore-trials", explore.clean_trials, "explore: trials per file against the correct reference")
@@ -334,6 +445,7 @@ int main(int argc, char** argv) {
     if (s == "spread") spread_section(ref_binary, bursts);
     if (s == "detect") detection_section(ref_binary, detect_bursts, detect_n);
     if (s == "overhead") overhead_section(ref_binary, requests);
+    if (s == "store") store_section(ref_binary, store_clients, store_requests);
     if (s == "explore") {
       // build/reference-impl/idemproof-ref -> build/
       const auto build = std::filesystem::absolute(ref_binary).parent_path().parent_path();

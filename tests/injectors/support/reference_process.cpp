@@ -98,6 +98,17 @@ std::string ReferenceProcess::start_listening(std::vector<std::string> argv, std
   }, "nothing accepting on 127.0.0.1:" + std::to_string(port));
 }
 
+std::string ReferenceProcess::start_printing(std::vector<std::string> argv, std::uint16_t port,
+                                            const std::string& ready_pattern,
+                                            std::chrono::milliseconds ready_timeout) {
+  const std::regex ready(ready_pattern);
+  return spawn_until(std::move(argv), ready_timeout, [&] {
+    if (!std::regex_search(output(), ready)) return false;
+    port_ = port;
+    return true;
+  }, "no line matching '" + ready_pattern + "'");
+}
+
 std::string ReferenceProcess::spawn_until(std::vector<std::string> argv_s, std::chrono::milliseconds ready_timeout,
                                           const std::function<bool()>& ready, const std::string& what) {
   if (dir_.empty()) dir_ = make_dir();

@@ -43,6 +43,11 @@ class ReferenceProcess {
   // once 127.0.0.1:`port` accepts a TCP connection.
   std::string start_listening(std::vector<std::string> argv, std::uint16_t port,
                               std::chrono::milliseconds ready_timeout = std::chrono::seconds(10));
+  // A command that listens on `port` and says when it is ready by printing a
+  // line matching `ready_pattern` (ECMAScript regex) on stdout: PostgreSQL
+  // accepts TCP connections before it accepts logins.
+  std::string start_printing(std::vector<std::string> argv, std::uint16_t port, const std::string& ready_pattern,
+                             std::chrono::milliseconds ready_timeout = std::chrono::seconds(10));
   // What the child wrote to stdout so far.
   std::string output() const;
   // Sends `signal` without waiting.
