@@ -3,8 +3,9 @@
 #   bash bench/run.sh [idemproof-bench options]   e.g. --sections spread, --sections explore
 #   bash bench/run.sh sim [idemproof-sim-bench options]
 # idemproof-bench: burst spread, check-then-insert detection, proxy overhead
-# (default sections) and live explore (--sections explore: it also needs
-# idemproof and idemproof-stub). idemproof-sim-bench: the deterministic
+# (default sections), live explore (--sections explore: it also needs
+# idemproof and idemproof-stub) and the reference's throughput on SQLite vs
+# PostgreSQL (--sections store: Debian's postgresql, scripts/postgres-service.sh). idemproof-sim-bench: the deterministic
 # simulation's interleavings/s and time to first violation per flaw.
 #   IDEMPROOF_BUILD_DIR  build folder (default: build)
 #   IDEMPROOF_JOBS       parallel compile jobs (default: 2)
