@@ -35,6 +35,7 @@
 #include "idemproof/ref/clock.h"
 #include "idemproof/ref/effect_store.h"
 #include "idemproof/ref/payment_provider.h"
+#include "idemproof/ref/postgres_store.h"
 #include "base/problem.h"
 #include "idemproof/ref/reference_service.h"
 #include "idemproof/ref/service_options.h"
@@ -297,7 +298,8 @@ int serve(const ServiceOptions& options) {
         options.payment_provider,
         std::chrono::duration_cast<std::chrono::milliseconds>(options.provider_timeout));
   }
-  SideEffectRoutes side_effects(options.service, store.store(), effects, clock, provider.get());
+  SideEffectRoutes side_effects(options.service, store.store(), effects, clock, provider.get(),
+                                /*orders_apart=*/is_postgres_url(options.store));
   service.add_extension(side_effects);
   // Before the first request: what a crash left pending is settled by asking.
   try {

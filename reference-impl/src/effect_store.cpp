@@ -156,7 +156,8 @@ PaymentIntent EffectStore::record_unkeyed_payment(const std::string& biz_no, std
 }
 
 CallbackOutcome EffectStore::apply_callback(const std::string& seq, const std::string& biz_no,
-                                            const std::string& event, Dedup dedup) {
+                                            const std::string& event, Dedup dedup,
+                                            const std::function<void(const std::string&)>& release_stock) {
   return in_transaction([&] {
     CallbackOutcome out;
     std::string state = "none";
@@ -187,7 +188,9 @@ CallbackOutcome EffectStore::apply_callback(const std::string& seq, const std::s
       }
     }
     // The effect of the transition: a refund gives the biz's stock back.
-    if (event == "refunded") {
+    if (event == "refunded" && release_stock) {
+      release_stock(biz_no);
+    } else if (event == "refunded") {
       Stmt orders(db_, "SELECT sku, qty FROM orders WHERE biz_no = ?1");
       orders.bind(1, biz_no);
       std::vector<std::pair<std::string, std::int64_t>> lines;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -90,8 +91,14 @@ class EffectStore {
   // paid -> refunded; "refunded" also releases the stock of the biz's
   // orders. Dedup::off (callback-no-dedup): neither the sequence number nor
   // the transition is checked, the effect runs every time.
+  // `release_stock` set: the orders and stock live in another store (--store
+  // postgres://): it releases them there, inside this transaction's span, so
+  // its failure rolls the callback back. Its commit and this one are two, so
+  // a crash between them would release the stock again on redelivery.
+  // Unset: orders and stock are in this file, one transaction for all.
   CallbackOutcome apply_callback(const std::string& seq, const std::string& biz_no,
-                                 const std::string& event, Dedup dedup);
+                                 const std::string& event, Dedup dedup,
+                                 const std::function<void(const std::string& biz_no)>& release_stock = {});
   // {"biz_no", "state", "applied"} (state "none" when no callback applied).
   nlohmann::json callback_state(const std::string& biz_no);
 

@@ -39,8 +39,11 @@ namespace idemproof::ref {
 class SideEffectRoutes final : public RouteExtension {
  public:
   // `provider` may be null: /payments then answers 503 provider-not-configured.
+  // `orders_apart`: `store` keeps orders and stock elsewhere than the
+  // EffectStore's file (--store postgres://), so a refund releases stock
+  // through `store`, not by SQL on that file.
   SideEffectRoutes(ServiceConfig config, Store& store, EffectStore& effects, const Clock& clock,
-                   PaymentProvider* provider);
+                   PaymentProvider* provider, bool orders_apart = false);
 
   std::optional<HttpResponse> route(const HttpRequest& request, std::string_view rel,
                                     const std::string& path, const std::string& query) override;
@@ -69,6 +72,7 @@ class SideEffectRoutes final : public RouteExtension {
 
   ServiceConfig config_;
   Store& store_;
+  const bool orders_apart_;
   EffectStore& effects_;
   const Clock& clock_;
   PaymentProvider* provider_;
