@@ -30,6 +30,11 @@ void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
   cmd.add_option("--confirm", a.confirm, "reruns of the minimal plan for its reproduction rate (default 5)");
   cmd.add_option("--flaw", a.flaw, "start the target with this flaw (its start.flaw_args)");
   cmd.add_option("--build-dir", a.build_dir, "{{build_dir}} in target files");
+  cmd.add_option("--isolation", a.isolation,
+                 "namespace: trials reuse a running target with fresh keys and ids, restarted only after a plan "
+                 "that may change it (kill, restart, pause...); process: a fresh target per trial")
+      ->check(CLI::IsMember({"namespace", "process"}))
+      ->capture_default_str();
   cmd.add_flag("--strict", a.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
   cmd.add_option("--profile", a.profile,
                  "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
@@ -55,6 +60,8 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
   for (const auto& e : report->excluded) out << "  not in the alphabet: " << e.op << " (" << e.reason << ")\n";
   out << report->trials_run << " trial(s) run of " << report->trials_budget << ", " << report->runs
       << " scenario run(s) in all, " << report->undecided << " error(s), " << report->elapsed_ms << " ms\n"
+      << "isolation " << report->isolation << ": the target started " << report->target_starts << " time(s), reused by "
+      << report->target_reuses << " run(s)\n"
       << report->passed << " passed, " << report->undecided_trials << " undecided, " << report->unexercised_trials
       << " unexercised, " << (report->violation ? 1 : 0) << " violation(s)\n";
   if (report->time_budget_hit) out << "time budget reached: not every trial (or shrink) ran\n";
@@ -134,6 +141,7 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
   }
   if (!a.flaw.empty()) o.flaw = a.flaw;
   o.strict = a.strict;
+  o.isolation = a.isolation == "process" ? runtime::Isolation::kProcess : runtime::Isolation::kNamespace;
   o.vars["build_dir"] = a.build_dir.empty() ? default_build_dir : fs::absolute(a.build_dir).string();
   o.vars["source_dir"] = source_dir;
   o.cancel = &runtime::InterruptFlag();

@@ -36,6 +36,7 @@ struct ExploreArgs {
   std::string profile;  // --profile
   std::string build_dir;
   bool strict = false;  // --strict
+  std::string isolation = "namespace";  // --isolation namespace|process
 };
 
 void AddExploreOptions(CLI::App& command, ExploreArgs& args);

@@ -74,6 +74,9 @@ class Exploration {
       WriteRepro();
     }
     report_.elapsed_ms = MsSince(start_);
+    report_.isolation = runtime::IsolationName(options_.isolation);
+    report_.target_starts = interpreter_.environment_starts();
+    report_.target_reuses = interpreter_.environment_reuses();
     CleanTrials();
     dir_.WriteFile("explore.json", report_.ToJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     return report_;
@@ -315,6 +318,9 @@ nlohmann::json ExploreReport::ToJson() const {
   j["time_budget_hit"] = time_budget_hit;
   j["interrupted"] = interrupted;
   if (!stop_reason.empty()) j["stop_reason"] = stop_reason;
+  j["isolation"] = isolation;
+  j["target_starts"] = target_starts;
+  j["target_reuses"] = target_reuses;
   j["elapsed_ms"] = elapsed_ms;
   j["to_first_failure_ms"] = to_first_failure_ms;
   j["shrinking_ms"] = shrinking_ms;
@@ -328,13 +334,16 @@ Result<ExploreReport> Explore(const ExploreSpec& spec, const TargetDescription& 
   if (!fit.needs.empty()) {
     return Status::InvalidConfig("the target lacks what the spec needs: " + fit.needs.front(), spec.scenario.mark);
   }
-  runtime::Interpreter interpreter(target, runtime::InterpreterOptionsOf(options));
+  runtime::InterpreterOptions interpreter_options = runtime::InterpreterOptionsOf(options);
+  interpreter_options.isolation = options.isolation;
+  runtime::Interpreter interpreter(target, interpreter_options);
   auto alphabet = Alphabet::Build(spec, target, interpreter);
   if (!alphabet.ok()) return alphabet.status();
   auto dir = runtime::RunDirectory::Create(options.out_root, runtime::RunDirectory::NewRunId(options.seed));
   if (!dir.ok()) return dir.status();
   if (!options.target_file.empty()) dir->CopyIn(options.target_file, "target.yaml");
   if (!options.spec_file.empty()) dir->CopyIn(options.spec_file, "spec.yaml");
+  interpreter.KeepProcessesIn(dir->Absolute("targets"));
   Exploration exploration(spec, target, options, interpreter, *alphabet, *dir);
   return exploration.Run();
 }

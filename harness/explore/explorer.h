@@ -69,6 +69,9 @@ struct ExploreOptions {
   const std::atomic<bool>* cancel = nullptr;
   runtime::BurstSender* last_byte_burst = nullptr;
   runtime::FaultRunner* faults = nullptr;
+  // kNamespace: trials reuse a running target (runtime/interpreter.h says
+  // which plans may), in the run directory's targets/ folder.
+  runtime::Isolation isolation = runtime::Isolation::kNamespace;
   std::string out_root = "idemproof-runs";
   std::string target_file;  // copied into the run directory when set
   std::string spec_file;    // idem
@@ -107,6 +110,9 @@ struct ExploreReport {
   bool time_budget_hit = false;
   bool interrupted = false;
   std::string stop_reason;   // the target could not be started/reached, or RapidCheck gave up
+  std::string isolation = "process";
+  int target_starts = 0;   // trials (and reruns) that started their own target and services
+  int target_reuses = 0;   // trials that reused a running one (namespace isolation)
   std::int64_t elapsed_ms = 0;
   std::int64_t to_first_failure_ms = 0;
   std::int64_t shrinking_ms = 0;

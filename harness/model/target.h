@@ -355,7 +355,13 @@ struct TargetDescription {
   std::string name;   // required
   std::string base_url;  // required, templated ("http://127.0.0.1:{{port}}")
   std::optional<StartCommand> start;
-  std::optional<TargetCall> reset;  // run between trials (explore), optional
+  // Before a run that reuses a running target (namespace isolation,
+  // runtime/interpreter.h): a call that clears what a run may leave behind.
+  std::optional<TargetCall> reset;
+  // `isolation: process`: every run gets its own target process, never one
+  // an earlier run left running (a target whose state is not namespaced by
+  // keys and ids). Default `namespace`.
+  bool process_isolation = false;
   IdempotencyContract idempotency;
   Duration request_timeout = std::chrono::seconds(10);  // every request's deadline
   // The most of one answer body the harness keeps (bytes); a longer answer is

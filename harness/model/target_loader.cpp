@@ -98,7 +98,7 @@ class TargetLoader {
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
-                  "services", "messages", "broker", "max_body", "egress", "profile", "callers"},
+                  "services", "messages", "broker", "max_body", "egress", "profile", "callers", "isolation"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -109,6 +109,12 @@ class TargetLoader {
       r_.Fail(base, "base_url must start with http:// or https://");
     if (root["start"]) t.start = Start(root["start"]);
     if (root["reset"]) t.reset = Call(root["reset"], "reset", {});
+    if (root["isolation"]) {
+      const std::string isolation = r_.String(root["isolation"], "isolation");
+      if (isolation != "namespace" && isolation != "process")
+        r_.Fail(root["isolation"], "isolation: '" + isolation + "' is not one of namespace, process");
+      t.process_isolation = isolation == "process";
+    }
     t.idempotency = Profile(root["profile"]).defaults;
     if (root["idempotency"]) t.idempotency = Contract(root["idempotency"], t.idempotency);
     if (root["request_timeout"]) t.request_timeout = r_.Timeout(root["request_timeout"], "request_timeout");

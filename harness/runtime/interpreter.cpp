@@ -1,6 +1,7 @@
 #include "runtime/interpreter.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 #include <set>
 
@@ -35,19 +36,46 @@ class MultiBurst : public BurstSender {
 
 }  // namespace
 
+const char* IsolationName(Isolation isolation) {
+  return isolation == Isolation::kNamespace ? "namespace" : "process";
+}
+
+bool NeedsOwnProcesses(const Scenario& scenario, const TargetDescription& target) {
+  if (target.process_isolation) return true;
+  for (const Step& step : scenario.steps) {
+    switch (step.kind) {
+      case StepKind::kStart:
+      case StepKind::kStop:
+      case StepKind::kKill:
+      case StepKind::kRestart:
+      case StepKind::kPause:
+      case StepKind::kResume:
+      case StepKind::kSpawn: return true;
+      case StepKind::kCause:
+        if (const CapabilityInfo* cause = FindCapability(step.name); cause && cause->ends_target) return true;
+        break;
+      default: break;
+    }
+    if (step.kill_after_answer) return true;
+  }
+  return false;
+}
+
 // One scenario run: the steps in order through the step families, then the
 // heal (Finish), whatever happened.
 class Interpreter::Execution {
  public:
-  Execution(const TargetDescription& target, const InterpreterOptions& options, BurstSender* threads_burst,
-            const Scenario& scenario, std::string dir, const std::string& run_namespace, int ordinal)
-      : ctx_(target, options, threads_burst, scenario, std::move(dir), run_namespace, ordinal) {}
+  // `interpreter` keeps the processes between runs (namespace isolation).
+  Execution(Interpreter& interpreter, const Scenario& scenario, std::string dir, int ordinal)
+      : interpreter_(interpreter),
+        ctx_(interpreter.target_, interpreter.options_, interpreter.threads_burst_.get(), scenario, std::move(dir),
+             interpreter.run_namespace_, ordinal),
+        keep_(interpreter.options_.isolation == Isolation::kNamespace && !interpreter.options_.shared_dir.empty() &&
+              !NeedsOwnProcesses(scenario, interpreter.target_)) {}
 
   ScenarioRun Run() {
     ctx_.MarkStart();
-    Status started = StartServices(ctx_);
-    ctx_.StartInstances();
-    if (started.ok()) started = ControlTarget(ctx_, StepKind::kStart, -1);
+    Status started = keep_ && interpreter_.kept_ ? Reuse() : StartAll();
     if (!started.ok()) {
       ctx_.out().error = started;
     } else {
@@ -128,8 +156,38 @@ class Interpreter::Execution {
     }
   }
 
+  // Starts the services, the egress proxies and the target (in a shared
+  // folder of their own when they may be kept).
+  Status StartAll() {
+    if (keep_) {
+      const std::string dir =
+          interpreter_.options_.shared_dir + "/env-" + std::to_string(interpreter_.environment_starts_ + 1);
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      ctx_.SetEnvironmentDir(dir);
+    }
+    ++interpreter_.environment_starts_;
+    Status started = StartServices(ctx_);
+    ctx_.StartInstances();
+    if (started.ok()) started = ControlTarget(ctx_, StepKind::kStart, -1);
+    return started;
+  }
+
+  // Adopts the processes the last run left running, makes the target's reset call.
+  Status Reuse() {
+    TargetEnvironment kept = std::move(*interpreter_.kept_);
+    interpreter_.kept_.reset();
+    const int runs = kept.runs;
+    ctx_.Adopt(std::move(kept));
+    ++interpreter_.environment_reuses_;
+    ctx_.Note(-1, "namespace isolation: the target and services started for an earlier run serve this one too "
+                  "(runs before: " + std::to_string(runs + 1) + ")");
+    return ResetCall(ctx_);
+  }
+
   // Runs whatever happened before: background sends joined, records probed,
-  // faults healed, the heal hook fired, the target stopped and reaped.
+  // faults healed, the heal hook fired, the target stopped and reaped (or,
+  // under namespace isolation, kept running for the next run when it is).
   void Finish() {
     // A paused instance would hold background sends (and the stop) up.
     for (const auto& name : std::set<std::string>(ctx_.paused())) PauseOrResume(ctx_, false, name, -1);
@@ -153,13 +211,19 @@ class Interpreter::Execution {
       Status s = HealHook(ctx_);
       if (!s.ok()) ctx_.Note(-1, "heal hook failed: " + s.ToString());
     }
+    if (keep_ && !ctx_.Cancelled() && out.error.code() != StatusCode::kUnavailable && !may_be_down_ &&
+        (!main.Managed() || main.Running())) {
+      interpreter_.kept_ = std::make_unique<TargetEnvironment>(ctx_.Release());
+      return;
+    }
     if (main.Managed() && main.Running()) ControlTarget(ctx_, StepKind::kStop, -1);
-    ctx_.instances().StopAll();
-    if (ctx_.egress()) ctx_.egress()->Stop();
-    if (ctx_.services()) ctx_.services()->Stop();
+    TargetEnvironment own = ctx_.Release();
+    own.Stop();
   }
 
+  Interpreter& interpreter_;
   StepContext ctx_;
+  const bool keep_;  // the processes may serve the next run too
   bool may_be_down_ = false;  // a step since the last start could have ended the target
 };
 
@@ -170,7 +234,9 @@ Interpreter::Interpreter(const TargetDescription& target, InterpreterOptions opt
                                                     : options_.run_namespace),
       threads_burst_(std::make_unique<MultiBurst>(options_.cancel)) {}
 
-Interpreter::~Interpreter() = default;
+Interpreter::~Interpreter() {
+  if (kept_) kept_->Stop();
+}
 
 std::vector<std::string> Interpreter::NeedsOf(const Scenario& scenario) const {
   std::vector<std::string> needs;
@@ -199,7 +265,7 @@ std::vector<std::string> Interpreter::NeedsOf(const Scenario& scenario) const {
 }
 
 ScenarioRun Interpreter::Run(const Scenario& scenario, const std::string& scenario_dir, int ordinal) {
-  Execution execution(target_, options_, threads_burst_.get(), scenario, scenario_dir, run_namespace_, ordinal);
+  Execution execution(*this, scenario, scenario_dir, ordinal);
   return execution.Run();
 }
 

@@ -69,6 +69,10 @@ class FaultEventLog;
 }  // namespace idemproof::injectors
 
 namespace idemproof::runtime {
+struct TargetEnvironment;
+}  // namespace idemproof::runtime
+
+namespace idemproof::runtime {
 
 // Sends n requests "at the same instant". Results in the order of requests.
 class BurstSender {
@@ -111,6 +115,22 @@ class FaultRunner {
   virtual std::optional<std::string> ClientBaseUrl() const { return std::nullopt; }
 };
 
+// How scenario runs are kept apart. kProcess: every run starts its own
+// services, egress proxies and target (and stops them). kNamespace: a run
+// whose steps leave the target as they found it (no start, stop, kill,
+// restart, pause, spawn, kill after an answer, cause that ends the target)
+// reuses the processes the last such run left running, in a folder of their
+// own; its keys, biz ids, message and job ids are its own anyway
+// (model/naming.h), and the target's `reset` call, if declared, runs first.
+// A run that could change the target gets processes of its own, and a target
+// found not running afterwards is stopped and started afresh next time.
+enum class Isolation { kProcess, kNamespace };
+const char* IsolationName(Isolation isolation);
+
+// True when the scenario's steps might leave the target other than they
+// found it (see Isolation), or the target file asks for `isolation: process`.
+bool NeedsOwnProcesses(const Scenario& scenario, const TargetDescription& target);
+
 struct InterpreterOptions {
   std::uint64_t seed = 0;
   // The run's namespace (model/naming.h); "" = a fresh one per Interpreter.
@@ -124,6 +144,10 @@ struct InterpreterOptions {
   // Optional senders per burst mode; kThreads defaults to curl multi.
   BurstSender* last_byte_burst = nullptr;
   FaultRunner* faults = nullptr;
+  Isolation isolation = Isolation::kProcess;
+  // kNamespace: where the kept processes run ({{run_dir}} of the target
+  // and services), a fresh sub-folder per start. REQUIRES: set with kNamespace.
+  std::string shared_dir;
 };
 
 // The interpreter's part of a front end's options (a run's, an exploration's):
@@ -172,12 +196,23 @@ class Interpreter {
   // The namespace every Run() names from (options' or a fresh one).
   const std::string& run_namespace() const { return run_namespace_; }
 
+  // Namespace isolation: where kept processes run (see shared_dir), when
+  // the folder is only known after construction.
+  void KeepProcessesIn(const std::string& dir) { options_.shared_dir = dir; }
+  // Namespace isolation: how many times processes were started for a run,
+  // and how many runs reused kept ones.
+  int environment_starts() const { return environment_starts_; }
+  int environment_reuses() const { return environment_reuses_; }
+
  private:
   class Execution;
   const TargetDescription& target_;
   InterpreterOptions options_;
   std::string run_namespace_;
   std::unique_ptr<BurstSender> threads_burst_;
+  std::unique_ptr<TargetEnvironment> kept_;  // kNamespace: the processes between runs
+  int environment_starts_ = 0;
+  int environment_reuses_ = 0;
 };
 
 }  // namespace idemproof::runtime

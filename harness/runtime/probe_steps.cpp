@@ -12,13 +12,13 @@ namespace {
 // recorded with it. A hook that failed (a command ending non-zero, a request
 // not answered or answered non-2xx) is recorded, then reported as an error:
 // the premise it was to cause may not have happened.
-Status Hook(StepContext& ctx, const std::string& name, const std::string& biz_name, int index,
-            StepContext::CallMode mode, const std::string& cause = "") {
-  auto it = ctx.target().hooks.find(name);
-  if (it == ctx.target().hooks.end()) return Status(StatusCode::kUnsupported, "the target declares no hook " + name);
+// A hook's call, recorded as hook `name`; a failed call or a non-2xx answer
+// is an error (what it causes may not have happened).
+Status HookCall(StepContext& ctx, const std::string& name, const TargetCall& call, const std::string& biz_name,
+                int index, StepContext::CallMode mode, const std::string& cause = "") {
   HistoryEvent invoke = HookInvoke(name, index);
   if (!cause.empty()) invoke.value["cause"] = cause;
-  auto outcome = ctx.Call(it->second.call, ctx.VarsFor("", biz_name, index), mode);
+  auto outcome = ctx.Call(call, ctx.VarsFor("", biz_name, index), mode);
   if (!outcome.ok()) return outcome.status();
   HistoryEvent done = CompletionOf(invoke, outcome->type);
   ctx.Append(std::move(invoke), outcome->start_ns);
@@ -40,6 +40,13 @@ Status Hook(StepContext& ctx, const std::string& name, const std::string& biz_na
     return Status(StatusCode::kProcessError, "hook " + name + " failed (" + failed +
                                                 "): what it causes may not have happened");
   return Status::Ok();
+}
+
+Status Hook(StepContext& ctx, const std::string& name, const std::string& biz_name, int index,
+            StepContext::CallMode mode, const std::string& cause = "") {
+  auto it = ctx.target().hooks.find(name);
+  if (it == ctx.target().hooks.end()) return Status(StatusCode::kUnsupported, "the target declares no hook " + name);
+  return HookCall(ctx, name, it->second.call, biz_name, index, mode, cause);
 }
 
 // An egress probe: the matching entries of the egress record so far, each
@@ -155,6 +162,11 @@ Status CauseStep(StepContext& ctx, const Step& step, int index) {
 
 // No step names the final heal: it binds the default biz.
 Status HealHook(StepContext& ctx) { return Hook(ctx, "heal", Step().biz, -1, StepContext::CallMode::kUncancelled); }
+
+Status ResetCall(StepContext& ctx) {
+  if (!ctx.target().reset) return Status::Ok();
+  return HookCall(ctx, "reset", *ctx.target().reset, Step().biz, -1, StepContext::CallMode::kCancellable);
+}
 
 void RecordsProbes(StepContext& ctx) {
   for (const auto& [action_name, biz_name] : ctx.Sent()) {

@@ -34,6 +34,9 @@ Status CauseStep(StepContext& ctx, const Step& step, int index);
 // Fires the target's `heal` hook at the end of a run, even after an
 // interrupt (short deadline, the interrupt flag ignored).
 Status HealHook(StepContext& ctx);
+// The target's `reset` call, when declared: before a run that reuses kept
+// processes (namespace isolation), recorded as a hook "reset". Ok when there is none.
+Status ResetCall(StepContext& ctx);
 void RecordsProbes(StepContext& ctx);
 
 }  // namespace idemproof::runtime

@@ -92,7 +92,8 @@ Status PauseOrResume(StepContext& ctx, bool pause, const std::string& name, int 
 
 Status StartServices(StepContext& ctx) {
   auto& services = ctx.services();
-  services = std::make_unique<ServiceProcesses>(ctx.target().services, ctx.base_vars(), ctx.dir(), ctx.options().cancel);
+  services = std::make_unique<ServiceProcesses>(ctx.target().services, ctx.base_vars(), ctx.environment_dir(),
+                                                ctx.options().cancel);
   if (ctx.target().services.empty()) return Status::Ok();
   HistoryEvent invoke = ProcessInvoke(event_f::kServices, -1, nlohmann::json::object());
   HistoryEvent done = invoke;
@@ -109,10 +110,14 @@ Status StartServices(StepContext& ctx) {
 
 Status StartEgress(StepContext& ctx) {
   auto& egress = ctx.egress();
+  // Through the route: the proxies may outlive this run (namespace isolation).
+  ctx.route()->Bind(&ctx);
   egress = std::make_unique<EgressProxies>(
       ctx.target().egress,
-      [&ctx](const nlohmann::json& entry, std::int64_t steady_ns) { ctx.Append(EgressEvent(entry), steady_ns); },
-      [&ctx](const nlohmann::json& event, std::int64_t steady_ns) { RecordInjectorEvent(ctx, event, steady_ns); });
+      [route = ctx.route()](const nlohmann::json& entry, std::int64_t steady_ns) {
+        route->Record(EgressEvent(entry), steady_ns);
+      },
+      [route = ctx.route()](const nlohmann::json& event, std::int64_t steady_ns) { route->Injector(event, steady_ns); });
   if (ctx.target().egress.empty()) return Status::Ok();
   HistoryEvent invoke = ProcessInvoke(event_f::kEgress, -1, nlohmann::json::object());
   HistoryEvent done = invoke;

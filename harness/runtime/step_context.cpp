@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "runtime/child_process.h"
+#include "runtime/fault_steps.h"
 #include "runtime/interrupt.h"
 #include "runtime/request_render.h"
 
@@ -68,12 +69,63 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
   // A scenario run is one "run" of the target ({{run}} is its namespace):
   // {{run_dir}} is that scenario run's folder, so each gets a fresh store.
   base_vars_["run_dir"] = dir_;
+  env_.dir = dir_;
   for (const auto& [name, action] : target.actions) {
     for (const auto& [var, path] : action.capture) capture_names_.insert(var);
   }
 }
 
-StepContext::~StepContext() { JoinBackground(); }
+StepContext::~StepContext() {
+  JoinBackground();
+  env_.route->Bind(nullptr);
+}
+
+void EventRoute::Bind(StepContext* ctx) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ctx_ = ctx;
+}
+
+void EventRoute::Record(HistoryEvent e, std::int64_t steady_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ctx_ != nullptr) ctx_->Append(std::move(e), steady_ns);
+}
+
+void EventRoute::Injector(const nlohmann::json& event, std::int64_t steady_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (ctx_ != nullptr) RecordInjectorEvent(*ctx_, event, steady_ns);
+}
+
+void TargetEnvironment::Stop() {
+  if (instances) instances->StopAll();
+  if (egress) egress->Stop();
+  if (services) services->Stop();
+}
+
+void StepContext::SetEnvironmentDir(const std::string& dir) {
+  env_.dir = dir;
+  base_vars_["run_dir"] = dir;
+}
+
+void StepContext::Adopt(TargetEnvironment env) {
+  env_.route->Bind(nullptr);
+  env_ = std::move(env);
+  for (const auto& [k, v] : env_.vars) base_vars_[k] = v;
+  base_vars_["run_dir"] = env_.dir;
+  ++env_.runs;
+  env_.route->Bind(this);
+}
+
+TargetEnvironment StepContext::Release() {
+  env_.route->Bind(nullptr);
+  if (env_.services)
+    for (const auto& [k, v] : env_.services->Vars()) env_.vars[k] = v;
+  if (env_.egress)
+    for (const auto& [k, v] : env_.egress->Vars()) env_.vars[k] = v;
+  TargetEnvironment out = std::move(env_);
+  env_ = TargetEnvironment{};
+  env_.dir = dir_;
+  return out;
+}
 
 bool StepContext::Cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
 
@@ -105,7 +157,10 @@ std::string StepContext::KeyFor(const std::string& name) {
 }
 
 TemplateVars StepContext::VarsFor(const std::string& key, const std::string& biz_name, int step) {
-  TemplateVars vars = instances_ ? instances_->TargetVars() : base_vars_;
+  TemplateVars vars = env_.instances ? env_.instances->TargetVars() : base_vars_;
+  // The instances keep the variables of the run that started them; a
+  // request names from this run (namespace isolation reuses them).
+  vars["run"] = base_vars_["run"];
   std::lock_guard<std::mutex> lock(mu_);
   vars["key"] = key;
   vars["biz"] = naming_.Biz(biz_name);
@@ -149,11 +204,12 @@ std::vector<std::pair<std::string, std::string>> StepContext::Sent() {
 }
 
 void StepContext::StartInstances() {
-  instances_ = std::make_unique<TargetInstances>(target_, base_vars_, dir_ + "/target", options_.flaw,
-                                                 options_.cancel);
+  env_.instances = std::make_unique<TargetInstances>(target_, base_vars_, env_.dir + "/target", options_.flaw,
+                                                     options_.cancel);
+  env_.route->Bind(this);
 }
 
-std::string StepContext::BaseUrl() { return instances_ ? instances_->MainUrl() : ""; }
+std::string StepContext::BaseUrl() { return env_.instances ? env_.instances->MainUrl() : ""; }
 
 std::string StepContext::ClientBaseUrl() {
   {
@@ -175,7 +231,7 @@ void StepContext::UpdateClientRoute() {
 }
 
 Result<std::string> StepContext::ServiceUrl(const std::string& name) {
-  const std::string url = services_ ? services_->Url(name) : "";
+  const std::string url = env_.services ? env_.services->Url(name) : "";
   if (url.empty()) return Status(StatusCode::kUnsupported, "no running service '" + name + "'");
   return url;
 }
@@ -212,7 +268,7 @@ Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const
   CallOutcome out;
   if (call.request) {
     const bool uncancelled = mode == CallMode::kUncancelled;
-    const std::string base = call.request->base.empty() ? BaseUrl() : (services_ ? services_->Url(call.request->base) : "");
+    const std::string base = call.request->base.empty() ? BaseUrl() : (env_.services ? env_.services->Url(call.request->base) : "");
     auto request = Capped(RenderRequest(*call.request, base, vars, call.request->base.empty() ? target_.headers : HeaderList{},
                                         {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout),
                           target_);

@@ -42,6 +42,39 @@ namespace idemproof::runtime {
 RecordedRequest RecordOf(const HttpRequest& request);
 RecordedExchange RecordOf(const HttpExchange& exchange);
 
+class StepContext;
+
+// Where the events of a long-lived part (the egress proxies and their faults)
+// go: the scenario run using it now, or nowhere between runs (dropped).
+// Thread-safety: any thread; Bind waits for a delivery in progress.
+class EventRoute {
+ public:
+  void Bind(StepContext* ctx);
+  void Record(HistoryEvent e, std::int64_t steady_ns);
+  void Injector(const nlohmann::json& event, std::int64_t steady_ns);
+
+ private:
+  std::mutex mu_;
+  StepContext* ctx_ = nullptr;  // guarded by mu_
+};
+
+// The processes a scenario run talks to: the services, the egress proxies
+// and the target instances. A run owns them; under namespace isolation the
+// interpreter keeps them between runs (interpreter.h), so the next run
+// adopts them instead of starting its own.
+struct TargetEnvironment {
+  std::unique_ptr<ServiceProcesses> services;
+  std::unique_ptr<EgressProxies> egress;  // after services: stopped before them
+  std::unique_ptr<TargetInstances> instances;
+  std::shared_ptr<EventRoute> route = std::make_shared<EventRoute>();
+  TemplateVars vars;  // what the services and egress proxies added to the base variables
+  std::string dir;    // where they run ({{run_dir}} of the target): the first run's folder, or a shared one
+  int runs = 0;       // scenario runs it served
+
+  // Stops the instances, then the egress proxies, then the services.
+  void Stop();
+};
+
 class StepContext {
  public:
   // `target`, `options`, `scenario` must outlive the context.
@@ -91,12 +124,23 @@ class StepContext {
   // services...). Interpreter's thread.
   TemplateVars& base_vars() { return base_vars_; }
   // The target instances; null until StartInstances().
-  TargetInstances& instances() { return *instances_; }
-  bool HasInstances() const { return instances_ != nullptr; }
+  TargetInstances& instances() { return *env_.instances; }
+  bool HasInstances() const { return env_.instances != nullptr; }
   void StartInstances();
-  std::unique_ptr<ServiceProcesses>& services() { return services_; }
+  std::unique_ptr<ServiceProcesses>& services() { return env_.services; }
   // The proxies between the target and its downstreams (target `egress:`).
-  std::unique_ptr<EgressProxies>& egress() { return egress_; }
+  std::unique_ptr<EgressProxies>& egress() { return env_.egress; }
+  // Where the egress proxies' events go (bound to this run while it uses them).
+  const std::shared_ptr<EventRoute>& route() { return env_.route; }
+  // The folder the services and the target run in ({{run_dir}} of their
+  // commands): this run's, unless SetEnvironmentDir() chose a shared one.
+  // REQUIRES: before StartServices / StartInstances.
+  const std::string& environment_dir() const { return env_.dir; }
+  void SetEnvironmentDir(const std::string& dir);
+  // Namespace isolation: takes over the processes an earlier run left
+  // running (their variables join the base ones), or hands them back.
+  void Adopt(TargetEnvironment env);
+  TargetEnvironment Release();
   // Any thread: the main instance's URL; where action requests go (an
   // active fault's proxy, else the main instance); whether a fault routes them.
   std::string BaseUrl();
@@ -150,10 +194,8 @@ class StepContext {
   HttpClient client_;
   ScenarioRun out_;
   std::int64_t t0_ = 0;
-  std::unique_ptr<ServiceProcesses> services_;
-  std::unique_ptr<EgressProxies> egress_;  // after services_: stopped before them
   std::map<std::string, FaultDeclaration> caused_faults_;
-  std::unique_ptr<TargetInstances> instances_;
+  TargetEnvironment env_;
   std::vector<std::thread> background_;
   std::set<std::string> started_faults_;
   std::set<std::string> paused_;

@@ -48,7 +48,8 @@ std::string ReadFile(const std::string& path) {
 }
 
 ExploreReport Explored(const std::string& spec_name, const std::string& flaw, std::uint64_t seed,
-                       std::optional<int> trials = std::nullopt) {
+                       std::optional<int> trials = std::nullopt,
+                       runtime::Isolation isolation = runtime::Isolation::kNamespace) {
   auto target = LoadTargetFile(kTargetFile);
   REQUIRE(target.ok());
   auto loaded = LoadExploreSpec(kSource + "/scenarios/explore/" + spec_name + ".yaml", BuiltinOracles().Vocabulary());
@@ -64,6 +65,7 @@ ExploreReport Explored(const std::string& spec_name, const std::string& flaw, st
   o.vars["source_dir"] = kSource;
   o.out_root = Scratch(spec_name + "-" + (flaw.empty() ? "correct" : flaw));
   o.target_file = kTargetFile;
+  o.isolation = isolation;
   o.confirm = 3;
   o.reruns = 1;  // these flaws are deterministic: one try per shrink candidate keeps the test short
   auto report = Explore(*spec, *target, o);
@@ -163,6 +165,33 @@ TEST_CASE("the same seed explores the same plans, the correct service shows no v
   REQUIRE(plans(a).size() == 12);
   CHECK(plans(a) == plans(b));
   CHECK(plans(a) != plans(c));
+}
+
+TEST_CASE("namespace isolation reuses one target where a plan leaves it as found, and judges as process isolation does",
+          "[explore][e2e][slow]") {
+  auto lines = [](const ExploreReport& r) {
+    std::vector<std::string> out;
+    std::istringstream in(ReadFile(r.run_dir + "/plans.jsonl"));
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line);
+      out.push_back(j.at("plan").get<std::string>() + " => " + j.at("outcome").get<std::string>());
+    }
+    return out;
+  };
+  const ExploreReport shared = Explored("create-order", "", 99, 12, runtime::Isolation::kNamespace);
+  const ExploreReport own = Explored("create-order", "", 99, 12, runtime::Isolation::kProcess);
+  CHECK(shared.isolation == "namespace");
+  CHECK(own.isolation == "process");
+  // The same plans, each judged the same, whether or not it had a target of its own.
+  REQUIRE(lines(shared).size() == 12);
+  CHECK(lines(shared) == lines(own));
+  CHECK(shared.passed == own.passed);
+  CHECK(shared.unexercised_trials == own.unexercised_trials);
+  CHECK(own.target_starts == 12);
+  CHECK(own.target_reuses == 0);
+  CHECK(shared.target_reuses > 0);
+  CHECK(shared.target_starts + shared.target_reuses == 12);
 }
 
 TEST_CASE("explore finds inbox-no-dedup with generated deliveries, and the repro reproduces", "[explore][e2e][slow]") {
