@@ -36,6 +36,7 @@ struct ExploreArgs {
   std::string profile;  // --profile
   std::string build_dir;
   bool strict = false;  // --strict
+  std::string shard;    // --shard K/N: only the trials i with i mod N = K - 1
 };
 
 void AddExploreOptions(CLI::App& command, ExploreArgs& args);
