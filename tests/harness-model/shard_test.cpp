@@ -50,7 +50,7 @@ std::string RefusalOf(const std::vector<ShardRun>& shards) {
 
 }  // namespace
 
-TEST_CASE("--shard K/N parses 1 <= K <= N, and names what is wrong otherwise", "[shard]") {
+TEST_CASE("shard specs K/N parse with 1 <= K <= N, and name what is wrong otherwise", "[shard]") {
   auto two_of_four = ParseShard("2/4");
   REQUIRE(two_of_four.ok());
   CHECK(two_of_four->index == 2);
@@ -91,7 +91,7 @@ TEST_CASE("the deal is round robin by index: disjoint, covering, within one of e
   CHECK(SuiteDigest({"ab"}) != SuiteDigest({"a", "b"}));
 }
 
-TEST_CASE("a shard's results.json carries the shard; one dealt nothing is never a pass", "[shard]") {
+TEST_CASE("a shard's results.json carries the shard, and one dealt nothing is never a pass", "[shard]") {
   ShardRun two = ShardOf(2, 4, kSuite, "runs/two");
   nlohmann::json j = RunResultsToJson(two.results);
   CHECK(j["shard"]["index"] == 2);
@@ -139,7 +139,7 @@ TEST_CASE("merge of an incomplete set goes on, says which shard is missing, and 
   shards.erase(shards.begin() + 2);  // shard 3/4 lost
   auto merged = MergeShardResults(shards);
   REQUIRE(merged.ok());
-  CHECK(merged->results.scenarios.size() == 4);
+  CHECK(merged->results.scenarios.size() == 5);  // shard 3/4 of six holds one (index 2)
   CHECK(merged->results.Incomplete());
   CHECK(merged->results.ExitCode() == 3);
   CHECK(merged->results.ShardNote().find("INCOMPLETE: shard(s) 3 of 4 missing") != std::string::npos);

@@ -73,7 +73,7 @@ std::string FirstKey(const std::string& run_dir, const json& row) {
 
 }  // namespace
 
-TEST_CASE("--shard takes K/N with 1 <= K <= N, else exit 2 with the reason", "[shard][cli][slow]") {
+TEST_CASE("run and explore take --shard K/N with 1 <= K <= N, else exit 2 with the reason", "[shard][cli][slow]") {
   const std::string dir = ScratchDir("shard-usage");
   for (const char* bad : {"0/4", "5/4", "a/b", "4"}) {
     CliResult r = RunScenarios(dir, "runs", {"--shard", bad});
