@@ -51,16 +51,11 @@ Result<ShardMerge> MergeShardResults(const std::vector<ShardRun>& shards) {
   const ShardOfRun& cut = *first.shard;
   ShardMerge out;
   RunResults& merged = out.results;
-  merged.seed = first.seed;
-  merged.target_name = first.target_name;
-  merged.target_file = first.target_file;
-  merged.flaw = first.flaw;
-  merged.profile = first.profile;
-  merged.strict = first.strict;
-  merged.tool_version = first.tool_version;
-  merged.run_namespace = first.run_namespace;
-  merged.started = first.started;
-  merged.finished = first.finished;
+  // The run's own fields (target, seed, flaw, profile, ...) are the shards' shared ones.
+  merged = first;
+  merged.run_id.clear();
+  merged.scenarios.clear();
+  merged.shard.reset();
   MergedShards info;
   info.count = cut.shard.count;
   info.bound = cut.bound;
