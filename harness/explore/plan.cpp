@@ -5,7 +5,6 @@
 
 #include <rapidcheck/state.h>
 
-#include "base/stable_hash.h"
 
 namespace idemproof::explore {
 
@@ -81,7 +80,12 @@ rc::Gen<Plan> PlanGen(const Alphabet& alphabet, int max_ops) {
 }
 
 rc::Gen<Plan> TrialPlanGen(const Alphabet& alphabet, int max_ops, std::uint64_t seed, int trial) {
-  const rc::Random random(MixBits(seed ^ MixBits(static_cast<std::uint64_t>(trial) + 1)));
+  // The (trial + 1)-th split of Random(seed): the random RapidCheck's own
+  // search loop hands its case `trial` (when nothing was discarded), so the
+  // plans, and what was measured with them, stay those of one search.
+  rc::Random stream(seed);
+  rc::Random random = stream.split();
+  for (int i = 0; i < trial; ++i) random = stream.split();
   const rc::Shrinkable<Plan> drawn = PlanGen(alphabet, max_ops)(random, trial % std::max(1, max_ops));
   return rc::Gen<Plan>([drawn](const rc::Random&, int) { return drawn; });
 }

@@ -37,12 +37,13 @@ struct Plan {
 rc::Gen<Plan> PlanGen(const Alphabet& alphabet, int max_ops);
 
 // Trial `trial` (0-based) of an exploration seeded `seed`: the plan drawn
-// from (seed, trial) alone, with a generator of its own (rc::Random of a
-// seed mixed from the two) at a size of its own (trial mod max_ops). So
-// trial i of `explore --shard K/N` is the plan the unsharded run draws as
-// trial i, whatever the budget and the other trials (RapidCheck's own loop
-// draws case i after cases 0..i-1, at a size spread over the budget). The
-// Gen always yields that plan, and shrinks it as PlanGen's values shrink.
+// from (seed, trial) alone: the (trial + 1)-th split of rc::Random(seed), as
+// RapidCheck's search loop draws its case `trial`, at size trial mod
+// max_ops. RapidCheck's loop would draw case i only after running cases
+// 0..i-1, at a size spread over the whole budget (and shifted by discards);
+// this one does not, so trial i of `explore --shard K/N` is the plan the
+// unsharded run draws as trial i, whatever the budget and the other trials.
+// The Gen always yields that plan, and shrinks it as PlanGen's values shrink.
 rc::Gen<Plan> TrialPlanGen(const Alphabet& alphabet, int max_ops, std::uint64_t seed, int trial);
 
 // Trials 0..count-1 of TrialPlanGen (before shrinking): the same seed gives
