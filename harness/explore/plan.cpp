@@ -80,9 +80,7 @@ rc::Gen<Plan> PlanGen(const Alphabet& alphabet, int max_ops) {
 }
 
 rc::Gen<Plan> TrialPlanGen(const Alphabet& alphabet, int max_ops, std::uint64_t seed, int trial) {
-  // The (trial + 1)-th split of Random(seed): the random RapidCheck's own
-  // search loop hands its case `trial` (when nothing was discarded), so the
-  // plans, and what was measured with them, stay those of one search.
+  // The (trial + 1)-th split of Random(seed): a function of the two alone.
   rc::Random stream(seed);
   rc::Random random = stream.split();
   for (int i = 0; i < trial; ++i) random = stream.split();

@@ -37,9 +37,8 @@ struct Plan {
 rc::Gen<Plan> PlanGen(const Alphabet& alphabet, int max_ops);
 
 // Trial `trial` (0-based) of an exploration seeded `seed`: the plan drawn
-// from (seed, trial) alone: the (trial + 1)-th split of rc::Random(seed), as
-// RapidCheck's search loop draws its case `trial`, at size trial mod
-// max_ops. RapidCheck's loop would draw case i only after running cases
+// from (seed, trial) alone: the (trial + 1)-th split of rc::Random(seed),
+// at size trial mod max_ops. RapidCheck's loop would draw case i only after running cases
 // 0..i-1, at a size spread over the whole budget (and shifted by discards);
 // this one does not, so trial i of `explore --shard K/N` is the plan the
 // unsharded run draws as trial i, whatever the budget and the other trials.
