@@ -28,6 +28,8 @@
 #include "model/profile.h"
 #include "model/results.h"
 #include "model/scenario.h"
+#include "model/shard.h"
+#include "model/shard_merge.h"
 #include "model/target.h"
 #include "model/yaml_reader.h"
 #include "oracles/oracle.h"
@@ -173,6 +175,7 @@ struct RunArgs {
   std::string profile;  // --profile: replaces the target file's profile:
   std::string build_dir;
   bool strict = false;  // --strict: deviations fail the run (exit 1)
+  std::string shard;    // --shard K/N: only this part of the bound scenarios (model/shard.h)
 };
 
 // True when `scenario` sends or is bound to one of `actions`.
@@ -187,6 +190,15 @@ bool NamesAction(const Scenario& scenario, const std::vector<std::string>& actio
 }
 
 int Run(const RunArgs& args) {
+  std::optional<Shard> shard;
+  if (!args.shard.empty()) {
+    auto parsed = ParseShard(args.shard);
+    if (!parsed.ok()) {
+      std::cerr << "idemproof: " << parsed.status().message() << "\n";
+      return kExitUsage;
+    }
+    shard = *parsed;
+  }
   auto target = LoadTargetFile(args.target_file, args.profile);
   if (!target.ok()) {
     std::cerr << ConsoleSafe(target.status().ToString()) << "\n";
@@ -234,6 +246,19 @@ int Run(const RunArgs& args) {
     }
   }
   runtime::SessionOptions options;
+  if (shard) {
+    // Dealt from the whole bound list, so every shard of one matrix cuts the same list.
+    std::vector<std::string> names;
+    for (const auto& s : selected) names.push_back(s.name);
+    options.shard = ShardOfRun{*shard, static_cast<int>(selected.size()), SuiteDigest(names)};
+    std::vector<Scenario> dealt;
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      if (!shard->Holds(i)) continue;
+      dealt.push_back(std::move(selected[i]));
+      options.ordinals.push_back(static_cast<int>(i));
+    }
+    selected = std::move(dealt);
+  }
   options.seed = args.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
   // Fresh per run unless given: two runs against one long-lived target never share keys.
   options.run_namespace =
@@ -259,8 +284,12 @@ int Run(const RunArgs& args) {
             << target->name << (args.flaw.empty() ? "" : " with flaw " + args.flaw) << "\n"
             << "seed " << options.seed << ", namespace " << options.run_namespace << " (replay with --seed "
             << options.seed << " --namespace " << options.run_namespace << ")\n"
-            << "run directory " << dir->path() << "\n"
-            << std::flush;
+            << "run directory " << dir->path() << "\n";
+  if (options.shard) {
+    std::cout << "shard " << shard->ToString() << ": " << selected.size() << " of " << options.shard->bound
+              << " bound scenario(s), dealt round robin by their index in the bound list\n";
+  }
+  std::cout << std::flush;
 
   ProgressLine progress;
   options.on_start = [&](std::size_t i, std::size_t n, const Scenario& s) {
@@ -283,7 +312,90 @@ int Run(const RunArgs& args) {
     std::cerr << "idemproof: " << ConsoleSafe(outcome.stop_reason) << "\n";
     return kExitUndecided;
   }
+  if (options.shard && selected.empty()) {
+    std::cerr << "idemproof: shard " << shard->ToString() << " was dealt no scenario (" << options.shard->bound
+              << " bound over " << shard->count << " shards): nothing was checked, exit 3\n";
+  }
   return outcome.results.ExitCode();
+}
+
+struct MergeArgs {
+  std::vector<std::string> run_dirs;
+  std::string out_dir = "idemproof-runs";
+  std::string junit_file;
+  std::string json_file;
+};
+
+// `idemproof merge`: the shards' run folders into one run folder (results,
+// JUnit, reports, and each scenario's folder copied, so `check` and `report`
+// work on it as on a run's).
+int Merge(const MergeArgs& args) {
+  std::vector<ShardRun> shards;
+  for (const auto& run_dir : args.run_dirs) {
+    const fs::path results_file = fs::path(run_dir) / "results.json";
+    if (!fs::exists(results_file)) {
+      std::cerr << "idemproof merge: " << run_dir << ": no results.json"
+                << (fs::exists(fs::path(run_dir) / "explore.json")
+                        ? " (an explore run folder: explore shards are merged by reading their explore.json, "
+                          "not by merge)"
+                        : " (not a run folder of idemproof run --shard)")
+                << "\n";
+      return kExitUsage;
+    }
+    auto results = ReadRunResults(results_file.string());
+    if (!results.ok()) {
+      std::cerr << "idemproof merge: " << results.status().ToString() << "\n";
+      return kExitUsage;
+    }
+    shards.push_back({run_dir, std::move(results).value()});
+  }
+  auto merge = MergeShardResults(shards);
+  if (!merge.ok()) {
+    std::cerr << "idemproof merge: " << merge.status().message() << "\n";
+    return kExitUsage;
+  }
+  RunResults& merged = merge->results;
+  auto dir = runtime::RunDirectory::Create(args.out_dir, runtime::RunDirectory::NewRunId(merged.seed) + "-merged");
+  if (!dir.ok()) {
+    std::cerr << "idemproof merge: " << dir.status().message() << "\n";
+    return kExitUsage;
+  }
+  merged.run_id = dir->id();
+  for (const auto& shard : shards) {
+    const fs::path target_copy = fs::path(shard.dir) / "target.yaml";
+    if (fs::exists(target_copy)) {
+      dir->CopyIn(target_copy.string(), "target.yaml");
+      break;
+    }
+  }
+  for (std::size_t i = 0; i < merged.scenarios.size(); ++i) {
+    ScenarioResult& row = merged.scenarios[i];
+    if (row.history_file.empty()) continue;
+    const fs::path history(row.history_file);
+    auto folder = dir->AddScenarioFolder(history.begin()->string());
+    std::error_code ec;
+    if (folder.ok())
+      fs::copy(fs::path(merge->row_dirs[i]) / *history.begin(), dir->Absolute(*folder),
+               fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+    if (!folder.ok() || ec) {
+      std::cerr << "idemproof merge: cannot copy " << row.name << "'s folder from " << merge->row_dirs[i] << ": "
+                << (ec ? ec.message() : folder.status().message()) << "\n";
+      return kExitUsage;
+    }
+    row.history_file = (fs::path(*folder) / history.lexically_relative(*history.begin())).string();
+  }
+  if (Status written = dir->WriteResults(merged); !written.ok()) {
+    std::cerr << "idemproof merge: " << written.message() << "\n";
+    return kExitUsage;
+  }
+  std::cout << "idemproof merge: " << shards.size() << " shard folder(s) of " << merged.target_name << ", seed "
+            << merged.seed << "\n\n";
+  cli::PrintSummaryTable(merged, std::cout);
+  WriteOutputs(merged, args.junit_file, args.json_file, &*dir);
+  std::cout << "\nrun directory: " << dir->path() << " (results.json, junit.xml, histories)\n";
+  cli::WriteRunReports(dir->path(), std::cout, std::cerr);
+  if (merged.Incomplete()) std::cerr << "idemproof merge: " << merged.ShardNote() << "\n";
+  return merged.ExitCode();
 }
 
 int Lint(const std::vector<std::string>& paths, const std::string& target_file) {
@@ -354,6 +466,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--strict", run.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
   run_cmd->add_option("--profile", run.profile,
                       "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
+  run_cmd->add_option("--shard", run.shard,
+                      "K/N: run only shard K of N of the bound scenarios (round robin by index; see merge)");
   run_cmd->add_option("--build-dir", run.build_dir,
                       "{{build_dir}} in target files (default: $IDEMPROOF_BUILD_DIR, else the build "
                       "folder holding this executable)");
@@ -371,6 +485,13 @@ int main(int argc, char** argv) {
   check_cmd->add_option("--junit", check_junit, "write the JUnit XML here");
   check_cmd->add_option("--json", check_json, "write the results JSON here");
   check_cmd->add_flag("--strict", check_strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
+
+  MergeArgs merge;
+  auto* merge_cmd = app.add_subcommand("merge", "merge the run folders of `run --shard K/N` into one run folder");
+  merge_cmd->add_option("run_dirs", merge.run_dirs, "the shards' run folders")->required();
+  merge_cmd->add_option("--out", merge.out_dir, "where the merged run folder goes")->capture_default_str();
+  merge_cmd->add_option("--junit", merge.junit_file, "also write the JUnit XML here");
+  merge_cmd->add_option("--json", merge.json_file, "also write results.json here");
 
   explore::ExploreArgs explore_args;
   auto* explore_cmd = app.add_subcommand(
@@ -402,6 +523,7 @@ int main(int argc, char** argv) {
   if (*run_cmd) return Run(run);
   if (*lint_cmd) return Lint(lint_paths, lint_target);
   if (*check_cmd) return Check(check_dir, check_junit, check_json, check_strict);
+  if (*merge_cmd) return Merge(merge);
   if (*explore_cmd) return Explore(explore_args);
   if (simulate.chosen()) return simulate.Run(std::cout, std::cerr);
   return kExitUsage;

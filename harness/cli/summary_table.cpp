@@ -110,6 +110,7 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
     if (totals[k] > 0) out << " " << totals[k] << " " << k;
   }
   out << "\n";
+  if (const std::string note = results.ShardNote(); !note.empty()) out << note << "\n";
   if (totals["deviation"] > 0)
     out << (results.strict ? "deviations (a SHOULD missed) fail this run: --strict\n"
                            : "deviations (a SHOULD missed) do not fail the run; --strict makes them fail\n");

@@ -8,6 +8,7 @@
 #include "explore/explorer.h"
 #include "model/naming.h"
 #include "model/profile.h"
+#include "model/shard.h"
 #include "oracles/oracle.h"
 #include "runtime/injector_faults.h"
 #include "runtime/interrupt.h"
@@ -35,6 +36,8 @@ void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
                  "that may change it (kill, restart, pause...); process: a fresh target per trial")
       ->check(CLI::IsMember({"namespace", "process"}))
       ->capture_default_str();
+  cmd.add_option("--shard", a.shard,
+                 "K/N: run only the trials i with i mod N = K-1 (each trial's plan depends on the seed and i alone)");
   cmd.add_flag("--strict", a.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
   cmd.add_option("--profile", a.profile,
                  "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
@@ -58,6 +61,12 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
   }
   out << "run directory " << report->run_dir << "\n";
   for (const auto& e : report->excluded) out << "  not in the alphabet: " << e.op << " (" << e.reason << ")\n";
+  if (report->shard) {
+    out << "shard " << report->shard->ToString() << ": " << report->trials_dealt << " of the " << report->trials_budget
+        << " trials (i mod " << report->shard->count << " = " << report->shard->index - 1 << ")"
+        << (report->trials_dealt == 0 ? ": EMPTY, no trial was dealt to this shard: nothing was tried, exit 3" : "")
+        << "\n";
+  }
   out << report->trials_run << " trial(s) run of " << report->trials_budget << ", " << report->runs
       << " scenario run(s) in all, " << report->undecided << " error(s), " << report->elapsed_ms << " ms\n"
       << "isolation " << report->isolation << ": the target started " << report->target_starts << " time(s), reused by "
@@ -119,6 +128,14 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
     }
   }
   ExploreOptions o;
+  if (!a.shard.empty()) {
+    auto shard = ParseShard(a.shard);
+    if (!shard.ok()) {
+      err << "idemproof: " << shard.status().message() << "\n";
+      return 2;
+    }
+    o.shard = *shard;
+  }
   o.seed = a.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
   o.run_namespace = a.run_namespace.empty() ? FreshNamespace(std::random_device{}()) : a.run_namespace;
   o.trials = a.trials;

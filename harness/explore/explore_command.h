@@ -37,6 +37,7 @@ struct ExploreArgs {
   std::string build_dir;
   bool strict = false;  // --strict
   std::string isolation = "namespace";  // --isolation namespace|process
+  std::string shard;    // --shard K/N: only the trials i with i mod N = K - 1
 };
 
 void AddExploreOptions(CLI::App& command, ExploreArgs& args);

@@ -55,14 +55,27 @@ class Exploration {
   ExploreReport Run() {
     start_ = Clock::now();
     plans_log_.open(dir_.Absolute("plans.jsonl"), std::ios::trunc);
-    search::SearchParams params;
-    params.name = spec_.scenario.name;
-    params.seed = options_.seed;
-    params.max_success = report_.trials_budget;
-    params.max_size = std::max(1, report_.max_ops - 1);
-    const search::SearchSummary result = search::SearchProperty<Plan>(
-        PlanGen(alphabet_, report_.max_ops), [this](const Plan& plan) { return Evaluate(plan); }, params,
-        [this](const search::SearchProgress&) { Progress(); });
+    // One search per trial, over that trial's plan alone (TrialPlanGen), so
+    // a shard draws the plans the unsharded run draws; the first failing
+    // trial's search shrinks it, and no trial runs after it.
+    const Shard shard = options_.shard.value_or(Shard{});
+    report_.shard = options_.shard;
+    report_.trials_dealt = static_cast<int>(shard.ItemsOf(static_cast<std::size_t>(report_.trials_budget)));
+    search::SearchSummary result;
+    result.outcome = search::SearchOutcome::kPassed;
+    for (int trial = 0; trial < report_.trials_budget && !report_.violation && !Stopped(); ++trial) {
+      if (!shard.Holds(static_cast<std::size_t>(trial))) continue;
+      search::SearchParams params;
+      params.name = spec_.scenario.name;
+      params.seed = options_.seed;
+      params.max_success = 1;
+      params.max_size = std::max(1, report_.max_ops - 1);
+      result = search::SearchProperty<Plan>(
+          TrialPlanGen(alphabet_, report_.max_ops, options_.seed, trial),
+          [this](const Plan& plan) { return Evaluate(plan); }, params,
+          [this](const search::SearchProgress&) { Progress(); });
+      if (result.outcome == search::SearchOutcome::kGaveUp || result.outcome == search::SearchOutcome::kError) break;
+    }
     if (result.outcome == search::SearchOutcome::kGaveUp && report_.stop_reason.empty()) {
       report_.stop_reason = "RapidCheck gave up: " + result.message;
     } else if (result.outcome == search::SearchOutcome::kError && report_.stop_reason.empty()) {
@@ -277,6 +290,7 @@ int ExploreReport::ExitCode() const {
   if (interrupted) return 130;
   if (!stop_reason.empty() || (runs > 0 && undecided == runs) || undecided_trials > 0) return 3;
   if (trials_run > 0 && passed == 0) return 3;  // nothing was ever exercised
+  if (trials_run == 0) return 3;                 // nothing was tried (a shard dealt no trial)
   return 0;
 }
 
@@ -286,6 +300,7 @@ nlohmann::json ExploreReport::ToJson() const {
   j["seed"] = seed;
   j["namespace"] = run_namespace;
   j["trials_budget"] = trials_budget;
+  if (shard) j["shard"] = {{"index", shard->index}, {"count", shard->count}, {"trials", trials_dealt}};
   j["max_ops"] = max_ops;
   j["trials_run"] = trials_run;
   j["runs"] = runs;

@@ -39,6 +39,7 @@
 #include "explore/plan.h"
 #include "base/duration.h"
 #include "base/status.h"
+#include "model/shard.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "model/verdict.h"
@@ -63,6 +64,9 @@ struct ExploreOptions {
   std::optional<int> reruns;   // default: the spec's explore.reruns
   std::optional<int> confirm;  // default: the spec's explore.confirm
   std::optional<Duration> time_budget;  // absent: none
+  // `--shard K/N`: only the trials i with i mod N = K - 1 (model/shard.h);
+  // each trial's plan depends on the seed and i alone (TrialPlanGen).
+  std::optional<Shard> shard;
   std::optional<std::string> flaw;
   bool strict = false;  // --strict: a deviation verdict fails a trial too
   TemplateVars vars;  // build_dir, source_dir
@@ -84,6 +88,8 @@ struct ExploreReport {
   std::string run_namespace;
   int trials_budget = 0;
   int max_ops = 0;
+  std::optional<Shard> shard;  // --shard: "shard" in explore.json with the trials dealt
+  int trials_dealt = 0;      // the trials of the budget this shard (or the whole run) may run
   int trials_run = 0;        // trials before the first violation (or all)
   int runs = 0;              // every scenario run, shrinking and confirming included
   int undecided = 0;         // runs the tool could not complete (an error; not a verdict)
@@ -119,7 +125,8 @@ struct ExploreReport {
 
   // 1 violation; 130 interrupted; 3 undecided (stop_reason, every run an
   // error, any undecided trial: a clean claim needs every trial judged, or
-  // no trial that exercised anything); 0 none.
+  // no trial that exercised anything, or no trial run at all, as a shard
+  // dealt none); 0 none.
   int ExitCode() const;
   nlohmann::json ToJson() const;
 };

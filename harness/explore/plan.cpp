@@ -5,6 +5,7 @@
 
 #include <rapidcheck/state.h>
 
+
 namespace idemproof::explore {
 
 namespace {
@@ -78,13 +79,18 @@ rc::Gen<Plan> PlanGen(const Alphabet& alphabet, int max_ops) {
   });
 }
 
+rc::Gen<Plan> TrialPlanGen(const Alphabet& alphabet, int max_ops, std::uint64_t seed, int trial) {
+  // The (trial + 1)-th split of Random(seed): a function of the two alone.
+  rc::Random stream(seed);
+  rc::Random random = stream.split();
+  for (int i = 0; i < trial; ++i) random = stream.split();
+  const rc::Shrinkable<Plan> drawn = PlanGen(alphabet, max_ops)(random, trial % std::max(1, max_ops));
+  return rc::Gen<Plan>([drawn](const rc::Random&, int) { return drawn; });
+}
+
 std::vector<Plan> SamplePlans(const Alphabet& alphabet, std::uint64_t seed, int count, int max_ops) {
   std::vector<Plan> out;
-  const rc::Gen<Plan> gen = PlanGen(alphabet, max_ops);
-  rc::Random random(seed);
-  for (int i = 0; i < count; ++i) {
-    out.push_back(gen(random.split(), i % std::max(1, max_ops)).value());
-  }
+  for (int i = 0; i < count; ++i) out.push_back(TrialPlanGen(alphabet, max_ops, seed, i)(rc::Random(), 0).value());
   return out;
 }
 

@@ -36,8 +36,17 @@ struct Plan {
 // Plans of 1..max_ops ops (fewer for small RapidCheck sizes).
 rc::Gen<Plan> PlanGen(const Alphabet& alphabet, int max_ops);
 
-// `count` plans drawn with RapidCheck's generator from `seed`, at sizes
-// growing as in a check: the same seed gives the same plans.
+// Trial `trial` (0-based) of an exploration seeded `seed`: the plan drawn
+// from (seed, trial) alone: the (trial + 1)-th split of rc::Random(seed),
+// at size trial mod max_ops. RapidCheck's loop would draw case i only after running cases
+// 0..i-1, at a size spread over the whole budget (and shifted by discards);
+// this one does not, so trial i of `explore --shard K/N` is the plan the
+// unsharded run draws as trial i, whatever the budget and the other trials.
+// The Gen always yields that plan, and shrinks it as PlanGen's values shrink.
+rc::Gen<Plan> TrialPlanGen(const Alphabet& alphabet, int max_ops, std::uint64_t seed, int trial);
+
+// Trials 0..count-1 of TrialPlanGen (before shrinking): the same seed gives
+// the same plans.
 std::vector<Plan> SamplePlans(const Alphabet& alphabet, std::uint64_t seed, int count, int max_ops);
 
 // The scenario a plan stands for, named `name`.

@@ -1,26 +1,11 @@
 #include "model/naming.h"
 
+#include "base/stable_hash.h"
 #include "model/scenario.h"
 
 namespace idemproof {
 
 namespace {
-
-std::uint64_t Fnv1a(const std::string& s, std::uint64_t h = 1469598103934665603ULL) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
-// splitmix64: a well-spread 64-bit value from any 64-bit input.
-std::uint64_t Mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 std::string Hex(std::uint64_t v, int digits) {
   static const char* d = "0123456789abcdef";
@@ -44,11 +29,11 @@ Status ValidateNamespace(const std::string& name) {
   return Status::Ok();
 }
 
-std::string FreshNamespace(std::uint64_t entropy) { return Hex(Mix(entropy), 6); }
+std::string FreshNamespace(std::uint64_t entropy) { return Hex(MixBits(entropy), 6); }
 
 RunNaming::RunNaming(std::uint64_t seed, const std::string& run_namespace, const std::string& scenario, int ordinal)
     : seed_(seed),
-      run_(Hex(Fnv1a(scenario + "#" + std::to_string(ordinal), seed ^ 0x9e3779b97f4a7c15ULL), 8) + "-" +
+      run_(Hex(StableHash(scenario + "#" + std::to_string(ordinal), seed ^ 0x9e3779b97f4a7c15ULL), 8) + "-" +
            run_namespace) {}
 
 std::string RunNaming::Key(const std::string& name) const {
@@ -62,8 +47,8 @@ std::string RunNaming::Message(const std::string& name) const { return "msg-" + 
 std::string RunNaming::Job(const std::string& name) const { return "job-" + run_ + "-" + name; }
 
 std::string RunNaming::Uuid(int step, int n) const {
-  const std::uint64_t base = Fnv1a(run_ + "/" + std::to_string(step) + "/" + std::to_string(n), seed_);
-  std::string h = Hex(Mix(base), 16) + Hex(Mix(base ^ 0x5851f42d4c957f2dULL), 16);
+  const std::uint64_t base = StableHash(run_ + "/" + std::to_string(step) + "/" + std::to_string(n), seed_);
+  std::string h = Hex(MixBits(base), 16) + Hex(MixBits(base ^ 0x5851f42d4c957f2dULL), 16);
   h[12] = '4';
   return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" +
          h.substr(20, 12);

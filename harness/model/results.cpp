@@ -37,7 +37,37 @@ int RunResults::ExitCode() const {
     if (o == VerdictStatus::kInvalid) return 1;
     if (o == VerdictStatus::kUnknown) undecided = true;
   }
-  return undecided || !complete ? 3 : 0;
+  return undecided || !complete || Incomplete() ? 3 : 0;
+}
+
+bool RunResults::Incomplete() const {
+  if (shard) return scenarios.empty();
+  if (merged_shards)
+    return !merged_shards->missing.empty() || scenarios.size() < static_cast<std::size_t>(merged_shards->bound);
+  return false;
+}
+
+std::string RunResults::ShardNote() const {
+  if (shard) {
+    const std::string line = "shard " + shard->shard.ToString() + ": " + std::to_string(scenarios.size()) + " of " +
+                             std::to_string(shard->bound) + " bound scenario(s)";
+    return scenarios.empty() ? line + " (EMPTY: no scenario was dealt to this shard; use at most " +
+                                   std::to_string(shard->bound) + " shards)"
+                             : line;
+  }
+  if (!merged_shards) return "";
+  const MergedShards& m = *merged_shards;
+  auto list = [](const std::vector<int>& shards) {
+    std::string out;
+    for (int k : shards) out += (out.empty() ? "" : ", ") + std::to_string(k);
+    return out;
+  };
+  std::string line = "merged shards " + list(m.merged) + " of " + std::to_string(m.count) + ": " +
+                     std::to_string(scenarios.size()) + " of " + std::to_string(m.bound) + " bound scenario(s)";
+  if (!Incomplete()) return line;
+  line += " (INCOMPLETE";
+  if (!m.missing.empty()) line += ": shard(s) " + list(m.missing) + " of " + std::to_string(m.count) + " missing";
+  return line + "; not a pass)";
 }
 
 Metrics RunResults::TotalMetrics() const {
@@ -119,6 +149,8 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
   if (!r.run_namespace.empty()) doc["namespace"] = r.run_namespace;
   if (r.strict) doc["strict"] = true;
   doc["profile"] = r.profile;
+  if (r.shard) doc["shard"] = ShardOfRunToJson(*r.shard);
+  if (r.merged_shards) doc["merged_shards"] = MergedShardsToJson(*r.merged_shards, r.Incomplete());
   return doc;
 }
 
@@ -143,6 +175,16 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
     r.tool_version = doc.value("tool_version", "");
     r.strict = doc.value("strict", false);
     r.profile = doc.value("profile", std::string("ietf"));
+    if (doc.contains("shard")) {
+      auto shard = ShardOfRunFromJson(doc["shard"]);
+      if (!shard.ok()) return shard.status();
+      r.shard = *shard;
+    }
+    if (doc.contains("merged_shards")) {
+      auto merged = MergedShardsFromJson(doc["merged_shards"]);
+      if (!merged.ok()) return merged.status();
+      r.merged_shards = *merged;
+    }
     for (const auto& s : doc.value("scenarios", nlohmann::json::array())) {
       auto sr = ScenarioResultFromJson(s);
       if (!sr.ok()) return sr.status();

@@ -7,6 +7,8 @@
 //   3 if any verdict is unknown or a scenario could not run (error set);
 //   3 if the run never finished (complete false: a run directory whose
 //     harness was killed before its last write);
+//   3 if it is a shard that was dealt no scenario, or a merge of shards
+//     that lacks a shard or a scenario (model/shard.h: never a pass);
 //   0 otherwise (valid, not_applicable and, unless strict, deviations).
 // (2, bad usage/config, is decided by the CLI before anything runs.)
 //
@@ -15,12 +17,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "model/metrics.h"
+#include "model/shard.h"
 #include "base/status.h"
 #include "model/verdict.h"
 
@@ -67,8 +71,18 @@ struct RunResults {
   std::string tool_version;
   bool strict = false;    // --strict: deviations fail the run ("strict" in JSON, only when set)
   std::vector<ScenarioResult> scenarios;
+  // `run --shard K/N`: this run is one shard ("shard" in JSON, only when set).
+  std::optional<ShardOfRun> shard;
+  // `idemproof merge`: the shards this run was merged from ("merged_shards").
+  std::optional<MergedShards> merged_shards;
 
   int ExitCode() const;
+  // True for a shard dealt nothing, or a merge missing a shard or a row.
+  bool Incomplete() const;
+  // One line for the console and the reports: "shard 2/4: 2 of 6 bound
+  // scenario(s)", "merged shards 1, 2, 3, 4 of 4: 6 scenario(s)", or with
+  // INCOMPLETE and what is missing; "" for a run that is neither.
+  std::string ShardNote() const;
   // Sum over scenarios.
   Metrics TotalMetrics() const;
 };

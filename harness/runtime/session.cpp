@@ -68,6 +68,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
   results.strict = options.strict;
   results.started = NowRfc3339();
   results.tool_version = options.tool_version;
+  results.shard = options.shard;
   if (!target.file.empty()) dir.CopyIn(target.file, "target.yaml");
 
   Interpreter interpreter(target, InterpreterOptionsOf(options));
@@ -108,7 +109,8 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
       continue;
     }
 
-    ScenarioRun run = interpreter.Run(scenario, dir.Absolute(*folder), static_cast<int>(i));
+    const int ordinal = i < options.ordinals.size() ? options.ordinals[i] : static_cast<int>(i);
+    ScenarioRun run = interpreter.Run(scenario, dir.Absolute(*folder), ordinal);
     result.history_file = *folder + "/history.jsonl";
     Status written = dir.WriteHistory(result.history_file, run.history);
     result.events = static_cast<std::int64_t>(run.history.size());

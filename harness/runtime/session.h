@@ -44,6 +44,12 @@ struct SessionOptions {
   TemplateVars vars;  // build_dir, source_dir; run and run_dir are per scenario
   const std::atomic<bool>* cancel = nullptr;
   std::string tool_version;
+  // `--shard K/N`: recorded in results.json ("shard").
+  std::optional<ShardOfRun> shard;
+  // Per scenario, its index in the whole bound list (a shard runs part of
+  // it), so a shard sends the keys the unsharded run sends; empty: the
+  // index in `scenarios`.
+  std::vector<int> ordinals;
   BurstSender* last_byte_burst = nullptr;
   FaultRunner* faults = nullptr;
   // Called before each scenario (index, count, name) and after (its result).

@@ -172,7 +172,9 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
        " \u00b7 profile <strong>" + H(r.profile) + "</strong>" +
        " \u00b7 " + std::to_string(r.scenarios.size()) + " scenario(s) \u00b7 seed <code>" + std::to_string(r.seed) +
        "</code> \u00b7 exit code " + std::to_string(review.exit_code) + " \u00b7 run " + H(r.run_id) + " \u00b7 " +
-       H(r.started) + "</p></header>\n<main>\n";
+       H(r.started) + "</p>" +
+       (r.ShardNote().empty() ? std::string() : "<p class=\"shard\">" + H(r.ShardNote()) + "</p>") +
+       "</header>\n<main>\n";
 
   // Verdict at a glance.
   h += "<section id=\"glance\"><h2>Verdict at a glance</h2><div class=\"cards\">\n";

@@ -12,6 +12,7 @@
 #include "explore/alphabet.h"
 #include "explore/explore_spec.h"
 #include "explore/plan.h"
+#include "model/shard.h"
 #include "explore/scenario_writer.h"
 #include "model/target.h"
 #include "oracles/oracle.h"
@@ -128,6 +129,22 @@ TEST_CASE("the same seed gives the same plans, another seed other plans", "[expl
     for (const auto& op : p.ops) seen.insert(op.kind);
   }
   CHECK(seen.size() == a->groups().size());
+}
+
+TEST_CASE("trial i's plan depends on the seed and i alone, so a shard draws the unsharded run's plans", "[explore][shard]") {
+  const TargetDescription target = ReferenceTarget();
+  runtime::Interpreter interpreter(target, {});
+  auto a = Alphabet::Build(Spec("create-order"), target, interpreter);
+  REQUIRE(a.ok());
+  const auto whole = SamplePlans(*a, 42, 12, 8);
+  const Shard shard{2, 4};
+  for (int trial = 0; trial < 12; ++trial) {
+    if (!shard.Holds(static_cast<std::size_t>(trial))) continue;
+    // Drawn alone, with no trial before it, and whatever the budget.
+    CHECK(TrialPlanGen(*a, 8, 42, trial)(rc::Random(), 0).value() == whole[static_cast<std::size_t>(trial)]);
+    CHECK(SamplePlans(*a, 42, trial + 1, 8).back() == whole[static_cast<std::size_t>(trial)]);
+  }
+  CHECK(TrialPlanGen(*a, 8, 43, 5)(rc::Random(), 0).value() != whole[5]);
 }
 
 TEST_CASE("generated plans respect the preconditions and the length cap", "[explore]") {
