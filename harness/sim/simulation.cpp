@@ -91,8 +91,8 @@ void ConfigureSqliteOnce() {
 // in-memory database with both stores' connections open on it, kept for the
 // thread's next trials and emptied before each, instead of a new database,
 // schema and connections per trial and per restart (most of a trial's cost).
-// Emptying deletes every row of every table, sqlite_sequence included, so
-// ids restart at 1: a trial sees what a new database would show it.
+// Emptying deletes every row of every table (sqlite_sequence included, so
+// ids restart at 1): a trial sees what a new database would show it.
 class MemoryStores {
  public:
   // This thread's stores for `flaw`, emptied, with their check-then-insert
@@ -162,7 +162,9 @@ class MemoryStores {
     // Clearing even an empty table writes its root page: only the occupied ones.
     std::vector<bool> occupied(delete_all_.size(), true);
     if (sqlite3_step(occupied_) == SQLITE_ROW) {
-      for (std::size_t i = 0; i < occupied.size(); ++i) occupied[i] = sqlite3_column_int(occupied_, static_cast<int>(i)) != 0;
+      for (std::size_t i = 0; i < occupied.size(); ++i) {
+        occupied[i] = sqlite3_column_int(occupied_, static_cast<int>(i)) != 0;
+      }
     }
     sqlite3_reset(occupied_);
     for (std::size_t i = 0; i < delete_all_.size(); ++i) {
