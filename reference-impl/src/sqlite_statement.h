@@ -65,9 +65,11 @@ class SqliteIdleStatements {
     static std::mutex mu;
     return mu;
   }
+  // Never destroyed: a store of static or thread storage may close after
+  // static destructors ran.
   static std::unordered_map<sqlite3*, BySql>& all() {
-    static std::unordered_map<sqlite3*, BySql> statements;
-    return statements;
+    static auto* statements = new std::unordered_map<sqlite3*, BySql>;
+    return *statements;
   }
 };
 
