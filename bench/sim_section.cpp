@@ -1,9 +1,14 @@
 // idemproof-sim-bench: the deterministic simulation's numbers (harness/sim/)
 // as a Markdown table: interleavings per second on the correct core, and per
 // flaw the time and plans to the first violation and the size of the shrunk
-// interleaving, over several seeds (median, and the worst seed).
+// interleaving, over several seeds (median, and the worst seed). Throughput
+// is also given per CPU-second of the simulating thread: on a shared machine
+// the wall-clock figure says as much about the other builds as about the
+// simulation.
 //
 //   idemproof-sim-bench [--seeds N] [--trials N] [--first-seed S]
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -31,6 +36,14 @@ std::string Fixed(double v, int decimals) {
   return buf;
 }
 
+// CPU time the calling thread has used, in seconds.
+double ThreadCpuSeconds() {
+  rusage usage{};
+  ::getrusage(RUSAGE_THREAD, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,14 +60,18 @@ int main(int argc, char** argv) {
   sim::SimulateOptions correct;
   correct.seed = first_seed;
   correct.trials = trials;
+  const double cpu_before = ThreadCpuSeconds();
   const sim::SimulateReport none = sim::Simulate(correct);
+  const double cpu_s = ThreadCpuSeconds() - cpu_before;
   if (!none.error.empty()) {
     std::cerr << "idemproof-sim-bench: " << none.error << "\n";
     return 3;
   }
   std::cout << "### Deterministic simulation (in-process reference core, no sockets)\n\n"
             << "correct core: " << none.interleavings << " interleavings in " << Fixed(none.elapsed_s, 2)
-            << " s = **" << Fixed(none.interleavings_per_s, 0) << " interleavings/s**, "
+            << " s = **" << Fixed(none.interleavings_per_s, 0) << " interleavings/s** ("
+            << Fixed(cpu_s, 2) << " s CPU: " << Fixed(cpu_s > 0 ? static_cast<double>(none.interleavings) / cpu_s : 0, 0)
+            << " per CPU-second), "
             << (none.violation ? "VIOLATION (a bug)" : "0 violations") << " (seed " << first_seed << ")\n\n"
             << "| flaw | seeds found | plans to first violation (median / max) | time to first violation "
                "(median / max) | shrunk: ops / steps (median / max) | shrink runs (median) | invariant |\n"

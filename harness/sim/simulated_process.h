@@ -1,16 +1,22 @@
 // SimulatedProcess: one life of the reference service's process inside the
 // simulation, wired as reference-impl/server/http_server.cpp wires it: the
-// real SqliteStore on the trial's file (the unconstrained claim table under
-// check-then-insert, MemoryRecordStore over it under memory-store), the real
-// EffectStore on the same file, ReferenceService with SideEffectRoutes added,
-// and the start-up reconciliation of pending payment intents. Only the edges
-// are simulated: the store is seen through SteppedStore, the clock is the
-// simulation's, the provider is SimulatedProvider, and the check-then-insert
-// pause is a step point.
+// real SqliteStore on the trial's database (the unconstrained claim table
+// under check-then-insert, MemoryRecordStore over it under memory-store), the
+// real EffectStore on the same database, ReferenceService with
+// SideEffectRoutes added, and the start-up reconciliation of pending payment
+// intents. Only the edges are simulated: the store is seen through
+// SteppedStore, the clock is the simulation's, the provider is
+// SimulatedProvider, and the check-then-insert pause is a step point.
+//
+// The two SQLite stores are the caller's (ProcessStores): a process holds no
+// state in them but their connections, and a crash never falls inside a
+// transaction (step points sit outside them), so a restart over the same
+// connections sees exactly what a reopened file would: what committed.
 //
 // A crash is the destruction of this object (after the scheduler unwound
-// every request); a restart is a new one over the same file: what committed
-// survives, nothing else does.
+// every request); a restart is a new one over the same stores: what
+// committed survives, nothing else does (the memory-store flaw's records
+// die with the process).
 //
 // Thread-safety: Handle() as ReferenceService::handle_request(); the rest
 // from the driver with no request in flight.
@@ -34,13 +40,24 @@
 
 namespace idemproof::sim {
 
+// The durable stores a process runs on. `durable` must have been opened with
+// ProcessStoreOptions(flaw, scheduler) for the process's flaw.
+struct ProcessStores {
+  ref::SqliteStore& durable;
+  ref::EffectStore& effects;
+};
+
+// The SqliteStore options the server would choose for `flaw`, with the pause
+// between check and insert made a step point of `*scheduler` (read when the
+// pause is reached, so one store can serve the schedulers of many trials).
+ref::SqliteStoreOptions ProcessStoreOptions(ref::Flaw flaw, StepScheduler* const* scheduler);
+
 class SimulatedProcess {
  public:
-  // Opens (creating) the store at `db_path` and reconciles. Throws
-  // ref::StoreError. Every reference must outlive this object.
-  SimulatedProcess(const std::string& db_path, const ref::ServiceConfig& config,
-                   const ref::Clock& clock, StepScheduler& scheduler, SimulatedProvider& provider,
-                   std::vector<ClaimSeen>& claims);
+  // Wires the core over `stores` and reconciles. Throws ref::StoreError.
+  // Every reference must outlive this object.
+  SimulatedProcess(ProcessStores stores, const ref::ServiceConfig& config, const ref::Clock& clock,
+                   StepScheduler& scheduler, SimulatedProvider& provider, std::vector<ClaimSeen>& claims);
 
   HttpResponse Handle(const HttpRequest& request) {
     return service_->handle_request(request);
@@ -53,10 +70,9 @@ class SimulatedProcess {
   std::size_t OrderCount(const std::string& biz_no);
 
  private:
-  std::unique_ptr<ref::SqliteStore> durable_;
+  ref::SqliteStore& durable_;
   std::unique_ptr<ref::MemoryRecordStore> memory_;
   std::unique_ptr<SteppedStore> stepped_;
-  std::unique_ptr<ref::EffectStore> effects_;
   std::unique_ptr<ref::ReferenceService> service_;
   std::unique_ptr<ref::SideEffectRoutes> routes_;
   std::size_t reconciled_ = 0;

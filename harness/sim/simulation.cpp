@@ -73,6 +73,163 @@ class StoreTemplate {
   std::string path_;
 };
 
+// Before SQLite's first use in the process (later it is a no-op: the same
+// runs, slower): no memory statistics, a global mutex around every SQLite
+// allocation that nobody here reads; no per-connection mutex, since each
+// connection is used by one thread at a time (its store's mutex; a trial's
+// thread). The shared cache's own locking stays.
+void ConfigureSqliteOnce() {
+  static const bool configured = [] {
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+    return true;
+  }();
+  (void)configured;
+}
+
+// The shared-memory medium's stores for one thread and one flaw: one SQLite
+// in-memory database with both stores' connections open on it, kept for the
+// thread's next trials and emptied before each, instead of a new database,
+// schema and connections per trial and per restart (most of a trial's cost).
+// Emptying deletes every row of every table (sqlite_sequence included, so
+// ids restart at 1): a trial sees what a new database would show it.
+class MemoryStores {
+ public:
+  // This thread's stores for `flaw`, emptied, with their check-then-insert
+  // pause made a step point of `scheduler`. Throws ref::StoreError.
+  static MemoryStores& ForTrial(ref::Flaw flaw, StepScheduler& scheduler) {
+    thread_local std::map<ref::Flaw, std::unique_ptr<MemoryStores>> by_flaw;
+    auto& stores = by_flaw[flaw];
+    if (!stores) stores = std::make_unique<MemoryStores>(flaw);
+    try {
+      stores->Empty();
+    } catch (...) {
+      stores.reset();  // a store left in a state emptying cannot undo: the next trial opens anew
+      throw;
+    }
+    stores->scheduler_ = &scheduler;
+    return *stores;
+  }
+
+  explicit MemoryStores(ref::Flaw flaw) {
+    ConfigureSqliteOnce();
+    static std::atomic<std::uint64_t> counter{0};
+    const std::string uri = "file:idemproof-sim-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(counter.fetch_add(1)) + "?mode=memory&cache=shared";
+    // The keeper holds the database while the stores come and go, and empties it.
+    if (sqlite3_open_v2(uri.c_str(), &keeper_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+                        nullptr) != SQLITE_OK) {
+      const std::string message = keeper_ ? sqlite3_errmsg(keeper_) : "out of memory";
+      sqlite3_close(keeper_);
+      throw ref::StoreError("open " + uri + ": " + message);
+    }
+    try {
+      durable_ = std::make_unique<ref::SqliteStore>(uri, ProcessStoreOptions(flaw, &scheduler_));
+      effects_ = std::make_unique<ref::EffectStore>(uri);
+      std::vector<std::string> tables;
+      ForEachRow("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", [&](sqlite3_stmt* s) {
+        tables.push_back("\"" + std::string(reinterpret_cast<const char*>(sqlite3_column_text(s, 0))) + "\"");
+      });
+      std::string occupied = "SELECT ";
+      for (std::size_t i = 0; i < tables.size(); ++i) {
+        occupied += (i ? ", " : "") + std::string("EXISTS (SELECT 1 FROM ") + tables[i] + ")";
+        delete_all_.push_back(Prepare("DELETE FROM " + tables[i]));
+      }
+      occupied_ = Prepare(occupied);
+    } catch (...) {
+      Close();
+      throw;
+    }
+  }
+  ~MemoryStores() { Close(); }
+  MemoryStores(const MemoryStores&) = delete;
+  MemoryStores& operator=(const MemoryStores&) = delete;
+
+  ProcessStores stores() { return {*durable_, *effects_}; }
+
+  // A crash must not fall inside a store transaction: the stores' connections
+  // outlive it, so an open transaction would survive the restart (a reopened
+  // file would have rolled it back). Throws ref::StoreError if one is open.
+  void CheckNoTransactionOpen() {
+    // Any write transaction of the stores' connections locks the keeper out.
+    Exec("BEGIN IMMEDIATE", "a crash fell inside a store transaction");
+    Exec("ROLLBACK", "rollback");
+  }
+
+ private:
+  void Empty() {
+    Exec("BEGIN IMMEDIATE", "empty the store (a transaction is open)");
+    // Clearing even an empty table writes its root page: only the occupied ones.
+    std::vector<bool> occupied(delete_all_.size(), true);
+    if (sqlite3_step(occupied_) == SQLITE_ROW) {
+      for (std::size_t i = 0; i < occupied.size(); ++i) {
+        occupied[i] = sqlite3_column_int(occupied_, static_cast<int>(i)) != 0;
+      }
+    }
+    sqlite3_reset(occupied_);
+    for (std::size_t i = 0; i < delete_all_.size(); ++i) {
+      if (!occupied[i]) continue;
+      sqlite3_stmt* s = delete_all_[i];
+      const int rc = sqlite3_step(s);
+      sqlite3_reset(s);
+      if (rc != SQLITE_DONE) {
+        const std::string message = sqlite3_errmsg(keeper_);
+        sqlite3_exec(keeper_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw ref::StoreError("empty the store: " + message);
+      }
+    }
+    Exec("COMMIT", "empty the store");
+  }
+
+  // Runs one of the keeper's few statements, prepared on first use: parsing
+  // BEGIN and COMMIT again for every trial showed in the profile.
+  void Exec(const std::string& sql, const char* what) {
+    sqlite3_stmt*& s = prepared_[sql];
+    if (s == nullptr) s = Prepare(sql);
+    const int rc = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) throw ref::StoreError(std::string(what) + ": " + sqlite3_errmsg(keeper_));
+  }
+
+  sqlite3_stmt* Prepare(const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    if (sqlite3_prepare_v2(keeper_, sql.c_str(), -1, &s, nullptr) != SQLITE_OK) {
+      throw ref::StoreError("prepare " + sql + ": " + sqlite3_errmsg(keeper_));
+    }
+    return s;
+  }
+
+  template <typename OnRow>
+  void ForEachRow(const std::string& sql, OnRow on_row) {
+    sqlite3_stmt* s = Prepare(sql);
+    int rc;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) on_row(s);
+    sqlite3_finalize(s);
+    if (rc != SQLITE_DONE) throw ref::StoreError(sql + ": " + sqlite3_errmsg(keeper_));
+  }
+
+  void Close() {
+    for (sqlite3_stmt* s : delete_all_) sqlite3_finalize(s);
+    delete_all_.clear();
+    sqlite3_finalize(occupied_);
+    occupied_ = nullptr;
+    for (auto& [sql, s] : prepared_) sqlite3_finalize(s);
+    prepared_.clear();
+    effects_.reset();
+    durable_.reset();
+    sqlite3_close(keeper_);  // the last connection: frees the database
+    keeper_ = nullptr;
+  }
+
+  StepScheduler* scheduler_ = nullptr;  // the running trial's (ProcessStoreOptions reads it)
+  sqlite3* keeper_ = nullptr;
+  std::unique_ptr<ref::SqliteStore> durable_;
+  std::unique_ptr<ref::EffectStore> effects_;
+  std::vector<sqlite3_stmt*> delete_all_;  // one DELETE per table
+  sqlite3_stmt* occupied_ = nullptr;       // one column per table: has it a row?
+  std::map<std::string, sqlite3_stmt*> prepared_;  // Exec's
+};
+
 // " => 201", " => 409 request-in-progress".
 std::string DescribeAnswer(const HttpResponse& r) {
   std::string out = " => " + std::to_string(r.status);
@@ -98,8 +255,9 @@ HttpRequest ToRequest(const SimAction& a) {
   return r;
 }
 
-// One run of one plan; owns the store file, the clock, the provider's
-// ledger and the scheduler, and the process that crashes and restarts.
+// One run of one plan; owns the store file (or borrows the thread's memory
+// stores), the clock, the provider's ledger and the scheduler, and the
+// process that crashes and restarts.
 class Trial {
  public:
   explicit Trial(const SimConfig& config) : config_(config), clock_(kSimEpoch), provider_(scheduler_) {
@@ -110,7 +268,8 @@ class Trial {
   ~Trial() {
     scheduler_.AbandonAll();  // unwinds through the process: before it goes
     process_.reset();
-    if (keeper_ != nullptr) sqlite3_close(keeper_);  // frees the in-memory store
+    file_effects_.reset();
+    file_durable_.reset();
     if (config_.medium == SimConfig::Medium::file && !path_.empty()) RemoveStore(path_);
   }
 
@@ -118,7 +277,7 @@ class Trial {
     TrialOutcome out;
     try {
       OpenStore();
-      process_ = std::make_unique<SimulatedProcess>(path_, service_, clock_, scheduler_, provider_, claims_);
+      process_ = std::make_unique<SimulatedProcess>(Stores(), service_, clock_, scheduler_, provider_, claims_);
       for (const SimOp& op : plan.ops) Apply(op);
       while (!scheduler_.InFlight().empty()) Advance(scheduler_.InFlight().front(), /*drained=*/true);
       for (std::size_t id = 1; id <= scheduler_.RequestCount(); ++id) {
@@ -135,22 +294,39 @@ class Trial {
   }
 
  private:
-  // Creates the trial's store: a copy of the template file, or a fresh shared
-  // in-memory database held open by keeper_ so that it outlives crashes.
+  // The trial's store: the thread's memory stores, emptied; or a copy of the
+  // template file, opened.
   void OpenStore() {
-    if (config_.medium == SimConfig::Medium::file) {
-      const fs::path dir = WorkDir(config_.work_dir);
-      path_ = NewStorePath(dir);
-      fs::copy_file(StoreTemplate::For(dir), path_, fs::copy_options::overwrite_existing);
+    if (config_.medium == SimConfig::Medium::shared_memory) {
+      memory_ = &MemoryStores::ForTrial(config_.flaw, scheduler_);
       return;
     }
-    static std::atomic<std::uint64_t> counter{0};
-    path_ = "file:idemproof-sim-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)) +
-            "?mode=memory&cache=shared";
-    if (sqlite3_open_v2(path_.c_str(), &keeper_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
-                        nullptr) != SQLITE_OK) {
-      throw ref::StoreError("open " + path_ + ": " + (keeper_ ? sqlite3_errmsg(keeper_) : "out of memory"));
+    const fs::path dir = WorkDir(config_.work_dir);
+    path_ = NewStorePath(dir);
+    fs::copy_file(StoreTemplate::For(dir), path_, fs::copy_options::overwrite_existing);
+    OpenFileStores();
+  }
+
+  void OpenFileStores() {
+    file_durable_ = std::make_unique<ref::SqliteStore>(path_, ProcessStoreOptions(config_.flaw, &scheduler_ptr_));
+    file_effects_ = std::make_unique<ref::EffectStore>(path_);
+  }
+
+  ProcessStores Stores() {
+    if (memory_ != nullptr) return memory_->stores();
+    return {*file_durable_, *file_effects_};
+  }
+
+  // The process is gone: the file medium's connections die with it (their
+  // reopening is part of the restart); the memory stores outlive it.
+  void RestartStores() {
+    if (memory_ != nullptr) {
+      memory_->CheckNoTransactionOpen();
+      return;
     }
+    file_effects_.reset();
+    file_durable_.reset();
+    OpenFileStores();
   }
 
   void Apply(const SimOp& op) {
@@ -192,7 +368,8 @@ class Trial {
         }
         scheduler_.Log(line + "; restart");
         process_.reset();
-        process_ = std::make_unique<SimulatedProcess>(path_, service_, clock_, scheduler_, provider_, claims_);
+        RestartStores();
+        process_ = std::make_unique<SimulatedProcess>(Stores(), service_, clock_, scheduler_, provider_, claims_);
         if (process_->reconciled() > 0) {
           scheduler_.Note("; reconciled " + std::to_string(process_->reconciled()) + " payment intent(s)");
         }
@@ -242,8 +419,11 @@ class Trial {
   SimulatedProvider provider_;
   std::vector<ClaimSeen> claims_;
   std::vector<int> actions_;  // request id - 1 -> action index
+  StepScheduler* scheduler_ptr_ = &scheduler_;  // the file store's check-then-insert pause reads it
+  MemoryStores* memory_ = nullptr;              // shared_memory: this thread's, borrowed
+  std::unique_ptr<ref::SqliteStore> file_durable_;  // file: this process life's connections
+  std::unique_ptr<ref::EffectStore> file_effects_;
   std::unique_ptr<SimulatedProcess> process_;
-  sqlite3* keeper_ = nullptr;  // shared_memory: keeps the database alive
 };
 
 }  // namespace

@@ -13,8 +13,9 @@
 // Simulate is the search (search/property_search.h) with the given seed;
 // every plan run (trials and shrink attempts) is one interleaving explored.
 //
-// Thread-safety: each call owns everything it runs; calls may run
-// concurrently on different threads (each trial has its own store).
+// Thread-safety: calls may run concurrently on different threads (a thread's
+// trials share its in-memory stores, one trial at a time; a file trial has
+// its own file).
 #pragma once
 
 #include <chrono>
@@ -36,12 +37,13 @@ struct SimConfig {
   ref::Nanos lease = std::chrono::seconds(30);  // a wait op moves the clock lease + 1s
   int max_in_flight = 3;                         // a send beyond this is skipped
   // Where the store lives. shared_memory: one SQLite in-memory database per
-  // trial (URI "file:...?mode=memory&cache=shared"), both of the core's
-  // connections on it, kept alive across crashes by the trial's own
-  // connection: the same SQL, constraints and transactions as on a file, at a
-  // fraction of the cost (no crash ever falls inside a transaction, so file
-  // durability is not what is under test). file: a real file per trial (WAL),
-  // as the server runs.
+  // thread and flaw (URI "file:...?mode=memory&cache=shared"), both of the
+  // core's connections on it, emptied before each trial (every table,
+  // sqlite_sequence included: as a new database) and kept across crashes:
+  // the same SQL, constraints and transactions as on a file, at a fraction
+  // of the cost (no crash ever falls inside a transaction, so file
+  // durability is not what is under test). file: a real file per trial
+  // (WAL), its connections reopened at every restart, as the server runs.
   enum class Medium { shared_memory, file };
   Medium medium = Medium::shared_memory;
   std::string work_dir;  // file medium: where; "" = /dev/shm, else the temp dir

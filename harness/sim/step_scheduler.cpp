@@ -46,6 +46,15 @@ struct StepScheduler::Request {
   std::string failure;
 };
 
+// Mapping, guarding and faulting in a stack for every request cost more than
+// most steps; a few spares per thread cover the in-flight limit.
+constexpr std::size_t kSpareStacksPerThread = 8;
+
+std::vector<std::unique_ptr<StepScheduler::Stack>>& StepScheduler::SpareStacks() {
+  thread_local std::vector<std::unique_ptr<Stack>> spares;
+  return spares;
+}
+
 StepScheduler::StepScheduler() = default;
 
 StepScheduler::~StepScheduler() { AbandonAll(); }
@@ -58,9 +67,9 @@ StepScheduler::RequestId StepScheduler::Send(std::string title,
   r.id = static_cast<RequestId>(requests_.size()) + 1;
   r.title = std::move(title);
   r.run = std::move(run);
-  if (!spare_stacks_.empty()) {
-    r.stack = std::move(spare_stacks_.back());
-    spare_stacks_.pop_back();
+  if (auto& spares = SpareStacks(); !spares.empty()) {
+    r.stack = std::move(spares.back());
+    spares.pop_back();
   } else {
     r.stack = std::make_unique<Stack>();
   }
@@ -120,7 +129,8 @@ void StepScheduler::RunUntilPause(Request& r) {
   if (::swapcontext(&driver_, &r.context) != 0) throw std::runtime_error("StepScheduler: swapcontext failed");
   running_ = nullptr;
   if (r.finished && r.stack) {
-    spare_stacks_.push_back(std::move(r.stack));
+    if (auto& spares = SpareStacks(); spares.size() < kSpareStacksPerThread) spares.push_back(std::move(r.stack));
+    r.stack.reset();
     r.run = nullptr;
   }
 }

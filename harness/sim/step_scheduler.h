@@ -107,8 +107,10 @@ class StepScheduler {
   void RunUntilPause(Request& r);
   static void Entry(unsigned hi, unsigned lo);
 
+  // This thread's spare stacks: they outlive schedulers (one per trial).
+  static std::vector<std::unique_ptr<Stack>>& SpareStacks();
+
   std::vector<std::unique_ptr<Request>> requests_;  // index = id - 1
-  std::vector<std::unique_ptr<Stack>> spare_stacks_;
   std::vector<TraceLine> trace_;
   std::size_t current_line_ = 0;
 

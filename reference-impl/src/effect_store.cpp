@@ -51,7 +51,7 @@ EffectStore::EffectStore(const std::string& path) {
       "CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available INTEGER NOT NULL)"});
 }
 
-EffectStore::~EffectStore() { sqlite3_close(db_); }
+EffectStore::~EffectStore() { SqliteClose(db_); }
 
 void EffectStore::exec(const char* sql) { SqliteExec(db_, sql); }
 

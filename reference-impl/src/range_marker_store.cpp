@@ -34,7 +34,7 @@ RangeMarkerStore::RangeMarkerStore(const std::string& path) {
        " PRIMARY KEY (job, part)) WITHOUT ROWID"});
 }
 
-RangeMarkerStore::~RangeMarkerStore() { sqlite3_close(db_); }
+RangeMarkerStore::~RangeMarkerStore() { SqliteClose(db_); }
 
 void RangeMarkerStore::exec(const char* sql) { SqliteExec(db_, sql); }
 

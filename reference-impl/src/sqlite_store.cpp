@@ -150,7 +150,7 @@ SqliteStore::SqliteStore(const std::string& path, SqliteStoreOptions options)
        " biz_no TEXT NOT NULL, amount INTEGER NOT NULL, created_at TEXT NOT NULL)"});
 }
 
-SqliteStore::~SqliteStore() { sqlite3_close(db_); }
+SqliteStore::~SqliteStore() { SqliteClose(db_); }
 
 void SqliteStore::exec(const char* sql) { SqliteExec(db_, sql); }
 
