@@ -105,13 +105,16 @@ std::vector<std::string> ListFlaws(const std::string& ref) {
 void explore_section(const ExploreBenchOptions& o) {
   std::cout << "\n### explore, live: trials per second against the correct reference\n\n"
             << "`idemproof explore FILE --target scenarios/targets/reference.yaml --seed " << o.seed << " --trials "
-            << o.clean_trials << "` (no flaw; each trial starts the reference, its payment stub and Redis)\n\n"
-            << "| explore file | trials run | violations | undecided | explore time | trials/s | mean plan ops |\n"
-            << "|---|---|---|---|---|---|---|\n";
-  for (const std::string file : {"create-order", "cancel-order", "set-address", "inbox", "batch", "payment"}) {
-    const ExploreRun r = RunExplore(o, file, "", "--trials " + std::to_string(o.clean_trials), "clean-" + file);
+            << o.clean_trials << " --isolation I` (no flaw). process: each trial starts the reference, its payment "
+            << "stub and Redis; namespace: trials reuse them unless the plan kills, restarts or pauses the target\n\n"
+            << "| explore file | isolation | trials run | target starts | violations | undecided | explore time | trials/s | mean plan ops |\n"
+            << "|---|---|---|---|---|---|---|---|---|\n";
+  for (const std::string file : {"retries-only", "create-order", "cancel-order", "set-address", "inbox", "batch", "payment"})
+  for (const std::string isolation : {"namespace", "process"}) {
+    const ExploreRun r = RunExplore(o, file, "", "--trials " + std::to_string(o.clean_trials) + " --isolation " + isolation,
+                                    "clean-" + file + "-" + isolation);
     if (r.report.is_discarded() || r.report.is_null()) {
-      std::cout << "| " << file << " | no report (exit " << r.exit_code << ") | | | | | |\n";
+      std::cout << "| " << file << " | " << isolation << " | no report (exit " << r.exit_code << ") | | | | | | |\n";
       continue;
     }
     const int trials = r.report.value("trials_run", 0);
@@ -130,7 +133,8 @@ void explore_section(const ExploreBenchOptions& o) {
     std::ostringstream rate, mean;
     rate << std::fixed << std::setprecision(2) << (ms > 0 ? trials * 1000.0 / static_cast<double>(ms) : 0.0);
     mean << std::fixed << std::setprecision(1) << (plans > 0 ? ops / plans : 0.0);
-    std::cout << "| " << file << " | " << trials << " | " << (r.report.value("violation", false) ? "**1**" : "0")
+    std::cout << "| " << file << " | " << isolation << " | " << trials << " | " << r.report.value("target_starts", 0)
+              << " | " << (r.report.value("violation", false) ? "**1**" : "0")
               << " | " << r.report.value("undecided", 0) << " | " << Seconds(ms) << " | " << rate.str() << " | "
               << (plans > 0 ? mean.str() : "?") << " |\n";
   }

@@ -1,7 +1,8 @@
 // The bench's `explore` section: `idemproof explore` live against the
 // reference service, run as a child process (the real tool, its real
 // per-trial target start), results read from each run's explore.json.
-//   1. trials per second against the correct reference, per explore file;
+//   1. trials per second against the correct reference, per explore file
+//      and isolation mode (namespace: one running target; process: one per trial);
 //   2. per flaw of the reference (`idemproof-ref --flaw list`): the explore
 //      file aimed at it, found or not within the file's default trial
 //      budget, trials and time to the first violation, ops of the first
