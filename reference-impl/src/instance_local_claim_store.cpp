@@ -70,9 +70,13 @@ ClaimOutcome InstanceLocalClaimStore::claim(const ClaimRequest& request) {
 bool InstanceLocalClaimStore::complete_locally(const RequestScope& scope, const std::string& owner, Fencing fencing) {
   std::lock_guard lock(mu_);
   auto it = claims_.find(scope);
-  if (fencing == Fencing::by_owner && (it == claims_.end() || it->second.lease.owner != owner)) return false;
-  if (it != claims_.end() && it->second.lease.owner == owner) claims_.erase(it);
-  return true;
+  if (it == claims_.end()) return true;  // swept after its lease: nobody here took it over
+  if (it->second.lease.owner == owner) {
+    claims_.erase(it);
+    return true;
+  }
+  // Taken over within this process: the fence holds here, and only here.
+  return fencing == Fencing::none;
 }
 
 void InstanceLocalClaimStore::forget(const RequestScope& scope, const std::string& owner) {

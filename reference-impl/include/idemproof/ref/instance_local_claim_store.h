@@ -37,8 +37,9 @@ class InstanceLocalClaimStore final : public Store {
  private:
   class Transaction;
 
-  // Within the process: `owner` still holds `scope` (fenced completion);
-  // the claim is dropped once completed. False when it does not.
+  // Within the process: false when another claim of this process took
+  // `scope` over (fenced completion); a claim swept after its lease does
+  // not stop its owner (nobody here took it over). Drops the owner's claim.
   bool complete_locally(const RequestScope& scope, const std::string& owner, Fencing fencing);
   void forget(const RequestScope& scope, const std::string& owner);
 
