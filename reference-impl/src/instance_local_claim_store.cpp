@@ -1,37 +1,24 @@
 #include "idemproof/ref/instance_local_claim_store.h"
 
+#include "idemproof/ref/forwarding_transaction.h"
+
 namespace idemproof::ref {
 
 // Business operations and the completed record go to the shared store's
 // transaction; the owner fence is the local claim only (that split is the flaw).
-class InstanceLocalClaimStore::Transaction final : public StoreTransaction {
+class InstanceLocalClaimStore::Transaction final : public ForwardingTransaction {
  public:
-  Transaction(InstanceLocalClaimStore& owner, StoreTransaction& shared) : owner_(owner), shared_(shared) {}
+  Transaction(InstanceLocalClaimStore& owner, StoreTransaction& shared) : ForwardingTransaction(shared), owner_(owner) {}
 
   bool complete(const RequestScope& scope, const std::string& owner, const StoredResponse& response,
                 TimePoint completed_at, TimePoint expires_at, Fencing fencing) override {
     if (!owner_.complete_locally(scope, owner, fencing)) return false;
     // Blind by scope: whichever instance completes last overwrites the record.
-    return shared_.complete(scope, owner, response, completed_at, expires_at, Fencing::none);
+    return inner().complete(scope, owner, response, completed_at, expires_at, Fencing::none);
   }
-  Order insert_order(const OrderDraft& draft) override { return shared_.insert_order(draft); }
-  std::optional<Order> find_order(std::int64_t id) override { return shared_.find_order(id); }
-  std::vector<Order> find_orders(const std::optional<std::string>& biz_no) override {
-    return shared_.find_orders(biz_no);
-  }
-  void update_order(const Order& order) override { shared_.update_order(order); }
-  Movement insert_movement(MovementKind kind, const Movement& movement) override {
-    return shared_.insert_movement(kind, movement);
-  }
-  std::vector<Movement> find_movements(MovementKind kind, const std::string& biz_no) override {
-    return shared_.find_movements(kind, biz_no);
-  }
-  std::int64_t available_stock(const std::string& sku) override { return shared_.available_stock(sku); }
-  void adjust_stock(const std::string& sku, std::int64_t delta) override { shared_.adjust_stock(sku, delta); }
 
  private:
   InstanceLocalClaimStore& owner_;
-  StoreTransaction& shared_;
 };
 
 InstanceLocalClaimStore::InstanceLocalClaimStore(Store& shared) : shared_(shared) {}
