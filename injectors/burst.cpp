@@ -228,7 +228,7 @@ Released release_io_uring(const std::vector<FinalWrite>& finals, std::chrono::na
 }
 
 void fire_synchronized(const std::vector<std::string>& requests, const BurstOptions& o,
-                       const tcp::endpoint& target, BurstResult& result) {
+                       const std::vector<tcp::endpoint>& targets, BurstResult& result) {
   const std::size_t n = requests.size();
   asio::io_context io(1);
   std::vector<std::unique_ptr<Connection>> conns;
@@ -238,7 +238,7 @@ void fire_synchronized(const std::vector<std::string>& requests, const BurstOpti
     all.push_back(i);
   }
   run_phase(io, conns, all, o.connect_timeout,
-      [&](std::size_t i, auto done) { conns[i]->socket.async_connect(target, done); },
+      [&](std::size_t i, auto done) { conns[i]->socket.async_connect(targets[i], done); },
       [&](std::size_t i, error_code ec) {
         if (ec) {
           result.answers[i].error = "connect: " + ec.message();
@@ -412,22 +412,28 @@ Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const B
       return Status(StatusCode::kInvalidConfig, "a request is shorter than final_bytes + 1");
     }
   }
-  error_code ec;
-  const auto address = asio::ip::make_address(o.target.host, ec);
-  if (ec) return Status(StatusCode::kUnavailable, "burst target '" + o.target.host + "': " + ec.message());
-  const tcp::endpoint target(address, o.target.port);
+  if (!o.targets.empty() && o.targets.size() != requests.size())
+    return Status(StatusCode::kInvalidConfig, "a burst's targets must be one per request");
+  std::vector<tcp::endpoint> targets;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const Endpoint& e = o.targets.empty() ? o.target : o.targets[i];
+    error_code ec;
+    const auto address = asio::ip::make_address(e.host, ec);
+    if (ec) return Status(StatusCode::kUnavailable, "burst target '" + e.host + "': " + ec.message());
+    targets.emplace_back(address, e.port);
+  }
 
   BurstResult result;
   result.mode = o.mode;
   result.answers.resize(requests.size());
   if (o.mode == BurstMode::kLastByteSync) {
-    fire_synchronized(requests, o, target, result);
+    fire_synchronized(requests, o, targets, result);
   } else {
     StartLine go(requests.size());
     std::vector<std::jthread> threads;
     threads.reserve(requests.size());
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      threads.emplace_back([&, i] { fire_one_naive(requests[i], o, target, go, result.answers[i]); });
+      threads.emplace_back([&, i] { fire_one_naive(requests[i], o, targets[i], go, result.answers[i]); });
     }
   }  // jthreads join here
   for (auto& a : result.answers) {

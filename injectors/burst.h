@@ -53,6 +53,9 @@ Result<BurstMode> parse_burst_mode(const std::string& text);
 
 struct BurstOptions {
   Endpoint target;
+  // One endpoint per request (several instances of a target, released
+  // together); empty = every request goes to `target`.
+  std::vector<Endpoint> targets;
   BurstMode mode = BurstMode::kLastByteSync;
   BurstRelease release = BurstRelease::kIoUring;  // last-byte sync only
   std::size_t final_bytes = 1;  // withheld per request until the release (>= 1)

@@ -149,7 +149,8 @@ std::vector<Step> Op::Steps() const {
       if (kind == OpKind::kSendEquivalent) s.payload = PayloadVariant::kEquivalent;
       if (kind == OpKind::kSendChanged) s.payload = PayloadVariant::kValueChanged;
       s.background = kind == OpKind::kSendBackground;
-      s.instance = instance;
+      // The main instance is where an unplaced request goes on a one-instance target.
+      s.instance = instance == "main" ? kBalancedInstance : instance;
       return {s};
     }
     case OpKind::kBurst: {
@@ -623,11 +624,11 @@ void Alphabet::ApplyStep(const Step& step, PlanModel& m) const {
     case StepKind::kKill:
     case StepKind::kStop: m.up = false; m.paused = false; m.elapsed_ms += 50; break;
     case StepKind::kPause:
-      if (step.instance == "main") m.paused = true;
+      if (step.ControlledInstance() == "main") m.paused = true;
       m.elapsed_ms += 10;
       break;
     case StepKind::kResume:
-      if (step.instance == "main") m.paused = false;
+      if (step.ControlledInstance() == "main") m.paused = false;
       m.elapsed_ms += 10;
       break;
     case StepKind::kDeliver:

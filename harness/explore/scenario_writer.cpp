@@ -53,7 +53,7 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
                   std::string("cannot write step kind ") + StepKindName(s.kind) + " as YAML yet");
   }
   const bool has_common = s.after.count() > 0 || (!s.label.empty() && s.kind != StepKind::kProbe) ||
-                          ((s.kind == StepKind::kPause || s.kind == StepKind::kResume) && s.instance != "main");
+                          ((s.kind == StepKind::kPause || s.kind == StepKind::kResume) && s.ControlledInstance() != "main");
   if (IsBare(s.kind) && !has_common) {
     out << key;
     return Status::Ok();
@@ -78,7 +78,7 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
         if (s.until_recovered) out << YAML::Key << "until" << YAML::Value << "recovered";
         if (s.background) out << YAML::Key << "background" << YAML::Value << true;
         if (s.kill_after_answer) out << YAML::Key << "then" << YAML::Value << "kill";
-        if (s.instance != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
+        if (!s.instance.empty()) out << YAML::Key << "instance" << YAML::Value << s.instance;
       } else {
         out << YAML::Key << "n" << YAML::Value << s.n;
         out << YAML::Key << "mode" << YAML::Value << (s.mode == BurstMode::kThreads ? "threads" : "last_byte");
@@ -128,7 +128,7 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
     case StepKind::kPause:
     case StepKind::kResume:
       out << YAML::Key << key << YAML::Value << true;
-      if (s.instance != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
+      if (s.ControlledInstance() != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
       break;
     default: out << YAML::Key << key << YAML::Value << true; break;  // bare kinds with options
   }

@@ -15,19 +15,20 @@ const char* LayerName(Layer layer) {
     case Layer::kSideEffect: return "side-effect";
     case Layer::kConcurrency: return "concurrency";
     case Layer::kBatch: return "batch";
+    case Layer::kCluster: return "cluster";
   }
   return "?";
 }
 
 Result<Layer> ParseLayer(const std::string& text) {
   for (Layer l : {Layer::kClient, Layer::kGateway, Layer::kQueue, Layer::kSideEffect, Layer::kConcurrency,
-                  Layer::kBatch}) {
+                  Layer::kBatch, Layer::kCluster}) {
     if (text == LayerName(l)) return l;
   }
   return Status::InvalidArgument("unknown layer '" + text + "'" +
                                  yaml::DidYouMean(text, {"client", "gateway", "queue", "side-effect",
-                                                         "concurrency", "batch"}) +
-                                 " (client, gateway, queue, side-effect, concurrency, batch)");
+                                                         "concurrency", "batch", "cluster"}) +
+                                 " (client, gateway, queue, side-effect, concurrency, batch, cluster)");
 }
 
 const char* StepKindName(StepKind kind) {
@@ -109,11 +110,27 @@ Duration WaitDuration(const Step& step, const IdempotencyContract& contract) {
   return PastWindowWait(contract).value_or(Duration::zero());
 }
 
+int Scenario::InstancesNeeded() const {
+  int needed = min_instances;
+  auto named = [&](const std::string& name) {
+    if (name == kOtherInstance) needed = std::max(needed, 2);
+    if (auto i = TargetInstanceIndex(name)) needed = std::max(needed, *i + 1);
+  };
+  for (const Step& s : steps) {
+    named(s.instance);
+    for (const auto& c : s.consumers) named(c);
+  }
+  return needed;
+}
+
 ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target) {
   ScenarioFit fit;
   auto add_need = [&](const std::string& need) {
     if (std::find(fit.needs.begin(), fit.needs.end(), need) == fit.needs.end()) fit.needs.push_back(need);
   };
+  if (const int needed = scenario.InstancesNeeded(); target.instance_count < needed)
+    add_need("a target with at least " + std::to_string(needed) + " instances (target 'instances'; '" + target.name +
+             "' has " + std::to_string(target.instance_count) + ")");
   for (const auto& [name, fault] : scenario.faults) {
     const std::string prefix = "egress.";
     if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))
@@ -231,13 +248,16 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
         if (!deliver && !target.broker) add_need("a broker (target 'broker') for step 'publish'");
         if (deliver) {
           for (const auto& instance : s.consumers)
-            if (instance != "main" && !target.start) add_need("a start command (target 'start') for consumer instance '" + instance + "'");
+            if (!TargetInstanceIndex(instance) && !target.start)
+              add_need("a start command (target 'start') for consumer instance '" + instance + "'");
         }
         break;
       }
       default: break;
     }
-    if (s.kind == StepKind::kSend && s.instance != "main" && !target.start)
+    // A spawned instance is started by the harness; the target's own are declared.
+    if ((s.kind == StepKind::kSend || s.kind == StepKind::kBurst) && !s.instance.empty() &&
+        s.instance != kOtherInstance && !TargetInstanceIndex(s.instance) && !target.start)
       add_need("a start command (target 'start') for instance '" + s.instance + "'");
   }
   return fit;

@@ -27,8 +27,10 @@
 
 namespace idemproof {
 
-enum class Layer { kClient, kGateway, kQueue, kSideEffect, kConcurrency, kBatch };
-// "client", "gateway", "queue", "side-effect", "concurrency", "batch".
+// kCluster: duplicates that land on another instance of the target (a
+// claim held in one process's memory, a per-instance cache).
+enum class Layer { kClient, kGateway, kQueue, kSideEffect, kConcurrency, kBatch, kCluster };
+// "client", "gateway", "queue", "side-effect", "concurrency", "batch", "cluster".
 const char* LayerName(Layer layer);
 Result<Layer> ParseLayer(const std::string& text);
 
@@ -64,6 +66,13 @@ enum class BurstMode { kLastByte, kThreads };
 inline constexpr const char* kNoKey = "none";
 inline constexpr const char* kFreshKey = "fresh";
 
+// Instance names a step may use besides "main", the target's declared ones
+// ("instance-2"... model/target.h) and spawned ones: `instance: other` = an
+// instance other than the one the last request of the same key went to;
+// "" (a send or burst naming none) = wherever the balancer places it.
+inline constexpr const char* kOtherInstance = "other";
+inline constexpr const char* kBalancedInstance = "";
+
 // One step. Only the fields of its kind are meaningful.
 struct Step {
   StepKind kind = StepKind::kSend;
@@ -93,7 +102,7 @@ struct Step {
   // the step began, plus one send after it. REQUIRES: every > 0.
   bool until_recovered = false;
   bool background = false; // send: do not wait for the answer (see kJoin)
-  // send `then: kill`: SIGKILL the main instance the moment the answer has
+  // send `then: kill`: SIGKILL the instance that answered the moment the answer has
   // arrived (before the target may have stored it), as a kill step would.
   bool kill_after_answer = false;
   // send / burst `caller: first|second`: sent as the target's first /
@@ -111,9 +120,16 @@ struct Step {
   std::optional<std::int64_t> fail_after;  // run_batch / rerun: the run fails after K rows
   std::string of;          // clean_run: the job whose range it repeats (resolved by the loader)
 
-  // send / pause / resume: the target instance ("main" = the one started
-  // first; others are named by spawn steps)
-  std::string instance = "main";
+  // send / burst / pause / resume / start / stop / kill / restart: the
+  // target instance ("main" = the one started first; "instance-N" the
+  // target's others; spawned ones by name; kOtherInstance), or
+  // kBalancedInstance when the step names none: a request goes where the
+  // balancer places it, process control acts on "main" (ControlledInstance).
+  std::string instance = kBalancedInstance;
+  const std::string& ControlledInstance() const {
+    static const std::string kMain = "main";
+    return instance.empty() ? kMain : instance;
+  }
   // (spawn: the new instance's name is in `name`; deliver / publish: the message's)
   // deliver / publish
   std::string message_id = "m1";  // symbolic message id, mapped like keys
@@ -180,6 +196,12 @@ struct Scenario {
   std::vector<OracleSpec> expect;
   SourceMark mark;
   std::vector<ScenarioParameter> parameters;  // `for_each:`, in file order
+  // `min_instances:`: the fewest target instances the scenario is meaningful
+  // on (1 = any target).
+  int min_instances = 1;
+  // The fewest target instances it needs: min_instances, 2 for a step
+  // saying `instance: other`, N for one naming "instance-N".
+  int InstancesNeeded() const;
 
   // Set by the bind stage (binding.h). A bound scenario's steps and
   // expectations name actions and probes literally; `name` is

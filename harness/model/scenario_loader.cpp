@@ -29,17 +29,18 @@ const std::vector<KindInfo>& Kinds() {
       {StepKind::kSend, "send", false,
        {"key", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance",
         "then", "caller"}},
-      {StepKind::kBurst, "burst", false, {"n", "key", "biz", "payload", "mode", "after", "timeout", "label", "caller"}},
+      {StepKind::kBurst, "burst", false,
+       {"n", "key", "biz", "payload", "mode", "after", "timeout", "label", "caller", "instance"}},
       {StepKind::kWait, "wait", false, {"label"}},
       {StepKind::kHook, "hook", false, {"biz", "after", "label"}},
       {StepKind::kProbe, "probe", false, {"as", "biz", "after"}},
       {StepKind::kFault, "fault", false, {"after", "label"}},
       {StepKind::kHeal, "heal", false, {"after", "label"}},
       {StepKind::kJoin, "join", true, {"after", "label"}},
-      {StepKind::kStart, "start", true, {"after", "label"}},
-      {StepKind::kStop, "stop", true, {"after", "label"}},
-      {StepKind::kKill, "kill", true, {"after", "label"}},
-      {StepKind::kRestart, "restart", true, {"after", "label"}},
+      {StepKind::kStart, "start", true, {"instance", "after", "label"}},
+      {StepKind::kStop, "stop", true, {"instance", "after", "label"}},
+      {StepKind::kKill, "kill", true, {"instance", "after", "label"}},
+      {StepKind::kRestart, "restart", true, {"instance", "after", "label"}},
       {StepKind::kRunBatch, "run_batch", false, {"from", "to", "fail_after", "biz", "after", "label"}},
       {StepKind::kRerun, "rerun", false, {"repeat", "fail_after", "biz", "after", "label"}},
       {StepKind::kCleanRun, "clean_run", false, {"of", "from", "to", "biz", "after", "label"}},
@@ -74,10 +75,18 @@ class ScenarioLoader {
   Scenario Load(const std::string& text) {
     const YAML::Node root = r_.Load(text);
     if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "scenario file is empty");
-    r_.CheckKeys(root, {"name", "layer", "hunts", "for_each", "steps", "faults", "expect"}, "scenario");
+    r_.CheckKeys(root, {"name", "layer", "hunts", "for_each", "steps", "faults", "expect", "min_instances"},
+                 "scenario");
     Scenario s;
     s.file = r_.file();
     s.mark = r_.MarkOf(root);
+    if (root["min_instances"]) {
+      const long long n = r_.Int(root["min_instances"], "min_instances");
+      if (n < 1 || n > kMostInstances)
+        r_.Fail(root["min_instances"], "min_instances must be between 1 and " + std::to_string(kMostInstances) +
+                                           ", found " + std::to_string(n));
+      s.min_instances = static_cast<int>(n);
+    }
     s.name = root["name"] ? r_.String(root["name"], "name") : std::filesystem::path(s.file).stem().string();
     YAML::Node layer = r_.Required(root, "layer", "scenario");
     auto l = ParseLayer(r_.String(layer, "layer"));
@@ -308,6 +317,9 @@ class ScenarioLoader {
         st.name = Symbol(RequiredValue(v, *kind_key, what, "an instance name"), what);
         if (st.name == "main" || instances_.count(st.name))
           r_.Fail(v, what + ": instance '" + st.name + "' already exists");
+        if (st.name == kOtherInstance || TargetInstanceIndex(st.name))
+          r_.Fail(v, what + ": '" + st.name + "' names the target's own instances (main, instance-N, other); "
+                            "give the spawned one another name");
         instances_.insert(st.name);
         break;
       case StepKind::kDeliver:
@@ -357,13 +369,15 @@ class ScenarioLoader {
       if (then != "kill") r_.Fail(node["then"], what + ".then must be 'kill', found '" + then + "'");
       if (node["repeat"] || node["until"] || node["background"])
         r_.Fail(node["then"], what + ".then: kill goes with one foreground request (no repeat, until or background)");
-      if (node["instance"]) r_.Fail(node["then"], what + ".then: kill acts on the main instance (no instance)");
       st.kill_after_answer = true;
     }
     if (node["timeout"]) st.timeout = r_.Timeout(node["timeout"], what + ".timeout");
     if (node["instance"]) {
       st.instance = Symbol(node["instance"], what + ".instance");
-      KnownInstance(node["instance"], st.instance, what);
+      const bool request = st.kind == StepKind::kSend || st.kind == StepKind::kBurst;
+      if (st.instance == kOtherInstance && !request)
+        r_.Fail(node["instance"], what + ".instance: 'other' places a request (send, burst); name the instance");
+      if (st.instance != kOtherInstance) KnownInstance(node["instance"], st.instance, what);
     }
     if (node["n"]) {
       long long n = r_.Int(node["n"], what + ".n");
@@ -400,13 +414,15 @@ class ScenarioLoader {
     }
   }
 
-  // An instance named by a step must be "main" or spawned by an earlier step.
+  // An instance named by a step must be the target's ("main", "instance-N":
+  // whether the target has it is the bind stage's question) or spawned by an
+  // earlier step.
   void KnownInstance(const YAML::Node& node, const std::string& name, const std::string& what) {
-    if (name == "main" || instances_.count(name)) return;
+    if (TargetInstanceIndex(name) || instances_.count(name)) return;
     std::vector<std::string> known(instances_.begin(), instances_.end());
     known.push_back("main");
-    r_.Fail(node, what + ": instance '" + name + "' is not started by an earlier 'spawn' step" +
-                      yaml::DidYouMean(name, known));
+    r_.Fail(node, what + ": instance '" + name + "' is not started by an earlier 'spawn' step, nor a target " +
+                      "instance (main, instance-2, ...)" + yaml::DidYouMean(name, known));
   }
 
   // `payload: NAME` (model/payload.h); a burst may list several, cycled

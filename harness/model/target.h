@@ -350,10 +350,28 @@ struct EgressDescription {
   SourceMark mark;
 };
 
+// How the harness, as the target's balancer, places a request that names no
+// instance (`balance:`): in turn, by a hash of its key, or seeded random.
+enum class BalancePolicy { kRoundRobin, kByKey, kRandom };
+// "round_robin", "by_key", "random".
+const char* BalancePolicyName(BalancePolicy policy);
+
+// The name of target instance number `index` (0-based): "main" for the first
+// (the one scenarios start, stop and kill by default), "instance-2",
+// "instance-3", ... for the others a target file declares (`instances:`).
+std::string TargetInstanceName(int index);
+// The index of a declared instance name ("main" = 0, "instance-N" = N-1);
+// nullopt for any other name (a spawned one, "other").
+std::optional<int> TargetInstanceIndex(const std::string& name);
+// The most instances a target file may declare.
+inline constexpr int kMostInstances = 16;
+
 struct TargetDescription {
   std::string file;   // where it was loaded from
   std::string name;   // required
-  std::string base_url;  // required, templated ("http://127.0.0.1:{{port}}")
+  // Required, templated ("http://127.0.0.1:{{port}}"); with `instances:
+  // [URL, ...]` the first URL (the main instance's).
+  std::string base_url;
   std::optional<StartCommand> start;
   // Before a run that reuses a running target (namespace isolation,
   // runtime/interpreter.h): a call that clears what a run may leave behind.
@@ -362,6 +380,12 @@ struct TargetDescription {
   // an earlier run left running (a target whose state is not namespaced by
   // keys and ids). Default `namespace`.
   bool process_isolation = false;
+  // `instances: N`: N processes started with `start` (each its own port, the
+  // same store). `instances: [URL, ...]`: a target already running behind
+  // these base URLs (no start); then instance_count is their number.
+  int instance_count = 1;
+  std::vector<std::string> instance_urls;  // templated; empty = started (or base_url alone)
+  BalancePolicy balance = BalancePolicy::kRoundRobin;
   IdempotencyContract idempotency;
   Duration request_timeout = std::chrono::seconds(10);  // every request's deadline
   // The most of one answer body the harness keeps (bytes); a longer answer is

@@ -78,6 +78,49 @@ class TargetLoader {
  public:
   TargetLoader(const std::string& file, std::string profile) : r_(file), profile_override_(std::move(profile)) {}
 
+  // `instances: N` (started, N >= 1, needs `start`) or `instances: [URL, ...]`
+  // (already running, no `start`).
+  void Instances(const YAML::Node& node, TargetDescription& t) {
+    if (node.IsSequence()) {
+      if (t.start)
+        r_.Fail(node, "instances: a list of URLs describes a target already running behind them; it takes no "
+                      "'start' (give 'instances: N' to start N processes)");
+      if (node.size() == 0) r_.Fail(node, "instances: list at least one base URL");
+      std::vector<std::string> seen;
+      for (const auto& item : node) {
+        std::string url = Templated(item, "instances[]");
+        if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+          r_.Fail(item, "instances: '" + url + "' must start with http:// or https://");
+        while (!url.empty() && url.back() == '/') url.pop_back();
+        if (std::find(seen.begin(), seen.end(), url) != seen.end())
+          r_.Fail(item, "instances: '" + url + "' is listed twice (one instance, one URL)");
+        seen.push_back(url);
+      }
+      t.instance_urls = std::move(seen);
+      t.instance_count = static_cast<int>(t.instance_urls.size());
+      return;
+    }
+    const long long n = r_.Int(node, "instances");
+    if (n < 1 || n > kMostInstances)
+      r_.Fail(node, "instances must be between 1 and " + std::to_string(kMostInstances) + ", found " +
+                        std::to_string(n));
+    if (n > 1 && !t.start)
+      r_.Fail(node, "instances: " + std::to_string(n) + " starts " + std::to_string(n) +
+                        " processes and needs 'start' (for a target already running, list its URLs: "
+                        "instances: [URL, ...])");
+    t.instance_count = static_cast<int>(n);
+  }
+
+  BalancePolicy Balance(const YAML::Node& node) {
+    const std::string text = r_.String(node, "balance");
+    for (BalancePolicy p : {BalancePolicy::kRoundRobin, BalancePolicy::kByKey, BalancePolicy::kRandom}) {
+      if (text == BalancePolicyName(p)) return p;
+    }
+    r_.Fail(node, "balance must be round_robin, by_key or random, found '" + text + "'" +
+                      yaml::DidYouMean(text, {"round_robin", "by_key", "random"}));
+    return BalancePolicy::kRoundRobin;
+  }
+
   // 4194304, "512KiB", "4MiB", "1GiB": at least 1 KiB, at most 1 GiB.
   std::uint64_t ByteSize(const YAML::Node& node, const std::string& what) {
     const std::string text = r_.String(node, what);
@@ -98,16 +141,26 @@ class TargetLoader {
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
-                  "services", "messages", "broker", "max_body", "egress", "profile", "callers", "isolation"},
+                  "services", "messages", "broker", "max_body", "egress", "profile", "callers", "isolation",
+                  "instances", "balance"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
     t.name = r_.String(r_.Required(root, "name", "target"), "name");
-    YAML::Node base = r_.Required(root, "base_url", "target");
-    t.base_url = Templated(base, "base_url");
-    if (t.base_url.rfind("http://", 0) != 0 && t.base_url.rfind("https://", 0) != 0)
-      r_.Fail(base, "base_url must start with http:// or https://");
     if (root["start"]) t.start = Start(root["start"]);
+    if (root["instances"]) Instances(root["instances"], t);
+    if (root["balance"]) t.balance = Balance(root["balance"]);
+    if (t.instance_urls.empty()) {
+      YAML::Node base = r_.Required(root, "base_url", "target");
+      t.base_url = Templated(base, "base_url");
+      if (t.base_url.rfind("http://", 0) != 0 && t.base_url.rfind("https://", 0) != 0)
+        r_.Fail(base, "base_url must start with http:// or https://");
+    } else {
+      if (root["base_url"])
+        r_.Fail(root["base_url"], "base_url: give base_url or a list of instance URLs (instances: [URL, ...]), "
+                                  "not both; the first URL is the main instance's");
+      t.base_url = t.instance_urls.front();
+    }
     if (root["reset"]) t.reset = Call(root["reset"], "reset", {});
     if (root["isolation"]) {
       const std::string isolation = r_.String(root["isolation"], "isolation");
@@ -835,6 +888,31 @@ bool IdempotencyContract::IsInProgress(int status) const { return StatusIn(statu
 bool IdempotencyContract::IsMismatch(int status) const { return StatusIn(status, mismatch, mismatch_also); }
 std::string IdempotencyContract::InProgressText() const { return StatusesText(in_progress, in_progress_also); }
 std::string IdempotencyContract::MismatchText() const { return StatusesText(mismatch, mismatch_also); }
+
+const char* BalancePolicyName(BalancePolicy policy) {
+  switch (policy) {
+    case BalancePolicy::kRoundRobin: return "round_robin";
+    case BalancePolicy::kByKey: return "by_key";
+    case BalancePolicy::kRandom: return "random";
+  }
+  return "?";
+}
+
+std::string TargetInstanceName(int index) { return index == 0 ? "main" : "instance-" + std::to_string(index + 1); }
+
+std::optional<int> TargetInstanceIndex(const std::string& name) {
+  if (name == "main") return 0;
+  const std::string prefix = "instance-";
+  if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size() || name.size() > prefix.size() + 3) return std::nullopt;
+  int n = 0;
+  for (std::size_t i = prefix.size(); i < name.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::nullopt;
+    n = n * 10 + (name[i] - '0');
+  }
+  // "instance-1" is "main"; "instance-02" is no name the harness gives.
+  if (n < 2 || name[prefix.size()] == '0') return std::nullopt;
+  return n - 1;
+}
 
 const ActionDescription* TargetDescription::FindAction(const std::string& n) const {
   auto it = actions.find(n);

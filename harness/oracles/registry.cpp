@@ -195,7 +195,12 @@ std::string ChangeSummary(const Operation& op) {
 std::string OpName(const Operation& op) {
   const std::string& payload = op.invoke->payload;
   const std::string form = payload.empty() || payload == "default" ? "" : ", payload " + ChangeSummary(op);
-  return "request #" + std::to_string(op.invoke->index) + " (" + op.invoke->process + form + ")";
+  // Which instance the harness's balancer sent it to, when the run had several.
+  const nlohmann::json& value = op.invoke->value;
+  const std::string instance = value.is_object() && value.contains("instance") && value["instance"].is_string()
+                                   ? ", " + value["instance"].get<std::string>()
+                                   : "";
+  return "request #" + std::to_string(op.invoke->index) + " (" + op.invoke->process + instance + form + ")";
 }
 
 }  // namespace oracles

@@ -122,11 +122,11 @@ class Interpreter::Execution {
       case StepKind::kStart:
       case StepKind::kStop:
       case StepKind::kKill:
-      case StepKind::kRestart: return ControlTarget(ctx_, step.kind, index);
+      case StepKind::kRestart: return ControlTarget(ctx_, step.kind, index, step.ControlledInstance());
       case StepKind::kFault:
       case StepKind::kHeal: return FaultStep(ctx_, step, index);
       case StepKind::kPause:
-      case StepKind::kResume: return PauseOrResume(ctx_, step.kind == StepKind::kPause, step.instance, index);
+      case StepKind::kResume: return PauseOrResume(ctx_, step.kind == StepKind::kPause, step.ControlledInstance(), index);
       case StepKind::kSpawn: return SpawnStep(ctx_, step, index);
       case StepKind::kDeliver: return DeliverStep(ctx_, step, index);
       case StepKind::kPublish: return PublishStep(ctx_, step, index);
@@ -143,9 +143,11 @@ class Interpreter::Execution {
   // rather than judge what answered after.
   void WatchTarget(const Step& step, int index) {
     const StepKind kind = step.kind;
-    if (kind == StepKind::kStart || kind == StepKind::kRestart) may_be_down_ = false;
+    // Watched: main. Process control of another instance says nothing about it.
+    const bool on_main = step.ControlledInstance() == "main";
+    if ((kind == StepKind::kStart || kind == StepKind::kRestart) && on_main) may_be_down_ = false;
     const CapabilityInfo* cause = kind == StepKind::kCause ? FindCapability(step.name) : nullptr;
-    if (kind == StepKind::kKill || kind == StepKind::kStop || kind == StepKind::kHook ||
+    if (((kind == StepKind::kKill || kind == StepKind::kStop) && on_main) || kind == StepKind::kHook ||
         kind == StepKind::kFault || (cause && cause->ends_target) || step.kill_after_answer)
       may_be_down_ = true;
     TargetProcess& main = ctx_.instances().main();
@@ -170,6 +172,7 @@ class Interpreter::Execution {
     Status started = StartServices(ctx_);
     ctx_.StartInstances();
     if (started.ok()) started = ControlTarget(ctx_, StepKind::kStart, -1);
+    if (started.ok()) started = StartDeclaredInstances(ctx_);
     return started;
   }
 

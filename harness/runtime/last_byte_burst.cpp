@@ -48,11 +48,13 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
   if (!endpoint) return AllNotSent(requests, endpoint.status().ToString());
 
   std::vector<std::string> raw;
+  std::vector<inj::Endpoint> targets;
   for (const auto& r : requests) {
     auto parts = SplitUrl(r.url);
-    if (!parts || parts->authority != first->authority) {
-      return AllNotSent(requests, "a last-byte burst goes to one host:port; got " + r.url);
-    }
+    if (!parts) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + r.url);
+    auto e = inj::parse_endpoint(parts->authority);
+    if (!e) return AllNotSent(requests, e.status().ToString());
+    targets.push_back(e.value());
     inj::RequestSnapshot snapshot;
     snapshot.method = r.method;
     snapshot.target = parts->target;
@@ -62,6 +64,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
   }
   inj::BurstOptions options;
   options.target = endpoint.value();
+  options.targets = std::move(targets);  // several instances: each request to its own
   options.mode = inj::BurstMode::kLastByteSync;
   options.final_bytes = options_.final_bytes;
   options.settle = options_.settle;

@@ -9,7 +9,8 @@
 // the wire). The read deadline is the first request's timeout.
 // LastHarnessSpreadNs() is the last burst's last-minus-first final write.
 //
-// Only http:// URLs on a numeric host or localhost. A request the burst
+// Each request goes to its own URL's host:port (a burst split across the
+// target's instances). Only http:// URLs on a numeric host or localhost. A request the burst
 // cannot send at all (bad URL) ends as kNotSent with the reason.
 //
 // Thread-safety: one Send() at a time per object.

@@ -19,7 +19,38 @@ const char* ControlEvent(StepKind kind) {
 
 }  // namespace
 
-Status ControlTarget(StepContext& ctx, StepKind kind, int index) {
+namespace {
+
+// Start, stop, kill or restart of an instance other than main.
+Status ControlOther(StepContext& ctx, StepKind kind, int index, const std::string& instance) {
+  HistoryEvent invoke = ProcessInvoke(ControlEvent(kind), index, {{"instance", instance}});
+  const std::int64_t start = monotonic_ns();
+  TargetInstances::ControlOutcome outcome = ctx.instances().Control(instance, kind);
+  HistoryEvent done = CompletionOf(invoke, outcome.status.ok() ? EventType::kOk : EventType::kFail);
+  ctx.Append(std::move(invoke), start);
+  done.value["pid"] = outcome.pid;
+  if (outcome.exit) done.value["exit"] = outcome.exit->ToString();
+  if (!outcome.port.empty()) done.value["port"] = outcome.port;
+  if (!outcome.status.ok()) done.value["error"] = outcome.status.message();
+  ctx.Append(std::move(done), monotonic_ns());
+  const bool down = kind == StepKind::kStop || kind == StepKind::kKill;
+  if (outcome.status.ok() && outcome.pid > 0 && !down) ctx.out().target_pids.push_back(outcome.pid);
+  return outcome.status;
+}
+
+}  // namespace
+
+Status StartDeclaredInstances(StepContext& ctx) {
+  for (const auto& name : ctx.instances().declared()) {
+    if (name == "main") continue;
+    Status s = ControlOther(ctx, StepKind::kStart, -1, name);
+    if (!s.ok()) return Status(StatusCode::kUnavailable, "target instance " + name + ": " + s.message());
+  }
+  return Status::Ok();
+}
+
+Status ControlTarget(StepContext& ctx, StepKind kind, int index, const std::string& instance) {
+  if (instance != "main") return ControlOther(ctx, kind, index, instance);
   TargetProcess& proc = ctx.instances().main();
   const char* f = ControlEvent(kind);
   const pid_t invoke_pid = proc.pid();

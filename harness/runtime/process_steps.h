@@ -1,7 +1,7 @@
 // The process steps of a scenario run, recorded as nemesis events
-// (model/history_events.h): `start`, `stop`, `kill`, `restart` of the main
-// target instance (f = the step's name, value {"pid", "port", "exit",
-// "error"}), `spawn` of another instance (same command, same store, its own
+// (model/history_events.h): `start`, `stop`, `kill`, `restart` of a target
+// instance, main by default (f = the step's name, value {"pid", "port",
+// "exit", "error"}, and "instance" for any other than main), `spawn` of another instance (same command, same store, its own
 // port and logs; {"instance", "pid"}), `pause` / `resume` (SIGSTOP /
 // SIGCONT; {"instance", "pid"}), and the start of the target file's
 // services before the target (f services, {"services": {vars}}).
@@ -18,8 +18,13 @@
 namespace idemproof::runtime {
 
 // REQUIRES: kind is kStart, kStop, kKill or kRestart. `index` -1: the
-// interpreter's own start / stop.
-Status ControlTarget(StepContext& ctx, StepKind kind, int index);
+// interpreter's own start / stop. `instance`: "main", a declared
+// ("instance-2") or a spawned one.
+Status ControlTarget(StepContext& ctx, StepKind kind, int index, const std::string& instance = "main");
+// After main started: starts the target's other declared instances (target
+// `instances:`), each a `start` event with its "instance". The first that
+// does not come up stops the run (kUnavailable), as main would.
+Status StartDeclaredInstances(StepContext& ctx);
 Status SpawnStep(StepContext& ctx, const Step& step, int index);
 // pause: SIGSTOP `instance`, remembered until resumed; resume: SIGCONT.
 Status PauseOrResume(StepContext& ctx, bool pause, const std::string& instance, int index);

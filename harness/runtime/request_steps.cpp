@@ -104,22 +104,20 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
 }
 
 // One request of a send step, on `client`, recorded as `process`; the
-// answer's status into `*status` (0 = no answer or not sent).
+// answer's status into `*status` (0 = no answer or not sent), the instance
+// it went to into `*instance`.
 Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process, const Step& step, int index,
-               int* status = nullptr) {
+               int* status = nullptr, std::string* instance = nullptr) {
   if (status != nullptr) *status = 0;
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
   const std::string key = ctx.KeyFor(step.key);
-  std::string base;
-  if (step.instance != "main") {
-    auto url = ctx.instances().Url(step.instance);
-    if (!url.ok()) return url.status();
-    base = *url;
-  }
+  auto placed = ctx.Place(step, key);
+  if (!placed.ok()) return placed.status();
+  if (instance != nullptr) *instance = placed->instance;
   // A cause step's variant goes to this action's next request only.
   const std::string variant = ctx.TakeVariant(step.action);
-  auto rendered = RenderAction(ctx, *action, key, step, index, base, variant, step.payload);
+  auto rendered = RenderAction(ctx, *action, key, step, index, placed->url, variant, step.payload);
   if (!rendered.ok()) return rendered.status();
   if (!rendered->unsent.empty()) {
     ctx.Note(index, "not sent: " + rendered->unsent);
@@ -128,6 +126,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   const HttpRequest* request = &rendered->request;
   ctx.MarkSent(step.action, step.biz);
   HistoryEvent invoke = InvokeOf(ctx, process, event_f::kSend, step, key, step.payload, *rendered, index, variant);
+  if (ctx.RecordsInstances()) invoke.value["instance"] = placed->instance;
   // The invoke goes in before the request leaves, so concurrent sends
   // interleave in the history as they did on the wire.
   ctx.Append(invoke, monotonic_ns());
@@ -216,17 +215,19 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
   }
   const std::int64_t start_ns = monotonic_ns();
   int last = 0;
+  std::string answered_by = "main";
   for (int r = 0; KeepSending(ctx, step, r, last, start_ns); ++r) {
     if (r > 0 && !ctx.Sleep(step.every)) return Status::Ok();
     if (ctx.Cancelled()) return Status::Ok();
-    Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index, &last);
+    Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index, &last, &answered_by);
     if (!s.ok()) return s;
   }
   if (step.kill_after_answer) {
     // At once: whatever the target does after answering (storing the answer
-    // late, acknowledging) is cut off, as a crash would cut it.
+    // late, acknowledging) is cut off, as a crash would cut it. The instance
+    // killed is the one the request went to.
     if (last == 0) ctx.Note(index, "then: kill without an answer to the request (killed all the same)");
-    return ControlTarget(ctx, StepKind::kKill, index);
+    return ControlTarget(ctx, StepKind::kKill, index, answered_by);
   }
   return Status::Ok();
 }
@@ -240,17 +241,23 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   std::vector<HistoryEvent> invokes;
   // A pending variant goes to the burst's first request only.
   const std::string variant = ctx.TakeVariant(step.action);
+  std::vector<std::string> keys;
+  for (int i = 0; i < step.n; ++i) keys.push_back(ctx.KeyFor(step.key));
+  auto placed = ctx.PlaceBurst(step, keys);
+  if (!placed.ok()) return placed.status();
   for (int i = 0; i < step.n; ++i) {
-    const std::string key = ctx.KeyFor(step.key);
+    const std::string& key = keys[static_cast<std::size_t>(i)];
+    const StepContext::Placement& place = (*placed)[static_cast<std::size_t>(i)];
     const std::string v = i == 0 ? variant : "";
     const PayloadVariant payload = step.PayloadOf(i);
-    auto rendered = RenderAction(ctx, *action, key, step, index, "", v, payload);
+    auto rendered = RenderAction(ctx, *action, key, step, index, place.url, v, payload);
     if (!rendered.ok()) return rendered.status();
     if (!rendered->unsent.empty()) {
       ctx.Note(index, "burst not sent: " + rendered->unsent);
       return Status::Ok();
     }
     invokes.push_back(InvokeOf(ctx, event_process::Burst(i), event_f::kBurst, step, key, payload, *rendered, index, v));
+    if (ctx.RecordsInstances()) invokes.back().value["instance"] = place.instance;
     requests.push_back(std::move(rendered->request));
   }
   ctx.MarkSent(step.action, step.biz);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <optional>
+#include <random>
 #include <sstream>
 
 #include "runtime/child_process.h"
@@ -73,6 +74,9 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
   for (const auto& [name, action] : target.actions) {
     for (const auto& [var, path] : action.capture) capture_names_.insert(var);
   }
+  records_instances_ = target.instance_count > 1;
+  for (const Step& step : scenario.steps)
+    records_instances_ = records_instances_ || step.kind == StepKind::kSpawn || !step.instance.empty();
 }
 
 StepContext::~StepContext() {
@@ -113,6 +117,7 @@ void StepContext::Adopt(TargetEnvironment env) {
   base_vars_["run_dir"] = env_.dir;
   ++env_.runs;
   env_.route->Bind(this);
+  if (env_.instances) MakeBalancer();
 }
 
 TargetEnvironment StepContext::Release() {
@@ -207,6 +212,59 @@ void StepContext::StartInstances() {
   env_.instances = std::make_unique<TargetInstances>(target_, base_vars_, env_.dir + "/target", options_.flaw,
                                                      options_.cancel);
   env_.route->Bind(this);
+  MakeBalancer();
+}
+
+void StepContext::MakeBalancer() {
+  // Seeded per scenario run: the same --seed places the same way.
+  std::seed_seq seed{static_cast<std::uint32_t>(options_.seed), static_cast<std::uint32_t>(options_.seed >> 32),
+                     static_cast<std::uint32_t>(std::hash<std::string>{}(naming_.run()))};
+  std::uint32_t words[2];
+  seed.generate(words, words + 2);
+  balancer_ = std::make_unique<Balancer>(env_.instances->declared(), target_.balance,
+                                         (std::uint64_t{words[0]} << 32) | words[1]);
+}
+
+Result<StepContext::Placement> StepContext::Place(const Step& step, const std::string& key) {
+  auto placed = PlaceBurst(step, {key});
+  if (!placed.ok()) return placed.status();
+  return placed->front();
+}
+
+Result<std::vector<StepContext::Placement>> StepContext::PlaceBurst(const Step& step,
+                                                                    const std::vector<std::string>& keys) {
+  auto up = [this](const std::string& name) { return env_.instances->Up(name); };
+  std::vector<std::string> names;
+  if (!step.instance.empty() && step.instance != kOtherInstance) {
+    names.assign(keys.size(), step.instance);
+  } else if (step.instance == kOtherInstance) {
+    auto other = balancer_->Other(keys.front(), up);
+    if (!other)
+      return Status(StatusCode::kUnsupported, "instance: other: no target instance up besides the one the last "
+                                              "request of this key went to");
+    names.assign(keys.size(), *other);
+  } else if (Routed() || keys.size() == 1) {
+    // An armed fault's proxy fronts main: what the balancer places goes through it.
+    std::optional<std::string> one = Routed() ? std::optional<std::string>("main") : balancer_->Place(keys.front(), up);
+    names.assign(keys.size(), one.value_or("main"));  // none up: main, whose request then fails on the wire
+  } else {
+    names = balancer_->PlaceInTurn(keys.front(), static_cast<int>(keys.size()), up);
+    if (names.empty()) names.assign(keys.size(), "main");
+  }
+  std::vector<Placement> out;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    Placement p{names[i], ""};
+    if (p.instance == "main") {
+      p.url = ClientBaseUrl();
+    } else {
+      auto url = env_.instances->Url(p.instance);
+      if (!url.ok()) return url.status();
+      p.url = *url;
+    }
+    balancer_->Sent(keys[i], p.instance);
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 std::string StepContext::BaseUrl() { return env_.instances ? env_.instances->MainUrl() : ""; }

@@ -30,6 +30,7 @@
 #include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
+#include "runtime/balancer.h"
 #include "runtime/egress_proxies.h"
 #include "runtime/http_client.h"
 #include "runtime/interpreter.h"
@@ -150,6 +151,25 @@ class StepContext {
   // A service's URL (`base:`), or an error naming it.
   Result<std::string> ServiceUrl(const std::string& name);
 
+  // Any thread. Where one request of `step` with the concrete `key` goes:
+  // the instance the step names; for `instance: other` one other than the
+  // last request of the key went to; else the balancer's (while a fault in
+  // front of the target is armed: main, whose hop the proxy fronts). `url`
+  // is the base URL to send to (main's goes through an armed fault's proxy).
+  // kUnsupported when the named instance is not running, or no other is up.
+  // Records the placement for the next `other`.
+  struct Placement {
+    std::string instance;
+    std::string url;
+  };
+  Result<Placement> Place(const Step& step, const std::string& key);
+  // The `keys.size()` requests of a burst: an explicit or `other` instance
+  // takes them all; else they go over the up instances in turn.
+  Result<std::vector<Placement>> PlaceBurst(const Step& step, const std::vector<std::string>& keys);
+  // Whether requests record their instance (`value.instance`): the run may
+  // have more than one (the target declares several, or a step spawns or names one).
+  bool RecordsInstances() const { return records_instances_; }
+
   // Background sends: started by request steps, joined by `join` and Finish.
   void RunInBackground(std::function<void()> work);
   // The lane of the next background send: 1, 2, ... (0 is the foreground's).
@@ -196,6 +216,10 @@ class StepContext {
   std::int64_t t0_ = 0;
   std::map<std::string, FaultDeclaration> caused_faults_;
   TargetEnvironment env_;
+  // The balancer over env_.instances, seeded per scenario run.
+  void MakeBalancer();
+  std::unique_ptr<Balancer> balancer_;  // with env_.instances, per scenario run
+  bool records_instances_ = false;
   std::vector<std::thread> background_;
   std::set<std::string> started_faults_;
   std::set<std::string> paused_;

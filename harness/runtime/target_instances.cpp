@@ -1,5 +1,7 @@
 #include "runtime/target_instances.h"
 
+#include <algorithm>
+
 namespace idemproof::runtime {
 
 TargetInstances::TargetInstances(const TargetDescription& target, TemplateVars vars, std::string log_prefix,
@@ -10,7 +12,67 @@ TargetInstances::TargetInstances(const TargetDescription& target, TemplateVars v
       flaw_(std::move(flaw)),
       cancel_(cancel),
       main_(std::make_unique<TargetProcess>(target_, vars_, log_prefix_, flaw_, cancel_)),
-      target_vars_(vars_) {}
+      target_vars_(vars_) {
+  for (int i = 0; i < target_.instance_count; ++i) {
+    const std::string name = TargetInstanceName(i);
+    declared_.push_back(name);
+    if (i == 0 || static_cast<std::size_t>(i) >= target_.instance_urls.size()) continue;
+    auto listed = std::make_unique<TargetDescription>(target_);
+    listed->base_url = target_.instance_urls[static_cast<std::size_t>(i)];
+    listed->start.reset();
+    listed_[name] = std::move(listed);
+  }
+}
+
+const TargetDescription& TargetInstances::DescriptionOf(const std::string& name) const {
+  auto it = listed_.find(name);
+  return it == listed_.end() ? target_ : *it->second;
+}
+
+bool TargetInstances::Up(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (name == "main") return main_up_;
+  TargetProcess* proc = Find(name);
+  return proc != nullptr && (!proc->Managed() || proc->Running());
+}
+
+TargetInstances::ControlOutcome TargetInstances::Control(const std::string& name, StepKind kind) {
+  ControlOutcome out;
+  const bool declared = std::find(declared_.begin(), declared_.end(), name) != declared_.end();
+  std::unique_ptr<TargetProcess> proc;
+  {
+    // Out of the table while it changes: lookups see it down, none waits.
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = spawned_.find(name);
+    if (it != spawned_.end()) {
+      proc = std::move(it->second);
+      spawned_.erase(it);
+    }
+  }
+  if (!proc) {
+    if (!declared || kind != StepKind::kStart) {
+      out.status = Status(StatusCode::kUnsupported, "no target instance '" + name + "' to " + StepKindName(kind));
+      return out;
+    }
+    proc = std::make_unique<TargetProcess>(DescriptionOf(name), vars_, log_prefix_ + "-" + name, flaw_, cancel_);
+  }
+  const pid_t before = proc->pid();
+  if (kind == StepKind::kStart) {
+    out.status = proc->Start();
+  } else if (kind == StepKind::kRestart) {
+    out.status = proc->Restart();
+  } else {
+    auto exit = kind == StepKind::kKill ? proc->Kill() : proc->Stop();
+    if (exit.ok()) out.exit = *exit;
+    else out.status = exit.status();
+  }
+  const bool down = kind == StepKind::kStop || kind == StepKind::kKill;
+  out.pid = down ? before : proc->pid();
+  if (proc->vars().count("port")) out.port = proc->vars().at("port");
+  std::lock_guard<std::mutex> lock(mu_);
+  spawned_[name] = std::move(proc);
+  return out;
+}
 
 TargetInstances::~TargetInstances() { StopAll(); }
 
@@ -21,6 +83,7 @@ void TargetInstances::RefreshMain() {
   std::lock_guard<std::mutex> lock(mu_);
   target_vars_ = std::move(vars);
   main_url_ = main_->base_url();
+  main_up_ = !main_->Managed() || main_->Running();
 }
 
 std::string TargetInstances::MainUrl() {

@@ -1,8 +1,12 @@
 // TargetInstances: the target processes of one scenario run — "main", the
-// one the scenario starts, stops, kills and restarts, and the instances
-// `spawn` steps add — behind ONE lock: background sends look instances up
-// (Url) on their own threads while the interpreter's thread spawns, pauses
-// and controls them.
+// one the scenario starts, stops, kills and restarts by default, the
+// target's other declared instances ("instance-2"..., target `instances:`:
+// started with the same command and variables, hence the same store, or the
+// listed URLs of a target already running) and the instances `spawn` steps
+// add — behind ONE lock: background sends look instances up (Url, Up) on
+// their own threads while the interpreter's thread spawns, pauses and
+// controls them. An instance other than main being started, stopped or
+// restarted is out of the lookup table meanwhile: it is down for requests.
 //
 // The main instance's process is driven by the interpreter's thread alone
 // (main()); what other threads read of it — its URL and template variables —
@@ -21,8 +25,10 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
+#include "model/scenario.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/target_process.h"
@@ -53,6 +59,25 @@ class TargetInstances {
   // same store); `pid` gets its pid, 0 when it did not start. A name spawned
   // again replaces the earlier instance (stopped first).
   Status Spawn(const std::string& name, pid_t* pid);
+
+  // The target's own instances in order: "main", "instance-2", ...
+  const std::vector<std::string>& declared() const { return declared_; }
+  // Whether a request may go to the instance now: main once started and not
+  // stopped or killed by a step (or unmanaged); another while its process
+  // runs (or it is one of the target's listed URLs).
+  bool Up(const std::string& name);
+
+  // Process control of an instance other than main (main: main()). REQUIRES:
+  // the interpreter's thread. kStart starts it (a declared instance on first
+  // use), kStop / kKill / kRestart as TargetProcess. kUnsupported for a name
+  // neither declared nor spawned.
+  struct ControlOutcome {
+    Status status;
+    pid_t pid = 0;                  // stop/kill: the pid ended; start/restart: the new one
+    std::optional<ExitInfo> exit;   // stop/kill: how it ended
+    std::string port;               // once started: its {{port}}, when known
+  };
+  ControlOutcome Control(const std::string& name, StepKind kind);
   // The base URL of a running instance ("main" included); kUnsupported when
   // there is none by that name, or it is not running.
   Result<std::string> Url(const std::string& name);
@@ -65,6 +90,9 @@ class TargetInstances {
 
  private:
   TargetProcess* Find(const std::string& name);  // REQUIRES: mu_ held
+  // The description an instance starts from: the target's, or for a listed
+  // URL a copy with that base_url and no start.
+  const TargetDescription& DescriptionOf(const std::string& name) const;
 
   const TargetDescription& target_;
   const TemplateVars vars_;
@@ -75,7 +103,10 @@ class TargetInstances {
   std::mutex mu_;
   std::string main_url_;                                              // guarded by mu_
   TemplateVars target_vars_;                                          // guarded by mu_
-  std::map<std::string, std::unique_ptr<TargetProcess>> spawned_;     // guarded by mu_
+  std::map<std::string, std::unique_ptr<TargetProcess>> spawned_;     // guarded by mu_ (declared ones too)
+  bool main_up_ = false;                                              // guarded by mu_
+  std::vector<std::string> declared_;
+  std::map<std::string, std::unique_ptr<TargetDescription>> listed_;  // instance -> its URL's description
 };
 
 }  // namespace idemproof::runtime

@@ -17,6 +17,9 @@ const std::vector<FlawInfo>& all_flaws() {
       {Flaw::short_ttl, "short-ttl", "records expire after 1/100 of --dedup-ttl"},
       {Flaw::expiry_race, "expiry-race",
        "replaces an expired record by read, pause, blind overwrite: concurrent retries after the TTL all execute"},
+      {Flaw::instance_local_claims, "instance-local-claims",
+       "decides in-progress claims in process memory, records and orders in the shared store: a duplicate on "
+       "another instance while the first runs executes too, and completes over it"},
       {Flaw::delete_releases_twice, "delete-releases-twice",
        "DELETE releases stock without checking the state"},
       {Flaw::put_increment, "put-increment",

@@ -1,41 +1,23 @@
 #include "idemproof/ref/memory_record_store.h"
 
+#include "idemproof/ref/forwarding_transaction.h"
+
 namespace idemproof::ref {
 
 // Business operations go to the durable store's transaction; completion goes
 // to memory (that split is the flaw).
-class MemoryRecordStore::Transaction final : public StoreTransaction {
+class MemoryRecordStore::Transaction final : public ForwardingTransaction {
  public:
-  Transaction(MemoryRecordStore& owner, StoreTransaction& durable)
-      : owner_(owner), durable_(durable) {}
+  Transaction(MemoryRecordStore& owner, StoreTransaction& durable) : ForwardingTransaction(durable), owner_(owner) {}
 
   bool complete(const RequestScope& scope, const std::string& owner,
                 const StoredResponse& response, TimePoint completed_at, TimePoint expires_at,
                 Fencing fencing) override {
     return owner_.complete(scope, owner, response, completed_at, expires_at, fencing);
   }
-  Order insert_order(const OrderDraft& draft) override { return durable_.insert_order(draft); }
-  std::optional<Order> find_order(std::int64_t id) override { return durable_.find_order(id); }
-  std::vector<Order> find_orders(const std::optional<std::string>& biz_no) override {
-    return durable_.find_orders(biz_no);
-  }
-  void update_order(const Order& order) override { durable_.update_order(order); }
-  Movement insert_movement(MovementKind kind, const Movement& movement) override {
-    return durable_.insert_movement(kind, movement);
-  }
-  std::vector<Movement> find_movements(MovementKind kind, const std::string& biz_no) override {
-    return durable_.find_movements(kind, biz_no);
-  }
-  std::int64_t available_stock(const std::string& sku) override {
-    return durable_.available_stock(sku);
-  }
-  void adjust_stock(const std::string& sku, std::int64_t delta) override {
-    durable_.adjust_stock(sku, delta);
-  }
 
  private:
   MemoryRecordStore& owner_;
-  StoreTransaction& durable_;
 };
 
 MemoryRecordStore::MemoryRecordStore(Store& durable) : durable_(durable) {}

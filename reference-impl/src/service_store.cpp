@@ -25,6 +25,9 @@ ServiceStore::ServiceStore(const ServiceOptions& options) {
   if (options.service.flaw == Flaw::memory_store) {
     memory_ = std::make_unique<MemoryRecordStore>(*durable_);
   }
+  if (options.service.flaw == Flaw::instance_local_claims) {
+    local_claims_ = std::make_unique<InstanceLocalClaimStore>(*durable_);
+  }
 }
 
 }  // namespace idemproof::ref

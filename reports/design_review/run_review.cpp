@@ -16,8 +16,8 @@ namespace {
 
 constexpr int kViolationsShown = 3;  // per verdict; the rest are counted
 
-const Layer kLayers[] = {Layer::kClient,     Layer::kGateway,     Layer::kQueue,
-                         Layer::kSideEffect, Layer::kConcurrency, Layer::kBatch};
+const Layer kLayers[] = {Layer::kClient,      Layer::kGateway, Layer::kQueue,  Layer::kSideEffect,
+                         Layer::kConcurrency, Layer::kBatch,   Layer::kCluster};
 
 std::string LayerTitle(Layer layer) {
   switch (layer) {
@@ -27,6 +27,7 @@ std::string LayerTitle(Layer layer) {
     case Layer::kSideEffect: return "side effect";
     case Layer::kConcurrency: return "concurrency";
     case Layer::kBatch: return "batch re-run";
+    case Layer::kCluster: return "cluster (another instance)";
   }
   return "?";
 }

@@ -2,8 +2,8 @@
 // from RunDirectoryContents and then only formatted by the HTML and Markdown
 // renderers (so both always say the same thing).
 //
-//  - the six layers of the domain (client, gateway / network, queue, side
-//    effect, concurrency, batch), each held / broken / undecided / not tested,
+//  - the seven layers of the domain (client, gateway / network, queue, side
+//    effect, concurrency, batch, cluster), each held / broken / undecided / not tested,
 //    with what the histories show: the duplicate sources exercised, the key
 //    seen on the wire, the concurrency guard's answers, reconciliation after a
 //    kill or restart; store and window as the target file declares them;
@@ -129,7 +129,7 @@ struct PremiseTotal {
 };
 
 struct RunReview {
-  std::vector<LayerRow> layers;               // the six, in domain order
+  std::vector<LayerRow> layers;               // the seven, in domain order
   std::vector<ScenarioReview> scenarios;      // every scenario, in run order
   std::vector<FaultTotal> faults;             // by name
   std::vector<PremiseTotal> premises;         // by oracle name

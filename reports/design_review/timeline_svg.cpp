@@ -104,6 +104,8 @@ std::string RequestTitle(const Operation& op, const std::string& label) {
     if (r.contains("method") && r["method"].is_string()) t += " " + r["method"].get<std::string>();
     if (r.contains("url") && r["url"].is_string()) t += " " + r["url"].get<std::string>();
   }
+  if (e.value.contains("instance") && e.value["instance"].is_string())
+    t += "\ninstance " + e.value["instance"].get<std::string>();
   if (!e.action.empty()) t += "\naction " + e.action;
   t += "\nkey " + (e.key.empty() ? std::string("(none)") : e.key);
   if (!e.biz.empty()) t += "\nbiz " + e.biz;

@@ -320,3 +320,31 @@ TEST_CASE("flaw put-increment: a repeated PUT changes the state again", "[flaw][
     return json::parse(second.body).at("address") != "Elm 5";
   });
 }
+
+TEST_CASE("flaw instance-local-claims: a duplicate on another instance while the first runs executes too",
+          "[flaw][slow]") {
+  // Two processes on one database file, as behind a balancer. Within one
+  // process the flaw behaves (a duplicate there is in progress); the
+  // duplicate that lands on the other instance is its symptom.
+  check_flaw("instance-local-claims", {"--lease", "5s"}, [](auto args) {
+    ServiceProcess first(args);
+    ServiceProcess second(args);
+    OrderApi a(first.url());
+    OrderApi b(second.url());
+    const std::string key = "ilc";
+    const auto body = order_json(key);
+    auto slow = std::async(std::launch::async, [&] {
+      return a.call("POST", "/orders?slow_ms=1500", body, {"Idempotency-Key: " + key});
+    });
+    std::this_thread::sleep_for(400ms);
+    const auto same_process = a.post_order(key, body);
+    REQUIRE(same_process.status == 409);  // one process: right either way
+    const auto other_process = b.post_order(key, body);
+    REQUIRE(slow.get().status == 201);
+    const auto count = a.order_count(key);
+    REQUIRE(count >= 1);
+    // Correct: the claim is in the shared store, the other instance answers 409.
+    CHECK((other_process.status == 409) == (count == 1));
+    return count == 2 && other_process.status == 201;
+  });
+}

@@ -22,6 +22,7 @@ enum class Flaw {
   unfenced_takeover,
   short_ttl,
   expiry_race,        // the store's (sqlite_store.h), like check_then_insert
+  instance_local_claims,  // the store's (instance_local_claim_store.h): only several instances show it
   delete_releases_twice,
   put_increment,
   fingerprint_key_order,

@@ -1,13 +1,15 @@
 // ServiceStore: the Store a service runs on, as its options choose it: the
 // PostgreSQL database of --store when given, else the SQLite file of --db;
-// wrapped by MemoryRecordStore under the `memory-store` flaw, and claiming
-// with the flaw's discipline under `check-then-insert` and `expiry-race`
+// wrapped by MemoryRecordStore under the `memory-store` flaw, by
+// InstanceLocalClaimStore under `instance-local-claims`, and claiming with
+// the flaw's discipline under `check-then-insert` and `expiry-race`
 // (claim_discipline.h) on either database. Owns what it opens; thread-safe
 // like the stores it holds.
 #pragma once
 
 #include <memory>
 
+#include "idemproof/ref/instance_local_claim_store.h"
 #include "idemproof/ref/memory_record_store.h"
 #include "idemproof/ref/service_options.h"
 #include "idemproof/ref/store.h"
@@ -20,11 +22,16 @@ class ServiceStore {
   // e.g. when the PostgreSQL server cannot be reached: no fallback to SQLite.
   explicit ServiceStore(const ServiceOptions& options);
 
-  Store& store() { return memory_ ? static_cast<Store&>(*memory_) : *durable_; }
+  Store& store() {
+    if (memory_) return *memory_;
+    if (local_claims_) return *local_claims_;
+    return *durable_;
+  }
 
  private:
   std::unique_ptr<Store> durable_;
   std::unique_ptr<MemoryRecordStore> memory_;
+  std::unique_ptr<InstanceLocalClaimStore> local_claims_;
 };
 
 }  // namespace idemproof::ref

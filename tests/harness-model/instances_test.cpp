@@ -1,0 +1,177 @@
+// Several instances of a target (`instances:`, `balance:`) and the
+// scenario side of them (`instance: other`, "instance-N", `min_instances:`,
+// the cluster layer): loading, validation with file:line:col, and the bind
+// check that makes a scenario needing two instances not applicable on one.
+#include <catch2/catch.hpp>
+
+#include "model/scenario.h"
+#include "model/target.h"
+#include "oracles/oracle.h"
+
+using namespace idemproof;
+
+namespace {
+
+const std::string kStart =
+    "start: {argv: [ref, --port, '0'], port_from_stdout: 'listening on (\\d+)'}\n";
+const std::string kAction = "actions:\n  a: {role: create, request: {method: POST, path: /a}}\n";
+
+std::string TargetError(const std::string& text) {
+  auto r = ParseTarget(text, "t.yaml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kInvalidConfig);
+  return r.status().ToString();
+}
+
+ScenarioVocabulary Vocab() { return BuiltinOracles().Vocabulary(); }
+
+std::string ScenarioError(const std::string& text) {
+  auto r = ParseScenario(text, "s.yaml", Vocab());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kInvalidConfig);
+  return r.status().ToString();
+}
+
+TargetDescription Target(int instances) {
+  std::string text = "name: t\nbase_url: http://127.0.0.1:{{port}}\n" + kStart + kAction;
+  if (instances > 1) text += "instances: " + std::to_string(instances) + "\n";
+  auto r = ParseTarget(text, "t.yaml");
+  REQUIRE(r.ok());
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("a target file declares its instances: a count, or the URLs of a running one") {
+  auto started = ParseTarget("name: t\nbase_url: http://127.0.0.1:{{port}}\n" + kStart + kAction +
+                                 "instances: 3\nbalance: by_key\n",
+                             "t.yaml");
+  REQUIRE(started.ok());
+  CHECK(started->instance_count == 3);
+  CHECK(started->instance_urls.empty());
+  CHECK(started->balance == BalancePolicy::kByKey);
+
+  auto listed = ParseTarget("name: t\ninstances: [http://127.0.0.1:8001/, http://127.0.0.1:8002]\n"
+                            "balance: random\n" + kAction,
+                            "t.yaml");
+  REQUIRE(listed.ok());
+  CHECK(listed->instance_count == 2);
+  CHECK(listed->base_url == "http://127.0.0.1:8001");  // the first is the main instance's
+  CHECK(listed->instance_urls.at(1) == "http://127.0.0.1:8002");
+  CHECK(listed->balance == BalancePolicy::kRandom);
+
+  // The default: one instance, round robin (a single-instance target as before).
+  TargetDescription one = Target(1);
+  CHECK(one.instance_count == 1);
+  CHECK(one.balance == BalancePolicy::kRoundRobin);
+}
+
+TEST_CASE("instance names: main, then instance-2, instance-3, ...") {
+  CHECK(TargetInstanceName(0) == "main");
+  CHECK(TargetInstanceName(2) == "instance-3");
+  CHECK(TargetInstanceIndex("main") == 0);
+  CHECK(TargetInstanceIndex("instance-2") == 1);
+  CHECK_FALSE(TargetInstanceIndex("instance-1"));  // that is main
+  CHECK_FALSE(TargetInstanceIndex("instance-02"));
+  CHECK_FALSE(TargetInstanceIndex("instance-"));
+  CHECK_FALSE(TargetInstanceIndex("second"));
+  CHECK_FALSE(TargetInstanceIndex("other"));
+}
+
+TEST_CASE("a bad instances or balance is an error at its line and column") {
+  const std::string head = "name: t\nbase_url: http://127.0.0.1:{{port}}\n";
+  CHECK(TargetError(head + kStart + kAction + "instances: 0\n") ==
+        "t.yaml:6:12: instances must be between 1 and 16, found 0");
+  CHECK(TargetError(head + kAction + "instances: 2\n").find(
+            "t.yaml:5:12: instances: 2 starts 2 processes and needs 'start'") != std::string::npos);
+  CHECK(TargetError(head + kStart + kAction + "instances: many\n").find("t.yaml:6:12:") != std::string::npos);
+  CHECK(TargetError(head + kStart + kAction + "balance: round-robin\n") ==
+        "t.yaml:6:10: balance must be round_robin, by_key or random, found 'round-robin' "
+        "(did you mean 'round_robin'?)");
+  // A list of URLs is a running target: no start, no second base_url, no duplicates.
+  CHECK(TargetError("name: t\n" + kStart + "instances: [http://127.0.0.1:1]\n" + kAction)
+            .find("t.yaml:3:12: instances: a list of URLs describes a target already running") != std::string::npos);
+  CHECK(TargetError(head + "instances: [http://127.0.0.1:1]\n" + kAction)
+            .find("t.yaml:2:11: base_url: give base_url or a list of instance URLs") != std::string::npos);
+  CHECK(TargetError("name: t\ninstances: [http://127.0.0.1:1, 'http://127.0.0.1:1/']\n" + kAction)
+            .find("t.yaml:2:33: instances: 'http://127.0.0.1:1' is listed twice") != std::string::npos);
+  CHECK(TargetError("name: t\ninstances: [127.0.0.1:1]\n" + kAction)
+            .find("t.yaml:2:13: instances: '127.0.0.1:1' must start with http:// or https://") != std::string::npos);
+  CHECK(TargetError("name: t\ninstances: []\n" + kAction).find("t.yaml:2:12: instances: list at least one") !=
+        std::string::npos);
+  // Without instances a base_url is still required.
+  CHECK(TargetError("name: t\n" + kAction).find("base_url") != std::string::npos);
+}
+
+TEST_CASE("steps name instances: the balancer by default, other, the target's own, spawned ones") {
+  auto r = ParseScenario(R"(layer: cluster
+hunts: a duplicate on another instance executes again
+min_instances: 2
+steps:
+  - send: a
+  - send: a
+    instance: other
+  - burst: a
+    n: 4
+  - burst: a
+    instance: instance-3
+  - kill
+  - restart:
+    instance: instance-2
+  - pause:
+    instance: main
+expect: [one_record]
+)",
+                         "s.yaml", Vocab());
+  REQUIRE(r.ok());
+  CHECK(r->layer == Layer::kCluster);
+  CHECK(std::string(LayerName(r->layer)) == "cluster");
+  CHECK(r->min_instances == 2);
+  CHECK(r->steps[0].instance == kBalancedInstance);
+  CHECK(r->steps[1].instance == "other");
+  CHECK(r->steps[2].instance == kBalancedInstance);
+  CHECK(r->steps[3].instance == "instance-3");
+  CHECK(r->steps[4].ControlledInstance() == "main");
+  CHECK(r->steps[5].instance == "instance-2");
+  CHECK(r->steps[6].ControlledInstance() == "main");
+  CHECK(r->InstancesNeeded() == 3);
+}
+
+TEST_CASE("a bad instance in a scenario is an error at its line and column") {
+  const std::string head = "layer: cluster\nhunts: x\n";
+  CHECK(ScenarioError(head + "steps:\n  - kill:\n    instance: other\nexpect: [one_record]\n") ==
+        "s.yaml:5:15: step 'kill'.instance: 'other' places a request (send, burst); name the instance");
+  CHECK(ScenarioError(head + "steps:\n  - send: a\n    instance: secnd\nexpect: [one_record]\n")
+            .find("s.yaml:5:15: step 'send': instance 'secnd' is not started by an earlier 'spawn' step") !=
+        std::string::npos);
+  CHECK(ScenarioError(head + "steps:\n  - spawn: instance-2\nexpect: [one_record]\n")
+            .find("s.yaml:4:12: step 'spawn': 'instance-2' names the target's own instances") != std::string::npos);
+  CHECK(ScenarioError(head + "min_instances: 0\nsteps:\n  - send: a\nexpect: [one_record]\n") ==
+        "s.yaml:3:16: min_instances must be between 1 and 16, found 0");
+  CHECK(ScenarioError("layer: clutser\nhunts: x\nsteps:\n  - send: a\nexpect: [one_record]\n")
+            .find("(did you mean 'cluster'?)") != std::string::npos);
+}
+
+TEST_CASE("a scenario needing more instances than the target has is not applicable, saying why") {
+  auto other = ParseScenario("layer: cluster\nhunts: x\nsteps:\n  - send: a\n  - send: a\n    instance: other\n"
+                             "expect: [one_record]\n",
+                             "s.yaml", Vocab());
+  REQUIRE(other.ok());
+  ScenarioFit one = CheckScenarioAgainstTarget(*other, Target(1));
+  REQUIRE(one.errors.empty());
+  REQUIRE(one.needs.size() == 1);
+  CHECK(one.needs[0] == "a target with at least 2 instances (target 'instances'; 't' has 1)");
+  CHECK(CheckScenarioAgainstTarget(*other, Target(2)).runnable());
+
+  auto burst = ParseScenario("layer: cluster\nhunts: x\nmin_instances: 3\nsteps:\n  - burst: a\nexpect: [one_record]\n",
+                             "s.yaml", Vocab());
+  REQUIRE(burst.ok());
+  CHECK_FALSE(CheckScenarioAgainstTarget(*burst, Target(2)).runnable());
+  CHECK(CheckScenarioAgainstTarget(*burst, Target(3)).runnable());
+
+  // A single-instance scenario binds to a cluster target as to one instance.
+  auto plain = ParseScenario("layer: client\nhunts: x\nsteps:\n  - send: a\nexpect: [one_record]\n", "s.yaml", Vocab());
+  REQUIRE(plain.ok());
+  CHECK(plain->InstancesNeeded() == 1);
+  CHECK(CheckScenarioAgainstTarget(*plain, Target(3)).runnable());
+}
