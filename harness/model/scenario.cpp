@@ -31,6 +31,19 @@ Result<Layer> ParseLayer(const std::string& text) {
                                  " (client, gateway, queue, side-effect, concurrency, batch, cluster)");
 }
 
+bool ControlsProcess(StepKind kind) {
+  switch (kind) {
+    case StepKind::kStart:
+    case StepKind::kStop:
+    case StepKind::kKill:
+    case StepKind::kRestart:
+    case StepKind::kPause:
+    case StepKind::kResume:
+    case StepKind::kSpawn: return true;
+    default: return false;
+  }
+}
+
 const char* StepKindName(StepKind kind) {
   switch (kind) {
     case StepKind::kSend: return "send";

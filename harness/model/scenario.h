@@ -58,6 +58,9 @@ enum class StepKind {
   kCause,    // cause a capability (model/capabilities.h): by a variant of the next request, or a hook
 };
 const char* StepKindName(StepKind kind);
+// start, stop, kill, restart, pause, resume, spawn: the steps that act on
+// the target's processes (they need `start`, and a run of them its own processes).
+bool ControlsProcess(StepKind kind);
 
 enum class BurstMode { kLastByte, kThreads };
 

@@ -43,20 +43,9 @@ const char* IsolationName(Isolation isolation) {
 bool NeedsOwnProcesses(const Scenario& scenario, const TargetDescription& target) {
   if (target.process_isolation) return true;
   for (const Step& step : scenario.steps) {
-    switch (step.kind) {
-      case StepKind::kStart:
-      case StepKind::kStop:
-      case StepKind::kKill:
-      case StepKind::kRestart:
-      case StepKind::kPause:
-      case StepKind::kResume:
-      case StepKind::kSpawn: return true;
-      case StepKind::kCause:
-        if (const CapabilityInfo* cause = FindCapability(step.name); cause && cause->ends_target) return true;
-        break;
-      default: break;
-    }
-    if (step.kill_after_answer) return true;
+    if (ControlsProcess(step.kind) || step.kill_after_answer) return true;
+    if (step.kind != StepKind::kCause) continue;
+    if (const CapabilityInfo* cause = FindCapability(step.name); cause && cause->ends_target) return true;
   }
   return false;
 }
