@@ -302,7 +302,14 @@ TEST_CASE("an endless and a 2 GiB answer body are cut at max_body: the harness s
     INFO(path << "\n" << r.out);
     CHECK(r.exit_code == 3);
     CHECK(r.peak_rss_kb > 0);
+#if defined(__SANITIZE_ADDRESS__)
+    // Under ASan (scripts/sanitize.sh) freed memory waits in a 256 MB
+    // quarantine and shadow memory adds more: the bound measures ASan, not
+    // the harness. It is checked in the normal build.
+    WARN("ASan build: peak RSS " << r.peak_rss_kb << " kB, not bounded");
+#else
     CHECK(r.peak_rss_kb < 200 * 1024);
+#endif
     CHECK(r.elapsed < std::chrono::seconds(60));
     json results = json::parse(ReadFile(dir + "/runs/latest/results.json"));
     const auto& v = results.at("scenarios").at(0).at("verdicts").at(0);
