@@ -27,6 +27,8 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include "base/beast_capped_read.h"
+
 namespace idemproof::injectors {
 
 namespace {
@@ -126,7 +128,7 @@ void take_answer(Connection& c, BurstAnswer& a, error_code ec) {
 
 void start_read(Connection& c, std::size_t max_body, const std::function<void(error_code)>& done) {
   c.parser.body_limit(max_body);
-  http::async_read(c.socket, c.buffer, c.parser, [done](error_code ec, std::size_t) { done(ec); });
+  async_read_capped(c.socket, c.buffer, c.parser, [done](error_code ec, std::size_t) { done(ec); });
 }
 
 std::vector<std::size_t> indices_where(const std::vector<std::unique_ptr<Connection>>& conns,

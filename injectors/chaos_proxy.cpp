@@ -22,6 +22,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "base/beast_capped_read.h"
 #include "injectors/asio_names.h"
 #include "injectors/fault_event.h"
 #include "injectors/proxy_exchange.h"
@@ -116,7 +117,7 @@ ProxyTask<void> session(Impl& p, tcp::socket socket) {
     http::request_parser<http::string_body> parser;
     parser.body_limit(p.settings.body_limit);
     client.expires_after(p.settings.client_idle_timeout);
-    co_await http::async_read(client, buffer, parser, asio::redirect_error(kAwait, ec));
+    co_await async_read_capped(client, buffer, parser, asio::redirect_error(kAwait, ec));
     if (ec) break;
     client.expires_never();
     ++p.requests;

@@ -1,5 +1,6 @@
 #include "injectors/proxy_exchange.h"
 
+#include "base/beast_capped_read.h"
 #include "injectors/asio_names.h"
 #include "injectors/message_framing.h"
 
@@ -94,7 +95,7 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
   http::response_parser<http::string_body> parser;
   parser.body_limit(p.settings.body_limit);
   if (head) parser.skip(true);
-  co_await http::async_read(c.stream, c.buffer, parser, asio::redirect_error(kAwait, ec));
+  co_await async_read_capped(c.stream, c.buffer, parser, asio::redirect_error(kAwait, ec));
   if (ec) {
     out.error = "upstream read: " + ec.message();
     out.timed_out = ec == beast::error::timeout;

@@ -36,6 +36,7 @@
 #include "idemproof/ref/effect_store.h"
 #include "idemproof/ref/payment_provider.h"
 #include "idemproof/ref/postgres_store.h"
+#include "base/beast_capped_read.h"
 #include "base/problem.h"
 #include "idemproof/ref/reference_service.h"
 #include "idemproof/ref/service_options.h"
@@ -87,8 +88,8 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(ctx_.options.body_limit);
     parser_->header_limit(kHeaderLimit);
     stream_.expires_after(kReadTimeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::on_read, shared_from_this()));
+    async_read_capped(stream_, buffer_, *parser_,
+                      beast::bind_front_handler(&Session::on_read, shared_from_this()));
   }
 
   void on_read(beast::error_code ec, std::size_t) {

@@ -1,5 +1,6 @@
 // Bytes to a Beast message, the way the proxy and the reference's server read
-// one off a socket: Beast's parser with a body limit, fed at once, then EOF.
+// one off a socket (base/beast_capped_read.h): Beast's parser with a body
+// limit, fed at once, then EOF.
 // Header-only (Beast), so the fuzz targets need no socket code.
 #pragma once
 
@@ -18,11 +19,13 @@ std::optional<boost::beast::http::message<IsRequest, boost::beast::http::string_
   namespace http = boost::beast::http;
   http::parser<IsRequest, http::string_body> parser;
   parser.body_limit(body_limit);
-  parser.eager(true);
   boost::beast::error_code ec;
   std::size_t used = 0;
-  // Bounded: each put() consumes bytes or fails.
+  // Bounded: each put() consumes bytes or fails. The header is parsed with
+  // the parser not eager, then the body eagerly, as base/beast_capped_read.h
+  // does (an eager header parse loses the body_limit error in Boost 1.74).
   for (int i = 0; i < 1024 && used < bytes.size() && !parser.is_done(); ++i) {
+    parser.eager(parser.is_header_done());
     std::size_t n = parser.put(boost::asio::buffer(bytes.data() + used, bytes.size() - used), ec);
     if (ec == http::error::need_more) ec = {};
     if (ec) return std::nullopt;

@@ -320,6 +320,23 @@ TEST_CASE("an unreachable upstream yields 502 and an upstream-error event, never
   CHECK(proxy.heal());
 }
 
+TEST_CASE("an upstream answer past body_limit is refused with 502, not buffered, when header and body come in one read", "[injectors][proxy]") {
+  CountingUpstream upstream;
+  FaultEventLog events;
+  ProxySettings settings{{"127.0.0.1", 0}, {"127.0.0.1", upstream.port()}, std::chrono::seconds(5)};
+  settings.body_limit = std::size_t{1} << 20;
+  ChaosProxy proxy(settings, &events);
+  REQUIRE(proxy.start().ok());
+  TestClient client;
+  ClientAnswer a = client.send("GET", "http://" + proxy.endpoint().to_string() + "/big",
+                               {"X-Upstream-Oversize-Mib: 8"});
+  REQUIRE(a.answered);
+  CHECK(a.status == 502);
+  CHECK(a.body.size() < settings.body_limit);
+  CHECK(header_value(a.headers, "X-Idemproof-Proxy") == "upstream-error");
+  CHECK(proxy.heal());
+}
+
 TEST_CASE("fault events serialise to JSON for the history", "[injectors][proxy]") {
   ProxyRig rig;
   rig.arm("drop-response");

@@ -52,6 +52,17 @@ struct CountingUpstream::Impl {
       res.set("X-Arrival-Ns", std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(arrival).count()));
       res.body() = nlohmann::json{{"n", n}, {"method", std::string(req.method_string())},
                                   {"target", std::string(req.target())}, {"body", req.body()}}.dump();
+      if (auto mib = req.find("X-Upstream-Oversize-Mib"); mib != req.end()) {
+        // Header and the whole declared body in one write, so a reader's
+        // first read holds both (where Boost 1.74's eager parser loses its
+        // body_limit error).
+        const std::size_t size = std::stoul(std::string(mib->value())) << 20;
+        const std::string raw = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
+                                std::to_string(size) + "\r\n\r\n" + std::string(size, 'y');
+        boost::asio::write(*socket, boost::asio::buffer(raw), ec);
+        if (!ec) ++answered;
+        break;
+      }
       if (req.find("X-Upstream-Unframed") != req.end()) {
         // As an HTTP/1.0 server without Content-Length: the body ends when
         // the connection closes.

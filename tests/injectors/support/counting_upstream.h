@@ -4,7 +4,9 @@
 // Every request gets `200 {"n": <its number>, "method", "target", "body"}`
 // with X-Arrival-Ns (steady clock); a request carrying `X-Upstream-Delay-Ms: D`
 // is answered D ms later; one carrying `X-Upstream-Unframed` gets an HTTP/1.0
-// answer without Content-Length, ended by closing. Keep-alive is honoured. One thread per connection
+// answer without Content-Length, ended by closing; one carrying
+// `X-Upstream-Oversize-Mib: N` gets its header and an N MiB body in one write,
+// then a close. Keep-alive is honoured. One thread per connection
 // (Beast, synchronous); stop() (and the destructor) closes everything and
 // joins every thread.
 //
