@@ -105,16 +105,20 @@ std::vector<std::string> ListFlaws(const std::string& ref) {
 void explore_section(const ExploreBenchOptions& o) {
   std::cout << "\n### explore, live: trials per second against the correct reference\n\n"
             << "`idemproof explore FILE --target scenarios/targets/reference.yaml --seed " << o.seed << " --trials "
-            << o.clean_trials << " --isolation I` (no flaw). process: each trial starts the reference, its payment "
-            << "stub and Redis; namespace: trials reuse them unless the plan kills, restarts or pauses the target\n\n"
-            << "| explore file | isolation | trials run | target starts | violations | undecided | explore time | trials/s | mean plan ops |\n"
-            << "|---|---|---|---|---|---|---|---|---|\n";
+            << o.clean_trials << " --isolation I --jobs J` (no flaw). process: each trial starts the reference, its "
+            << "payment stub and Redis; namespace: trials reuse them unless the plan kills, restarts or pauses the "
+            << "target; J workers each have their own\n\n"
+            << "| explore file | isolation | jobs | trials run | target starts | violations | undecided trials | explore time | trials/s | mean plan ops |\n"
+            << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const std::string file : {"retries-only", "create-order", "cancel-order", "set-address", "inbox", "batch", "payment"})
-  for (const std::string isolation : {"namespace", "process"}) {
-    const ExploreRun r = RunExplore(o, file, "", "--trials " + std::to_string(o.clean_trials) + " --isolation " + isolation,
-                                    "clean-" + file + "-" + isolation);
+  for (const std::string isolation : {"namespace", "process"})
+  for (const int jobs : {1, 2}) {
+    const ExploreRun r = RunExplore(o, file, "", "--trials " + std::to_string(o.clean_trials) + " --isolation " + isolation +
+                                    " --jobs " + std::to_string(jobs),
+                                    "clean-" + file + "-" + isolation + "-j" + std::to_string(jobs));
     if (r.report.is_discarded() || r.report.is_null()) {
-      std::cout << "| " << file << " | " << isolation << " | no report (exit " << r.exit_code << ") | | | | | | |\n";
+      std::cout << "| " << file << " | " << isolation << " | " << jobs << " | no report (exit " << r.exit_code
+                << ") | | | | | | |\n";
       continue;
     }
     const int trials = r.report.value("trials_run", 0);
@@ -133,9 +137,9 @@ void explore_section(const ExploreBenchOptions& o) {
     std::ostringstream rate, mean;
     rate << std::fixed << std::setprecision(2) << (ms > 0 ? trials * 1000.0 / static_cast<double>(ms) : 0.0);
     mean << std::fixed << std::setprecision(1) << (plans > 0 ? ops / plans : 0.0);
-    std::cout << "| " << file << " | " << isolation << " | " << trials << " | " << r.report.value("target_starts", 0)
-              << " | " << (r.report.value("violation", false) ? "**1**" : "0")
-              << " | " << r.report.value("undecided", 0) << " | " << Seconds(ms) << " | " << rate.str() << " | "
+    std::cout << "| " << file << " | " << isolation << " | " << jobs << " | " << trials << " | "
+              << r.report.value("target_starts", 0) << " | " << (r.report.value("violation", false) ? "**1**" : "0")
+              << " | " << r.report.value("undecided_trials", 0) << " | " << Seconds(ms) << " | " << rate.str() << " | "
               << (plans > 0 ? mean.str() : "?") << " |\n";
   }
 

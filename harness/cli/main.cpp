@@ -435,10 +435,11 @@ int Check(const std::string& run_dir, const std::string& junit_file, const std::
 
 // `idemproof explore` (harness/explore/): generated plans, shrunk to a repro.
 int Explore(const explore::ExploreArgs& args) {
-  runtime::InjectorFaults faults;
-  runtime::LastByteBurst last_byte_burst;
-  return explore::RunExploreCommand(args, default_build_dir(), IDEMPROOF_SOURCE_DIR, &last_byte_burst,
-                                    &faults, std::cout, std::cerr);
+  return explore::RunExploreCommand(
+      args, default_build_dir(), IDEMPROOF_SOURCE_DIR,
+      [] { return std::unique_ptr<runtime::BurstSender>(std::make_unique<runtime::LastByteBurst>()); },
+      [] { return std::unique_ptr<runtime::FaultRunner>(std::make_unique<runtime::InjectorFaults>()); }, std::cout,
+      std::cerr);
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
       ->capture_default_str();
   cmd.add_option("--shard", a.shard,
                  "K/N: run only the trials i with i mod N = K-1 (each trial's plan depends on the seed and i alone)");
+  cmd.add_option("--jobs", a.jobs,
+                 "trial workers, each with its own target and services; the same seed gives the same plans and "
+                 "the same first failing plan whatever N; shrinking runs on one")
+      ->capture_default_str();
   cmd.add_flag("--strict", a.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
   cmd.add_option("--profile", a.profile,
                  "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
@@ -70,12 +74,18 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
   out << report->trials_run << " trial(s) run of " << report->trials_budget << ", " << report->runs
       << " scenario run(s) in all, " << report->undecided << " error(s), " << report->elapsed_ms << " ms\n"
       << "isolation " << report->isolation << ": the target started " << report->target_starts << " time(s), reused by "
-      << report->target_reuses << " run(s)\n"
+      << report->target_reuses << " run(s)"
+      << (report->jobs > 1 ? ", over " + std::to_string(report->jobs) + " workers" : std::string()) << "\n"
       << report->passed << " passed, " << report->undecided_trials << " undecided, " << report->unexercised_trials
       << " unexercised, " << (report->violation ? 1 : 0) << " violation(s)\n";
   if (report->time_budget_hit) out << "time budget reached: not every trial (or shrink) ran\n";
   if (report->violation) {
-    out << "VIOLATION after " << report->trials_run << " trial(s) (" << report->to_first_failure_ms << " ms)\n"
+    out << "VIOLATION after " << report->trials_run << " trial(s) (" << report->to_first_failure_ms << " ms)\n";
+    if (report->trials_discarded > 0) {
+      out << "  " << report->trials_discarded
+          << " later trial(s) had already run on other workers: not counted, as one worker would not have run them\n";
+    }
+    out
         << "  first failing plan (" << report->first_failure.ops.size() << " ops): " << report->first_failure.ToString() << "\n"
         << "  minimal plan (" << report->minimal.ops.size() << " ops, " << report->shrink_steps
         << " shrink steps, " << report->shrinking_ms << " ms): " << report->minimal.ToString() << "\n"
@@ -102,7 +112,8 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
 }  // namespace
 
 int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir, const std::string& source_dir,
-                      runtime::BurstSender* last_byte_burst, runtime::FaultRunner* faults, std::ostream& out,
+                      const std::function<std::unique_ptr<runtime::BurstSender>()>& new_last_byte_burst,
+                      const std::function<std::unique_ptr<runtime::FaultRunner>()>& new_faults, std::ostream& out,
                       std::ostream& err) {
   auto target = LoadTargetFile(a.target_file, a.profile);
   if (!target.ok()) {
@@ -148,6 +159,10 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
       return 2;
     }
   }
+  if (a.jobs < 1 || (a.jobs > 1 && (!new_last_byte_burst || !new_faults))) {
+    err << "idemproof: --jobs takes a positive number (more than 1 needs the injectors)\n";
+    return 2;
+  }
   if (!a.time_budget.empty()) {
     auto d = ParseDuration(a.time_budget);
     if (!d.ok()) {
@@ -162,8 +177,13 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
   o.vars["build_dir"] = a.build_dir.empty() ? default_build_dir : fs::absolute(a.build_dir).string();
   o.vars["source_dir"] = source_dir;
   o.cancel = &runtime::InterruptFlag();
-  o.last_byte_burst = last_byte_burst;
-  o.faults = faults;
+  std::unique_ptr<runtime::BurstSender> last_byte_burst = new_last_byte_burst ? new_last_byte_burst() : nullptr;
+  std::unique_ptr<runtime::FaultRunner> faults = new_faults ? new_faults() : nullptr;
+  o.last_byte_burst = last_byte_burst.get();
+  o.faults = faults.get();
+  o.jobs = a.jobs;
+  o.new_last_byte_burst = new_last_byte_burst;
+  o.new_faults = new_faults;
   o.out_root = a.out_dir;
   o.target_file = a.target_file;
   o.spec_file = a.spec_file;

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -38,15 +40,18 @@ struct ExploreArgs {
   bool strict = false;  // --strict
   std::string isolation = "namespace";  // --isolation namespace|process
   std::string shard;    // --shard K/N: only the trials i with i mod N = K - 1
+  int jobs = 1;         // --jobs N: trial workers, each with its own target
 };
 
 void AddExploreOptions(CLI::App& command, ExploreArgs& args);
 
 // `default_build_dir` / `source_dir`: {{build_dir}} unless --build-dir, and
-// {{source_dir}}. The sender and fault runner may be null (then last-byte
-// bursts and fault ops are left out of the alphabet, and reported).
-int RunExploreCommand(const ExploreArgs& args, const std::string& default_build_dir,
-                      const std::string& source_dir, runtime::BurstSender* last_byte_burst,
-                      runtime::FaultRunner* faults, std::ostream& out, std::ostream& err);
+// {{source_dir}}. The factories make a last-byte sender and a fault runner
+// per trial worker; empty ones leave last-byte bursts and fault ops out of
+// the alphabet (reported), and allow one worker only.
+int RunExploreCommand(const ExploreArgs& args, const std::string& default_build_dir, const std::string& source_dir,
+                      const std::function<std::unique_ptr<runtime::BurstSender>()>& new_last_byte_burst,
+                      const std::function<std::unique_ptr<runtime::FaultRunner>()>& new_faults, std::ostream& out,
+                      std::ostream& err);
 
 }  // namespace idemproof::explore

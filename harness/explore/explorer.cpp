@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <mutex>
 #include <sstream>
+#include <thread>
+#include <utility>
 
 #include "explore/scenario_writer.h"
 #include "model/results.h"
@@ -26,6 +29,9 @@ std::int64_t MsSince(Clock::time_point t) {
 }
 
 struct TrialResult {
+  int ordinal = 0;
+  bool skipped = false;      // nothing to run: no op and no fixed step
+  bool interrupted = false;
   bool violated = false;
   bool undecided = false;
   bool unexercised = false;  // no premise reached (Verdict::PremiseNotReached)
@@ -38,12 +44,16 @@ struct TrialResult {
 
 class Exploration {
  public:
+  // `workers`: one Interpreter per trial worker; the first also shrinks.
+  // REQUIRES: !workers.empty()
   Exploration(const ExploreSpec& spec, const TargetDescription& target, const ExploreOptions& options,
-              runtime::Interpreter& interpreter, const Alphabet& alphabet, runtime::RunDirectory& dir)
-      : spec_(spec), target_(target), options_(options), interpreter_(interpreter), alphabet_(alphabet), dir_(dir) {
+              std::vector<runtime::Interpreter*> workers, const Alphabet& alphabet, runtime::RunDirectory& dir)
+      : spec_(spec), target_(target), options_(options), workers_(std::move(workers)), interpreter_(*workers_.front()),
+        alphabet_(alphabet), dir_(dir) {
     report_.run_dir = dir.path();
     report_.seed = options.seed;
-    report_.run_namespace = interpreter.run_namespace();
+    report_.run_namespace = interpreter_.run_namespace();
+    report_.jobs = static_cast<int>(workers_.size());
     report_.trials_budget = options.trials.value_or(spec.explore.trials);
     report_.max_ops = options.max_ops.value_or(spec.explore.max_ops);
     reruns_ = options.reruns.value_or(spec.explore.reruns);
@@ -63,18 +73,14 @@ class Exploration {
     report_.trials_dealt = static_cast<int>(shard.ItemsOf(static_cast<std::size_t>(report_.trials_budget)));
     search::SearchSummary result;
     result.outcome = search::SearchOutcome::kPassed;
-    for (int trial = 0; trial < report_.trials_budget && !report_.violation && !Stopped(); ++trial) {
-      if (!shard.Holds(static_cast<std::size_t>(trial))) continue;
-      search::SearchParams params;
-      params.name = spec_.scenario.name;
-      params.seed = options_.seed;
-      params.max_success = 1;
-      params.max_size = std::max(1, report_.max_ops - 1);
-      result = search::SearchProperty<Plan>(
-          TrialPlanGen(alphabet_, report_.max_ops, options_.seed, trial),
-          [this](const Plan& plan) { return Evaluate(plan); }, params,
-          [this](const search::SearchProgress&) { Progress(); });
-      if (result.outcome == search::SearchOutcome::kGaveUp || result.outcome == search::SearchOutcome::kError) break;
+    if (workers_.size() > 1) {
+      result = RunTrialsInParallel(shard);
+    } else {
+      for (int trial = 0; trial < report_.trials_budget && !report_.violation && !Stopped(); ++trial) {
+        if (!shard.Holds(static_cast<std::size_t>(trial))) continue;
+        result = SearchTrial(trial);
+        if (result.outcome == search::SearchOutcome::kGaveUp || result.outcome == search::SearchOutcome::kError) break;
+      }
     }
     if (result.outcome == search::SearchOutcome::kGaveUp && report_.stop_reason.empty()) {
       report_.stop_reason = "RapidCheck gave up: " + result.message;
@@ -88,14 +94,107 @@ class Exploration {
     }
     report_.elapsed_ms = MsSince(start_);
     report_.isolation = runtime::IsolationName(options_.isolation);
-    report_.target_starts = interpreter_.environment_starts();
-    report_.target_reuses = interpreter_.environment_reuses();
+    for (const runtime::Interpreter* worker : workers_) {
+      report_.target_starts += worker->environment_starts();
+      report_.target_reuses += worker->environment_reuses();
+    }
     CleanTrials();
     dir_.WriteFile("explore.json", report_.ToJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     return report_;
   }
 
  private:
+  // One trial's search: its plan (TrialPlanGen), and on a failure RapidCheck
+  // shrinks it by rerunning smaller plans through Evaluate().
+  search::SearchSummary SearchTrial(int trial) {
+    search::SearchParams params;
+    params.name = spec_.scenario.name;
+    params.seed = options_.seed;
+    params.max_success = 1;
+    params.max_size = std::max(1, report_.max_ops - 1);
+    return search::SearchProperty<Plan>(
+        TrialPlanGen(alphabet_, report_.max_ops, options_.seed, trial),
+        [this](const Plan& plan) { return Evaluate(plan); }, params,
+        [this](const search::SearchProgress&) { Progress(); });
+  }
+
+  // --jobs N: the dealt trials' plans are drawn here first (RapidCheck's
+  // generators stay on this thread), then N workers take trials in order,
+  // each on its own Interpreter. A failure at trial i stops the taking of
+  // trials past i; those below i still run, so the first failing trial is the
+  // lowest-numbered failing one, as with one worker. Its search is then run
+  // on the first worker: RapidCheck runs the failing plan again and shrinks it.
+  search::SearchSummary RunTrialsInParallel(const Shard& shard) {
+    std::vector<int> dealt;
+    for (int trial = 0; trial < report_.trials_budget; ++trial) {
+      if (shard.Holds(static_cast<std::size_t>(trial))) dealt.push_back(trial);
+    }
+    std::vector<Plan> plans;
+    plans.reserve(dealt.size());
+    for (int trial : dealt) {
+      plans.push_back(TrialPlanGen(alphabet_, report_.max_ops, options_.seed, trial)(rc::Random(), 0).value());
+    }
+    std::vector<std::optional<TrialResult>> outcomes(dealt.size());
+    std::size_t next = 0;
+    std::size_t first_failing = dealt.size();  // an index into dealt; size() = none yet
+    std::mutex mu;
+    auto work = [&](runtime::Interpreter& interpreter) {
+      for (;;) {
+        std::size_t k = 0;
+        {
+          std::lock_guard lock(mu);
+          if (next >= dealt.size() || next > first_failing || Stopped()) return;
+          k = next++;
+        }
+        TrialResult t;
+        t.ordinal = dealt[k] + 1;
+        if (plans[k].ops.empty() && spec_.scenario.steps.empty()) {
+          t.skipped = true;
+        } else {
+          try {
+            t = RunTrial(plans[k], interpreter, dealt[k] + 1);
+          } catch (const std::exception& e) {
+            t.undecided = true;
+            t.error = Status::Internal(std::string("trial worker: ") + e.what());
+          }
+        }
+        std::lock_guard lock(mu);
+        if (!t.skipped) {
+          Account(t);
+          Log("trials", plans[k], t);
+        }
+        if (t.violated && k < first_failing) first_failing = k;
+        outcomes[k] = std::move(t);
+        Progress();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < workers_.size(); ++w) threads.emplace_back(work, std::ref(*workers_[w]));
+    work(interpreter_);
+    for (auto& thread : threads) thread.join();
+
+    // The one-worker report: the trials up to the first failing one.
+    for (std::size_t k = 0; k < outcomes.size(); ++k) {
+      if (!outcomes[k] || outcomes[k]->skipped) continue;
+      TrialResult& t = *outcomes[k];
+      if (k > first_failing) {
+        ++report_.trials_discarded;
+        RemoveDir(t.dir);
+        continue;
+      }
+      CountTrial(t);
+      if (!t.violated) RemoveDir(t.dir);
+    }
+    ordinal_ = report_.trials_budget;  // shrinking runs are numbered after every trial
+    search::SearchSummary result;
+    result.outcome = search::SearchOutcome::kPassed;
+    if (first_failing == dealt.size()) return result;
+    TrialResult& failed = *outcomes[first_failing];
+    RecordFailure(plans[first_failing], failed);
+    root_pending_ = true;
+    return Stopped() ? result : SearchTrial(dealt[first_failing]);
+  }
+
   bool Stopped() {
     if (options_.cancel != nullptr && options_.cancel->load()) report_.interrupted = true;
     if (options_.time_budget && Clock::now() - start_ > *options_.time_budget) report_.time_budget_hit = true;
@@ -106,45 +205,27 @@ class Exploration {
   // evidence is returned). Nothing runs once stopped (budget, interrupt,
   // target down): the remaining cases pass unexamined and the report says why.
   std::optional<std::string> Evaluate(const Plan& plan) {
+    // --jobs: the first call of the shrinking search is the failing plan again.
+    const bool root = std::exchange(root_pending_, false);
     if (Stopped()) return std::nullopt;
     // Nothing to run: no op and no fixed step (RapidCheck shrinks to this).
     if (plan.ops.empty() && spec_.scenario.steps.empty()) return std::nullopt;
     const bool shrinking = report_.violation;
     const int attempts = shrinking ? reruns_ : 1;
     for (int i = 0; i < attempts && !Stopped(); ++i) {
-      TrialResult t = RunTrial(plan);
+      TrialResult t = RunCounted(plan);
       Log(shrinking ? "shrinking" : "trials", plan, t);
-      if (!shrinking) {
-        ++report_.trials_run;
-        if (t.undecided) {
-          ++report_.undecided_trials;
-        } else if (t.unexercised) {
-          ++report_.unexercised_trials;
-        } else if (!t.violated) {
-          ++report_.passed;
-        }
-      }
+      if (!shrinking) CountTrial(t);
       if (!t.violated) {
         RemoveDir(t.dir);
         continue;
       }
       if (!report_.violation) {
-        report_.violation = true;
-        report_.first_failure = plan;
-        report_.to_first_failure_ms = MsSince(start_);
-        first_failure_steps_ = ToScenario(spec_, plan, spec_.scenario.name);
+        RecordFailure(plan, t);
       } else {
-        ++report_.shrink_steps;
+        if (!root) ++report_.shrink_steps;
+        RecordSmaller(plan, t);
       }
-      if (!last_failure_dir_.empty()) RemoveDir(last_failure_dir_);
-      last_failure_dir_ = t.dir;
-      report_.minimal = plan;
-      report_.minimal_steps = t.steps;
-      report_.invalid.clear();
-      for (const auto& v : t.verdicts) {
-        if (v.status == VerdictStatus::kInvalid) report_.invalid.push_back(v);
-      }
-      last_history_ = std::move(t.history);
       Progress();
       std::string evidence;
       for (const auto& v : report_.invalid) evidence += v.oracle + ": " + v.evidence + "\n";
@@ -153,10 +234,63 @@ class Exploration {
     return std::nullopt;
   }
 
-  TrialResult RunTrial(const Plan& plan) {
-    TrialResult t;
-    const int ordinal = ++ordinal_;
+  // A trial (not a shrink candidate) in the passed / undecided / unexercised tallies.
+  void CountTrial(const TrialResult& t) {
+    ++report_.trials_run;
+    if (t.undecided) {
+      ++report_.undecided_trials;
+    } else if (t.unexercised) {
+      ++report_.unexercised_trials;
+    } else if (!t.violated) {
+      ++report_.passed;
+    }
+  }
+
+  // The first failing plan, which is also the smallest so far.
+  void RecordFailure(const Plan& plan, TrialResult& t) {
+    report_.violation = true;
+    report_.first_failure = plan;
+    report_.to_first_failure_ms = MsSince(start_);
+    first_failure_steps_ = ToScenario(spec_, plan, spec_.scenario.name);
+    RecordSmaller(plan, t);
+  }
+
+  void RecordSmaller(const Plan& plan, TrialResult& t) {
+    if (!last_failure_dir_.empty() && last_failure_dir_ != t.dir) RemoveDir(last_failure_dir_);
+    last_failure_dir_ = t.dir;
+    report_.minimal = plan;
+    report_.minimal_steps = t.steps;
+    report_.invalid.clear();
+    for (const auto& v : t.verdicts) {
+      if (v.status == VerdictStatus::kInvalid) report_.invalid.push_back(v);
+    }
+    last_history_ = std::move(t.history);
+  }
+
+  // A run on the first worker, numbered in turn and counted.
+  TrialResult RunCounted(const Plan& plan) {
+    TrialResult t = RunTrial(plan, interpreter_, ++ordinal_);
+    Account(t);
+    Progress();
+    return t;
+  }
+
+  // What every scenario run adds to the report, whoever ran it.
+  void Account(const TrialResult& t) {
     ++report_.runs;
+    if (t.interrupted) report_.interrupted = true;
+    if (t.error.ok()) return;
+    ++report_.undecided;
+    if (t.error.code() == StatusCode::kUnavailable && report_.stop_reason.empty()) {
+      report_.stop_reason = "the target could not be started or reached: " + t.error.message();
+    }
+  }
+
+  // Runs the plan as a scenario and judges it. Touches nothing shared: the
+  // --jobs workers call it at once, each with its own interpreter.
+  TrialResult RunTrial(const Plan& plan, runtime::Interpreter& interpreter, int ordinal) const {
+    TrialResult t;
+    t.ordinal = ordinal;
     std::ostringstream name;
     name << "trials/t" << std::setw(5) << std::setfill('0') << ordinal;
     t.dir = dir_.Absolute(name.str());
@@ -164,16 +298,12 @@ class Exploration {
     fs::create_directories(t.dir, ec);
     const Scenario scenario = ToScenario(spec_, plan, spec_.scenario.name);
     t.steps = scenario.steps.size();
-    runtime::ScenarioRun run = interpreter_.Run(scenario, t.dir, ordinal);
+    runtime::ScenarioRun run = interpreter.Run(scenario, t.dir, ordinal);
     t.history = std::move(run.history);
-    if (run.interrupted) report_.interrupted = true;
+    t.interrupted = run.interrupted;
     if (!run.error.ok()) {
       t.undecided = true;
       t.error = run.error;
-      ++report_.undecided;
-      if (run.error.code() == StatusCode::kUnavailable && report_.stop_reason.empty()) {
-        report_.stop_reason = "the target could not be started or reached: " + run.error.message();
-      }
       return t;
     }
     t.verdicts = BuiltinOracles().CheckAll(scenario, target_, t.history);
@@ -188,13 +318,12 @@ class Exploration {
     // that never reached any premise is unexercised, not undecided.
     if (!t.violated && !judged) (undecided_verdict ? t.undecided : t.unexercised) = true;
     if (t.violated) t.history.WriteJsonl(t.dir + "/history.jsonl");
-    Progress();
     return t;
   }
 
   void Confirm() {
     for (int i = 0; i < confirm_ && !Stopped(); ++i) {
-      TrialResult t = RunTrial(report_.minimal);
+      TrialResult t = RunCounted(report_.minimal);
       Log("confirming", report_.minimal, t);
       ++report_.confirm_runs;
       if (t.violated) {
@@ -233,7 +362,7 @@ class Exploration {
   }
 
   void Log(const char* phase, const Plan& plan, const TrialResult& t) {
-    nlohmann::json line = {{"run", ordinal_}, {"phase", phase}, {"ops", plan.ops.size()}, {"plan", plan.ToString()}};
+    nlohmann::json line = {{"run", t.ordinal}, {"phase", phase}, {"ops", plan.ops.size()}, {"plan", plan.ToString()}};
     line["outcome"] = !t.error.ok() ? "error" : t.violated ? "invalid" : t.undecided ? "undecided" : t.unexercised ? "unexercised" : "ok";
     if (!t.error.ok()) line["error"] = t.error.ToString();
     for (const auto& v : t.verdicts) {
@@ -263,19 +392,39 @@ class Exploration {
   const ExploreSpec& spec_;
   const TargetDescription& target_;
   const ExploreOptions& options_;
-  runtime::Interpreter& interpreter_;
+  std::vector<runtime::Interpreter*> workers_;
+  runtime::Interpreter& interpreter_;  // the first worker
   const Alphabet& alphabet_;
   runtime::RunDirectory& dir_;
   ExploreReport report_;
   int reruns_ = 1;
   int confirm_ = 1;
   int ordinal_ = 0;
+  bool root_pending_ = false;  // --jobs: the next Evaluate() reruns the first failing plan
   Clock::time_point start_;
   std::ofstream plans_log_;
   std::string last_failure_dir_;
   History last_history_;
   Scenario first_failure_steps_;
 };
+
+// --jobs N starts N targets (and N of each service) at once: each needs a
+// port of its own, so a fixed one is refused rather than fought over.
+Status WorkersFit(const TargetDescription& target, int jobs) {
+  if (jobs <= 1) return Status();
+  const std::string why = "--jobs " + std::to_string(jobs) + " starts " + std::to_string(jobs) +
+                          " copies at once, so each needs a port of its own: declare start.free_port: true "
+                          "or start.port_from_stdout (";
+  if (target.start && !target.start->free_port && target.start->port_from_stdout.empty()) {
+    return Status::InvalidConfig(why + "the target's port is fixed)", target.start->mark);
+  }
+  for (const auto& [name, service] : target.services) {
+    if (!service.start.free_port && service.start.port_from_stdout.empty()) {
+      return Status::InvalidConfig(why + "service " + service.name + "'s port is fixed)", service.mark);
+    }
+  }
+  return Status();
+}
 
 nlohmann::json PlanJson(const Plan& plan) {
   nlohmann::json ops = nlohmann::json::array();
@@ -334,6 +483,8 @@ nlohmann::json ExploreReport::ToJson() const {
   j["interrupted"] = interrupted;
   if (!stop_reason.empty()) j["stop_reason"] = stop_reason;
   j["isolation"] = isolation;
+  j["jobs"] = jobs;
+  if (trials_discarded > 0) j["trials_discarded"] = trials_discarded;
   j["target_starts"] = target_starts;
   j["target_reuses"] = target_reuses;
   j["elapsed_ms"] = elapsed_ms;
@@ -349,6 +500,12 @@ Result<ExploreReport> Explore(const ExploreSpec& spec, const TargetDescription& 
   if (!fit.needs.empty()) {
     return Status::InvalidConfig("the target lacks what the spec needs: " + fit.needs.front(), spec.scenario.mark);
   }
+  if (options.jobs < 1) return Status::InvalidArgument("--jobs takes a positive number");
+  if (Status fit_workers = WorkersFit(target, options.jobs); !fit_workers.ok()) return fit_workers;
+  if (options.jobs > 1 && ((options.faults && !options.new_faults) ||
+                           (options.last_byte_burst && !options.new_last_byte_burst))) {
+    return Status::InvalidArgument("--jobs: no fault runner or burst sender for the further workers");
+  }
   runtime::InterpreterOptions interpreter_options = runtime::InterpreterOptionsOf(options);
   interpreter_options.isolation = options.isolation;
   runtime::Interpreter interpreter(target, interpreter_options);
@@ -359,7 +516,25 @@ Result<ExploreReport> Explore(const ExploreSpec& spec, const TargetDescription& 
   if (!options.target_file.empty()) dir->CopyIn(options.target_file, "target.yaml");
   if (!options.spec_file.empty()) dir->CopyIn(options.spec_file, "spec.yaml");
   interpreter.KeepProcessesIn(dir->Absolute("targets"));
-  Exploration exploration(spec, target, options, interpreter, *alphabet, *dir);
+  // Workers 2..N: their own fault runner, burst sender and processes, the
+  // same namespace (trial i's names depend on the namespace and i alone).
+  std::vector<std::unique_ptr<runtime::FaultRunner>> worker_faults;
+  std::vector<std::unique_ptr<runtime::BurstSender>> worker_bursts;
+  std::vector<std::unique_ptr<runtime::Interpreter>> further;
+  std::vector<runtime::Interpreter*> workers{&interpreter};
+  for (int w = 2; w <= options.jobs; ++w) {
+    runtime::InterpreterOptions o = interpreter_options;
+    o.run_namespace = interpreter.run_namespace();
+    // Worker 1 has neither (a test, a build without injectors): nor has any.
+    worker_faults.push_back(options.faults ? options.new_faults() : nullptr);
+    worker_bursts.push_back(options.last_byte_burst ? options.new_last_byte_burst() : nullptr);
+    o.faults = worker_faults.back().get();
+    o.last_byte_burst = worker_bursts.back().get();
+    further.push_back(std::make_unique<runtime::Interpreter>(target, o));
+    further.back()->KeepProcessesIn(dir->Absolute("targets-w" + std::to_string(w)));
+    workers.push_back(further.back().get());
+  }
+  Exploration exploration(spec, target, options, workers, *alphabet, *dir);
   return exploration.Run();
 }
 

@@ -22,12 +22,13 @@
 //   trials' folders are removed, failing ones kept until superseded)
 //
 // Thread-safety: one Explore() at a time per process (RapidCheck's search
-// runs on the calling thread).
+// runs on the calling thread; --jobs workers run plans drawn beforehand).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,16 @@ struct ExploreOptions {
   const std::atomic<bool>* cancel = nullptr;
   runtime::BurstSender* last_byte_burst = nullptr;
   runtime::FaultRunner* faults = nullptr;
+  // `--jobs N`: N trial workers, each with its own Interpreter (so its own
+  // target, services and egress proxies) and its own fault runner and
+  // last-byte sender, made by these for workers 2..N (worker 1 uses the two
+  // above). The first failing trial is the lowest-numbered failing one, as
+  // with one worker; shrinking and confirming run on worker 1 alone.
+  // REQUIRES: jobs >= 1; with jobs > 1, a factory for each of the two that
+  // is set.
+  int jobs = 1;
+  std::function<std::unique_ptr<runtime::FaultRunner>()> new_faults;
+  std::function<std::unique_ptr<runtime::BurstSender>()> new_last_byte_burst;
   // kNamespace: trials reuse a running target (runtime/interpreter.h says
   // which plans may), in the run directory's targets/ folder.
   runtime::Isolation isolation = runtime::Isolation::kNamespace;
@@ -117,6 +128,10 @@ struct ExploreReport {
   bool interrupted = false;
   std::string stop_reason;   // the target could not be started/reached, or RapidCheck gave up
   std::string isolation = "process";
+  int jobs = 1;            // trial workers
+  // Trials past the first failing one that parallel workers had already run
+  // (their outcomes are not counted: the report is the one-worker report).
+  int trials_discarded = 0;
   int target_starts = 0;   // trials (and reruns) that started their own target and services
   int target_reuses = 0;   // trials that reused a running one (namespace isolation)
   std::int64_t elapsed_ms = 0;

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -49,7 +50,7 @@ std::string ReadFile(const std::string& path) {
 
 ExploreReport Explored(const std::string& spec_name, const std::string& flaw, std::uint64_t seed,
                        std::optional<int> trials = std::nullopt,
-                       runtime::Isolation isolation = runtime::Isolation::kNamespace) {
+                       runtime::Isolation isolation = runtime::Isolation::kNamespace, int jobs = 1) {
   auto target = LoadTargetFile(kTargetFile);
   REQUIRE(target.ok());
   auto loaded = LoadExploreSpec(kSource + "/scenarios/explore/" + spec_name + ".yaml", BuiltinOracles().Vocabulary());
@@ -66,6 +67,7 @@ ExploreReport Explored(const std::string& spec_name, const std::string& flaw, st
   o.out_root = Scratch(spec_name + "-" + (flaw.empty() ? "correct" : flaw));
   o.target_file = kTargetFile;
   o.isolation = isolation;
+  o.jobs = jobs;
   o.confirm = 3;
   o.reruns = 1;  // these flaws are deterministic: one try per shrink candidate keeps the test short
   auto report = Explore(*spec, *target, o);
@@ -192,6 +194,44 @@ TEST_CASE("namespace isolation reuses one target where a plan leaves it as found
   CHECK(own.target_reuses == 0);
   CHECK(shared.target_reuses > 0);
   CHECK(shared.target_starts + shared.target_reuses == 12);
+}
+
+TEST_CASE("--jobs 2 runs the plans of one worker and finds the same first failing plan, shrunk the same",
+          "[explore][e2e][jobs][slow]") {
+  // Plans and outcomes by run number: workers finish in any order.
+  auto trials = [](const ExploreReport& r) {
+    std::map<int, std::string> out;
+    std::istringstream in(ReadFile(r.run_dir + "/plans.jsonl"));
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto j = nlohmann::json::parse(line);
+      if (j.at("phase") == "trials") out[j.at("run").get<int>()] = j.at("plan").get<std::string>() + " => " + j.at("outcome").get<std::string>();
+    }
+    return out;
+  };
+  const ExploreReport one = Explored("create-order", "", 99, 12, runtime::Isolation::kNamespace, 1);
+  const ExploreReport two = Explored("create-order", "", 99, 12, runtime::Isolation::kNamespace, 2);
+  CHECK(one.jobs == 1);
+  CHECK(two.jobs == 2);
+  CHECK_FALSE(two.violation);
+  CHECK(two.trials_run == 12);
+  CHECK(two.passed == one.passed);
+  CHECK(two.unexercised_trials == one.unexercised_trials);
+  CHECK(two.undecided_trials == 0);
+  REQUIRE(trials(one).size() == 12);
+  CHECK(trials(two) == trials(one));
+  CHECK(two.target_starts >= 2);  // each worker its own target
+
+  const ExploreReport found_one = Explored("create-order", "fingerprint-key-order", 7, std::nullopt,
+                                           runtime::Isolation::kNamespace, 1);
+  const ExploreReport found_two = Explored("create-order", "fingerprint-key-order", 7, std::nullopt,
+                                           runtime::Isolation::kNamespace, 2);
+  REQUIRE(found_one.violation);
+  REQUIRE(found_two.violation);
+  CHECK(found_two.first_failure.ToString() == found_one.first_failure.ToString());
+  CHECK(found_two.trials_run == found_one.trials_run);
+  CHECK(found_two.minimal.ToString() == found_one.minimal.ToString());
+  CHECK(found_two.reproduced >= 1);
 }
 
 TEST_CASE("explore finds inbox-no-dedup with generated deliveries, and the repro reproduces", "[explore][e2e][slow]") {
