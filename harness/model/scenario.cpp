@@ -144,6 +144,9 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
   if (const int needed = scenario.InstancesNeeded(); target.instance_count < needed)
     add_need("a target with at least " + std::to_string(needed) + " instances (target 'instances'; '" + target.name +
              "' has " + std::to_string(target.instance_count) + ")");
+  if (scenario.max_instances > 0 && target.instance_count > scenario.max_instances)
+    add_need("a target with at most " + std::to_string(scenario.max_instances) + " instance(s) (scenario " +
+             "'max_instances'; '" + target.name + "' has " + std::to_string(target.instance_count) + ")");
   for (const auto& [name, fault] : scenario.faults) {
     const std::string prefix = "egress.";
     if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))

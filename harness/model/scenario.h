@@ -202,6 +202,9 @@ struct Scenario {
   // `min_instances:`: the fewest target instances the scenario is meaningful
   // on (1 = any target).
   int min_instances = 1;
+  // `max_instances:`: the most it is meaningful on (a consumer killed
+  // before its ack must be the one the scenario restarts); 0 = no limit.
+  int max_instances = 0;
   // The fewest target instances it needs: min_instances, 2 for a step
   // saying `instance: other`, N for one naming "instance-N".
   int InstancesNeeded() const;

@@ -75,7 +75,8 @@ class ScenarioLoader {
   Scenario Load(const std::string& text) {
     const YAML::Node root = r_.Load(text);
     if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "scenario file is empty");
-    r_.CheckKeys(root, {"name", "layer", "hunts", "for_each", "steps", "faults", "expect", "min_instances"},
+    r_.CheckKeys(root,
+                 {"name", "layer", "hunts", "for_each", "steps", "faults", "expect", "min_instances", "max_instances"},
                  "scenario");
     Scenario s;
     s.file = r_.file();
@@ -86,6 +87,14 @@ class ScenarioLoader {
         r_.Fail(root["min_instances"], "min_instances must be between 1 and " + std::to_string(kMostInstances) +
                                            ", found " + std::to_string(n));
       s.min_instances = static_cast<int>(n);
+    }
+    if (root["max_instances"]) {
+      const long long n = r_.Int(root["max_instances"], "max_instances");
+      if (n < s.min_instances || n > kMostInstances)
+        r_.Fail(root["max_instances"], "max_instances must be between min_instances (" +
+                                           std::to_string(s.min_instances) + ") and " + std::to_string(kMostInstances) +
+                                           ", found " + std::to_string(n));
+      s.max_instances = static_cast<int>(n);
     }
     s.name = root["name"] ? r_.String(root["name"], "name") : std::filesystem::path(s.file).stem().string();
     YAML::Node layer = r_.Required(root, "layer", "scenario");

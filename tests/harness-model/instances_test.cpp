@@ -175,3 +175,18 @@ TEST_CASE("a scenario needing more instances than the target has is not applicab
   CHECK(plain->InstancesNeeded() == 1);
   CHECK(CheckScenarioAgainstTarget(*plain, Target(3)).runnable());
 }
+
+TEST_CASE("a scenario meaningful on fewer instances than the target has is not applicable, saying why") {
+  auto single = ParseScenario("layer: queue\nhunts: x\nmax_instances: 1\nsteps:\n  - send: a\nexpect: [one_record]\n",
+                              "s.yaml", Vocab());
+  REQUIRE(single.ok());
+  CHECK(single->max_instances == 1);
+  CHECK(CheckScenarioAgainstTarget(*single, Target(1)).runnable());
+  ScenarioFit three = CheckScenarioAgainstTarget(*single, Target(3));
+  REQUIRE(three.errors.empty());
+  REQUIRE(three.needs.size() == 1);
+  CHECK(three.needs[0] == "a target with at most 1 instance(s) (scenario 'max_instances'; 't' has 3)");
+  const std::string head = "layer: cluster\nhunts: x\n";
+  CHECK(ScenarioError(head + "min_instances: 2\nmax_instances: 1\nsteps:\n  - send: a\nexpect: [one_record]\n") ==
+        "s.yaml:4:16: max_instances must be between min_instances (2) and 16, found 1");
+}
