@@ -64,6 +64,15 @@ constexpr int kMaxWatched = 4096;
 
 int watchdog_fd = -1;  // the harness's end; -1 until the watchdog is forked
 
+// One past the highest descriptor this process may hold (for loops that
+// stand in for close_range where the kernel lacks it).
+int max_fd_limit() {
+  struct rlimit lim {};
+  return ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY
+             ? static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 20))
+             : 1024;
+}
+
 [[noreturn]] void watchdog_main(int fd, int max_fd) {
   // Async-signal-safe calls only: the parent may be multi-threaded. Drop every
   // inherited descriptor so no socket the harness closes stays open here.
@@ -103,10 +112,7 @@ void ensure_watchdog_locked() {
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return;
-  struct rlimit lim {};
-  int max_fd = ::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY
-                   ? static_cast<int>(std::min<rlim_t>(lim.rlim_cur, 1 << 20))
-                   : 1024;
+  const int max_fd = max_fd_limit();
   pid_t pid = ::fork();
   if (pid == 0) {
     ::close(sv[0]);
@@ -241,6 +247,7 @@ Result<ChildProcess> ChildProcess::Spawn(const ProcessSpec& spec) {
   }
   const pid_t parent = ::getpid();
   const char* cwd = spec.cwd.empty() ? nullptr : spec.cwd.c_str();
+  const int max_fd = max_fd_limit();
 
   std::unique_lock<std::mutex> lock(registry_mutex());
   ensure_watchdog_locked();
@@ -259,6 +266,14 @@ Result<ChildProcess> ChildProcess::Spawn(const ProcessSpec& spec) {
     ::dup2(null_fd, 0);
     ::dup2(out_fd, 1);
     ::dup2(err_fd, 2);
+    // Only 0-2 cross exec: Asio's sockets are not close-on-exec, and a
+    // socket the harness closes (a proxy dropping an answer, a client, or
+    // another explore worker's) must not stay open in a target. Marked, not
+    // closed, so exec_pipe still reports a failed exec.
+    constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
+    if (::syscall(SYS_close_range, 3U, ~0U, kCloseRangeCloexec) != 0) {
+      for (int fd = 3; fd < max_fd; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
     int err = 0;
     if (cwd != nullptr && ::chdir(cwd) != 0) {
       err = errno;

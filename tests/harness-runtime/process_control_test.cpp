@@ -4,6 +4,9 @@
 // deadline, and a target that dies before it is ready.
 #include <catch2/catch.hpp>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <thread>
 
@@ -57,6 +60,20 @@ TEST_CASE("a child's output goes to its files and its exit code is reaped", "[pr
   CHECK(ReadFile(dir + "/err.txt") == "err\n");
   CHECK_FALSE(ProcessExists(child->pid()));  // reaped: not even a zombie
   CHECK(LiveChildren().empty());
+}
+
+TEST_CASE("a child inherits no descriptor of the harness but stdin, stdout and stderr", "[process]") {
+  // A socket opened without close-on-exec, as Asio opens every socket: were
+  // it inherited, a connection the harness closes would stay open in a target.
+  const int leaky = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(leaky > 2);
+  const std::string dir = ScratchDir("child-fds");
+  auto child = ChildProcess::Spawn(
+      Shell("if [ -e /proc/self/fd/" + std::to_string(leaky) + " ]; then echo inherited; else echo closed; fi", dir));
+  REQUIRE(child.ok());
+  REQUIRE(child->WaitFor(std::chrono::seconds(10)).has_value());
+  ::close(leaky);
+  CHECK(ReadFile(dir + "/out.txt") == "closed\n");
 }
 
 TEST_CASE("terminate escalates to SIGKILL for a child that ignores SIGTERM", "[process][slow]") {
