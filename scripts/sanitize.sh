@@ -6,7 +6,8 @@
 #     built in build-asan/ and run by ctest. Any report fails its test
 #     (halt_on_error; LeakSanitizer exits non-zero at the end).
 #  2. ThreadSanitizer: the runtime's and the injectors' test executables in
-#     build-tsan/ (scripts/tsan.sh), their fast cases plus the [tsan] ones.
+#     build-tsan/ (scripts/tsan.sh), their fast cases plus the [tsan] ones,
+#     and explore's [jobs] case (two trial workers, each its own interpreter).
 # Exit 0 when both ran clean.
 #   scripts/sanitize.sh [ctest args for 1.]   e.g. scripts/sanitize.sh -L fast
 #   SANITIZE_ONLY=asan|tsan   run one of the two
@@ -38,7 +39,8 @@ fi
 
 if [ "$only" != asan ]; then
   echo "== ThreadSanitizer: the runtime's and the injectors' tests"
-  TSAN_EXTRA_TARGETS="test-injectors" bash scripts/tsan.sh "~[slow],[tsan]"
+  TSAN_EXTRA_TARGETS="test-injectors test-harness-explore idemproof-stub" bash scripts/tsan.sh "~[slow],[tsan]"
   "${TSAN_BUILD_DIR:-build-tsan}/tests/injectors/test-injectors" "~[slow]"
+  "${TSAN_BUILD_DIR:-build-tsan}/tests/harness-explore/test-harness-explore" "[jobs]"
 fi
 echo "sanitize: clean"
