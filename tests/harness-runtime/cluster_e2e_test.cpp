@@ -60,19 +60,25 @@ std::set<std::string> InvalidOracles(const json& results, const std::string& sce
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("the cluster layer passes the correct reference on three instances, every request naming its instance",
-          "[cli][cluster][slow]") {
-  const std::string dir = ScratchDir("cluster-correct");
-  CliResult r = RunIdemproof({"run", ClusterLayer(), "--target", TargetFile("reference-cluster.yaml"), "--out",
-                              dir + "/runs", "--json", dir + "/results.json"},
-                             dir);
+// `idemproof run PATH --target TARGET` into dir, which must hold: exit 0
+// and no verdict but valid and not_applicable.
+VerdictTally RunHolding(const std::string& dir, const std::string& path, const std::string& target) {
+  CliResult r = RunIdemproof(
+      {"run", path, "--target", TargetFile(target), "--out", dir + "/runs", "--json", dir + "/results.json"}, dir);
   INFO(Diagnose(r));
   REQUIRE(r.exit_code == 0);
   const VerdictTally tally = TallyVerdicts(ReadFile(dir + "/results.json"));
   INFO(tally.ProblemText());
   CHECK(tally.problems.empty());
+  return tally;
+}
+
+}  // namespace
+
+TEST_CASE("the cluster layer passes the correct reference on three instances, every request naming its instance",
+          "[cli][cluster][slow]") {
+  const std::string dir = ScratchDir("cluster-correct");
+  const VerdictTally tally = RunHolding(dir, ClusterLayer(), "reference-cluster.yaml");
   CHECK(tally.not_applicable == 0);  // every cluster scenario ran: three instances are enough
   CHECK(tally.valid >= 10);
 
@@ -97,14 +103,7 @@ TEST_CASE("the whole suite passes the reference on PostgreSQL with three instanc
   // reference-postgres-cluster.yaml: three processes on one PostgreSQL store
   // the run starts itself (scripts/postgres-service.sh), the harness their balancer.
   const std::string dir = ScratchDir("cluster-postgres-suite");
-  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios", "--target", TargetFile("reference-postgres-cluster.yaml"),
-                              "--out", dir + "/runs", "--json", dir + "/results.json"},
-                             dir);
-  INFO(Diagnose(r));
-  REQUIRE(r.exit_code == 0);
-  const VerdictTally tally = TallyVerdicts(ReadFile(dir + "/results.json"));
-  INFO(tally.ProblemText());
-  CHECK(tally.problems.empty());
+  const VerdictTally tally = RunHolding(dir, SourceDir() + "/scenarios", "reference-postgres-cluster.yaml");
   CHECK(tally.valid >= 60);
   const json results = json::parse(ReadFile(dir + "/results.json"));
   for (const auto& s : results.at("scenarios")) {
