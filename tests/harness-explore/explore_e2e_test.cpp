@@ -196,7 +196,7 @@ TEST_CASE("namespace isolation reuses one target where a plan leaves it as found
   CHECK(shared.target_starts + shared.target_reuses == 12);
 }
 
-TEST_CASE("--jobs 2 runs the plans of one worker and finds the same first failing plan, shrunk the same",
+TEST_CASE("two trial workers (--jobs 2) run the plans of one worker and find the same first failing plan, shrunk the same",
           "[explore][e2e][jobs][slow]") {
   // Plans and outcomes by run number: workers finish in any order.
   auto trials = [](const ExploreReport& r) {
