@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -26,7 +28,7 @@ TEST_CASE("a history round-trips through JSONL, byte for byte") {
     CHECK(EventToJson(back->events()[i]) == EventToJson(h.history().events()[i]));
   }
 
-  auto path = (std::filesystem::temp_directory_path() / "idemproof-history-test.jsonl").string();
+  auto path = (std::filesystem::temp_directory_path() / ("idemproof-history-test-" + std::to_string(::getpid()) + ".jsonl")).string();
   REQUIRE(h.history().WriteJsonl(path).ok());
   auto from_file = History::ReadJsonl(path);
   REQUIRE(from_file.ok());

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -65,7 +67,7 @@ TEST_CASE("results.json round-trips and carries the exit code and total metrics"
   CHECK(RunResultsToJson(*back) == j);
   CHECK(back->seed == r.seed);
 
-  auto path = (std::filesystem::temp_directory_path() / "idemproof-results-test.json").string();
+  auto path = (std::filesystem::temp_directory_path() / ("idemproof-results-test-" + std::to_string(::getpid()) + ".json")).string();
   REQUIRE(WriteRunResults(r, path).ok());
   auto read = ReadRunResults(path);
   REQUIRE(read.ok());

@@ -1,5 +1,7 @@
 // ReadRunDirectory over the literal run directories in tests/reports/data:
 // a complete one as it is, and copies of it with a file removed or spoiled.
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -16,10 +18,12 @@ namespace {
 
 fs::path DataRun(const std::string& run) { return fs::path(IDEMPROOF_SOURCE_DIR) / "tests/reports/data" / run; }
 
-// A fresh copy of data/<run> under the build tree, removed at scope exit.
+// A fresh copy of data/<run> under the build tree, removed at scope exit;
+// named by pid too, as ctest -j runs cases (each its own process) at once.
 struct RunCopy {
   explicit RunCopy(const std::string& run)
-      : path(fs::path(IDEMPROOF_BINARY_DIR) / "test-scratch" / ("run-contents-" + run)) {
+      : path(fs::path(IDEMPROOF_BINARY_DIR) / "test-scratch" /
+             ("run-contents-" + run + "-" + std::to_string(::getpid()))) {
     fs::remove_all(path);
     fs::create_directories(path.parent_path());
     fs::copy(DataRun(run), path, fs::copy_options::recursive);

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cerrno>
+#include <csignal>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -27,15 +30,20 @@ std::string ReferenceExe() { return BuildDir() + "/reference-impl/idemproof-ref"
 
 namespace {
 
-// "<name>-<pid>-<n>": a folder ScratchDir(name) made in some earlier process.
-bool IsScratchOf(const std::string& folder, const std::string& name) {
+// "<name>-<pid>-<n>": a folder ScratchDir(name) made in an earlier process
+// that is gone. A live one is left alone: ctest -j runs cases at once, and
+// two cases may share a name (a flaw matrix on SQLite and on PostgreSQL).
+bool IsStaleScratchOf(const std::string& folder, const std::string& name) {
   if (folder.size() <= name.size() + 1 || folder.compare(0, name.size() + 1, name + "-") != 0) return false;
   const std::string rest = folder.substr(name.size() + 1);
   const auto dash = rest.find('-');
   auto digits = [](const std::string& s) {
-    return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+    return !s.empty() && s.size() < 10 &&
+           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
   };
-  return dash != std::string::npos && digits(rest.substr(0, dash)) && digits(rest.substr(dash + 1));
+  if (dash == std::string::npos || !digits(rest.substr(0, dash)) || !digits(rest.substr(dash + 1))) return false;
+  const pid_t pid = static_cast<pid_t>(std::stol(rest.substr(0, dash)));
+  return pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH;
 }
 
 }  // namespace
@@ -47,14 +55,14 @@ std::string ScratchDir(const std::string& name) {
   const fs::path root = fs::path(BuildDir()) / "test-harness-runtime";
   {
     // Each test case runs in its own process (one ctest entry per case):
-    // only this name's folders from earlier runs go, so another case's
-    // folders stay readable after a failure.
+    // only this name's folders from earlier, finished runs go, so another
+    // case's folders stay readable after a failure.
     std::lock_guard<std::mutex> lock(mutex);
     if (cleaned.insert(name).second && fs::is_directory(root)) {
       std::error_code ec;
       std::vector<fs::path> earlier;
       for (const auto& entry : fs::directory_iterator(root, ec)) {
-        if (IsScratchOf(entry.path().filename().string(), name)) earlier.push_back(entry.path());
+        if (IsStaleScratchOf(entry.path().filename().string(), name)) earlier.push_back(entry.path());
       }
       for (const auto& path : earlier) fs::remove_all(path, ec);
     }
