@@ -154,7 +154,7 @@ TEST_CASE("postgres: intents, callbacks and the inbox are shared by every store 
   }
 }
 
-TEST_CASE("postgres: batch markers live in PostgreSQL; a rerun on another instance resumes",
+TEST_CASE("postgres: batch markers live in PostgreSQL and a rerun on another instance resumes from them",
           "[batch][postgres][slow]") {
   PostgresServer pg;
   TempDir dir;
