@@ -3,12 +3,16 @@
 // the PostgresStore's pool: the stores on a fresh schema of a server each
 // test case starts itself (postgres_server.h), then two real instances
 // sharing one database through HTTP. Checked: a refund callback's dedup row,
-// state and stock release commit or roll back as one; intents, callback and
-// inbox dedup are shared by instances; a batch rerun on another instance
+// state and stock release commit or roll back as one; concurrent callbacks
+// of one biz serialise; intents, callback and inbox dedup are shared by
+// instances; a batch rerun on another instance
 // resumes from the markers in PostgreSQL; the flaws act as on SQLite.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <future>
 #include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -151,6 +155,32 @@ TEST_CASE("postgres: intents, callbacks and the inbox are shared by every store 
     CHECK(flawed.applied);
     CHECK(flawed.balance == 10);
     CHECK(a.account("acc") == json{{"account", "acc"}, {"balance", 10}, {"applied", 2}});
+  }
+}
+
+TEST_CASE("postgres: concurrent callbacks of one biz serialise: of 8 different sequence numbers one pays",
+          "[effects][postgres][slow]") {
+  PostgresServer pg;
+  PostgresStore store(pg.fresh_schema_url());
+  EffectStore effects(store);
+  // Rounds of 8 callbacks released together (8: the pool's connections), each
+  // round on a biz of its own: the race needs the rounds to show up.
+  for (int round = 0; round < 20; ++round) {
+    const std::string biz = "b" + std::to_string(round);
+    std::atomic<bool> go{false};
+    std::vector<std::future<CallbackOutcome>> calls;
+    for (int i = 0; i < 8; ++i) {
+      calls.push_back(std::async(std::launch::async, [&, i] {
+        while (!go.load()) std::this_thread::yield();
+        return effects.apply_callback(biz + "-" + std::to_string(i), biz, "paid", Dedup::on);
+      }));
+    }
+    go = true;
+    int applied = 0;
+    for (auto& c : calls) applied += c.get().applied ? 1 : 0;
+    INFO("biz " << biz);
+    CHECK(applied == 1);
+    CHECK(effects.callback_state(biz)["applied"] == 1);
   }
 }
 
