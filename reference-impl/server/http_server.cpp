@@ -292,15 +292,16 @@ int serve(const ServiceOptions& options) {
   ReferenceService service(options.service, store.store(), clock);
 
   // Side effects: payments through the provider, callbacks, the queue inbox.
-  EffectStore effects(options.db);
+  // With --store they live in its PostgreSQL database, else in the --db file.
+  auto effects = store.postgres() ? std::make_unique<EffectStore>(*store.postgres())
+                                  : std::make_unique<EffectStore>(options.db);
   std::unique_ptr<HttpPaymentProvider> provider;
   if (!options.payment_provider.empty()) {
     provider = std::make_unique<HttpPaymentProvider>(
         options.payment_provider,
         std::chrono::duration_cast<std::chrono::milliseconds>(options.provider_timeout));
   }
-  SideEffectRoutes side_effects(options.service, store.store(), effects, clock, provider.get(),
-                                /*orders_apart=*/is_postgres_url(options.store));
+  SideEffectRoutes side_effects(options.service, store.store(), *effects, clock, provider.get());
   service.add_extension(side_effects);
   // Before the first request: what a crash left pending is settled by asking.
   try {
@@ -309,10 +310,11 @@ int serve(const ServiceOptions& options) {
     std::cerr << "idemproof-ref: reconciliation failed: " << e.what() << "\n";
   }
   // Batch jobs: range markers in tables of their own, never swept.
-  RangeMarkerStore batch_store(options.db);
+  auto batch_store = store.postgres() ? std::make_unique<RangeMarkerStore>(*store.postgres())
+                                      : std::make_unique<RangeMarkerStore>(options.db);
   BatchRoutes batch(BatchConfig{options.batch_partition_rows, 1'000'000,
                                 batch_discipline_for(options.service.flaw)},
-                    options.service, store.store(), batch_store, clock);
+                    options.service, store.store(), *batch_store, clock);
   service.add_extension(batch);
   std::unique_ptr<StreamConsumer> consumer;
   if (!options.redis.empty()) {

@@ -1,110 +1,21 @@
 #include "idemproof/ref/postgres_store.h"
 
-#include <libpq-fe.h>
-
-#include <cstdlib>
 #include <utility>
 
+#include "postgres_db.h"
 #include "record_sql.h"
 
 namespace idemproof::ref {
 namespace {
 
-constexpr Oid kByteaOid = 17;  // pg_type.h is a server header; the OID is fixed
-// Any constant: every process opening a store on the database takes this
-// lock, so two concurrent CREATE ... IF NOT EXISTS never race on the catalog.
-constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(7262019318)";
+using pg::Params;
+using pg::Result;
+using pg::Row;
+using pg::run;
+
 // A claim retries when its row vanished between its statements (released or
 // swept by another process); a handful of rounds always suffices in practice.
 constexpr int kClaimRounds = 16;
-
-std::string trimmed(std::string message) {
-  while (!message.empty() && (message.back() == '\n' || message.back() == ' ')) message.pop_back();
-  return message;
-}
-
-// One row of a result, read like a SqliteStatement (record_sql's readers).
-class Row {
- public:
-  Row(const PGresult* result, int row) : r_(result), row_(row) {}
-  bool is_null(int col) const { return PQgetisnull(r_, row_, col) != 0; }
-  std::int64_t int64(int col) const { return is_null(col) ? 0 : std::strtoll(PQgetvalue(r_, row_, col), nullptr, 10); }
-  // Text as is; bytea (text format: \x hex) decoded to its bytes.
-  std::string text(int col) const {
-    if (is_null(col)) return {};
-    const char* v = PQgetvalue(r_, row_, col);
-    if (PQftype(r_, col) != kByteaOid) return std::string(v, static_cast<std::size_t>(PQgetlength(r_, row_, col)));
-    std::size_t n = 0;
-    unsigned char* bytes = PQunescapeBytea(reinterpret_cast<const unsigned char*>(v), &n);
-    if (bytes == nullptr) throw StoreError("postgres: cannot decode bytea");
-    std::string out(reinterpret_cast<const char*>(bytes), n);
-    PQfreemem(bytes);
-    return out;
-  }
-
- private:
-  const PGresult* r_;
-  int row_;
-};
-
-class Result {
- public:
-  explicit Result(PGresult* r) : r_(r, PQclear) {}
-  int rows() const { return PQntuples(r_.get()); }
-  Row row(int i) const { return Row(r_.get(), i); }
-  // Rows an INSERT / UPDATE / DELETE touched.
-  std::size_t affected() const { return std::strtoull(PQcmdTuples(r_.get()), nullptr, 10); }
-
- private:
-  std::unique_ptr<PGresult, decltype(&PQclear)> r_;
-};
-
-// Positional parameters $1, $2, ... in text format; bytes in binary format
-// (bytea takes any byte; text could not hold a NUL).
-class Params {
- public:
-  Params& add(std::int64_t v) { return push(std::to_string(v), false, 0); }
-  Params& add(const std::string& v) { return push(v, false, 0); }
-  Params& add_bytes(const std::string& v) { return push(v, false, 1); }
-  Params& add_null() { return push({}, true, 0); }
-
-  // Pointer arrays for PQexecParams, valid while this object lives unchanged.
-  int size() const { return static_cast<int>(values_.size()); }
-  const char* const* values() {
-    pointers_.clear();
-    for (std::size_t i = 0; i < values_.size(); ++i) pointers_.push_back(nulls_[i] ? nullptr : values_[i].c_str());
-    return pointers_.data();
-  }
-  const int* lengths() const { return lengths_.data(); }
-  const int* formats() const { return formats_.data(); }
-
- private:
-  Params& push(std::string v, bool null, int format) {
-    lengths_.push_back(static_cast<int>(v.size()));
-    values_.push_back(std::move(v));
-    nulls_.push_back(null);
-    formats_.push_back(format);
-    return *this;
-  }
-  std::vector<std::string> values_;
-  std::vector<bool> nulls_;
-  std::vector<int> lengths_, formats_;
-  std::vector<const char*> pointers_;
-};
-
-// Runs one statement; throws StoreError with the server's message.
-Result run(PGconn* conn, const std::string& sql, Params params = {}) {
-  PGresult* r = PQexecParams(conn, sql.c_str(), params.size(), nullptr, params.values(), params.lengths(),
-                             params.formats(), 0);
-  if (r == nullptr) throw StoreError("postgres: " + trimmed(PQerrorMessage(conn)) + " in " + sql);
-  const auto status = PQresultStatus(r);
-  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-    std::string message = trimmed(PQresultErrorMessage(r));
-    PQclear(r);
-    throw StoreError("postgres: " + message + " in " + sql);
-  }
-  return Result(r);
-}
 
 Params record_params(const ClaimRequest& request) {
   Params p;
@@ -138,23 +49,6 @@ constexpr const char* kRecordsSchema =
 bool is_postgres_url(const std::string& url) {
   return url.starts_with("postgres://") || url.starts_with("postgresql://");
 }
-
-// A connection of the pool, given back when this dies.
-class PostgresStore::PooledConnection {
- public:
-  PooledConnection(PostgresStore& store, PGconn* conn) : store_(&store), conn_(conn) {}
-  PooledConnection(PooledConnection&& other) noexcept
-      : store_(other.store_), conn_(std::exchange(other.conn_, nullptr)) {}
-  PooledConnection& operator=(PooledConnection&&) = delete;
-  ~PooledConnection() {
-    if (conn_ != nullptr) store_->give_back(conn_);
-  }
-  PGconn* get() const { return conn_; }
-
- private:
-  PostgresStore* store_;
-  PGconn* conn_;
-};
 
 class PostgresStore::Transaction final : public StoreTransaction {
  public:
@@ -251,10 +145,7 @@ class PostgresStore::Transaction final : public StoreTransaction {
   }
 
   void adjust_stock(const std::string& sku, std::int64_t delta) override {
-    run(conn_,
-        "INSERT INTO stock (sku, available) VALUES ($1, $2::bigint + $3::bigint)"
-        " ON CONFLICT (sku) DO UPDATE SET available = stock.available + $3::bigint",
-        Params().add(sku).add(kInitialStock).add(delta));
+    run(conn_, pg::kAdjustStock, Params().add(sku).add(kInitialStock).add(delta));
   }
 
  private:
@@ -268,101 +159,30 @@ PostgresStore::PostgresStore(std::string url, PostgresStoreOptions options)
       options_(std::move(options)),
       records_table_(options_.claim.discipline == ClaimDiscipline::check_then_insert
                          ? "idempotency_records_unconstrained"
-                         : "idempotency_records") {
-  if (!is_postgres_url(url_)) throw StoreError("postgres: not a postgres:// or postgresql:// URL: " + url_);
-  if (options_.connections == 0) throw StoreError("postgres: a pool of zero connections");
-  try {
-    auto conn = acquire();
-    PGconn* c = conn.get();
-    run(c, "BEGIN");
-    run(c, kSchemaLock);
-    for (const std::string& statement : {
-             std::string("CREATE TABLE IF NOT EXISTS idempotency_records ") + kRecordsSchema +
-                 ", PRIMARY KEY (method, route, key))",
-             std::string("CREATE TABLE IF NOT EXISTS idempotency_records_unconstrained ") + kRecordsSchema + ")",
-             // biz_no is deliberately not unique: the idempotency key is the only dedup.
-             std::string("CREATE TABLE IF NOT EXISTS orders (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-                         " biz_no TEXT NOT NULL, sku TEXT NOT NULL, qty BIGINT NOT NULL,"
-                         " amount BIGINT NOT NULL, address TEXT, status TEXT NOT NULL,"
-                         " created_at TEXT NOT NULL)"),
-             std::string("CREATE INDEX IF NOT EXISTS orders_by_biz_no ON orders (biz_no)"),
-             std::string("CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available BIGINT NOT NULL)"),
-             std::string("CREATE TABLE IF NOT EXISTS refunds (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-                         " biz_no TEXT NOT NULL, amount BIGINT NOT NULL, created_at TEXT NOT NULL)"),
-             std::string("CREATE TABLE IF NOT EXISTS transfers (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
-                         " biz_no TEXT NOT NULL, amount BIGINT NOT NULL, created_at TEXT NOT NULL)")}) {
-      run(c, statement);
-    }
-    run(c, "COMMIT");
-  } catch (...) {
-    for (PGconn* c : idle_) PQfinish(c);
-    throw;
-  }
+                         : "idempotency_records"),
+      pool_(std::make_unique<pg::Pool>(
+          url_, pg::PoolOptions{options_.connections, options_.connection_wait, options_.connect_timeout})) {
+  pg::create_schema(*pool_, {
+      std::string("CREATE TABLE IF NOT EXISTS idempotency_records ") + kRecordsSchema +
+          ", PRIMARY KEY (method, route, key))",
+      std::string("CREATE TABLE IF NOT EXISTS idempotency_records_unconstrained ") + kRecordsSchema + ")",
+      // biz_no is deliberately not unique: the idempotency key is the only dedup.
+      "CREATE TABLE IF NOT EXISTS orders (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+      " biz_no TEXT NOT NULL, sku TEXT NOT NULL, qty BIGINT NOT NULL,"
+      " amount BIGINT NOT NULL, address TEXT, status TEXT NOT NULL,"
+      " created_at TEXT NOT NULL)",
+      "CREATE INDEX IF NOT EXISTS orders_by_biz_no ON orders (biz_no)",
+      "CREATE TABLE IF NOT EXISTS stock (sku TEXT PRIMARY KEY, available BIGINT NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS refunds (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+      " biz_no TEXT NOT NULL, amount BIGINT NOT NULL, created_at TEXT NOT NULL)",
+      "CREATE TABLE IF NOT EXISTS transfers (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+      " biz_no TEXT NOT NULL, amount BIGINT NOT NULL, created_at TEXT NOT NULL)"});
 }
 
-PostgresStore::~PostgresStore() {
-  for (PGconn* c : idle_) PQfinish(c);
-}
-
-PGconn* PostgresStore::connect() const {
-  // connect_timeout first: a connect_timeout in the URL, expanded after it, wins.
-  const std::string timeout = std::to_string(options_.connect_timeout.count());
-  const char* const keys[] = {"connect_timeout", "dbname", nullptr};
-  const char* const values[] = {timeout.c_str(), url_.c_str(), nullptr};
-  PGconn* c = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
-  if (c == nullptr) throw StoreError("postgres: out of memory");
-  if (PQstatus(c) != CONNECTION_OK) {
-    std::string message = trimmed(PQerrorMessage(c));
-    PQfinish(c);
-    throw StoreError("postgres: cannot connect: " + message);
-  }
-  // NOTICEs (e.g. "relation already exists, skipping") are not errors.
-  PQsetNoticeProcessor(c, [](void*, const char*) {}, nullptr);
-  return c;
-}
-
-PostgresStore::PooledConnection PostgresStore::acquire() {
-  std::unique_lock lock(mu_);
-  const auto deadline = std::chrono::steady_clock::now() + options_.connection_wait;
-  const auto available = [&] { return !idle_.empty() || open_ < options_.connections; };
-  if (!freed_.wait_until(lock, deadline, available)) {
-    throw StoreError("postgres: no free connection within " + std::to_string(options_.connection_wait.count()) +
-                     " ms (pool of " + std::to_string(options_.connections) + ")");
-  }
-  if (!idle_.empty()) {
-    PGconn* c = idle_.back();
-    idle_.pop_back();
-    return PooledConnection(*this, c);
-  }
-  ++open_;  // reserved: connect without holding the lock
-  lock.unlock();
-  try {
-    return PooledConnection(*this, connect());
-  } catch (...) {
-    lock.lock();
-    --open_;
-    freed_.notify_one();
-    throw;
-  }
-}
-
-void PostgresStore::give_back(PGconn* conn) {
-  // A broken connection, or one left inside a transaction, is not reused.
-  const bool reusable = PQstatus(conn) == CONNECTION_OK && PQtransactionStatus(conn) == PQTRANS_IDLE;
-  if (!reusable) PQfinish(conn);
-  {
-    std::lock_guard lock(mu_);
-    if (reusable) {
-      idle_.push_back(conn);
-    } else {
-      --open_;
-    }
-  }
-  freed_.notify_one();
-}
+PostgresStore::~PostgresStore() = default;
 
 bool PostgresStore::transact(const std::function<bool(StoreTransaction&)>& body) {
-  auto conn = acquire();
+  auto conn = pool_->acquire();
   PGconn* c = conn.get();
   run(c, "BEGIN");
   try {
@@ -390,7 +210,7 @@ ClaimOutcome PostgresStore::claim(const ClaimRequest& request) {
 }
 
 std::optional<ClaimOutcome> PostgresStore::claim_atomic(const ClaimRequest& request, bool replace_completed) {
-  auto conn = acquire();
+  auto conn = pool_->acquire();
   PGconn* c = conn.get();
   // Each statement commits on its own (READ COMMITTED sees the latest
   // commits); a transaction around them would add no atomicity. The
@@ -426,33 +246,33 @@ ClaimOutcome PostgresStore::claim_read_then_replace(const ClaimRequest& request)
   // The flaw: it read "expired"; between that read and the overwrite nothing
   // stops a twin that read the same, and the overwrite checks nothing.
   pause_between_check_and_write(options_.claim);
-  run(acquire().get(), record_sql::overwrite_in_progress(records_table_, '$'), record_params(request));
+  run(pool_->acquire().get(), record_sql::overwrite_in_progress(records_table_, '$'), record_params(request));
   return ClaimOutcome{ClaimKind::took_over, std::nullopt};
 }
 
 ClaimOutcome PostgresStore::claim_check_then_insert(const ClaimRequest& request) {
-  if (auto existing = select_live(acquire().get(), records_table_, request.scope, request.now)) {
+  if (auto existing = select_live(pool_->acquire().get(), records_table_, request.scope, request.now)) {
     return outcome_for_existing(*existing, request.fingerprint);
   }
   // The flaw: between the check and the insert, nothing stops a twin (no
   // connection is held while it pauses, so twins really overlap).
   pause_between_check_and_write(options_.claim);
-  run(acquire().get(), record_sql::insert_in_progress(records_table_, '$'), record_params(request));
+  run(pool_->acquire().get(), record_sql::insert_in_progress(records_table_, '$'), record_params(request));
   return ClaimOutcome{ClaimKind::claimed, std::nullopt};
 }
 
 bool PostgresStore::release(const RequestScope& scope, const std::string& owner) {
-  return run(acquire().get(), record_sql::release(records_table_, '$'),
+  return run(pool_->acquire().get(), record_sql::release(records_table_, '$'),
              Params().add(scope.method).add(scope.route_template).add(scope.key).add(owner))
              .affected() > 0;
 }
 
 std::optional<RequestRecord> PostgresStore::lookup(const RequestScope& scope, TimePoint now) {
-  return select_live(acquire().get(), records_table_, scope, now);
+  return select_live(pool_->acquire().get(), records_table_, scope, now);
 }
 
 std::size_t PostgresStore::sweep(TimePoint now) {
-  return run(acquire().get(), record_sql::sweep(records_table_, '$', options_.claim.discipline),
+  return run(pool_->acquire().get(), record_sql::sweep(records_table_, '$', options_.claim.discipline),
              Params().add(to_epoch_ns(now)))
       .affected();
 }

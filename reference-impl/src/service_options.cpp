@@ -23,9 +23,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   std::string lease = "30s", ttl = "24h", sweep, delay = "0", pause = "200us", flaw = "none";
   app.add_option("--host", o.host, "address to bind");
   app.add_option("--port", o.port, "0 picks a free port");
-  app.add_option("--db", o.db, "SQLite file (with --store: only range markers, payment intents, inbox)");
+  app.add_option("--db", o.db, "SQLite file (unused with --store: everything is in PostgreSQL)");
   app.add_option("--store", o.store,
-                 "request records, orders, stock and movements in PostgreSQL: postgres://USER@HOST:PORT/DB"
+                 "request records, orders, stock, movements, batch markers and side-effect records in PostgreSQL:"
+                 " postgres://USER@HOST:PORT/DB"
                  " (default: the --db SQLite file)");
   app.add_option("--lease", lease, "in-progress lease duration");
   app.add_option("--dedup-ttl", ttl, "how long a completed request record is kept");

@@ -18,7 +18,9 @@ ServiceStore::ServiceStore(const ServiceOptions& options) {
   if (is_postgres_url(options.store)) {
     PostgresStoreOptions postgres;
     postgres.claim = claim;
-    durable_ = std::make_unique<PostgresStore>(options.store, postgres);
+    auto durable = std::make_unique<PostgresStore>(options.store, postgres);
+    postgres_ = durable.get();
+    durable_ = std::move(durable);
   } else {
     durable_ = std::make_unique<SqliteStore>(options.db, claim);
   }

@@ -46,10 +46,9 @@ std::optional<std::int64_t> positive_field(const json& j, const char* f) {
 }  // namespace
 
 SideEffectRoutes::SideEffectRoutes(ServiceConfig config, Store& store, EffectStore& effects,
-                                   const Clock& clock, PaymentProvider* provider, bool orders_apart)
+                                   const Clock& clock, PaymentProvider* provider)
     : config_(std::move(config)),
       store_(store),
-      orders_apart_(orders_apart),
       effects_(effects),
       clock_(clock),
       provider_(provider) {}
@@ -271,17 +270,8 @@ HttpResponse SideEffectRoutes::callback(const HttpRequest& request) {
                             "expected {\"seq\": string|integer, \"biz_no\": string, "
                             "\"event\": \"paid\"|\"refunded\"}");
   }
-  std::function<void(const std::string&)> release_stock;
-  if (orders_apart_) {
-    release_stock = [this](const std::string& biz_no) {
-      store_.transact([&](StoreTransaction& tx) {
-        for (const Order& order : tx.find_orders(biz_no)) tx.adjust_stock(order.sku, order.qty);
-        return true;
-      });
-    };
-  }
   const auto out = effects_.apply_callback(
-      *seq, *biz, *event, config_.flaw == Flaw::callback_no_dedup ? Dedup::off : Dedup::on, release_stock);
+      *seq, *biz, *event, config_.flaw == Flaw::callback_no_dedup ? Dedup::off : Dedup::on);
   json answer = {{"seq", *seq},           {"biz_no", *biz},
                  {"state", out.state},    {"applied", out.applied},
                  {"duplicate", out.duplicate}, {"applied_count", out.applied_count}};

@@ -135,7 +135,9 @@ std::string PostgresServer::url(const std::string& database) const {
   return "postgresql://postgres@127.0.0.1:" + std::to_string(port_) + "/" + database;
 }
 
-void PostgresServer::execute(const std::string& sql) const {
+void PostgresServer::execute(const std::string& sql) const { query_value(sql); }
+
+std::string PostgresServer::query_value(const std::string& sql) const {
   const std::string conninfo = url() + "?connect_timeout=10";
   std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo.c_str()), PQfinish);
   if (PQstatus(conn.get()) != CONNECTION_OK) {
@@ -146,6 +148,8 @@ void PostgresServer::execute(const std::string& sql) const {
   if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
     throw std::runtime_error(sql + ": " + PQresultErrorMessage(result.get()));
   }
+  if (PQntuples(result.get()) == 0 || PQnfields(result.get()) == 0 || PQgetisnull(result.get(), 0, 0)) return "";
+  return PQgetvalue(result.get(), 0, 0);
 }
 
 std::string PostgresServer::fresh_schema_url() {

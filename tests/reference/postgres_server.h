@@ -40,9 +40,15 @@ class PostgresServer {
   // Runs `sql` as the superuser on database `postgres`; throws
   // std::runtime_error with the server's message.
   void execute(const std::string& sql) const;
+  // Runs `sql` like execute and returns the first column of its first row
+  // ("" when there is none or it is NULL).
+  std::string query_value(const std::string& sql) const;
   // A new empty schema, and the URL whose connections create and find their
   // tables in it (search_path): a fresh store without a new database.
   std::string fresh_schema_url();
+  // The schema of the latest fresh_schema_url ("" before the first), to
+  // name its tables in execute / query_value.
+  std::string last_schema() const { return schemas_ == 0 ? "" : "run_" + std::to_string(schemas_); }
 
  private:
   void stop();  // SIGQUIT, SIGKILL after a deadline, reap; idempotent

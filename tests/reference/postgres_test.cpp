@@ -16,8 +16,8 @@ using namespace idemproof::ref::testing;
 
 namespace {
 
-// One instance on `store_url`; its own SQLite file holds only what --store
-// does not (range markers, payment intents, inbox).
+// One instance on `store_url`; its own --db file (unused: with --store every
+// table is in PostgreSQL).
 std::vector<std::string> args_for(const TempDir& dir, const std::string& name, const std::string& store_url,
                                   std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"--port", "0", "--db", dir.file(name + ".db"), "--store", store_url};

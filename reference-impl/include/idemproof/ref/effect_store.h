@@ -1,5 +1,7 @@
 // EffectStore: the reference service's records of side effects, next to the
-// idempotency records in the same SQLite file but on a connection of its own:
+// idempotency records: in the same SQLite file but on a connection of its
+// own, or (--store postgres://) in the PostgreSQL database of the
+// PostgresStore, on its pool of connections:
 //
 //   payment_intents    one row per (idempotency scope) — UNIQUE — written
 //                      BEFORE the provider is called: pending -> done | failed.
@@ -12,14 +14,18 @@
 //   inbox_messages     business message ids already applied (PK)
 //   inbox_accounts     the consumer's effect: a balance per account
 //
-// Every method is one transaction (BEGIN IMMEDIATE); a dedup row and the
-// effect it guards commit together. Thread-safe (one mutex). Throws
+// Every method is one transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: READ
+// COMMITTED with the biz's callback_states row and the account's row locked
+// until commit, so concurrent callbacks of one biz, or messages of one
+// account, serialise as on SQLite); a dedup row and the effect it guards
+// commit together. A refund's stock release is in the same transaction too:
+// orders and stock are in the same database on either engine. Thread-safe
+// (SQLite: one mutex; PostgreSQL: one pooled connection per method). Throws
 // StoreError on a database failure.
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,9 +35,9 @@
 #include "idemproof/ref/clock.h"
 #include "idemproof/ref/store.h"
 
-struct sqlite3;
-
 namespace idemproof::ref {
+
+class PostgresStore;
 
 struct PaymentIntent {
   std::string token;           // "pi_<hex>": the provider's idempotency key
@@ -67,6 +73,9 @@ class EffectStore {
  public:
   // Opens (creating the tables if needed) the SQLite file at `path`.
   explicit EffectStore(const std::string& path);
+  // On `database`'s PostgreSQL database and pool (creating the tables if
+  // needed). REQUIRES: `database` outlives this store.
+  explicit EffectStore(PostgresStore& database);
   ~EffectStore();
   EffectStore(const EffectStore&) = delete;
   EffectStore& operator=(const EffectStore&) = delete;
@@ -90,15 +99,10 @@ class EffectStore {
   // Applies a provider callback. Allowed transitions: none -> paid,
   // paid -> refunded; "refunded" also releases the stock of the biz's
   // orders. Dedup::off (callback-no-dedup): neither the sequence number nor
-  // the transition is checked, the effect runs every time.
-  // `release_stock` set: the orders and stock live in another store (--store
-  // postgres://): it releases them there, inside this transaction's span, so
-  // its failure rolls the callback back. Its commit and this one are two, so
-  // a crash between them would release the stock again on redelivery.
-  // Unset: orders and stock are in this file, one transaction for all.
+  // the transition is checked, the effect runs every time. The sequence
+  // number, the state and the stock release commit in one transaction.
   CallbackOutcome apply_callback(const std::string& seq, const std::string& biz_no,
-                                 const std::string& event, Dedup dedup,
-                                 const std::function<void(const std::string& biz_no)>& release_stock = {});
+                                 const std::string& event, Dedup dedup);
   // {"biz_no", "state", "applied"} (state "none" when no callback applied).
   nlohmann::json callback_state(const std::string& biz_no);
 
@@ -109,13 +113,11 @@ class EffectStore {
   // {"account", "balance", "applied"}.
   nlohmann::json account(const std::string& account);
 
- private:
-  template <typename Body>
-  auto in_transaction(Body body);
-  void exec(const char* sql);
+  // The methods above on one database (src/effect_engine.h).
+  class Engine;
 
-  std::mutex mu_;
-  sqlite3* db_ = nullptr;
+ private:
+  std::unique_ptr<Engine> engine_;
 };
 
 }  // namespace idemproof::ref

@@ -21,7 +21,9 @@
 //
 // Thread-safe: a pool of up to `connections` libpq connections, opened as
 // needed; each claim / release / lookup / sweep / transact takes one for its
-// duration (waiting at most `connection_wait` for a free one).
+// duration (waiting at most `connection_wait` for a free one). The
+// PostgreSQL engines of RangeMarkerStore and EffectStore share this pool
+// (pool()), so every table of a service lives in the one database.
 //
 // REQUIRES: `url` is a libpq URI (postgres:// or postgresql://) naming a
 // reachable server and database on which the user may create tables; the
@@ -31,20 +33,19 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "idemproof/ref/claim_discipline.h"
 #include "idemproof/ref/store.h"
 
-struct pg_conn;
-
 namespace idemproof::ref {
+
+namespace pg {
+class Pool;  // src/postgres_db.h
+}
 
 struct PostgresStoreOptions {
   ClaimOptions claim;
@@ -70,13 +71,11 @@ class PostgresStore final : public Store {
   std::size_t sweep(TimePoint now) override;
   bool transact(const std::function<bool(StoreTransaction&)>& body) override;
 
+  // The store's connections, for the other stores on its database.
+  pg::Pool& pool() { return *pool_; }
+
  private:
   class Transaction;
-  class PooledConnection;  // one connection of the pool, given back on destruction
-
-  PooledConnection acquire();
-  void give_back(pg_conn* conn);
-  pg_conn* connect() const;
 
   // The correct claim; `replace_completed` false (the expiry-race flaw): an
   // expired completed record is not taken over, nullopt says so.
@@ -87,11 +86,7 @@ class PostgresStore final : public Store {
   const std::string url_;
   const PostgresStoreOptions options_;
   const std::string records_table_;
-
-  std::mutex mu_;
-  std::condition_variable freed_;
-  std::vector<pg_conn*> idle_;  // guarded by mu_
-  std::size_t open_ = 0;        // guarded by mu_: idle + in use + being opened
+  std::unique_ptr<pg::Pool> pool_;
 };
 
 }  // namespace idemproof::ref

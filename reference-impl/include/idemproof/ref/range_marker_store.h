@@ -1,5 +1,6 @@
 // RangeMarkerStore: the durable state of batch jobs, in the service's SQLite
-// file on a connection of its own, in tables apart from the idempotency
+// file on a connection of its own or (--store postgres://) in the
+// PostgresStore's database on its pool, in tables apart from the idempotency
 // records (the TTL sweep never touches them: markers live as long as the
 // data they describe).
 //
@@ -11,13 +12,14 @@
 //   range_markers      PRIMARY KEY (job, part): from, to, rows_written,
 //                      checksum, done_at, run of a completed range
 //
-// Every method is one transaction (BEGIN IMMEDIATE), so a partition's rows
-// and its marker commit together. Thread-safe (one mutex). Throws StoreError
-// on a database failure.
+// Every method is one transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: READ
+// COMMITTED, the upserts' row locks), so a partition's rows and its marker
+// commit together. Thread-safe (SQLite: one mutex; PostgreSQL: a pooled
+// connection per method). Throws StoreError on a database failure.
 #pragma once
 
 #include <cstdint>
-#include <mutex>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,9 +27,9 @@
 #include "idemproof/ref/batch_rows.h"
 #include "idemproof/ref/store.h"
 
-struct sqlite3;
-
 namespace idemproof::ref {
+
+class PostgresStore;
 
 // How rows reach the result table.
 enum class RowWrite { upsert, insert };
@@ -36,6 +38,9 @@ class RangeMarkerStore {
  public:
   // Opens (creating the tables if needed) the SQLite file at `path`.
   explicit RangeMarkerStore(const std::string& path);
+  // On `database`'s PostgreSQL database and pool (creating the tables if
+  // needed). REQUIRES: `database` outlives this store.
+  explicit RangeMarkerStore(PostgresStore& database);
   ~RangeMarkerStore();
   RangeMarkerStore(const RangeMarkerStore&) = delete;
   RangeMarkerStore& operator=(const RangeMarkerStore&) = delete;
@@ -55,10 +60,11 @@ class RangeMarkerStore {
   std::vector<BatchRow> rows(const std::string& job);
   std::vector<RangeMarker> markers(const std::string& job);
 
+  // The methods above on one database (src/range_marker_engine.h).
+  class Engine;
+
  private:
-  void exec(const char* sql);
-  std::mutex mu_;
-  sqlite3* db_ = nullptr;
+  std::unique_ptr<Engine> engine_;
 };
 
 }  // namespace idemproof::ref

@@ -16,9 +16,9 @@ struct ServiceOptions {
   std::string host = "127.0.0.1";
   unsigned short port = 0;
   std::string db = "idemproof-ref.db";
-  // Request records, orders, stock and movements: "" = the SQLite file `db`;
-  // a postgres:// or postgresql:// URL = that PostgreSQL database (batch range
-  // markers and payment intents / inbox stay in `db`).
+  // Every durable table (request records, orders, stock, movements, batch
+  // markers, payment intents, callbacks, inbox): "" = the SQLite file `db`;
+  // a postgres:// or postgresql:// URL = that PostgreSQL database (`db` unused).
   std::string store;
   std::optional<Nanos> sweep_interval;  // default: min(1s, effective TTL / 10)
   unsigned threads = 4;                 // io_context threads

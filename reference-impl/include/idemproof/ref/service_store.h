@@ -11,6 +11,7 @@
 
 #include "idemproof/ref/instance_local_claim_store.h"
 #include "idemproof/ref/memory_record_store.h"
+#include "idemproof/ref/postgres_store.h"
 #include "idemproof/ref/service_options.h"
 #include "idemproof/ref/store.h"
 
@@ -27,9 +28,13 @@ class ServiceStore {
     if (local_claims_) return *local_claims_;
     return *durable_;
   }
+  // The PostgreSQL store of --store, on whose database and pool the batch
+  // and side-effect stores live too; null on SQLite.
+  PostgresStore* postgres() { return postgres_; }
 
  private:
   std::unique_ptr<Store> durable_;
+  PostgresStore* postgres_ = nullptr;  // durable_ when it is one
   std::unique_ptr<MemoryRecordStore> memory_;
   std::unique_ptr<InstanceLocalClaimStore> local_claims_;
 };

@@ -39,11 +39,10 @@ namespace idemproof::ref {
 class SideEffectRoutes final : public RouteExtension {
  public:
   // `provider` may be null: /payments then answers 503 provider-not-configured.
-  // `orders_apart`: `store` keeps orders and stock elsewhere than the
-  // EffectStore's file (--store postgres://), so a refund releases stock
-  // through `store`, not by SQL on that file.
+  // REQUIRES: `effects` is on the database of `store`'s orders and stock (a
+  // refund callback releases stock in its own transaction).
   SideEffectRoutes(ServiceConfig config, Store& store, EffectStore& effects, const Clock& clock,
-                   PaymentProvider* provider, bool orders_apart = false);
+                   PaymentProvider* provider);
 
   std::optional<HttpResponse> route(const HttpRequest& request, std::string_view rel,
                                     const std::string& path, const std::string& query) override;
@@ -72,7 +71,6 @@ class SideEffectRoutes final : public RouteExtension {
 
   ServiceConfig config_;
   Store& store_;
-  const bool orders_apart_;
   EffectStore& effects_;
   const Clock& clock_;
   PaymentProvider* provider_;
