@@ -40,4 +40,22 @@ inline bool callback_allowed(const std::string& state, const std::string& event)
   return (event == "paid" && state == "none") || (event == "refunded" && state == "paid");
 }
 
+// Dedup::on: whether the callback changes nothing, and then `out` says why.
+// `seq_was_new`: inserting its sequence number inserted a row.
+inline bool callback_refused(bool seq_was_new, const std::string& seq, const std::string& state,
+                             const std::string& event, CallbackOutcome& out) {
+  if (!seq_was_new) {
+    out.duplicate = true;
+    out.state = state;
+    out.ignored = "sequence number " + seq + " already applied";
+    return true;
+  }
+  if (!callback_allowed(state, event)) {
+    out.state = state;
+    out.ignored = "transition " + state + " -> " + event + " not allowed";
+    return true;
+  }
+  return false;
+}
+
 }  // namespace idemproof::ref

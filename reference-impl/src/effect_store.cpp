@@ -153,17 +153,7 @@ class SqliteEffectEngine final : public EffectStore::Engine {
       if (dedup == Dedup::on) {
         Stmt seen(db_, effect_sql::insert_callback(P));
         seen.bind(1, seq).bind(2, biz_no).bind(3, event).step();
-        if (seen.changes() == 0) {
-          out.duplicate = true;
-          out.state = state;
-          out.ignored = "sequence number " + seq + " already applied";
-          return out;
-        }
-        if (!callback_allowed(state, event)) {
-          out.state = state;
-          out.ignored = "transition " + state + " -> " + event + " not allowed";
-          return out;
-        }
+        if (callback_refused(seen.changes() == 1, seq, state, event, out)) return out;
       }
       // The effect of the transition: a refund gives the biz's stock back.
       if (event == "refunded") {

@@ -134,17 +134,9 @@ class PostgresEffectEngine final : public EffectStore::Engine {
         out.applied_count = r.row(0).int64(1);
       }
       if (dedup == Dedup::on) {
-        if (run(c, effect_sql::insert_callback(P), Params().add(seq).add(biz_no).add(event)).affected() == 0) {
-          out.duplicate = true;
-          out.state = state;
-          out.ignored = "sequence number " + seq + " already applied";
-          return out;
-        }
-        if (!callback_allowed(state, event)) {
-          out.state = state;
-          out.ignored = "transition " + state + " -> " + event + " not allowed";
-          return out;
-        }
+        const bool seq_was_new =
+            run(c, effect_sql::insert_callback(P), Params().add(seq).add(biz_no).add(event)).affected() == 1;
+        if (callback_refused(seq_was_new, seq, state, event, out)) return out;
       }
       // The effect of the transition: a refund gives the biz's stock back,
       // in this transaction (one commit with the sequence number and state).
