@@ -101,22 +101,31 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
   const std::size_t at = spec.insert_at();
   s.steps.insert(s.steps.end(), spec.scenario.steps.begin(), spec.scenario.steps.begin() + at);
   bool paused = false;
+  bool killed = false;
   std::vector<Op> jobs;  // first run of each job, in order
   for (const auto& op : plan.ops) {
     std::vector<Step> steps = op.Steps();
     s.steps.insert(s.steps.end(), steps.begin(), steps.end());
     if (op.kind == OpKind::kPause) paused = true;
     if (op.kind == OpKind::kResume || op.kind == OpKind::kKill) paused = false;
+    if (op.kind == OpKind::kKill || op.kind == OpKind::kSendThenKill) killed = true;
+    if (op.kind == OpKind::kRestart) killed = false;
     if (op.kind == OpKind::kRunBatch &&
         std::none_of(jobs.begin(), jobs.end(), [&](const Op& j) { return j.name == op.name; })) {
       jobs.push_back(op);
     }
   }
-  // Never leave the target frozen: the probes and records after need it.
+  // Never leave the target frozen, nor dead before fixed steps: the probes
+  // and records after need it.
   if (paused) {
     Step resume;
     resume.kind = StepKind::kResume;
     s.steps.push_back(resume);
+  }
+  if (killed && at < spec.scenario.steps.size()) {
+    Step restart;
+    restart.kind = StepKind::kRestart;
+    s.steps.push_back(restart);
   }
   // The reference result of every job: a fresh job over the same rows.
   for (const auto& job : jobs) {

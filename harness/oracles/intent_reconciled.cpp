@@ -37,7 +37,7 @@ Verdict IntentReconciled(const OracleInput& in) {
   const std::string record_label = in.params.value("record", std::string());
   const auto filter = ActionsParam(in.params);
 
-  int successes = 0, requests = 0;
+  int successes = 0, requests = 0, unsent = 0;
   nlohmann::json ops = nlohmann::json::array();
   std::vector<Operation> sent;
   for (const auto& op : RequestOperations(in.history)) {
@@ -46,10 +46,13 @@ Verdict IntentReconciled(const OracleInput& in) {
     ++requests;
     sent.push_back(op);
     if (Classify(op, in.target.idempotency) == AnswerClass::kSuccess) ++successes;
+    if (NeverSent(op)) ++unsent;
     ops.push_back(OpJson(op));
   }
   if (requests == 0) return Verdict::Unknown(name, "the scenario sent no request of the business action").Counted(0);
-  const std::int64_t repeats = requests - 1;  // deliveries that could charge again
+  // Deliveries that could charge again: those past the first that may have
+  // reached the target (a request that could not connect charged nothing).
+  const std::int64_t repeats = std::max<std::int64_t>(0, requests - unsent - 1);
 
   const auto ledger = ProbeValue(in.history, ledger_label);
   if (!ledger) {
@@ -78,16 +81,23 @@ Verdict IntentReconciled(const OracleInput& in) {
   if (effects == 0) {
     if (successes > 0)
       return Verdict::Invalid(name, "the target answered success but the external system has no effect", details);
-    return Verdict::Unknown(name, "no external effect and no success: nothing was decided", details);
+    return Verdict::Unknown(name, "no external effect and no success: nothing was decided", details).Counted(repeats);
   }
-  if (successes == 0)
-    return Verdict::Unknown(name, "one external effect, but no request was answered with success yet", details);
+  // No success yet (a crash, a retry refused while the lease lives): only
+  // the target's record can show that it reconciled the one effect.
+  if (successes == 0 && record_label.empty())
+    return Verdict::Unknown(name, "one external effect, but no request was answered with success yet", details)
+        .Counted(repeats);
 
   if (!record_label.empty()) {
     const auto record = ProbeValue(in.history, record_label);
     if (!record) return Verdict::Unknown(name, "the record probe '" + record_label + "' has no value", details);
     const auto recorded = ids_of(*record);
     details["recorded"] = *record;
+    if (successes == 0 && recorded.empty())
+      return Verdict::Unknown(name, "one external effect, not recorded, and no request was answered with success yet",
+                              details)
+          .Counted(repeats);
     if (recorded.size() != 1)
       return Verdict::Invalid(name, "the target recorded " + std::to_string(recorded.size()) +
                                         " effect ids for one external effect",

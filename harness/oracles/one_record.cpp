@@ -34,9 +34,13 @@ Verdict OneRecord(const OracleInput& in) {
   std::int64_t repeats = 0;
   for (const auto& [id, ops] : by_biz) {
     const auto& [action, biz] = id;
-    std::int64_t keyless = 0;
-    for (const auto& op : ops) keyless += op.invoke->key.empty() ? 1 : 0;
-    repeats += std::max<std::int64_t>(keyless, static_cast<std::int64_t>(ops.size()) - 1);
+    std::int64_t keyless = 0, sent = 0;
+    for (const auto& op : ops) {
+      if (NeverSent(op)) continue;
+      keyless += op.invoke->key.empty() ? 1 : 0;
+      ++sent;
+    }
+    repeats += std::max<std::int64_t>(keyless, sent - 1);
     const ActionDescription* a = in.target.FindAction(action);
     if (a == nullptr || !a->records) {
       unprobed.push_back(action);

@@ -158,17 +158,20 @@ Verdict RangeContinuity(const OracleInput& in) {
     for (const auto& r : runs)
       if (r.fail_after && r.role != BatchRole::kClean) { job = r.job_name; break; }
   }
-  if (job.empty()) return Verdict::Unknown(name, "no batch run was made to fail (no fail_after): nothing to resume");
+  // No partial failure: the premise (reruns after one) never happened.
+  if (job.empty())
+    return Verdict::Unknown(name, "no batch run was made to fail (no fail_after): nothing to resume").Counted(0);
   details["job"] = job;
 
   std::vector<const BatchRun*> mine;
   for (const auto& r : runs)
     if (r.job_name == job && r.role != BatchRole::kClean) mine.push_back(&r);
-  if (mine.empty()) return Verdict::Unknown(name, "job " + job + " never ran");
+  if (mine.empty()) return Verdict::Unknown(name, "job " + job + " never ran").Counted(0);
   const BatchRun* failing = nullptr;
   for (const BatchRun* r : mine)
     if (r->fail_after) { failing = r; break; }
-  if (failing == nullptr) return Verdict::Unknown(name, "no run of job " + job + " was made to fail (fail_after)");
+  if (failing == nullptr)
+    return Verdict::Unknown(name, "no run of job " + job + " was made to fail (fail_after)").Counted(0);
   details["failing_run"] = RunJson(*failing);
   auto failed_answer = failing->answer();
   if (!failed_answer) return Verdict::Unknown(name, "the failing " + RunName(*failing) + " got no answer", details);
