@@ -298,3 +298,33 @@ TEST_CASE("lease_recovery with no lease declared: blocked past the recovery boun
   CHECK(RunOracle("lease_recovery", WithControl(short_retries.history(), "kill", 300), no_lease).status ==
         VerdictStatus::kUnknown);
 }
+
+TEST_CASE("intent_reconciled: a retry that never connected repeats nothing; a refused retry is judged by the record") {
+  // Charged, then the target died (no answer); the retry found nobody listening.
+  LiteralHistory unsent;
+  unsent.Lost("client-0", "create_order", "k1", "b1", 0, 30)
+      .NotSent("client-0", "create_order", "k1", "b1", 40, 41)
+      .Probe("ledger", "ledger", nlohmann::json::array({"txn-1"}), 2600)
+      .Probe("payment", "payment", nlohmann::json::array({"txn-1"}), 2610);
+  Verdict v = RunOracle("intent_reconciled", unsent.history(), ShopTarget(), {{"record", "payment"}});
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.PremiseNotReached());
+  // The retry reached the target and got 409 while the lease lived: the
+  // target's record names the one effect, so the property is judged.
+  LiteralHistory refused;
+  refused.Lost("client-0", "create_order", "k1", "b1", 0, 30)
+      .Send("client-0", "create_order", "k1", "b1", 100, 110, kConflict)
+      .Probe("ledger", "ledger", nlohmann::json::array({"txn-1"}), 2600)
+      .Probe("payment", "payment", nlohmann::json::array({"txn-1"}), 2610);
+  CHECK(RunOracle("intent_reconciled", refused.history(), ShopTarget(), {{"record", "payment"}}).status ==
+        VerdictStatus::kValid);
+  // Nothing recorded yet: undecided, and said so (a retry was made).
+  LiteralHistory unrecorded;
+  unrecorded.Lost("client-0", "create_order", "k1", "b1", 0, 30)
+      .Send("client-0", "create_order", "k1", "b1", 100, 110, kConflict)
+      .Probe("ledger", "ledger", nlohmann::json::array({"txn-1"}), 2600)
+      .Probe("payment", "payment", nlohmann::json::array(), 2610);
+  Verdict u = RunOracle("intent_reconciled", unrecorded.history(), ShopTarget(), {{"record", "payment"}});
+  CHECK(u.status == VerdictStatus::kUnknown);
+  CHECK_FALSE(u.PremiseNotReached());
+}

@@ -114,16 +114,28 @@ LiteralHistory& LiteralHistory::Send(const std::string& process, const std::stri
   return *this;
 }
 
+namespace {
+// An invoke and a completion without an answer, of type `type`.
+void Unanswered(History& h, HistoryEvent inv, EventType type, const std::string& error, int t1) {
+  RecordedExchange none;
+  none.type = type;
+  none.error = error;
+  HistoryEvent done = RequestCompletion(inv, none);
+  done.time_ns = Ms(t1);
+  h.Append(inv);
+  h.Append(done);
+}
+}  // namespace
+
 LiteralHistory& LiteralHistory::Lost(const std::string& process, const std::string& action, const std::string& key,
                                      const std::string& biz, int t0, int t1) {
-  HistoryEvent inv = Invoke(process, action, key, biz, t0, "default");
-  RecordedExchange lost;
-  lost.type = EventType::kInfo;
-  lost.error = "timeout";
-  HistoryEvent done = RequestCompletion(inv, lost);
-  done.time_ns = Ms(t1);
-  h_.Append(inv);
-  h_.Append(done);
+  Unanswered(h_, Invoke(process, action, key, biz, t0, "default"), EventType::kInfo, "timeout", t1);
+  return *this;
+}
+
+LiteralHistory& LiteralHistory::NotSent(const std::string& process, const std::string& action, const std::string& key,
+                                        const std::string& biz, int t0, int t1) {
+  Unanswered(h_, Invoke(process, action, key, biz, t0, "default"), EventType::kFail, "Couldn't connect to server", t1);
   return *this;
 }
 

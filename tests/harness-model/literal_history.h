@@ -43,6 +43,9 @@ class LiteralHistory {
   // A request whose answer never came (info completion at t1).
   LiteralHistory& Lost(const std::string& process, const std::string& action, const std::string& key,
                        const std::string& biz, int t0, int t1);
+  // A request that could not connect (fail completion at t1): never sent.
+  LiteralHistory& NotSent(const std::string& process, const std::string& action, const std::string& key,
+                          const std::string& biz, int t0, int t1);
   // A request still open at the end (invoke only).
   LiteralHistory& Open(const std::string& process, const std::string& action, const std::string& key,
                        const std::string& biz, int t0);

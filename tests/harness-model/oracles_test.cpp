@@ -66,6 +66,25 @@ TEST_CASE("one_record without evidence is never valid") {
   CHECK(RunOracle("one_record", History()).status == VerdictStatus::kUnknown);
 }
 
+TEST_CASE("one_record counts as repeats only requests that reached the target") {
+  // A lost request, then a retry that could not connect: one delivery, nothing repeated.
+  LiteralHistory unsent;
+  unsent.Lost("client-0", "create_order", "k1", "b1", 0, 10)
+      .NotSent("client-0", "create_order", "k1", "b1", 20, 21)
+      .Records("create_order", "b1", 1, 100);
+  Verdict once = RunOracle("one_record", unsent.history());
+  CHECK(once.status == VerdictStatus::kUnknown);
+  CHECK(once.PremiseNotReached());
+  // Two lost deliveries: repeated, and undecided (no decisive answer).
+  LiteralHistory twice;
+  twice.Lost("client-0", "create_order", "k1", "b1", 0, 10)
+      .Lost("client-0", "create_order", "k1", "b1", 20, 30)
+      .Records("create_order", "b1", 1, 100);
+  Verdict repeated = RunOracle("one_record", twice.history());
+  CHECK(repeated.status == VerdictStatus::kUnknown);
+  CHECK_FALSE(repeated.PremiseNotReached());
+}
+
 TEST_CASE("identical_replay holds when replays equal the first answer minus volatile paths") {
   LiteralHistory h;
   h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)

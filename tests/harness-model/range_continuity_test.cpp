@@ -67,6 +67,13 @@ TEST_CASE("id ranges and partitions are named compactly") {
   CHECK(PartitionsOf(ids, *r->markers) == "partitions 60–99");
 }
 
+TEST_CASE("range_continuity without a partial failure is premise not reached, never valid") {
+  // No batch run at all (an explore plan of a kill, a restart, a wait).
+  Verdict none = Check(History());
+  CHECK(none.status == VerdictStatus::kUnknown);
+  CHECK(none.PremiseNotReached());
+}
+
 TEST_CASE("range_continuity holds for a resumed rerun that later reruns leave unchanged") {
   BatchHistory h = CorrectHistory();
   Verdict v = Check(h.history());
