@@ -299,7 +299,7 @@ TEST_CASE("lease_recovery with no lease declared: blocked past the recovery boun
         VerdictStatus::kUnknown);
 }
 
-TEST_CASE("intent_reconciled: a retry that never connected repeats nothing; a refused retry is judged by the record") {
+TEST_CASE("intent_reconciled: a retry that never connected repeats nothing, a refused retry is judged by the record") {
   // Charged, then the target died (no answer); the retry found nobody listening.
   LiteralHistory unsent;
   unsent.Lost("client-0", "create_order", "k1", "b1", 0, 30)
