@@ -159,8 +159,8 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
       return 2;
     }
   }
-  if (a.jobs < 1 || (a.jobs > 1 && (!new_last_byte_burst || !new_faults))) {
-    err << "idemproof: --jobs takes a positive number (more than 1 needs the injectors)\n";
+  if (a.jobs < 1) {
+    err << "idemproof: --jobs takes a positive number\n";
     return 2;
   }
   if (!a.time_budget.empty()) {

@@ -104,6 +104,9 @@ class Exploration {
   }
 
  private:
+  // No op and no fixed step (RapidCheck shrinks to this): not a trial.
+  bool NothingToRun(const Plan& plan) const { return plan.ops.empty() && spec_.scenario.steps.empty(); }
+
   // One trial's search: its plan (TrialPlanGen), and on a failure RapidCheck
   // shrinks it by rerunning smaller plans through Evaluate().
   search::SearchSummary SearchTrial(int trial) {
@@ -146,13 +149,14 @@ class Exploration {
           if (next >= dealt.size() || next > first_failing || Stopped()) return;
           k = next++;
         }
+        const int ordinal = dealt[k] + 1;
         TrialResult t;
-        t.ordinal = dealt[k] + 1;
-        if (plans[k].ops.empty() && spec_.scenario.steps.empty()) {
+        t.ordinal = ordinal;
+        if (NothingToRun(plans[k])) {
           t.skipped = true;
         } else {
           try {
-            t = RunTrial(plans[k], interpreter, dealt[k] + 1);
+            t = RunTrial(plans[k], interpreter, ordinal);
           } catch (const std::exception& e) {
             t.undecided = true;
             t.error = Status::Internal(std::string("trial worker: ") + e.what());
@@ -208,8 +212,7 @@ class Exploration {
     // --jobs: the first call of the shrinking search is the failing plan again.
     const bool root = std::exchange(root_pending_, false);
     if (Stopped()) return std::nullopt;
-    // Nothing to run: no op and no fixed step (RapidCheck shrinks to this).
-    if (plan.ops.empty() && spec_.scenario.steps.empty()) return std::nullopt;
+    if (NothingToRun(plan)) return std::nullopt;
     const bool shrinking = report_.violation;
     const int attempts = shrinking ? reruns_ : 1;
     for (int i = 0; i < attempts && !Stopped(); ++i) {
@@ -412,16 +415,16 @@ class Exploration {
 // port of its own, so a fixed one is refused rather than fought over.
 Status WorkersFit(const TargetDescription& target, int jobs) {
   if (jobs <= 1) return Status();
-  const std::string why = "--jobs " + std::to_string(jobs) + " starts " + std::to_string(jobs) +
-                          " copies at once, so each needs a port of its own: declare start.free_port: true "
-                          "or start.port_from_stdout (";
-  if (target.start && !target.start->free_port && target.start->port_from_stdout.empty()) {
-    return Status::InvalidConfig(why + "the target's port is fixed)", target.start->mark);
-  }
+  auto fixed = [](const StartCommand& start) { return !start.free_port && start.port_from_stdout.empty(); };
+  auto refuse = [&](const std::string& whose, const SourceMark& mark) {
+    return Status::InvalidConfig("--jobs " + std::to_string(jobs) + " starts " + std::to_string(jobs) +
+                                     " copies at once, so each needs a port of its own: declare start.free_port: "
+                                     "true or start.port_from_stdout (" + whose + " port is fixed)",
+                                 mark);
+  };
+  if (target.start && fixed(*target.start)) return refuse("the target's", target.start->mark);
   for (const auto& [name, service] : target.services) {
-    if (!service.start.free_port && service.start.port_from_stdout.empty()) {
-      return Status::InvalidConfig(why + "service " + service.name + "'s port is fixed)", service.mark);
-    }
+    if (fixed(service.start)) return refuse("service " + name + "'s", service.mark);
   }
   return Status();
 }

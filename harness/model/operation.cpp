@@ -57,6 +57,8 @@ std::string HttpAnswer::TruncationNote() const {
 
 bool Operation::completed_ok() const { return completion != nullptr && completion->type == EventType::kOk; }
 
+bool Operation::never_sent() const { return completion != nullptr && completion->type == EventType::kFail; }
+
 std::optional<HttpAnswer> Operation::answer() const {
   if (!completed_ok() || !completion->value.is_object() || !completion->value.contains("response")) return std::nullopt;
   return AnswerFromJson(completion->value["response"]);

@@ -49,6 +49,9 @@ struct Operation {
   const HistoryEvent* completion = nullptr;
 
   bool completed_ok() const;  // completion is type ok
+  // Completion type fail: it could not connect, so it reached nothing (and
+  // is no delivery that could execute again).
+  bool never_sent() const;
   // The answer of a completed_ok request; nullopt otherwise.
   std::optional<HttpAnswer> answer() const;
   std::int64_t invoke_ns() const { return invoke->time_ns; }

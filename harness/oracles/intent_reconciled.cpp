@@ -46,7 +46,7 @@ Verdict IntentReconciled(const OracleInput& in) {
     ++requests;
     sent.push_back(op);
     if (Classify(op, in.target.idempotency) == AnswerClass::kSuccess) ++successes;
-    if (NeverSent(op)) ++unsent;
+    if (op.never_sent()) ++unsent;
     ops.push_back(OpJson(op));
   }
   if (requests == 0) return Verdict::Unknown(name, "the scenario sent no request of the business action").Counted(0);

@@ -36,7 +36,7 @@ Verdict OneRecord(const OracleInput& in) {
     const auto& [action, biz] = id;
     std::int64_t keyless = 0, sent = 0;
     for (const auto& op : ops) {
-      if (NeverSent(op)) continue;
+      if (op.never_sent()) continue;
       keyless += op.invoke->key.empty() ? 1 : 0;
       ++sent;
     }

@@ -24,9 +24,6 @@ std::vector<std::string> ActionsParam(const nlohmann::json& params);
 nlohmann::json OpJson(const Operation& op);
 // "request #12 (client-0)"
 std::string OpName(const Operation& op);
-// The request could not connect (completion type fail): it reached nothing,
-// so it is no delivery that could execute again.
-bool NeverSent(const Operation& op);
 // The payload an op carried and what the harness rewrote in it
 // ("value_changed: $.qty 1 -> 2"; runtime/request_forms.h).
 std::string ChangeSummary(const Operation& op);

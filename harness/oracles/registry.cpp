@@ -192,8 +192,6 @@ std::string ChangeSummary(const Operation& op) {
   return out;
 }
 
-bool NeverSent(const Operation& op) { return op.completion && op.completion->type == EventType::kFail; }
-
 std::string OpName(const Operation& op) {
   const std::string& payload = op.invoke->payload;
   const std::string form = payload.empty() || payload == "default" ? "" : ", payload " + ChangeSummary(op);

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "idemproof/ref/effect_store.h"
+#include "idemproof/ref/random_token.h"
 
 namespace idemproof::ref {
 
@@ -33,6 +35,11 @@ class EffectStore::Engine {
 
 // The PostgreSQL engine on `database`'s pool (creates its tables). Throws StoreError.
 std::unique_ptr<EffectStore::Engine> make_postgres_effect_engine(PostgresStore& database);
+
+// Shared by both engines: the ids of a payment intent (its token, the
+// provider's idempotency key) and of a `no-intent` payment.
+inline std::string new_intent_token() { return "pi_" + random_token(); }
+inline std::string new_unkeyed_payment_id() { return "pay_" + random_token(); }
 
 // Shared by both engines: what a callback does, given the biz's state before.
 // Allowed transitions: none -> paid, paid -> refunded.

@@ -6,7 +6,6 @@
 
 #include "effect_engine.h"
 #include "effect_sql.h"
-#include "idemproof/ref/random_token.h"
 #include "sqlite_statement.h"
 
 namespace idemproof::ref {
@@ -20,7 +19,6 @@ PaymentIntent read_intent(const Stmt& s) {
                        s.int64(5),  s.text(6), static_cast<int>(s.int64(7)), s.text(8)};
 }
 
-std::string new_token(const char* prefix) { return prefix + random_token(); }
 
 // The SQLite engine: one connection of its own, one transaction at a time.
 class SqliteEffectEngine final : public EffectStore::Engine {
@@ -66,7 +64,7 @@ class SqliteEffectEngine final : public EffectStore::Engine {
                             const std::string& created_at) override {
     return in_transaction([&] {
       Stmt insert(db_, effect_sql::insert_intent(P));
-      insert.bind(1, new_token("pi_")).bind(2, scope_key).bind(3, biz_no).bind(4, amount).bind(5, created_at);
+      insert.bind(1, new_intent_token()).bind(2, scope_key).bind(3, biz_no).bind(4, amount).bind(5, created_at);
       insert.step();
       Stmt s(db_, effect_sql::intent_by_scope(P));
       s.bind(1, scope_key);
@@ -129,7 +127,7 @@ class SqliteEffectEngine final : public EffectStore::Engine {
   PaymentIntent record_unkeyed_payment(const std::string& biz_no, std::int64_t amount,
                                        const std::string& transaction_id, const std::string& created_at) override {
     return in_transaction([&] {
-      PaymentIntent p{new_token("pay_"), "", biz_no, amount, "done", 1, transaction_id, 0, created_at};
+      PaymentIntent p{new_unkeyed_payment_id(), "", biz_no, amount, "done", 1, transaction_id, 0, created_at};
       Stmt s(db_, effect_sql::insert_unkeyed(P));
       s.bind(1, p.token).bind(2, biz_no).bind(3, amount).bind(4, transaction_id).bind(5, created_at);
       s.step();

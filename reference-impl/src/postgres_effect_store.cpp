@@ -11,7 +11,6 @@
 #include "effect_engine.h"
 #include "effect_sql.h"
 #include "idemproof/ref/postgres_store.h"
-#include "idemproof/ref/random_token.h"
 #include "postgres_db.h"
 
 namespace idemproof::ref {
@@ -27,7 +26,6 @@ PaymentIntent read_intent(const Row& s) {
                        s.int64(5),  s.text(6), static_cast<int>(s.int64(7)), s.text(8)};
 }
 
-std::string new_token(const char* prefix) { return prefix + random_token(); }
 
 class PostgresEffectEngine final : public EffectStore::Engine {
  public:
@@ -56,7 +54,7 @@ class PostgresEffectEngine final : public EffectStore::Engine {
                             const std::string& created_at) override {
     return pg::in_transaction(pool_, [&](PGconn* c) {
       run(c, effect_sql::insert_intent(P),
-          Params().add(new_token("pi_")).add(scope_key).add(biz_no).add(amount).add(created_at));
+          Params().add(new_intent_token()).add(scope_key).add(biz_no).add(amount).add(created_at));
       auto r = run(c, effect_sql::intent_by_scope(P), Params().add(scope_key));
       if (r.rows() == 0) throw StoreError("open_intent: no intent after insert");
       return read_intent(r.row(0));
@@ -111,7 +109,7 @@ class PostgresEffectEngine final : public EffectStore::Engine {
   PaymentIntent record_unkeyed_payment(const std::string& biz_no, std::int64_t amount,
                                        const std::string& transaction_id, const std::string& created_at) override {
     return pg::in_transaction(pool_, [&](PGconn* c) {
-      PaymentIntent p{new_token("pay_"), "", biz_no, amount, "done", 1, transaction_id, 0, created_at};
+      PaymentIntent p{new_unkeyed_payment_id(), "", biz_no, amount, "done", 1, transaction_id, 0, created_at};
       run(c, effect_sql::insert_unkeyed(P),
           Params().add(p.token).add(biz_no).add(amount).add(transaction_id).add(created_at));
       return p;
