@@ -41,6 +41,14 @@ std::unique_ptr<EffectStore::Engine> make_postgres_effect_engine(PostgresStore& 
 inline std::string new_intent_token() { return "pi_" + random_token(); }
 inline std::string new_unkeyed_payment_id() { return "pay_" + random_token(); }
 
+// A payment_intents row read in effect_sql::kIntentColumns' order, from either
+// engine's row (SqliteStatement, pg::Row: both have text(i) and int64(i)).
+template <typename Row>
+PaymentIntent read_intent(const Row& s) {
+  return PaymentIntent{s.text(0), s.text(1), s.text(2), s.int64(3), s.text(4),
+                       s.int64(5),  s.text(6), static_cast<int>(s.int64(7)), s.text(8)};
+}
+
 // Shared by both engines: what a callback does, given the biz's state before.
 // Allowed transitions: none -> paid, paid -> refunded.
 inline bool callback_allowed(const std::string& state, const std::string& event) {

@@ -14,11 +14,6 @@ namespace {
 using Stmt = SqliteStatement;
 constexpr char P = '?';
 
-PaymentIntent read_intent(const Stmt& s) {
-  return PaymentIntent{s.text(0), s.text(1), s.text(2), s.int64(3), s.text(4),
-                       s.int64(5),  s.text(6), static_cast<int>(s.int64(7)), s.text(8)};
-}
-
 
 // The SQLite engine: one connection of its own, one transaction at a time.
 class SqliteEffectEngine final : public EffectStore::Engine {

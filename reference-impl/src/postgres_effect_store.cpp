@@ -21,11 +21,6 @@ using pg::Row;
 using pg::run;
 constexpr char P = '$';
 
-PaymentIntent read_intent(const Row& s) {
-  return PaymentIntent{s.text(0), s.text(1), s.text(2), s.int64(3), s.text(4),
-                       s.int64(5),  s.text(6), static_cast<int>(s.int64(7)), s.text(8)};
-}
-
 
 class PostgresEffectEngine final : public EffectStore::Engine {
  public:
