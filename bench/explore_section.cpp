@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -30,7 +31,9 @@ const std::map<std::string, std::string>& FileForFlaw() {
       {"no-range-marker", "batch"},          {"batch-id-in-request-table", "batch"},
       {"coarse-marker", "batch"},            {"no-intent", "payment"},
       {"callback-no-dedup", "callback"},      {"no-lease-expiry", "in-flight"},
-      {"unfenced-takeover", "takeover"},
+      {"unfenced-takeover", "takeover"},      {"fingerprint-key-order", "create-order"},
+      {"fast-path-skips-fingerprint", "create-order"}, {"expiry-race", "after-window"},
+      {"store-after-answer", "in-flight"},
   };
   return kFiles;
 }
@@ -106,13 +109,21 @@ void explore_section(const ExploreBenchOptions& o) {
   std::cout << "\n### explore, live: trials per second against the correct reference\n\n"
             << "`idemproof explore FILE --target scenarios/targets/reference.yaml --seed " << o.seed << " --trials "
             << o.clean_trials << " --isolation I --jobs J` (no flaw). process: each trial starts the reference, its "
-            << "payment stub and Redis; namespace: trials reuse them unless the plan kills, restarts or pauses the "
-            << "target; J workers each have their own\n\n"
+            << "payment stub and Redis; namespace: trials reuse them (a killed or paused target restarted or "
+            << "resumed on the same store) unless the plan fires a hook, injects a fault or spawns an instance; J "
+            << "workers each have their own\n\n"
             << "| explore file | isolation | jobs | trials run | target starts | violations | undecided trials | explore time | trials/s | mean plan ops |\n"
             << "|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const std::string file : {"retries-only", "create-order", "cancel-order", "set-address", "inbox", "batch", "payment"})
+  std::vector<std::string> files = o.files;
+  if (files.empty()) {
+    for (const auto& entry : fs::directory_iterator(o.source_dir + "/scenarios/explore")) {
+      if (entry.path().extension() == ".yaml") files.push_back(entry.path().stem().string());
+    }
+    std::sort(files.begin(), files.end());
+  }
+  for (const std::string& file : files)
   for (const std::string isolation : {"namespace", "process"})
-  for (const int jobs : {1, 2}) {
+  for (const int jobs : o.jobs) {
     const ExploreRun r = RunExplore(o, file, "", "--trials " + std::to_string(o.clean_trials) + " --isolation " + isolation +
                                     " --jobs " + std::to_string(jobs),
                                     "clean-" + file + "-" + isolation + "-j" + std::to_string(jobs));
@@ -143,6 +154,7 @@ void explore_section(const ExploreBenchOptions& o) {
               << (plans > 0 ? mean.str() : "?") << " |\n";
   }
 
+  if (o.flaws.size() == 1 && o.flaws.front() == "none") return;
   std::vector<std::string> flaws = o.flaws.empty() ? ListFlaws(o.ref) : o.flaws;
   std::cout << "\n### explore, live: per flaw of the reference\n\n"
             << "`idemproof explore FILE --target scenarios/targets/reference.yaml --flaw F --seed " << o.seed

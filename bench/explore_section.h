@@ -1,8 +1,9 @@
 // The bench's `explore` section: `idemproof explore` live against the
 // reference service, run as a child process (the real tool, its real
 // per-trial target start), results read from each run's explore.json.
-//   1. trials per second against the correct reference, per explore file
-//      and isolation mode (namespace: one running target; process: one per trial);
+//   1. trials per second against the correct reference, per explore file,
+//      isolation mode (namespace: one running target; process: one per
+//      trial) and number of trial workers (--jobs);
 //   2. per flaw of the reference (`idemproof-ref --flaw list`): the explore
 //      file aimed at it, found or not within the file's default trial
 //      budget, trials and time to the first violation, ops of the first
@@ -24,8 +25,10 @@ struct ExploreBenchOptions {
   std::string source_dir;    // scenarios/ live here
   std::string out_dir;       // run directories (kept, for the repros)
   int clean_trials = 40;     // trials per file for the trials/s table
+  std::vector<std::string> files;  // explore files (stems) of that table; empty: every scenarios/explore/*.yaml
+  std::vector<int> jobs = {1, 2};  // --jobs of that table
   std::uint64_t seed = 7;    // the per-flaw runs' seed
-  std::vector<std::string> flaws;  // empty: every flaw the reference lists
+  std::vector<std::string> flaws;  // empty: every flaw the reference lists; {"none"}: no flaw table
 };
 
 void explore_section(const ExploreBenchOptions& options);

@@ -40,6 +40,7 @@ struct TrialResult {
   History history;
   std::string dir;
   std::size_t steps = 0;
+  std::int64_t elapsed_ms = 0;  // the trial's run and checks, for plans.jsonl
 };
 
 class Exploration {
@@ -292,6 +293,7 @@ class Exploration {
   // Runs the plan as a scenario and judges it. Touches nothing shared: the
   // --jobs workers call it at once, each with its own interpreter.
   TrialResult RunTrial(const Plan& plan, runtime::Interpreter& interpreter, int ordinal) const {
+    const Clock::time_point started = Clock::now();
     TrialResult t;
     t.ordinal = ordinal;
     std::ostringstream name;
@@ -307,9 +309,11 @@ class Exploration {
     if (!run.error.ok()) {
       t.undecided = true;
       t.error = run.error;
+      t.elapsed_ms = MsSince(started);
       return t;
     }
     t.verdicts = BuiltinOracles().CheckAll(scenario, target_, t.history);
+    t.elapsed_ms = MsSince(started);
     bool judged = false, undecided_verdict = false;
     for (const auto& v : t.verdicts) {
       // A deviation (a SHOULD) fails a trial only under --strict.
@@ -366,6 +370,7 @@ class Exploration {
 
   void Log(const char* phase, const Plan& plan, const TrialResult& t) {
     nlohmann::json line = {{"run", t.ordinal}, {"phase", phase}, {"ops", plan.ops.size()}, {"plan", plan.ToString()}};
+    line["elapsed_ms"] = t.elapsed_ms;
     line["outcome"] = !t.error.ok() ? "error" : t.violated ? "invalid" : t.undecided ? "undecided" : t.unexercised ? "unexercised" : "ok";
     if (!t.error.ok()) line["error"] = t.error.ToString();
     for (const auto& v : t.verdicts) {

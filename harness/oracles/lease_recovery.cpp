@@ -56,6 +56,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
     return Verdict::Unknown(name, "the owner never ended: no kill, pause, stop or restart of the target").Counted(0);
 
   nlohmann::json judged = nlohmann::json::array();
+  int retried = 0;  // crashed requests whose key was retried after the lease
   std::string violation;
   nlohmann::json violation_details;
   bool deviation_only = false;
@@ -129,6 +130,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
       judged.push_back(row);
       continue;
     }
+    ++retried;
     row["after_expiry"] = OpJson(*first_after);
     const AnswerClass after = Classify(*first_after, contract);
     if (problem.empty() && after == AnswerClass::kInProgress) {
@@ -184,7 +186,11 @@ Verdict LeaseRecovery(const OracleInput& in) {
   for (const auto& r : judged) decided += r.contains("undecided") ? 0 : 1;
   if (judged.empty())
     return Verdict::Unknown(name, "no request was running when the target crashed", details).Counted(0);
-  if (decided == 0) return Verdict::Unknown(name, "no retry was sent after the lease ended", details).Counted(running);
+  // Nothing was retried after the lease: recovery was never put to the test
+  // (premise not reached, as for no crash at all), unlike a retry whose
+  // answer left it open (a retryable failure), which stays undecided.
+  if (retried == 0) return Verdict::Unknown(name, "no retry was sent after the lease ended", details).Counted(0);
+  if (decided == 0) return Verdict::Unknown(name, "no retry after the lease ended decided it", details).Counted(running);
   return Verdict::Valid(name, std::to_string(decided) +
                                   " key(s) recovered: in-progress while the lease held, one completion after",
                         details)

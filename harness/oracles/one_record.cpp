@@ -51,10 +51,11 @@ Verdict OneRecord(const OracleInput& in) {
       undecided.push_back(action + "/" + biz + ": records probe gave no count");
       continue;
     }
-    bool any_success = false, all_rejected = true;
+    bool any_success = false, all_rejected = true, any_in_progress = false;
     for (const auto& op : ops) {
       AnswerClass c = Classify(op, contract);
       if (c == AnswerClass::kSuccess) any_success = true;
+      if (c == AnswerClass::kInProgress) any_in_progress = true;
       if (c != AnswerClass::kMismatch && c != AnswerClass::kMissingKey && c != AnswerClass::kOtherFinal)
         all_rejected = false;
     }
@@ -103,7 +104,10 @@ Verdict OneRecord(const OracleInput& in) {
       if (*count > allowed) {
         problem = std::to_string(*count) + " records for " + action + " biz " + biz + " (at most " +
                   std::to_string(allowed) + " allowed)";
-      } else {
+      } else if (!any_in_progress) {
+        // Lost and retryable answers alone: maybe no repeat reached the
+        // target's logic. An in-progress answer did: it was refused as a
+        // duplicate, and the count shows whether one executed anyway.
         undecided.push_back(action + "/" + biz + ": no request got a decisive answer");
         continue;
       }

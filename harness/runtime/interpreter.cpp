@@ -43,7 +43,8 @@ const char* IsolationName(Isolation isolation) {
 bool NeedsOwnProcesses(const Scenario& scenario, const TargetDescription& target) {
   if (target.process_isolation) return true;
   for (const Step& step : scenario.steps) {
-    if (ControlsProcess(step.kind) || step.kill_after_answer) return true;
+    if (step.kind == StepKind::kSpawn) return true;
+    if (ControlsProcess(step.kind) && step.ControlledInstance() != "main") return true;
     if (step.kind != StepKind::kCause) continue;
     if (const CapabilityInfo* cause = FindCapability(step.name); cause && cause->ends_target) return true;
   }
@@ -139,6 +140,8 @@ class Interpreter::Execution {
     if (((kind == StepKind::kKill || kind == StepKind::kStop) && on_main) || kind == StepKind::kHook ||
         kind == StepKind::kFault || (cause && cause->ends_target) || step.kill_after_answer)
       may_be_down_ = true;
+    // A hook or a fault may have armed something in a service: not kept.
+    if (kind == StepKind::kHook || kind == StepKind::kFault) environment_touched_ = true;
     TargetProcess& main = ctx_.instances().main();
     if (may_be_down_ || !main.Managed()) return;
     if (auto exit = main.Exited()) {
@@ -172,6 +175,7 @@ class Interpreter::Execution {
     const int runs = kept.runs;
     ctx_.Adopt(std::move(kept));
     ++interpreter_.environment_reuses_;
+    reused_ = true;
     ctx_.Note(-1, "namespace isolation: the target and services started for an earlier run serve this one too "
                   "(runs before: " + std::to_string(runs + 1) + ")");
     return ResetCall(ctx_);
@@ -189,7 +193,7 @@ class Interpreter::Execution {
     ScenarioRun& out = ctx_.out();
     auto alive = [&] { return main.Managed() ? main.Running() : out.error.code() != StatusCode::kUnavailable; };
     if (!ctx_.Cancelled()) {
-      if (main.Managed() && !main.Running() && !out.target_pids.empty() &&
+      if (main.Managed() && !main.Running() && (reused_ || !out.target_pids.empty()) &&
           out.error.code() != StatusCode::kUnavailable) {
         // The scenario ended with the target down (kill/stop): bring it back
         // on the same store to read the records, and say so.
@@ -203,7 +207,7 @@ class Interpreter::Execution {
       Status s = HealHook(ctx_);
       if (!s.ok()) ctx_.Note(-1, "heal hook failed: " + s.ToString());
     }
-    if (keep_ && !ctx_.Cancelled() && out.error.code() != StatusCode::kUnavailable && !may_be_down_ &&
+    if (keep_ && !ctx_.Cancelled() && out.error.code() != StatusCode::kUnavailable && !environment_touched_ &&
         (!main.Managed() || main.Running())) {
       interpreter_.kept_ = std::make_unique<TargetEnvironment>(ctx_.Release());
       return;
@@ -217,6 +221,8 @@ class Interpreter::Execution {
   StepContext ctx_;
   const bool keep_;  // the processes may serve the next run too
   bool may_be_down_ = false;  // a step since the last start could have ended the target
+  bool reused_ = false;  // the target ran before this run began (Reuse)
+  bool environment_touched_ = false;  // a hook or a fault acted beyond the target's process
 };
 
 Interpreter::Interpreter(const TargetDescription& target, InterpreterOptions options)

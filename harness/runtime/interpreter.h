@@ -117,17 +117,21 @@ class FaultRunner {
 
 // How scenario runs are kept apart. kProcess: every run starts its own
 // services, egress proxies and target (and stops them). kNamespace: a run
-// whose steps leave the target as they found it (no start, stop, kill,
-// restart, pause, spawn, kill after an answer, cause that ends the target)
-// reuses the processes the last such run left running, in a folder of their
-// own; its keys, biz ids, message and job ids are its own anyway
-// (model/naming.h), and the target's `reset` call, if declared, runs first.
-// A run that could change the target gets processes of its own, and a target
-// found not running afterwards is stopped and started afresh next time.
+// whose steps leave the target's environment as they found it reuses the
+// processes the last such run left running, in a folder of their own; its
+// keys, biz ids, message and job ids are its own anyway (model/naming.h),
+// and the target's `reset` call, if declared, runs first. Killing, stopping,
+// restarting or pausing the main instance leaves the environment as found
+// once the main instance runs again on the same store (restarted by the
+// steps, or by the run's end to read the records), so such a run reuses and
+// keeps them too. A run that spawns an instance, controls another instance,
+// has a cause that ends the target, fires a hook or injects a fault (either
+// may arm something in a service) gets processes of its own, and they are
+// stopped after it.
 enum class Isolation { kProcess, kNamespace };
 const char* IsolationName(Isolation isolation);
 
-// True when the scenario's steps might leave the target other than they
+// True when the scenario's steps might leave the environment other than they
 // found it (see Isolation), or the target file asks for `isolation: process`.
 bool NeedsOwnProcesses(const Scenario& scenario, const TargetDescription& target);
 

@@ -2,6 +2,7 @@
 
 #include <hiredis/hiredis.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <iostream>
@@ -81,13 +82,30 @@ StreamConsumer::~StreamConsumer() { stop(); }
 void StreamConsumer::start() { thread_ = std::thread([this] { run(); }); }
 
 void StreamConsumer::stop() {
-  stopping_ = true;
+  {
+    std::lock_guard lock(socket_mu_);
+    stopping_ = true;
+    if (socket_fd_ >= 0) ::shutdown(socket_fd_, SHUT_RDWR);  // the blocked read returns an error now
+  }
+  stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+}
+
+bool StreamConsumer::pause_unless_stopping(std::chrono::milliseconds d) {
+  std::unique_lock lock(socket_mu_);
+  return !stop_cv_.wait_for(lock, d, [this] { return stopping_.load(); });
 }
 
 void StreamConsumer::run() {
   const timeval timeout{2, 0};
   std::unique_ptr<redisContext, decltype(&redisFree)> ctx(nullptr, redisFree);
+  // Every change of ctx goes through here, so stop() never shuts a reused fd.
+  auto replace_context = [&](redisContext* next) {
+    std::lock_guard lock(socket_mu_);
+    ctx.reset(next);
+    socket_fd_ = ctx && !ctx->err ? ctx->fd : -1;
+    if (stopping_ && socket_fd_ >= 0) ::shutdown(socket_fd_, SHUT_RDWR);
+  };
   bool own_pending_done = false;
   const std::string idle_ms =
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(claim_idle_).count());
@@ -114,10 +132,10 @@ void StreamConsumer::run() {
 
   while (!stopping_) {
     if (!ctx || ctx->err) {
-      ctx.reset(redisConnectWithTimeout(host_.c_str(), port_, timeout));
+      replace_context(redisConnectWithTimeout(host_.c_str(), port_, timeout));
       if (!ctx || ctx->err) {
-        ctx.reset();
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        replace_context(nullptr);
+        pause_unless_stopping(std::chrono::milliseconds(200));
         continue;
       }
       redisSetTimeout(ctx.get(), timeout);
@@ -144,9 +162,10 @@ void StreamConsumer::run() {
     } catch (const std::exception& ex) {
       // A store failure: the entry stays pending and is claimed again later.
       std::cerr << "idemproof-ref: consumer: " << ex.what() << "\n";
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      pause_unless_stopping(std::chrono::milliseconds(200));
     }
   }
+  replace_context(nullptr);
 }
 
 }  // namespace idemproof::ref

@@ -211,8 +211,17 @@ TEST_CASE("lease_recovery without a crash or a retry after expiry is never valid
   LiteralHistory h;
   h.Lost("client-1", "create_order", "k1", "b1", 0, 300).Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict);
   CHECK(RunOracle("lease_recovery", h.history(), ShopTarget(), {{"lease", "2s"}}).status == VerdictStatus::kUnknown);
-  CHECK(RunOracle("lease_recovery", WithControl(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}})
-            .status == VerdictStatus::kUnknown);
+  const Verdict no_retry = RunOracle("lease_recovery", WithControl(h.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
+  CHECK(no_retry.status == VerdictStatus::kUnknown);
+  // Nothing retried after the lease: recovery was never tested (explore's
+  // `kill` plans without a late retry are unexercised, not undecided) ...
+  CHECK(no_retry.PremiseNotReached());
+  // ... while a late retry answered with a retryable failure leaves it open.
+  LiteralHistory open = h;
+  open.Send("client-0", "create_order", "k1", "b1", 2600, 2610, Answer{503, R"({"title":"try again"})"});
+  const Verdict unsettled = RunOracle("lease_recovery", WithControl(open.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
+  CHECK(unsettled.status == VerdictStatus::kUnknown);
+  CHECK_FALSE(unsettled.PremiseNotReached());
   // No lease declared: judged against idempotency.recovery_bound (30 s), which
   // these retries never reached — undecided, never not_applicable.
   CHECK(RunOracle("lease_recovery", WithControl(h.history(), "kill", 300)).status == VerdictStatus::kUnknown);

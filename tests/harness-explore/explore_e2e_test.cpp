@@ -192,8 +192,10 @@ TEST_CASE("namespace isolation reuses one target where a plan leaves it as found
   CHECK(shared.unexercised_trials == own.unexercised_trials);
   CHECK(own.target_starts == 12);
   CHECK(own.target_reuses == 0);
-  CHECK(shared.target_reuses > 0);
-  CHECK(shared.target_starts + shared.target_reuses == 12);
+  // create-order's plans kill, restart and pause the target but fire no hook
+  // and inject no fault: the services and the (restarted) target serve all 12.
+  CHECK(shared.target_starts == 1);
+  CHECK(shared.target_reuses == 11);
 }
 
 TEST_CASE("two trial workers (--jobs 2) run the plans of one worker and find the same first failing plan, shrunk the same",

@@ -83,6 +83,16 @@ TEST_CASE("one_record counts as repeats only requests that reached the target") 
   Verdict repeated = RunOracle("one_record", twice.history());
   CHECK(repeated.status == VerdictStatus::kUnknown);
   CHECK_FALSE(repeated.PremiseNotReached());
+  // A lost owner and a retry refused as in progress (explore's in-flight
+  // plans `send; kill; restart`): the refusal reached the dedup, the count decides.
+  LiteralHistory refused;
+  refused.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 100, 110, Answer{409, R"({"title":"in progress"})", {{"Retry-After", "1"}}});
+  LiteralHistory one = refused, two = refused;
+  one.Records("create_order", "b1", 1, 400);
+  two.Records("create_order", "b1", 2, 400);
+  CHECK(RunOracle("one_record", one.history()).status == VerdictStatus::kValid);
+  CHECK(RunOracle("one_record", two.history()).status == VerdictStatus::kInvalid);
 }
 
 TEST_CASE("identical_replay holds when replays equal the first answer minus volatile paths") {

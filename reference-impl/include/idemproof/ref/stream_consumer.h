@@ -9,10 +9,15 @@
 // than `--claim-idle` on any consumer (a dead one) are taken over with
 // XAUTOCLAIM. An entry without the three fields is acknowledged and skipped.
 //
-// Thread-safe: start()/stop() from the owning thread; stop() joins.
+// Thread-safe: start()/stop() from the owning thread; stop() wakes the
+// consumer out of its blocking read (shutdown of its socket) and joins, so a
+// graceful stop does not wait out XREADGROUP's BLOCK.
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -33,6 +38,8 @@ class StreamConsumer {
 
  private:
   void run();
+  // Waits `d` or until stop(); false once stopping.
+  bool pause_unless_stopping(std::chrono::milliseconds d);
 
   std::string host_;
   int port_ = 6379;
@@ -40,6 +47,9 @@ class StreamConsumer {
   Nanos claim_idle_;
   SideEffectRoutes& routes_;
   std::atomic<bool> stopping_{false};
+  std::mutex socket_mu_;            // guards socket_fd_ against reuse of the number after redisFree
+  int socket_fd_ = -1;              // the connected context's socket, -1 when none
+  std::condition_variable stop_cv_;  // with socket_mu_: wakes a pause on stop()
   std::thread thread_;
 };
 
