@@ -103,9 +103,7 @@ std::vector<std::string> ListFlaws(const std::string& ref) {
   return out;
 }
 
-}  // namespace
-
-void explore_section(const ExploreBenchOptions& o) {
+void clean_table(const ExploreBenchOptions& o) {
   std::cout << "\n### explore, live: trials per second against the correct reference\n\n"
             << "`idemproof explore FILE --target scenarios/targets/reference.yaml --seed " << o.seed << " --trials "
             << o.clean_trials << " --isolation I --jobs J` (no flaw). process: each trial starts the reference, its "
@@ -154,6 +152,9 @@ void explore_section(const ExploreBenchOptions& o) {
               << (plans > 0 ? mean.str() : "?") << " |\n";
   }
 
+}
+
+void flaw_table(const ExploreBenchOptions& o) {
   if (o.flaws.size() == 1 && o.flaws.front() == "none") return;
   std::vector<std::string> flaws = o.flaws.empty() ? ListFlaws(o.ref) : o.flaws;
   std::cout << "\n### explore, live: per flaw of the reference\n\n"
@@ -196,6 +197,13 @@ void explore_section(const ExploreBenchOptions& o) {
     std::cout << Seconds(j.value("elapsed_ms", std::int64_t{0})) << " |\n";
   }
   std::cout << "\nRun directories (repro.yaml of every flaw found): " << o.out_dir << "\n";
+}
+
+}  // namespace
+
+void explore_section(const ExploreBenchOptions& o) {
+  if (!(o.files.size() == 1 && o.files.front() == "none")) clean_table(o);
+  flaw_table(o);
 }
 
 }  // namespace idemproof::bench

@@ -25,7 +25,7 @@ struct ExploreBenchOptions {
   std::string source_dir;    // scenarios/ live here
   std::string out_dir;       // run directories (kept, for the repros)
   int clean_trials = 40;     // trials per file for the trials/s table
-  std::vector<std::string> files;  // explore files (stems) of that table; empty: every scenarios/explore/*.yaml
+  std::vector<std::string> files;  // explore files (stems) of that table; empty: every scenarios/explore/*.yaml; {"none"}: no such table
   std::vector<int> jobs = {1, 2};  // --jobs of that table
   std::uint64_t seed = 7;    // the per-flaw runs' seed
   std::vector<std::string> flaws;  // empty: every flaw the reference lists; {"none"}: no flaw table

@@ -433,7 +433,7 @@ int main(int argc, char** argv) {
   app.add_option("--explore-flaws", explore.flaws,
                  "explore: flaws to run (default: every flaw of the reference; none: no flaw table)");
   app.add_option("--explore-files", explore.files,
-                 "explore: explore files (stems) of the trials/s table (default: every scenarios/explore/*.yaml)");
+                 "explore: explore files (stems) of the trials/s table (default: every scenarios/explore/*.yaml; none: no such table)");
   app.add_option("--explore-jobs", explore.jobs, "explore: --jobs values of the trials/s table")->capture_default_str();
   app.add_option("--explore-out", explore.out_dir, "explore: run directories (default: a temp folder)");
   app.add_option("--ref-arg", g_ref_args, "extra argument for every reference start (repeatable)")
