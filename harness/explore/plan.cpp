@@ -115,14 +115,14 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
       jobs.push_back(op);
     }
   }
-  // Never leave the target frozen, nor dead before fixed steps: the probes
-  // and records after need it.
+  // Never leave the target frozen, nor dead before fixed steps or the clean
+  // runs of the jobs: the probes, records and reference results after need it.
   if (paused) {
     Step resume;
     resume.kind = StepKind::kResume;
     s.steps.push_back(resume);
   }
-  if (killed && at < spec.scenario.steps.size()) {
+  if (killed && (at < spec.scenario.steps.size() || !jobs.empty())) {
     Step restart;
     restart.kind = StepKind::kRestart;
     s.steps.push_back(restart);

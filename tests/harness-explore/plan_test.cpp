@@ -571,6 +571,16 @@ TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun"
   CHECK(bs.steps[2].job != "j1");
   CHECK(bs.steps[2].from == 0);
   CHECK(bs.steps[2].to == 100);
+  // A plan that ends with the target killed restarts it before the clean
+  // run (2000 clean trials of batch.yaml: 31 undecided, "no clean run").
+  Op kill_op;
+  kill_op.kind = OpKind::kKill;
+  batch_plan.ops = {failing, rerun, kill_op};
+  const Scenario killed_bs = ToScenario(Spec("batch"), batch_plan, "p");
+  REQUIRE(killed_bs.steps.size() == 5);
+  CHECK(killed_bs.steps[2].kind == StepKind::kKill);
+  CHECK(killed_bs.steps[3].kind == StepKind::kRestart);
+  CHECK(killed_bs.steps[4].kind == StepKind::kCleanRun);
 
   // explore.batch and explore.messages are checked like the rest of the block.
   const auto vocab = BuiltinOracles().Vocabulary();
