@@ -7,6 +7,7 @@
 // not judged: the record may have expired.
 // keyless_executes: with `key: optional`, a keyless request is executed (2xx)
 // and never answered as a replay.
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -20,8 +21,11 @@ Verdict MismatchRejected(const OracleInput& in) {
   const auto& contract = in.target.idempotency;
   auto groups = GroupRequestsByKey(in.history, ActionsParam(in.params));
   std::map<std::pair<std::string, std::string>, const RequestGroup*> defaults;
-  for (const auto& g : groups)
+  std::map<std::pair<std::string, std::string>, std::vector<const RequestGroup*>> uses;  // every payload's
+  for (const auto& g : groups) {
     if (g.payload == "default") defaults[{g.action, g.key}] = &g;
+    uses[{g.action, g.key}].push_back(&g);
+  }
 
   Violations violations;
   int judged = 0, undecided = 0, past_window = 0;
@@ -48,11 +52,16 @@ Verdict MismatchRejected(const OracleInput& in) {
         }
       }
       // Past the declared window the stored result may have expired: another
-      // payload may then take the key (or still be refused): not judged.
+      // payload may then take the key (or still be refused): not judged. The
+      // window is opened by any use of the key, this payload's too: once it
+      // took the expired key, its own retries in that window are replays.
       if (stored && contract.window) {
         std::vector<Operation> before;
-        for (const auto& o : original.ops)
-          if (o.invoke_ns() < op.invoke_ns()) before.push_back(o);
+        for (const RequestGroup* use : uses.at({g.action, g.key}))
+          for (const auto& o : use->ops)
+            if (o.invoke_ns() < op.invoke_ns()) before.push_back(o);
+        std::sort(before.begin(), before.end(),
+                  [](const Operation& a, const Operation& b) { return a.invoke_ns() < b.invoke_ns(); });
         const auto segments = WindowSegments(before, contract);
         const Operation* opener = nullptr;  // whose answer opened the last window
         for (const auto& o : segments.back()) {
@@ -62,7 +71,8 @@ Verdict MismatchRejected(const OracleInput& in) {
           }
         }
         const auto window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*contract.window).count();
-        if (opener != nullptr && op.invoke_ns() - opener->complete_ns() > window_ns) {
+        if (opener != nullptr && (op.invoke_ns() - opener->complete_ns() > window_ns ||
+                                  opener->invoke->payload == op.invoke->payload)) {
           ++past_window;
           continue;
         }

@@ -935,6 +935,17 @@ TEST_CASE("mismatch_rejected: another payload after the window may take the key 
   early.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
       .Send("client-0", "create_order", "k1", "b1", 3000, 3010, Answer{201, R"({"id":2})"}, "other");
   CHECK(RunOracle("mismatch_rejected", early.history()).is_violation());
+
+  // The other payload that took the expired key owns its new window: the
+  // first payload is now the mismatch (422), and the other's retry is a
+  // replay, not a reuse (2,000 clean trials of create-order.yaml, trial 392).
+  LiteralHistory retaken = late;
+  retaken.Send("client-0", "create_order", "k1", "b1", 5100, 5110, Answer{422, R"({"title":"mismatch"})"})
+      .Send("client-0", "create_order", "k1", "b1", 5200, 5210, Answer{201, R"({"id":2})", {{"Idempotent-Replayed", "true"}}},
+            "other");
+  Verdict replayed = RunOracle("mismatch_rejected", retaken.history());
+  CHECK_FALSE(replayed.is_violation());
+  CHECK(replayed.details["past_window"] == 2);
 }
 
 TEST_CASE("window: an execution after the window has passed is no second record inside it (found by explore)") {
