@@ -103,6 +103,9 @@ std::vector<std::string> ListFlaws(const std::string& ref) {
   return out;
 }
 
+// `--explore-files none` / `--explore-flaws none`: that table is not wanted.
+bool SaysNone(const std::vector<std::string>& list) { return list.size() == 1 && list.front() == "none"; }
+
 void clean_table(const ExploreBenchOptions& o) {
   std::cout << "\n### explore, live: trials per second against the correct reference\n\n"
             << "`idemproof explore FILE --target scenarios/targets/reference.yaml --seed " << o.seed << " --trials "
@@ -151,11 +154,9 @@ void clean_table(const ExploreBenchOptions& o) {
               << " | " << r.report.value("undecided_trials", 0) << " | " << Seconds(ms) << " | " << rate.str() << " | "
               << (plans > 0 ? mean.str() : "?") << " |\n";
   }
-
 }
 
 void flaw_table(const ExploreBenchOptions& o) {
-  if (o.flaws.size() == 1 && o.flaws.front() == "none") return;
   std::vector<std::string> flaws = o.flaws.empty() ? ListFlaws(o.ref) : o.flaws;
   std::cout << "\n### explore, live: per flaw of the reference\n\n"
             << "`idemproof explore FILE --target scenarios/targets/reference.yaml --flaw F --seed " << o.seed
@@ -202,8 +203,8 @@ void flaw_table(const ExploreBenchOptions& o) {
 }  // namespace
 
 void explore_section(const ExploreBenchOptions& o) {
-  if (!(o.files.size() == 1 && o.files.front() == "none")) clean_table(o);
-  flaw_table(o);
+  if (!SaysNone(o.files)) clean_table(o);
+  if (!SaysNone(o.flaws)) flaw_table(o);
 }
 
 }  // namespace idemproof::bench

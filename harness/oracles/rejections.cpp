@@ -20,20 +20,19 @@ Verdict MismatchRejected(const OracleInput& in) {
   const std::string name = "mismatch_rejected";
   const auto& contract = in.target.idempotency;
   auto groups = GroupRequestsByKey(in.history, ActionsParam(in.params));
-  std::map<std::pair<std::string, std::string>, const RequestGroup*> defaults;
-  std::map<std::pair<std::string, std::string>, std::vector<const RequestGroup*>> uses;  // every payload's
-  for (const auto& g : groups) {
-    if (g.payload == "default") defaults[{g.action, g.key}] = &g;
-    uses[{g.action, g.key}].push_back(&g);
-  }
+  // Every payload's uses of one key (one action, one caller's hands).
+  using KeyId = std::tuple<std::string, std::string, std::string>;
+  std::map<KeyId, std::vector<const RequestGroup*>> uses;
+  for (const auto& g : groups) uses[{g.action, g.key, g.caller}].push_back(&g);
 
   Violations violations;
   int judged = 0, undecided = 0, past_window = 0;
   for (const auto& g : groups) {
     if (g.payload != "other") continue;
-    auto it = defaults.find({g.action, g.key});
-    if (it == defaults.end()) continue;
-    const RequestGroup& original = *it->second;
+    const std::vector<const RequestGroup*>& key_uses = uses.at({g.action, g.key, g.caller});
+    auto it = std::find_if(key_uses.begin(), key_uses.end(), [](const RequestGroup* u) { return u->payload == "default"; });
+    if (it == key_uses.end()) continue;
+    const RequestGroup& original = **it;
     for (const auto& op : g.ops) {
       // What the key held when this other payload came: a result stored by a
       // default use that finished before it, or a default use still running.
@@ -57,7 +56,7 @@ Verdict MismatchRejected(const OracleInput& in) {
       // took the expired key, its own retries in that window are replays.
       if (stored && contract.window) {
         std::vector<Operation> before;
-        for (const RequestGroup* use : uses.at({g.action, g.key}))
+        for (const RequestGroup* use : key_uses)
           for (const auto& o : use->ops)
             if (o.invoke_ns() < op.invoke_ns()) before.push_back(o);
         std::sort(before.begin(), before.end(),

@@ -91,9 +91,9 @@ void StreamConsumer::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool StreamConsumer::pause_unless_stopping(std::chrono::milliseconds d) {
+void StreamConsumer::pause_unless_stopping(std::chrono::milliseconds d) {
   std::unique_lock lock(socket_mu_);
-  return !stop_cv_.wait_for(lock, d, [this] { return stopping_.load(); });
+  stop_cv_.wait_for(lock, d, [this] { return stopping_.load(); });
 }
 
 void StreamConsumer::run() {

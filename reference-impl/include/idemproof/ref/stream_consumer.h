@@ -38,8 +38,8 @@ class StreamConsumer {
 
  private:
   void run();
-  // Waits `d` or until stop(); false once stopping.
-  bool pause_unless_stopping(std::chrono::milliseconds d);
+  // Waits `d`, or less when stop() comes.
+  void pause_unless_stopping(std::chrono::milliseconds d);
 
   std::string host_;
   int port_ = 6379;
