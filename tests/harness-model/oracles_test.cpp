@@ -332,6 +332,36 @@ TEST_CASE("retryable_released: a concurrent duplicate that ran after the release
   CHECK(RunOracle("retryable_released", stored.history()).status == VerdictStatus::kInvalid);
 }
 
+TEST_CASE("retryable_released knows the window: the retry past it rightly writes a second record") {
+  // Found by 2,000 create-order trials against the correct service (seed 7,
+  // trial 815): send; 503 armed; wait past the 4s window; send (503); send
+  // (201). The key had expired, so the retry executed anew: two records.
+  LiteralHistory after;
+  after.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 4520, 4530, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 5000);
+  CHECK(RunOracle("retryable_released", after.history()).status == VerdictStatus::kValid);
+
+  LiteralHistory inside;  // the same inside the window: the first record was written twice
+  inside.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 1000, 1010, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 1020, 1030, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 5000);
+  Verdict v = RunOracle("retryable_released", inside.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("(expected 1)") != std::string::npos);
+
+  LiteralHistory three;  // two windows allow two records, not three
+  three.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 4520, 4530, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 3, 5000);
+  Verdict t = RunOracle("retryable_released", three.history());
+  CHECK(t.status == VerdictStatus::kInvalid);
+  CHECK(t.evidence.find("1 to 2") != std::string::npos);
+}
+
 TEST_CASE("retryable_released on a target without a replay marker: a repeated 503 is undecided, and says why") {
   // Found with the foreign Python target (--no-replay-marker, bug store-5xx):
   // the stored 503 comes back unmarked, exactly as a downstream still failing
