@@ -28,7 +28,7 @@ Verdict OneRecord(const OracleInput& in) {
 
   Violations violations;
   nlohmann::json judged = nlohmann::json::array();
-  std::vector<std::string> unprobed, undecided;
+  std::vector<std::string> unprobed, undecided, unreached;
   // The premise: deliveries of a business id after its first, and requests
   // without a key (nothing dedups them: their record count is the point).
   std::int64_t repeats = 0;
@@ -40,7 +40,8 @@ Verdict OneRecord(const OracleInput& in) {
       keyless += op.invoke->key.empty() ? 1 : 0;
       ++sent;
     }
-    repeats += std::max<std::int64_t>(keyless, sent - 1);
+    const std::int64_t biz_repeats = std::max<std::int64_t>(keyless, sent - 1);
+    repeats += biz_repeats;
     const ActionDescription* a = in.target.FindAction(action);
     if (a == nullptr || !a->records) {
       unprobed.push_back(action);
@@ -105,6 +106,15 @@ Verdict OneRecord(const OracleInput& in) {
         problem = std::to_string(*count) + " records for " + action + " biz " + biz + " (at most " +
                   std::to_string(allowed) + " allowed)";
       } else if (!any_in_progress) {
+        // Every request made to fail by the scenario: no real attempt, so
+        // no repeat either.
+        if (std::all_of(ops.begin(), ops.end(), [&](const Operation& op) {
+              return op.never_sent() || FailedOnPurpose(op, contract);
+            })) {
+          unreached.push_back(action + "/" + biz + ": every request was made to fail by the scenario");
+          repeats -= biz_repeats;
+          continue;
+        }
         // Lost and retryable answers alone: maybe no repeat reached the
         // target's logic. An in-progress answer did: it was refused as a
         // duplicate, and the count shows whether one executed anyway.
@@ -130,6 +140,8 @@ Verdict OneRecord(const OracleInput& in) {
   if (undecided.empty() && !unprobed.empty())
     return Verdict::NotApplicable(name, "target declares no records probe for action '" + unprobed.front() + "'",
                                   details);
+  if (undecided.empty() && !unreached.empty())
+    return Verdict::Unknown(name, unreached.front(), details).Counted(0);  // the registry says "premise not reached"
   return Verdict::Unknown(name, undecided.empty() ? "nothing to judge" : undecided.front(), details).Counted(repeats);
 }
 

@@ -28,6 +28,12 @@ std::string OpName(const Operation& op);
 // ("value_changed: $.qty 1 -> 2"; runtime/request_forms.h).
 std::string ChangeSummary(const Operation& op);
 
+// True when the scenario made `op` fail on purpose and it did: its request
+// carried the variant that provides a failure capability (retryable_failure's
+// fails_retryably, model/capabilities.h) and it got a retryable answer. Such
+// an answer is the harness's doing: it proves nothing about the key.
+bool FailedOnPurpose(const Operation& op, const IdempotencyContract& contract);
+
 // How many executions the declared retry window allows for `ops` (one
 // business id's requests, any order): 1, plus 1 for every request invoked
 // more than `window` after the current window opened (the completion of its

@@ -1,5 +1,6 @@
 #include <exception>
 
+#include "model/capabilities.h"
 #include "model/profile.h"
 #include "oracles/oracle.h"
 #include "oracles/oracle_support.h"
@@ -178,6 +179,14 @@ nlohmann::json OpJson(const Operation& op) {
       j["error"] = op.completion->value["error"];
   }
   return j;
+}
+
+bool FailedOnPurpose(const Operation& op, const IdempotencyContract& contract) {
+  const nlohmann::json& value = op.invoke->value;
+  if (!value.is_object() || !value.contains("variant") || !value["variant"].is_string()) return false;
+  const CapabilityInfo* failure = FindCapability("retryable_failure");
+  return failure != nullptr && value["variant"].get<std::string>() == failure->variant &&
+         Classify(op, contract) == AnswerClass::kRetryable;
 }
 
 std::string ChangeSummary(const Operation& op) {

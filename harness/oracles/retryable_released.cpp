@@ -40,6 +40,9 @@ Verdict RetryableReleased(const OracleInput& in) {
       for (std::size_t j = i + 1; j < g.ops.size() && t == nullptr; ++j)
         if (g.ops[j].invoke_ns() >= r.complete_ns()) t = &g.ops[j];
       if (t == nullptr) continue;  // nobody retried this one
+      // A retry the scenario made fail as well decides nothing; it is the
+      // next failure, whose own retry is judged in its turn.
+      if (FailedOnPurpose(*t, contract)) continue;
       ++retried;
       AnswerClass c = Classify(*t, contract);
       auto a = t->answer();
@@ -103,6 +106,9 @@ Verdict RetryableReleased(const OracleInput& in) {
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(retried);
   if (retryable_seen == 0)
     return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details).Counted(0);
+  if (retried == 0)
+    return Verdict::Unknown(name, "no retryable answer was retried (a retry the scenario made fail too is none)", details)
+        .Counted(0);
   if (executed == 0) {
     // Without a marker a stored failure replayed looks exactly like the
     // downstream failing again: say so rather than guess either way.

@@ -55,6 +55,12 @@ class LiteralHistory {
     caller_ = caller;
     return *this;
   }
+  // The answered requests (Send) added after this carry request variant
+  // `variant` ("" = none), as after a `cause:` step.
+  LiteralHistory& Variant(const std::string& variant) {
+    variant_ = variant;
+    return *this;
+  }
   LiteralHistory& Probe(const std::string& probe, const std::string& label, const nlohmann::json& value, int t);
   LiteralHistory& Fault(const std::string& name, const std::string& phase, int t);
 
@@ -63,6 +69,7 @@ class LiteralHistory {
  private:
   History h_;
   std::string caller_;
+  std::string variant_;
 };
 
 // A replay answer: the same body with the marker.

@@ -362,6 +362,54 @@ TEST_CASE("retryable_released knows the window: the retry past it rightly writes
   CHECK(t.evidence.find("1 to 2") != std::string::npos);
 }
 
+TEST_CASE("a request the scenario made fail (fails_retryably) is no attempt: retryable_released and one_record") {
+  // Found by 2,000 create-order trials against the correct service (seed 7,
+  // trial 1608): cause retryable_failure; send; cause retryable_failure;
+  // send. Both 503s were the harness's doing: nothing was attempted, so the
+  // trial is unexercised, not undecided.
+  LiteralHistory both;
+  both.Variant("fails_retryably")
+      .Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
+      .Records("create_order", "b1", 0, 100);
+  Verdict released = RunOracle("retryable_released", both.history());
+  CHECK(released.status == VerdictStatus::kUnknown);
+  CHECK(released.PremiseNotReached());
+  Verdict counted = RunOracle("one_record", both.history());
+  CHECK(counted.status == VerdictStatus::kUnknown);
+  CHECK(counted.PremiseNotReached());
+
+  // The same 503s from the target on its own stay undecided: the downstream
+  // may still be failing, and the next retry decides.
+  LiteralHistory own;
+  own.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
+      .Records("create_order", "b1", 0, 100);
+  Verdict u = RunOracle("retryable_released", own.history());
+  CHECK(u.status == VerdictStatus::kUnknown);
+  CHECK_FALSE(u.PremiseNotReached());
+  CHECK_FALSE(RunOracle("one_record", own.history()).PremiseNotReached());
+
+  // A failed-on-purpose retry passes the question on: the retry after it is
+  // judged, and a stored failure is still caught.
+  LiteralHistory stored;
+  stored.Variant("fails_retryably")
+      .Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
+      .Variant("")
+      .Send("client-0", "create_order", "k1", "b1", 40, 42, Answer{503, kUnavailable.body, {{"Idempotent-Replayed", "true"}}})
+      .Records("create_order", "b1", 0, 100);
+  CHECK(RunOracle("retryable_released", stored.history()).status == VerdictStatus::kInvalid);
+
+  // Records written though every request was made to fail: still counted.
+  LiteralHistory written;
+  written.Variant("fails_retryably")
+      .Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
+      .Records("create_order", "b1", 2, 100);
+  CHECK(RunOracle("one_record", written.history()).status == VerdictStatus::kInvalid);
+}
+
 TEST_CASE("retryable_released on a target without a replay marker: a repeated 503 is undecided, and says why") {
   // Found with the foreign Python target (--no-replay-marker, bug store-5xx):
   // the stored 503 comes back unmarked, exactly as a downstream still failing
