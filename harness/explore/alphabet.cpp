@@ -151,6 +151,7 @@ std::vector<Step> Op::Steps() const {
       s.background = kind == OpKind::kSendBackground;
       // The main instance is where an unplaced request goes on a one-instance target.
       s.instance = instance == "main" ? kBalancedInstance : instance;
+      s.caller = caller;
       return {s};
     }
     case OpKind::kBurst: {
@@ -204,6 +205,7 @@ std::string Op::ToString() const {
     case OpKind::kSendBackground:
       os << OpKindName(kind) << " " << action << " " << key << "/" << biz;
       if (instance != "main") os << " @" << instance;
+      if (!caller.empty()) os << " as " << caller;
       break;
     case OpKind::kBurst: os << "burst " << n << " " << action << " " << key << "/" << biz; break;
     case OpKind::kWait:
@@ -238,7 +240,7 @@ std::string Op::ToString() const {
 bool Op::operator==(const Op& o) const {
   return kind == o.kind && action == o.action && key == o.key && biz == o.biz && name == o.name &&
          duration == o.duration && n == o.n && mode == o.mode && copies == o.copies && from == o.from &&
-         to == o.to && fail_after == o.fail_after && instance == o.instance && variant == o.variant &&
+         to == o.to && fail_after == o.fail_after && instance == o.instance && caller == o.caller && variant == o.variant &&
          hook == o.hook;
 }
 
@@ -342,6 +344,15 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     a.groups_.emplace_back(w, std::move(runnable));
   };
 
+  // The callers sends go as: each listed one the target declares (the
+  // first, the second), else none.
+  std::vector<std::string> callers{""};
+  if (!b.callers.empty()) callers = b.callers;
+  for (const auto& caller : b.callers) {
+    if (target.callers.size() < (caller == "second" ? 2u : 1u))
+      return config_error("callers", "explore.callers names '" + caller + "', but the target declares " +
+                                         std::to_string(target.callers.size()) + " caller(s) (target 'callers')");
+  }
   // Instances the fixed steps before the generated ops spawned: sends go to
   // them too.
   std::vector<std::string> instances{"main"};
@@ -358,22 +369,26 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
       op.biz = biz;
       for (const auto& instance : instances) {
         op.instance = instance;
-        op.kind = OpKind::kSend;
-        sends.push_back(op);
-        if (desc.other_payload && key != kNoKey) {
-          op.kind = OpKind::kSendOther;
-          others.push_back(op);
-        }
-        if (key != kNoKey) {
-          op.kind = OpKind::kSendEquivalent;
-          equivalents.push_back(op);
-        }
-        if (desc.request.json && key != kNoKey) {
-          op.kind = OpKind::kSendChanged;
-          changes.push_back(op);
+        for (const auto& caller : callers) {
+          op.caller = caller;
+          op.kind = OpKind::kSend;
+          sends.push_back(op);
+          if (desc.other_payload && key != kNoKey) {
+            op.kind = OpKind::kSendOther;
+            others.push_back(op);
+          }
+          if (key != kNoKey) {
+            op.kind = OpKind::kSendEquivalent;
+            equivalents.push_back(op);
+          }
+          if (desc.request.json && key != kNoKey) {
+            op.kind = OpKind::kSendChanged;
+            changes.push_back(op);
+          }
         }
       }
       op.instance = "main";
+      op.caller.clear();
       op.kind = OpKind::kSendBackground;
       backgrounds.push_back(op);
       if (key != kNoKey) {

@@ -2,8 +2,9 @@
 // description, an explore spec and what the interpreter can execute, with
 // the preconditions that keep plans meaningful (PlanModel).
 //
-// An op is one thing a client, gateway or operator does: send (the action's
-// default payload), send_other (the same key with the other payload),
+// An op is one thing a client, gateway or operator does (a send of any kind
+// may go as one of the target's callers listed under explore.callers): send
+// (the action's default payload), send_other (the same key with the other payload),
 // send_equivalent (the same key, the default request rewritten into an equal
 // form: payload `equivalent`, model/payload.h), send_changed (the same key, a
 // value of the default's JSON body changed: payload `value_changed`),
@@ -93,6 +94,9 @@ struct Op {
   // steps spawned before the generated ops (it answers while main is paused
   // or killed: a takeover from a frozen owner).
   std::string instance = "main";
+  // send kinds: the target caller it goes as ("first" / "second", from
+  // explore.callers); "" = none.
+  std::string caller;
 
   // The scenario steps this op stands for.
   std::vector<Step> Steps() const;

@@ -51,7 +51,7 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
   r.ExpectMap(node, "explore");
   r.CheckKeys(node,
               {"actions", "keys", "biz", "pairing", "ops", "hooks", "causes", "faults", "burst", "wait",
-               "insert_at", "reruns", "confirm", "trials", "max_ops", "messages", "batch"},
+               "insert_at", "reruns", "confirm", "trials", "max_ops", "messages", "batch", "callers"},
               "explore");
   if (node["actions"]) {
     b.actions = r.StringList(node["actions"], "explore.actions");
@@ -110,6 +110,19 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
     b.faults = r.StringList(node["faults"], "explore.faults");
     for (const auto& f : b.faults) {
       if (!scenario.faults.count(f)) r.Fail(node["faults"], "explore.faults: '" + f + "' is not declared under 'faults'");
+    }
+  }
+  if (node["callers"]) {
+    b.callers = r.StringList(node["callers"], "explore.callers");
+    b.marks["callers"] = r.MarkOf(node["callers"]);
+    if (b.callers.empty()) r.Fail(node["callers"], "explore.callers must not be empty (omit it for sends without a caller)");
+    for (const auto& item : node["callers"]) {
+      const std::string& c = item.Scalar();
+      if (c != "first" && c != "second")
+        r.Fail(item, "explore.callers: '" + c + "' must be first or second (the target's declared callers)" +
+                         yaml::DidYouMean(c, {"first", "second"}));
+      if (std::count(b.callers.begin(), b.callers.end(), c) > 1)
+        r.Fail(item, "explore.callers: '" + c + "' is listed twice");
     }
   }
   if (node["messages"]) {

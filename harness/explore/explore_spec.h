@@ -16,6 +16,8 @@
 //     causes: [retryable_failure]   # capabilities the cause op causes (model/capabilities.h),
 //                                   # by a variant of an explore action or a hook;
 //                                   # default: every one the target provides
+//     callers: [first, second]      # the target's callers a send may go as (caller_scope);
+//                                   # default: none (sends carry no caller's headers)
 //     faults: [drop]                # declared faults a send may go through
 //     messages: [credit]            # target messages deliver/redeliver push (ids: the keys pool)
 //     batch: {jobs: [j1], from: 0, to: 100, fail_after: 60}   # run_batch/rerun jobs
@@ -63,6 +65,9 @@ struct ExploreBlock {
   // "action NAME", "hook NAME", "cause NAME", "message NAME".
   std::map<std::string, SourceMark> marks;
   std::vector<std::string> faults;
+  // "first" / "second": the target's declared callers sends go as, each
+  // send drawn as one of them; empty: no caller (the target's own headers).
+  std::vector<std::string> callers;
   std::vector<std::string> messages;  // none: no deliver/redeliver op
   // Batch jobs run_batch/rerun use (none: no batch op); rows [from, to),
   // run_batch also drawn with fail_after when set.

@@ -83,6 +83,7 @@ Status EmitStep(YAML::Emitter& out, const Step& s) {
         out << YAML::Key << "n" << YAML::Value << s.n;
         out << YAML::Key << "mode" << YAML::Value << (s.mode == BurstMode::kThreads ? "threads" : "last_byte");
       }
+      if (!s.caller.empty()) out << YAML::Key << "caller" << YAML::Value << s.caller;
       if (s.timeout) out << YAML::Key << "timeout" << YAML::Value << FormatDuration(*s.timeout);
       break;
     case StepKind::kWait:

@@ -32,6 +32,7 @@ namespace {
 const std::string kSource = IDEMPROOF_SOURCE_DIR;
 const std::string kBuild = IDEMPROOF_BINARY_DIR;
 const std::string kTargetFile = kSource + "/scenarios/targets/reference.yaml";
+const std::string kClusterTargetFile = kSource + "/scenarios/targets/reference-cluster.yaml";
 
 std::string Scratch(const std::string& name) {
   static int n = 0;
@@ -50,8 +51,9 @@ std::string ReadFile(const std::string& path) {
 
 ExploreReport Explored(const std::string& spec_name, const std::string& flaw, std::uint64_t seed,
                        std::optional<int> trials = std::nullopt,
-                       runtime::Isolation isolation = runtime::Isolation::kNamespace, int jobs = 1) {
-  auto target = LoadTargetFile(kTargetFile);
+                       runtime::Isolation isolation = runtime::Isolation::kNamespace, int jobs = 1,
+                       const std::string& target_file = kTargetFile) {
+  auto target = LoadTargetFile(target_file);
   REQUIRE(target.ok());
   auto loaded = LoadExploreSpec(kSource + "/scenarios/explore/" + spec_name + ".yaml", BuiltinOracles().Vocabulary());
   REQUIRE(loaded.ok());
@@ -65,7 +67,7 @@ ExploreReport Explored(const std::string& spec_name, const std::string& flaw, st
   o.vars["build_dir"] = kBuild;
   o.vars["source_dir"] = kSource;
   o.out_root = Scratch(spec_name + "-" + (flaw.empty() ? "correct" : flaw));
-  o.target_file = kTargetFile;
+  o.target_file = target_file;
   o.isolation = isolation;
   o.jobs = jobs;
   o.confirm = 3;
@@ -85,10 +87,10 @@ struct CliRun {
 };
 
 // `idemproof run FILE --target reference --flaw F` as a child process.
-CliRun RunRepro(const std::string& file, const std::string& flaw) {
+CliRun RunRepro(const std::string& file, const std::string& flaw, const std::string& target_file = kTargetFile) {
   const std::string out = Scratch("repro-run");
   const std::string cmd = "timeout 120 " + kBuild + "/harness/cli/idemproof run '" + file + "' --target '" +
-                          kTargetFile + "' --flaw " + flaw + " --out '" + out + "' --json '" + out +
+                          target_file + "' --flaw " + flaw + " --out '" + out + "' --json '" + out +
                           "/r.json' > '" + out + "/out.txt' 2>&1";
   const int status = std::system(cmd.c_str());
   CliRun r;
@@ -108,8 +110,9 @@ std::set<std::string> InvalidOracles(const CliRun& run) {
   return out;
 }
 
-void FindsShrinksAndReproduces(const std::string& spec, const std::string& flaw, const std::string& oracle) {
-  const ExploreReport r = Explored(spec, flaw, 7);
+void FindsShrinksAndReproduces(const std::string& spec, const std::string& flaw, const std::string& oracle,
+                               const std::string& target_file = kTargetFile) {
+  const ExploreReport r = Explored(spec, flaw, 7, std::nullopt, runtime::Isolation::kNamespace, 1, target_file);
   INFO(flaw << ": first failure " << r.first_failure.ToString() << "; minimal " << r.minimal.ToString());
   REQUIRE(r.violation);
   CHECK(r.trials_run <= r.trials_budget);
@@ -123,7 +126,7 @@ void FindsShrinksAndReproduces(const std::string& spec, const std::string& flaw,
   CHECK(fs::exists(r.run_dir + "/repro-history.jsonl"));
   CHECK(fs::exists(r.run_dir + "/first-failure.yaml"));
 
-  const CliRun rerun = RunRepro(r.repro_file, flaw);
+  const CliRun rerun = RunRepro(r.repro_file, flaw, target_file);
   INFO(rerun.output);
   CHECK(rerun.exit_code == 1);
   CHECK(InvalidOracles(rerun).count(oracle) == 1);
@@ -242,4 +245,20 @@ TEST_CASE("explore finds inbox-no-dedup with generated deliveries, and the repro
 
 TEST_CASE("explore finds no-range-marker with generated run_batch/rerun, and the repro reproduces", "[explore][e2e][slow]") {
   FindsShrinksAndReproduces("batch", "no-range-marker", "range_continuity");
+}
+
+TEST_CASE("explore finds cross-caller-replay by sends as either of two callers, and the repro reproduces",
+          "[explore][e2e][slow]") {
+  FindsShrinksAndReproduces("callers", "cross-caller-replay", "caller_scope");
+}
+
+TEST_CASE("explore finds store-after-answer by kills the moment an answer arrives, and the repro reproduces",
+          "[explore][e2e][slow]") {
+  FindsShrinksAndReproduces("after-answer", "store-after-answer", "identical_replay");
+}
+
+TEST_CASE("explore finds instance-local-claims by bursts the balancer spreads over three instances, and the repro "
+          "reproduces",
+          "[explore][e2e][slow]") {
+  FindsShrinksAndReproduces("across-instances", "instance-local-claims", "one_record", kClusterTargetFile);
 }

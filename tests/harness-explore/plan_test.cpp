@@ -185,9 +185,9 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
   const TargetDescription target = ReferenceTarget();
   runtime::Interpreter interpreter(target, {});
   std::set<StepKind> written;
-  int sends_to_second = 0;
+  int sends_to_second = 0, sends_as_second = 0;
   for (const std::string name : {"create-order", "cancel-order", "set-address", "inbox", "batch", "payment",
-                                 "callback", "in-flight", "takeover"}) {
+                                 "callback", "in-flight", "takeover", "after-answer", "after-window", "callers"}) {
     const ExploreSpec spec = Spec(name);
     auto a = Alphabet::Build(spec, target, interpreter);
     REQUIRE(a.ok());
@@ -226,7 +226,9 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
         CHECK(y.label == x.label);
         CHECK(y.duration == x.duration);
         CHECK(y.instance == x.instance);
+        CHECK(y.caller == x.caller);
         CHECK(y.background == x.background);
+        sends_as_second += x.kind == StepKind::kSend && x.caller == "second";
         sends_to_second += x.kind == StepKind::kSend && x.instance == "second";
         if (x.kind == StepKind::kBurst) {
           CHECK(y.n == x.n);
@@ -257,6 +259,47 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
   }
   // takeover.yaml's fixed steps spawn "second": generated sends go there too.
   CHECK(sends_to_second > 0);
+  // callers.yaml sends as either caller.
+  CHECK(sends_as_second > 0);
+}
+
+TEST_CASE("explore.callers: sends go as either declared caller; a caller the target lacks is a config error",
+          "[explore]") {
+  const TargetDescription target = ReferenceTarget();
+  runtime::Interpreter interpreter(target, {});
+  auto a = Alphabet::Build(Spec("callers"), target, interpreter);
+  REQUIRE(a.ok());
+  std::set<std::string> callers;
+  for (const auto& [w, ops] : a->groups()) {
+    for (const auto& op : ops) {
+      if (op.kind == OpKind::kSend || op.kind == OpKind::kSendOther) callers.insert(op.caller);
+      if (op.kind == OpKind::kWait) CHECK(op.caller.empty());
+    }
+  }
+  CHECK(callers == std::set<std::string>{"first", "second"});
+  Op as_second = SendOp();
+  as_second.caller = "second";
+  CHECK(as_second.ToString() == "send create_order k1/b1 as second");
+  CHECK(as_second != SendOp());
+  CHECK(as_second.Steps().front().caller == "second");
+  CHECK(SendOp().Steps().front().caller.empty());
+
+  const auto vocab = BuiltinOracles().Vocabulary();
+  const std::string head = "name: x\nlayer: client\nhunts: y\nexpect: [caller_scope]\n";
+  auto typo = ParseExploreSpec(head + "explore:\n  keys: [k1]\n  biz: [b1]\n  callers: [first, scond]\n", "x.yaml",
+                               vocab);
+  REQUIRE_FALSE(typo.ok());
+  CHECK(typo.status().ToString().rfind("x.yaml:8:20: explore.callers: 'scond' must be first or second", 0) == 0);
+  auto spec = ParseExploreSpec(head + "explore:\n  keys: [k1]\n  biz: [b1]\n  callers: [first, second]\n",
+                               "x.yaml", vocab);
+  REQUIRE(spec.ok());
+  TargetDescription one_caller = target;
+  one_caller.callers.resize(1);
+  auto lacking = Alphabet::Build(*spec, one_caller, interpreter);
+  REQUIRE_FALSE(lacking.ok());
+  CHECK(lacking.status().ToString() ==
+        "x.yaml:8:12: explore: explore.callers names 'second', but the target declares 1 caller(s) (target "
+        "'callers')");
 }
 
 TEST_CASE("a send to an instance the fixed steps spawned is allowed while main is paused or killed", "[explore]") {
