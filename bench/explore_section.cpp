@@ -33,9 +33,16 @@ const std::map<std::string, std::string>& FileForFlaw() {
       {"callback-no-dedup", "callback"},      {"no-lease-expiry", "in-flight"},
       {"unfenced-takeover", "takeover"},      {"fingerprint-key-order", "create-order"},
       {"fast-path-skips-fingerprint", "create-order"}, {"expiry-race", "after-window"},
-      {"store-after-answer", "in-flight"},
+      {"store-after-answer", "after-answer"}, {"cross-caller-replay", "callers"},
+      {"instance-local-claims", "across-instances"},
   };
   return kFiles;
+}
+
+// The reference target file an explore file runs against: the files that
+// need several instances (min_instances) run on the cluster.
+std::string TargetForFile(const std::string& file) {
+  return file == "across-instances" ? "reference-cluster" : "reference";
 }
 
 std::string Quote(const std::string& s) {
@@ -65,7 +72,7 @@ ExploreRun RunExplore(const ExploreBenchOptions& o, const std::string& file, con
   fs::remove_all(out);
   fs::create_directories(out);
   std::string cmd = Quote(o.idemproof) + " explore " + Quote(o.source_dir + "/scenarios/explore/" + file + ".yaml") +
-                    " --target " + Quote(o.source_dir + "/scenarios/targets/reference.yaml") + " --build-dir " +
+                    " --target " + Quote(o.source_dir + "/scenarios/targets/" + TargetForFile(file) + ".yaml") + " --build-dir " +
                     Quote(o.build_dir) + " --out " + Quote(out) + " --seed " + std::to_string(o.seed) + " " + extra;
   if (!flaw.empty()) cmd += " --flaw " + Quote(flaw);
   cmd += " > " + Quote(out + "/explore.log") + " 2>&1";

@@ -336,30 +336,24 @@ TEST_CASE("retryable_released knows the window: the retry past it rightly writes
   // Found by 2,000 create-order trials against the correct service (seed 7,
   // trial 815): send; 503 armed; wait past the 4s window; send (503); send
   // (201). The key had expired, so the retry executed anew: two records.
-  LiteralHistory after;
-  after.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
-      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kUnavailable)
-      .Send("client-0", "create_order", "k1", "b1", 4520, 4530, Answer{201, R"({"id":2})"})
-      .Records("create_order", "b1", 2, 5000);
-  CHECK(RunOracle("retryable_released", after.history()).status == VerdictStatus::kValid);
+  // ShopTarget declares window 4s; the 503 comes at `t` ms.
+  auto history = [](int t, int records) {
+    LiteralHistory h;
+    h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+        .Send("client-0", "create_order", "k1", "b1", t, t + 10, kUnavailable)
+        .Send("client-0", "create_order", "k1", "b1", t + 20, t + 30, Answer{201, R"({"id":2})"})
+        .Records("create_order", "b1", records, 5000);
+    return RunOracle("retryable_released", h.history());
+  };
+  CHECK(history(4500, 2).status == VerdictStatus::kValid);
 
-  LiteralHistory inside;  // the same inside the window: the first record was written twice
-  inside.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
-      .Send("client-0", "create_order", "k1", "b1", 1000, 1010, kUnavailable)
-      .Send("client-0", "create_order", "k1", "b1", 1020, 1030, Answer{201, R"({"id":2})"})
-      .Records("create_order", "b1", 2, 5000);
-  Verdict v = RunOracle("retryable_released", inside.history());
-  CHECK(v.status == VerdictStatus::kInvalid);
-  CHECK(v.evidence.find("(expected 1)") != std::string::npos);
+  Verdict inside = history(1000, 2);  // inside the window: the first record was written twice
+  CHECK(inside.status == VerdictStatus::kInvalid);
+  CHECK(inside.evidence.find("(expected 1)") != std::string::npos);
 
-  LiteralHistory three;  // two windows allow two records, not three
-  three.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
-      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kUnavailable)
-      .Send("client-0", "create_order", "k1", "b1", 4520, 4530, Answer{201, R"({"id":2})"})
-      .Records("create_order", "b1", 3, 5000);
-  Verdict t = RunOracle("retryable_released", three.history());
-  CHECK(t.status == VerdictStatus::kInvalid);
-  CHECK(t.evidence.find("1 to 2") != std::string::npos);
+  Verdict three = history(4500, 3);  // two windows allow two records, not three
+  CHECK(three.status == VerdictStatus::kInvalid);
+  CHECK(three.evidence.find("1 to 2") != std::string::npos);
 }
 
 TEST_CASE("a request the scenario made fail (fails_retryably) is no attempt: retryable_released and one_record") {
@@ -367,47 +361,36 @@ TEST_CASE("a request the scenario made fail (fails_retryably) is no attempt: ret
   // trial 1608): cause retryable_failure; send; cause retryable_failure;
   // send. Both 503s were the harness's doing: nothing was attempted, so the
   // trial is unexercised, not undecided.
-  LiteralHistory both;
-  both.Variant("fails_retryably")
-      .Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
-      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
-      .Records("create_order", "b1", 0, 100);
-  Verdict released = RunOracle("retryable_released", both.history());
-  CHECK(released.status == VerdictStatus::kUnknown);
-  CHECK(released.PremiseNotReached());
-  Verdict counted = RunOracle("one_record", both.history());
-  CHECK(counted.status == VerdictStatus::kUnknown);
-  CHECK(counted.PremiseNotReached());
-
-  // The same 503s from the target on its own stay undecided: the downstream
-  // may still be failing, and the next retry decides.
-  LiteralHistory own;
-  own.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
-      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
-      .Records("create_order", "b1", 0, 100);
-  Verdict u = RunOracle("retryable_released", own.history());
-  CHECK(u.status == VerdictStatus::kUnknown);
-  CHECK_FALSE(u.PremiseNotReached());
-  CHECK_FALSE(RunOracle("one_record", own.history()).PremiseNotReached());
+  // Two 503s for k1, each request with `variant` ("" = none).
+  auto two_503s = [](const std::string& variant, int records) {
+    LiteralHistory h;
+    h.Variant(variant)
+        .Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
+        .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
+        .Records("create_order", "b1", records, 100);
+    return h;
+  };
+  for (const char* oracle : {"retryable_released", "one_record"}) {
+    INFO(oracle);
+    Verdict on_purpose = RunOracle(oracle, two_503s("fails_retryably", 0).history());
+    CHECK(on_purpose.status == VerdictStatus::kUnknown);
+    CHECK(on_purpose.PremiseNotReached());
+    // The same 503s from the target on its own stay undecided: the
+    // downstream may still be failing, and the next retry decides.
+    Verdict own = RunOracle(oracle, two_503s("", 0).history());
+    CHECK(own.status == VerdictStatus::kUnknown);
+    CHECK_FALSE(own.PremiseNotReached());
+  }
 
   // A failed-on-purpose retry passes the question on: the retry after it is
   // judged, and a stored failure is still caught.
-  LiteralHistory stored;
-  stored.Variant("fails_retryably")
-      .Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
-      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
-      .Variant("")
-      .Send("client-0", "create_order", "k1", "b1", 40, 42, Answer{503, kUnavailable.body, {{"Idempotent-Replayed", "true"}}})
-      .Records("create_order", "b1", 0, 100);
+  LiteralHistory stored = two_503s("fails_retryably", 0);
+  stored.Variant("").Send("client-0", "create_order", "k1", "b1", 40, 42,
+                          Answer{503, kUnavailable.body, {{"Idempotent-Replayed", "true"}}});
   CHECK(RunOracle("retryable_released", stored.history()).status == VerdictStatus::kInvalid);
 
   // Records written though every request was made to fail: still counted.
-  LiteralHistory written;
-  written.Variant("fails_retryably")
-      .Send("client-0", "create_order", "k1", "b1", 0, 10, kUnavailable)
-      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnavailable)
-      .Records("create_order", "b1", 2, 100);
-  CHECK(RunOracle("one_record", written.history()).status == VerdictStatus::kInvalid);
+  CHECK(RunOracle("one_record", two_503s("fails_retryably", 2).history()).status == VerdictStatus::kInvalid);
 }
 
 TEST_CASE("retryable_released on a target without a replay marker: a repeated 503 is undecided, and says why") {
