@@ -68,8 +68,16 @@ Status ServiceProcesses::StartOne(const ServiceDescription& svc) {
   if (!svc.ready_stdout.empty()) {
     auto pattern = Pattern::Compile(svc.ready_stdout);
     if (!pattern.ok()) return Status::InvalidArgument("ready_stdout: " + pattern.status().message());
-    const auto deadline = std::chrono::steady_clock::now() + svc.start.start_timeout;
+    auto deadline = std::chrono::steady_clock::now() + svc.start.start_timeout;
+    int starts = 1;
     while (!pattern->Search(read_file(proc.stdout_path()))) {
+      if (!proc.Running() && starts < TargetProcess::kFreePortTries && proc.LostPortRace()) {
+        // Its free port was taken before it bound it: a new port, a new start.
+        ++starts;
+        if (Status again = proc.Start(); !again.ok()) return again;
+        deadline = std::chrono::steady_clock::now() + svc.start.start_timeout;
+        continue;
+      }
       if (!proc.Running()) {
         return Status(StatusCode::kUnavailable,
                       "exited before printing a line matching '" + svc.ready_stdout + "'; " +

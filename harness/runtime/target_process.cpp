@@ -112,6 +112,21 @@ Status TargetProcess::Start() {
     return CheckAnswers();
   }
   if (Running()) return Status(StatusCode::kProcessError, "the target is already running");
+  Status started = StartOnce();
+  for (int tries = 1; !started.ok() && tries < kFreePortTries && LostPortRace(); ++tries) started = StartOnce();
+  return started;
+}
+
+bool TargetProcess::LostPortRace() {
+  if (!Managed() || !target_.start->free_port || !child_ || child_->Running()) return false;
+  auto port = vars_.find("port");
+  if (port == vars_.end()) return false;
+  for (const PortHolder& h : ListenersOn(std::stoi(port->second)))
+    if (h.pgid != child_->pid()) return true;
+  return false;
+}
+
+Status TargetProcess::StartOnce() {
   const StartCommand& start = *target_.start;
   if (start.free_port) {
     // A fresh one each start: the old one may have been taken meanwhile.

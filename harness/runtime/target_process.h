@@ -12,6 +12,10 @@
 // it must belong to the started process group (else kUnavailable naming the
 // holder: a stale server must never be what gets tested). Stop() sends
 // SIGTERM and SIGKILL after stop_timeout; Kill() sends SIGKILL; both reap.
+// A port picked free may be taken by another process before the started one
+// binds it (parallel workers, a helper on port 0): when the start failed and
+// another process holds that port (LostPortRace), Start() picks a new one,
+// at most kFreePortTries starts in all.
 // Restart() is Stop() + Start() with the same argv, hence the same store
 // (a new port when the target picks one).
 //
@@ -78,7 +82,16 @@ class TargetProcess {
   std::string stdout_path() const;
   std::string stderr_path() const;
 
+  // True when the target picks a free port and a process other than the
+  // started one's group listens on the port picked last: another process
+  // took it between the pick and the bind. A caller whose wait for the
+  // process failed (ServiceProcesses' ready_stdout) may then Start() again.
+  // REQUIRES: the started process has exited or been killed.
+  bool LostPortRace();
+  static constexpr int kFreePortTries = 3;
+
  private:
+  Status StartOnce();
   Status WaitForPort(std::size_t stdout_offset);
   Status WaitUntilReady();
   Status CheckAnswers();

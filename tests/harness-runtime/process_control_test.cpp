@@ -233,3 +233,38 @@ TEST_CASE("the reference service starts, answers its readiness probe and restart
   REQUIRE(exit.ok());
   CHECK(exit->ToString() == "exit 0");  // SIGTERM: a clean stop
 }
+
+TEST_CASE("a helper whose free port another process took before it bound it is started again on a new port",
+          "[process][slow]") {
+  // What 16 explore workers met: redis-server on a port the harness had just
+  // found free, taken meanwhile by a payment stub listening on port 0. Here
+  // the first start leaves a listener of its own session on the picked port
+  // (another process group, as the stub) and exits as redis does.
+  const std::string dir = ScratchDir("service-port-race");
+  const std::string script =
+      "if [ ! -e \"$2/first\" ]; then touch \"$2/first\"; "
+      "setsid python3 -c \"import os, socket, sys, time; s = socket.socket(); s.bind((\\\"127.0.0.1\\\", "
+      "int(sys.argv[1]))); s.listen(); open(sys.argv[2] + \\\"/stray.tmp\\\", \\\"w\\\").write(str(os.getpid())); "
+      "os.rename(sys.argv[2] + \\\"/stray.tmp\\\", sys.argv[2] + \\\"/stray.pid\\\"); time.sleep(20)\" \"$1\" \"$2\" & "
+      "i=0; while [ ! -e \"$2/stray.pid\" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; "
+      "echo \"port $1 is taken\" >&2; exit 1; fi; echo \"ready on $1\"; exec sleep 30";
+  auto t = ParseTarget("name: fake\nbase_url: \"http://127.0.0.1:1\"\nservices:\n  helper:\n"
+                       "    argv: [sh, -c, '" + script + "', sh, \"{{port}}\", \"" + dir + "\"]\n"
+                       "    free_port: true\n    ready_stdout: 'ready on'\n"
+                       "actions:\n  a: {request: {method: POST, path: /a}}\n",
+                       "fake.yaml");
+  INFO(t.status().ToString());
+  REQUIRE(t.ok());
+  ServiceProcesses services(t->services, {}, dir, nullptr);
+  Status started = services.Start();
+  const std::string stray = ReadFile(dir + "/stray.pid");
+  INFO(started.ToString());
+  CHECK(started.ok());
+  REQUIRE_FALSE(stray.empty());
+  const pid_t stray_pid = std::stoi(stray);
+  CHECK(ReadFile(dir + "/service-helper.stdout").find("ready on") != std::string::npos);
+  CHECK(ReadFile(dir + "/service-helper.stderr").find("is taken") != std::string::npos);  // the first start
+  services.Stop();
+  ::kill(stray_pid, SIGKILL);
+  CHECK(LiveChildren().empty());
+}
