@@ -263,7 +263,7 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
   CHECK(sends_as_second > 0);
 }
 
-TEST_CASE("explore.callers: sends go as either declared caller; a caller the target lacks is a config error",
+TEST_CASE("explore.callers: sends go as either declared caller, and a caller the target lacks is a config error",
           "[explore]") {
   const TargetDescription target = ReferenceTarget();
   runtime::Interpreter interpreter(target, {});
