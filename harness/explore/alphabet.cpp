@@ -349,7 +349,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   std::vector<std::string> callers{""};
   if (!b.callers.empty()) callers = b.callers;
   for (const auto& caller : b.callers) {
-    if (target.callers.size() < (caller == "second" ? 2u : 1u))
+    if (target.callers.size() <= CallerIndex(caller))
       return config_error("callers", "explore.callers names '" + caller + "', but the target declares " +
                                          std::to_string(target.callers.size()) + " caller(s) (target 'callers')");
   }

@@ -202,7 +202,7 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
         }
         if (s.kill_after_answer && !target.start)
           add_need("a start command (target 'start') for step 'send' with then: kill");
-        if (!s.caller.empty() && target.callers.size() < (s.caller == "second" ? 2u : 1u))
+        if (!s.caller.empty() && target.callers.size() <= CallerIndex(s.caller))
           add_need(std::string(s.caller == "second" ? "two callers" : "a caller") + " (target 'callers') for caller: " +
                    s.caller);
         break;

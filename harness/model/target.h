@@ -343,6 +343,10 @@ struct CallerDescription {
   SourceMark mark;
 };
 
+// Where a step's or explore file's `caller: first|second` sits in a target's
+// `callers:` (declaration order).
+inline std::size_t CallerIndex(const std::string& caller) { return caller == "second" ? 1 : 0; }
+
 struct EgressDescription {
   std::string name;
   std::string upstream;          // templated http:// URL of the real downstream

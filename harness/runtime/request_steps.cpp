@@ -20,7 +20,7 @@ RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& 
 // (or one the target lacks: the bind stage made that scenario not applicable).
 const CallerDescription* CallerFor(const TargetDescription& target, const Step& step) {
   if (step.caller.empty()) return nullptr;
-  const std::size_t i = step.caller == "second" ? 1 : 0;
+  const std::size_t i = CallerIndex(step.caller);
   return i < target.callers.size() ? &target.callers[i] : nullptr;
 }
 
