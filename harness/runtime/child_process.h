@@ -1,16 +1,14 @@
 // ChildProcess: one operating-system process the harness started, and the
 // process-wide registry of every such process still unreaped.
 //
-// A child is started with fork/exec (never through a shell) from an argv, an
-// environment overlay and a working directory; stdin is /dev/null, stdout and
-// stderr are appended to files. It leads its own process group (a Ctrl-C at
-// the terminal reaches the harness only, which then stops its children in
-// order); every signal goes to the whole group, and reaping the leader
-// SIGKILLs and reaps what is left of the group (a wrapper's real server). The
-// child is SIGKILLed by the kernel if the thread that started it dies
-// (PR_SET_PDEATHSIG) — so start children from a thread that lives as long as
-// they do (the CLI's main thread) — and a watchdog process SIGKILLs every
-// group still registered when the harness dies in any way (SIGKILL too).
+// A child is started with posix_spawn (never through a shell) from an argv,
+// an environment overlay and a working directory; stdin is /dev/null, stdout
+// and stderr are appended to files, no other descriptor is inherited. It
+// leads its own process group (a Ctrl-C at the terminal reaches the harness
+// only, which then stops its children in order); every signal goes to the
+// whole group, and reaping the leader SIGKILLs and reaps what is left of the
+// group (a wrapper's real server). A watchdog process SIGKILLs every group
+// still registered when the harness dies in any way (SIGKILL too).
 // The first Spawn() makes the process a child subreaper and forks the
 // watchdog.
 //
@@ -55,7 +53,7 @@ struct ExitInfo {
 class ChildProcess {
  public:
   // Starts the process. Errors: kInvalidArgument (empty argv), kNotFound
-  // (argv[0] not found in PATH), kProcessError (fork failed, exec failed:
+  // (argv[0] not found in PATH), kProcessError (spawn failed, exec failed:
   // the message carries the errno text), kIoError (cannot open a log file).
   static Result<ChildProcess> Spawn(const ProcessSpec& spec);
 

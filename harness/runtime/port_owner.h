@@ -2,8 +2,9 @@
 // started is the one answering (a stale server on a fixed port would
 // otherwise be what gets tested).
 //
-// Read from /proc/net/tcp and /proc/net/tcp6 (LISTEN sockets and their
-// inodes) and /proc/PID/fd (which process holds each inode). Linux only.
+// Read from NETLINK_SOCK_DIAG (LISTEN sockets and their inodes; /proc/net/tcp
+// and tcp6 where netlink is refused) and /proc/PID/fd (which process holds
+// each inode). Linux only.
 //
 // Thread-safety: pure reads of /proc; safe from any thread.
 #pragma once
@@ -25,7 +26,9 @@ struct PortHolder {
 
 // Every process holding a LISTEN socket on `port` (any local address, IPv4
 // or IPv6); empty when nothing listens there (or in another network namespace).
-std::vector<PortHolder> ListenersOn(int port);
+// `likely` (a pid, or 0) is looked at first: when it holds every such socket,
+// no other process is read.
+std::vector<PortHolder> ListenersOn(int port, pid_t likely = 0);
 
 // The port of an http:// URL whose host is loopback (127.x, localhost, [::1]);
 // 0 for any other URL (nothing the harness can check locally).

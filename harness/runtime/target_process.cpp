@@ -193,7 +193,7 @@ Status TargetProcess::StartOnce() {
 Status TargetProcess::CheckAnswering() {
   const int port = LoopbackPort(base_url_);
   if (port == 0) return Status::Ok();  // not local: nothing to check here
-  for (const PortHolder& h : ListenersOn(port)) {
+  for (const PortHolder& h : ListenersOn(port, child_->pid())) {
     if (h.pgid == child_->pid()) continue;
     return unavailable("the process listening on port " + std::to_string(port) + " is " + h.Describe() +
                        ", not the target the harness started (pid " + std::to_string(child_->pid()) + ", " +

@@ -575,7 +575,7 @@ TEST_CASE("a SIGKILLed run leaves finished false, never exit code 0, and check s
   auto exit = cli->WaitFor(std::chrono::seconds(10));
   REQUIRE(exit.has_value());
   CHECK(exit->signalled);
-  for (pid_t pid : targets) ::kill(pid, SIGKILL);  // they die with the harness too (PDEATHSIG)
+  for (pid_t pid : targets) ::kill(pid, SIGKILL);  // the watchdog kills them with the harness too
   json results = json::parse(ReadFile(results_file));
   CHECK(results.at("finished") == false);
   CHECK(results.at("exit_code") != 0);
