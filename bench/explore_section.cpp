@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 namespace idemproof::bench {
 namespace {
@@ -39,10 +40,16 @@ const std::map<std::string, std::string>& FileForFlaw() {
   return kFiles;
 }
 
-// The reference target file an explore file runs against: the files that
-// need several instances (min_instances) run on the cluster.
-std::string TargetForFile(const std::string& file) {
-  return file == "across-instances" ? "reference-cluster" : "reference";
+// The reference target file an explore file runs against: a file that
+// needs several instances (`min_instances` above 1) runs on the cluster.
+std::string TargetForFile(const ExploreBenchOptions& o, const std::string& file) {
+  try {
+    const YAML::Node doc = YAML::LoadFile(o.source_dir + "/scenarios/explore/" + file + ".yaml");
+    if (doc["min_instances"] && doc["min_instances"].as<int>() > 1) return "reference-cluster";
+  } catch (const YAML::Exception&) {
+    // idemproof explore reports the bad file itself, with its line and column.
+  }
+  return "reference";
 }
 
 std::string Quote(const std::string& s) {
@@ -72,7 +79,7 @@ ExploreRun RunExplore(const ExploreBenchOptions& o, const std::string& file, con
   fs::remove_all(out);
   fs::create_directories(out);
   std::string cmd = Quote(o.idemproof) + " explore " + Quote(o.source_dir + "/scenarios/explore/" + file + ".yaml") +
-                    " --target " + Quote(o.source_dir + "/scenarios/targets/" + TargetForFile(file) + ".yaml") + " --build-dir " +
+                    " --target " + Quote(o.source_dir + "/scenarios/targets/" + TargetForFile(o, file) + ".yaml") + " --build-dir " +
                     Quote(o.build_dir) + " --out " + Quote(out) + " --seed " + std::to_string(o.seed) + " " + extra;
   if (!flaw.empty()) cmd += " --flaw " + Quote(flaw);
   cmd += " > " + Quote(out + "/explore.log") + " 2>&1";
