@@ -6,9 +6,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
-
-#include <cstring>
 
 #include <filesystem>
 #include <fstream>
@@ -43,6 +42,8 @@ void proc_listen_inodes(const std::string& table, int port, std::set<std::string
 bool diag_listen_inodes(int family, int port, std::set<std::string>& out) {
   const int fd = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
   if (fd < 0) return false;
+  const timeval deadline{1, 0};  // the kernel answers at once; never wait longer
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &deadline, sizeof deadline);
   struct {
     nlmsghdr header;
     inet_diag_req_v2 request;
@@ -122,13 +123,6 @@ std::string command_of(pid_t pid) {
   return cmd.empty() ? "?" : cmd;
 }
 
-}  // namespace
-
-std::string PortHolder::Describe() const {
-  if (pid == 0) return "a process the harness cannot see";
-  return "pid " + std::to_string(pid) + " (" + command + ")";
-}
-
 // The listening inodes among `pid`'s descriptors (removed from `inodes`).
 bool take_held(pid_t pid, std::set<std::string>& inodes) {
   bool holds = false;
@@ -140,6 +134,13 @@ bool take_held(pid_t pid, std::set<std::string>& inodes) {
     if (inodes.erase(link.substr(8, link.size() - 9)) != 0) holds = true;
   }
   return holds;
+}
+
+}  // namespace
+
+std::string PortHolder::Describe() const {
+  if (pid == 0) return "a process the harness cannot see";
+  return "pid " + std::to_string(pid) + " (" + command + ")";
 }
 
 std::vector<PortHolder> ListenersOn(int port, pid_t likely) {
