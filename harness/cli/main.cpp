@@ -315,6 +315,9 @@ int Run(const RunArgs& args) {
   if (options.shard && selected.empty()) {
     std::cerr << "idemproof: shard " << shard->ToString() << " was dealt no scenario (" << options.shard->bound
               << " bound over " << shard->count << " shards): nothing was checked, exit 3\n";
+  } else if (outcome.results.NothingTested()) {
+    std::cerr << "idemproof: nothing was tested: no row judged " << target->name
+              << " (see the not-applicable reasons above), exit 3\n";
   }
   return outcome.results.ExitCode();
 }
@@ -415,6 +418,21 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
   }
   std::cout << suite.scenarios.size() << " scenario(s) ok"
             << (target ? " against target " + target->name : "") << "\n";
+  if (!target) return kExitOk;
+  // What a run would say before any request: the rows the target cannot
+  // run, grouped by what it lacks; a target that would test nothing is exit 3.
+  RunResults foreseen;
+  for (const auto& s : suite.scenarios) {
+    const std::vector<std::string> needs = CheckScenarioAgainstTarget(s, *target).needs;
+    ScenarioResult row = needs.empty() ? ScenarioResult{} : runtime::NotApplicableResult(s, needs);
+    if (needs.empty()) row.verdicts.push_back(Verdict::Valid("bound", "runnable"));
+    foreseen.scenarios.push_back(std::move(row));
+  }
+  if (const std::string note = foreseen.NotApplicableNote(); !note.empty()) std::cout << ConsoleSafe(note) << "\n";
+  if (foreseen.NothingTested()) {
+    std::cerr << "idemproof: target " << target->name << " would test nothing: every row is not applicable\n";
+    return kExitUndecided;
+  }
   return kExitOk;
 }
 

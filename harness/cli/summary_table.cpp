@@ -105,11 +105,16 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
       out << std::string(total + 8, '-') << "\n";
     }
   }
-  out << "\n" << results.scenarios.size() << " scenarios:";
+  // Rows first, then verdicts: "38 rows, 82 verdicts: ..." cannot be read as
+  // 82 things tested when 76 of them are not applicable.
+  std::size_t verdicts = 0;
+  for (const auto& s : results.scenarios) verdicts += s.verdicts.size();
+  out << "\n" << results.scenarios.size() << " row(s), " << verdicts << " verdict(s):";
   for (const char* k : {"valid", "invalid", "deviation", "unknown", "not_applicable", "error"}) {
     if (totals[k] > 0) out << " " << totals[k] << " " << k;
   }
   out << "\n";
+  if (const std::string note = results.NotApplicableNote(); !note.empty()) out << ConsoleSafe(note) << "\n";
   if (const std::string note = results.ShardNote(); !note.empty()) out << note << "\n";
   if (totals["deviation"] > 0)
     out << (results.strict ? "deviations (a SHOULD missed) fail this run: --strict\n"

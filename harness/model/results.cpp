@@ -30,6 +30,27 @@ int ScenarioResult::Deviations() const {
   return static_cast<int>(std::count_if(verdicts.begin(), verdicts.end(), [](const Verdict& v) { return v.is_deviation(); }));
 }
 
+bool ScenarioResult::Exercised() const {
+  return std::any_of(verdicts.begin(), verdicts.end(), [](const Verdict& v) {
+    return v.status == VerdictStatus::kValid || v.status == VerdictStatus::kInvalid;
+  });
+}
+
+std::string ScenarioResult::NotApplicableReason() const {
+  if (Outcome() != VerdictStatus::kNotApplicable) return "";
+  for (const auto& v : verdicts) {
+    const auto needs = v.details.find("needs");
+    if (needs == v.details.end() || !needs->is_array() || needs->empty()) continue;
+    std::string out = "needs ";
+    for (std::size_t i = 0; i < needs->size(); ++i) {
+      const auto& n = (*needs)[i];
+      out += (i ? ", " : "") + (n.is_string() ? n.get<std::string>() : n.dump());
+    }
+    return out;
+  }
+  return verdicts.empty() ? "no oracle to judge it" : verdicts.front().evidence;
+}
+
 int RunResults::ExitCode() const {
   bool undecided = false;
   for (const auto& s : scenarios) {
@@ -37,7 +58,43 @@ int RunResults::ExitCode() const {
     if (o == VerdictStatus::kInvalid) return 1;
     if (o == VerdictStatus::kUnknown) undecided = true;
   }
-  return undecided || !complete || Incomplete() ? 3 : 0;
+  return undecided || !complete || Incomplete() || NothingTested() ? 3 : 0;
+}
+
+bool RunResults::NothingTested() const {
+  if (shard) return false;
+  return std::none_of(scenarios.begin(), scenarios.end(), [](const ScenarioResult& s) { return s.Exercised(); });
+}
+
+std::vector<std::pair<std::string, int>> RunResults::NotApplicableGroups() const {
+  std::map<std::string, int> count;
+  for (const auto& s : scenarios) {
+    if (std::string why = s.NotApplicableReason(); !why.empty()) ++count[why];
+  }
+  std::vector<std::pair<std::string, int>> out(count.begin(), count.end());
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  return out;
+}
+
+std::string RunResults::NotApplicableNote() const {
+  const auto groups = NotApplicableGroups();
+  int rows = 0;
+  for (const auto& [why, n] : groups) rows += n;
+  std::string out;
+  if (NothingTested()) {
+    out = "nothing was tested: no row judged the target (" + std::to_string(scenarios.size()) + " row(s)";
+    const auto undecided = std::count_if(scenarios.begin(), scenarios.end(), [](const ScenarioResult& s) {
+      return s.Outcome() == VerdictStatus::kUnknown;
+    });
+    if (undecided > 0) out += ", " + std::to_string(undecided) + " undecided";
+    out += "), exit 3";
+    if (rows > 0) out += "; ";
+  }
+  if (rows == 0) return out;
+  out += std::to_string(rows) + " of " + std::to_string(scenarios.size()) + " row(s) not applicable:";
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    out += std::string(i ? ";" : "") + " " + std::to_string(groups[i].second) + " " + groups[i].first;
+  return out;
 }
 
 bool RunResults::Incomplete() const {
@@ -144,6 +201,7 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
                         {"finished", r.complete ? nlohmann::json(r.finished) : nlohmann::json(false)},
                         {"tool_version", r.tool_version},
                         {"exit_code", r.ExitCode()},
+                        {"nothing_tested", r.NothingTested()},
                         {"metrics", MetricsToJson(r.TotalMetrics())},
                         {"scenarios", scenarios}};
   if (!r.run_namespace.empty()) doc["namespace"] = r.run_namespace;

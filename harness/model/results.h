@@ -9,6 +9,9 @@
 //     harness was killed before its last write);
 //   3 if it is a shard that was dealt no scenario, or a merge of shards
 //     that lacks a shard or a scenario (model/shard.h: never a pass);
+//   3 if nothing was tested: no row has a verdict that judged the target
+//     (every row not applicable or undecided). A shard is judged by its
+//     merge, so a shard whose rows all happen to be not applicable passes;
 //   0 otherwise (valid, not_applicable and, unless strict, deviations).
 // (2, bad usage/config, is decided by the CLI before anything runs.)
 //
@@ -53,6 +56,11 @@ struct ScenarioResult {
   // deviation counts as invalid under `strict`, else as valid.
   VerdictStatus Outcome(bool strict = false) const;
   int Deviations() const;  // deviation verdicts
+  // Some verdict judged the target: valid or invalid (a deviation too).
+  bool Exercised() const;
+  // For a not_applicable row, what the target lacks: its verdicts' "needs"
+  // (joined), else the first verdict's evidence; "" for any other row.
+  std::string NotApplicableReason() const;
 };
 
 struct RunResults {
@@ -77,6 +85,15 @@ struct RunResults {
   std::optional<MergedShards> merged_shards;
 
   int ExitCode() const;
+  // No row judged the target (see ExitCode); false for a shard.
+  bool NothingTested() const;
+  // The not_applicable rows grouped by NotApplicableReason(), most first,
+  // then by reason.
+  std::vector<std::pair<std::string, int>> NotApplicableGroups() const;
+  // One line for the console and the reports: "30 of 38 rows not applicable:
+  // 20 needs role pay; 10 needs ..." ("" when no row is); with
+  // "nothing was tested" first when NothingTested().
+  std::string NotApplicableNote() const;
   // True for a shard dealt nothing, or a merge missing a shard or a row.
   bool Incomplete() const;
   // One line for the console and the reports: "shard 2/4: 2 of 6 bound

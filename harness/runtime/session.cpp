@@ -26,16 +26,6 @@ ScenarioResult NewResult(const Scenario& scenario) {
   return r;
 }
 
-std::vector<Verdict> NotApplicable(const Scenario& scenario, const std::vector<std::string>& needs) {
-  std::string why = "needs ";
-  for (std::size_t i = 0; i < needs.size(); ++i) why += (i ? ", " : "") + needs[i];
-  std::vector<Verdict> out;
-  for (const auto& spec : scenario.expect) {
-    out.push_back(Verdict::NotApplicable(spec.name, why, {{"needs", needs}}));
-  }
-  return out;
-}
-
 // A bound scenario's folder: "double-submit.create_order" (its name's
 // brackets are no file name characters).
 std::string FolderName(const Scenario& scenario) {
@@ -54,6 +44,16 @@ void AddFaultWarnings(const Scenario& scenario, ScenarioResult& result) {
 }
 
 }  // namespace
+
+ScenarioResult NotApplicableResult(const Scenario& scenario, const std::vector<std::string>& needs) {
+  ScenarioResult result = NewResult(scenario);
+  std::string why = "needs ";
+  for (std::size_t i = 0; i < needs.size(); ++i) why += (i ? ", " : "") + needs[i];
+  for (const auto& spec : scenario.expect) {
+    result.verdicts.push_back(Verdict::NotApplicable(spec.name, why, {{"needs", needs}}));
+  }
+  return result;
+}
 
 SessionOutcome RunSession(const TargetDescription& target, const std::vector<Scenario>& scenarios,
                           RunDirectory& dir, const SessionOptions& options) {
@@ -102,7 +102,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
     std::vector<std::string> needs = CheckScenarioAgainstTarget(scenario, target).needs;
     for (auto& n : interpreter.NeedsOf(scenario)) needs.push_back(n);
     if (!needs.empty()) {
-      result.verdicts = NotApplicable(scenario, needs);
+      result = NotApplicableResult(scenario, needs);
       results.scenarios.push_back(result);
       if (options.on_done) options.on_done(result);
       dir.WriteResults(results);

@@ -69,6 +69,11 @@ struct SessionOutcome {
 SessionOutcome RunSession(const TargetDescription& target, const std::vector<Scenario>& scenarios,
                           RunDirectory& dir, const SessionOptions& options);
 
+// The row of a scenario the target cannot run: every expectation
+// not_applicable "needs X, Y" (details {"needs": [...]}), as a run records it
+// and as `lint --target` foresees it.
+ScenarioResult NotApplicableResult(const Scenario& scenario, const std::vector<std::string>& needs);
+
 // Re-runs the oracles over a run directory, read with ReadRunDirectory
 // (model/run_contents.h); scenarios that were not judged (no history, or an
 // error) keep their recorded result. Errors, each naming the file: kNotFound /

@@ -86,6 +86,55 @@ TEST_CASE("the exit code: 1 on a violation, 3 when undecided, 0 otherwise") {
   CHECK(r.scenarios[0].Outcome() == VerdictStatus::kValid);
 }
 
+TEST_CASE("a run in which no row judged the target exits 3: nothing was tested") {
+  RunResults r;
+  auto na = [](const std::string& name, std::vector<std::string> needs) {
+    ScenarioResult s;
+    s.name = name;
+    std::string why = "needs " + needs.front();
+    s.verdicts.push_back(Verdict::NotApplicable("one_record", why, {{"needs", needs}}));
+    s.verdicts.push_back(Verdict::NotApplicable("identical_replay", why, {{"needs", needs}}));
+    return s;
+  };
+  r.scenarios.push_back(na("kill-after-charge", {"an action with role pay"}));
+  r.scenarios.push_back(na("delete-releases-once", {"an action with role delete"}));
+  r.scenarios.push_back(na("repeated-callback", {"an action with role pay"}));
+  CHECK(r.NothingTested());
+  CHECK(r.ExitCode() == 3);
+  const std::string note = r.NotApplicableNote();
+  CHECK(note.rfind("nothing was tested", 0) == 0);
+  CHECK(note.find("3 of 3 row(s) not applicable: 2 needs an action with role pay; 1 needs an action with role "
+                  "delete") != std::string::npos);
+  CHECK(RunResultsToJson(r)["nothing_tested"] == true);
+
+  // Every verdict undecided (a premise never reached) tests nothing either.
+  ScenarioResult undecided;
+  undecided.name = "burst-after-window";
+  undecided.verdicts.push_back(Verdict::Unknown("identical_replay", "premise not reached: no replay happened"));
+  r.scenarios.push_back(undecided);
+  CHECK(r.NothingTested());
+  CHECK(r.NotApplicableNote().find("1 undecided") != std::string::npos);
+  r.scenarios.pop_back();
+
+  // One row that judged the target: the run is decided by its verdicts.
+  ScenarioResult tested;
+  tested.name = "double-submit";
+  tested.verdicts.push_back(Verdict::Valid("one_record", "1 business id(s) with the expected record count"));
+  r.scenarios.push_back(tested);
+  CHECK_FALSE(r.NothingTested());
+  CHECK(r.ExitCode() == 0);
+  CHECK(r.NotApplicableNote() == "3 of 4 row(s) not applicable: 2 needs an action with role pay; 1 needs an "
+                                 "action with role delete");
+
+  // A shard is judged by its merge: its rows may all be not applicable.
+  r.scenarios.pop_back();
+  r.shard = ShardOfRun{};
+  CHECK_FALSE(r.NothingTested());
+  // ...and no run at all tests nothing.
+  RunResults empty;
+  CHECK(empty.ExitCode() == 3);
+}
+
 TEST_CASE("XML escaping keeps the document well formed") {
   CHECK(XmlEscape("<a href=\"x\">&'</a>") == "&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;");
   CHECK(XmlEscape(std::string("nul\0bell\x07", 9)) == "nul\xEF\xBF\xBD" "bell\xEF\xBF\xBD");

@@ -349,6 +349,32 @@ TEST_CASE("a scenario needing what the target lacks is not applicable, not a cra
   CHECK(VerdictOf(results, "resubmit-after-restart", "one_record") == "not_applicable");
   CHECK(VerdictOf(results, "retryable-failure-retry", "retryable_released") == "not_applicable");
   CHECK(r.out.find("needs") != std::string::npos);
+  CHECK(r.out.find("2 of 3 row(s) not applicable:") != std::string::npos);
+
+  // Only the two rows the target cannot run: nothing was tested, never a pass.
+  const std::vector<std::string> untestable = {Suite() + "/gateway/resubmit-after-restart.yaml",
+                                               Suite() + "/gateway/retryable-failure-retry.yaml"};
+  std::vector<std::string> args = {"run"};
+  args.insert(args.end(), untestable.begin(), untestable.end());
+  args.insert(args.end(), {"--target", dir + "/target.yaml", "--out", dir + "/runs", "--json", dir + "/none.json"});
+  CliResult none = RunIdemproof(args, dir);
+  INFO(Diagnose(none));
+  CHECK(none.exit_code == 3);
+  CHECK(none.out.find("nothing was tested") != std::string::npos);
+  CHECK(none.err.find("nothing was tested") != std::string::npos);
+  json none_results = json::parse(ReadFile(dir + "/none.json"));
+  CHECK(none_results["exit_code"] == 3);
+  CHECK(none_results["nothing_tested"] == true);
+
+  // lint --target foresees it before any request.
+  std::vector<std::string> lint = {"lint"};
+  lint.insert(lint.end(), untestable.begin(), untestable.end());
+  lint.insert(lint.end(), {"--target", dir + "/target.yaml"});
+  CliResult foreseen = RunIdemproof(lint, dir);
+  INFO(Diagnose(foreseen));
+  CHECK(foreseen.exit_code == 3);
+  CHECK(foreseen.out.find("2 of 2 row(s) not applicable:") != std::string::npos);
+  CHECK(foreseen.err.find("would test nothing") != std::string::npos);
   ref->Terminate(std::chrono::seconds(5));
 }
 
