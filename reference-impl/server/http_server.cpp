@@ -17,9 +17,12 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <iostream>
@@ -229,10 +232,17 @@ class WorkerPool {
   std::vector<std::thread> threads_;
 };
 
+// Accepts connections. Out of descriptors (EMFILE/ENFILE, or the kernel out
+// of socket memory), an accept fails at once while the connection stays
+// queued, so accepting again at once spins a core and starves the sessions
+// that could free one: it waits instead, 10 ms doubling to 200 ms (back to
+// 10 ms after an accept succeeds), and says so on stderr at most once a
+// minute (near the limit, accepts succeed and fail in turns: one line each
+// would flood the log).
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   Listener(asio::io_context& ioc, tcp::acceptor acceptor, ServerContext& ctx)
-      : ioc_(ioc), acceptor_(std::move(acceptor)), ctx_(ctx) {}
+      : ioc_(ioc), acceptor_(std::move(acceptor)), backoff_timer_(acceptor_.get_executor()), ctx_(ctx) {}
 
   void accept() {
     acceptor_.async_accept(asio::make_strand(ioc_),
@@ -243,18 +253,56 @@ class Listener : public std::enable_shared_from_this<Listener> {
     asio::post(acceptor_.get_executor(), [self = shared_from_this()] {
       beast::error_code ignored;
       self->acceptor_.close(ignored);
+      self->backoff_timer_.cancel();
     });
   }
 
  private:
+  static constexpr auto kFirstBackoff = std::chrono::milliseconds(10);
+  static constexpr auto kLongestBackoff = std::chrono::milliseconds(200);
+  static constexpr auto kSayEvery = std::chrono::seconds(60);
+
+  static bool out_of_resources(const beast::error_code& ec) {
+    return ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
+           ec == asio::error::no_memory ||
+           ec == beast::error_code(ENFILE, asio::error::get_system_category());
+  }
+
   void on_accept(beast::error_code ec, tcp::socket socket) {
     if (!acceptor_.is_open()) return;
-    if (!ec) std::make_shared<Session>(std::move(socket), ctx_)->start();
+    if (out_of_resources(ec)) return back_off(ec);
+    if (!ec) {
+      backoff_ = std::chrono::milliseconds(0);
+      std::make_shared<Session>(std::move(socket), ctx_)->start();
+    }
     accept();
+  }
+
+  void back_off(const beast::error_code& ec) {
+    backoff_ = backoff_.count() == 0 ? kFirstBackoff : std::min(backoff_ * 2, kLongestBackoff);
+    ++failed_since_said_;
+    const auto now = std::chrono::steady_clock::now();
+    if (!said_at_ || now - *said_at_ >= kSayEvery) {
+      std::cerr << "idemproof-ref: cannot accept a connection: " << ec.message()
+                << "; accepting again after a pause, 10 ms doubling to 200 ms";
+      if (said_at_) std::cerr << " (" << failed_since_said_ << " failed accepts since the last such line)";
+      std::cerr << "\n";
+      said_at_ = now;
+      failed_since_said_ = 0;
+    }
+    backoff_timer_.expires_after(backoff_);
+    backoff_timer_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+      if (wait_ec || !self->acceptor_.is_open()) return;  // stopped
+      self->accept();
+    });
   }
 
   asio::io_context& ioc_;
   tcp::acceptor acceptor_;
+  asio::steady_timer backoff_timer_;  // on the acceptor's strand
+  std::chrono::milliseconds backoff_{0};  // 0: the last accept succeeded
+  std::optional<std::chrono::steady_clock::time_point> said_at_;  // the last stderr line
+  std::uint64_t failed_since_said_ = 0;
   ServerContext& ctx_;
 };
 

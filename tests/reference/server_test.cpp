@@ -2,7 +2,18 @@
 // port, real HTTP through libcurl, a real SQLite file per test.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +34,54 @@ std::vector<std::string> args_for(const TempDir& dir, std::vector<std::string> e
   std::vector<std::string> args{"--port", "0", "--db", dir.file("ref.db")};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
+}
+
+// utime + stime of process `pid` in seconds (/proc/PID/stat fields 14 and 15).
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The command name (field 2) may hold spaces: count fields after its ')'.
+  std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoll(field);
+    if (i == 15) stime = std::stoll(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// The descriptors process `pid` has open: how many, and the highest number.
+struct OpenDescriptors {
+  int count = 0;
+  int highest = -1;
+};
+OpenDescriptors open_descriptors(pid_t pid) {
+  OpenDescriptors open;
+  for (const auto& entry :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    ++open.count;
+    open.highest = std::max(open.highest, std::stoi(entry.path().filename().string()));
+  }
+  return open;
+}
+
+// A loopback connection to `port` (connect bounded by 5 s through
+// SO_SNDTIMEO); -1 when it could not be made.
+int connect_loopback(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  const timeval deadline{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof deadline);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 }  // namespace
@@ -308,4 +367,59 @@ TEST_CASE("server: command line (--flaw list, unknown flaw, bad flags, SIGTERM)"
   // held the lease; the original's answer is one of these).
   const auto answer = in_flight.get();
   CHECK((answer.status == 201 || answer.status == 409));
+}
+
+TEST_CASE("server: out of descriptors, the accept loop backs off instead of spinning",
+          "[server][emfile][slow]") {
+  TempDir dir;
+  ServiceProcess service(args_for(dir));
+  OrderApi api(service.url());
+  REQUIRE(api.healthy());
+
+  // Leave the service a few descriptors above the ones it holds (prlimit(2)
+  // on the running child: descriptors already open stay open), then queue
+  // more connections than it can accept: the rest wait in the backlog, so
+  // every accept fails with EMFILE.
+  const OpenDescriptors open = open_descriptors(service.pid());
+  const rlim_t limit = static_cast<rlim_t>(open.highest + 1 + 4);
+  const rlimit low{limit, limit};
+  REQUIRE(prlimit(service.pid(), RLIMIT_NOFILE, &low, nullptr) == 0);
+  const int free_slots = static_cast<int>(limit) - open.count;
+  struct Connections {
+    std::vector<int> fds;
+    void close_all() {
+      for (int fd : fds) close(fd);
+      fds.clear();
+    }
+    ~Connections() { close_all(); }
+  } idle;
+  for (int i = 0; i < free_slots + 16; ++i) {
+    const int fd = connect_loopback(service.port());
+    REQUIRE(fd >= 0);
+    idle.fds.push_back(fd);
+  }
+  std::this_thread::sleep_for(300ms);  // the accept loop meets EMFILE
+
+  // CPU over one second. A spin burned ~87 % of a core; an idle service with
+  // a backoff timer burns ~0. The bound is generous on purpose (speed is
+  // measured in bench/, not here): only a spin, not a loaded machine, can
+  // cross it.
+  const auto wall_start = std::chrono::steady_clock::now();
+  const double cpu_start = cpu_seconds(service.pid());
+  std::this_thread::sleep_for(1s);
+  const double cpu = cpu_seconds(service.pid()) - cpu_start;
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  INFO("cpu " << cpu << " s over " << wall << " s");
+  CHECK(cpu / wall < 0.30);
+
+  // Descriptors free again: the service answers within a deadline.
+  idle.close_all();
+  bool answered = false;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!answered && std::chrono::steady_clock::now() < deadline) {
+    answered = http_call({"GET", service.url() + "/healthz", {}, std::nullopt, 2s}).status == 200;
+    if (!answered) std::this_thread::sleep_for(50ms);
+  }
+  CHECK(answered);
 }

@@ -28,6 +28,8 @@ class ServiceProcess {
   ServiceProcess& operator=(const ServiceProcess&) = delete;
 
   int port() const { return port_; }
+  // The child's process id (for /proc and prlimit); -1 once it is reaped.
+  pid_t pid() const { return pid_; }
   // "http://127.0.0.1:PORT"
   std::string url() const;
 
