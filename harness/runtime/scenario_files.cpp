@@ -16,6 +16,27 @@ bool is_yaml(const fs::path& p) { return p.extension() == ".yaml" || p.extension
 
 constexpr int kMaxDepth = 64;
 
+// A path that is neither a regular file nor a folder (a FIFO, a device, a
+// socket, or a link to one) cannot be a scenario file: reading a FIFO would
+// block, /dev/zero never ends, and skipping it would hide a scenario the user
+// meant to run. `type` comes from stat (fs::status), which opens nothing.
+Status NotRegularFile(const fs::path& p, fs::file_type type) {
+  std::string what;
+  switch (type) {
+    case fs::file_type::fifo: what = "a FIFO"; break;
+    case fs::file_type::character: what = "a character device"; break;
+    case fs::file_type::block: what = "a block device"; break;
+    case fs::file_type::socket: what = "a socket"; break;
+    default: what = "an unknown kind of file"; break;
+  }
+  std::error_code ec;
+  if (fs::is_symlink(p, ec)) {
+    const fs::path to = fs::read_symlink(p, ec);
+    if (!ec) what += " (a symbolic link to " + to.string() + ")";
+  }
+  return Status::InvalidArgument(p.string() + ": " + what + ", not a regular file; a scenario file must be one");
+}
+
 // Walks `dir` (canonical path `real`), following directory symlinks unless
 // one leads back to a folder being walked: that loop is an error naming the
 // link, where the recursive iterator would throw filesystem_error.
@@ -54,7 +75,11 @@ Status Walk(const fs::path& dir, const fs::path& real, std::vector<fs::path>& an
                                        (why ? why.message() : "it points nowhere"));
       continue;
     }
-    if (fs::is_regular_file(p, ec) && is_yaml(p)) files.push_back(p.lexically_normal().string());
+    if (!is_yaml(p)) continue;
+    const fs::file_status status = fs::status(p, ec);  // follows links, opens nothing
+    if (ec) return Status::IoError("cannot read " + p.string() + ": " + ec.message());
+    if (!fs::is_regular_file(status)) return NotRegularFile(p, status.type());
+    files.push_back(p.lexically_normal().string());
   }
   ancestors.pop_back();
   return Status::Ok();
@@ -66,11 +91,13 @@ Result<std::vector<std::string>> CollectScenarioFiles(const std::vector<std::str
   std::vector<std::string> files;
   for (const auto& path : paths) {
     std::error_code ec;
-    if (fs::is_regular_file(path, ec)) {
+    const fs::file_status status = fs::status(path, ec);  // follows links, opens nothing
+    if (fs::is_regular_file(status)) {
       files.push_back(fs::path(path).lexically_normal().string());
       continue;
     }
-    if (!fs::is_directory(path, ec)) {
+    if (!fs::is_directory(status)) {
+      if (fs::exists(status)) return NotRegularFile(path, status.type());
       if (fs::is_symlink(path, ec)) return Status::InvalidArgument("broken or looping symbolic link: " + path);
       return Status::NotFound("no such file or directory: " + path);
     }

@@ -3,11 +3,14 @@
 // matrix, exit codes 2 and 3, `check` offline, and Ctrl-C.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <csignal>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -635,4 +638,40 @@ TEST_CASE("two runs with one seed into one --out get two run folders", "[cli][sl
     if (std::regex_search(r.out, m, std::regex("run directory (\\S+)\\n"))) folders.insert(m[1]);
   }
   CHECK(folders.size() == out.size());
+}
+
+TEST_CASE("a FIFO or a link to a device named *.yaml in a scenario folder is an error, never a skip or a hang",
+          "[cli][slow]") {
+  const std::string dir = ScratchDir("non-regular-yaml");
+  struct Case {
+    std::string name, what;
+    std::function<void(const std::string&)> make;
+  };
+  const std::vector<Case> cases = {
+      {"x.yaml", "a FIFO", [](const std::string& p) { REQUIRE(mkfifo(p.c_str(), 0600) == 0); }},
+      {"z.yaml", "a character device", [](const std::string& p) { fs::create_symlink("/dev/zero", p); }},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string folder = dir + "/" + c.name + "-scenarios";
+    WriteFile(folder + "/client/double-submit.yaml", ReadFile(Suite() + "/client/double-submit.yaml"));
+    const std::string odd = folder + "/client/" + c.name;
+    c.make(odd);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"lint", folder},
+          {"run", folder, "--target", TargetFile("reference.yaml"), "--out", dir + "/runs"}}) {
+      CliResult r = RunIdemproof(args, dir, std::chrono::seconds(30));
+      INFO(args[0] << "\n" << Diagnose(r));
+      CHECK(r.exit_code == 2);
+      CHECK(r.err.find(odd) != std::string::npos);
+      CHECK(r.err.find(c.what) != std::string::npos);
+    }
+    // Named on the command line, it is refused the same way.
+    CliResult r = RunIdemproof({"lint", odd}, dir, std::chrono::seconds(30));
+    INFO(Diagnose(r));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(odd) != std::string::npos);
+    CHECK(r.err.find(c.what) != std::string::npos);
+  }
+  CHECK_FALSE(fs::exists(dir + "/runs/latest"));  // nothing ran
 }
