@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "reports/design_review/design_reports.h"
+#include "runtime/session.h"
 
 namespace idemproof::cli {
 
@@ -23,6 +24,13 @@ int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& er
   }
   if (!fs::is_directory(args.run_dir)) {
     err << "idemproof report: " << args.run_dir << " is not a run directory\n";
+    return 2;
+  }
+  // What `check` rejects (a corrupt or missing history, target or scenario
+  // copy) is refused with check's reason: a report drawn around the gap
+  // would read as a verdict nobody could reproduce.
+  if (auto checked = runtime::RecheckRunDirectory(args.run_dir); !checked.ok()) {
+    err << "idemproof report: " << checked.status().ToString() << "\n";
     return 2;
   }
   if (args.out_file.empty()) {

@@ -640,6 +640,29 @@ TEST_CASE("two runs with one seed into one --out get two run folders", "[cli][sl
   CHECK(folders.size() == out.size());
 }
 
+TEST_CASE("report refuses a run directory that check rejects, with check's reason", "[cli][slow]") {
+  const std::string dir = ScratchDir("report-refuses");
+  fs::copy(SourceDir() + "/tests/reports/data/broken", dir + "/run", fs::copy_options::recursive);
+  const std::string history = dir + "/run/identical-burst/history.jsonl";
+  WriteFile(history, ReadFile(history) + "this line is not JSON\n");
+  CliResult c = RunIdemproof({"check", dir + "/run"}, dir);
+  INFO(Diagnose(c));
+  REQUIRE(c.exit_code == 2);
+  REQUIRE(c.err.find(history) != std::string::npos);
+  const std::string reason = c.err.substr(0, c.err.find('\n'));
+  for (const std::vector<std::string>& format : {std::vector<std::string>{}, {"--format", "md"},
+                                                 {"--format", "json", "--out", dir + "/report.json"}}) {
+    std::vector<std::string> args{"report", dir + "/run"};
+    args.insert(args.end(), format.begin(), format.end());
+    CliResult r = RunIdemproof(args, dir);
+    INFO(Diagnose(r));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(reason) != std::string::npos);
+    CHECK(r.out.empty());  // no half report
+  }
+  CHECK_FALSE(fs::exists(dir + "/report.json"));
+}
+
 TEST_CASE("a FIFO or a link to a device named *.yaml in a scenario folder is an error, never a skip or a hang",
           "[cli][slow]") {
   const std::string dir = ScratchDir("non-regular-yaml");
