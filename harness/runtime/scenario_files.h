@@ -17,8 +17,12 @@ namespace idemproof::runtime {
 // Directory symlinks are followed, except one that leads back to a folder
 // being walked (a loop) or dangles: both are errors naming the link, as is
 // nesting deeper than 64 folders.
+// A *.yaml (or a path given) that is neither a regular file nor a folder (a
+// FIFO, a device, a socket, or a link to one) is an error naming it and what
+// it is: stat only, it is never opened (a FIFO would block).
 // Errors: kNotFound for a path that does not exist; kInvalidArgument for a
-// symlink loop or a broken link; kIoError for an unreadable folder.
+// symlink loop, a broken link or a file that is not regular; kIoError for an
+// unreadable folder.
 Result<std::vector<std::string>> CollectScenarioFiles(const std::vector<std::string>& paths);
 
 // Shell-style glob (fnmatch: *, ?, [..]); '*' also matches '/'.
