@@ -74,6 +74,34 @@ nlohmann::json DropKeyMembers(const nlohmann::json& doc) {
   return doc;
 }
 
+// The server a listed instance URL names, as "host, port N" with the host
+// lower-cased, every loopback spelling (localhost, 127.0.0.1, [::1]) as
+// localhost and the scheme's default port filled in; "" when templated or
+// not parsed (then only the text is compared).
+std::string ServerOf(const std::string& url) {
+  if (url.find("{{") != std::string::npos) return "";
+  const bool https = url.rfind("https://", 0) == 0;
+  std::string authority = url.substr(url.find("://") + 3);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  authority = authority.substr(authority.find('@') == std::string::npos ? 0 : authority.find('@') + 1);
+  std::string host = authority, port;
+  if (!authority.empty() && authority.front() == '[') {
+    const auto end = authority.find(']');
+    if (end == std::string::npos) return "";
+    host = authority.substr(1, end - 1);
+    if (end + 1 < authority.size() && authority[end + 1] == ':') port = authority.substr(end + 2);
+  } else if (const auto colon = authority.rfind(':'); colon != std::string::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+  }
+  std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return std::tolower(c); });
+  while (!host.empty() && host.back() == '.') host.pop_back();  // "localhost." is localhost
+  if (host.empty() || port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5) return "";
+  if (host == "localhost" || host == "127.0.0.1" || host == "::1") host = "localhost";
+  if (port.empty()) port = https ? "443" : "80";
+  return "host " + host + ", port " + std::to_string(std::stoi(port));
+}
+
 class TargetLoader {
  public:
   TargetLoader(const std::string& file, std::string profile) : r_(file), profile_override_(std::move(profile)) {}
@@ -86,7 +114,7 @@ class TargetLoader {
         r_.Fail(node, "instances: a list of URLs describes a target already running behind them; it takes no "
                       "'start' (give 'instances: N' to start N processes)");
       if (node.size() == 0) r_.Fail(node, "instances: list at least one base URL");
-      std::vector<std::string> seen;
+      std::vector<std::string> seen, servers;
       for (const auto& item : node) {
         std::string url = Templated(item, "instances[]");
         if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
@@ -94,7 +122,13 @@ class TargetLoader {
         while (!url.empty() && url.back() == '/') url.pop_back();
         if (std::find(seen.begin(), seen.end(), url) != seen.end())
           r_.Fail(item, "instances: '" + url + "' is listed twice (one instance, one URL)");
+        // The same server spelt otherwise would be balanced to as two.
+        const std::string server = ServerOf(url);
+        if (auto same = std::find(servers.begin(), servers.end(), server); !server.empty() && same != servers.end())
+          r_.Fail(item, "instances: '" + url + "' names the same server as '" + seen[same - servers.begin()] +
+                            "' (" + server + "): one instance, one server");
         seen.push_back(url);
+        servers.push_back(server);
       }
       t.instance_urls = std::move(seen);
       t.instance_count = static_cast<int>(t.instance_urls.size());

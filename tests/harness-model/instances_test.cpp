@@ -190,3 +190,26 @@ TEST_CASE("a scenario meaningful on fewer instances than the target has is not a
   CHECK(ScenarioError(head + "min_instances: 2\nmax_instances: 1\nsteps:\n  - send: a\nexpect: [one_record]\n") ==
         "s.yaml:4:16: max_instances must be between min_instances (2) and 16, found 1");
 }
+
+TEST_CASE("listed instance URLs that name the same host and port are refused at the second one's line and column") {
+  // One server spelt two ways is one instance: the balancer would count it
+  // twice and a duplicate "on another instance" would land on the same one.
+  auto error = [](const std::string& list) { return TargetError("name: t\ninstances: " + list + "\n" + kAction); };
+  CHECK(error("[http://127.0.0.1:8001, http://localhost:8001]")
+            .find("t.yaml:2:36: instances: 'http://localhost:8001' names the same server as "
+                  "'http://127.0.0.1:8001' (host localhost, port 8001)") != std::string::npos);
+  CHECK(error("[http://LOCALHOST:8001/, http://127.0.0.1:8001]").find("t.yaml:2:37:") != std::string::npos);
+  CHECK(error("['http://[::1]:8001', http://localhost:8001]").find("names the same server") != std::string::npos);
+  CHECK(error("[http://svc.example:80, http://SVC.example]").find("t.yaml:2:36:") != std::string::npos);
+  CHECK(error("[https://svc.example, https://svc.example:443/api]").find("names the same server") !=
+        std::string::npos);
+  CHECK(error("[http://127.0.0.1:8001, 'http://user@127.0.0.1:8001/v1']").find("names the same server") !=
+        std::string::npos);
+  // Other ports, other hosts: other servers.
+  for (const char* list : {"[http://127.0.0.1:8001, http://localhost:8002]", "[http://a.example, http://b.example]",
+                           "[http://svc.example, https://svc.example]"}) {
+    INFO(list);
+    auto r = ParseTarget(std::string("name: t\ninstances: ") + list + "\n" + kAction, "t.yaml");
+    CHECK(r.ok());
+  }
+}
