@@ -230,7 +230,11 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
       case StepKind::kPause:
       case StepKind::kResume:
       case StepKind::kSpawn:
-        if (!target.start) add_need("a start command (target 'start') for step '" + std::string(StepKindName(s.kind)) + "'");
+        if (!target.start)
+          add_need("a start command (target 'start') for step '" + std::string(StepKindName(s.kind)) + "'" +
+                   (target.instance_urls.empty() ? ""
+                                                 : ": the harness did not start the listed instances (instances: "
+                                                   "[URL, ...]), so it cannot control their processes"));
         break;
       case StepKind::kRunBatch:
       case StepKind::kRerun:

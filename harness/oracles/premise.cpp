@@ -30,8 +30,10 @@ std::optional<std::string> PremiseBroken(const OracleSignature& signature, const
   for (const auto& e : history.events()) {
     if (e.f != event_f::kTargetExited) continue;
     const std::string why = e.value.is_object() ? e.value.value("why", std::string("ended")) : "ended";
-    return "the target process " + why + " during the scenario, not by a step (history event #" +
-           std::to_string(e.index) + "): what it answered after proves nothing";
+    const std::string instance = e.value.is_object() ? e.value.value("instance", std::string()) : "";
+    return "the target process" + (instance.empty() ? "" : " (" + instance + ")") + " " + why +
+           " during the scenario, not by a step (history event #" + std::to_string(e.index) +
+           "): what it answered after proves nothing";
   }
   if (!signature.compares_bodies) return std::nullopt;
   for (const auto& op : RequestOperations(history)) {

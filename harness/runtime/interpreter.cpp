@@ -127,25 +127,43 @@ class Interpreter::Execution {
     return Status::Internal("unhandled step kind");
   }
 
-  // After each step: a target that ended though no step could have ended it
-  // (kill, stop, a send with then: kill, a hook, a fault, a cause that ends
-  // the target) is a target_exited event, once, so the oracles say unknown
-  // rather than judge what answered after.
+  // After each step: a target instance that ended though no step could have
+  // ended it (kill, stop, a send with then: kill, a hook, a fault, a cause
+  // that ends the target) is a target_exited event naming it, once, so the
+  // oracles say unknown rather than judge what answered after.
   void WatchTarget(const Step& step, int index) {
     const StepKind kind = step.kind;
-    // Watched: main. Process control of another instance says nothing about it.
+    // Process control of another instance says nothing about main; theirs
+    // takes their process out of the watch (EndedOthers).
     const bool on_main = step.ControlledInstance() == "main";
     if ((kind == StepKind::kStart || kind == StepKind::kRestart) && on_main) may_be_down_ = false;
     const CapabilityInfo* cause = kind == StepKind::kCause ? FindCapability(step.name) : nullptr;
-    if (((kind == StepKind::kKill || kind == StepKind::kStop) && on_main) || kind == StepKind::kHook ||
-        kind == StepKind::kFault || (cause && cause->ends_target) || step.kill_after_answer)
+    const bool may_end_any = kind == StepKind::kHook || kind == StepKind::kFault || (cause && cause->ends_target);
+    if (((kind == StepKind::kKill || kind == StepKind::kStop) && on_main) || may_end_any || step.kill_after_answer)
       may_be_down_ = true;
+    // A hook or a fault may reach any instance: the processes running now
+    // are not watched any more (one started later is).
+    if (may_end_any)
+      for (pid_t pid : ctx_.instances().OtherPids()) unwatched_.insert(pid);
     // A hook or a fault may have armed something in a service: not kept.
     if (kind == StepKind::kHook || kind == StepKind::kFault) environment_touched_ = true;
+    Watch(index);
+  }
+
+  // Says every instance that ended on its own since the last look.
+  void Watch(int index) {
+    for (const auto& ended : ctx_.instances().EndedOthers()) {
+      if (unwatched_.count(ended.pid) || !said_.insert(ended.pid).second) continue;
+      HistoryEvent e = TargetExited(index, ended.pid, "exited (" + ended.exit.ToString() + ")");
+      e.value["instance"] = ended.name;
+      ctx_.Append(std::move(e), monotonic_ns());
+    }
     TargetProcess& main = ctx_.instances().main();
     if (may_be_down_ || !main.Managed()) return;
     if (auto exit = main.Exited()) {
-      ctx_.Append(TargetExited(index, main.pid(), "exited (" + exit->ToString() + ")"), monotonic_ns());
+      HistoryEvent e = TargetExited(index, main.pid(), "exited (" + exit->ToString() + ")");
+      e.value["instance"] = "main";
+      ctx_.Append(std::move(e), monotonic_ns());
       may_be_down_ = true;  // said once
     }
   }
@@ -188,6 +206,8 @@ class Interpreter::Execution {
     // A paused instance would hold background sends (and the stop) up.
     for (const auto& name : std::set<std::string>(ctx_.paused())) PauseOrResume(ctx_, false, name, -1);
     ctx_.JoinBackground();
+    // Background sends may have outlived the last step: so may a crash.
+    if (ctx_.HasInstances() && ctx_.out().error.ok()) Watch(-1);
     HealFaults(ctx_);
     TargetProcess& main = ctx_.instances().main();
     ScenarioRun& out = ctx_.out();
@@ -208,7 +228,7 @@ class Interpreter::Execution {
       if (!s.ok()) ctx_.Note(-1, "heal hook failed: " + s.ToString());
     }
     if (keep_ && !ctx_.Cancelled() && out.error.code() != StatusCode::kUnavailable && !environment_touched_ &&
-        (!main.Managed() || main.Running())) {
+        said_.empty() && (!main.Managed() || main.Running())) {
       interpreter_.kept_ = std::make_unique<TargetEnvironment>(ctx_.Release());
       return;
     }
@@ -221,6 +241,8 @@ class Interpreter::Execution {
   StepContext ctx_;
   const bool keep_;  // the processes may serve the next run too
   bool may_be_down_ = false;  // a step since the last start could have ended the target
+  std::set<pid_t> unwatched_;  // other instances' processes a hook, fault or cause may have ended
+  std::set<pid_t> said_;       // other instances' processes whose exit is in the history
   bool reused_ = false;  // the target ran before this run began (Reuse)
   bool environment_touched_ = false;  // a hook or a fault acted beyond the target's process
 };

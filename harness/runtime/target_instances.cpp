@@ -120,7 +120,8 @@ Result<std::string> TargetInstances::Url(const std::string& name) {
   if (name == "main") return MainUrl();
   std::lock_guard<std::mutex> lock(mu_);
   TargetProcess* proc = Find(name);
-  if (proc == nullptr || !proc->Running())
+  // A listed URL's instance runs without a process of ours.
+  if (proc == nullptr || (proc->Managed() && !proc->Running()))
     return Status(StatusCode::kUnsupported, "no running target instance '" + name + "'");
   return proc->base_url();
 }
@@ -141,6 +142,24 @@ bool TargetInstances::Signal(const std::string& name, int sig) {
   std::lock_guard<std::mutex> lock(mu_);
   TargetProcess* proc = Find(name);
   return proc != nullptr && proc->Signal(sig);
+}
+
+std::vector<TargetInstances::Ended> TargetInstances::EndedOthers() {
+  std::vector<Ended> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [name, proc] : spawned_) {
+    if (auto exit = proc->Exited()) out.push_back({name, proc->pid(), *exit});
+  }
+  return out;
+}
+
+std::vector<pid_t> TargetInstances::OtherPids() {
+  std::vector<pid_t> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [name, proc] : spawned_) {
+    if (proc->pid() > 0) out.push_back(proc->pid());
+  }
+  return out;
 }
 
 void TargetInstances::StopAll() {

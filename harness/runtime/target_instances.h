@@ -85,6 +85,16 @@ class TargetInstances {
   std::optional<pid_t> Pid(const std::string& name);
   // Sends `sig` to an instance; false when it is not running.
   bool Signal(const std::string& name, int sig);
+  // The started instances other than main whose process ended by itself (a
+  // crash: one a step stopped or killed is no longer theirs to report), and
+  // the pids of those running, for the interpreter's watch.
+  struct Ended {
+    std::string name;
+    pid_t pid = 0;
+    ExitInfo exit;
+  };
+  std::vector<Ended> EndedOthers();
+  std::vector<pid_t> OtherPids();
   // Stops the spawned instances, then the main one (if running).
   void StopAll();
 

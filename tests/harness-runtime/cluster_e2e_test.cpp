@@ -4,13 +4,19 @@
 // the correct service passes and every request names its instance; the
 // flaw instance-local-claims is caught; on the one-instance reference.yaml
 // the layer is not applicable, with the reason. And the whole suite on three
-// instances over one PostgreSQL store.
+// instances over one PostgreSQL store. A non-main instance that dies on its
+// own mid-scenario is a target_exited event and exit 3, and a cluster given
+// as the URLs of two services already running runs the cluster layer.
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -176,4 +182,173 @@ TEST_CASE("instance-local-claims passes every single-instance scenario, only sce
     }
   }
   CHECK(catching == std::set<std::string>{"paused-owner-takeover"});
+}
+
+namespace {
+
+// The reference's create_order as in reference-cluster.yaml (its slow and
+// retryable variants, its contract), without the services: for a cluster
+// the test starts itself or one the harness starts without a stub.
+const std::string kCreateOrderContract = R"(idempotency:
+  key_header: Idempotency-Key
+  replay: {header: Idempotent-Replayed, value: "true"}
+  in_progress: 409
+  mismatch: 422
+  missing_key: 400
+  window: 4s
+  lease: 2s
+  retry_after: required
+request_timeout: 10s
+compare_headers: [Content-Type, Location]
+actions:
+  create_order:
+    role: create
+    request:
+      method: POST
+      path: /orders
+      json: {biz_no: "{{biz}}", sku: "sku-{{run}}", qty: 1, amount: 100}
+    other_payload: {json: {biz_no: "{{biz}}", sku: "sku-{{run}}", qty: 2, amount: 200}}
+    records: {request: {method: GET, path: "/orders?biz_no={{biz}}"}, count: "$.count"}
+    variants:
+      slow: {query: {slow_ms: "1500"}}
+      fails_retryably: {query: {fail_status: "503"}}
+)";
+
+const std::vector<std::string> kReferenceStoreArgs = {"--dedup-ttl", "4s", "--lease", "2s"};
+
+// The pid of the child of `parent` whose stdout is the file `log` (the
+// harness sends each instance's stdout to its own log file).
+pid_t ChildLoggingTo(pid_t parent, const std::string& log) {
+  for (pid_t pid : ChildrenOf(parent)) {
+    std::error_code ec;
+    const fs::path out = fs::read_symlink("/proc/" + std::to_string(pid) + "/fd/1", ec);
+    if (!ec && out == fs::path(log)) return pid;
+  }
+  return 0;
+}
+
+// Waits (at most `limit`) for a non-empty `text` in the file.
+bool WaitForText(const std::string& path, const std::string& text, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (ReadFile(path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a non-main instance that segfaults mid-scenario is a target_exited event naming it and exit 3",
+          "[cli][cluster][slow]") {
+  // Three instances on one store; the test sends SIGSEGV to instance-2
+  // during the wait, which no step could have caused.
+  const std::string dir = ScratchDir("cluster-segv");
+  WriteFile(dir + "/target.yaml",
+            "name: three-references\ninstances: 3\nbase_url: \"http://127.0.0.1:{{port}}\"\nstart:\n"
+            "  argv: [\"{{build_dir}}/reference-impl/idemproof-ref\", \"--port\", \"0\", \"--db\", "
+            "\"{{run_dir}}/ref.db\", \"--dedup-ttl\", \"4s\", \"--lease\", \"2s\"]\n"
+            "  port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'\n"
+            "  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 10s}\n"
+            "  start_timeout: 10s\n" +
+                kCreateOrderContract);
+  WriteFile(dir + "/scenarios/crash.yaml",
+            "# Hunts nothing: a process-control fixture (an instance crashes during the wait).\n"
+            "name: crash\nlayer: cluster\nhunts: nothing, a fixture\nmin_instances: 3\n"
+            "steps:\n  - send: create_order\n    key: k1\n    instance: main\n  - wait: 3s\n"
+            "  - send: create_order\n    key: k1\n    instance: main\nexpect: [one_record, identical_replay]\n");
+  auto cli = idemproof::runtime::ChildProcess::Spawn(IdemproofRunSpec(dir));
+  REQUIRE(cli.ok());
+  // Found once it runs and its first request was answered (bounded: 20 s).
+  const std::string log = dir + "/runs/latest/crash/target-instance-2.stdout";
+  pid_t victim = 0;
+  for (int i = 0; i < 1000 && victim == 0; ++i) {
+    if (ReadFile(dir + "/runs/latest/crash/target.stdout").find("listening") != std::string::npos &&
+        ReadFile(log).find("listening") != std::string::npos)
+      victim = ChildLoggingTo(cli->pid(), fs::weakly_canonical(log).string());
+    if (victim == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  INFO(ReadFile(dir + "/cli.out") << ReadFile(dir + "/cli.err"));
+  REQUIRE(victim > 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // into the wait
+  REQUIRE(::kill(victim, SIGSEGV) == 0);
+  auto exit = cli->WaitFor(std::chrono::seconds(60));
+  if (!exit) exit = cli->Kill();
+  INFO(ReadFile(dir + "/cli.out") << ReadFile(dir + "/cli.err"));
+  CHECK(exit->code == 3);
+  CHECK_FALSE(exit->signalled);
+
+  std::optional<json> exited;
+  std::istringstream lines(ReadFile(dir + "/runs/latest/crash/history.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const json e = json::parse(line);
+    if (e.value("f", "") == "target_exited") exited = e;
+  }
+  REQUIRE(exited.has_value());
+  CHECK(exited->at("value").at("instance") == "instance-2");
+  CHECK(exited->at("value").at("pid") == victim);
+  CHECK(exited->at("value").at("why").get<std::string>().find("signal 11") != std::string::npos);
+  const json results = json::parse(ReadFile(dir + "/runs/latest/results.json"));
+  int unknown = 0;
+  for (const auto& v : results.at("scenarios").at(0).at("verdicts")) {
+    CHECK(v.at("status") == "unknown");
+    if (v.at("evidence").get<std::string>().find("instance-2") != std::string::npos) ++unknown;
+  }
+  CHECK(unknown == 2);
+}
+
+TEST_CASE("a cluster given as the URLs of two running references runs the cluster layer with process control not "
+          "applicable",
+          "[cli][cluster][slow]") {
+  // Two references the test starts on one SQLite file (the shared store, as
+  // reference-cluster.yaml's instances share --db), listed by URL: nothing is
+  // started by the harness, the harness is their balancer.
+  const std::string dir = ScratchDir("cluster-urls");
+  std::vector<idemproof::runtime::ChildProcess> services;
+  std::vector<std::string> urls;
+  for (int i = 1; i <= 2; ++i) {
+    idemproof::runtime::ProcessSpec spec;
+    spec.argv = {ReferenceExe(), "--port", "0", "--db", dir + "/shared.db"};
+    spec.argv.insert(spec.argv.end(), kReferenceStoreArgs.begin(), kReferenceStoreArgs.end());
+    spec.stdout_path = dir + "/ref-" + std::to_string(i) + ".out";
+    spec.stderr_path = dir + "/ref-" + std::to_string(i) + ".err";
+    auto child = idemproof::runtime::ChildProcess::Spawn(spec);
+    REQUIRE(child.ok());
+    services.push_back(std::move(child).value());
+    REQUIRE(WaitForText(spec.stdout_path, "listening", std::chrono::seconds(10)));
+    std::smatch m;
+    const std::string out = ReadFile(spec.stdout_path);
+    REQUIRE(std::regex_search(out, m, std::regex(R"(listening on 127\.0\.0\.1:(\d+))")));
+    urls.push_back("http://127.0.0.1:" + m[1].str());
+  }
+  WriteFile(dir + "/target.yaml", "name: two-references\ninstances: [" + urls[0] + ", " + urls[1] + "]\n" +
+                                      kCreateOrderContract);
+  CliResult r = RunIdemproof({"run", ClusterLayer(), "--target", dir + "/target.yaml", "--out", dir + "/runs",
+                              "--json", dir + "/results.json"},
+                             dir);
+  INFO(Diagnose(r));
+  REQUIRE(r.exit_code == 0);
+  const json results = json::parse(ReadFile(dir + "/results.json"));
+  std::map<std::string, std::set<std::string>> statuses;  // scenario -> its verdicts' statuses
+  for (const auto& s : results.at("scenarios")) {
+    const std::string name = s.value("scenario", s.value("name", ""));
+    for (const auto& v : s.at("verdicts")) {
+      statuses[name].insert(v.at("status").get<std::string>());
+      if (name.rfind("kill-instance-takeover", 0) == 0) {
+        // Its kill needs a process the harness started.
+        CHECK(v.at("status") == "not_applicable");
+        CHECK(v.at("evidence").get<std::string>().find("the harness did not start") != std::string::npos);
+      }
+    }
+  }
+  INFO(results.dump(1));
+  CHECK(statuses["burst-across-instances"] == std::set<std::string>{"valid"});
+  CHECK(statuses["lost-answer-other-instance"] == std::set<std::string>{"valid"});
+  // Both services took requests: the balancer placed them over the two URLs.
+  std::multiset<std::string> all;
+  for (const auto& [scenario, names] : InstancesByScenario(fs::canonical(dir + "/runs/latest")))
+    all.insert(names.begin(), names.end());
+  CHECK(all.count("main") > 0);
+  CHECK(all.count("instance-2") > 0);
+  for (auto& service : services) CHECK(service.Running());  // not the harness's to stop
 }
