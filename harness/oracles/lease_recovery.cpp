@@ -1,6 +1,7 @@
 // lease_recovery: a request's owner ends — killed, frozen (`pause`), stopped
-// or restarted gracefully, or dead on its own (`target_exited`) — while the
-// request runs: after its claim, before its completion. Then, for that key:
+// or restarted gracefully, or dead on its own (`target_exited` of the
+// instance that served it) — while the request runs: after its claim, before
+// its completion. Then, for that key:
 //  - a retry answered before the lease can have ended (before the crashed
 //    request's invoke + lease) gets the in-progress answer: the claim held.
 //    Judged only when the history shows the claim: some request of the key
@@ -25,6 +26,20 @@
 #include "model/history_events.h"
 
 namespace idemproof::oracles {
+
+namespace {
+
+// Both events name their instance (a run with several) and not the same one.
+bool OtherInstance(const HistoryEvent& a, const HistoryEvent& b) {
+  auto instance = [](const HistoryEvent& e) {
+    return e.value.is_object() && e.value.contains("instance") && e.value["instance"].is_string()
+               ? e.value["instance"].get<std::string>()
+               : std::string();
+  };
+  return !instance(a).empty() && !instance(b).empty() && instance(a) != instance(b);
+}
+
+}  // namespace
 
 Verdict LeaseRecovery(const OracleInput& in) {
   const std::string name = "lease_recovery";
@@ -67,6 +82,8 @@ Verdict LeaseRecovery(const OracleInput& in) {
     const HistoryEvent* crash = nullptr;
     for (const auto* c : crashes) {
       for (const auto& op : group.ops) {
+        // An instance that died on its own ended the requests it served only.
+        if (c->f == event_f::kTargetExited && OtherInstance(*c, *op.invoke)) continue;
         const bool answered_before = op.completion && op.completion->time_ns <= c->time_ns &&
                                      op.completion->type == EventType::kOk;
         if (op.invoke_ns() < c->time_ns && !answered_before) {

@@ -4,6 +4,8 @@
 // check that makes a scenario needing two instances not applicable on one.
 #include <catch2/catch.hpp>
 
+#include "literal_history.h"
+#include "model/history_events.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "oracles/oracle.h"
@@ -212,4 +214,34 @@ TEST_CASE("listed instance URLs that name the same host and port are refused at 
     auto r = ParseTarget(std::string("name: t\ninstances: ") + list + "\n" + kAction, "t.yaml");
     CHECK(r.ok());
   }
+}
+
+TEST_CASE("lease_recovery takes an instance's own death for the end of the requests it served, not of another's") {
+  // The owner runs (slow) on main; instance-2 segfaults at 300 ms. The
+  // retries on main stay in progress past the 2 s lease: right, main still
+  // runs the owner. Only a death of main would leave its key to the lease.
+  using namespace idemproof::testing;
+  const Answer busy{409, R"({"title":"in progress"})"};
+  LiteralHistory h;
+  h.Open("client-1", "create_order", "k1", "b1", 0)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, busy)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2610, busy);
+  auto died = [&](const std::string& instance) {
+    History out;
+    for (HistoryEvent e : h.history().events()) {
+      if (e.type == EventType::kInvoke && e.f == event_f::kSend) e.value["instance"] = "main";
+      out.Append(e);
+    }
+    HistoryEvent exited = TargetExited(1, 42, "exited (signal 11 (Segmentation fault))");
+    exited.value["instance"] = instance;
+    exited.time_ns = 300 * std::int64_t{1000000};
+    out.Append(exited);
+    return out;
+  };
+  Verdict other = RunOracle("lease_recovery", died("instance-2"), ShopTarget(), {{"lease", "2s"}});
+  INFO(other.evidence);
+  CHECK(other.status != VerdictStatus::kInvalid);
+  Verdict own = RunOracle("lease_recovery", died("main"), ShopTarget(), {{"lease", "2s"}});
+  INFO(own.evidence);
+  CHECK(own.status == VerdictStatus::kInvalid);  // the key blocked past the lease of its dead owner
 }
