@@ -13,6 +13,7 @@ Verdict InProgress(const OracleInput& in) {
   const auto& contract = in.target.idempotency;
   Violations violations;
   int overlaps = 0, undecided = 0, in_progress_answers = 0;
+  AnswerTally answered;  // the judged duplicates' answers, for the evidence
   std::string nothing_executed;
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default" || g.ops.size() < 2) continue;
@@ -77,6 +78,7 @@ Verdict InProgress(const OracleInput& in) {
           continue;
         }
         ++overlaps;
+        answered.Add(d);
         if (c == AnswerClass::kInProgress) {
           ++in_progress_answers;
           continue;
@@ -106,6 +108,7 @@ Verdict InProgress(const OracleInput& in) {
   nlohmann::json details = {{"violations", violations.json()},
                             {"overlapping_duplicates", overlaps},
                             {"in_progress_answers", in_progress_answers},
+                            {"answered", answered.json()},
                             {"undecided", undecided}};
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(overlaps);
   if (overlaps == 0)
@@ -114,8 +117,8 @@ Verdict InProgress(const OracleInput& in) {
                                                      : nothing_executed,
                             details)
         .Counted(0);
-  return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s) got " +
-                                  contract.InProgressText() + " or the first answer (in-progress path hit " +
+  return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s), answered " + answered.Text() +
+                                  ": " + contract.InProgressText() + " or the first answer (in-progress path hit " +
                                   std::to_string(in_progress_answers) + "x); one execution",
                         details)
       .Counted(overlaps);

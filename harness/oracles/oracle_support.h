@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +68,29 @@ class Violations {
   nlohmann::json list_ = nlohmann::json::array();
   std::string first_;
 };
+
+// How many requests got each answer, for evidence that quotes what was
+// answered ("422 x2, 400 x1"), never what the contract declares.
+class AnswerTally {
+ public:
+  // Counts `op`'s status, or "no answer".
+  void Add(const Operation& op);
+  int total() const { return total_; }
+  // "400 x1, 422 x2" (statuses in text order); "" when nothing was added.
+  std::string Text() const;
+  // {"400": 1, "422": 2}
+  nlohmann::json json() const;
+
+ private:
+  std::map<std::string, int> counts_;
+  int total_ = 0;
+};
+
+// True when `op` was answered with an authentication or authorization
+// failure (401, 403, 407) the contract declares for no refusal: such a
+// request was turned away before any key was looked up, so it says nothing
+// about the key.
+bool AuthRefused(const Operation& op, const IdempotencyContract& contract);
 
 // The usual end of an oracle that judged `judged` occurrences of its premise
 // and saw `undecided` more without a decisive answer: invalid on a violation,

@@ -1,4 +1,5 @@
-// NothingExecuted: the shared premise check of the counting oracles.
+// NothingExecuted: the shared premise check of the counting oracles; what
+// the evidence of a judged request quotes (AnswerTally, AuthRefused).
 #include <map>
 
 #include "model/history_events.h"
@@ -11,19 +12,41 @@ std::string NothingExecuted(const std::vector<Operation>& ops, const Idempotency
                             bool swallowed_2xx) {
   if (swallowed_2xx) return "";
   bool all_asked_refusals = !ops.empty();
-  std::map<std::string, int> answers;  // "401" / "no answer" -> how many
+  AnswerTally answers;
   for (const auto& op : ops) {
     AnswerClass c = Classify(op, contract);
     if (c == AnswerClass::kSuccess) return "";
     if (c != AnswerClass::kMismatch && c != AnswerClass::kMissingKey) all_asked_refusals = false;
-    auto a = op.answer();
-    ++answers[a ? std::to_string(a->status) : "no answer"];
+    answers.Add(op);
   }
   if (all_asked_refusals) return "";
-  std::string seen;
-  for (const auto& [what, n] : answers) seen += (seen.empty() ? "" : ", ") + what + " x" + std::to_string(n);
   return "nothing executed: " + std::to_string(ops.size()) + " request(s), none answered 2xx (" +
-         (seen.empty() ? "none sent" : seen) + ")";
+         (answers.total() == 0 ? "none sent" : answers.Text()) + ")";
+}
+
+void AnswerTally::Add(const Operation& op) {
+  auto a = op.answer();
+  ++counts_[a ? std::to_string(a->status) : "no answer"];
+  ++total_;
+}
+
+std::string AnswerTally::Text() const {
+  std::string out;
+  for (const auto& [what, n] : counts_) out += (out.empty() ? "" : ", ") + what + " x" + std::to_string(n);
+  return out;
+}
+
+nlohmann::json AnswerTally::json() const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [what, n] : counts_) out[what] = n;
+  return out;
+}
+
+bool AuthRefused(const Operation& op, const IdempotencyContract& contract) {
+  auto a = op.answer();
+  if (!a || (a->status != 401 && a->status != 403 && a->status != 407)) return false;
+  // A status the contract declares (mismatch: 403, say) is the target's answer about the key.
+  return Classify(op, contract) == AnswerClass::kOtherFinal;
 }
 
 std::optional<std::string> PremiseBroken(const OracleSignature& signature, const History& history) {

@@ -4,7 +4,11 @@
 // (model/payload.h) after the key's default use, and racing it: of two
 // payloads racing under one key at most one may get a 2xx. A reuse more than
 // the declared window after the answer that opened the key's last window is
-// not judged: the record may have expired.
+// not judged: the record may have expired. A request refused by
+// authentication (AuthRefused: 401, 403) never reached the key check: a
+// reuse so answered, or one whose key's default uses all were, is not judged
+// (premise not reached, with the statuses). A valid verdict quotes the
+// statuses the judged reuses got.
 // keyless_executes: with `key: optional`, a keyless request is executed (2xx)
 // and never answered as a replay.
 #include <algorithm>
@@ -27,13 +31,26 @@ Verdict MismatchRejected(const OracleInput& in) {
 
   Violations violations;
   int judged = 0, undecided = 0, past_window = 0;
+  AnswerTally answered;       // the judged reuses' answers
+  AnswerTally auth_refused;   // reuses turned away before the key check
+  AnswerTally key_unheld;     // reuses of a key whose default uses all were
   for (const auto& g : groups) {
     if (g.payload != "other") continue;
     const std::vector<const RequestGroup*>& key_uses = uses.at({g.action, g.key, g.caller});
     auto it = std::find_if(key_uses.begin(), key_uses.end(), [](const RequestGroup* u) { return u->payload == "default"; });
     if (it == key_uses.end()) continue;
-    const RequestGroup& original = **it;
+    // The default uses that reached the key check: only they can hold the key.
+    RequestGroup original = **it;
+    std::erase_if(original.ops, [&](const Operation& o) { return AuthRefused(o, contract); });
     for (const auto& op : g.ops) {
+      if (AuthRefused(op, contract)) {
+        auth_refused.Add(op);
+        continue;
+      }
+      if (original.ops.empty()) {
+        key_unheld.Add(op);
+        continue;
+      }
       // What the key held when this other payload came: a result stored by a
       // default use that finished before it, or a default use still running.
       // A key whose earlier uses all failed retryably (released) or were lost
@@ -58,7 +75,7 @@ Verdict MismatchRejected(const OracleInput& in) {
         std::vector<Operation> before;
         for (const RequestGroup* use : key_uses)
           for (const auto& o : use->ops)
-            if (o.invoke_ns() < op.invoke_ns()) before.push_back(o);
+            if (o.invoke_ns() < op.invoke_ns() && !AuthRefused(o, contract)) before.push_back(o);
         std::sort(before.begin(), before.end(),
                   [](const Operation& a, const Operation& b) { return a.invoke_ns() < b.invoke_ns(); });
         const auto segments = WindowSegments(before, contract);
@@ -96,6 +113,7 @@ Verdict MismatchRejected(const OracleInput& in) {
           continue;
         }
         ++judged;
+        answered.Add(op);
         if (c == AnswerClass::kSuccess && raced_success != nullptr) {
           nlohmann::json v = {{"key", g.key},
                               {"action", g.action},
@@ -115,18 +133,23 @@ Verdict MismatchRejected(const OracleInput& in) {
       }
       if (contract.IsMismatch(a->status)) {
         ++judged;
+        answered.Add(op);
         continue;
       }
       // A request the harness changed (a value, a field) may fail the
-      // target's validation before its key is looked up: refused all the same.
+      // target's validation before its key is looked up: refused all the same
+      // (a 400 that is also the declared missing-key status too: it had a key).
       const bool derived = IsChangedFormName(op.invoke->payload);
-      if (derived && c == AnswerClass::kOtherFinal && a->status >= 400 && a->status < 500 &&
+      if (derived && (c == AnswerClass::kOtherFinal || c == AnswerClass::kMissingKey) && a->status >= 400 &&
+          a->status < 500 &&
           !(contract.replay && IsReplayMarked(*a, contract))) {
         ++judged;
+        answered.Add(op);
         continue;
       }
       if (c == AnswerClass::kInProgress && running) {
         ++judged;
+        answered.Add(op);
         continue;
       }
       // Both payloads executed under one key at once is wrong whatever the order.
@@ -135,6 +158,7 @@ Verdict MismatchRejected(const OracleInput& in) {
         continue;
       }
       ++judged;
+      answered.Add(op);
       std::string ev;
       const Operation* first = FirstTerminal(original, contract);
       const std::string reused = derived ? "reused with a changed request (" + ChangeSummary(op) + ")"
@@ -160,12 +184,25 @@ Verdict MismatchRejected(const OracleInput& in) {
       violations.Add(v);
     }
   }
-  nlohmann::json details = {
-      {"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}, {"past_window", past_window}};
+  // Why some reuses were not judged: they never reached the key check.
+  std::string unreached;
+  if (auth_refused.total() > 0)
+    unreached = std::to_string(auth_refused.total()) + " reuse(s) answered " + auth_refused.Text() +
+                ": refused by authentication before any key was looked up";
+  if (key_unheld.total() > 0)
+    unreached += (unreached.empty() ? "" : "; ") + std::to_string(key_unheld.total()) +
+                 " reuse(s) of a key whose every use was refused by authentication: no key was held";
+  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged},
+                            {"undecided", undecided},          {"past_window", past_window},
+                            {"answered", answered.json()},     {"auth_refused", auth_refused.json()},
+                            {"key_unheld", key_unheld.json()}};
+  const std::string note = unreached.empty() ? "" : " (" + unreached + ")";
   return Conclude(name, violations, details, judged, undecided,
-                  std::to_string(judged) + " reuse(s) of a key with another payload got " + contract.MismatchText(),
-                  "no reuse with another payload got a decisive answer",
-                  "the scenario never reused a key with another payload");
+                  std::to_string(judged) + " reuse(s) of a key with another payload, answered " + answered.Text() +
+                      " (declared: " + contract.MismatchText() + ")" + note,
+                  "no reuse with another payload got a decisive answer" + note,
+                  unreached.empty() ? "the scenario never reused a key with another payload"
+                                    : "no reuse with another payload reached the key check: " + unreached);
 }
 
 namespace {
@@ -189,6 +226,7 @@ Verdict MissingKeyRejected(const OracleInput& in) {
     return Verdict::NotApplicable(name, "the key is optional (idempotency.key: optional): keyless_executes judges");
   Violations violations;
   int judged = 0, undecided = 0;
+  AnswerTally answered, auth_refused;
   for (const auto& op : KeylessRequests(in)) {
     const auto& e = *op.invoke;
     AnswerClass c = Classify(op, contract);
@@ -196,7 +234,13 @@ Verdict MissingKeyRejected(const OracleInput& in) {
       ++undecided;
       continue;
     }
+    // Turned away before any key was looked up: says nothing about the key.
+    if (AuthRefused(op, contract)) {
+      auth_refused.Add(op);
+      continue;
+    }
     ++judged;
+    answered.Add(op);
     auto a = op.answer();
     if (a->status == contract.missing_key) continue;
     std::string ev = e.action + " without " + (contract.key_header.empty() ? "its key" : contract.key_header) + " " +
@@ -206,10 +250,19 @@ Verdict MissingKeyRejected(const OracleInput& in) {
     if (a->status >= 400 && a->status < 500) v["rule"] = "status";  // refused, with another code
     violations.Add(v);
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
+  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged},
+                            {"undecided", undecided},          {"answered", answered.json()},
+                            {"auth_refused", auth_refused.json()}};
+  const std::string unreached =
+      auth_refused.total() == 0 ? ""
+                                : std::to_string(auth_refused.total()) + " request(s) without a key answered " +
+                                      auth_refused.Text() + ": refused by authentication before any key was looked up";
+  const std::string note = unreached.empty() ? "" : " (" + unreached + ")";
   return Conclude(name, violations, details, judged, undecided,
-                  std::to_string(judged) + " request(s) without a key got " + std::to_string(contract.missing_key),
-                  "no request without a key got a decisive answer", "the scenario sent no request without a key");
+                  std::to_string(judged) + " request(s) without a key, answered " + answered.Text() + note,
+                  "no request without a key got a decisive answer" + note,
+                  unreached.empty() ? "the scenario sent no request without a key"
+                                    : "no request without a key reached the key check: " + unreached);
 }
 
 Verdict KeylessExecutes(const OracleInput& in) {

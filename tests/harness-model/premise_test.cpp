@@ -89,3 +89,94 @@ TEST_CASE("a truncated answer body makes the body-comparing oracles unknown, not
   CHECK(v.evidence.find("truncated") != std::string::npos);
   CHECK(v.evidence.find("of 2147483648 bytes kept") != std::string::npos);
 }
+
+// Issue 31 item 4: a reuse refused by authentication (401, 403) never reached
+// the key check, whatever the declared mismatch status; a valid verdict's
+// evidence quotes the statuses the judged requests got, not the contract's.
+namespace {
+const Answer kForbidden{403, R"({"title":"forbidden"})"};
+}  // namespace
+
+TEST_CASE("mismatch_rejected: a target answering 401 to everything is not valid: the reuses never reached the key check") {
+  // changed-request-rejected's steps: two default uses, then two changed forms.
+  LiteralHistory changed;
+  changed.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnauthorized)
+      .Send("client-0", "create_order", "k1", "b1", 60, 70, kUnauthorized)
+      .Send("client-0", "create_order", "k1", "b1", 80, 90, kUnauthorized, "value_changed")
+      .Send("client-0", "create_order", "k1", "b1", 100, 110, kUnauthorized, "field_removed");
+  Verdict v = RunOracle("mismatch_rejected", changed.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.PremiseNotReached());
+  CHECK(v.evidence.find("422") == std::string::npos);
+  CHECK(v.evidence.find("401 x2") != std::string::npos);
+  // key-reuse-other-payload's steps: the 401 is no wrong mismatch status either.
+  LiteralHistory other;
+  other.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnauthorized)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnauthorized, "other");
+  v = RunOracle("mismatch_rejected", other.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("401 x1") != std::string::npos);
+}
+
+TEST_CASE("mismatch_rejected: a changed request answered 401 or 403 after the key executed is not judged refused") {
+  for (const Answer& auth : {kUnauthorized, kForbidden}) {
+    LiteralHistory h;
+    h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+        .Send("client-0", "create_order", "k1", "b1", 20, 30, auth, "value_changed");
+    Verdict v = RunOracle("mismatch_rejected", h.history());
+    INFO(v.evidence);
+    CHECK(v.status == VerdictStatus::kUnknown);
+    CHECK(v.evidence.find(std::to_string(auth.status) + " x1") != std::string::npos);
+  }
+  // The key held by a 401 is no key: another payload executed after it proves nothing.
+  LiteralHistory unheld;
+  unheld.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnauthorized)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, Answer{201, R"({"id":2})"}, "other");
+  CHECK(RunOracle("mismatch_rejected", unheld.history()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("mismatch_rejected: a valid verdict quotes the statuses the reuses got") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, Answer{422, "{}"}, "other")
+      .Send("client-0", "create_order", "k1", "b1", 40, 50, Answer{400, R"({"title":"qty"})"}, "value_changed")
+      .Send("client-0", "create_order", "k1", "b1", 60, 70, kUnauthorized, "field_removed");
+  Verdict v = RunOracle("mismatch_rejected", h.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence.find("400 x1") != std::string::npos);
+  CHECK(v.evidence.find("422 x1") != std::string::npos);
+  CHECK(v.evidence.find("401 x1") != std::string::npos);  // named as never reaching the key check
+  CHECK(v.details["answered"] == nlohmann::json{{"400", 1}, {"422", 1}});
+  CHECK(v.premise.count == 2);
+}
+
+TEST_CASE("missing_key_rejected: a keyless request answered 401 is no wrong status and no pass: never reached the key check") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "", "b1", 0, 10, kUnauthorized);
+  Verdict v = RunOracle("missing_key_rejected", h.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.PremiseNotReached());
+  CHECK(v.evidence.find("401 x1") != std::string::npos);
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "", "b1", 0, 10, Answer{400, "{}"})
+      .Send("client-0", "create_order", "", "b2", 20, 30, Answer{400, "{}"});
+  v = RunOracle("missing_key_rejected", ok.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence.find("400 x2") != std::string::npos);
+}
+
+TEST_CASE("in_progress: a valid verdict quotes the statuses the overlapping duplicates got") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 100, kCreated)
+      .Send("client-1", "create_order", "k1", "b1", 10, 20, kBusy)
+      .Send("client-2", "create_order", "k1", "b1", 15, 25, kBusy)
+      .Records("create_order", "b1", 1, 200);
+  Verdict v = RunOracle("in_progress", h.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence.find("409 x2") != std::string::npos);
+}

@@ -283,6 +283,30 @@ TEST_CASE("a service answering every request 401 does not pass identical-burst n
   CHECK(judged == 4);
 }
 
+// Issue 31: mismatch_rejected once said valid "2 reuse(s) ... got 422" here.
+TEST_CASE("a service answering every request 401: changed-request-rejected's mismatch_rejected is not valid and quotes the 401s", "[hardening][cli][slow]") {
+  const std::string dir = ScratchDir("all-401-changed");
+  WriteFile(dir + "/target.yaml", WrappedTarget(dir, " --status 401"));
+  CopyScenario(dir, "client/changed-request-rejected.yaml");
+  WatchedRun r = RunWatched(dir);
+  INFO(r.out);
+  CHECK(r.exit_code == 3);
+  json results = json::parse(ReadFile(dir + "/runs/latest/results.json"));
+  int seen = 0;
+  for (const auto& s : results.at("scenarios")) {
+    for (const auto& v : s.at("verdicts")) {
+      if (v.at("oracle") != "mismatch_rejected") continue;
+      ++seen;
+      const std::string evidence = v.at("evidence");
+      INFO(evidence);
+      CHECK(v.at("status") == "unknown");
+      CHECK(evidence.find("401 x2") != std::string::npos);
+      CHECK(evidence.find("422") == std::string::npos);
+    }
+  }
+  CHECK(seen == 1);
+}
+
 // The 2 GiB case once measured 1.5 GB: Boost 1.74's eager parser lost its
 // body_limit error when header and body came in one read (base/beast_capped_read.h).
 TEST_CASE("an endless and a 2 GiB answer body are cut at max_body: the harness stays small and finishes",
