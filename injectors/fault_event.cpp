@@ -46,6 +46,7 @@ void to_json(nlohmann::json& out, const FaultEvent& e) {
   out["upstream"] = nlohmann::json::array();
   for (const auto& a : e.upstream) out["upstream"].push_back(answer_json(a));
   out["client_answer"] = e.client_answer ? answer_json(*e.client_answer) : nlohmann::json();
+  if (!e.missed.empty()) out["missed"] = e.missed;
 }
 
 void FaultEventLog::record(FaultEvent event) {

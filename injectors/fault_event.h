@@ -65,11 +65,14 @@ struct FaultEvent {
   std::vector<AnswerSnapshot> upstream;  // answers the client did not get
   std::optional<AnswerSnapshot> client_answer;  // what the client got, if anything
   std::int64_t upstream_sends = 0;       // how many times the request went upstream
+  // Why the fault, though picked, did not do what it is for ("" = it did):
+  // "the downstream did not answer: nothing killed". faults_fired reads it.
+  std::string missed;
 };
 
 // {"time_ns", "fault", "name", "phase", "detail", "request": {...},
 //  "upstream": [{"status", "headers": [[k, v]...], "body", "time_ns"}...],
-//  "client_answer": {...} | null, "upstream_sends"}
+//  "client_answer": {...} | null, "upstream_sends"}, plus "missed" when set
 void to_json(nlohmann::json& out, const FaultEvent& event);
 
 // {"request": {"method", "target", "headers", "body"}, "answer": {...} | null,

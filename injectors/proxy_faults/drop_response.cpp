@@ -25,6 +25,7 @@ ProxyTask<bool> DropResponse::act(ProxyExchange& x) const {
     ev.upstream.push_back(snapshot(*ex.response, ex.done_ns));
   } else {
     ev.detail = ex.error + "; ";
+    ev.missed = "the upstream did not answer (" + ex.error + "): no answer was dropped";
   }
   ev.detail += options_.hold ? "held the client connection without an answer"
                              : "closed the client connection without an answer";

@@ -33,6 +33,7 @@ ProxyTask<bool> KillAfterAnswer::act(ProxyExchange& x) const {
   ev.upstream_sends = 1;
   if (!ex.response) {
     ev.detail = ex.error + "; the downstream did not answer: nothing killed";
+    ev.missed = "the downstream did not answer (" + ex.error + "): nothing killed";
     ProxyResponse res = x.gateway_error(ex);
     ev.client_answer = snapshot(res, steady_now_ns());
     x.record();
@@ -49,6 +50,7 @@ ProxyTask<bool> KillAfterAnswer::act(ProxyExchange& x) const {
                 std::to_string(ex.response->result_int()) + "; the answer was not forwarded";
   } else {
     ev.detail = "could not SIGKILL " + who + ": " + std::strerror(errno) + "; the answer was not forwarded";
+    ev.missed = "could not SIGKILL " + who + ": nothing killed";
   }
   x.record();
   close_client(x.client(), /*reset=*/false);

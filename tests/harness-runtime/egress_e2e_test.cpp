@@ -10,8 +10,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "model/history_events.h"
+#include "runtime/fault_evidence.h"
 #include "test_support.h"
 
+using namespace idemproof;
 using namespace idemproof::testing;
 using nlohmann::json;
 
@@ -142,4 +149,95 @@ TEST_CASE("a fault on the egress hop: the provider's 503 reaches the target, the
   CHECK(statuses == std::vector<int>{503, 201});
   CHECK(ChargesReachingTheStub(events) == 1);  // the failed one never reached the stub
   CHECK(ProbeValueIn(events, "charges").size() == 1);
+}
+
+namespace {
+
+// The history of a `cause: kill_after_charge` through the egress proxy: the
+// fault armed, its injector's own event (`injector_event`, absent = none),
+// healed with the injector's count of picks.
+History CausedKill(const std::optional<json>& injector_event, std::int64_t picked) {
+  History h;
+  HistoryEvent start = FaultInvoke("kill_after_charge", true, 0);
+  start.value["cause"] = "kill_after_charge";
+  h.Append(start);
+  HistoryEvent started = CompletionOf(start, EventType::kOk);
+  started.value["injector"] = {{"injector", "kill-after-answer"}, {"name", "kill_after_charge"}, {"on", "egress.stub"}};
+  h.Append(started);
+  if (injector_event) h.Append(InjectorEvent(*injector_event));
+  HistoryEvent heal = FaultInvoke("kill_after_charge", false, -1);
+  heal.value["cause"] = "kill_after_charge";
+  h.Append(heal);
+  HistoryEvent healed = CompletionOf(heal, EventType::kOk);
+  healed.value["injected"] = picked;
+  h.Append(healed);
+  return h;
+}
+
+json KillEvent(const std::string& detail) {
+  return {{"fault", "kill-after-answer"}, {"name", "kill_after_charge"}, {"phase", "injected"},
+          {"detail", detail},             {"on", "egress.stub"},         {"upstream", json::array()}};
+}
+
+}  // namespace
+
+TEST_CASE("faults_fired reads the injector's own record: a kill whose downstream never answered did not fire", "[egress]") {
+  Scenario s;
+  s.name = "kill-after-charge";
+  json refused = KillEvent("connection refused; the downstream did not answer: nothing killed");
+  refused["missed"] = "the downstream did not answer (connection refused): nothing killed";
+  std::optional<Verdict> v = runtime::FaultsFired(s, CausedKill(refused, 1));
+  REQUIRE(v);
+  INFO(v->evidence);
+  CHECK(v->status == VerdictStatus::kUnknown);
+  CHECK(v->evidence.find("nothing killed") != std::string::npos);
+  CHECK(v->details.at("injected").at("kill_after_charge") == 0);
+  CHECK(v->details.at("picked").at("kill_after_charge") == 1);
+  // Picked, yet no record of the injector at all: nothing shows it acted.
+  v = runtime::FaultsFired(s, CausedKill(std::nullopt, 1));
+  REQUIRE(v);
+  CHECK(v->status == VerdictStatus::kUnknown);
+  // The kill that happened is valid, counted from the injector's events.
+  v = runtime::FaultsFired(s, CausedKill(KillEvent("SIGKILLed process group 42 after the downstream answered 201"), 1));
+  REQUIRE(v);
+  CHECK(v->status == VerdictStatus::kValid);
+  CHECK(v->evidence == "kill_after_charge fired 1\u00d7");
+}
+
+TEST_CASE("kill-after-charge with an egress upstream that refuses connections: faults_fired is not valid", "[cli][egress][slow]") {
+  const std::string dir = ScratchDir("egress-refused");
+  // A port bound but never listening: every connection to it is refused, and
+  // no other process can take it while the test holds it.
+  const int held = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(held >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(held, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(::getsockname(held, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const std::string dead = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  std::string target = ReadFile(SourceDir() + kEgressTarget);
+  const std::string upstream = "upstream: \"{{services.stub.url}}\"";
+  REQUIRE(target.find(upstream) != std::string::npos);
+  target.replace(target.find(upstream), upstream.size(), "upstream: \"" + dead + "\"");
+  WriteFile(dir + "/target.yaml", target);
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml", "--target",
+                              dir + "/target.yaml", "--out", dir + "/runs", "--json", dir + "/r.json"},
+                             dir);
+  ::close(held);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code != 0);
+  const json results = json::parse(ReadFile(dir + "/r.json"));
+  REQUIRE(results.at("scenarios").size() == 1);
+  const json& s = results.at("scenarios")[0];
+  INFO(s.dump(1));
+  CHECK(VerdictOf(s, "faults_fired") == "unknown");
+  bool refused = false;  // the proxy's own event says so
+  for (const auto& e : HistoryEvents(dir + "/runs")) {
+    const json& v = e.at("value");
+    if (e.at("process") == "proxy" && v.value("fault", "") == "kill-after-answer" && v.value("phase", "") == "injected")
+      refused = refused || v.at("detail").get<std::string>().find("nothing killed") != std::string::npos;
+  }
+  CHECK(refused);
 }
