@@ -7,6 +7,8 @@
 // fault swallowed (swallowed_answers.h) count as answers of their key: the
 // first answer may be one the client never saw. After the declared window,
 // each later window is judged against its own execution (JudgeLaterWindows).
+#include <utility>
+
 #include "oracles/oracle_support.h"
 #include "oracles/swallowed_answers.h"
 
@@ -118,20 +120,25 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
   }
 }
 
-// The windows after the first (a target that declares a window and a replay
-// marker): past the window a retry may execute again, once per window
-// (WindowSegments). In each later window the execution — its earliest
-// unmarked terminal answer — is the new first answer: a retry invoked after
-// it completed must replay it (marked, equal) and is never blocked (in
-// progress, mismatch, a 5xx); a retry invoked before may also replay the
-// previous record (a target may keep records longer than it promises). A
-// second unmarked answer in one window lacks the marker: a violation. A
-// window with no execution only replays the previous record. Retries the
-// first window already judged (RetriesAfter) are skipped.
+// The windows after the first (a target that declares a window): past the
+// window a retry may execute again, once per window (WindowSegments). In
+// each later window the execution is the new first answer: its earliest
+// unmarked terminal answer, or, on a target that marks no replay, its
+// earliest terminal answer that differs from the previous execution's (an
+// equal one cannot be told from a replay of the previous record, and needs
+// none). A retry invoked after it completed must replay it (equal, marked
+// when a marker is declared) and is never blocked (in progress, mismatch, a
+// 5xx); a retry invoked before may also replay the previous record (a target
+// may keep records longer than it promises). A second execution in one
+// window — an unmarked answer beside it, or without a marker one equal to
+// neither — is a violation. A window with no execution only replays the
+// previous record. Retries the first window already judged (RetriesAfter)
+// are skipped.
 void JudgeLaterWindows(const RequestGroup& g, const Operation& first, const OracleInput& in,
                        Violations& violations, int& replays) {
   const auto& contract = in.target.idempotency;
-  if (!contract.replay || !contract.window) return;
+  if (!contract.window) return;
+  const bool marked = contract.replay.has_value();
   const auto segments = WindowSegments(g.ops, contract);
   const auto vol = in.target.VolatilePathsFor(g.action);
   const Operation* current = &first;  // the key's latest execution before this window
@@ -140,6 +147,7 @@ void JudgeLaterWindows(const RequestGroup& g, const Operation& first, const Orac
     const Operation* exec = nullptr;
     for (const auto& op : seg) {
       if (!IsTerminal(Classify(op, contract)) || IsReplayMarked(*op.answer(), contract)) continue;
+      if (!marked && ReplayDifferences(*current->answer(), *op.answer(), vol, in).empty()) continue;
       if (exec == nullptr || op.complete_ns() < exec->complete_ns()) exec = &op;
     }
     for (const auto& op : seg) {
@@ -159,12 +167,20 @@ void JudgeLaterWindows(const RequestGroup& g, const Operation& first, const Orac
       ++replays;
       const HttpAnswer a = *op.answer();
       // An unmarked answer beside this window's execution is a second one:
-      // shown against that execution.
-      const bool second_execution = exec != nullptr && !IsReplayMarked(a, contract);
+      // shown against that execution. Without a marker any answer may be a
+      // replay: one equal to neither record is shown against the execution.
+      const bool second_execution = exec != nullptr && marked && !IsReplayMarked(a, contract);
       const Operation* against = after_exec || second_execution ? exec : current;
       auto diffs = ReplayDifferences(*against->answer(), a, vol, in);
-      if (!diffs.empty() && !after_exec && exec != nullptr && ReplayDifferences(*exec->answer(), a, vol, in).empty())
-        diffs.clear();  // it waited for this window's execution and replays it
+      if (!diffs.empty() && !after_exec && exec != nullptr) {
+        auto from_exec = ReplayDifferences(*exec->answer(), a, vol, in);
+        if (from_exec.empty()) {
+          diffs.clear();  // it waited for this window's execution and replays it
+        } else if (!marked) {
+          against = exec;  // equal to neither record: a second execution beside it
+          diffs = std::move(from_exec);
+        }
+      }
       if (diffs.empty()) continue;
       violations.Add({{"key", g.key},
                       {"action", g.action},

@@ -795,6 +795,72 @@ TEST_CASE("identical_replay judges each window after the first against its own e
   CHECK(r.evidence.find("replay marker") != std::string::npos);
 }
 
+TEST_CASE("identical_replay without a replay marker judges each later window by equality (issue 31)") {
+  // ShopTarget's 4s window without the marker (foreign-python-unmarked.yaml):
+  // the retry inside the new window must equal the retry that executed after
+  // the old one; it used to be "no replay happened", so the correct service
+  // could never pass retry-after-window.
+  TargetDescription unmarked = ShopTarget();
+  unmarked.idempotency.replay.reset();
+  const Answer again_replayed{201, R"({"id":2,"biz_no":"b1","trace":"c"})", {{"Location", "/orders/2"}}};
+
+  LiteralHistory ok;  // re-executed after the window, then replayed inside the new one
+  ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605, again_replayed);
+  Verdict v = RunOracle("identical_replay", ok.history(), unmarked);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details["replays_checked"] == 1);
+
+  LiteralHistory kept;  // the record outlived its promise, then expired: each answer replays its record
+  kept.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4610, kCreatedAgain)
+      .Send("client-0", "create_order", "k1", "b1", 4700, 4705, again_replayed);
+  Verdict k = RunOracle("identical_replay", kept.history(), unmarked);
+  CHECK(k.status == VerdictStatus::kValid);
+  CHECK(k.details["replays_checked"] == 2);
+
+  LiteralHistory stale;  // after the new execution completed, the old answer again
+  stale.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605, kCreated);
+  Verdict s = RunOracle("identical_replay", stale.history(), unmarked);
+  CHECK(s.status == VerdictStatus::kInvalid);
+  CHECK(s.evidence.find("after the window") != std::string::npos);
+
+  LiteralHistory regenerated;  // the replay inside the new window made up a new answer
+  regenerated.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605,
+            Answer{201, R"({"id":3,"biz_no":"b1"})", {{"Location", "/orders/3"}}});
+  CHECK(RunOracle("identical_replay", regenerated.history(), unmarked).status == VerdictStatus::kInvalid);
+
+  LiteralHistory blocked;  // the new execution completed, yet the key answers in progress
+  blocked.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605, kConflict);
+  Verdict b = RunOracle("identical_replay", blocked.history(), unmarked);
+  CHECK(b.status == VerdictStatus::kInvalid);
+  CHECK(b.evidence.find("instead of the stored answer") != std::string::npos);
+
+  LiteralHistory raced;  // a burst after the window executed twice: two new answers in one window
+  raced.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("burst-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("burst-1", "create_order", "k1", "b1", 4500, 4512,
+            Answer{201, R"({"id":3,"biz_no":"b1"})", {{"Location", "/orders/3"}}});
+  Verdict r = RunOracle("identical_replay", raced.history(), unmarked);
+  CHECK(r.status == VerdictStatus::kInvalid);
+  CHECK(r.evidence.find("(burst-0) answered") != std::string::npos);  // shown against the window's execution
+
+  LiteralHistory waited;  // the burst's copies waited in progress, then a retry replayed its one execution
+  waited.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("burst-0", "create_order", "k1", "b1", 4500, 4510, kCreatedAgain)
+      .Send("burst-1", "create_order", "k1", "b1", 4500, 4505, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 4600, 4605, again_replayed);
+  CHECK(RunOracle("identical_replay", waited.history(), unmarked).status == VerdictStatus::kValid);
+}
+
 TEST_CASE("a property whose premise never occurred is unknown: premise not reached") {
   // One request and one record: one_record has nothing repeated to count.
   LiteralHistory once;
