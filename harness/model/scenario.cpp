@@ -180,6 +180,13 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
     if (fit.needs.empty()) add_need("to be bound to the target first (its for_each parameters)");
   }
   auto is_reference = [](const std::string& name) { return !name.empty() && name[0] == kParameterSigil; };
+  // `what`: "step 'kill'".
+  auto needs_start = [&](const std::string& what) {
+    return "a start command (target 'start') for " + what +
+           (target.instance_urls.empty() ? ""
+                                         : ": the harness did not start the listed instances (instances: [URL, ...]), "
+                                           "so it cannot control their processes");
+  };
   for (const auto& s : scenario.steps) {
     if (unbound && (is_reference(s.action) || (s.kind == StepKind::kProbe && is_reference(s.name)))) continue;
     switch (s.kind) {
@@ -200,8 +207,7 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
               add_need("fingerprint_ignores for action '" + s.action + "' (payload ignored_changed)");
           }
         }
-        if (s.kill_after_answer && !target.start)
-          add_need("a start command (target 'start') for step 'send' with then: kill");
+        if (s.kill_after_answer && !target.start) add_need(needs_start("step 'send' with then: kill"));
         if (!s.caller.empty() && target.callers.size() <= CallerIndex(s.caller))
           add_need(std::string(s.caller == "second" ? "two callers" : "a caller") + " (target 'callers') for caller: " +
                    s.caller);
@@ -230,11 +236,7 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
       case StepKind::kPause:
       case StepKind::kResume:
       case StepKind::kSpawn:
-        if (!target.start)
-          add_need("a start command (target 'start') for step '" + std::string(StepKindName(s.kind)) + "'" +
-                   (target.instance_urls.empty() ? ""
-                                                 : ": the harness did not start the listed instances (instances: "
-                                                   "[URL, ...]), so it cannot control their processes"));
+        if (!target.start) add_need(needs_start("step '" + std::string(StepKindName(s.kind)) + "'"));
         break;
       case StepKind::kRunBatch:
       case StepKind::kRerun:

@@ -245,3 +245,18 @@ TEST_CASE("lease_recovery takes an instance's own death for the end of the reque
   INFO(own.evidence);
   CHECK(own.status == VerdictStatus::kInvalid);  // the key blocked past the lease of its dead owner
 }
+
+TEST_CASE("on a cluster listed by URL every step that controls a process is not applicable, saying the harness did "
+          "not start it") {
+  auto listed = ParseTarget("name: t\ninstances: [http://127.0.0.1:8001, http://127.0.0.1:8002]\n" + kAction, "t.yaml");
+  REQUIRE(listed.ok());
+  for (const std::string step : {"  - kill\n", "  - spawn: extra\n", "  - pause:\n    instance: instance-2\n",
+                                 "  - send: a\n    then: kill\n"}) {
+    auto s = ParseScenario("layer: cluster\nhunts: x\nsteps:\n" + step + "expect: [one_record]\n", "s.yaml", Vocab());
+    INFO(step << (s.ok() ? "" : s.status().ToString()));
+    REQUIRE(s.ok());
+    ScenarioFit fit = CheckScenarioAgainstTarget(*s, *listed);
+    REQUIRE(fit.needs.size() == 1);
+    CHECK(fit.needs[0].find("the harness did not start the listed instances") != std::string::npos);
+  }
+}
