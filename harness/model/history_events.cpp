@@ -29,8 +29,10 @@ nlohmann::json RequestJson(const RecordedRequest& r) {
 
 nlohmann::json ResponseJson(const RecordedExchange& x) {
   nlohmann::json out = {{"status", x.status}, {"headers", HeadersJson(x.headers)}, {"body", x.body}};
-  if (x.body_truncated)
+  if (x.body_truncated) {
     out["truncated"] = {{"kept", x.body.size()}, {"size", x.body_size}, {"exact", x.body_size_exact}};
+    if (x.body_cut_by_kept) out["truncated"]["by"] = "max_kept";
+  }
   return out;
 }
 

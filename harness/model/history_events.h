@@ -94,6 +94,8 @@ struct RecordedExchange {
   bool body_truncated = false;
   std::uint64_t body_size = 0;
   bool body_size_exact = false;
+  // Cut before max_body: the run's max_kept was spent ("by": "max_kept").
+  bool body_cut_by_kept = false;
   std::string error;  // info / fail only
   bool connection_reused = false;
   int send_attempts = 0;  // > 1: the client resent it (recorded only then)
@@ -103,7 +105,8 @@ struct RecordedExchange {
 nlohmann::json HeadersJson(const RecordedHeaders& headers);
 nlohmann::json RequestJson(const RecordedRequest& request);
 // {"status", "headers", "body"} of an answered exchange, and "truncated":
-// {"kept", "size", "exact"} when the body was cut.
+// {"kept", "size", "exact"} when the body was cut (+ "by": "max_kept" when
+// the run's budget cut it).
 nlohmann::json ResponseJson(const RecordedExchange& exchange);
 
 // Who a request is about: the fields every request-like event carries.

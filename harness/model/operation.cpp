@@ -38,6 +38,7 @@ std::optional<HttpAnswer> AnswerFromJson(const nlohmann::json& doc) {
     a.truncated = true;
     a.size = t.value("size", std::uint64_t{0});
     a.size_exact = t.value("exact", false);
+    a.cut_by_kept = t.contains("by") && t["by"] == "max_kept";
   }
   return a;
 }
@@ -46,9 +47,31 @@ nlohmann::json AnswerToJson(const HttpAnswer& a) {
   nlohmann::json headers = nlohmann::json::object();
   for (const auto& [k, v] : a.headers) headers[k] = v;
   nlohmann::json out = {{"status", a.status}, {"headers", headers}, {"body", a.body}};
-  if (a.truncated) out["truncated"] = {{"kept", a.body.size()}, {"size", a.size}, {"exact", a.size_exact}};
+  if (a.truncated) {
+    out["truncated"] = {{"kept", a.body.size()}, {"size", a.size}, {"exact", a.size_exact}};
+    if (a.cut_by_kept) out["truncated"]["by"] = "max_kept";
+  }
   return out;
 }
+
+nlohmann::json AnswerEvidenceJson(const HttpAnswer& a, std::size_t max_quote) {
+  if (a.body.size() <= max_quote) return AnswerToJson(a);
+  std::size_t cut = max_quote;
+  while (cut > 0 && (static_cast<unsigned char>(a.body[cut]) & 0xC0) == 0x80) --cut;
+  HttpAnswer quoted;  // not a copy of the whole body
+  quoted.status = a.status;
+  quoted.headers = a.headers;
+  quoted.truncated = a.truncated;
+  quoted.size = a.size;
+  quoted.size_exact = a.size_exact;
+  quoted.cut_by_kept = a.cut_by_kept;
+  quoted.body = a.body.substr(0, cut) + "\u2026 " + std::to_string(a.body.size() - cut) + " bytes cut";
+  nlohmann::json out = AnswerToJson(quoted);
+  if (a.truncated) out["truncated"]["kept"] = a.body.size();  // what the history kept, not the quote
+  return out;
+}
+
+std::string HttpAnswer::CutBy() const { return cut_by_kept ? "the run's max_kept" : "max_body"; }
 
 std::string HttpAnswer::TruncationNote() const {
   return std::to_string(body.size()) + " of " + (size_exact ? "" : "more than ") + std::to_string(size) +

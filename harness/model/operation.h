@@ -29,6 +29,8 @@ struct HttpAnswer {
   bool truncated = false;
   std::uint64_t size = 0;
   bool size_exact = false;
+  // Cut by the run's max_kept rather than max_body ("by": "max_kept").
+  bool cut_by_kept = false;
 
   // The value of header `name` (case-insensitive), if present.
   std::optional<std::string> Header(const std::string& name) const;
@@ -37,11 +39,18 @@ struct HttpAnswer {
   bool is_2xx() const { return status >= 200 && status < 300; }
   // "4194304 of 2147483648 bytes kept" / "4194304 of more than 4259840 bytes kept".
   std::string TruncationNote() const;
+  // Where the body was cut: "max_body", or "the run's max_kept".
+  std::string CutBy() const;
 };
 
 // Parses {"status", "headers", "body"}; nullopt when malformed.
 std::optional<HttpAnswer> AnswerFromJson(const nlohmann::json& doc);
 nlohmann::json AnswerToJson(const HttpAnswer& answer);
+// AnswerToJson for evidence (results.json, junit.xml): the body quoted up to
+// `max_quote` bytes (not splitting a UTF-8 character), then "… N bytes cut",
+// so no verdict copies a whole body.
+inline constexpr std::size_t kEvidenceQuote = 2048;
+nlohmann::json AnswerEvidenceJson(const HttpAnswer& answer, std::size_t max_quote = kEvidenceQuote);
 
 // One invoke and its completion (nullptr while still open at the end).
 struct Operation {

@@ -395,6 +395,10 @@ struct TargetDescription {
   // The most of one answer body the harness keeps (bytes); a longer answer is
   // recorded truncated with its size and its transfer aborted.
   std::uint64_t max_body = std::uint64_t{4} << 20;
+  // The most of all answer bodies of a run the harness keeps beyond each
+  // answer's first 4 KiB (runtime/kept_budget.h); past it, answers are cut
+  // at 4 KiB, recorded truncated "by": "max_kept".
+  std::uint64_t max_kept = std::uint64_t{64} << 20;
   HeaderList headers;  // sent with every request (templated)
   std::vector<std::string> compare_headers;  // answer headers a replay must repeat
   // An answer header carrying when the target fully read the request (steady

@@ -175,7 +175,7 @@ class TargetLoader {
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
-                  "services", "messages", "broker", "max_body", "egress", "profile", "callers", "isolation",
+                  "services", "messages", "broker", "max_body", "max_kept", "egress", "profile", "callers", "isolation",
                   "instances", "balance"},
                  "target");
     TargetDescription t;
@@ -206,6 +206,7 @@ class TargetLoader {
     if (root["idempotency"]) t.idempotency = Contract(root["idempotency"], t.idempotency);
     if (root["request_timeout"]) t.request_timeout = r_.Timeout(root["request_timeout"], "request_timeout");
     if (root["max_body"]) t.max_body = ByteSize(root["max_body"], "max_body");
+    if (root["max_kept"]) t.max_kept = ByteSize(root["max_kept"], "max_kept");
     if (root["headers"]) t.headers = Headers(root["headers"], "headers");
     if (root["compare_headers"]) t.compare_headers = r_.StringList(root["compare_headers"], "compare_headers");
     if (root["arrival_header"]) t.arrival_header = HeaderName(root["arrival_header"], "arrival_header");

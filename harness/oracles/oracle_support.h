@@ -21,7 +21,8 @@ namespace idemproof::oracles {
 // The "actions" parameter, or {} (= every action).
 std::vector<std::string> ActionsParam(const nlohmann::json& params);
 // A compact reference to a request for `details`: index, process, key, biz,
-// answer (status, headers, body) or the completion type.
+// answer (status, headers, the body's head: AnswerEvidenceJson) or the
+// completion type.
 nlohmann::json OpJson(const Operation& op);
 // "request #12 (client-0)"
 std::string OpName(const Operation& op);

@@ -62,7 +62,7 @@ std::optional<std::string> PremiseBroken(const OracleSignature& signature, const
   for (const auto& op : RequestOperations(history)) {
     auto a = op.answer();
     if (a && a->truncated)
-      return "the answer body of " + OpName(op) + " was truncated at max_body (" + a->TruncationNote() +
+      return "the answer body of " + OpName(op) + " was truncated at " + a->CutBy() + " (" + a->TruncationNote() +
              "): bodies cannot be compared";
   }
   return std::nullopt;

@@ -174,7 +174,7 @@ nlohmann::json OpJson(const Operation& op) {
   } else {
     j["outcome"] = EventTypeName(op.completion->type);
     j["completion_index"] = op.completion->index;
-    if (auto a = op.answer()) j["answer"] = AnswerToJson(*a);
+    if (auto a = op.answer()) j["answer"] = AnswerEvidenceJson(*a);
     if (op.completion->value.is_object() && op.completion->value.contains("error"))
       j["error"] = op.completion->value["error"];
   }

@@ -104,7 +104,7 @@ std::vector<SwallowedAnswer> SwallowedAnswers(const History& history, const Idem
 }
 
 nlohmann::json SwallowedJson(const SwallowedAnswer& s) {
-  nlohmann::json j = AnswerToJson(s.answer);
+  nlohmann::json j = AnswerEvidenceJson(s.answer);
   j["swallowed_by"] = s.fault;
   j["proxy_event"] = s.event_index;
   j["at_ns"] = s.at_ns;

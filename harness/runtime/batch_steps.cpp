@@ -63,7 +63,7 @@ Status BatchStep(StepContext& ctx, const Step& step, int index) {
     const RequestTemplate& tmpl = step.fail_after ? *batch.failing_run : batch.run;
     auto request = Capped(RenderRequest(tmpl, ctx.BaseUrl(), vars, target.headers, {},
                                         step.timeout.value_or(target.request_timeout)),
-                          target);
+                          target, ctx.options().kept);
     if (!request.ok()) return request.status();
     nlohmann::json info = {{"job", vars["job"]}, {"job_name", step.job}, {"role", RoleOf(step.kind)},
                            {"from", step.from}, {"to", step.to},        {"attempt", attempt}};

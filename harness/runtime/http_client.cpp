@@ -7,6 +7,8 @@
 #include <mutex>
 #include <string_view>
 
+#include "runtime/kept_budget.h"
+
 namespace idemproof::runtime {
 
 namespace {
@@ -33,6 +35,26 @@ struct Transfer {
 
   ~Transfer() { curl_slist_free_all(header_list); }
 };
+
+// The cap of each of `n` requests like `first` sent at once: max_body, or
+// less when their KeptBudget is short.
+std::size_t CapOf(const HttpRequest& first, std::size_t n) {
+  return first.kept != nullptr ? first.kept->Reserve(n, first.max_body) : first.max_body;
+}
+
+// Sets the exchange's cap before the transfer (on_body reads it there).
+void Cap(HttpExchange& e, std::size_t cap) {
+  if (e.request.kept != nullptr) e.request.max_body = std::min(cap, e.request.max_body);
+}
+
+// After the transfer: gives back to the budget what the answer did not keep,
+// marks a cut the budget made, and puts max_body back as asked.
+void Settle(HttpExchange& e, std::size_t cap, std::size_t max_body) {
+  if (e.request.kept == nullptr) return;
+  e.request.kept->Release(cap, e.response_body.size());
+  e.body_cut_by_kept = e.body_truncated && e.request.max_body < max_body;
+  e.request.max_body = max_body;
+}
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
@@ -232,20 +254,26 @@ HttpExchange HttpClient::send(const HttpRequest& request) {
     t.exchange.error = "cancelled";
     return std::move(t.exchange);
   }
+  const std::size_t cap = CapOf(request, 1);
+  Cap(t.exchange, cap);
   curl_easy_reset(easy_->handle);  // keeps the connection cache
   configure(easy_->handle, t);
   CURLcode code = curl_easy_perform(easy_->handle);
   finish(easy_->handle, code, t);
+  Settle(t.exchange, cap, request.max_body);
   return std::move(t.exchange);
 }
 
 std::vector<HttpExchange> HttpClient::send_concurrently(const std::vector<HttpRequest>& requests) {
   std::vector<std::unique_ptr<Transfer>> transfers;
   std::vector<CURL*> handles;
+  if (requests.empty()) return {};
+  const std::size_t cap = CapOf(requests.front(), requests.size());
   CURLM* multi = curl_multi_init();
   for (const auto& r : requests) {
     auto t = std::make_unique<Transfer>();
     t->exchange.request = r;
+    Cap(t->exchange, cap);
     t->cancel = cancel_;
     CURL* h = curl_easy_init();
     configure(h, *t);
@@ -295,7 +323,10 @@ std::vector<HttpExchange> HttpClient::send_concurrently(const std::vector<HttpRe
   curl_multi_cleanup(multi);
   std::vector<HttpExchange> out;
   out.reserve(transfers.size());
-  for (auto& t : transfers) out.push_back(std::move(t->exchange));
+  for (std::size_t i = 0; i < transfers.size(); ++i) {
+    Settle(transfers[i]->exchange, cap, requests[i].max_body);
+    out.push_back(std::move(transfers[i]->exchange));
+  }
   return out;
 }
 

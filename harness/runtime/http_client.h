@@ -11,6 +11,8 @@
 //   kNotSent   the request certainly never reached the target (connection refused).
 // A body longer than the request's max_body is cut there and the transfer
 // aborted: still kAnswered (status and headers came), with body_truncated.
+// A request with a run's KeptBudget (kept_budget.h) keeps no more than the
+// budget gives it (at least its first KiBs); cut by it, body_cut_by_kept.
 // libcurl silently sends a request again on a new connection when a reused
 // one closes before any answer byte; send_attempts counts every time the
 // request went onto a connection, so a request that went out and was then
@@ -37,6 +39,8 @@
 
 namespace idemproof::runtime {
 
+class KeptBudget;
+
 // Header name/value pairs in the order sent or received (names as written).
 using HttpHeaders = HeaderList;  // base/header_list.h
 
@@ -49,6 +53,9 @@ struct HttpRequest {
   // The most of the answer body kept; once more arrives the transfer is
   // aborted and the answer recorded truncated (an endless body ends here).
   std::size_t max_body = kDefaultMaxBody;
+  // The run's budget of kept body bytes, shared by its requests (may be
+  // null: max_body alone); must outlive the send.
+  KeptBudget* kept = nullptr;
   static constexpr std::size_t kDefaultMaxBody = std::size_t{4} << 20;
 };
 
@@ -75,6 +82,8 @@ struct HttpExchange {
   bool body_truncated = false;
   std::uint64_t body_size = 0;
   bool body_size_exact = false;
+  // The cut came before max_body: the run's KeptBudget was short.
+  bool body_cut_by_kept = false;
   std::string error;  // why there is no answer; empty when answered
   std::int64_t start_ns = 0;  // steady clock, see monotonic_ns()
   std::int64_t end_ns = 0;
@@ -104,6 +113,7 @@ class HttpClient {
   // Sends every request at once, each on its own new connection (curl multi,
   // one thread): a naive concurrent burst. Results are in the order of
   // `requests`. Each request keeps its own deadline.
+  // REQUIRES: every request has the same `kept`, and when set the same max_body.
   std::vector<HttpExchange> send_concurrently(const std::vector<HttpRequest>& requests);
 
  private:

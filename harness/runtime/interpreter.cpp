@@ -10,6 +10,7 @@
 #include "model/naming.h"
 #include "runtime/batch_steps.h"
 #include "runtime/fault_steps.h"
+#include "runtime/kept_budget.h"
 #include "runtime/probe_steps.h"
 #include "runtime/process_steps.h"
 #include "runtime/queue_steps.h"
@@ -252,7 +253,12 @@ Interpreter::Interpreter(const TargetDescription& target, InterpreterOptions opt
       options_(std::move(options)),
       run_namespace_(options_.run_namespace.empty() ? FreshNamespace(std::random_device{}())
                                                     : options_.run_namespace),
-      threads_burst_(std::make_unique<MultiBurst>(options_.cancel)) {}
+      threads_burst_(std::make_unique<MultiBurst>(options_.cancel)) {
+  if (options_.kept == nullptr) {
+    own_kept_ = std::make_unique<KeptBudget>(target.max_kept);
+    options_.kept = own_kept_.get();
+  }
+}
 
 Interpreter::~Interpreter() {
   if (kept_) kept_->Stop();

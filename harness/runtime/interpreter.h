@@ -70,6 +70,7 @@ class FaultEventLog;
 
 namespace idemproof::runtime {
 struct TargetEnvironment;
+class KeptBudget;
 }  // namespace idemproof::runtime
 
 namespace idemproof::runtime {
@@ -152,6 +153,9 @@ struct InterpreterOptions {
   // kNamespace: where the kept processes run ({{run_dir}} of the target
   // and services), a fresh sub-folder per start. REQUIRES: set with kNamespace.
   std::string shared_dir;
+  // The budget of answer-body bytes every request of every Run() draws on
+  // (kept_budget.h); null = the interpreter's own, of the target's max_kept.
+  KeptBudget* kept = nullptr;
 };
 
 // The interpreter's part of a front end's options (a run's, an exploration's):
@@ -215,6 +219,7 @@ class Interpreter {
   std::string run_namespace_;
   std::unique_ptr<BurstSender> threads_burst_;
   std::unique_ptr<TargetEnvironment> kept_;  // kNamespace: the processes between runs
+  std::unique_ptr<KeptBudget> own_kept_;  // options_.kept when none was given
   int environment_starts_ = 0;
   int environment_reuses_ = 0;
 };

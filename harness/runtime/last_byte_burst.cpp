@@ -1,6 +1,7 @@
 #include "runtime/last_byte_burst.h"
 
 #include "injectors/burst.h"
+#include "runtime/kept_budget.h"
 
 namespace idemproof::runtime {
 
@@ -69,17 +70,25 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
   options.final_bytes = options_.final_bytes;
   options.settle = options_.settle;
   options.read_timeout = requests.front().timeout;
-  options.max_body = requests.front().max_body;
+  // The run's budget shared out among the burst's answers (kept_budget.h):
+  // what a burst of N may hold at once is bounded by it, not by N x max_body.
+  const HttpRequest& lead = requests.front();
+  const std::size_t cap = lead.kept != nullptr ? lead.kept->Reserve(requests.size(), lead.max_body) : lead.max_body;
+  options.max_body = cap;
   options.connect_timeout = std::min<std::chrono::nanoseconds>(options.connect_timeout, requests.front().timeout);
   const std::int64_t started = monotonic_ns();
   auto fired = inj::fire_burst(raw, options);
-  if (!fired) return AllNotSent(requests, fired.status().ToString());
-  const inj::BurstResult& result = fired.value();
+  if (!fired) {
+    if (lead.kept != nullptr)
+      for (std::size_t i = 0; i < requests.size(); ++i) lead.kept->Release(cap, 0);
+    return AllNotSent(requests, fired.status().ToString());
+  }
+  inj::BurstResult& result = fired.value();
   last_spread_ = result.harness_spread_ns;
 
   std::vector<HttpExchange> out;
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    const inj::BurstAnswer& a = result.answers.at(i);
+    inj::BurstAnswer& a = result.answers.at(i);
     HttpExchange e;
     e.request = requests[i];
     e.start_ns = a.sent_ns != 0 ? a.sent_ns : started;
@@ -89,10 +98,11 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
         e.outcome = HttpOutcome::kAnswered;
         e.status = a.status;
         e.response_headers = a.headers;
-        e.response_body = a.body;
+        e.response_body = std::move(a.body);  // one copy of a burst's bodies at a time
         e.body_truncated = a.body_truncated;
         e.body_size = a.body_size;
         e.body_size_exact = a.body_size_exact;
+        e.body_cut_by_kept = a.body_truncated && cap < lead.max_body;
         break;
       case inj::BurstOutcome::kNoAnswer:
         e.outcome = HttpOutcome::kNoAnswer;
@@ -103,6 +113,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
         e.error = a.error;
         break;
     }
+    if (lead.kept != nullptr) lead.kept->Release(cap, e.response_body.size());
     out.push_back(std::move(e));
   }
   return out;

@@ -117,8 +117,11 @@ Result<HttpRequest> RenderRequest(const RequestTemplate& tmpl, const std::string
   return render(tmpl, base_url, vars, target_headers, extra, timeout);
 }
 
-Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target) {
-  if (request.ok()) request->max_body = static_cast<std::size_t>(target.max_body);
+Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target, KeptBudget* kept) {
+  if (request.ok()) {
+    request->max_body = static_cast<std::size_t>(target.max_body);
+    request->kept = kept;
+  }
   return request;
 }
 

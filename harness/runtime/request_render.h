@@ -26,7 +26,8 @@ Result<HttpRequest> RenderRequest(const RequestTemplate& tmpl, const std::string
                                   const TemplateVars& vars, const HeaderList& target_headers,
                                   const HeaderList& extra, Duration timeout);
 
-// `request` with the target's max_body (the answer-body cap) set.
-Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target);
+// `request` with the target's max_body (the answer-body cap) and the run's
+// budget of kept body bytes (kept_budget.h; may be null) set.
+Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target, KeptBudget* kept);
 
 }  // namespace idemproof::runtime

@@ -85,7 +85,8 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
   }
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);
-  auto rendered = Capped(RenderRequest(request, url, vars, HeadersFor(target, step), extra, deadline), target);
+  auto rendered = Capped(RenderRequest(request, url, vars, HeadersFor(target, step), extra, deadline), target,
+                         ctx.options().kept);
   if (!rendered.ok()) {
     if (ctx.IsMissingCapture(rendered.status())) return RenderedAction{{}, {}, rendered.status().message()};
     return rendered.status();

@@ -49,6 +49,7 @@ RecordedExchange RecordOf(const HttpExchange& e) {
     x.body_truncated = e.body_truncated;
     x.body_size = e.body_size;
     x.body_size_exact = e.body_size_exact;
+    x.body_cut_by_kept = e.body_cut_by_kept;
   } else {
     x.error = e.error;
   }
@@ -329,7 +330,7 @@ Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const
     const std::string base = call.request->base.empty() ? BaseUrl() : (env_.services ? env_.services->Url(call.request->base) : "");
     auto request = Capped(RenderRequest(*call.request, base, vars, call.request->base.empty() ? target_.headers : HeaderList{},
                                         {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout),
-                          target_);
+                          target_, options_.kept);
     if (!request.ok()) return request.status();
     std::optional<HttpClient> uncancellable;
     if (uncancelled) uncancellable.emplace();

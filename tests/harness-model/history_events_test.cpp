@@ -108,3 +108,40 @@ TEST_CASE("history events: batch runs and deliveries repeat their own info in th
   CHECK(pushed.value.at("ack_lost") == true);
   CHECK_FALSE(DeliverCompletion(push, Answered(200), false).value.contains("ack_lost"));
 }
+
+TEST_CASE("history events: a body cut by the run's max_kept is recorded and read back as such", "[model][history]") {
+  RecordedExchange x = Answered(200);
+  x.body = std::string(4096, 'x');
+  x.body_truncated = true;
+  x.body_size = 70000;
+  x.body_cut_by_kept = true;
+  const nlohmann::json response = ResponseJson(x);
+  CHECK(response["truncated"] == nlohmann::json::parse(R"({"kept":4096,"size":70000,"exact":false,"by":"max_kept"})"));
+  auto a = AnswerFromJson(response);
+  REQUIRE(a);
+  CHECK(a->truncated);
+  CHECK(a->cut_by_kept);
+  CHECK(a->CutBy() == "the run's max_kept");
+  CHECK(AnswerToJson(*a) == response);
+  x.body_cut_by_kept = false;  // cut at max_body: no "by"
+  CHECK_FALSE(ResponseJson(x)["truncated"].contains("by"));
+  CHECK(AnswerFromJson(ResponseJson(x))->CutBy() == "max_body");
+}
+
+TEST_CASE("evidence quotes a body's head only, marks the cut, and never splits a UTF-8 character", "[model][history]") {
+  HttpAnswer a;
+  a.status = 200;
+  a.body = std::string(kEvidenceQuote - 1, 'x') + "\xc3\xa9" + std::string(5000, 'y');  // é across the quote's end
+  a.truncated = true;
+  a.size = 1 << 20;
+  const nlohmann::json quoted = AnswerEvidenceJson(a);
+  const std::string body = quoted["body"];
+  CHECK(body == std::string(kEvidenceQuote - 1, 'x') + "\u2026 5002 bytes cut");
+  CHECK(quoted["truncated"]["kept"] == a.body.size());  // what the history kept
+  CHECK(quoted["status"] == 200);
+  // A short body is quoted whole, as AnswerToJson does.
+  HttpAnswer small;
+  small.status = 201;
+  small.body = R"({"id":1})";
+  CHECK(AnswerEvidenceJson(small) == AnswerToJson(small));
+}

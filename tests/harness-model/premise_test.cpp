@@ -90,6 +90,21 @@ TEST_CASE("a truncated answer body makes the body-comparing oracles unknown, not
   CHECK(v.evidence.find("of 2147483648 bytes kept") != std::string::npos);
 }
 
+TEST_CASE("an answer cut by the run's max_kept budget makes identical_replay unknown and says so") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "create_order", "k1", "b1", 20, 30, kReplayed);
+  History cut;
+  for (HistoryEvent e : h.history().events()) {
+    if (e.type == EventType::kOk && e.value.contains("response") && e.index == 3)
+      e.value["response"]["truncated"] = {{"kept", 8}, {"size", 9000}, {"exact", false}, {"by", "max_kept"}};
+    cut.Append(e);
+  }
+  Verdict v = RunOracle("identical_replay", cut);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  // Raising max_body would not help: the evidence names the budget.
+  CHECK(v.evidence.find("truncated at the run's max_kept (8 of more than 9000 bytes kept)") != std::string::npos);
+}
+
 // Issue 31 item 4: a reuse refused by authentication (401, 403) never reached
 // the key check, whatever the declared mismatch status; a valid verdict's
 // evidence quotes the statuses the judged requests got, not the contract's.

@@ -433,3 +433,17 @@ TEST_CASE("profile: sets the contract's defaults, the idempotency section refine
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("--profile: unknown profile 'iettf' (known: ietf,") != std::string::npos);
 }
+
+TEST_CASE("max_kept: the run's budget of kept answer bytes loads, is 64 MiB by default, a bad size is located") {
+  const std::string head =
+      "name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n";
+  auto plain = ParseTarget(head, "t.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain->max_kept == std::uint64_t{64} << 20);
+  auto set = ParseTarget(head + "max_kept: 8MiB\n", "t.yaml");
+  REQUIRE(set.ok());
+  CHECK(set->max_kept == std::uint64_t{8} << 20);
+  CHECK(ErrorOf(head + "max_kept: 8 MB\n").find("t.yaml:4:11: max_kept: expected bytes") != std::string::npos);
+  CHECK(ErrorOf(head + "max_kept: 2GiB\n").find("t.yaml:4:11: max_kept: must be between 1KiB and 1GiB") !=
+        std::string::npos);
+}

@@ -349,3 +349,79 @@ TEST_CASE("an endless and a 2 GiB answer body are cut at max_body: the harness s
                  static_cast<long long>(r.elapsed.count()));
   }
 }
+
+// 24 endless burst answers once kept 4 MiB each: 1.47 GB peak RSS, and
+// results.json and junit.xml 201 MB each (every verdict quoted whole bodies).
+// The run's max_kept (default 64 MiB) bounds what all answers keep beyond
+// their first 4 KiB, and evidence quotes a body's head only.
+TEST_CASE("endless bodies to a burst of 24 keep and write no more than the run's max_kept", "[hardening][cli][slow]") {
+  const std::string dir = ScratchDir("endless-burst");
+  std::string target = WrappedTarget(dir);
+  target = std::regex_replace(target, std::regex(R"(request: \{method: POST, path: /orders, json: \{biz_no: "\{\{biz\}\}"\}\})"),
+                              "request: {method: GET, path: /endless}");
+  WriteFile(dir + "/target.yaml", target);  // max_body and max_kept: the defaults, 4 MiB and 64 MiB
+  WriteFile(dir + "/scenarios/endless.yaml",
+            "# Hunts: endless answer bodies in a burst filling the harness's memory and disk.\n"
+            "name: endless\nlayer: concurrency\nhunts: endless bodies in a burst\n"
+            "steps:\n  - send: create_order\n"
+            "  - burst: create_order\n    n: 24\n    mode: last_byte\n"
+            "  - send: create_order\n"
+            "expect: [identical_replay, one_record]\n");
+  WatchedRun r = RunWatched(dir);
+  INFO(r.out);
+  // The fixture counts no record for GET /endless: one_record is invalid,
+  // and its evidence lists every request with its answer.
+  CHECK(r.exit_code == 1);
+  const std::uint64_t kMiB = 1 << 20;
+  const std::uint64_t budget = 64 * kMiB;
+  const std::string history = ReadFile(dir + "/runs/latest/endless/history.jsonl");
+  std::uint64_t kept = 0;
+  int answers = 0;
+  std::string last_cut;
+  std::uint64_t last_body = 0;
+  for (std::size_t at = 0; at < history.size();) {
+    std::size_t end = history.find('\n', at);
+    if (end == std::string::npos) end = history.size();
+    json e = json::parse(history.substr(at, end - at));
+    at = end + 1;
+    if (!e.contains("value") || !e["value"].is_object() || !e["value"].contains("response")) continue;
+    const json& response = e["value"]["response"];
+    if (!response.contains("body") || !response.contains("truncated")) continue;
+    const std::uint64_t body = response["body"].get<std::string>().size();
+    kept += body > 4096 ? body - 4096 : 0;
+    ++answers;
+    last_cut = response["truncated"].dump();
+    last_body = body;
+  }
+  // The first send, the 24 answers of the burst and the last send; every
+  // answer keeps its first 4 KiB, the rest comes out of the budget.
+  CHECK(answers == 26);
+  CHECK(kept <= budget);
+  CHECK(kept > budget / 2);  // the budget was used, not everything cut at 4 KiB
+  // The budget is spent: the last send keeps its head and what the burst's
+  // answers gave back (each stopped a little short of its share), cut by
+  // max_kept far below max_body.
+  CHECK(last_cut.find("\"by\":\"max_kept\"") != std::string::npos);
+  CHECK(last_body >= 4096);
+  CHECK(last_body < kMiB);
+  // Written evidence: the history holds the kept bodies (JSON-escaped 'x's
+  // are one byte each) plus a few KiB of event per request; the verdicts
+  // quote heads only.
+  CHECK(history.size() < budget + 26 * 4096 + kMiB);
+  const std::uint64_t results = ReadFile(dir + "/runs/latest/results.json").size();
+  const std::uint64_t junit = ReadFile(dir + "/runs/latest/junit.xml").size();
+  CHECK(results < 2 * kMiB);
+  CHECK(junit < 2 * kMiB);
+  json doc = json::parse(ReadFile(dir + "/runs/latest/results.json"));
+  for (const auto& v : doc.at("scenarios").at(0).at("verdicts")) {
+    if (v.at("oracle") != "identical_replay") continue;
+    CHECK(v.at("status") == "unknown");  // a cut body is never compared
+    CHECK(v.at("evidence").get<std::string>().find("truncated") != std::string::npos);
+  }
+#if !defined(__SANITIZE_ADDRESS__)
+  CHECK(r.peak_rss_kb < 400 * 1024);
+#endif
+  std::fprintf(stderr, "endless burst of 24: peak RSS %ld kB, history %zu, results.json %llu, junit.xml %llu bytes\n",
+               r.peak_rss_kb, history.size(), static_cast<unsigned long long>(results),
+               static_cast<unsigned long long>(junit));
+}

@@ -1,16 +1,19 @@
 // HttpClient against a real loopback server: answers, reuse, the three
 // outcomes (answered / no answer / not sent), deadlines, cancellation, and
-// the concurrent burst on separate connections.
+// the concurrent burst on separate connections, and the run's budget of
+// kept body bytes (KeptBudget) over sends and bursts.
 #include <catch2/catch.hpp>
 
 #include <thread>
 
 #include "local_http_server.h"
 #include "runtime/http_client.h"
+#include "runtime/kept_budget.h"
 
 using idemproof::runtime::HttpClient;
 using idemproof::runtime::HttpOutcome;
 using idemproof::runtime::HttpRequest;
+using idemproof::runtime::KeptBudget;
 using idemproof::testing::LocalHttpServer;
 
 namespace {
@@ -161,4 +164,86 @@ TEST_CASE("a burst keeps each request's own deadline", "[http][slow]") {
   std::vector<HttpRequest> burst(3, Post(server.url(), std::chrono::milliseconds(300)));
   auto results = client.send_concurrently(burst);
   for (const auto& e : results) CHECK(e.outcome == HttpOutcome::kNoAnswer);
+}
+
+// Answers of 64 KiB against a budget of 100 KiB (beyond each 4 KiB head):
+// the first keeps all, the second what is left, the third its head only.
+TEST_CASE("sends share the run's kept budget: once spent, answers keep their first 4 KiB, cut by max_kept", "[http]") {
+  LocalHttpServer server(LocalHttpServer::Behaviour::kAnswerBig);
+  const std::size_t big = LocalHttpServer::kBigBody;
+  KeptBudget budget(100 * 1024);
+  HttpClient client;
+  HttpRequest r = Post(server.url("/big"));
+  r.max_body = std::size_t{1} << 20;
+  r.kept = &budget;
+  auto first = client.send(r);
+  REQUIRE(first.outcome == HttpOutcome::kAnswered);
+  CHECK(first.response_body.size() == big);
+  CHECK_FALSE(first.body_truncated);
+  CHECK(budget.used() == big - KeptBudget::kHead);
+  auto second = client.send(r);
+  REQUIRE(second.outcome == HttpOutcome::kAnswered);
+  CHECK(second.body_truncated);
+  CHECK(second.body_cut_by_kept);
+  CHECK(second.body_size == big);  // Content-Length: exact
+  CHECK(second.response_body.size() == KeptBudget::kHead + (100 * 1024 - (big - KeptBudget::kHead)));
+  CHECK(second.request.max_body == r.max_body);  // recorded as asked
+  CHECK(budget.used() == 100 * 1024);
+  auto third = client.send(r);
+  REQUIRE(third.outcome == HttpOutcome::kAnswered);
+  CHECK(third.body_cut_by_kept);
+  CHECK(third.response_body.size() == KeptBudget::kHead);
+  CHECK(budget.used() == 100 * 1024);
+  // max_body alone (no budget) still keeps the whole answer, and a cut at
+  // max_body with the budget to spare is not a cut by the budget.
+  HttpRequest plain = Post(server.url("/big"));
+  CHECK(client.send(plain).response_body.size() == big);
+  KeptBudget roomy(1 << 20);
+  plain.max_body = 8 * 1024;
+  plain.kept = &roomy;
+  auto capped = client.send(plain);
+  CHECK(capped.body_truncated);
+  CHECK_FALSE(capped.body_cut_by_kept);
+  CHECK(capped.response_body.size() == 8 * 1024);
+  CHECK(roomy.used() == 8 * 1024 - KeptBudget::kHead);  // what it kept beyond its head
+}
+
+TEST_CASE("a concurrent burst shares what is left of the kept budget equally and gives back the rest", "[http]") {
+  LocalHttpServer server(LocalHttpServer::Behaviour::kAnswerBig);
+  KeptBudget budget(30 * 1024);
+  HttpClient client;
+  HttpRequest r = Post(server.url("/big"));
+  r.kept = &budget;
+  std::vector<HttpRequest> burst(3, r);
+  auto results = client.send_concurrently(burst);
+  REQUIRE(results.size() == 3);
+  for (const auto& e : results) {
+    REQUIRE(e.outcome == HttpOutcome::kAnswered);
+    CHECK(e.body_cut_by_kept);
+    CHECK(e.response_body.size() == KeptBudget::kHead + 10 * 1024);
+  }
+  CHECK(budget.used() == 30 * 1024);
+  // Small answers give back what they were granted.
+  KeptBudget roomy(1 << 20);
+  LocalHttpServer small(LocalHttpServer::Behaviour::kAnswer);
+  HttpRequest s = Post(small.url("/orders"));
+  s.kept = &roomy;
+  auto answers = client.send_concurrently(std::vector<HttpRequest>(4, s));
+  for (const auto& e : answers) CHECK_FALSE(e.body_truncated);
+  CHECK(roomy.used() == 0);
+}
+
+TEST_CASE("the kept budget never grants more than it holds to threads reserving at once", "[http]") {
+  KeptBudget budget(1 << 20);
+  std::vector<std::thread> threads;
+  std::atomic<std::uint64_t> granted{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 100; ++i) granted += budget.Reserve(3, 64 * 1024) - KeptBudget::kHead;
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(granted.load() * 3 <= (1u << 20));
+  CHECK(budget.used() == granted.load() * 3);
+  CHECK(budget.used() > (1u << 20) - 3 * 8);  // all of it handed out, but for rounding
 }

@@ -113,6 +113,13 @@ void LocalHttpServer::Serve(int fd) {
       ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
       break;
     }
+    if (behaviour_ == Behaviour::kAnswerBig) {
+      const std::string big = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
+                              std::to_string(kBigBody) + "\r\n\r\n" + std::string(kBigBody, 'b');
+      // MSG_NOSIGNAL: a client that cut the body closes early; no SIGPIPE.
+      if (::send(fd, big.data(), big.size(), MSG_NOSIGNAL) < 0) break;
+      continue;
+    }
     const std::string body = "{\"echo\":" + std::to_string(request.size()) + "}";
     const std::string answer = "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\n"
                                "X-Test: yes\r\nContent-Length: " +

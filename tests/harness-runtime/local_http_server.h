@@ -1,12 +1,14 @@
 // LocalHttpServer: a tiny HTTP/1.1 server on 127.0.0.1 for the client tests,
 // with a behaviour per test: answer (keep-alive), stay silent after reading
 // the request, reset the connection after reading it, or answer the first
-// request of each connection and reset on the second. It counts accepted
+// request of each connection and reset on the second, or answer a body of
+// kBigBody bytes (keep-alive; the client may abort it). It counts accepted
 // connections and requests. Plain POSIX sockets, one thread per connection;
 // every wait is bounded by poll() timeouts, Stop() joins every thread.
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,7 +18,8 @@ namespace idemproof::testing {
 
 class LocalHttpServer {
  public:
-  enum class Behaviour { kAnswer, kSilent, kReset, kResetSecond };
+  enum class Behaviour { kAnswer, kSilent, kReset, kResetSecond, kAnswerBig };
+  static constexpr std::size_t kBigBody = 64 * 1024;
 
   explicit LocalHttpServer(Behaviour behaviour);
   ~LocalHttpServer();  // Stop()

@@ -79,6 +79,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 64  # a burst of 24 connects at once (the default backlog 5 reset some)
 
 
 srv = Server(("127.0.0.1", args.port), Handler)
