@@ -311,6 +311,7 @@ class TargetLoader {
       k.insert(k.end(), use.extra.begin(), use.extra.end());
       r_.CheckTemplate(use.node, use.text, k);
     }
+    CheckActionRoles(actions, t);
     return t;
   }
 
@@ -696,6 +697,21 @@ class TargetLoader {
       if (role.empty()) r_.Fail(node["of"], what + ": 'of' needs a 'role'");
       if (role == "create") r_.Fail(node["of"], what + ": a create action is not 'of' another action");
       role_of_.emplace_back(node["of"], what);
+    }
+  }
+
+  // Every action has a role: scenarios ask for actions by role only, so an
+  // action without one is never sent and a run would pass having tested
+  // (almost) nothing. Checked last, so any other error in the file comes first.
+  void CheckActionRoles(const YAML::Node& actions, const TargetDescription& t) {
+    for (auto it = actions.begin(); it != actions.end(); ++it) {
+      const ActionDescription& a = t.actions.at(it->first.Scalar());
+      if (!a.role.empty()) continue;
+      std::string known;
+      for (const auto& k : ActionRoleNames()) known += (known.empty() ? "" : ", ") + k;
+      r_.Fail(it->first, "action '" + a.name +
+                             "' has no role, and every scenario asks for actions by role, so it could never be "
+                             "tested: give it role: one of " + known);
     }
   }
 

@@ -14,7 +14,7 @@ name: batchy
 base_url: "http://127.0.0.1:{{port}}"
 idempotency: {replay: {header: Idempotent-Replayed, value: "true"}}
 actions:
-  noop: {request: {path: /healthz}}
+  noop: {role: create, request: {path: /healthz}}
 batch:
   run: {method: POST, path: "/jobs/{{job}}/run", body: '{"from": {{from}}, "to": {{to}}}'}
   failing_run: {method: POST, path: "/jobs/{{job}}/run", body: '{"from": {{from}}, "to": {{to}}, "fail_after": {{fail_after}}}'}

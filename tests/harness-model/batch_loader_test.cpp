@@ -43,7 +43,7 @@ TEST_CASE("the batch section loads with every field") {
 TEST_CASE("batch markers may come from a command, e.g. a SQL query") {
   auto r = ParseTarget(R"(name: t
 base_url: http://127.0.0.1:1
-actions: {a: {request: {path: /}}}
+actions: {a: {role: create, request: {path: /}}}
 batch:
   run: {method: POST, path: "/jobs/{{job}}/run", body: '{"from": {{from}}, "to": {{to}}}'}
   result: {command: [sqlite3, -json, "{{run_dir}}/ref.db", "SELECT * FROM rows WHERE job = '{{job}}'"], rows: "$", row_id: "$.row_id"}

@@ -38,8 +38,6 @@ actions:
   create_unlisted:
     role: create
     request: {method: POST, path: /unlisted, json: {biz: "{{biz}}"}}
-  ping:
-    request: {method: GET, path: /ping}
 probes:
   stock: {role: counter, of: create_order, request: {method: GET, path: /stock}, value: "$.available"}
   notes_seen: {role: counter, of: create_note, request: {method: GET, path: /notes/seen}, value: "$.n"}
@@ -101,7 +99,6 @@ TEST_CASE("a target's actions and probes declare roles, unknown roles are errors
   CHECK(t.actions.at("create_order").role == "create");
   CHECK(t.actions.at("cancel_order").role == "delete");
   CHECK(t.actions.at("cancel_order").of == "create_order");
-  CHECK(t.actions.at("ping").role.empty());
   CHECK(t.probes.at("stock").role == "counter");
   CHECK(t.probes.at("stock").of == "create_order");
 
@@ -117,6 +114,9 @@ TEST_CASE("a target's actions and probes declare roles, unknown roles are errors
         "t.yaml:9:9: action 'd'.of: action 'a' does not have role create");
   CHECK(TargetError(head + "  a:\n    of: b\n    request: {method: PUT, path: /a}\n") ==
         "t.yaml:5:9: action 'a': 'of' needs a 'role'");
+  CHECK(TargetError(head + "  a:\n    role: create\n    request: {method: POST, path: /a}\n"
+                           "  ping:\n    request: {method: GET, path: /ping}\n")
+            .find("t.yaml:7:3: action 'ping' has no role") == 0);
   CHECK(TargetError(head + "  a:\n    role: create\n    request: {method: POST, path: /a}\n"
                            "probes:\n  p: {role: stock, request: {method: GET, path: /p}}\n")
             .find("t.yaml:8:13: probe 'p': unknown role 'stock'") == 0);

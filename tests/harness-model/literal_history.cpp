@@ -18,11 +18,13 @@ compare_headers: [Location]
 volatile: ["$.trace"]
 actions:
   create_order:
+    role: create
     request: {method: POST, path: /orders, json: {biz_no: "{{biz}}", qty: 1}}
     other_payload: {json: {biz_no: "{{biz}}", qty: 2}}
     records: {request: {path: "/orders?biz_no={{biz}}"}, count: "$.count"}
     capture: {order_id: "$.id"}
   cancel_order:
+    role: delete
     request: {method: DELETE, path: "/orders/{{order_id}}"}
 probes:
   stock: {request: {path: "/stock"}, value: "$.available"}

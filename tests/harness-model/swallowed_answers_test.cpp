@@ -121,7 +121,7 @@ TEST_CASE("with key_header: none a swallowed answer is attributed by the key its
 base_url: "http://127.0.0.1:1"
 idempotency: {key_header: none}
 actions:
-  create_order: {request: {method: POST, path: /orders, json: {request_key: "{{key}}", biz: "{{biz}}"}}}
+  create_order: {role: create, request: {method: POST, path: /orders, json: {request_key: "{{key}}", biz: "{{biz}}"}}}
 )", "t.yaml");
   REQUIRE(target.ok());
   LiteralHistory l;

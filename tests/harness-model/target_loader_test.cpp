@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
+#include <regex>
+#include <sstream>
 
 #include "model/target.h"
 
@@ -44,13 +47,14 @@ compare_headers: [Content-Type, Location]
 volatile: ["$.trace_id"]
 actions:
   create_order:
+    role: create
     request: {method: POST, path: /orders, headers: {X-Request-Id: "{{uuid}}"},
               json: {biz_no: "{{biz}}", sku: "sku-{{run}}", qty: 1, amount: 100, gift: false, note: "1"}}
     other_payload: {json: {biz_no: "{{biz}}", qty: 2}}
     records: {request: {method: GET, path: "/orders?biz_no={{biz}}"}, count: "$.count"}
     capture: {order_id: "$.id"}
     volatile: ["$.created_at"]
-  cancel_order: {request: {method: DELETE, path: "/orders/{{order_id}}"}}
+  cancel_order: {role: delete, request: {method: DELETE, path: "/orders/{{order_id}}"}}
 probes:
   stock: {request: {path: "/stock?sku=sku-{{run}}"}, value: "$.available"}
   rows: {command: ["sqlite3", "{{run_dir}}/ref.db", "select count(*) from orders"], value: stdout}
@@ -101,7 +105,7 @@ hooks:
 }
 
 TEST_CASE("a minimal target gets the IETF draft defaults") {
-  auto r = ParseTarget("name: t\nbase_url: http://127.0.0.1:9\nactions:\n  a: {request: {path: /a}}\n", "t.yaml");
+  auto r = ParseTarget("name: t\nbase_url: http://127.0.0.1:9\nactions:\n  a: {role: create, request: {path: /a}}\n", "t.yaml");
   REQUIRE(r.ok());
   CHECK(r->idempotency.key_header == "Idempotency-Key");
   CHECK(r->idempotency.in_progress == 409);
@@ -121,6 +125,7 @@ base_url: "http://127.0.0.1:1"
 idempotency: {key_header: none}
 actions:
   create:
+    role: create
     request: {method: POST, path: /t, headers: {X-Token: "{{ key }}", X-Trace: "t-{{key}}"},
               json: {request_key: "{{key}}", item: {key: "{{key}}", ref: "r-{{key}}"}, n: 1}}
 )", "t.yaml");
@@ -148,8 +153,8 @@ TEST_CASE("a records count is an integer, or the length of a listing") {
   auto r = ParseTarget(R"(name: lists
 base_url: "http://127.0.0.1:1"
 actions:
-  total: {request: {method: POST, path: /t}, records: {request: {path: /t}, count: "$.data.total"}}
-  list: {request: {method: POST, path: /t}, records: {request: {path: /t}, count: "$.data.items"}}
+  total: {role: create, request: {method: POST, path: /t}, records: {request: {path: /t}, count: "$.data.total"}}
+  list: {role: create, request: {method: POST, path: /t}, records: {request: {path: /t}, count: "$.data.items"}}
 )", "t.yaml");
   REQUIRE(r.ok());
   const auto doc = nlohmann::json::parse(R"({"data": {"items": [{"id": 1}, {"id": 2}], "total": 2}})");
@@ -164,7 +169,7 @@ actions:
 TEST_CASE("a replay marker is a header or a JSON body member, never both") {
   auto load = [](const std::string& replay) {
     return ParseTarget("name: m\nbase_url: \"http://127.0.0.1:1\"\nidempotency:\n  replay: " + replay +
-                           "\nactions:\n  a: {request: {method: POST, path: /a}}\n",
+                           "\nactions:\n  a: {role: create, request: {method: POST, path: /a}}\n",
                        "m.yaml");
   };
   auto body = load("{body: $.meta.replayed, value: \"yes\"}");
@@ -198,6 +203,7 @@ TEST_CASE("a capture reads the JSON body, or an answer header narrowed by a rege
 base_url: "http://127.0.0.1:1"
 actions:
   create:
+    role: create
     request: {method: POST, path: /t}
     capture:
       from_body: "$.transfer.id"
@@ -229,7 +235,7 @@ actions:
 
 TEST_CASE("target errors name file:line:column and what is wrong") {
   const std::string head = "name: t\nbase_url: http://x\n";
-  const std::string action = "actions:\n  a: {request: {path: /a}}\n";
+  const std::string action = "actions:\n  a: {role: create, request: {path: /a}}\n";
   CHECK(ErrorOf(head + "idempotency:\n  key_hedder: X-Key\n" + action).rfind(
             "t.yaml:4:3: unknown key 'key_hedder' in idempotency (did you mean 'key_header'?); known keys: ", 0) == 0);
   CHECK(ErrorOf(head + "idempotency:\n  in_progress: abc\n" + action) ==
@@ -277,7 +283,7 @@ TEST_CASE("LoadTargetFile reports an unreadable file as an I/O error") {
 
 TEST_CASE("contract options: key optional, status lists, retry_after, recovery_bound") {
   const std::string head = "name: t\nbase_url: http://x\n";
-  const std::string action = "actions:\n  a: {request: {path: /a}}\n";
+  const std::string action = "actions:\n  a: {role: create, request: {path: /a}}\n";
   auto r = ParseTarget(head +
                            "idempotency:\n  key: optional\n  in_progress: [409, 425]\n  mismatch: 422\n"
                            "  retry_after: recommended\n  recovery_bound: 5s\n" + action,
@@ -375,10 +381,10 @@ TEST_CASE("egress errors carry file:line:column") {
   // An unknown key in match.
   CHECK(ErrorOf(EgressTarget("probes:\n  c: {egress: stub, match: {paht: /x}}\n")).find("t.yaml:13:") != std::string::npos);
   // upstream is required and must be http://.
-  CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {request: {path: /}}}\n"
+  CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n"
                 "egress:\n  p: {record: [\"$.x\"]}\n")
             .find("t.yaml:5:6: egress 'p': missing required key 'upstream'") != std::string::npos);
-  CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {request: {path: /}}}\n"
+  CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n"
                 "egress:\n  p: {upstream: \"https://x:1\"}\n")
             .find("t.yaml:5:17: egress 'p'.upstream must be an http:// URL") != std::string::npos);
   // An unknown egress variable in a template.
@@ -386,12 +392,12 @@ TEST_CASE("egress errors carry file:line:column") {
             .find("t.yaml:3:") != std::string::npos);
   // free_port and port_from_stdout exclude each other, on the target as on services.
   CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:{{port}}\"\nstart:\n  argv: [x]\n"
-                "  port_from_stdout: '(\\d+)'\n  free_port: true\nactions: {a: {request: {path: /}}}\n")
+                "  port_from_stdout: '(\\d+)'\n  free_port: true\nactions: {a: {role: create, request: {path: /}}}\n")
             .find("t.yaml:6:14: start: give free_port or port_from_stdout, not both") != std::string::npos);
 }
 
 TEST_CASE("profile: sets the contract's defaults, the idempotency section refines them, --profile replaces it") {
-  const std::string head = "name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {request: {path: /}}}\n";
+  const std::string head = "name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n";
   auto ietf = ParseTarget(head, "t.yaml");
   REQUIRE(ietf.ok());
   CHECK(ietf->idempotency.profile == "ietf");
@@ -432,6 +438,31 @@ TEST_CASE("profile: sets the contract's defaults, the idempotency section refine
   auto bad = ParseTarget(head, "t.yaml", "iettf");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("--profile: unknown profile 'iettf' (known: ietf,") != std::string::npos);
+}
+
+// Issue 31: a target file with no role: (an older file, a misspelt key)
+// bound almost nothing, and the run passed on 6 valid rows of 82.
+TEST_CASE("an action without a role is a located error naming the roles it could have") {
+  std::ifstream in(std::string(IDEMPROOF_SOURCE_DIR) + "/scenarios/targets/reference.yaml");
+  REQUIRE(in);
+  std::stringstream whole;
+  whole << in.rdbuf();
+  // Every role: and of: removed, on lines of their own and inside {...}.
+  std::string text = std::regex_replace(whole.str(), std::regex("\n *(role|of): [A-Za-z_]+ *(?=\n)"), "");
+  text = std::regex_replace(text, std::regex("(role|of): [A-Za-z_]+, "), "");
+  REQUIRE(text.find("role:") == std::string::npos);
+  REQUIRE(text.find(" of:") == std::string::npos);
+  auto r = ParseTarget(text, "reference.yaml");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kInvalidConfig);
+  CHECK(r.status().ToString() ==
+        "reference.yaml:36:3: action 'pay' has no role, and every scenario asks for actions by role, so it could "
+        "never be tested: give it role: one of create, put, delete, pay, callback");
+
+  // One action without a role among roled ones is refused too, located at it.
+  CHECK(ErrorOf("name: t\nbase_url: http://127.0.0.1:1\nactions:\n  a: {role: create, request: {path: /a}}\n"
+                "  b: {request: {path: /b}}\n")
+            .rfind("t.yaml:5:3: action 'b' has no role", 0) == 0);
 }
 
 TEST_CASE("max_kept: the run's budget of kept answer bytes loads, is 64 MiB by default, a bad size is located") {

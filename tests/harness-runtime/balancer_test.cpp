@@ -86,7 +86,7 @@ start:
   ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 10s}
 request_timeout: 5s
 actions:
-  health: {request: {method: GET, path: /healthz}}
+  health: {role: create, request: {method: GET, path: /healthz}}
 )",
                             "ref.yaml");
   INFO(target.status().ToString());

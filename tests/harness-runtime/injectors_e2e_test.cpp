@@ -43,6 +43,7 @@ idempotency: {key_header: Idempotency-Key, replay: {header: Idempotent-Replayed,
 arrival_header: X-Arrival-Ns
 actions:
   create_order:
+    role: create
     request: {method: POST, path: /orders, headers: {X-Request-Id: "{{uuid}}"},
               json: {biz_no: "{{biz}}", sku: "sku-{{run}}", qty: 1, amount: 100}}
     records: {request: {method: GET, path: "/orders?biz_no={{biz}}"}, count: "$.count"}

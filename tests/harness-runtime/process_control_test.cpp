@@ -40,7 +40,7 @@ TargetDescription FakeTarget(const std::string& script, const std::string& extra
       "  start_timeout: 500ms\n"
       "  stop_timeout: 300ms\n" + extra_start +
       "actions:\n"
-      "  a: {request: {method: POST, path: /a}}\n";
+      "  a: {role: create, request: {method: POST, path: /a}}\n";
   auto t = ParseTarget(yaml, "fake.yaml");
   if (!t.ok()) FAIL(t.status().ToString());
   return std::move(t).value();
@@ -201,7 +201,7 @@ TEST_CASE("flaw_args are appended with {{flaw}} expanded", "[process]") {
       "  port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'\n"
       "  flaw_args: [\"--flaw\", \"{{flaw}}\"]\n"
       "actions:\n"
-      "  a: {request: {method: POST, path: /a}}\n";
+      "  a: {role: create, request: {method: POST, path: /a}}\n";
   auto t = ParseTarget(yaml, "fake.yaml");
   REQUIRE(t.ok());
   TargetProcess target(*t, {}, dir + "/target", std::string("short-ttl"), nullptr);
@@ -251,7 +251,7 @@ TEST_CASE("a helper whose free port another process took before it bound it is s
   auto t = ParseTarget("name: fake\nbase_url: \"http://127.0.0.1:1\"\nservices:\n  helper:\n"
                        "    argv: [sh, -c, '" + script + "', sh, \"{{port}}\", \"" + dir + "\"]\n"
                        "    free_port: true\n    ready_stdout: 'ready on'\n"
-                       "actions:\n  a: {request: {method: POST, path: /a}}\n",
+                       "actions:\n  a: {role: create, request: {method: POST, path: /a}}\n",
                        "fake.yaml");
   INFO(t.status().ToString());
   REQUIRE(t.ok());

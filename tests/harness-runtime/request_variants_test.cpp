@@ -20,6 +20,7 @@ const char* kTarget = R"(name: shop
 base_url: "http://127.0.0.1:1"
 actions:
   create_order:
+    role: create
     request: {method: POST, path: "/orders?src=web&slow_ms=1", headers: {X-Mode: plain},
               json: {biz: "{{biz}}", item: {sku: a, qty: 1}}}
     variants:
@@ -29,8 +30,10 @@ actions:
       whole: {json: {biz: "{{biz}}", other: true}}
       raw: {body: "biz={{biz}}", content_type: application/x-www-form-urlencoded}
   create_note:
+    role: create
     request: {method: POST, path: /notes, body: "n={{biz}}"}
   create_typed_note:
+    role: create
     request: {method: POST, path: /notes, body: "n={{biz}}", content_type: text/plain}
 )";
 

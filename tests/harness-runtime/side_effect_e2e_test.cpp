@@ -127,10 +127,7 @@ TEST_CASE("a target without a kill command, a ledger probe or a broker: not appl
             "  port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'\n"
             "idempotency: {lease: 2s, replay: {header: Idempotent-Replayed}}\n"
             "actions:\n"
-            "  pay: {request: {method: POST, path: /payments, json: {biz_no: \"{{biz}}\", amount: 1}}}\n"
             "  create_order: {role: create, request: {method: POST, path: /orders, json: {biz_no: \"{{biz}}\", sku: s, qty: 1, amount: 1}}}\n"
-            "  payment_paid: {request: {method: POST, path: /callbacks/payment, json: {seq: \"{{key}}\", biz_no: \"{{biz}}\", event: paid}}}\n"
-            "  payment_refunded: {request: {method: POST, path: /callbacks/payment, json: {seq: \"{{key}}\", biz_no: \"{{biz}}\", event: refunded}}}\n"
             "hooks:\n"
             "  slow_business: {request: {method: POST, path: /_chaos, json: {delay_ms: 1500}}}\n");
   CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect", SourceDir() + "/scenarios/queue",
@@ -147,7 +144,7 @@ TEST_CASE("a target without a kill command, a ledger probe or a broker: not appl
     if (s.at("name") == "kill-after-charge") {
       const std::string why = s.at("verdicts")[0].at("evidence");
       CHECK(why.find("a hook 'kill_after_charge'") != std::string::npos);
-      CHECK(why.find("an action with role pay") != std::string::npos);  // pay declares no role here
+      CHECK(why.find("an action with role pay") != std::string::npos);  // no action has role pay here
       CHECK(why.find("a probe with role ledger") != std::string::npos);
     }
     if (s.at("name") == "stream-redelivery") {

@@ -36,7 +36,7 @@ start:
   start_timeout: 10s
 request_timeout: 5s
 actions:
-  health: {request: {method: GET, path: /healthz}}
+  health: {role: create, request: {method: GET, path: /healthz}}
 )",
                      "ref.yaml");
 }
