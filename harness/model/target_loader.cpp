@@ -102,6 +102,27 @@ std::string ServerOf(const std::string& url) {
   return "host " + host + ", port " + std::to_string(std::stoi(port));
 }
 
+// Two callers' headers are one credential when they are the same set (names
+// case-insensitive, values as written), unless a value differs per request
+// ({{uuid}}). One credential in two callers' hands makes the service see one
+// caller, and every "one caller got another's answer" a false violation.
+bool SameCredential(const HeaderList& a, const HeaderList& b) {
+  static const std::regex kPerRequest("\\{\\{\\s*uuid\\s*\\}\\}");
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  auto canonical = [&](const HeaderList& h) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& [name, value] : h) out.emplace_back(lower(name), value);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (const auto& [name, value] : a)
+    if (std::regex_search(value, kPerRequest)) return false;
+  return canonical(a) == canonical(b);
+}
+
 class TargetLoader {
  public:
   TargetLoader(const std::string& file, std::string profile) : r_(file), profile_override_(std::move(profile)) {}
@@ -270,6 +291,13 @@ class TargetLoader {
         r_.CheckKeys(it->second, {"headers"}, what);
         c.headers = Headers(r_.Required(it->second, "headers", what), what + ".headers");
         if (c.headers.empty()) r_.Fail(it->second, what + ": headers must name at least one header");
+        for (const CallerDescription& earlier : t.callers) {
+          if (!SameCredential(earlier.headers, c.headers)) continue;
+          std::string shown;
+          for (const auto& [name, value] : c.headers) shown += (shown.empty() ? "" : ", ") + name + ": " + value;
+          r_.Fail(it->first, what + ": the same headers as callers." + earlier.name + " (" + shown +
+                                 "): the service cannot tell the two callers apart; give each its own credential");
+        }
         t.callers.push_back(std::move(c));
       }
     }

@@ -478,3 +478,26 @@ TEST_CASE("max_kept: the run's budget of kept answer bytes loads, is 64 MiB by d
   CHECK(ErrorOf(head + "max_kept: 2GiB\n").find("t.yaml:4:11: max_kept: must be between 1KiB and 1GiB") !=
         std::string::npos);
 }
+
+// Issue 31: two callers sharing one credential passed lint, and the correct
+// reference then "served one caller another's answer" (a violation).
+TEST_CASE("callers with equal credentials are refused, located at the second") {
+  const std::string head = "name: t\nbase_url: http://127.0.0.1:1\nactions:\n  a: {role: create, request: {path: /a}}\n";
+  CHECK(ErrorOf(head + "callers:\n  tenant_a: {headers: {Authorization: \"Bearer x\"}}\n"
+                       "  tenant_b: {headers: {authorization: \"Bearer x\"}}\n") ==
+        "t.yaml:7:3: callers.tenant_b: the same headers as callers.tenant_a (authorization: Bearer x): the "
+        "service cannot tell the two callers apart; give each its own credential");
+  // Equal as sets: the order of the headers does not matter.
+  CHECK(ErrorOf(head + "callers:\n  a: {headers: {X-Tenant: t, Authorization: k}}\n"
+                       "  b: {headers: {Authorization: k, X-Tenant: t}}\n")
+            .rfind("t.yaml:7:3: callers.b: the same headers as callers.a", 0) == 0);
+  // Distinct credentials, or one shared header beside a distinct one: two callers.
+  CHECK(ParseTarget(head + "callers:\n  a: {headers: {Authorization: k1}}\n  b: {headers: {Authorization: k2}}\n",
+                    "t.yaml").ok());
+  CHECK(ParseTarget(head + "callers:\n  a: {headers: {Authorization: k, X-Tenant: a}}\n"
+                           "  b: {headers: {Authorization: k, X-Tenant: b}}\n",
+                    "t.yaml").ok());
+  // A value that differs on every request ({{uuid}}) is not one credential.
+  CHECK(ParseTarget(head + "callers:\n  a: {headers: {X-Token: \"{{uuid}}\"}}\n  b: {headers: {X-Token: \"{{uuid}}\"}}\n",
+                    "t.yaml").ok());
+}
