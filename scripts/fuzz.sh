@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # libFuzzer over the harness's and the reference's input surfaces (issue 16):
-# the target and scenario loaders, JSON paths, templates, the proxy's HTTP
-# parsing and the reference's request handling (tests/fuzz/, one file each).
+# the target and scenario loaders, JSON paths, templates, request variant
+# patches, the proxy's HTTP parsing and the reference's request handling
+# (tests/fuzz/, one file each).
 # Installs clang-14 and its runtime (libclang-rt-14-dev) when missing, builds
 # build-fuzz/ with clang -fsanitize=fuzzer,address,undefined, and runs each
 # target for FUZZ_SECONDS (default 60) from its seeds: the shipped YAML files
@@ -19,7 +20,7 @@ bash scripts/setup.sh --packages-only
 bash scripts/install_missing.sh clang-14 libclang-rt-14-dev
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 seconds=${FUZZ_SECONDS:-60}
-all=(target-loader scenario-loader json-path template proxy-http reference)
+all=(target-loader scenario-loader json-path template proxy-http reference variant-patch)
 names=("$@")
 ((${#names[@]})) || names=("${all[@]}")
 launcher=()

@@ -144,6 +144,67 @@ Result<nlohmann::json> JsonPath::Find(const nlohmann::json& doc) const {
   return matches[0];
 }
 
+namespace {
+
+// "a number", "an object": what a patch met where it needed a container.
+std::string WithArticle(const nlohmann::json& node) {
+  const std::string type = node.type_name();
+  return (type == "object" || type == "array" ? "an " : "a ") + type;
+}
+
+// One segment as path text (".name", "['na me']", "[3]").
+std::string SegmentText(const JsonPath::Segment& s) {
+  if (s.kind == JsonPath::Segment::Kind::kIndex) return "[" + std::to_string(s.index) + "]";
+  bool plain = !s.name.empty() && !std::isdigit(static_cast<unsigned char>(s.name[0]));
+  for (char c : s.name) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+  return plain ? "." + s.name : "['" + s.name + "']";
+}
+
+}  // namespace
+
+Status JsonPath::SetIn(nlohmann::json& doc, nlohmann::json value) const {
+  if (segments_.empty() || has_wildcard())
+    return Status::InvalidArgument("'" + text_ + "' must name one member or element (no [*], not $)");
+  // A read-only walk first, so that an error leaves `doc` as it was.
+  const nlohmann::json* node = &doc;  // nullptr: created from here on
+  std::string at = "$";
+  for (const Segment& s : segments_) {
+    const bool index = s.kind == Segment::Kind::kIndex;
+    const std::size_t size = node != nullptr && node->is_array() ? node->size() : 0;
+    if (node != nullptr && !node->is_null() && (index ? !node->is_array() : !node->is_object()))
+      return Status::InvalidArgument(at + " is " + WithArticle(*node) + ", not " + (index ? "an array" : "an object"));
+    if (index && s.index > size + kMaxPatchPadding)
+      return Status::InvalidArgument(at + " has " + std::to_string(size) + " element(s): setting [" +
+                                     std::to_string(s.index) + "] would add more than " +
+                                     std::to_string(kMaxPatchPadding) + " nulls before it");
+    if (node != nullptr && !node->is_null()) {
+      if (index) {
+        node = s.index < size ? &(*node)[s.index] : nullptr;
+      } else {
+        auto it = node->find(s.name);
+        node = it == node->end() ? nullptr : &*it;
+      }
+    } else {
+      node = nullptr;
+    }
+    at += SegmentText(s);
+  }
+  // The write, which can no longer fail.
+  nlohmann::json* out = &doc;
+  for (const Segment& s : segments_) {
+    if (s.kind == Segment::Kind::kIndex) {
+      if (out->is_null()) *out = nlohmann::json::array();
+      while (out->size() <= s.index) out->push_back(nullptr);
+      out = &(*out)[s.index];
+    } else {
+      if (out->is_null()) *out = nlohmann::json::object();
+      out = &(*out)[s.name];
+    }
+  }
+  *out = std::move(value);
+  return Status::Ok();
+}
+
 void JsonPath::EraseFrom(nlohmann::json& doc) const {
   if (segments_.empty()) {
     doc = nullptr;

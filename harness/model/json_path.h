@@ -50,6 +50,15 @@ class JsonPath {
   // string as it is, anything else as its JSON ("true", "7"); nullopt if absent.
   std::optional<std::string> FindText(const nlohmann::json& doc) const;
 
+  // Sets the value at this path in `doc`, as a request patch does: a missing
+  // member is created, a null becomes an object (at a member) or an array (at
+  // an index), an array is padded with nulls up to the index (at most
+  // kMaxPatchPadding of them). Never throws. kInvalidArgument, with `doc`
+  // unchanged, when the path goes through a scalar, names a member of an
+  // array or an element of an object, pads too much, has [*] or is "$".
+  static constexpr std::size_t kMaxPatchPadding = 1024;
+  Status SetIn(nlohmann::json& doc, nlohmann::json value) const;
+
   // Removes the value(s) at this path from `doc` when present; absent is fine.
   // Removing "$" turns the document into null.
   void EraseFrom(nlohmann::json& doc) const;

@@ -14,7 +14,17 @@ bool SameName(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-RequestTemplate ApplyVariant(const RequestTemplate& base, const RequestVariant& variant) {
+Status ApplyPatches(nlohmann::json& body, const RequestVariant& variant) {
+  for (const auto& [path, value] : variant.patch) {
+    Status s = path.SetIn(body, value);
+    if (!s.ok())
+      return Status::InvalidArgument("variant '" + variant.name + "'.patch: '" + path.text() +
+                                     "' cannot apply to the json body: " + s.message());
+  }
+  return Status::Ok();
+}
+
+Result<RequestTemplate> ApplyVariant(const RequestTemplate& base, const RequestVariant& variant) {
   RequestTemplate out = base;
   // Pairs, not structured bindings: clang 14 (scripts/fuzz.sh) cannot
   // capture a binding in a lambda.
@@ -35,7 +45,8 @@ RequestTemplate ApplyVariant(const RequestTemplate& base, const RequestVariant& 
   }
   if (variant.json || variant.body) out.content_type = variant.content_type;
   if (out.json) {
-    for (const auto& [path, value] : variant.patch) (*out.json)[path.pointer()] = value;
+    Status patched = ApplyPatches(*out.json, variant);
+    if (!patched.ok()) return patched;
   }
   return out;
 }

@@ -446,7 +446,8 @@ class TargetLoader {
 
   // variants: {NAME: {query, headers, patch, json, body, content_type}}
   std::map<std::string, RequestVariant> Variants(const YAML::Node& node, const std::string& what,
-                                                 const RequestTemplate& request) {
+                                                 const RequestTemplate& request,
+                                                 const std::optional<RequestTemplate>& other_payload) {
     r_.ExpectMap(node, what + ".variants");
     std::map<std::string, RequestVariant> out;
     for (auto it = node.begin(); it != node.end(); ++it) {
@@ -483,10 +484,27 @@ class TargetLoader {
           v.patch.emplace_back(path, r_.Json(p->second));
           TemplatedJson(p->second);
         }
+        // Applied now to each body the variant may patch: a template's shape
+        // is its rendered request's, so what cannot apply here never will.
+        CheckPatches(b["patch"], vw, v, *request.json, "the action's json body");
+        if (other_payload && other_payload->json)
+          CheckPatches(b["patch"], vw, v, *other_payload->json, "the other_payload's json body");
       }
       out[v.name] = v;
     }
     return out;
+  }
+
+  // The patches of `v` (from `node`, in order) applied to a copy of `body`.
+  void CheckPatches(const YAML::Node& node, const std::string& vw, const RequestVariant& v, nlohmann::json body,
+                    const std::string& whose) {
+    auto p = node.begin();
+    for (const auto& [path, value] : v.patch) {
+      Status s = path.SetIn(body, value);
+      if (!s.ok())
+        r_.Fail(p->first, vw + ".patch: '" + path.text() + "' cannot apply to " + whose + ": " + s.message());
+      ++p;
+    }
   }
 
   // {request: ...} | {command: [...]} plus `extra` keys the caller reads.
@@ -699,7 +717,7 @@ class TargetLoader {
       }
     }
     if (node["volatile"]) a.volatile_paths = Paths(node["volatile"], what + ".volatile");
-    if (node["variants"]) a.variants = Variants(node["variants"], what, a.request);
+    if (node["variants"]) a.variants = Variants(node["variants"], what, a.request, a.other_payload);
     if (node["fingerprint_ignores"]) {
       a.fingerprint_ignores = Paths(node["fingerprint_ignores"], what + ".fingerprint_ignores");
       if (!a.request.json) r_.Fail(node["fingerprint_ignores"], what + ".fingerprint_ignores needs a json: request body");

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <random>
 #include <set>
+#include <stdexcept>
 
 #include "model/capabilities.h"
 #include "model/history_events.h"
@@ -75,7 +76,7 @@ class Interpreter::Execution {
         if (ctx_.Cancelled()) break;
         const Step& step = steps[i];
         if (step.after.count() > 0 && !ctx_.Sleep(step.after)) break;
-        Status s = Execute(step, static_cast<int>(i));
+        Status s = ExecuteGuarded(step, static_cast<int>(i));
         WatchTarget(step, static_cast<int>(i));
         if (!s.ok()) {
           ctx_.out().error = s;
@@ -92,6 +93,17 @@ class Interpreter::Execution {
   }
 
  private:
+  // No exception from a step ends the run: it stops this scenario with its
+  // message (an error, so the run exits 3), and the heal, the records and
+  // results.json still follow.
+  Status ExecuteGuarded(const Step& step, int index) {
+    try {
+      return Execute(step, index);
+    } catch (const std::exception& e) {
+      return Status::Internal(std::string("the ") + StepKindName(step.kind) + " step threw: " + e.what());
+    }
+  }
+
   Status Execute(const Step& step, int index) {
     switch (step.kind) {
       case StepKind::kSend: return SendStep(ctx_, step, index);

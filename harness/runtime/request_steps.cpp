@@ -81,7 +81,10 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
     auto v = action.variants.find(variant);
     if (v == action.variants.end())
       return Status(StatusCode::kUnsupported, "action " + action.name + " declares no variant " + variant);
-    request = ApplyVariant(request, v->second);
+    auto applied = ApplyVariant(request, v->second);
+    if (!applied.ok())
+      return Status(applied.status().code(), "action " + action.name + ": " + applied.status().message());
+    request = std::move(applied).value();
   }
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);

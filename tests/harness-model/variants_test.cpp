@@ -114,17 +114,17 @@ TEST_CASE("variant errors name file:line:column") {
 TEST_CASE("ApplyVariant changes one request template as declared") {
   const TargetDescription t = Target();
   const ActionDescription& a = t.actions.at("create_order");
-  const RequestTemplate slow = ApplyVariant(a.request, a.variants.at("slow"));
+  const RequestTemplate slow = *ApplyVariant(a.request, a.variants.at("slow"));
   CHECK(slow.query == HeaderList{{"slow_ms", "1500"}});
   CHECK(slow.path == "/orders?src=web");  // merged at render time
-  const RequestTemplate patched = ApplyVariant(a.request, a.variants.at("fails_retryably"));
+  const RequestTemplate patched = *ApplyVariant(a.request, a.variants.at("fails_retryably"));
   CHECK(patched.json->at("item") == nlohmann::json{{"sku", "flaky"}, {"qty", 1}, {"note", "{{run}}"}});
   CHECK(a.request.json->at("item").at("sku") == "a");  // the action itself is unchanged
-  const RequestTemplate loud = ApplyVariant(a.request, a.variants.at("loud"));
+  const RequestTemplate loud = *ApplyVariant(a.request, a.variants.at("loud"));
   CHECK(loud.headers == HeaderList{{"x-mode", "loud"}, {"X-Extra", "1"}});
-  const RequestTemplate whole = ApplyVariant(a.request, a.variants.at("whole"));
+  const RequestTemplate whole = *ApplyVariant(a.request, a.variants.at("whole"));
   CHECK(whole.json == nlohmann::json{{"biz", "{{biz}}"}, {"other", true}});
-  const RequestTemplate raw = ApplyVariant(a.request, a.variants.at("raw"));
+  const RequestTemplate raw = *ApplyVariant(a.request, a.variants.at("raw"));
   CHECK_FALSE(raw.json.has_value());
   CHECK(*raw.body == "biz={{biz}}");
   CHECK(raw.content_type == "application/x-www-form-urlencoded");
@@ -183,4 +183,69 @@ expect: [one_record]
   REQUIRE(heal.ok());
   CHECK(heal->kind == CapabilityProvision::Kind::kNothing);
   CHECK_FALSE(ResolveCapability("teleport", "create_order", t).ok());
+}
+
+// Issue 31: a patch path through a scalar passed lint and aborted the run
+// with an uncaught nlohmann::json::out_of_range (exit 134). Each patch is now
+// applied to the action's body (and its other_payload's) when the file loads.
+TEST_CASE("a variant patch that cannot apply to the action's body is a located error") {
+  const std::string order = kHead + "actions:\n  create_order:\n    role: create\n"
+                                    "    request: {method: POST, path: /o, json: {qty: 1, items: [{sku: a}], tags: []}}\n";
+  auto through_scalar = ParseTarget(order + "    variants: {bad: {patch: {\"$.qty.deeper\": 5}}}\n", "t.yaml");
+  REQUIRE_FALSE(through_scalar.ok());
+  CHECK(through_scalar.status().code() == StatusCode::kInvalidConfig);
+  CHECK(through_scalar.status().ToString() ==
+        "t.yaml:7:30: action 'create_order' variant 'bad'.patch: '$.qty.deeper' cannot apply to the action's json "
+        "body: $.qty is a number, not an object");
+  // A member name into an array, an index into an object, an index through a string.
+  CHECK(ParseTarget(order + "    variants: {bad: {patch: {\"$.items.sku\": 5}}}\n", "t.yaml")
+            .status().ToString().find("'$.items.sku' cannot apply to the action's json body: $.items is an array, "
+                                      "not an object") != std::string::npos);
+  CHECK(ParseTarget(order + "    variants: {bad: {patch: {\"$.items[0].sku[1]\": 5}}}\n", "t.yaml")
+            .status().ToString().find("$.items[0].sku is a string, not an array") != std::string::npos);
+  // An earlier patch of the same variant makes a member a scalar: the next cannot go through it.
+  CHECK(ParseTarget(order + "    variants: {bad: {patch: {\"$.n\": 1, \"$.n.m\": 2}}}\n", "t.yaml")
+            .status().ToString().find("'$.n.m' cannot apply to the action's json body: $.n is a number") !=
+        std::string::npos);
+  // The other payload's body is patched too when the variant is sent with it.
+  auto other = ParseTarget(order + "    other_payload: {json: {qty: {n: 2}, items: 3}}\n"
+                                   "    variants: {bad: {patch: {\"$.items[0].sku\": 5}}}\n",
+                           "t.yaml");
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.status().ToString().find("cannot apply to the other_payload's json body: $.items is a number") !=
+        std::string::npos);
+
+  // Still allowed: a missing member (created), an index past the end, a member of a null.
+  auto fine = ParseTarget(order + "    variants:\n"
+                                  "      a: {patch: {\"$.note.text\": x, \"$.items[3].sku\": b, \"$.tags[0]\": t}}\n"
+                                  "      b: {patch: {\"$.qty\": {deeper: 5}, \"$.qty.deeper\": 6}}\n",
+                          "t.yaml");
+  INFO(fine.status().ToString());
+  REQUIRE(fine.ok());
+}
+
+TEST_CASE("applying a patch that cannot apply returns an error value and leaves the body as it was") {
+  const TargetDescription t = Target();
+  RequestVariant v = t.actions.at("create_order").variants.at("fails_retryably");
+  v.patch.emplace_back(*JsonPath::Parse("$.item.qty.deeper"), 5);  // after two that apply
+  auto applied = ApplyVariant(t.actions.at("create_order").request, v);  // threw json::out_of_range before
+  REQUIRE_FALSE(applied.ok());
+  CHECK(applied.status().code() == StatusCode::kInvalidArgument);
+  CHECK(applied.status().message() ==
+        "variant 'fails_retryably'.patch: '$.item.qty.deeper' cannot apply to the json body: $.item.qty is a "
+        "number, not an object");
+
+  nlohmann::json body = {{"a", {1, 2}}, {"s", "x"}};
+  const nlohmann::json before = body;
+  CHECK_FALSE(JsonPath::Parse("$.s.t")->SetIn(body, 1).ok());
+  CHECK_FALSE(JsonPath::Parse("$.a.b")->SetIn(body, 1).ok());
+  CHECK_FALSE(JsonPath::Parse("$[0]")->SetIn(body, 1).ok());
+  CHECK_FALSE(JsonPath::Parse("$.a[*]")->SetIn(body, 1).ok());
+  CHECK_FALSE(JsonPath::Parse("$")->SetIn(body, 1).ok());
+  CHECK(JsonPath::Parse("$.new.x[2000]")->SetIn(body, 1).message() ==
+        "$.new.x has 0 element(s): setting [2000] would add more than 1024 nulls before it");
+  CHECK(body == before);  // every failure left it whole
+  REQUIRE(JsonPath::Parse("$.a[3]")->SetIn(body, 4).ok());
+  REQUIRE(JsonPath::Parse("$.n.m[1]")->SetIn(body, true).ok());
+  CHECK(body == nlohmann::json::parse(R"({"a": [1, 2, null, 4], "s": "x", "n": {"m": [null, true]}})"));
 }

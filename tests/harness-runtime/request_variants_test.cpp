@@ -6,9 +6,15 @@
 #include <sstream>
 
 #include "cli/summary_table.h"
+#include "model/history_events.h"
 #include "model/request_variant.h"
+#include "model/scenario.h"
 #include "model/target.h"
+#include "oracles/oracle.h"
+#include "runtime/interpreter.h"
+#include "local_http_server.h"
 #include "runtime/request_render.h"
+#include "test_support.h"
 
 using namespace idemproof;
 using idemproof::runtime::HttpRequest;
@@ -49,7 +55,7 @@ const TargetDescription& Target() {
 // The action's request as sent, with variant `variant` ("" = none).
 HttpRequest Render(const std::string& action, const std::string& variant) {
   const ActionDescription& a = *Target().FindAction(action);
-  RequestTemplate t = variant.empty() ? a.request : ApplyVariant(a.request, a.variants.at(variant));
+  RequestTemplate t = variant.empty() ? a.request : *ApplyVariant(a.request, a.variants.at(variant));
   auto r = RenderRequest(t, "http://127.0.0.1:9", {{"biz", "b-1"}}, {}, {{"Idempotency-Key", "k"}},
                          std::chrono::seconds(1));
   REQUIRE(r.ok());
@@ -141,4 +147,32 @@ TEST_CASE("the console's evidence column shortens quoted bodies and keeps the re
   CHECK(table.find("[replay marker Idempotent-Replayed: true missing]") != std::string::npos);
   CHECK(table.find("key k1 (create_order): request #2 (client-0) was 201 {\"id\": 8") != std::string::npos);
   CHECK(table.find("a long note") == std::string::npos);  // the body is what got shorter
+}
+
+// Issue 31: a patch that cannot apply (here a path through a scalar, in a
+// target built past the loader's check) aborted the whole run with an
+// uncaught nlohmann::json::out_of_range. The step now stops its scenario
+// with the reason (the run exits 3), and the run goes on.
+TEST_CASE("a variant patch that cannot apply stops its scenario with the reason, never aborts the run",
+          "[interpreter][variants]") {
+  const std::string dir = idemproof::testing::ScratchDir("variant-cannot-apply");
+  idemproof::testing::LocalHttpServer server(idemproof::testing::LocalHttpServer::Behaviour::kAnswer);
+  TargetDescription target = Target();
+  target.base_url = "http://127.0.0.1:" + std::to_string(server.port());
+  RequestVariant& v = target.actions.at("create_order").variants.at("fails_retryably");
+  v.patch = {{*JsonPath::Parse("$.item.qty.deeper"), 5}};  // $.item.qty is the number 1
+  auto scenario = ParseScenario("layer: gateway\nhunts: x\nsteps:\n  - cause: retryable_failure\n"
+                                "  - send: create_order\nexpect: [one_record]\n",
+                                "s.yaml", BuiltinOracles().Vocabulary());
+  REQUIRE(scenario.ok());
+  runtime::InterpreterOptions options;
+  options.run_namespace = "variant";
+  runtime::Interpreter interpreter(target, options);
+  runtime::ScenarioRun run = interpreter.Run(*scenario, dir, 0);
+  INFO(run.error.ToString() << "\n" << run.history.ToJsonl());
+  REQUIRE_FALSE(run.error.ok());
+  CHECK(run.error.message().find("variant 'fails_retryably'") != std::string::npos);
+  CHECK(run.error.message().find("$.item.qty is a number, not an object") != std::string::npos);
+  for (const auto& e : run.history.events())  // the step stopped before sending
+    CHECK_FALSE((e.f == event_f::kSend && e.type == EventType::kInvoke));
 }

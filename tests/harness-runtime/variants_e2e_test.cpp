@@ -153,3 +153,25 @@ TEST_CASE("a command hook's exit status and stdout are recorded and a failing on
   const json results = json::parse(ReadFile(dir + "/results.json"));
   CHECK(results.at("scenarios")[0].at("verdicts").empty());
 }
+
+// Issue 31: a patch path through a scalar passed lint, then the run aborted
+// on an uncaught nlohmann::json::out_of_range (exit 134, results.json not
+// finished). Both now stop with exit 2 at the path, before any request.
+TEST_CASE("a variant patch through a scalar stops lint and run with exit 2, located", "[cli][variants][slow]") {
+  const std::string dir = ScratchDir("variant-through-scalar");
+  std::string text = ReadFile(SourceDir() + "/scenarios/targets/reference.yaml");
+  const std::string variant = "fails_retryably: {query: {fail_status: \"503\"}}";
+  REQUIRE(text.find(variant) != std::string::npos);
+  text.replace(text.find(variant), variant.size(), "fails_retryably: {patch: {\"$.qty.deeper\": 5}}");
+  WriteFile(dir + "/target.yaml", text);
+  for (const std::string cmd : {"lint", "run"}) {
+    std::vector<std::string> args = {cmd, SourceDir() + "/scenarios/gateway/retryable-failure-retry.yaml",
+                                     "--target", dir + "/target.yaml"};
+    if (cmd == "run") args.insert(args.end(), {"--out", dir + "/runs"});
+    CliResult r = RunIdemproof(args, dir);
+    INFO(cmd << "\n" << Output(r));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("target.yaml:61:33: action 'create_order' variant 'fails_retryably'.patch: '$.qty.deeper' "
+                     "cannot apply to the action's json body: $.qty is a number, not an object") != std::string::npos);
+  }
+}
