@@ -7,7 +7,7 @@ namespace idemproof::sim {
 
 namespace {
 
-SimAction Order(std::string key, std::string biz, int qty, std::string name) {
+SimAction Order(std::string key, std::string biz, int qty, std::string name, std::string payload = "default") {
   SimAction a;
   a.kind = SimAction::Kind::create_order;
   a.name = std::move(name);
@@ -17,6 +17,7 @@ SimAction Order(std::string key, std::string biz, int qty, std::string name) {
   a.target = "/orders";
   a.body = R"({"biz_no":")" + biz + R"(","sku":"s1","qty":)" + std::to_string(qty) +
            R"(,"amount":100})";
+  a.payload = std::move(payload);
   return a;
 }
 
@@ -37,7 +38,7 @@ SimAction Payment(std::string key, std::string biz) {
 const std::vector<SimAction>& ActionPool() {
   static const std::vector<SimAction> pool{
       Order("k1", "b1", 1, "create_order k1 b1"),
-      Order("k1", "b1", 2, "create_order k1 b1 (other payload: qty 2)"),
+      Order("k1", "b1", 2, "create_order k1 b1 (other payload: qty 2)", "other"),
       Order("k2", "b2", 1, "create_order k2 b2"),
       Payment("kp1", "pb1"),
   };

@@ -41,6 +41,7 @@ struct SimAction {
   std::string method;    // "POST"
   std::string target;    // "/orders"
   std::string body;      // JSON
+  std::string payload = "default";  // "other": the same key and biz with another body
 };
 
 // The pool: create_order k1/b1, the same key with another payload,

@@ -15,14 +15,14 @@ ref::SqliteStoreOptions ProcessStoreOptions(ref::Flaw flaw, StepScheduler* const
 
 SimulatedProcess::SimulatedProcess(ProcessStores stores, const ref::ServiceConfig& config,
                                    const ref::Clock& clock, StepScheduler& scheduler,
-                                   SimulatedProvider& provider, std::vector<ClaimSeen>& claims)
+                                   SimulatedProvider& provider)
     : durable_(stores.durable) {
   ref::Store* store = &durable_;
   if (config.flaw == ref::Flaw::memory_store) {
     memory_ = std::make_unique<ref::MemoryRecordStore>(durable_);
     store = memory_.get();
   }
-  stepped_ = std::make_unique<SteppedStore>(*store, scheduler, claims);
+  stepped_ = std::make_unique<SteppedStore>(*store, scheduler);
   service_ = std::make_unique<ref::ReferenceService>(config, *stepped_, clock);
   routes_ = std::make_unique<ref::SideEffectRoutes>(config, *stepped_, stores.effects, clock, &provider);
   service_->add_extension(*routes_);

@@ -57,7 +57,7 @@ class SimulatedProcess {
   // Wires the core over `stores` and reconciles. Throws ref::StoreError.
   // Every reference must outlive this object.
   SimulatedProcess(ProcessStores stores, const ref::ServiceConfig& config, const ref::Clock& clock,
-                   StepScheduler& scheduler, SimulatedProvider& provider, std::vector<ClaimSeen>& claims);
+                   StepScheduler& scheduler, SimulatedProvider& provider);
 
   HttpResponse Handle(const HttpRequest& request) {
     return service_->handle_request(request);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -277,14 +278,21 @@ class Trial {
     TrialOutcome out;
     try {
       OpenStore();
-      process_ = std::make_unique<SimulatedProcess>(Stores(), service_, clock_, scheduler_, provider_, claims_);
-      for (const SimOp& op : plan.ops) Apply(op);
+      process_ = std::make_unique<SimulatedProcess>(Stores(), service_, clock_, scheduler_, provider_);
+      for (std::size_t i = 0; i < plan.ops.size(); ++i) Apply(plan.ops[i], static_cast<int>(i));
       while (!scheduler_.InFlight().empty()) Advance(scheduler_.InFlight().front(), /*drained=*/true);
       for (std::size_t id = 1; id <= scheduler_.RequestCount(); ++id) {
         const std::string& failure = scheduler_.Failure(static_cast<int>(id));
         if (!failure.empty()) out.error = "r" + std::to_string(id) + " threw: " + failure;
       }
-      if (out.error.empty()) out.violations = CheckInvariants(History(), config_.lease);
+      if (out.error.empty()) {
+        Probe();
+        Judgement judged = JudgeSimulation(recorder_.history(), SimTarget(config_.lease, service_.dedup_ttl));
+        out.violations = std::move(judged.violations);
+        out.set_aside = std::move(judged.set_aside);
+        out.error = std::move(judged.error);
+        out.history = std::move(recorder_).Take();
+      }
     } catch (const std::exception& e) {
       out.error = e.what();
     }
@@ -329,7 +337,11 @@ class Trial {
     OpenFileStores();
   }
 
-  void Apply(const SimOp& op) {
+  // The simulated clock, as the history's time base.
+  std::int64_t NowNs() const { return ref::to_epoch_ns(clock_.now()) - ref::to_epoch_ns(kSimEpoch); }
+
+  // `step`: the op's index in the plan (the history's step).
+  void Apply(const SimOp& op, int step) {
     switch (op.kind) {
       case SimOpKind::send: {
         if (static_cast<int>(scheduler_.InFlight().size()) >= config_.max_in_flight) return;
@@ -342,6 +354,8 @@ class Trial {
           }
         }
         actions_.push_back(op.action);
+        // The scheduler numbers requests 1, 2, ... as they are sent: this one is the last.
+        recorder_.Sent(static_cast<int>(actions_.size()), op.action, step, NowNs());
         const HttpRequest request = ToRequest(a);
         const int id = scheduler_.Send(title, [this, request] { return process_->Handle(request); });
         NoteIfAnswered(id);
@@ -367,9 +381,10 @@ class Trial {
           line += " abandoned, answers lost)";
         }
         scheduler_.Log(line + "; restart");
+        recorder_.Crashed(abandoned, step, NowNs());
         process_.reset();
         RestartStores();
-        process_ = std::make_unique<SimulatedProcess>(Stores(), service_, clock_, scheduler_, provider_, claims_);
+        process_ = std::make_unique<SimulatedProcess>(Stores(), service_, clock_, scheduler_, provider_);
         if (process_->reconciled() > 0) {
           scheduler_.Note("; reconciled " + std::to_string(process_->reconciled()) + " payment intent(s)");
         }
@@ -378,6 +393,7 @@ class Trial {
       case SimOpKind::wait: {
         const ref::Nanos by = config_.lease + std::chrono::seconds(1);
         clock_.advance(by);
+        recorder_.Waited(std::chrono::duration_cast<std::chrono::seconds>(by).count(), step, NowNs());
         scheduler_.Log("wait " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(by).count()) +
                        "s (past the lease)");
         return;
@@ -391,24 +407,30 @@ class Trial {
   }
 
   void NoteIfAnswered(int id) {
-    if (const auto& answer = scheduler_.Answer(id)) scheduler_.Note(DescribeAnswer(*answer));
+    if (const auto& answer = scheduler_.Answer(id)) {
+      recorder_.Answered(id, *answer, NowNs());
+      scheduler_.Note(DescribeAnswer(*answer));
+    }
   }
 
-  SimHistory History() {
-    SimHistory h;
-    for (std::size_t i = 0; i < actions_.size(); ++i) {
-      h.requests.push_back({static_cast<int>(i + 1), actions_[i], scheduler_.Answer(static_cast<int>(i + 1))});
-    }
-    h.claims = claims_;
+  // The end of the run, as a scenario ends: the records of every order
+  // business id of the pool (read from the store) and the provider's ledger
+  // of every payment business id.
+  void Probe() {
+    std::set<std::string> orders, payments;
     for (const SimAction& a : ActionPool()) {
-      if (a.kind == SimAction::Kind::create_order) {
-        h.orders_by_biz[a.biz_no] = process_->OrderCount(a.biz_no);
-      } else {
-        h.effects_by_biz[a.biz_no] = 0;
-      }
+      (a.kind == SimAction::Kind::create_order ? orders : payments).insert(a.biz_no);
     }
-    for (const ProviderEffect& e : provider_.effects()) ++h.effects_by_biz[e.reference];
-    return h;
+    for (const std::string& biz : orders) {
+      recorder_.Records(biz, static_cast<std::int64_t>(process_->OrderCount(biz)), NowNs());
+    }
+    for (const std::string& biz : payments) {
+      std::vector<std::string> transactions;
+      for (const ProviderEffect& e : provider_.effects()) {
+        if (e.reference == biz) transactions.push_back(e.transaction_id);
+      }
+      recorder_.Ledger(biz, transactions, NowNs());
+    }
   }
 
   SimConfig config_;
@@ -417,7 +439,7 @@ class Trial {
   ref::FakeClock clock_;
   StepScheduler scheduler_;
   SimulatedProvider provider_;
-  std::vector<ClaimSeen> claims_;
+  SimRecorder recorder_;
   std::vector<int> actions_;  // request id - 1 -> action index
   StepScheduler* scheduler_ptr_ = &scheduler_;  // the file store's check-then-insert pause reads it
   MemoryStores* memory_ = nullptr;              // shared_memory: this thread's, borrowed

@@ -2,13 +2,15 @@
 // the real ReferenceService (+ SideEffectRoutes) over the real SqliteStore,
 // in-process, with a simulated clock, provider and crashes, its requests
 // interleaved step by step in an order RapidCheck chooses (sim_plan.h), each
-// run checked against sim_invariants.h, a failing plan shrunk to the
-// interleaving that shows the bug.
+// run recorded as a History and judged by the built-in oracles
+// (sim_history.h), a failing plan shrunk to the interleaving that shows the
+// bug.
 //
 // RunPlan runs one plan: after its last op, requests still in flight run to
 // their answers (lowest id first, marked "[drain]" in the trace), so the end
-// state is quiescent; then the invariants are checked. The same plan gives
-// the same trace and verdict (no timing, no randomness reaches an outcome).
+// state is quiescent; then the records and the ledger are probed and the
+// history judged. The same plan gives the same trace, history and verdict
+// (no timing, no randomness reaches an outcome).
 //
 // Simulate is the search (search/property_search.h) with the given seed;
 // every plan run (trials and shrink attempts) is one interleaving explored.
@@ -25,8 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "idemproof/ref/clock.h"
 #include "idemproof/ref/flaw.h"
-#include "sim/sim_invariants.h"
+#include "model/history.h"
+#include "sim/sim_history.h"
 #include "sim/sim_plan.h"
 #include "sim/step_scheduler.h"
 
@@ -51,7 +55,9 @@ struct SimConfig {
 
 struct TrialOutcome {
   std::vector<TraceLine> trace;
-  std::vector<Violation> violations;
+  History history;                    // what the oracles judged (empty when `error` stopped the run)
+  std::vector<Violation> violations;  // the broken expectations (sim_history.h)
+  std::vector<Violation> set_aside;   // findings of the oracle gap sim_history.h names, not violations
   std::string error;  // the simulation itself failed (store file, escaped exception); else ""
   bool violated() const { return !violations.empty(); }
 };
@@ -88,7 +94,7 @@ SimulateReport Simulate(const SimulateOptions& options);
 
 // Whether the simulation's pool and ops can show `flaw` at all: none, the
 // four of the issue (check-then-insert, unfenced-takeover, no-lease-expiry,
-// no-intent) and the request-path flaws its invariants also catch
+// no-intent) and the request-path flaws its oracles also catch
 // (request-id-key, memory-store, volatile-replay, empty-replay). For any
 // other flaw (batch, callbacks, inbox, TTL, PUT/DELETE, ...) a pass would
 // say nothing.

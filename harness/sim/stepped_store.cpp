@@ -16,7 +16,6 @@ const char* ClaimKindName(ref::ClaimKind kind) {
 ref::ClaimOutcome SteppedStore::claim(const ref::ClaimRequest& request) {
   scheduler_.StepPoint("claim");
   ref::ClaimOutcome outcome = inner_.claim(request);
-  claims_.push_back({scheduler_.Current(), request.scope, outcome.kind, request.now});
   scheduler_.Note(std::string(" -> ") + ClaimKindName(outcome.kind));
   return outcome;
 }

@@ -1,17 +1,28 @@
 // The deterministic simulation of the reference core (harness/sim/): each
 // named flaw of the core's request path is found with a fixed seed and shrunk
-// to a short interleaving that breaks the right invariant; the correct core
-// passes; hand-written plans show the step points interleave the real SQL;
-// the same seed gives the same plans and the same shrunk interleaving.
+// to a short interleaving that breaks the right built-in oracle; the correct
+// core passes; hand-written plans show the step points interleave the real
+// SQL; the same seed gives the same plans and the same shrunk interleaving;
+// a trial's verdicts are the built-in oracles' over the history it records.
 #include <algorithm>
 #include <string>
 
 #include <catch2/catch.hpp>
 
 #include "idemproof/ref/flaw.h"
+#include "model/history_events.h"
+#include "oracles/oracle.h"
 #include "sim/simulation.h"
 
-using namespace idemproof;
+// Not all of idemproof: its scenario Step would clash with the plan helper below.
+namespace ref = idemproof::ref;
+namespace sim = idemproof::sim;
+namespace event_f = idemproof::event_f;
+using idemproof::BuiltinOracles;
+using idemproof::EventType;
+using idemproof::OracleSpec;
+using idemproof::Verdict;
+using idemproof::VerdictStatus;
 using sim::SimOp;
 using sim::SimOpKind;
 using sim::SimPlan;
@@ -22,6 +33,7 @@ constexpr std::uint64_t kSeed = 20261129;
 
 // Pool actions (sim_plan.h).
 constexpr int kOrder = 0;       // create_order k1 b1
+constexpr int kOtherPayload = 1;  // create_order k1 b1 with qty 2
 constexpr int kOtherOrder = 2;  // create_order k2 b2
 constexpr int kPay = 3;         // pay kp1 pb1
 
@@ -86,6 +98,67 @@ TEST_CASE("unfenced-takeover: the expired owner still completes after a takeover
   bool lease_lost = false;
   for (const auto& line : correct.trace) lease_lost |= line.text.find("lease-lost") != std::string::npos;
   CHECK(lease_lost);
+}
+
+TEST_CASE("a trial's violations are the built-in oracles' verdicts over the history it recorded", "[sim]") {
+  // r1 completes, then its retry: empty-replay answers 200 {"status":"duplicate"}.
+  const SimPlan plan{{Send(kOrder), Step(kOrder), Step(kOrder), Send(kOrder)}};
+  const auto run = sim::RunPlan(plan, Config(ref::Flaw::empty_replay));
+  INFO(Describe(run));
+  REQUIRE(run.error.empty());
+  REQUIRE(run.violations.size() == 1);
+  // The history as the runtime records a run: two sends, their answers, the probes.
+  std::size_t sends = 0, answers = 0, probes = 0;
+  for (const auto& e : run.history.events()) {
+    sends += e.f == event_f::kSend && e.type == EventType::kInvoke ? 1 : 0;
+    answers += e.f == event_f::kSend && e.type == EventType::kOk ? 1 : 0;
+    probes += e.f == event_f::kProbe && e.type == EventType::kOk ? 1 : 0;
+  }
+  CHECK(sends == 2);
+  CHECK(answers == 2);
+  CHECK(probes == 3);  // records of b1 and b2, the ledger of pb1
+  // The same oracle over the same history says the same thing.
+  OracleSpec spec;
+  spec.name = "identical_replay";
+  const Verdict v = BuiltinOracles().Check(spec, sim::SimScenario(), sim::SimTarget(std::chrono::seconds(30),
+                                                                                      std::chrono::hours(24)),
+                                           run.history);
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(run.violations.front().invariant == "identical_replay");
+  CHECK(run.violations.front().evidence == v.evidence);
+  // The correct core's history is judged valid, not merely "not invalid".
+  const auto correct = sim::RunPlan(plan, Config(ref::Flaw::none));
+  INFO(Describe(correct));
+  REQUIRE(correct.error.empty());
+  CHECK(correct.violations.empty());
+  for (const auto& expectation : sim::SimScenario().expect) {
+    if (expectation.name == "intent_reconciled" || expectation.name == "lease_recovery") continue;  // no pay, no crash
+    const Verdict cv = BuiltinOracles().Check(expectation, sim::SimScenario(),
+                                              sim::SimTarget(std::chrono::seconds(30), std::chrono::hours(24)),
+                                              correct.history);
+    INFO(expectation.name << ": " << cv.evidence);
+    CHECK(cv.status == VerdictStatus::kValid);
+  }
+}
+
+TEST_CASE("lease_recovery findings another request of the key explains are set aside, not violations", "[sim]") {
+  // r1 dies before its claim; after the lease r2 (its retry) and r3 (the
+  // other payload) race: r3 claims first, r2 is rightly refused as a
+  // mismatch. lease_recovery, judging r2 alone, calls that a blocked key.
+  const SimPlan plan{{Send(kOrder), kCrash, kWait, Send(kOrder), Send(kOtherPayload), Step(kOtherPayload)}};
+  const auto run = sim::RunPlan(plan, Config(ref::Flaw::none));
+  INFO(Describe(run));
+  REQUIRE(run.error.empty());
+  CHECK(run.violations.empty());
+  REQUIRE(run.set_aside.size() == 1);
+  CHECK(run.set_aside.front().invariant == "lease_recovery");
+  CHECK(run.set_aside.front().evidence == "the retry after the lease ended got mismatch");
+  // Alone, the same refusal stays a violation: no-lease-expiry's blocked key.
+  const auto blocked =
+      sim::RunPlan({{Send(kOrder), Step(kOrder), kCrash, kWait, Send(kOrder)}}, Config(ref::Flaw::no_lease_expiry));
+  INFO(Describe(blocked));
+  CHECK(Breaks(blocked, "lease_recovery"));
+  CHECK(blocked.set_aside.empty());
 }
 
 TEST_CASE("no-lease-expiry: a crashed request's lease blocks its key forever", "[sim]") {
