@@ -303,6 +303,7 @@ class Exploration {
     fs::create_directories(t.dir, ec);
     const Scenario scenario = ToScenario(spec_, plan, spec_.scenario.name);
     t.steps = scenario.steps.size();
+    interpreter.ResetKeptBudget();
     runtime::ScenarioRun run = interpreter.Run(scenario, t.dir, ordinal);
     t.history = std::move(run.history);
     t.interrupted = run.interrupted;

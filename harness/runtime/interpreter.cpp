@@ -276,6 +276,8 @@ Interpreter::~Interpreter() {
   if (kept_) kept_->Stop();
 }
 
+void Interpreter::ResetKeptBudget() { options_.kept->Reset(); }
+
 std::vector<std::string> Interpreter::NeedsOf(const Scenario& scenario) const {
   std::vector<std::string> needs;
   for (const Step& step : scenario.steps) {

@@ -207,6 +207,9 @@ class Interpreter {
   // Namespace isolation: where kept processes run (see shared_dir), when
   // the folder is only known after construction.
   void KeepProcessesIn(const std::string& dir) { options_.shared_dir = dir; }
+  // The next Run() starts with the whole max_kept (explore: every trial is a
+  // run of its own, judged and written alone). REQUIRES: no Run() under way.
+  void ResetKeptBudget();
   // Namespace isolation: how many times processes were started for a run,
   // and how many runs reused kept ones.
   int environment_starts() const { return environment_starts_; }

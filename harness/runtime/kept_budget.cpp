@@ -21,6 +21,11 @@ void KeptBudget::Release(std::size_t cap, std::size_t kept) {
   used_ -= std::min<std::uint64_t>(used_, granted - spent);
 }
 
+void KeptBudget::Reset() {
+  std::lock_guard<std::mutex> lock(mu_);
+  used_ = 0;
+}
+
 std::uint64_t KeptBudget::used() const {
   std::lock_guard<std::mutex> lock(mu_);
   return used_;

@@ -39,6 +39,10 @@ class KeptBudget {
   // beyond kHead goes back to the budget.
   void Release(std::size_t cap, std::size_t kept);
 
+  // The whole total again (a new run on the same budget: explore's trials).
+  // REQUIRES: no reservation outstanding.
+  void Reset();
+
   std::uint64_t total() const { return total_; }
   // Bytes beyond the heads reserved or kept so far.
   std::uint64_t used() const;

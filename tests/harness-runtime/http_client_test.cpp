@@ -194,6 +194,12 @@ TEST_CASE("sends share the run's kept budget: once spent, answers keep their fir
   CHECK(third.body_cut_by_kept);
   CHECK(third.response_body.size() == KeptBudget::kHead);
   CHECK(budget.used() == 100 * 1024);
+  // A new run on the same budget (explore's next trial) keeps whole answers again.
+  budget.Reset();
+  CHECK(budget.used() == 0);
+  auto fourth = client.send(r);
+  CHECK_FALSE(fourth.body_cut_by_kept);
+  CHECK(fourth.response_body.size() == big);
   // max_body alone (no budget) still keeps the whole answer, and a cut at
   // max_body with the budget to spare is not a cut by the budget.
   HttpRequest plain = Post(server.url("/big"));
