@@ -204,8 +204,15 @@ Verdict IdenticalReplay(const OracleInput& in) {
   Violations violations;
   int replays = 0, keys = 0;
   const auto swallowed = SwallowedAnswers(in.history, contract);
-  for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
+  AnswerTally refused;  // turned away by authentication: never reached the key check
+  for (auto g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default") continue;  // mismatch_rejected judges other payloads
+    // Two equal 401s are no replay: the key was never looked up.
+    std::erase_if(g.ops, [&](const Operation& op) {
+      if (!AuthRefused(op, contract)) return false;
+      refused.Add(op);
+      return true;
+    });
     std::vector<const SwallowedAnswer*> mine;
     for (const auto& s : swallowed) {
       if (s.key == g.key && s.action == g.action) mine.push_back(&s);
@@ -256,9 +263,16 @@ Verdict IdenticalReplay(const OracleInput& in) {
     JudgeLaterWindows(g, *first, in, violations, replays);
   }
   nlohmann::json details = {{"violations", violations.json()}, {"replays_checked", replays}, {"keys", keys}};
+  if (refused.total() > 0) details["refused_by_authentication"] = refused.Text();
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(replays);
   if (replays == 0)
-    return Verdict::Unknown(name, "no replay happened: no key got a second terminal answer", details).Counted(0);
+    return Verdict::Unknown(name,
+                            "no replay happened: no key got a second terminal answer" +
+                                (refused.total() > 0 ? " (" + refused.Text() +
+                                                           " refused by authentication never reached the key check)"
+                                                     : std::string()),
+                            details)
+        .Counted(0);
   std::string marker = contract.replay ? " and carry " + contract.replay->Where() : "";
   return Verdict::Valid(name, std::to_string(replays) + " replay(s) over " + std::to_string(keys) +
                                   " key(s) equal the first answer" + marker, details)

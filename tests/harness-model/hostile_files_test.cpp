@@ -161,6 +161,10 @@ TEST_CASE("an incomplete run reads back as finished: false and never exits 0", "
   RunResults r;
   r.run_id = "x";
   r.complete = false;
+  ScenarioResult tested;  // a row that judged the target: an empty run tests nothing (exit 3)
+  tested.name = "double-submit";
+  tested.verdicts.push_back(Verdict::Valid("one_record", "1 business id(s) with the expected record count"));
+  r.scenarios.push_back(tested);
   nlohmann::json doc = RunResultsToJson(r);
   CHECK(doc.at("finished") == false);
   CHECK(doc.at("exit_code") == 3);

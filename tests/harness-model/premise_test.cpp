@@ -135,6 +135,28 @@ TEST_CASE("mismatch_rejected: a target answering 401 to everything is not valid:
   CHECK(v.evidence.find("401 x1") != std::string::npos);
 }
 
+TEST_CASE("identical_replay: two equal 401s are no replay: the key was never looked up") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kUnauthorized)
+      .Send("client-0", "create_order", "k1", "b1", 60, 70, kUnauthorized)
+      .Records("create_order", "b1", 0, 100);
+  Verdict v = RunOracle("identical_replay", h.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.PremiseNotReached());
+  CHECK(v.evidence.find("401 x2") != std::string::npos);
+  // A 401 beside a real execution and its replay changes nothing.
+  LiteralHistory mixed;
+  mixed.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, kUnauthorized)
+      .Send("client-0", "create_order", "k1", "b1", 60, 70, kReplayed)
+      .Records("create_order", "b1", 0, 100);
+  v = RunOracle("identical_replay", mixed.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.premise.count == 1);
+}
+
 TEST_CASE("mismatch_rejected: a changed request answered 401 or 403 after the key executed is not judged refused") {
   for (const Answer& auth : {kUnauthorized, kForbidden}) {
     LiteralHistory h;
