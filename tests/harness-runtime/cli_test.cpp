@@ -107,6 +107,26 @@ TEST_CASE("the suite passes against the correct reference service", "[cli][e2e][
         std::string::npos);
 }
 
+// A correct service must be able to exit 0 through every shipped target file
+// (issue 31): the reference's other files than kTargets on the whole suite.
+// reference-three-creates.yaml (bind_e2e_test.cpp), the PostgreSQL cluster
+// (cluster_e2e_test.cpp) and the foreign files (tests/foreign) have theirs.
+TEST_CASE("the whole suite passes the correct reference through every other shipped target file",
+          "[cli][e2e][slow]") {
+  const std::string target =
+      GENERATE(as<std::string>{}, "reference-cluster.yaml", "reference-egress.yaml", "reference-postgres.yaml");
+  const std::string dir = ScratchDir("suite-every-target");
+  CliResult r = RunIdemproof(
+      {"run", Suite(), "--target", TargetFile(target), "--out", dir + "/runs", "--json", dir + "/results.json"}, dir,
+      std::chrono::seconds(300));
+  INFO(target << "\n" << Diagnose(r));
+  REQUIRE(r.exit_code == 0);
+  const VerdictTally tally = TallyVerdicts(ReadFile(dir + "/results.json"));
+  INFO(tally.ProblemText());
+  CHECK(tally.problems.empty());
+  CHECK(tally.valid >= 3);  // reference-egress.yaml declares only the payment: kill-after-charge
+}
+
 // Every HTTP-level flaw of the reference service, the scenario aimed at it
 // and the oracle that must say invalid.
 struct FlawCase {
