@@ -176,3 +176,29 @@ TEST_CASE("a variant patch that cannot apply stops its scenario with the reason,
   for (const auto& e : run.history.events())  // the step stopped before sending
     CHECK_FALSE((e.f == event_f::kSend && e.type == EventType::kInvoke));
 }
+
+// Issue 31: no exception from a step ends the run. A body that cannot be
+// written as JSON (a string that is not UTF-8, which the loader's YAML never
+// gives but a target built in code can) throws from nlohmann's dump: the
+// step boundary turns it into the scenario's error with the message.
+TEST_CASE("an exception thrown inside a step stops its scenario with the message, never aborts the run",
+          "[interpreter][variants]") {
+  const std::string dir = idemproof::testing::ScratchDir("step-throws");
+  idemproof::testing::LocalHttpServer server(idemproof::testing::LocalHttpServer::Behaviour::kAnswer);
+  TargetDescription target = Target();
+  target.base_url = "http://127.0.0.1:" + std::to_string(server.port());
+  RequestVariant& v = target.actions.at("create_order").variants.at("fails_retryably");
+  v.patch = {{*JsonPath::Parse("$.note"), std::string("caf\xff")}};
+  auto scenario = ParseScenario("layer: gateway\nhunts: x\nsteps:\n  - cause: retryable_failure\n"
+                                "  - send: create_order\nexpect: [one_record]\n",
+                                "s.yaml", BuiltinOracles().Vocabulary());
+  REQUIRE(scenario.ok());
+  runtime::InterpreterOptions options;
+  options.run_namespace = "throws";
+  runtime::Interpreter interpreter(target, options);
+  runtime::ScenarioRun run = interpreter.Run(*scenario, dir, 0);
+  INFO(run.error.ToString() << "\n" << run.history.ToJsonl());
+  REQUIRE_FALSE(run.error.ok());
+  CHECK(run.error.message().find("step threw") != std::string::npos);
+  CHECK(run.error.message().find("UTF-8") != std::string::npos);
+}
