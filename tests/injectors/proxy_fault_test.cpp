@@ -489,30 +489,46 @@ TEST_CASE("on_exchange records every request written upstream with its answer, f
   CHECK(j["sent_ns"].get<std::int64_t>() > 0);
 }
 
-TEST_CASE("kill-after-answer whose upstream refuses the connection kills nothing and records why", "[injectors][proxy][slow]") {
-  std::uint16_t dead_port = 0;
-  {
+namespace {
+// A chaos proxy in front of a port nobody listens on, with one fault
+// started from `yaml`: a firing there has nothing to act on.
+struct ProxyBeforeRefusingUpstream {
+  static std::uint16_t ClosedPort() {
     CountingUpstream gone;
-    dead_port = gone.port();
+    return gone.port();
   }
   FaultEventLog events;
-  ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", dead_port}}, &events);
-  REQUIRE(proxy.start().ok());
+  ChaosProxy proxy{{{"127.0.0.1", 0}, {"127.0.0.1", ClosedPort()}}, &events};
   ActiveFaults faults{InjectorContext{&proxy, &events}};
-  Registry registry;
-  register_builtin_injectors(registry);
+
+  explicit ProxyBeforeRefusingUpstream(const std::string& yaml) {
+    REQUIRE(proxy.start().ok());
+    Registry registry;
+    register_builtin_injectors(registry);
+    auto injector = registry.build(YAML::Load(yaml));
+    REQUIRE(injector.ok());
+    REQUIRE(faults.start(std::move(injector.value())).ok());
+  }
+  ClientAnswer Send(const std::string& path) {
+    return TestClient().send("POST", "http://" + proxy.endpoint().to_string() + path, {}, "{}");
+  }
+  std::vector<FaultEvent> Injected() {
+    std::vector<FaultEvent> fired;
+    for (auto& e : events.snapshot())
+      if (e.phase == "injected") fired.push_back(e);
+    return fired;
+  }
+};
+}  // namespace
+
+TEST_CASE("kill-after-answer whose upstream refuses the connection kills nothing and records why", "[injectors][proxy][slow]") {
   Victim victim;
   REQUIRE(victim.pid > 0);
-  auto injector = registry.build(YAML::Load("kill-after-answer: {pid: " + std::to_string(victim.pid) + ", first: 1}"));
-  REQUIRE(injector.ok());
-  REQUIRE(faults.start(std::move(injector.value())).ok());
-  TestClient client;
-  ClientAnswer a = client.send("POST", "http://" + proxy.endpoint().to_string() + "/charge", {}, "{}");
+  ProxyBeforeRefusingUpstream rig("kill-after-answer: {pid: " + std::to_string(victim.pid) + ", first: 1}");
+  ClientAnswer a = rig.Send("/charge");
   REQUIRE(a.answered);
   CHECK(a.status == 502);
-  std::vector<FaultEvent> fired;
-  for (auto& e : events.snapshot())
-    if (e.phase == "injected") fired.push_back(e);
+  const std::vector<FaultEvent> fired = rig.Injected();
   REQUIRE(fired.size() == 1);
   CHECK(fired[0].missed.find("nothing killed") != std::string::npos);
   CHECK(nlohmann::json(fired[0]).at("missed") == fired[0].missed);
@@ -520,26 +536,9 @@ TEST_CASE("kill-after-answer whose upstream refuses the connection kills nothing
 }
 
 TEST_CASE("drop-response whose upstream refuses the connection dropped no answer and records why", "[injectors][proxy]") {
-  std::uint16_t dead_port = 0;
-  {
-    CountingUpstream gone;
-    dead_port = gone.port();
-  }
-  FaultEventLog events;
-  ChaosProxy proxy({{"127.0.0.1", 0}, {"127.0.0.1", dead_port}}, &events);
-  REQUIRE(proxy.start().ok());
-  ActiveFaults faults{InjectorContext{&proxy, &events}};
-  Registry registry;
-  register_builtin_injectors(registry);
-  auto injector = registry.build(YAML::Load("drop-response: {first: 1}"));
-  REQUIRE(injector.ok());
-  REQUIRE(faults.start(std::move(injector.value())).ok());
-  TestClient client;
-  ClientAnswer a = client.send("POST", "http://" + proxy.endpoint().to_string() + "/orders", {}, "{}");
-  CHECK_FALSE(a.answered);
-  std::vector<FaultEvent> fired;
-  for (auto& e : events.snapshot())
-    if (e.phase == "injected") fired.push_back(e);
+  ProxyBeforeRefusingUpstream rig("drop-response: {first: 1}");
+  CHECK_FALSE(rig.Send("/orders").answered);
+  const std::vector<FaultEvent> fired = rig.Injected();
   REQUIRE(fired.size() == 1);
   CHECK(fired[0].missed.find("no answer was dropped") != std::string::npos);
 }
