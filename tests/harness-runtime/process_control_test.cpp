@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <thread>
+#include <vector>
 
 #include "model/target.h"
 #include "runtime/child_process.h"
@@ -133,7 +134,14 @@ TEST_CASE("SignalAllChildren reaches every registered child, destructors reap", 
     pids = {a->pid(), b->pid()};
     CHECK(LiveChildren().size() == 2);
     CHECK(SignalAllChildren(SIGKILL) == 2);
-    CHECK(ReapExitedChildren() >= 0);
+    // Both die of SIGKILL; reaping them leaves none running (bounded wait:
+    // the kernel tears them down asynchronously).
+    int running = 2;
+    for (int i = 0; i < 2000 && (running = ReapExitedChildren()) > 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    CHECK(running == 0);
+    CHECK(LiveChildren().empty());
     auto ea = a->WaitFor(std::chrono::seconds(10));
     REQUIRE(ea.has_value());
     CHECK(ea->code == SIGKILL);
@@ -141,6 +149,30 @@ TEST_CASE("SignalAllChildren reaches every registered child, destructors reap", 
   }
   CHECK(LiveChildren().empty());
   for (pid_t pid : pids) CHECK_FALSE(ProcessExists(pid));
+}
+
+TEST_CASE("ReapExitedChildren reaps the child that exited and counts the one still running", "[process]") {
+  const std::string dir = ScratchDir("child-reap");
+  auto done = ChildProcess::Spawn(Shell("exit 7", dir));
+  auto sleeper = ChildProcess::Spawn(Shell("exec sleep 30", dir));
+  REQUIRE(done.ok());
+  REQUIRE(sleeper.ok());
+  // Until the first child has exited both count as running; bounded wait.
+  int running = 2;
+  for (int i = 0; i < 2000 && (running = ReapExitedChildren()) != 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(running == 1);
+  CHECK(LiveChildren() == std::vector<pid_t>{sleeper->pid()});
+  CHECK_FALSE(ProcessExists(done->pid()));  // reaped by the sweep, not by its owner
+  // The owner still learns the exit code the sweep collected.
+  auto exit = done->Poll();
+  REQUIRE(exit.has_value());
+  CHECK_FALSE(exit->signalled);
+  CHECK(exit->code == 7);
+  CHECK(sleeper->Running());
+  sleeper->Kill();
+  CHECK(ReapExitedChildren() == 0);
 }
 
 TEST_CASE("the environment overlay and working directory reach the child", "[process]") {
