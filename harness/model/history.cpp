@@ -1,6 +1,6 @@
 #include "model/history.h"
 
-#include "model/history_events.h"
+#include "model/event_names.h"
 
 #include <fstream>
 

@@ -2,12 +2,6 @@
 
 namespace idemproof {
 
-namespace event_process {
-std::string Client(int n) { return "client-" + std::to_string(n); }
-std::string Burst(int n) { return "burst-" + std::to_string(n); }
-std::string Deliverer(int copy) { return "deliverer-" + std::to_string(copy); }
-}  // namespace event_process
-
 bool IsTargetControl(const HistoryEvent& e) {
   return e.process == event_process::kNemesis &&
          (e.f == event_f::kKill || e.f == event_f::kStop || e.f == event_f::kStart || e.f == event_f::kRestart);

@@ -1,9 +1,10 @@
 // History events: the one place that builds each event shape of a History
-// (model/history.h documents the shapes) and names the values of the `f` and
-// `process` fields. The runtime records through these builders, the tests'
-// literal histories build through them, and the oracles and reports compare
-// against the constants, so a hand-written history cannot drift from a
-// recorded one. The JSONL on disk is whatever EventToJson() writes of them.
+// (model/history.h documents the shapes; model/event_names.h names the
+// values of the `f` and `process` fields). The runtime records through these
+// builders, the tests' literal histories build through them, and the oracles
+// and reports compare against the constants, so a hand-written history
+// cannot drift from a recorded one. The JSONL on disk is whatever
+// EventToJson() writes of them.
 //
 // An event is built as an invoke (type kInvoke) and completed by copying it:
 // RequestCompletion() replaces the value with the exchange's (requests,
@@ -21,51 +22,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/event_names.h"
 #include "model/history.h"
 
 namespace idemproof {
-
-// Values of HistoryEvent::f.
-namespace event_f {
-inline constexpr char kSend[] = "send";
-inline constexpr char kBurst[] = "burst";
-inline constexpr char kProbe[] = "probe";
-inline constexpr char kBatchResult[] = "batch_result";
-inline constexpr char kHook[] = "hook";
-inline constexpr char kFault[] = "fault";
-inline constexpr char kStart[] = "start";
-inline constexpr char kStop[] = "stop";
-inline constexpr char kKill[] = "kill";
-inline constexpr char kRestart[] = "restart";
-inline constexpr char kPause[] = "pause";
-inline constexpr char kResume[] = "resume";
-inline constexpr char kSpawn[] = "spawn";
-inline constexpr char kServices[] = "services";
-inline constexpr char kBatch[] = "batch";
-inline constexpr char kDeliver[] = "deliver";
-inline constexpr char kPublish[] = "publish";
-inline constexpr char kNote[] = "note";
-inline constexpr char kWait[] = "wait";
-// The target process ended, or was found not to be the one answering, other
-// than by a step (value: "pid", "exit", "why"): the oracles cannot be valid.
-inline constexpr char kTargetExited[] = "target_exited";
-inline constexpr char kEgress[] = "egress";
-inline constexpr char kCause[] = "cause";
-}  // namespace event_f
-
-// Values of HistoryEvent::process (the lanes of a history).
-namespace event_process {
-inline constexpr char kHarness[] = "harness";  // notes and waits
-inline constexpr char kNemesis[] = "nemesis";  // faults, hooks, process control
-inline constexpr char kProbe[] = "probe";      // probes and batch results
-inline constexpr char kProxy[] = "proxy";      // the chaos proxy's own events
-inline constexpr char kEgress[] = "egress";    // the egress record: requests that reached a downstream
-inline constexpr char kBatch[] = "batch";      // batch job runs
-inline constexpr char kPublisher[] = "publisher";
-std::string Client(int n);     // "client-N": 0 = the foreground sends
-std::string Burst(int n);      // "burst-N": the n-th request of a burst
-std::string Deliverer(int copy);  // "deliverer-N"
-}  // namespace event_process
 
 // True for the kill / stop / start / restart of the target (process nemesis).
 bool IsTargetControl(const HistoryEvent& e);
