@@ -2,16 +2,6 @@
 
 namespace idemproof::runtime {
 
-void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t steady_ns) {
-  if (event.contains("upstream") && event["upstream"].is_array()) {
-    for (auto& a : event["upstream"]) {
-      if (a.contains("time_ns") && a["time_ns"].is_number_integer())
-        a["at_ns"] = a["time_ns"].get<std::int64_t>() - ctx.start_ns();
-    }
-  }
-  ctx.Append(InjectorEvent(std::move(event)), steady_ns);
-}
-
 namespace {
 
 const FaultDeclaration* FindFault(StepContext& ctx, const std::string& name) {

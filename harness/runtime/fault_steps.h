@@ -1,11 +1,12 @@
 // The fault steps of a scenario run: `fault` starts a declared fault through
-// the FaultRunner (interpreter.h), `heal` heals it, recorded as f fault,
+// the FaultRunner (run_types.h), `heal` heals it, recorded as f fault,
 // process nemesis ({"fault", "phase": "start" | "heal"}, completion ok with
 // "injector" / "injected", fail with "error": a fault that did not arm is
-// data). The injectors' own events land on the proxy lane. After each, the
-// client's route follows FaultRunner::ClientBaseUrl(). HealFaults() heals
-// what is still active at the end of a run, always: declared faults and the
-// ones `cause` steps armed (StepContext::caused_faults()).
+// data). The injectors' own events land on the proxy lane
+// (RecordInjectorEvent, step_context.h). After each, the client's route
+// follows FaultRunner::ClientBaseUrl(). HealFaults() heals what is still
+// active at the end of a run, always: declared faults and the ones `cause`
+// steps armed (StepContext::caused_faults()).
 //
 // Thread-safety: interpreter's thread only.
 #pragma once
@@ -26,8 +27,5 @@ void HealFaults(StepContext& ctx);
 // {"cause": NAME}). A fault `on: egress.NAME` arms on that egress proxy.
 Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool start, int index,
                         const nlohmann::json& extra);
-// An injector event on the proxy lane; the times of the swallowed answers
-// also relative to the run's start (at_ns).
-void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t steady_ns);
 
 }  // namespace idemproof::runtime

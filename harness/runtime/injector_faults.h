@@ -35,7 +35,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/interpreter.h"
+#include "runtime/run_types.h"
 
 namespace idemproof::injectors {
 class Injector;

@@ -19,7 +19,7 @@
 #include <chrono>
 #include <optional>
 
-#include "runtime/interpreter.h"
+#include "runtime/run_types.h"
 
 namespace idemproof::runtime {
 

@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "runtime/child_process.h"
-#include "runtime/fault_steps.h"
 #include "runtime/interrupt.h"
 #include "runtime/request_render.h"
 
@@ -83,6 +82,16 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
 StepContext::~StepContext() {
   JoinBackground();
   env_.route->Bind(nullptr);
+}
+
+void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t steady_ns) {
+  if (event.contains("upstream") && event["upstream"].is_array()) {
+    for (auto& a : event["upstream"]) {
+      if (a.contains("time_ns") && a["time_ns"].is_number_integer())
+        a["at_ns"] = a["time_ns"].get<std::int64_t>() - ctx.start_ns();
+    }
+  }
+  ctx.Append(InjectorEvent(std::move(event)), steady_ns);
 }
 
 void EventRoute::Bind(StepContext* ctx) {

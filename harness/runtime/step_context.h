@@ -33,7 +33,7 @@
 #include "runtime/balancer.h"
 #include "runtime/egress_proxies.h"
 #include "runtime/http_client.h"
-#include "runtime/interpreter.h"
+#include "runtime/run_types.h"
 #include "runtime/service_processes.h"
 #include "runtime/target_instances.h"
 
@@ -44,6 +44,11 @@ RecordedRequest RecordOf(const HttpRequest& request);
 RecordedExchange RecordOf(const HttpExchange& exchange);
 
 class StepContext;
+
+// Appends an injector's event (a fault's, on the proxy lane) to the run's
+// history; the times of the swallowed answers also relative to the run's
+// start (at_ns). Any thread.
+void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t steady_ns);
 
 // Where the events of a long-lived part (the egress proxies and their faults)
 // go: the scenario run using it now, or nowhere between runs (dropped).
