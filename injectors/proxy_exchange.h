@@ -35,8 +35,8 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
-#include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
+#include "injectors/proxy_settings.h"
 
 namespace idemproof::injectors {
 

@@ -27,8 +27,11 @@
 //      what act() needs beyond the exchange (a process to kill) it gets in
 //      its options or constructor, never from a global;
 //   2. one line add_proxy_fault<YourFault>(registry) in
-//      proxy_faults/builtin_proxy_faults.cpp;
+//      proxy_faults/builtin_proxy_faults.cpp (proxy_fault_injector.h);
 //   3. its section in docs/injectors.md and a test in tests/injectors/.
+//
+// The fault files include only this header (and the proxy's means): the
+// registry and the proxy depend on them, never the other way round.
 //
 // Thread-safety: a ProxyFault is immutable once built and act() runs on the
 // proxy's thread; ProxyFaultRule is immutable apart from its selector, which
@@ -38,9 +41,8 @@
 #include <memory>
 #include <string>
 
-#include "injectors/injector.h"
+#include "injectors/fault_selector.h"
 #include "injectors/proxy_exchange.h"
-#include "injectors/registry.h"
 #include "injectors/yaml_options.h"
 
 namespace idemproof::injectors {
@@ -63,41 +65,5 @@ struct ProxyFaultRule {
   const std::shared_ptr<const ProxyFault> fault;
   FaultSelector selector;
 };
-
-// An Injector that arms one rule on the context's proxy.
-class ProxyFaultInjector : public Injector {
- public:
-  // REQUIRES: fault != nullptr.
-  ProxyFaultInjector(std::shared_ptr<const ProxyFault> fault, FaultSettings settings);
-  ~ProxyFaultInjector() override;
-
-  const std::string& kind() const override { return kind_; }
-  const FaultSettings& settings() const override { return rule_->selector.settings(); }
-  // invalid_config when context.proxy is null; internal when started twice.
-  Status start(const InjectorContext& context) override;
-  void heal() noexcept override;
-  InjectorCounters counters() const override;
-  const std::shared_ptr<ProxyFaultRule>& rule() const { return rule_; }
-
- private:
-  std::string kind_;
-  std::shared_ptr<ProxyFaultRule> rule_;
-  ChaosProxy* proxy_ = nullptr;
-  FaultEventLog* events_ = nullptr;
-  bool started_ = false;
-};
-
-// Registers kind Fault::kKind: its factory reads Fault's options with
-// Fault::parse and, when they are valid, builds a ProxyFaultInjector over a
-// Fault. internal when the kind is registered already.
-template <typename Fault>
-Status add_proxy_fault(Registry& registry) {
-  return registry.add(Fault::kKind, [](const std::string&, YamlOptions& options,
-                                       FaultSettings settings) -> Result<std::unique_ptr<Injector>> {
-    auto fault = std::make_shared<const Fault>(Fault::parse(options));
-    if (!options.first_error().ok()) return options.first_error();
-    return std::unique_ptr<Injector>(std::make_unique<ProxyFaultInjector>(std::move(fault), std::move(settings)));
-  });
-}
 
 }  // namespace idemproof::injectors

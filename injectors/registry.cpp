@@ -1,7 +1,5 @@
 #include "injectors/registry.h"
 
-#include "injectors/proxy_faults/builtin_proxy_faults.h"
-
 namespace idemproof::injectors {
 
 Status Registry::add(const std::string& kind, InjectorFactory factory) {
@@ -43,7 +41,5 @@ Result<std::unique_ptr<Injector>> Registry::build(const YAML::Node& block) const
   if (Status st = options.finish(); !st.ok()) return st;
   return built;
 }
-
-void register_builtin_injectors(Registry& registry) { register_proxy_faults(registry); }
 
 }  // namespace idemproof::injectors

@@ -8,8 +8,9 @@
 //
 // register_builtin_injectors() registers this room's kinds: drop-response,
 // replay-upstream, hedge, delay, reset, kill-after-answer, fail (proxy
-// faults). Other rooms add theirs
-// with Registry::add.
+// faults). It is defined in proxy_faults/builtin_proxy_faults.cpp, the one
+// place that names them, so the registry depends on no fault. Other rooms
+// add theirs with Registry::add.
 //
 // Thread-safety: add() before use; build() is const and safe concurrently.
 #pragma once

@@ -4,7 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "injectors/fault_selector.h"
-#include "injectors/proxy_fault.h"
+#include "injectors/proxy_fault_injector.h"
 #include "injectors/proxy_faults/drop_response.h"
 #include "injectors/proxy_faults/replay_upstream.h"
 #include "injectors/registry.h"

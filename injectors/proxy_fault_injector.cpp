@@ -1,4 +1,4 @@
-#include "injectors/proxy_fault.h"
+#include "injectors/proxy_fault_injector.h"
 
 #include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
