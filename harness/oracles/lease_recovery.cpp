@@ -14,12 +14,24 @@
 //    completion; a resumed owner must not complete too), and, when the
 //    action has a records probe, exactly one record.
 // Retries between those two instants may get either answer.
+// Every request of the key is in view (any payload): an answer another
+// request explains says nothing of the crashed request's claim. A 409 is
+// explained by a later claim that may still hold the key: a request sent
+// after the crash that ran while it (it overlapped the 409'd request), or
+// that got no answer and whose own lease had not surely ended (the next end
+// of the owner + the lease). A mismatch is explained by another payload's
+// request that may have taken the key before it was answered. A 409 so
+// explained shows no claim of the crashed request, and a retry after the
+// lease so answered is passed over: the first one no other request explains
+// is judged.
 // With no lease declared, idempotency.recovery_bound stands in for it: no
 // retry must be in progress, the first retry answered otherwise shows the
 // recovery, and a key still in progress after the bound is a deviation (no
 // lease was promised); two completions or records != 1 stay violations.
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <tuple>
 
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
@@ -37,6 +49,30 @@ bool OtherInstance(const HistoryEvent& a, const HistoryEvent& b) {
                : std::string();
   };
   return !instance(a).empty() && !instance(b).empty() && instance(a) != instance(b);
+}
+
+// True when `op` may have claimed its key: sent, and not refused before a
+// claim (in progress, mismatch, missing key).
+bool MayClaim(const Operation& op, const IdempotencyContract& contract) {
+  if (op.completion != nullptr && op.completion->type == EventType::kFail) return false;
+  const AnswerClass c = Classify(op, contract);
+  return c != AnswerClass::kInProgress && c != AnswerClass::kMismatch && c != AnswerClass::kMissingKey;
+}
+
+// The latest instant `op`'s claim may hold its key: its answer; without one,
+// the first end of its owner after it was sent + the lease, else the instant
+// the client gave up + the lease (taken to have claimed by then: unbounded,
+// one timed-out retry would excuse a key blocked for good); still open at
+// the end of the run: it may still run.
+std::int64_t ClaimEnd(const Operation& op, const IdempotencyContract& contract,
+                      const std::vector<const HistoryEvent*>& crashes, std::int64_t lease_ns) {
+  if (Classify(op, contract) != AnswerClass::kNoAnswer) return op.complete_ns();
+  for (const auto* c : crashes) {
+    if (c->f == event_f::kTargetExited && OtherInstance(*c, *op.invoke)) continue;
+    if (c->time_ns > op.invoke_ns()) return c->time_ns + lease_ns;
+  }
+  if (op.completion != nullptr) return op.complete_ns() + lease_ns;
+  return std::numeric_limits<std::int64_t>::max();
 }
 
 }  // namespace
@@ -75,8 +111,15 @@ Verdict LeaseRecovery(const OracleInput& in) {
   std::string violation;
   nlohmann::json violation_details;
   bool deviation_only = false;
-  for (const auto& group : GroupRequestsByKey(in.history, filter)) {
+  const auto groups = GroupRequestsByKey(in.history, filter);
+  // Every payload's requests of one key (one action, one caller's hands).
+  using KeyId = std::tuple<std::string, std::string, std::string>;
+  std::map<KeyId, std::vector<const Operation*>> key_ops;
+  for (const auto& g : groups)
+    for (const auto& op : g.ops) key_ops[{g.action, g.key, g.caller}].push_back(&op);
+  for (const auto& group : groups) {
     if (group.payload != "default") continue;
+    const std::vector<const Operation*>& of_key = key_ops.at({group.action, group.key, group.caller});
     // The crashed request: invoked before a crash, without an answer before it.
     const Operation* crashed = nullptr;
     const HistoryEvent* crash = nullptr;
@@ -109,11 +152,34 @@ Verdict LeaseRecovery(const OracleInput& in) {
     std::vector<HttpAnswer> distinct_2xx;
     const auto volatile_paths = in.target.VolatilePathsFor(group.action);
     const Operation* first_after = nullptr;
+    // Who else may explain `op`'s answer: for a 409, a later claim (sent
+    // after the crash) that may still have held the key when `op` came; for
+    // a mismatch, another payload's request that may have taken the key.
+    const auto explained_by = [&](const Operation& op) -> const Operation* {
+      const AnswerClass c = Classify(op, contract);
+      if (c != AnswerClass::kInProgress && c != AnswerClass::kMismatch) return nullptr;
+      for (const Operation* other : of_key) {
+        if (other == &op || other == crashed || !MayClaim(*other, contract) ||
+            other->invoke_ns() >= op.complete_ns())
+          continue;
+        if (c == AnswerClass::kMismatch ? other->invoke->payload != op.invoke->payload
+                                         : other->invoke_ns() > crash->time_ns &&
+                                               ClaimEnd(*other, contract, crashes, lease_ns) > op.invoke_ns())
+          return other;
+      }
+      return nullptr;
+    };
+    const auto note_explained = [&](const Operation& op, const Operation& by) {
+      row["explained"].push_back({{"request", OpJson(op)}, {"by", OpJson(by)}});
+    };
     // The claim is shown when a request of the key was told "in progress"
-    // while the crashed request's lease could still hold.
+    // while the crashed request's lease could still hold, and no later
+    // claim explains it.
     const bool claim_shown = std::any_of(group.ops.begin(), group.ops.end(), [&](const Operation& op) {
-      return &op != crashed && Classify(op, contract) == AnswerClass::kInProgress && op.complete_ns() < live_until;
+      return &op != crashed && Classify(op, contract) == AnswerClass::kInProgress && op.complete_ns() < live_until &&
+             explained_by(op) == nullptr;
     });
+    int explained_after = 0;  // retries after the lease another request explains
     for (const auto& op : group.ops) {
       const AnswerClass c = Classify(op, contract);
       if (auto a = op.answer(); a && a->is_2xx()) {
@@ -128,7 +194,9 @@ Verdict LeaseRecovery(const OracleInput& in) {
       }
       if (&op == crashed || op.invoke_ns() <= crash->time_ns) continue;
       if (c == AnswerClass::kNoAnswer) continue;
-      if (declared && op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty()) {
+      const Operation* by = explained_by(op);
+      if (declared && op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty() &&
+          by == nullptr) {
         if (claim_shown) {
           problem = OpName(op) + " was answered " + AnswerClassName(c) + " while the crashed request's lease was live";
           row["early"] = OpJson(op);
@@ -138,12 +206,21 @@ Verdict LeaseRecovery(const OracleInput& in) {
                                   "have come before the crashed request claimed its key";
         }
       }
-      if (op.invoke_ns() > dead_after && first_after == nullptr) first_after = &op;
       // Without a lease any retry that got the key free shows the recovery.
-      if (!declared && first_after == nullptr && IsTerminal(c)) first_after = &op;
+      const bool after_lease = op.invoke_ns() > dead_after || (!declared && IsTerminal(c));
+      if (!after_lease || first_after != nullptr) continue;
+      if (by != nullptr) {
+        ++explained_after;
+        note_explained(op, *by);
+      } else {
+        first_after = &op;
+      }
     }
     if (first_after == nullptr) {
-      row["undecided"] = "no retry after the lease ended";
+      if (explained_after > 0) ++retried;
+      row["undecided"] = explained_after > 0 ? "every retry after the lease ended met another request of the key "
+                                               "(its claim, or the other payload's)"
+                                             : "no retry after the lease ended";
       judged.push_back(row);
       continue;
     }

@@ -75,50 +75,6 @@ void NoInternalError(const History& history, std::vector<Violation>& out) {
   }
 }
 
-// The lease_recovery gap (sim_history.h): every key the verdict found wrong
-// is one whose judged request (the retry after the lease, or the early one)
-// was answered while another request of the key could hold it or have
-// completed it: for a mismatch, one with another payload invoked before
-// that answer; else one invoked between the crash and that answer (an
-// older claim's lease ended with the crashed request's).
-bool RetryNotAlone(const Verdict& v, const History& history) {
-  if (v.oracle != "lease_recovery" || !v.details.contains("keys")) return false;
-  const auto ops = RequestOperations(history);
-  const auto find = [&](const nlohmann::json& ref) {
-    const auto index = ref.value("index", std::int64_t{-1});
-    return std::find_if(ops.begin(), ops.end(), [&](const Operation& op) { return op.invoke->index == index; });
-  };
-  bool any = false;
-  for (const auto& row : v.details["keys"]) {
-    if (!row.contains("problem")) continue;
-    any = true;
-    const char* judged = row.contains("early") ? "early" : "after_expiry";
-    if (!row["problem"].is_string() || !row.contains(judged) || !row.contains("crashed")) return false;
-    const std::string problem = row["problem"].get<std::string>();
-    // Blocked, a mismatch, or answered while the crashed claim "held"; any
-    // other finding (two completions, a record count) stays.
-    const bool mismatch = problem == "the retry after the lease ended got mismatch";
-    if (!mismatch && problem.find("still in progress after its lease ended") == std::string::npos &&
-        problem.find("while the crashed request's lease was live") == std::string::npos)
-      return false;
-    const auto retry = find(row[judged]);
-    const auto crashed = find(row["crashed"]);
-    const auto crash_index = row.value("crash_index", std::int64_t{-1});
-    if (retry == ops.end() || crashed == ops.end() || crash_index < 0 ||
-        crash_index >= static_cast<std::int64_t>(history.size()))
-      return false;
-    const std::int64_t crash_ns = history.events()[static_cast<std::size_t>(crash_index)].time_ns;
-    const bool other = std::any_of(ops.begin(), ops.end(), [&](const Operation& op) {
-      if (op.invoke == retry->invoke || op.invoke == crashed->invoke || op.invoke->key != retry->invoke->key ||
-          op.invoke_ns() >= retry->complete_ns())
-        return false;
-      return mismatch ? op.invoke->payload != retry->invoke->payload : op.invoke_ns() > crash_ns;
-    });
-    if (!other) return false;
-  }
-  return any;
-}
-
 }  // namespace
 
 const TargetDescription& SimTarget(std::chrono::nanoseconds lease, std::chrono::nanoseconds window) {
@@ -228,10 +184,7 @@ Judgement JudgeSimulation(const History& history, const TargetDescription& targe
   const Scenario& scenario = SimScenario();
   for (const OracleSpec& spec : scenario.expect) {
     const Verdict v = BuiltinOracles().Check(spec, scenario, target, history);
-    if (v.status == VerdictStatus::kInvalid) {
-      const bool gap = RetryNotAlone(v, history);
-      (gap ? out.set_aside : out.violations).push_back({v.oracle, v.evidence});
-    }
+    if (v.status == VerdictStatus::kInvalid) out.violations.push_back({v.oracle, v.evidence});
     // The registry's words for an oracle that threw or is not there: the
     // simulation cannot call that a pass.
     if (v.status == VerdictStatus::kUnknown &&

@@ -25,25 +25,6 @@
 // oracle says that: a live target may fail; in the simulation nothing
 // fails, so a 5xx is a store error, in the core or in the wiring).
 //
-// One kind of finding is set aside, not counted as a violation:
-// lease_recovery assumes the crashed request is the only one that can hold
-// its key, retried one request at a time, and judges a retry by its answer
-// alone. The simulation also sends other requests of the key around the
-// crash, and the correct core then answers rightly what the oracle calls
-// wrong: 409 behind a concurrent retry's claim, or behind a retry that
-// claimed and crashed again ("still in progress after its lease ended");
-// 422 after a request with the other payload took the key ("got
-// mismatch"); a retry's 201 while a crashed request that never claimed
-// "held" the key, the 409 that "showed the claim" being another retry's.
-// The correct core shows each within a few thousand plans (e.g. send k1;
-// crash; wait; send k1; send k1 other payload; step it). Until the oracle
-// knows, a lease_recovery finding whose every key is one of these, with
-// another request of the key that could explain the answer (a mismatch: one
-// of the other payload invoked before it; else one invoked between the
-// crash and it), goes to Judgement::set_aside. Any other finding (two
-// completions, a record count, a refusal no other request explains) stays
-// a violation.
-//
 // Thread-safety: SimTarget and SimScenario are built once and read-only;
 // a SimRecorder is one trial's. JudgeSimulation may run concurrently.
 #pragma once
@@ -111,7 +92,6 @@ struct Judgement {
   // Every expectation of SimScenario() that the history breaks, in its
   // order, then no_internal_error.
   std::vector<Violation> violations;
-  std::vector<Violation> set_aside;  // the oracle gap above
   // An oracle crashed or is missing (not a pass): its verdict; else "".
   std::string error;
 };

@@ -289,7 +289,6 @@ class Trial {
         Probe();
         Judgement judged = JudgeSimulation(recorder_.history(), SimTarget(config_.lease, service_.dedup_ttl));
         out.violations = std::move(judged.violations);
-        out.set_aside = std::move(judged.set_aside);
         out.error = std::move(judged.error);
         out.history = std::move(recorder_).Take();
       }

@@ -57,7 +57,6 @@ struct TrialOutcome {
   std::vector<TraceLine> trace;
   History history;                    // what the oracles judged (empty when `error` stopped the run)
   std::vector<Violation> violations;  // the broken expectations (sim_history.h)
-  std::vector<Violation> set_aside;   // findings of the oracle gap sim_history.h names, not violations
   std::string error;  // the simulation itself failed (store file, escaped exception); else ""
   bool violated() const { return !violations.empty(); }
 };

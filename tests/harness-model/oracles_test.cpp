@@ -1106,3 +1106,118 @@ TEST_CASE("in_progress: another payload rightly executed after the window is no 
       .Records("create_order", "b1", 2, 200);
   CHECK(RunOracle("in_progress", twice.history()).is_violation());
 }
+
+// lease_recovery judges a key's life with every request of the key in view:
+// the simulation (harness/sim) found each shape below on the correct core,
+// where another request of the key explains the answer the crashed request
+// alone does not. Lease 2 s; the crash at 300 ms (or 2 ms) ends r1.
+namespace {
+const Answer kMismatch{422, R"({"title":"key reused with another payload"})"};
+Verdict Lease(const History& h) { return RunOracle("lease_recovery", h, ShopTarget(), {{"lease", "2s"}}); }
+}  // namespace
+
+TEST_CASE("lease_recovery: a 409 after the lease behind a concurrent retry's claim is no blocked key") {
+  // r2, sent after the crash, claims the lapsed key and runs until 2600;
+  // r3 (after the lease surely ended, 2300) meets r2's claim.
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-2", "create_order", "k1", "b1", 2100, 2600, kCreated)
+      .Send("client-3", "create_order", "k1", "b1", 2400, 2410, kConflict)
+      .Send("client-4", "create_order", "k1", "b1", 2700, 2710, Replayed())
+      .Records("create_order", "b1", 1, 3000);
+  Verdict v = Lease(WithControl(h.history(), "kill", 300));
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  // Still caught: the claimer answered before the 409 (nothing held the key) ...
+  LiteralHistory alone;
+  alone.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-2", "create_order", "k1", "b1", 900, 920, kConflict)
+      .Send("client-3", "create_order", "k1", "b1", 2400, 2410, kConflict)
+      .Send("client-5", "create_order", "k1", "b1", 2450, 2460, kConflict);
+  Verdict blocked = Lease(WithControl(alone.history(), "kill", 300));
+  CHECK(blocked.status == VerdictStatus::kInvalid);
+  CHECK(blocked.evidence.find("still in progress after its lease ended") != std::string::npos);
+  // ... and a second execution after the claim.
+  LiteralHistory twice = h;
+  twice.Send("client-5", "create_order", "k1", "b1", 2800, 2810, Answer{201, R"({"id":2})"});
+  Verdict second = Lease(WithControl(twice.history(), "kill", 300));
+  CHECK(second.status == VerdictStatus::kInvalid);
+  CHECK(second.evidence.find("completed more than once") != std::string::npos);
+}
+
+TEST_CASE("lease_recovery: a 409 behind a retry that claimed and crashed again is no blocked key") {
+  // r2 claims after the first crash and dies in the second (2200): its own
+  // lease holds the key until 4200 at most.
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Lost("client-2", "create_order", "k1", "b1", 2100, 2200)
+      .Send("client-3", "create_order", "k1", "b1", 2400, 2410, kConflict)
+      .Send("client-4", "create_order", "k1", "b1", 4500, 4600, kCreated)
+      .Records("create_order", "b1", 1, 5000);
+  Verdict v = Lease(WithControl(WithControl(h.history(), "kill", 300), "kill", 2200));
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  // Still caught: blocked past the second request's lease too.
+  LiteralHistory stuck;
+  stuck.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Lost("client-2", "create_order", "k1", "b1", 2100, 2200)
+      .Send("client-3", "create_order", "k1", "b1", 2400, 2410, kConflict)
+      .Send("client-4", "create_order", "k1", "b1", 4500, 4510, kConflict);
+  Verdict blocked = Lease(WithControl(WithControl(stuck.history(), "kill", 300), "kill", 2200));
+  CHECK(blocked.status == VerdictStatus::kInvalid);
+  CHECK(blocked.evidence.find("(request #") != std::string::npos);
+  // A retry the client gave up on (no second crash) holds the key at most a
+  // lease past that: it never excuses a key blocked for good.
+  LiteralHistory gave_up;
+  gave_up.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Lost("client-2", "create_order", "k1", "b1", 2100, 2200)
+      .Send("client-3", "create_order", "k1", "b1", 2400, 2410, kConflict)
+      .Send("client-4", "create_order", "k1", "b1", 4500, 4510, kConflict);
+  Verdict timed_out = Lease(WithControl(gave_up.history(), "kill", 300));
+  CHECK(timed_out.status == VerdictStatus::kInvalid);
+  CHECK(timed_out.evidence.find("client-4") != std::string::npos);
+}
+
+TEST_CASE("lease_recovery: a mismatch after the lease, once the other payload took the key, is no finding") {
+  // After the lease r3 (the other payload) claims first; r2, the crashed
+  // request's retry, is rightly refused as a mismatch.
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-2", "create_order", "k1", "b1", 2400, 2430, kMismatch)
+      .Send("client-3", "create_order", "k1", "b1", 2410, 2420, kCreated, "other")
+      .Records("create_order", "b1", 1, 3000);
+  Verdict v = Lease(WithControl(h.history(), "kill", 300));
+  INFO(v.evidence);
+  CHECK(v.status != VerdictStatus::kInvalid);
+  // Still caught: a mismatch no other payload explains.
+  LiteralHistory alone;
+  alone.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-2", "create_order", "k1", "b1", 2400, 2430, kMismatch)
+      .Send("client-3", "create_order", "k1", "b1", 2500, 2510, kMismatch, "other");
+  Verdict wrong = Lease(WithControl(alone.history(), "kill", 300));
+  CHECK(wrong.status == VerdictStatus::kInvalid);
+  CHECK(wrong.evidence == "the retry after the lease ended got mismatch");
+}
+
+TEST_CASE("lease_recovery: a retry's 201 is no early takeover when the 409 that showed the claim was another retry's") {
+  // r1 died before its claim (kill at 2 ms); r2 claims and executes, r3
+  // meets r2's claim, not r1's.
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 2)
+      .Send("client-2", "create_order", "k1", "b1", 600, 900, kCreated)
+      .Send("client-3", "create_order", "k1", "b1", 700, 710, kConflict)
+      .Send("client-4", "create_order", "k1", "b1", 2600, 2610, Replayed())
+      .Records("create_order", "b1", 1, 3000);
+  Verdict v = Lease(WithControl(h.history(), "kill", 2));
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  // Still caught: the 409 came before the executing retry was sent.
+  LiteralHistory early;
+  early.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-3", "create_order", "k1", "b1", 700, 720, kConflict)
+      .Send("client-2", "create_order", "k1", "b1", 900, 920, kCreated)
+      .Send("client-4", "create_order", "k1", "b1", 2600, 2610, Replayed());
+  Verdict taken = Lease(WithControl(early.history(), "kill", 300));
+  CHECK(taken.status == VerdictStatus::kInvalid);
+  CHECK(taken.evidence.find("while the crashed request's lease was live") != std::string::npos);
+}
