@@ -1,6 +1,5 @@
 #include "reports/junit.h"
 
-#include <fstream>
 
 #include "reports/markup_escape.h"
 
@@ -133,15 +132,6 @@ std::string RenderJUnit(const RunResults& r) {
   std::string name = "idemproof " + r.target_name + (r.flaw.empty() ? "" : " --flaw " + r.flaw);
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites" + Attr("name", name) + CountAttrs(total) + ">\n" +
          suites + "</testsuites>\n";
-}
-
-Status WriteJUnit(const RunResults& results, const std::string& path) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Status::IoError("cannot write JUnit report '" + path + "'");
-  out << RenderJUnit(results);
-  out.flush();
-  if (!out) return Status::IoError("write failed for JUnit report '" + path + "'");
-  return Status::Ok();
 }
 
 }  // namespace idemproof

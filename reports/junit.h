@@ -16,6 +16,5 @@
 namespace idemproof {
 
 std::string RenderJUnit(const RunResults& results);
-Status WriteJUnit(const RunResults& results, const std::string& path);
 
 }  // namespace idemproof

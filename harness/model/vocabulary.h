@@ -14,7 +14,6 @@
 namespace idemproof {
 
 enum class ParamType { kString, kInt, kBool, kDuration, kStringList };
-const char* ParamTypeName(ParamType type);
 
 struct OracleParamSpec {
   std::string name;

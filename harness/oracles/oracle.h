@@ -48,8 +48,6 @@ class OracleRegistry {
   // Adds an oracle. kInvalidArgument if the name is taken or empty.
   Status Register(OracleSignature signature, OracleFn fn);
 
-  bool Has(const std::string& name) const;
-  const OracleSignature* Signature(const std::string& name) const;
   std::vector<OracleSignature> Signatures() const;  // sorted by name
   // The oracle part of a scenario vocabulary (fault_kinds left nullopt).
   ScenarioVocabulary Vocabulary() const;

@@ -15,13 +15,6 @@ Status OracleRegistry::Register(OracleSignature signature, OracleFn fn) {
   return Status::Ok();
 }
 
-bool OracleRegistry::Has(const std::string& name) const { return entries_.count(name) > 0; }
-
-const OracleSignature* OracleRegistry::Signature(const std::string& name) const {
-  auto it = entries_.find(name);
-  return it == entries_.end() ? nullptr : &it->second.signature;
-}
-
 std::vector<OracleSignature> OracleRegistry::Signatures() const {
   std::vector<OracleSignature> out;
   for (const auto& [name, e] : entries_) out.push_back(e.signature);

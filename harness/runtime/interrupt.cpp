@@ -61,8 +61,6 @@ void InstallInterruptHandling(std::chrono::milliseconds hard_exit_after) {
   std::thread(watch, set, hard_exit_after).detach();
 }
 
-bool InterruptRequested() { return g_flag.load(); }
-
 const std::atomic<bool>& InterruptFlag() { return g_flag; }
 
 int InterruptSignal() { return g_signal.load(); }

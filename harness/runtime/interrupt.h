@@ -23,9 +23,6 @@ namespace idemproof::runtime {
 
 void InstallInterruptHandling(std::chrono::milliseconds hard_exit_after);
 
-// True once SIGINT/SIGTERM arrived (or RequestInterrupt() was called).
-bool InterruptRequested();
-
 // The flag itself, for HttpClient's cancel pointer. Lives forever.
 const std::atomic<bool>& InterruptFlag();
 

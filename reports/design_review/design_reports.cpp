@@ -53,16 +53,6 @@ Result<ReportFormat> ParseReportFormat(const std::string& text) {
   return Status::InvalidArgument("unknown report format '" + text + "' (html, md, junit, json)");
 }
 
-const char* ReportFormatName(ReportFormat format) {
-  switch (format) {
-    case ReportFormat::kHtml: return "html";
-    case ReportFormat::kMarkdown: return "md";
-    case ReportFormat::kJunit: return "junit";
-    case ReportFormat::kJson: return "json";
-  }
-  return "?";
-}
-
 Status WriteDesignReports(const std::string& run_dir) {
   auto contents = ReadRunDirectory(run_dir);
   if (!contents.ok()) return contents.status();

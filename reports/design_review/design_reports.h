@@ -26,8 +26,6 @@ enum class ReportFormat { kHtml, kMarkdown, kJunit, kJson };
 
 // "html", "md" (or "markdown"), "junit", "json"; kInvalidArgument otherwise.
 Result<ReportFormat> ParseReportFormat(const std::string& text);
-// "html", "md", "junit", "json".
-const char* ReportFormatName(ReportFormat format);
 
 // Writes <run_dir>/report.html, <run_dir>/report.md and the timelines it
 // links (<run_dir>/report-timelines/*.svg). Errors: those of reading the run
