@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <regex>
 #include <sstream>
+#include <string_view>
 
 #include "model/binding.h"
 #include "model/capabilities.h"
@@ -25,19 +25,24 @@ bool IsTopLevelLine(const std::string& line) {
   return !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '#' && line[0] != '\r';
 }
 
+// `line` opens the top-level key `key`: the key, blanks, a colon.
+bool OpensKey(const std::string& line, std::string_view key) {
+  if (line.compare(0, key.size(), key) != 0) return false;
+  const std::size_t colon = line.find_first_not_of(" \t\n\v\f\r", key.size());
+  return colon != std::string::npos && line[colon] == ':';
+}
+
 // The scenario part of the file: the `explore:` block's lines blanked (so the
 // scenario loader's line numbers stay those of the file) and, when the file
 // has no `steps:`, a placeholder step appended (the loader requires one).
 std::string ScenarioText(const std::string& text, bool* has_steps) {
-  static const std::regex kExplore("^explore\\s*:.*");
-  static const std::regex kSteps("^steps\\s*:.*");
   std::istringstream in(text);
   std::string line, out;
   bool in_explore = false;
   *has_steps = false;
   while (std::getline(in, line)) {
-    if (IsTopLevelLine(line)) in_explore = std::regex_match(line, kExplore);
-    if (IsTopLevelLine(line) && std::regex_match(line, kSteps)) *has_steps = true;
+    if (IsTopLevelLine(line)) in_explore = OpensKey(line, "explore");
+    if (IsTopLevelLine(line) && OpensKey(line, "steps")) *has_steps = true;
     out += in_explore ? std::string() : line;
     out += "\n";
   }

@@ -4,9 +4,10 @@
 #include <optional>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
+
+#include <re2/re2.h>
 
 #include "model/capabilities.h"
 #include "model/scenario.h"
@@ -129,8 +130,8 @@ class ScenarioLoader {
  private:
   std::string Symbol(const YAML::Node& node, const std::string& what) {
     std::string v = r_.String(node, what);
-    static const std::regex kSym("[A-Za-z0-9_.-]+");
-    if (!std::regex_match(v, kSym)) r_.Fail(node, what + ": bad name '" + v + "' (letters, digits, _ . -)");
+    static const RE2 kSym("[A-Za-z0-9_.-]+", RE2::Latin1);
+    if (!RE2::FullMatch(v, kSym)) r_.Fail(node, what + ": bad name '" + v + "' (letters, digits, _ . -)");
     return v;
   }
 
@@ -141,8 +142,8 @@ class ScenarioLoader {
       ScenarioParameter p;
       p.name = r_.String(it->first, "parameter name");
       p.mark = r_.MarkOf(it->first);
-      static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
-      if (!std::regex_match(p.name, kName))
+      static const RE2 kName("[A-Za-z_][A-Za-z0-9_]*", RE2::Latin1);
+      if (!RE2::FullMatch(p.name, kName))
         r_.Fail(it->first, "bad parameter name '" + p.name + "' (letters, digits, _)");
       if (FindParameter(s, p.name)) r_.Fail(it->first, "parameter '" + p.name + "' is declared twice");
       const std::string what = "parameter '" + p.name + "'";
@@ -231,8 +232,8 @@ class ScenarioLoader {
       if (k == "on") {
         // The hop it acts on; the rest of the block is the injector's.
         f.on = r_.String(it->second, "fault '" + f.name + "'.on");
-        static const std::regex kEgress("egress\\.[A-Za-z_][A-Za-z0-9_.-]*");
-        if (!std::regex_match(f.on, kEgress))
+        static const RE2 kEgress("egress\\.[A-Za-z_][A-Za-z0-9_.-]*", RE2::Latin1);
+        if (!RE2::FullMatch(f.on, kEgress))
           r_.Fail(it->second, "fault '" + f.name + "'.on must be egress.NAME (a downstream the target declares under 'egress'), found '" + f.on + "'");
       } else if (k != "kind") {
         f.params[k] = r_.Json(it->second);

@@ -3,8 +3,9 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
-#include <regex>
 #include <sstream>
+
+#include <re2/re2.h>
 
 #include "model/pattern.h"
 #include "model/profile.h"
@@ -53,8 +54,8 @@ bool UsesKey(const RequestTemplate& r) {
 
 // The whole value is {{key}} (white space inside the braces allowed).
 bool IsKeyPlaceholder(const std::string& text) {
-  static const std::regex kPlaceholder(R"(\{\{\s*key\s*\}\})");
-  return std::regex_match(text, kPlaceholder);
+  static const RE2 kPlaceholder(R"(\{\{[ \t\n\v\f\r]*key[ \t\n\v\f\r]*\}\})", RE2::Latin1);
+  return RE2::FullMatch(text, kPlaceholder);
 }
 
 nlohmann::json DropKeyMembers(const nlohmann::json& doc) {
@@ -107,7 +108,7 @@ std::string ServerOf(const std::string& url) {
 // ({{uuid}}). One credential in two callers' hands makes the service see one
 // caller, and every "one caller got another's answer" a false violation.
 bool SameCredential(const HeaderList& a, const HeaderList& b) {
-  static const std::regex kPerRequest("\\{\\{\\s*uuid\\s*\\}\\}");
+  static const RE2 kPerRequest(R"(\{\{[ \t\n\v\f\r]*uuid[ \t\n\v\f\r]*\}\})", RE2::Latin1);
   auto lower = [](std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
     return s;
@@ -119,7 +120,7 @@ bool SameCredential(const HeaderList& a, const HeaderList& b) {
     return out;
   };
   for (const auto& [name, value] : a)
-    if (std::regex_search(value, kPerRequest)) return false;
+    if (RE2::PartialMatch(value, kPerRequest)) return false;
   return canonical(a) == canonical(b);
 }
 
@@ -346,8 +347,8 @@ class TargetLoader {
  private:
   std::string Name(const YAML::Node& node, const std::string& what) {
     std::string s = r_.String(node, what + " name");
-    static const std::regex kName("[A-Za-z_][A-Za-z0-9_.-]*");
-    if (!std::regex_match(s, kName)) r_.Fail(node, "bad " + what + " name '" + s + "' (letters, digits, _ . -)");
+    static const RE2 kName("[A-Za-z_][A-Za-z0-9_.-]*", RE2::Latin1);
+    if (!RE2::FullMatch(s, kName)) r_.Fail(node, "bad " + what + " name '" + s + "' (letters, digits, _ . -)");
     return s;
   }
 
@@ -682,8 +683,8 @@ class TargetLoader {
 
   std::string HeaderName(const YAML::Node& node, const std::string& what) {
     std::string s = r_.String(node, what);
-    static const std::regex kToken("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
-    if (!std::regex_match(s, kToken)) r_.Fail(node, what + ": '" + s + "' is not a valid header name");
+    static const RE2 kToken("[!#$%&'*+.^_`|~0-9A-Za-z-]+", RE2::Latin1);
+    if (!RE2::FullMatch(s, kToken)) r_.Fail(node, what + ": '" + s + "' is not a valid header name");
     return s;
   }
 
@@ -708,8 +709,8 @@ class TargetLoader {
       r_.ExpectMap(node["capture"], what + ".capture");
       for (auto it = node["capture"].begin(); it != node["capture"].end(); ++it) {
         std::string var = r_.String(it->first, what + ".capture name");
-        static const std::regex kVar("[A-Za-z_][A-Za-z0-9_]*");
-        if (!std::regex_match(var, kVar)) r_.Fail(it->first, "bad capture variable name '" + var + "'");
+        static const RE2 kVar("[A-Za-z_][A-Za-z0-9_]*", RE2::Latin1);
+        if (!RE2::FullMatch(var, kVar)) r_.Fail(it->first, "bad capture variable name '" + var + "'");
         const auto& builtin = BuiltinTemplateVariables();
         if (std::find(builtin.begin(), builtin.end(), var) != builtin.end())
           r_.Fail(it->first, "capture variable '" + var + "' shadows a built-in template variable");

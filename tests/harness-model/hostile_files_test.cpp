@@ -148,6 +148,27 @@ TEST_CASE("regexes from files run on RE2: a 50 KB line cannot crash the harness"
             .find("bad regex") != std::string::npos);  // lookahead: not RE2 syntax
 }
 
+TEST_CASE("a 200,000-character name is a located error: the loaders' own name checks run on RE2", "[hostile]") {
+  // std::regex_match recursed per character: past about 100,000 the loader
+  // crashed (SIGSEGV) instead of saying where the bad name is. (Explicit
+  // keys: YAML refuses a plain key over 1,024 characters by itself.)
+  const std::string name = std::string(200 * 1000, 'a');
+  const std::string bad = name + "!";
+  const std::string head = "name: t\nbase_url: http://127.0.0.1:1\nactions:\n  ? ";
+  const std::string action = "\n  : {role: create, request: {method: POST, path: /orders}}\n";
+  CHECK(TargetError(head + bad + action).rfind("t.yaml:4:5: bad action name", 0) == 0);
+  const std::string header = TargetError(kTarget + "headers:\n  ? " + name + "@\n  : b\n");  // '!' is a token byte
+  CHECK(header.rfind("t.yaml:6:5: ", 0) == 0);
+  CHECK(header.find("is not a valid header name") != std::string::npos);
+  CHECK(ScenarioError(kScenarioHead + "for_each:\n  ? " + bad + "\n  : {role: create}\nsteps:\n  - wait: 1s\n"
+                      "expect: [one_record]\n")
+            .find("s.yaml:4:5: bad parameter name") != std::string::npos);
+  CHECK(ScenarioError(kScenarioHead + "steps:\n  - send: " + bad + "\nexpect: [one_record]\n")
+            .rfind("s.yaml:4:11: ", 0) == 0);
+  // Names that are fine stay fine, however long.
+  CHECK(ParseTarget(head + name + action, "t.yaml").ok());
+}
+
 TEST_CASE("the console never gets raw control bytes from a target", "[hostile]") {
   CHECK(ConsoleSafe("ok \x1b[2J\x1b]0;pwned\x07 done") == "ok \\x1b[2J\\x1b]0;pwned\\x07 done");
   CHECK(ConsoleSafe(std::string("a\0b", 3)) == "a\\x00b");
