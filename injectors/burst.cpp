@@ -28,6 +28,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include "base/beast_capped_read.h"
+#include "base/header_list.h"
 
 namespace idemproof::injectors {
 
@@ -36,8 +37,6 @@ namespace asio = boost::asio;
 namespace http = boost::beast::http;
 using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
-
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
 struct Connection {
   explicit Connection(asio::io_context& io) : socket(io) {}
@@ -85,8 +84,7 @@ void run_phase(asio::io_context& io, std::vector<std::unique_ptr<Connection>>& c
 std::optional<std::int64_t> arrival_of(const HeaderList& headers, const std::string& name) {
   if (name.empty()) return std::nullopt;
   for (const auto& [k, v] : headers) {
-    if (k.size() == name.size() && std::equal(k.begin(), k.end(), name.begin(),
-                                              [](char a, char b) { return lower(a) == lower(b); })) {
+    if (equals_ignoring_case(k, name)) {
       std::int64_t n = 0;
       auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
       if (ec == std::errc() && p == v.data() + v.size()) return n;
@@ -459,11 +457,8 @@ Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const B
 
 std::string format_request(const RequestSnapshot& r, const std::string& host) {
   auto has = [&r](std::string_view name) {
-    return std::any_of(r.headers.begin(), r.headers.end(), [name](const auto& h) {
-      return h.first.size() == name.size() &&
-             std::equal(name.begin(), name.end(), h.first.begin(),
-                        [](char a, char b) { return lower(a) == lower(b); });
-    });
+    return std::any_of(r.headers.begin(), r.headers.end(),
+                       [name](const auto& h) { return equals_ignoring_case(h.first, name); });
   };
   std::string out = r.method + " " + (r.target.empty() ? "/" : r.target) + " HTTP/1.1\r\n";
   if (!has("Host")) out += "Host: " + host + "\r\n";

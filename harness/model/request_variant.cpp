@@ -1,18 +1,10 @@
 #include "model/request_variant.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "base/header_list.h"
 
 namespace idemproof {
-namespace {
-
-bool SameName(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-}  // namespace
 
 Status ApplyPatches(nlohmann::json& body, const RequestVariant& variant) {
   for (const auto& [path, value] : variant.patch) {
@@ -29,7 +21,7 @@ Result<RequestTemplate> ApplyVariant(const RequestTemplate& base, const RequestV
   // Pairs, not structured bindings: clang 14 (scripts/fuzz.sh) cannot
   // capture a binding in a lambda.
   for (const auto& header : variant.headers) {
-    std::erase_if(out.headers, [&](const auto& h) { return SameName(h.first, header.first); });
+    std::erase_if(out.headers, [&](const auto& h) { return equals_ignoring_case(h.first, header.first); });
     out.headers.push_back(header);
   }
   for (const auto& param : variant.query) {

@@ -1036,11 +1036,7 @@ std::optional<std::string> CaptureRule::From(const HeaderList& headers, const st
     return path->FindText(doc);
   }
   for (const auto& [name, value] : headers) {
-    if (name.size() != header.size() ||
-        !std::equal(name.begin(), name.end(), header.begin(), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
-        }))
-      continue;
+    if (!equals_ignoring_case(name, header)) continue;
     if (pattern.empty()) return value;
     auto re = Pattern::Compile(pattern);
     if (!re.ok()) return std::nullopt;  // the loader compiled it already

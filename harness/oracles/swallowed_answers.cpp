@@ -2,17 +2,12 @@
 #include "model/history_events.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "base/header_list.h"
 
 namespace idemproof::oracles {
 
 namespace {
-
-bool SameName(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // Headers recorded either as [[name, value], ...] (injectors) or {name: value}.
 HeaderList HeadersOf(const nlohmann::json& j) {
@@ -70,7 +65,7 @@ std::vector<SwallowedAnswer> SwallowedAnswers(const History& history, const Idem
     std::string key;
     if (!contract.key_header.empty()) {
       for (const auto& [name, value] : HeadersOf(request->value("headers", nlohmann::json()))) {
-        if (SameName(name, contract.key_header)) key = value;
+        if (equals_ignoring_case(name, contract.key_header)) key = value;
       }
     } else {
       key = KeyCarriedBy(*request, ops);

@@ -63,12 +63,9 @@ Result<std::string> MergeQuery(const std::string& path, const HeaderList& query,
   return out;
 }
 
-bool HasHeader(const HeaderList& headers, const std::string& lower_name) {
-  for (const auto& h : headers) {
-    std::string n = h.first;
-    for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (n == lower_name) return true;
-  }
+bool HasHeader(const HeaderList& headers, const std::string& name) {
+  for (const auto& h : headers)
+    if (equals_ignoring_case(h.first, name)) return true;
   return false;
 }
 
