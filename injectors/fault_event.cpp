@@ -6,12 +6,6 @@
 
 namespace idemproof::injectors {
 
-std::int64_t steady_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 static nlohmann::json headers_json(const HeaderList& headers) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [k, v] : headers) out.push_back({k, v});

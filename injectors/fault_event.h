@@ -25,11 +25,12 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "base/header_list.h"
+#include "base/steady_clock.h"
 
 namespace idemproof::injectors {
 
-// Now on std::chrono::steady_clock, in nanoseconds.
-std::int64_t steady_now_ns();
+// Now on std::chrono::steady_clock, in nanoseconds (one helper for every room).
+using ::idemproof::steady_now_ns;
 
 struct RequestSnapshot {
   std::string method;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "base/steady_clock.h"
 #include "runtime/kept_budget.h"
 
 namespace idemproof::runtime {
@@ -222,11 +223,7 @@ std::optional<std::string> HttpExchange::response_header(const std::string& name
   return find_header(response_headers, name);
 }
 
-std::int64_t monotonic_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+std::int64_t monotonic_ns() { return steady_now_ns(); }
 
 struct HttpClient::Easy {
   CURL* handle = nullptr;

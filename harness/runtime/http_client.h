@@ -94,7 +94,8 @@ struct HttpExchange {
   std::optional<std::string> response_header(const std::string& name) const;
 };
 
-// Nanoseconds on the steady clock: the time base of every exchange and event.
+// Nanoseconds on the steady clock: the time base of every exchange and event
+// (base/steady_clock.h's, the clock the injectors and the reference use).
 std::int64_t monotonic_ns();
 
 class HttpClient {

@@ -41,6 +41,7 @@
 #include "idemproof/ref/postgres_store.h"
 #include "base/beast_capped_read.h"
 #include "base/problem.h"
+#include "base/steady_clock.h"
 #include "idemproof/ref/reference_service.h"
 #include "idemproof/ref/service_options.h"
 #include "idemproof/ref/service_store.h"
@@ -69,12 +70,6 @@ struct ServerContext {
   std::atomic<int> in_flight{0};  // requests read whose answer is not yet written
   std::atomic<bool> stopping{false};
 };
-
-std::int64_t steady_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
