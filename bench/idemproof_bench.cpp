@@ -104,7 +104,7 @@ Shot fire(Mode mode, std::uint16_t port, std::size_t n, const RequestSnapshot& r
   BurstOptions o;
   o.target = {"127.0.0.1", port};
   o.arrival_header = "X-Arrival-Ns";  // the reference's --report-arrival
-  o.mode = mode == Mode::kThreads ? BurstMode::kNaiveThreads : BurstMode::kLastByteSync;
+  o.mode = mode == Mode::kThreads ? BurstMode::kThreads : BurstMode::kLastByte;
   o.release = mode == Mode::kSyncSendLoop ? BurstRelease::kSendLoop : BurstRelease::kIoUring;
   auto r = fire_burst(std::vector<std::string>(n, format_request(req, "127.0.0.1")), o);
   if (!r) {

@@ -381,12 +381,12 @@ const char* to_string(BurstRelease release) {
 }
 
 const char* to_string(BurstMode mode) {
-  return mode == BurstMode::kLastByteSync ? "last-byte-sync" : "naive-threads";
+  return mode == BurstMode::kLastByte ? "last-byte-sync" : "naive-threads";
 }
 
 Result<BurstMode> parse_burst_mode(const std::string& text) {
-  if (text == "sync" || text == "last-byte" || text == "last-byte-sync") return BurstMode::kLastByteSync;
-  if (text == "threads" || text == "naive" || text == "naive-threads") return BurstMode::kNaiveThreads;
+  if (text == "sync" || text == "last-byte" || text == "last-byte-sync") return BurstMode::kLastByte;
+  if (text == "threads" || text == "naive" || text == "naive-threads") return BurstMode::kThreads;
   return Status(StatusCode::kInvalidConfig, "burst mode '" + text + "': expected sync or threads");
 }
 
@@ -426,7 +426,7 @@ Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const B
   BurstResult result;
   result.mode = o.mode;
   result.answers.resize(requests.size());
-  if (o.mode == BurstMode::kLastByteSync) {
+  if (o.mode == BurstMode::kLastByte) {
     fire_synchronized(requests, o, targets, result);
   } else {
     StartLine go(requests.size());

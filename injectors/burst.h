@@ -1,7 +1,7 @@
 // Synchronized bursts: N requests released together on N connections, to make
 // two identical requests arrive at the target "at the same instant".
 //
-// kLastByteSync (the real thing): connect N sockets first, write all but the
+// kLastByte, last-byte sync (the real thing): connect N sockets first, write all but the
 // final `final_bytes` of each request, wait `settle` so the target has read
 // and parked every partial request, then release the final bytes of all N
 // from one thread: by default in one io_uring submit (the sends run back to
@@ -9,7 +9,7 @@
 // else (kSendLoop, or io_uring unavailable) in a tight send() loop. A request cannot be handled before its last
 // byte arrives, so the spread between the first and the last complete request
 // is the spread of N small send() calls, not of N connects.
-// kNaiveThreads (for contrast): N threads start together and each connects,
+// kThreads, naive threads (for contrast): N threads start together and each connects,
 // writes its whole request and reads its answer.
 //
 // Each burst reports the spread it achieved: on the harness side, the time of
@@ -38,11 +38,12 @@
 
 #include "injectors/endpoint.h"
 #include "injectors/fault_event.h"
+#include "base/burst_mode.h"
 #include "base/status.h"
 
 namespace idemproof::injectors {
 
-enum class BurstMode { kLastByteSync, kNaiveThreads };
+using ::idemproof::BurstMode;  // kLastByte: last-byte sync; kThreads: naive threads
 // How last-byte sync writes the final bytes (see above).
 enum class BurstRelease { kIoUring, kSendLoop };
 const char* to_string(BurstRelease release);
@@ -56,7 +57,7 @@ struct BurstOptions {
   // One endpoint per request (several instances of a target, released
   // together); empty = every request goes to `target`.
   std::vector<Endpoint> targets;
-  BurstMode mode = BurstMode::kLastByteSync;
+  BurstMode mode = BurstMode::kLastByte;
   BurstRelease release = BurstRelease::kIoUring;  // last-byte sync only
   std::size_t final_bytes = 1;  // withheld per request until the release (>= 1)
   std::chrono::nanoseconds settle = std::chrono::milliseconds(5);
@@ -92,7 +93,7 @@ struct BurstAnswer {
 };
 
 struct BurstResult {
-  BurstMode mode = BurstMode::kLastByteSync;
+  BurstMode mode = BurstMode::kLastByte;
   BurstRelease release = BurstRelease::kSendLoop;  // what last-byte sync used
   std::vector<BurstAnswer> answers;  // one per request, in request order
   std::optional<std::int64_t> harness_spread_ns;  // needs >= 2 requests sent

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/burst_mode.h"
 #include "base/duration.h"
 #include "base/status.h"
 #include "model/payload.h"
@@ -61,8 +62,6 @@ const char* StepKindName(StepKind kind);
 // start, stop, kill, restart, pause, resume, spawn: the steps that act on
 // the target's processes (they need `start`, and a run of them its own processes).
 bool ControlsProcess(StepKind kind);
-
-enum class BurstMode { kLastByte, kThreads };
 
 // Reserved key names: "none" = send without the key header; "fresh" = a new
 // unique key for every request (the wrong client that regenerates its key).

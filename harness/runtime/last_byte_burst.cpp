@@ -66,7 +66,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
   inj::BurstOptions options;
   options.target = endpoint.value();
   options.targets = std::move(targets);  // several instances: each request to its own
-  options.mode = inj::BurstMode::kLastByteSync;
+  options.mode = inj::BurstMode::kLastByte;
   options.final_bytes = options_.final_bytes;
   options.settle = options_.settle;
   options.read_timeout = requests.front().timeout;

@@ -73,7 +73,7 @@ TEST_CASE("the naive thread burst returns N answers too", "[injectors][burst]") 
   BurstOptions o;
   o.target = {"127.0.0.1", upstream.port()};
   o.arrival_header = "X-Arrival-Ns";
-  o.mode = BurstMode::kNaiveThreads;
+  o.mode = BurstMode::kThreads;
   auto result = fire_burst(identical(16, "127.0.0.1"), o);
   REQUIRE(result.ok());
   CHECK(result.value().count(BurstOutcome::kAnswered) == 16);
@@ -88,7 +88,7 @@ TEST_CASE("burst outcomes: not sent when nobody listens, no answer past the read
     CountingUpstream gone;
     dead_port = gone.port();
   }
-  for (BurstMode mode : {BurstMode::kLastByteSync, BurstMode::kNaiveThreads}) {
+  for (BurstMode mode : {BurstMode::kLastByte, BurstMode::kThreads}) {
     BurstOptions o;
     o.mode = mode;
     o.target = {"127.0.0.1", dead_port};
@@ -139,7 +139,7 @@ TEST_CASE("burst errors of the tool are values", "[injectors][burst]") {
   CHECK(fire_burst({"G"}, o).status().code() == StatusCode::kInvalidConfig);
   o.target.host = "nowhere";
   CHECK(fire_burst({"GET / HTTP/1.1\r\n\r\n"}, o).status().code() == StatusCode::kUnavailable);
-  CHECK(parse_burst_mode("sync").value() == BurstMode::kLastByteSync);
-  CHECK(parse_burst_mode("threads").value() == BurstMode::kNaiveThreads);
+  CHECK(parse_burst_mode("sync").value() == BurstMode::kLastByte);
+  CHECK(parse_burst_mode("threads").value() == BurstMode::kThreads);
   CHECK_FALSE(parse_burst_mode("carrier-pigeon").ok());
 }
