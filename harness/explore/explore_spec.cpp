@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-#include <string_view>
 
 #include "model/binding.h"
 #include "model/capabilities.h"
+#include "model/scenario_node.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof::explore {
@@ -21,33 +21,17 @@ const std::vector<std::string>& OpKindNames() {
 
 namespace {
 
-bool IsTopLevelLine(const std::string& line) {
-  return !line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '#' && line[0] != '\r';
-}
-
-// `line` opens the top-level key `key`: the key, blanks, a colon.
-bool OpensKey(const std::string& line, std::string_view key) {
-  if (line.compare(0, key.size(), key) != 0) return false;
-  const std::size_t colon = line.find_first_not_of(" \t\n\v\f\r", key.size());
-  return colon != std::string::npos && line[colon] == ':';
-}
-
-// The scenario part of the file: the `explore:` block's lines blanked (so the
-// scenario loader's line numbers stay those of the file) and, when the file
-// has no `steps:`, a placeholder step appended (the loader requires one).
-std::string ScenarioText(const std::string& text, bool* has_steps) {
-  std::istringstream in(text);
-  std::string line, out;
-  bool in_explore = false;
-  *has_steps = false;
-  while (std::getline(in, line)) {
-    if (IsTopLevelLine(line)) in_explore = OpensKey(line, "explore");
-    if (IsTopLevelLine(line) && OpensKey(line, "steps")) *has_steps = true;
-    out += in_explore ? std::string() : line;
-    out += "\n";
-  }
-  if (!*has_steps) out += "steps: [{wait: 0s}]\n";
-  return out;
+// The scenario part of the file: the parsed document without its `explore:`
+// block (the nodes keep the file's marks) and, when the file has no
+// `steps:`, a placeholder step (the scenario loader requires one).
+YAML::Node ScenarioPart(const yaml::Reader& r, const std::string& text, bool* has_steps) {
+  YAML::Node root = r.Load(text);
+  const YAML::Node& view = root;  // const lookups add no null entries
+  *has_steps = root.IsMap() && view["steps"];
+  if (!root.IsMap()) return root;  // the loader names what is wrong
+  root.remove("explore");
+  if (!*has_steps) root["steps"] = YAML::Load("[{wait: 0s}]");
+  return root;
 }
 
 ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scenario& scenario) {
@@ -198,13 +182,18 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
 Result<ExploreSpec> ParseExploreSpec(const std::string& yaml_text, const std::string& file,
                                      const ScenarioVocabulary& vocabulary) {
   bool has_steps = false;
-  auto scenario = ParseScenario(ScenarioText(yaml_text, &has_steps), file, vocabulary,
-                                /*parameters_used_elsewhere=*/true);
+  yaml::Reader r(file);
+  YAML::Node scenario_root;
+  try {
+    scenario_root = ScenarioPart(r, yaml_text, &has_steps);
+  } catch (const yaml::ConfigError& e) {
+    return e.status;
+  }
+  auto scenario = ParseScenarioNode(scenario_root, file, vocabulary, /*parameters_used_elsewhere=*/true);
   if (!scenario.ok()) return scenario.status();
   ExploreSpec spec;
   spec.scenario = std::move(scenario).value();
   if (!has_steps) spec.scenario.steps.clear();
-  yaml::Reader r(file);
   try {
     YAML::Node root = r.Load(yaml_text);
     if (!root["explore"]) r.Fail(root, "an explore file needs an 'explore:' block");

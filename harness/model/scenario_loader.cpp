@@ -11,6 +11,7 @@
 
 #include "model/capabilities.h"
 #include "model/scenario.h"
+#include "model/scenario_node.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof {
@@ -73,8 +74,9 @@ class ScenarioLoader {
   ScenarioLoader(const std::string& file, const ScenarioVocabulary& vocab, bool used_elsewhere)
       : r_(file), vocab_(vocab), used_elsewhere_(used_elsewhere) {}
 
-  Scenario Load(const std::string& text) {
-    const YAML::Node root = r_.Load(text);
+  Scenario Load(const std::string& text) { return LoadRoot(r_.Load(text)); }
+
+  Scenario LoadRoot(const YAML::Node& root) {
     if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "scenario file is empty");
     r_.CheckKeys(root,
                  {"name", "layer", "hunts", "for_each", "steps", "faults", "expect", "min_instances", "max_instances"},
@@ -608,16 +610,33 @@ class ScenarioLoader {
 
 }  // namespace
 
-Result<Scenario> ParseScenario(const std::string& yaml_text, const std::string& file,
-                               const ScenarioVocabulary& vocabulary, bool parameters_used_elsewhere) {
+namespace {
+// Runs `load` on a ScenarioLoader, its errors as a Status.
+template <typename Fn>
+Result<Scenario> Loaded(const std::string& file, const ScenarioVocabulary& vocabulary, bool parameters_used_elsewhere,
+                        Fn load) {
   try {
-    return ScenarioLoader(file, vocabulary, parameters_used_elsewhere).Load(yaml_text);
+    ScenarioLoader loader(file, vocabulary, parameters_used_elsewhere);
+    return load(loader);
   } catch (const yaml::ConfigError& e) {
     return e.status;
   } catch (const YAML::Exception& e) {
     SourceMark m{file, e.mark.is_null() ? 0 : e.mark.line + 1, e.mark.is_null() ? 0 : e.mark.column + 1};
     return Status::InvalidConfig(e.msg, m);
   }
+}
+}  // namespace
+
+Result<Scenario> ParseScenario(const std::string& yaml_text, const std::string& file,
+                               const ScenarioVocabulary& vocabulary, bool parameters_used_elsewhere) {
+  return Loaded(file, vocabulary, parameters_used_elsewhere,
+                [&](ScenarioLoader& loader) { return loader.Load(yaml_text); });
+}
+
+Result<Scenario> ParseScenarioNode(const YAML::Node& root, const std::string& file,
+                                   const ScenarioVocabulary& vocabulary, bool parameters_used_elsewhere) {
+  return Loaded(file, vocabulary, parameters_used_elsewhere,
+                [&](ScenarioLoader& loader) { return loader.LoadRoot(root); });
 }
 
 Result<Scenario> LoadScenarioFile(const std::string& path, const ScenarioVocabulary& vocabulary) {

@@ -374,6 +374,36 @@ TEST_CASE("send_background: opt-in, a send nobody waits for, at most two per pla
   CHECK(plans_with > 0);
 }
 
+TEST_CASE("an explore file is read as YAML: quoted keys and a flow document load as plain ones do", "[explore]") {
+  // The scenario part used to be cut out of the text line by line, so only
+  // an unquoted `explore:` at column 0 was recognised as the block.
+  const auto vocab = BuiltinOracles().Vocabulary();
+  const std::string head = "name: x\nlayer: client\nhunts: y\nexpect: [one_record]\n";
+  auto quoted = ParseExploreSpec(head + "\"explore\": {max_ops: 3}\n", "x.yaml", vocab);
+  INFO((quoted.ok() ? std::string() : quoted.status().ToString()));
+  REQUIRE(quoted.ok());
+  CHECK(quoted->explore.max_ops == 3);
+  CHECK(quoted->scenario.steps.empty());
+
+  auto steps = ParseExploreSpec(head + "explore: {max_ops: 3}\n'steps': [{send: a}]\n", "x.yaml", vocab);
+  INFO((steps.ok() ? std::string() : steps.status().ToString()));
+  REQUIRE(steps.ok());
+  CHECK(steps->scenario.steps.size() == 1);
+
+  auto flow = ParseExploreSpec(
+      "{name: x, layer: client, hunts: y, expect: [one_record], explore: {max_ops: 4}, steps: [{send: a}]}\n", "x.yaml",
+      vocab);
+  INFO((flow.ok() ? std::string() : flow.status().ToString()));
+  REQUIRE(flow.ok());
+  CHECK(flow->explore.max_ops == 4);
+  CHECK(flow->scenario.steps.size() == 1);
+
+  // Errors in the scenario part after the block keep the file's positions.
+  auto late = ParseExploreSpec(head + "\"explore\":\n  max_ops: 3\nsteps:\n  - send: a\n    kye: k1\n", "x.yaml", vocab);
+  REQUIRE_FALSE(late.ok());
+  CHECK(late.status().ToString().rfind("x.yaml:9:5: ", 0) == 0);
+}
+
 TEST_CASE("explore files are validated strictly, with the file's own line numbers", "[explore]") {
   const auto vocab = BuiltinOracles().Vocabulary();
   const std::string head =
