@@ -37,9 +37,9 @@
 #include "runtime/injector_faults.h"
 #include "runtime/interrupt.h"
 #include "runtime/last_byte_burst.h"
-#include "runtime/run_directory.h"
-#include "runtime/scenario_files.h"
-#include "runtime/session.h"
+#include "session/run_directory.h"
+#include "session/scenario_files.h"
+#include "session/session.h"
 #include "sim/simulate_command.h"
 
 namespace fs = std::filesystem;
@@ -71,7 +71,7 @@ struct LoadedSuite {
 // Loads every scenario file; prints each error as file:line:column: message.
 LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDescription* target) {
   LoadedSuite out;
-  auto files = runtime::CollectScenarioFiles(paths);
+  auto files = session::CollectScenarioFiles(paths);
   if (!files.ok()) {
     std::cerr << "idemproof: " << files.status().message() << "\n";
     ++out.errors;
@@ -123,7 +123,7 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
 }
 
 bool WriteOutputs(const RunResults& results, const std::string& junit_file,
-                  const std::string& json_file, const runtime::RunDirectory* dir) {
+                  const std::string& json_file, const session::RunDirectory* dir) {
   bool ok = true;
   auto write = [&](const std::string& path, const std::string& content) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -221,9 +221,9 @@ int Run(const RunArgs& args) {
   std::vector<Scenario> selected;
   for (auto& s : suite.scenarios) {
     // A bound name's brackets read as a glob class: an exact name matches too.
-    const bool named = args.filter.empty() || args.filter == s.name || runtime::GlobMatches(args.filter, s.name) ||
-                       runtime::GlobMatches(args.filter, s.file) ||
-                       (!s.bound_from.empty() && runtime::GlobMatches(args.filter, s.bound_from));
+    const bool named = args.filter.empty() || args.filter == s.name || session::GlobMatches(args.filter, s.name) ||
+                       session::GlobMatches(args.filter, s.file) ||
+                       (!s.bound_from.empty() && session::GlobMatches(args.filter, s.bound_from));
     if (named && (args.actions.empty() || NamesAction(s, args.actions))) selected.push_back(std::move(s));
   }
   if (selected.empty()) {
@@ -245,7 +245,7 @@ int Run(const RunArgs& args) {
       return kExitUsage;
     }
   }
-  runtime::SessionOptions options;
+  session::SessionOptions options;
   if (shard) {
     // Dealt from the whole bound list, so every shard of one matrix cuts the same list.
     std::vector<std::string> names;
@@ -275,7 +275,7 @@ int Run(const RunArgs& args) {
   options.faults = &faults;
   options.last_byte_burst = &last_byte_burst;
 
-  auto dir = runtime::RunDirectory::Create(args.out_dir, runtime::RunDirectory::NewRunId(options.seed));
+  auto dir = session::RunDirectory::Create(args.out_dir, session::RunDirectory::NewRunId(options.seed));
   if (!dir.ok()) {
     std::cerr << "idemproof: " << dir.status().message() << "\n";
     return kExitUsage;
@@ -297,7 +297,7 @@ int Run(const RunArgs& args) {
   };
   options.on_done = [&](const ScenarioResult&) { progress.Clear(); };
 
-  runtime::SessionOutcome outcome = runtime::RunSession(*target, selected, *dir, options);
+  session::SessionOutcome outcome = session::RunSession(*target, selected, *dir, options);
   progress.Clear();
   std::cout << "\n";
   cli::PrintSummaryTable(outcome.results, std::cout);
@@ -358,7 +358,7 @@ int Merge(const MergeArgs& args) {
     return kExitUsage;
   }
   RunResults& merged = merge->results;
-  auto dir = runtime::RunDirectory::Create(args.out_dir, runtime::RunDirectory::NewRunId(merged.seed) + "-merged");
+  auto dir = session::RunDirectory::Create(args.out_dir, session::RunDirectory::NewRunId(merged.seed) + "-merged");
   if (!dir.ok()) {
     std::cerr << "idemproof merge: " << dir.status().message() << "\n";
     return kExitUsage;
@@ -424,7 +424,7 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
   RunResults foreseen;
   for (const auto& s : suite.scenarios) {
     const std::vector<std::string> needs = CheckScenarioAgainstTarget(s, *target).needs;
-    ScenarioResult row = needs.empty() ? ScenarioResult{} : runtime::NotApplicableResult(s, needs);
+    ScenarioResult row = needs.empty() ? ScenarioResult{} : session::NotApplicableResult(s, needs);
     if (needs.empty()) row.verdicts.push_back(Verdict::Valid("bound", "runnable"));
     foreseen.scenarios.push_back(std::move(row));
   }
@@ -437,7 +437,7 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
 }
 
 int Check(const std::string& run_dir, const std::string& junit_file, const std::string& json_file, bool strict) {
-  auto results = runtime::RecheckRunDirectory(run_dir);
+  auto results = session::RecheckRunDirectory(run_dir);
   if (!results.ok()) {
     std::cerr << results.status().ToString() << "\n";
     return kExitUsage;

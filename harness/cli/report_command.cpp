@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "reports/design_review/design_reports.h"
-#include "runtime/session.h"
+#include "session/session.h"
 
 namespace idemproof::cli {
 
@@ -29,7 +29,7 @@ int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& er
   // What `check` rejects (a corrupt or missing history, target or scenario
   // copy) is refused with check's reason: a report drawn around the gap
   // would read as a verdict nobody could reproduce.
-  if (auto checked = runtime::RecheckRunDirectory(args.run_dir); !checked.ok()) {
+  if (auto checked = session::RecheckRunDirectory(args.run_dir); !checked.ok()) {
     err << "idemproof report: " << checked.status().ToString() << "\n";
     return 2;
   }

@@ -5,7 +5,7 @@
 //
 // Exit codes: 0 written; 2 bad usage (unknown format, no run directory or
 // unreadable results.json, FILE not writable) or a run directory that
-// `idemproof check` rejects (runtime::RecheckRunDirectory), with its reason.
+// `idemproof check` rejects (session::RecheckRunDirectory), with its reason.
 //
 // Thread-safety: call from one thread.
 #pragma once

@@ -13,7 +13,7 @@
 #include "explore/scenario_writer.h"
 #include "model/results.h"
 #include "oracles/oracle.h"
-#include "runtime/run_directory.h"
+#include "session/run_directory.h"
 #include "search/property_search.h"
 
 namespace fs = std::filesystem;
@@ -48,7 +48,7 @@ class Exploration {
   // `workers`: one Interpreter per trial worker; the first also shrinks.
   // REQUIRES: !workers.empty()
   Exploration(const ExploreSpec& spec, const TargetDescription& target, const ExploreOptions& options,
-              std::vector<runtime::Interpreter*> workers, const Alphabet& alphabet, runtime::RunDirectory& dir)
+              std::vector<runtime::Interpreter*> workers, const Alphabet& alphabet, session::RunDirectory& dir)
       : spec_(spec), target_(target), options_(options), workers_(std::move(workers)), interpreter_(*workers_.front()),
         alphabet_(alphabet), dir_(dir) {
     report_.run_dir = dir.path();
@@ -404,7 +404,7 @@ class Exploration {
   std::vector<runtime::Interpreter*> workers_;
   runtime::Interpreter& interpreter_;  // the first worker
   const Alphabet& alphabet_;
-  runtime::RunDirectory& dir_;
+  session::RunDirectory& dir_;
   ExploreReport report_;
   int reruns_ = 1;
   int confirm_ = 1;
@@ -520,7 +520,7 @@ Result<ExploreReport> Explore(const ExploreSpec& spec, const TargetDescription& 
   runtime::Interpreter interpreter(target, interpreter_options);
   auto alphabet = Alphabet::Build(spec, target, interpreter);
   if (!alphabet.ok()) return alphabet.status();
-  auto dir = runtime::RunDirectory::Create(options.out_root, runtime::RunDirectory::NewRunId(options.seed));
+  auto dir = session::RunDirectory::Create(options.out_root, session::RunDirectory::NewRunId(options.seed));
   if (!dir.ok()) return dir.status();
   if (!options.target_file.empty()) dir->CopyIn(options.target_file, "target.yaml");
   if (!options.spec_file.empty()) dir->CopyIn(options.spec_file, "spec.yaml");

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 #include "reports/design_review/html_report.h"
 #include "reports/design_review/markdown_report.h"
 #include "reports/design_review/run_review.h"

@@ -7,7 +7,7 @@
 //                                              RenderReport(run_dir, F)
 //
 // Both read the run directory (results.json, target.yaml, the histories; see
-// model/run_contents.h), never the network. Formats: html (one self-contained
+// session/run_contents.h), never the network. Formats: html (one self-contained
 // page), md (Markdown; the failing scenarios' SVG timelines are written
 // beside it in "<stem>-timelines/"), junit (reports/junit.h) and json (the
 // results.json document).

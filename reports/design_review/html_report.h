@@ -15,7 +15,7 @@
 
 #include <string>
 
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 #include "reports/design_review/run_review.h"
 
 namespace idemproof {

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 #include "reports/design_review/run_review.h"
 
 namespace idemproof {

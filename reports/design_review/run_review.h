@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "model/results.h"
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "model/verdict.h"

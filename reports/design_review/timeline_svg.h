@@ -18,7 +18,7 @@
 #include <string>
 
 #include "model/history.h"
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 #include "model/target.h"
 #include "reports/design_review/run_review.h"
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 
 using namespace idemproof;
 namespace fs = std::filesystem;

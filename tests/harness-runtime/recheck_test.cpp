@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "model/run_contents.h"
-#include "runtime/session.h"
+#include "session/run_contents.h"
+#include "session/session.h"
 #include "test_support.h"
 
 using namespace idemproof;
@@ -29,7 +29,7 @@ TEST_CASE("check over a recorded run gives its recorded verdicts again", "[check
     const std::string dir = SourceDir() + "/tests/reports/data/" + run;
     auto recorded = ReadRunDirectory(dir);
     REQUIRE(recorded.ok());
-    auto again = runtime::RecheckRunDirectory(dir);
+    auto again = session::RecheckRunDirectory(dir);
     REQUIRE(again.ok());
     REQUIRE(again->scenarios.size() == recorded->results.scenarios.size());
     for (std::size_t i = 0; i < again->scenarios.size(); ++i) {
@@ -54,7 +54,7 @@ TEST_CASE("check stops at a missing history, naming the file", "[check]") {
   const std::string dir = DataRunCopy("broken");
   const std::string missing = dir + "/identical-burst/history.jsonl";
   fs::remove(missing);
-  auto again = runtime::RecheckRunDirectory(dir);
+  auto again = session::RecheckRunDirectory(dir);
   REQUIRE_FALSE(again.ok());
   CHECK(again.status().ToString().find(missing) != std::string::npos);
 }
@@ -62,7 +62,7 @@ TEST_CASE("check stops at a missing history, naming the file", "[check]") {
 TEST_CASE("check needs the run directory's copy of the target file", "[check]") {
   const std::string dir = DataRunCopy("clean");
   fs::remove(dir + "/target.yaml");
-  auto again = runtime::RecheckRunDirectory(dir);
+  auto again = session::RecheckRunDirectory(dir);
   REQUIRE_FALSE(again.ok());
   CHECK(again.status().code() == StatusCode::kNotFound);
   CHECK(again.status().ToString().find(dir + "/target.yaml") != std::string::npos);

@@ -4,7 +4,7 @@
 // and review the diff of tests/reports/golden/.
 #include <catch2/catch.hpp>
 
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 #include "report_files.h"
 #include "reports/design_review/html_report.h"
 #include "reports/design_review/markdown_report.h"

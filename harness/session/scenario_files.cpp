@@ -1,4 +1,4 @@
-#include "runtime/scenario_files.h"
+#include "session/scenario_files.h"
 
 #include <fnmatch.h>
 
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
-namespace idemproof::runtime {
+namespace idemproof::session {
 
 namespace fs = std::filesystem;
 
@@ -115,4 +115,4 @@ bool GlobMatches(const std::string& pattern, const std::string& text) {
   return ::fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
 }
 
-}  // namespace idemproof::runtime
+}  // namespace idemproof::session

@@ -12,7 +12,7 @@
 
 #include "base/status.h"
 
-namespace idemproof::runtime {
+namespace idemproof::session {
 
 // Directory symlinks are followed, except one that leads back to a folder
 // being walked (a loop) or dangles: both are errors naming the link, as is
@@ -28,4 +28,4 @@ Result<std::vector<std::string>> CollectScenarioFiles(const std::vector<std::str
 // Shell-style glob (fnmatch: *, ?, [..]); '*' also matches '/'.
 bool GlobMatches(const std::string& pattern, const std::string& text);
 
-}  // namespace idemproof::runtime
+}  // namespace idemproof::session

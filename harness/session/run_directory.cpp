@@ -1,4 +1,4 @@
-#include "runtime/run_directory.h"
+#include "session/run_directory.h"
 
 #include <chrono>
 #include <ctime>
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <system_error>
 
-namespace idemproof::runtime {
+namespace idemproof::session {
 
 namespace fs = std::filesystem;
 
@@ -107,4 +107,4 @@ Status RunDirectory::WriteResults(const RunResults& results) const {
   return WriteRunResults(results, Absolute("results.json"));
 }
 
-}  // namespace idemproof::runtime
+}  // namespace idemproof::session

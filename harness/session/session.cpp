@@ -1,17 +1,21 @@
-#include "runtime/session.h"
+#include "session/session.h"
 
 #include <csignal>
 #include <filesystem>
 
 #include "model/binding.h"
 #include "model/metrics.h"
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 #include "oracles/oracle.h"
 #include "runtime/fault_evidence.h"
 
-namespace idemproof::runtime {
+namespace idemproof::session {
 
 namespace fs = std::filesystem;
+using runtime::FaultsFired;
+using runtime::Interpreter;
+using runtime::InterpreterOptionsOf;
+using runtime::ScenarioRun;
 
 namespace {
 
@@ -176,4 +180,4 @@ Result<RunResults> RecheckRunDirectory(const std::string& path) {
   return out;
 }
 
-}  // namespace idemproof::runtime
+}  // namespace idemproof::session

@@ -1,4 +1,4 @@
-#include "model/run_contents.h"
+#include "session/run_contents.h"
 
 #include <filesystem>
 

@@ -1,6 +1,6 @@
 // RunDirectory: the folder one `idemproof run` leaves behind, so a run can be
 // read, re-checked offline (`idemproof check DIR`) and reported on later.
-// This class writes it; model/run_contents.h is the one reader.
+// This class writes it; session/run_contents.h is the one reader.
 //
 //   <out>/<run-id>/                 run-id: UTC time + seed ("20240501-120000-s1a2b")
 //     target.yaml                   copy of the target file used
@@ -22,7 +22,7 @@
 #include "model/results.h"
 #include "base/status.h"
 
-namespace idemproof::runtime {
+namespace idemproof::session {
 
 class RunDirectory {
  public:
@@ -57,4 +57,4 @@ class RunDirectory {
   std::set<std::string> scenario_folders_;
 };
 
-}  // namespace idemproof::runtime
+}  // namespace idemproof::session

@@ -30,9 +30,9 @@
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/interpreter.h"
-#include "runtime/run_directory.h"
+#include "session/run_directory.h"
 
-namespace idemproof::runtime {
+namespace idemproof::session {
 
 struct SessionOptions {
   std::uint64_t seed = 0;
@@ -50,8 +50,8 @@ struct SessionOptions {
   // it), so a shard sends the keys the unsharded run sends; empty: the
   // index in `scenarios`.
   std::vector<int> ordinals;
-  BurstSender* last_byte_burst = nullptr;
-  FaultRunner* faults = nullptr;
+  runtime::BurstSender* last_byte_burst = nullptr;
+  runtime::FaultRunner* faults = nullptr;
   // Called before each scenario (index, count, name) and after (its result).
   std::function<void(std::size_t, std::size_t, const Scenario&)> on_start;
   std::function<void(const ScenarioResult&)> on_done;
@@ -75,10 +75,10 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
 ScenarioResult NotApplicableResult(const Scenario& scenario, const std::vector<std::string>& needs);
 
 // Re-runs the oracles over a run directory, read with ReadRunDirectory
-// (model/run_contents.h); scenarios that were not judged (no history, or an
+// (session/run_contents.h); scenarios that were not judged (no history, or an
 // error) keep their recorded result. Errors, each naming the file: kNotFound /
 // kIoError / kInvalidArgument / kInvalidConfig when results.json, the target
 // copy, a judged scenario's copy or its history is missing or unreadable.
 Result<RunResults> RecheckRunDirectory(const std::string& path);
 
-}  // namespace idemproof::runtime
+}  // namespace idemproof::session

@@ -1,5 +1,5 @@
 // RunDirectoryContents: the one reader of a run directory (the layout is
-// harness/runtime/run_directory.h), used by `idemproof check`, `idemproof
+// harness/session/run_directory.h), used by `idemproof check`, `idemproof
 // report` and the report writer. It reads:
 //
 //   results.json             required; the run's scenarios, verdicts, metrics
