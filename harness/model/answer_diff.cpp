@@ -19,11 +19,17 @@ std::vector<std::string> AnswerDifferences(const HttpAnswer& first, const HttpAn
   // (OracleSignature::compares_bodies), never "differs" nor "equal".
   if (!first.truncated && !later.truncated && !BodiesEqual(first.body, later.body, volatile_paths))
     diffs.push_back("body differs");
+  // Every value of a repeated header (two Set-Cookie), in order.
+  auto text = [](const std::vector<std::string>& values) {
+    if (values.empty()) return std::string("<absent>");
+    std::string out;
+    for (const auto& v : values) out += (out.empty() ? "" : ", ") + v;
+    return out;
+  };
   for (const auto& name : compare_headers) {
-    auto a = first.Header(name);
-    auto b = later.Header(name);
-    if (a != b)
-      diffs.push_back("header " + name + " '" + b.value_or("<absent>") + "' != '" + a.value_or("<absent>") + "'");
+    auto a = first.HeaderValues(name);
+    auto b = later.HeaderValues(name);
+    if (a != b) diffs.push_back("header " + name + " '" + text(b) + "' != '" + text(a) + "'");
   }
   return diffs;
 }

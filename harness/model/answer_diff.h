@@ -1,7 +1,8 @@
 // Comparing two answers for one idempotency key, as the oracles and metrics
 // do: same status, same body minus the declared volatile JSON paths (JSON
 // bodies compared as JSON, others byte for byte), same declared headers
-// (names case-insensitive; absent on both sides counts as equal).
+// (names case-insensitive; every value of a repeated one, in order; absent
+// on both sides counts as equal).
 //
 // Thread-safety: pure functions.
 #pragma once

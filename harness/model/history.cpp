@@ -25,6 +25,25 @@ Result<EventType> ParseEventType(const std::string& text) {
   return Status::InvalidArgument("unknown event type '" + text + "' (invoke, ok, fail, info)");
 }
 
+nlohmann::json HeadersJson(const HeaderList& headers) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [name, value] : headers) out.push_back(nlohmann::json::array({name, value}));
+  return out;
+}
+
+HeaderList HeadersFromJson(const nlohmann::json& headers) {
+  HeaderList out;
+  if (headers.is_array()) {
+    for (const auto& pair : headers)
+      if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string())
+        out.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
+  } else if (headers.is_object()) {
+    for (const auto& [name, value] : headers.items())
+      if (value.is_string()) out.emplace_back(name, value.get<std::string>());
+  }
+  return out;
+}
+
 nlohmann::json EventToJson(const HistoryEvent& e) {
   nlohmann::json j = nlohmann::json::object();
   j["index"] = e.index;
@@ -98,7 +117,31 @@ Status History::WriteJsonl(const std::string& path) const {
   return Status::Ok();
 }
 
-Result<History> History::FromJsonl(const std::string& text, const std::string& file) {
+namespace {
+
+// Format 1 kept a request's and an answer's headers as {name: value}; the
+// list of pairs is what every reader of format 2 expects.
+void UpgradeHeaders(nlohmann::json& holder) {
+  if (!holder.is_object()) return;
+  auto headers = holder.find("headers");
+  if (headers != holder.end() && headers->is_object()) *headers = HeadersJson(HeadersFromJson(*headers));
+}
+
+void UpgradeFromFormat1(HistoryEvent& e) {
+  if (!e.value.is_object()) return;
+  for (const char* part : {"request", "response"}) {
+    auto it = e.value.find(part);
+    if (it != e.value.end()) UpgradeHeaders(*it);
+  }
+}
+
+}  // namespace
+
+Result<History> History::FromJsonl(const std::string& text, const std::string& file, int format) {
+  if (format != 1 && format != kHistoryFormat) {
+    return Status::InvalidArgument(file + ": history format " + std::to_string(format) +
+                                   " (this idemproof reads formats 1 and " + std::to_string(kHistoryFormat) + ")");
+  }
   History h;
   std::istringstream in(text);
   std::string line;
@@ -113,6 +156,7 @@ Result<History> History::FromJsonl(const std::string& text, const std::string& f
     if (doc.is_discarded()) return where("not a JSON object");
     auto e = EventFromJson(doc);
     if (!e.ok()) return where(e.status().message());
+    if (format == 1) UpgradeFromFormat1(*e);
     if (e->index != static_cast<std::int64_t>(h.events_.size()))
       return where("event index " + std::to_string(e->index) + " out of order (expected " +
                    std::to_string(h.events_.size()) + ")");
@@ -121,12 +165,12 @@ Result<History> History::FromJsonl(const std::string& text, const std::string& f
   return h;
 }
 
-Result<History> History::ReadJsonl(const std::string& path) {
+Result<History> History::ReadJsonl(const std::string& path, int format) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IoError("cannot read history '" + path + "'");
   std::ostringstream ss;
   ss << in.rdbuf();
-  return FromJsonl(ss.str(), path);
+  return FromJsonl(ss.str(), path, format);
 }
 
 }  // namespace idemproof

@@ -3,17 +3,23 @@
 // faults and process control. Written as JSONL (one event per line) before
 // any oracle runs, so `idemproof check RUN_DIR` can re-check offline.
 //
+// On-disk format (kHistoryFormat, recorded as "format" in the run's
+// results.json): 2 stores every headers field as the ordered list of
+// [name, value] pairs seen, repeated names kept. Format 1 (no "format" in
+// results.json) stored a request's and an answer's headers as {name: value}
+// (a repeated name kept once); FromJsonl(..., 1) converts them to lists.
+//
 // Event shapes (the `value` field), the contract between the runtime (which
 // writes) and the oracles (which read); model/history_events.h builds every
 // one of them and names the values of `f` and `process`:
 //  - f "send" | "burst", type invoke, process "client-N" / "burst-N":
-//      {"request": {"method", "url", "headers": {name: value}, "body": str},
+//      {"request": {"method", "url", "headers": [[name, value]...], "body": str},
 //       "variant": NAME (only when a request variant of the action was used)}
 //    completion on the same process (repeating "variant"):
 //      type ok   = an answer arrived (ANY status; the oracles judge statuses)
 //      type info = no answer (timeout, reset, lost): outcome unknown
 //      type fail = definitely not sent (could not connect)
-//      {"response": {"status": int, "headers": {name: value}, "body": str},
+//      {"response": {"status": int, "headers": [[name, value]...], "body": str},
 //       "connection_reused": bool, "error": str}   (response absent unless ok)
 //    fields action, key (concrete; "" = sent without key), key_name
 //    (symbolic), biz, biz_name, payload ("default" | "other"), step are set.
@@ -65,9 +71,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/header_list.h"
 #include "base/status.h"
 
 namespace idemproof {
+
+// The history format this build writes; it reads 1 and 2.
+inline constexpr int kHistoryFormat = 2;
 
 enum class EventType { kInvoke, kOk, kFail, kInfo };
 const char* EventTypeName(EventType type);  // "invoke", "ok", "fail", "info"
@@ -92,6 +102,14 @@ struct HistoryEvent {
   bool is_request() const;
 };
 
+// [[name, value], ...]: every header in the order seen, a repeated name
+// (two Set-Cookie) kept as often as it came. Every event writes headers so.
+nlohmann::json HeadersJson(const HeaderList& headers);
+// The one reader of recorded headers: the [[name, value], ...] list, or a
+// format-1 {name: value} object (results.json evidence of older runs: one
+// value per name, in name order). Malformed entries are skipped.
+HeaderList HeadersFromJson(const nlohmann::json& headers);
+
 // Event <-> one JSON object. Empty string fields and step -1 are omitted when
 // writing and default when reading; unknown fields are ignored on read.
 nlohmann::json EventToJson(const HistoryEvent& event);
@@ -108,10 +126,13 @@ class History {
   // One JSON object per line, '\n' terminated, events in index order.
   std::string ToJsonl() const;
   Status WriteJsonl(const std::string& path) const;
-  // Parses JSONL (blank lines skipped). Errors name the line number.
-  // Indices are taken from the file; a gap or disorder is an error.
-  static Result<History> FromJsonl(const std::string& text, const std::string& file = "<jsonl>");
-  static Result<History> ReadJsonl(const std::string& path);
+  // Parses JSONL (blank lines skipped) written in `format`; a format-1
+  // history's events are converted to the current shapes. Errors name the
+  // line number; a format other than 1 and 2 is an error. Indices are taken
+  // from the file; a gap or disorder is an error.
+  static Result<History> FromJsonl(const std::string& text, const std::string& file = "<jsonl>",
+                                   int format = kHistoryFormat);
+  static Result<History> ReadJsonl(const std::string& path, int format = kHistoryFormat);
 
  private:
   std::vector<HistoryEvent> events_;

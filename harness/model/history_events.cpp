@@ -11,12 +11,6 @@ bool IsTargetDown(const HistoryEvent& e) {
   return e.process == event_process::kNemesis && (e.f == event_f::kKill || e.f == event_f::kStop);
 }
 
-nlohmann::json HeadersJson(const RecordedHeaders& headers) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, value] : headers) out[name] = value;
-  return out;
-}
-
 nlohmann::json RequestJson(const RecordedRequest& r) {
   return {{"method", r.method}, {"url", r.url}, {"headers", HeadersJson(r.headers)}, {"body", r.body}};
 }

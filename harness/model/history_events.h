@@ -32,9 +32,10 @@ bool IsTargetControl(const HistoryEvent& e);
 // True for kill / stop: the target went down.
 bool IsTargetDown(const HistoryEvent& e);
 
-using RecordedHeaders = std::vector<std::pair<std::string, std::string>>;
+// Written with HeadersJson (model/history.h).
+using RecordedHeaders = HeaderList;
 
-// A request as recorded: {"method", "url", "headers": {name: value}, "body"}.
+// A request as recorded: {"method", "url", "headers": [[name, value], ...], "body"}.
 struct RecordedRequest {
   std::string method;
   std::string url;
@@ -61,8 +62,6 @@ struct RecordedExchange {
   int send_attempts = 0;  // > 1: the client resent it (recorded only then)
 };
 
-// {name: value}; a later duplicate name wins.
-nlohmann::json HeadersJson(const RecordedHeaders& headers);
 nlohmann::json RequestJson(const RecordedRequest& request);
 // {"status", "headers", "body"} of an answered exchange, and "truncated":
 // {"kept", "size", "exact"} when the body was cut (+ "by": "max_kept" when

@@ -11,6 +11,13 @@ std::optional<std::string> HttpAnswer::Header(const std::string& name) const {
   return find_header(headers, name);
 }
 
+std::vector<std::string> HttpAnswer::HeaderValues(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : headers)
+    if (equals_ignoring_case(k, name)) out.push_back(v);
+  return out;
+}
+
 std::optional<nlohmann::json> HttpAnswer::JsonBody() const {
   nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
   if (j.is_discarded()) return std::nullopt;
@@ -21,17 +28,7 @@ std::optional<HttpAnswer> AnswerFromJson(const nlohmann::json& doc) {
   if (!doc.is_object() || !doc.contains("status") || !doc["status"].is_number_integer()) return std::nullopt;
   HttpAnswer a;
   a.status = doc["status"].get<int>();
-  if (doc.contains("headers")) {
-    const auto& h = doc["headers"];
-    if (h.is_object()) {
-      for (auto it = h.begin(); it != h.end(); ++it)
-        if (it.value().is_string()) a.headers.emplace_back(it.key(), it.value().get<std::string>());
-    } else if (h.is_array()) {  // [[name, value], ...] is accepted too
-      for (const auto& pair : h)
-        if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string())
-          a.headers.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
-    }
-  }
+  if (doc.contains("headers")) a.headers = HeadersFromJson(doc["headers"]);
   if (doc.contains("body") && doc["body"].is_string()) a.body = doc["body"].get<std::string>();
   if (doc.contains("truncated") && doc["truncated"].is_object()) {
     const auto& t = doc["truncated"];
@@ -44,9 +41,7 @@ std::optional<HttpAnswer> AnswerFromJson(const nlohmann::json& doc) {
 }
 
 nlohmann::json AnswerToJson(const HttpAnswer& a) {
-  nlohmann::json headers = nlohmann::json::object();
-  for (const auto& [k, v] : a.headers) headers[k] = v;
-  nlohmann::json out = {{"status", a.status}, {"headers", headers}, {"body", a.body}};
+  nlohmann::json out = {{"status", a.status}, {"headers", HeadersJson(a.headers)}, {"body", a.body}};
   if (a.truncated) {
     out["truncated"] = {{"kept", a.body.size()}, {"size", a.size}, {"exact", a.size_exact}};
     if (a.cut_by_kept) out["truncated"]["by"] = "max_kept";

@@ -34,6 +34,8 @@ struct HttpAnswer {
 
   // The value of header `name` (case-insensitive), if present.
   std::optional<std::string> Header(const std::string& name) const;
+  // Every value of header `name` (case-insensitive), in the order received.
+  std::vector<std::string> HeaderValues(const std::string& name) const;
   // The body as JSON, or nullopt when it does not parse.
   std::optional<nlohmann::json> JsonBody() const;
   bool is_2xx() const { return status >= 200 && status < 300; }
@@ -43,7 +45,8 @@ struct HttpAnswer {
   std::string CutBy() const;
 };
 
-// Parses {"status", "headers", "body"}; nullopt when malformed.
+// Parses {"status", "headers", "body"} (headers: HeadersFromJson, model/history.h);
+// nullopt when malformed.
 std::optional<HttpAnswer> AnswerFromJson(const nlohmann::json& doc);
 nlohmann::json AnswerToJson(const HttpAnswer& answer);
 // AnswerToJson for evidence (results.json, junit.xml): the body quoted up to

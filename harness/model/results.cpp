@@ -193,7 +193,8 @@ Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc) {
 nlohmann::json RunResultsToJson(const RunResults& r) {
   nlohmann::json scenarios = nlohmann::json::array();
   for (const auto& s : r.scenarios) scenarios.push_back(ScenarioResultToJson(s));
-  nlohmann::json doc = {{"run_id", r.run_id},
+  nlohmann::json doc = {{"format", r.format},
+                        {"run_id", r.run_id},
                         {"seed", r.seed},
                         {"target", {{"name", r.target_name}, {"file", r.target_file}}},
                         {"flaw", r.flaw},
@@ -231,6 +232,10 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
       r.finished = doc.value("finished", "");
     }
     r.tool_version = doc.value("tool_version", "");
+    r.format = doc.value("format", 1);  // format 1 wrote none
+    if (r.format < 1 || r.format > kHistoryFormat)
+      return Status::InvalidArgument("results: format " + std::to_string(r.format) + " (this idemproof reads formats 1 to " +
+                                     std::to_string(kHistoryFormat) + ")");
     r.strict = doc.value("strict", false);
     r.profile = doc.value("profile", std::string("ietf"));
     if (doc.contains("shard")) {

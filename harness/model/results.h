@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/history.h"
 #include "model/metrics.h"
 #include "model/shard.h"
 #include "base/status.h"
@@ -77,6 +78,9 @@ struct RunResults {
   // that never got there (SIGKILL) reads back as incomplete.
   bool complete = true;
   std::string tool_version;
+  // The on-disk format of the run directory's histories and evidence
+  // (kHistoryFormat, model/history.h): "format" in JSON; absent = 1.
+  int format = kHistoryFormat;
   bool strict = false;    // --strict: deviations fail the run ("strict" in JSON, only when set)
   std::vector<ScenarioResult> scenarios;
   // `run --shard K/N`: this run is one shard ("shard" in JSON, only when set).

@@ -17,6 +17,9 @@ std::string Difference(const RunResults& first, const RunResults& shard) {
   if (shard.flaw != first.flaw) return differs("flaw", first.flaw, shard.flaw);
   if (shard.profile != first.profile) return differs("profile", first.profile, shard.profile);
   if (shard.strict != first.strict) return "--strict in one and not the other";
+  // One run directory holds histories of one format.
+  if (shard.format != first.format)
+    return differs("format", std::to_string(first.format), std::to_string(shard.format));
   const ShardOfRun& a = *first.shard;
   const ShardOfRun& b = *shard.shard;
   if (a.shard.count != b.shard.count)

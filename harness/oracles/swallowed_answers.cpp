@@ -9,22 +9,6 @@ namespace idemproof::oracles {
 
 namespace {
 
-// Headers recorded either as [[name, value], ...] (injectors) or {name: value}.
-HeaderList HeadersOf(const nlohmann::json& j) {
-  HeaderList out;
-  if (j.is_array()) {
-    for (const auto& pair : j) {
-      if (pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_string())
-        out.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
-    }
-  } else if (j.is_object()) {
-    for (const auto& [k, v] : j.items()) {
-      if (v.is_string()) out.emplace_back(k, v.get<std::string>());
-    }
-  }
-  return out;
-}
-
 bool EndsWith(const std::string& s, const std::string& tail) {
   return !tail.empty() && s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
@@ -41,7 +25,7 @@ std::string UrlOf(const HistoryEvent& e) {
 // key may be a prefix of another ("...-k1", "...-k10").
 std::string KeyCarriedBy(const nlohmann::json& request, const std::vector<Operation>& ops) {
   std::string text = request.value("target", "") + "\n" + request.value("body", "");
-  for (const auto& [name, value] : HeadersOf(request.value("headers", nlohmann::json()))) text += "\n" + value;
+  for (const auto& [name, value] : HeadersFromJson(request.value("headers", nlohmann::json()))) text += "\n" + value;
   std::string key;
   for (const auto& op : ops) {
     const std::string& k = op.invoke->key;
@@ -64,7 +48,7 @@ std::vector<SwallowedAnswer> SwallowedAnswers(const History& history, const Idem
     if (request == e.value.end() || !request->is_object()) continue;
     std::string key;
     if (!contract.key_header.empty()) {
-      for (const auto& [name, value] : HeadersOf(request->value("headers", nlohmann::json()))) {
+      for (const auto& [name, value] : HeadersFromJson(request->value("headers", nlohmann::json()))) {
         if (equals_ignoring_case(name, contract.key_header)) key = value;
       }
     } else {
@@ -87,7 +71,7 @@ std::vector<SwallowedAnswer> SwallowedAnswers(const History& history, const Idem
         s.biz = owner->biz;
       }
       s.answer.status = a["status"].get<int>();
-      s.answer.headers = HeadersOf(a.value("headers", nlohmann::json()));
+      s.answer.headers = HeadersFromJson(a.value("headers", nlohmann::json()));
       s.answer.body = a.value("body", "");
       s.at_ns = a.contains("at_ns") && a["at_ns"].is_number_integer() ? a["at_ns"].get<std::int64_t>() : e.time_ns;
       s.event_index = e.index;

@@ -58,7 +58,8 @@ Result<RunDirectoryContents> ReadRunDirectory(const std::string& run_dir) {
   for (std::size_t i = 0; i < contents.results.scenarios.size(); ++i) {
     const ScenarioResult& s = contents.results.scenarios[i];
     if (s.history_file.empty()) continue;
-    auto history = History::ReadJsonl((dir / s.history_file).string());
+    // A format-1 history (results.json without "format") is converted as it is read.
+    auto history = History::ReadJsonl((dir / s.history_file).string(), contents.results.format);
     if (history.ok()) {
       contents.histories.emplace(i, std::move(history).value());
     } else {

@@ -34,12 +34,12 @@ TEST_CASE("history events: a send and its answer", "[model][history]") {
   CHECK(invoke.step == 3);
   CHECK(invoke.value == nlohmann::json::parse(
                             R"({"request":{"method":"POST","url":"http://127.0.0.1:1/orders",
-                                "headers":{"Idempotency-Key":"idem-r-k1"},"body":"{}"}})"));
+                                "headers":[["Idempotency-Key","idem-r-k1"]],"body":"{}"}})"));
   HistoryEvent done = RequestCompletion(invoke, Answered(201));
   CHECK(done.type == EventType::kOk);
   CHECK(done.action == "create_order");
   CHECK(done.value == nlohmann::json::parse(R"({"connection_reused":false,
-      "response":{"status":201,"headers":{"Idempotent-Replayed":"true"},"body":"{\"id\":1}"}})"));
+      "response":{"status":201,"headers":[["Idempotent-Replayed","true"]],"body":"{\"id\":1}"}})"));
   History h;
   h.Append(invoke);
   h.Append(done);

@@ -82,3 +82,82 @@ TEST_CASE("operations pair invoke and completion per process") {
   CHECK_FALSE(IsReplayMarked(*ops[1].answer(), PlainTarget().idempotency));
   CHECK(ops[2].complete_ns() == ops[2].invoke_ns());
 }
+
+namespace {
+
+// ShopTarget() whose replays must repeat Set-Cookie too.
+TargetDescription CookieTarget() {
+  TargetDescription t = ShopTarget();
+  t.compare_headers.push_back("Set-Cookie");
+  return t;
+}
+
+History ThroughJsonl(const History& h) {
+  auto back = History::FromJsonl(h.ToJsonl(), "cookies.jsonl");
+  REQUIRE(back.ok());
+  return std::move(back).value();
+}
+
+}  // namespace
+
+TEST_CASE("a repeated answer header keeps every value through record, write and read") {
+  const Answer first{201, R"({"id":1})", {{"Location", "/orders/1"}, {"Set-Cookie", "a=1"}, {"Set-Cookie", "b=2"}}};
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, first);
+  const History back = ThroughJsonl(h.history());
+  const auto ops = RequestOperations(back);
+  REQUIRE(ops.size() == 1);
+  REQUIRE(ops[0].answer());
+  const HeaderList expected = {{"Location", "/orders/1"}, {"Set-Cookie", "a=1"}, {"Set-Cookie", "b=2"}};
+  CHECK(ops[0].answer()->headers == expected);
+  CHECK(ops[0].answer()->HeaderValues("set-cookie") == std::vector<std::string>{"a=1", "b=2"});
+  // On disk: the ordered list of [name, value] pairs it saw.
+  CHECK(back.ToJsonl().find(R"("headers":[["Location","/orders/1"],["Set-Cookie","a=1"],["Set-Cookie","b=2"]])") !=
+        std::string::npos);
+}
+
+TEST_CASE("identical_replay compares every value of a repeated header") {
+  const Answer first{201, R"({"id":1})", {{"Location", "/orders/1"}, {"Set-Cookie", "a=1"}, {"Set-Cookie", "b=2"}}};
+  auto replay = [](const std::string& first_cookie, const std::string& second_cookie) {
+    return Answer{201, R"({"id":1})",
+                  {{"Location", "/orders/1"}, {"Set-Cookie", first_cookie}, {"Set-Cookie", second_cookie},
+                   {"Idempotent-Replayed", "true"}}};
+  };
+  auto judge = [&](const Answer& again) {
+    LiteralHistory h;
+    h.Send("client-0", "create_order", "k1", "b1", 0, 10, first)
+        .Send("client-0", "create_order", "k1", "b1", 60, 65, again);
+    return RunOracle("identical_replay", ThroughJsonl(h.history()), CookieTarget());
+  };
+  CHECK(judge(replay("a=1", "b=2")).status == VerdictStatus::kValid);
+
+  // Only the second Set-Cookie differs: not identical.
+  const Verdict second = judge(replay("a=1", "b=3"));
+  CHECK(second.status == VerdictStatus::kInvalid);
+  CHECK(second.evidence.find("header Set-Cookie 'a=1, b=3' != 'a=1, b=2'") != std::string::npos);
+  // Only the first differs: a record that kept one value per name lost it.
+  const Verdict first_differs = judge(replay("a=9", "b=2"));
+  CHECK(first_differs.status == VerdictStatus::kInvalid);
+  CHECK(first_differs.evidence.find("header Set-Cookie 'a=9, b=2' != 'a=1, b=2'") != std::string::npos);
+}
+
+TEST_CASE("a version-1 history (headers as a JSON object) reads as the ordered list") {
+  const std::string v1 =
+      R"({"f":"send","index":0,"process":"client-0","time_ns":1,"type":"invoke","value":{"request":{"body":"{}","headers":{"Content-Type":"application/json","Idempotency-Key":"k1"},"method":"POST","url":"http://127.0.0.1:1/orders"}}})"
+      "\n"
+      R"({"f":"send","index":1,"process":"client-0","time_ns":2,"type":"ok","value":{"connection_reused":false,"response":{"body":"{}","headers":{"Location":"/orders/1"},"status":201}}})"
+      "\n";
+  auto back = History::FromJsonl(v1, "v1.jsonl", 1);
+  REQUIRE(back.ok());
+  const nlohmann::json& request = back->events()[0].value["request"];
+  CHECK(request["headers"] == nlohmann::json::parse(R"([["Content-Type","application/json"],["Idempotency-Key","k1"]])"));
+  CHECK(back->events()[1].value["response"]["headers"] == nlohmann::json::parse(R"([["Location","/orders/1"]])"));
+  // Written back, it is a version-2 history.
+  auto again = History::FromJsonl(back->ToJsonl(), "v2.jsonl");
+  REQUIRE(again.ok());
+  CHECK(again->ToJsonl() == back->ToJsonl());
+  // A format this build does not know is an error, not a guess.
+  auto newer = History::FromJsonl(v1, "v3.jsonl", 3);
+  REQUIRE_FALSE(newer.ok());
+  CHECK(newer.status().ToString().find("format 3") != std::string::npos);
+}

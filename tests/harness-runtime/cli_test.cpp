@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "model/history.h"
 #include "runtime/child_process.h"
 #include "runtime/http_client.h"
 #include "test_support.h"
@@ -510,7 +511,8 @@ RunNames NamesOfRun(const std::string& cwd, const std::string& out, const std::v
     if (e.at("type") != "invoke" || (e.at("f") != "send" && e.at("f") != "burst")) continue;
     names.keys.push_back(e.value("key", ""));
     names.biz.push_back(e.value("biz", ""));
-    names.uuids.push_back(e.at("value").at("request").at("headers").value("X-Request-Id", ""));
+    const idemproof::HeaderList headers = idemproof::HeadersFromJson(e.at("value").at("request").at("headers"));
+    names.uuids.push_back(idemproof::find_header(headers, "X-Request-Id").value_or(""));
   }
   REQUIRE(names.keys.size() >= 2);
   return names;
