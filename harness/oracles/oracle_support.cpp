@@ -1,0 +1,183 @@
+// The helpers oracle_support.h declares: parameters and event references in
+// details, retry windows, findings (Violations, Conclude), the premise checks
+// of the counting oracles (NothingExecuted, AnswerTally, AuthRefused) and
+// PremiseBroken.
+#include "oracles/oracle_support.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "model/capabilities.h"
+#include "model/history_events.h"
+
+namespace idemproof::oracles {
+
+std::vector<std::vector<Operation>> WindowSegments(const std::vector<Operation>& ops,
+                                                   const IdempotencyContract& contract) {
+  std::vector<Operation> sorted = ops;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Operation& a, const Operation& b) { return a.invoke_ns() < b.invoke_ns(); });
+  std::vector<std::vector<Operation>> segments(1);
+  if (!contract.window) {
+    segments.front() = std::move(sorted);
+    return segments;
+  }
+  const std::int64_t window_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*contract.window).count();
+  bool open = false;
+  std::int64_t opened_ns = 0;  // when the current window opened (once open)
+  for (const Operation& op : sorted) {
+    if (open && op.invoke_ns() - opened_ns > window_ns) {
+      segments.emplace_back();
+      open = false;
+    }
+    segments.back().push_back(op);
+    if (!open && IsTerminal(Classify(op, contract))) {
+      open = true;
+      opened_ns = op.complete_ns();
+    }
+  }
+  return segments;
+}
+
+int WindowExecutions(const std::vector<Operation>& ops, const IdempotencyContract& contract) {
+  return static_cast<int>(WindowSegments(ops, contract).size());
+}
+
+int BizWindowExecutions(const History& history, const std::string& action, const std::string& biz,
+                        const IdempotencyContract& contract) {
+  std::vector<Operation> ops;
+  for (const auto& op : RequestOperations(history))
+    if (op.invoke->action == action && op.invoke->biz == biz) ops.push_back(op);
+  return WindowExecutions(ops, contract);
+}
+
+Verdict Conclude(const std::string& name, const Violations& violations, const nlohmann::json& details, int judged,
+                 int undecided, const std::string& valid_text, const std::string& undecided_text,
+                 const std::string& unreached_text) {
+  const int occurred = judged + undecided;
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(occurred);
+  if (judged > 0) return Verdict::Valid(name, valid_text, details).Counted(occurred);
+  if (undecided > 0) return Verdict::Unknown(name, undecided_text, details).Counted(occurred);
+  return Verdict::Unknown(name, unreached_text, details).Counted(0);
+}
+
+void Violations::Add(nlohmann::json violation) {
+  if (first_.empty()) first_ = violation.at("problem").get<std::string>();
+  list_.push_back(std::move(violation));
+}
+
+std::vector<std::string> ActionsParam(const nlohmann::json& params) {
+  if (params.is_object() && params.contains("actions")) return params["actions"].get<std::vector<std::string>>();
+  return {};
+}
+
+nlohmann::json OpJson(const Operation& op) {
+  const HistoryEvent& e = *op.invoke;
+  nlohmann::json j = {{"index", e.index}, {"process", e.process}, {"action", e.action},
+                      {"key", e.key},     {"biz", e.biz},         {"payload", e.payload}};
+  if (e.value.is_object() && e.value.contains("rewrites")) j["rewrites"] = e.value["rewrites"];
+  if (op.completion == nullptr) {
+    j["outcome"] = "open";
+  } else {
+    j["outcome"] = EventTypeName(op.completion->type);
+    j["completion_index"] = op.completion->index;
+    if (auto a = op.answer()) j["answer"] = AnswerEvidenceJson(*a);
+    if (op.completion->value.is_object() && op.completion->value.contains("error"))
+      j["error"] = op.completion->value["error"];
+  }
+  return j;
+}
+
+bool FailedOnPurpose(const Operation& op, const IdempotencyContract& contract) {
+  const nlohmann::json& value = op.invoke->value;
+  if (!value.is_object() || !value.contains("variant") || !value["variant"].is_string()) return false;
+  const CapabilityInfo* failure = FindCapability("retryable_failure");
+  return failure != nullptr && value["variant"].get<std::string>() == failure->variant &&
+         Classify(op, contract) == AnswerClass::kRetryable;
+}
+
+std::string ChangeSummary(const Operation& op) {
+  const HistoryEvent& e = *op.invoke;
+  std::string out = e.payload.empty() ? "default" : e.payload;
+  if (e.value.is_object() && e.value.contains("rewrites") && e.value["rewrites"].is_array()) {
+    std::string list;
+    for (const auto& r : e.value["rewrites"])
+      if (r.is_string()) list += (list.empty() ? "" : ", ") + r.get<std::string>();
+    if (!list.empty()) out += ": " + list;
+  }
+  return out;
+}
+
+std::string OpName(const Operation& op) {
+  const std::string& payload = op.invoke->payload;
+  const std::string form = payload.empty() || payload == "default" ? "" : ", payload " + ChangeSummary(op);
+  // Which instance the harness's balancer sent it to, when the run had several.
+  const nlohmann::json& value = op.invoke->value;
+  const std::string instance = value.is_object() && value.contains("instance") && value["instance"].is_string()
+                                   ? ", " + value["instance"].get<std::string>()
+                                   : "";
+  return "request #" + std::to_string(op.invoke->index) + " (" + op.invoke->process + instance + form + ")";
+}
+
+std::string NothingExecuted(const std::vector<Operation>& ops, const IdempotencyContract& contract,
+                            bool swallowed_2xx) {
+  if (swallowed_2xx) return "";
+  bool all_asked_refusals = !ops.empty();
+  AnswerTally answers;
+  for (const auto& op : ops) {
+    AnswerClass c = Classify(op, contract);
+    if (c == AnswerClass::kSuccess) return "";
+    if (c != AnswerClass::kMismatch && c != AnswerClass::kMissingKey) all_asked_refusals = false;
+    answers.Add(op);
+  }
+  if (all_asked_refusals) return "";
+  return "nothing executed: " + std::to_string(ops.size()) + " request(s), none answered 2xx (" +
+         (answers.total() == 0 ? "none sent" : answers.Text()) + ")";
+}
+
+void AnswerTally::Add(const Operation& op) {
+  auto a = op.answer();
+  ++counts_[a ? std::to_string(a->status) : "no answer"];
+  ++total_;
+}
+
+std::string AnswerTally::Text() const {
+  std::string out;
+  for (const auto& [what, n] : counts_) out += (out.empty() ? "" : ", ") + what + " x" + std::to_string(n);
+  return out;
+}
+
+nlohmann::json AnswerTally::json() const {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [what, n] : counts_) out[what] = n;
+  return out;
+}
+
+bool AuthRefused(const Operation& op, const IdempotencyContract& contract) {
+  auto a = op.answer();
+  if (!a || (a->status != 401 && a->status != 403 && a->status != 407)) return false;
+  // A status the contract declares (mismatch: 403, say) is the target's answer about the key.
+  return Classify(op, contract) == AnswerClass::kOtherFinal;
+}
+
+std::optional<std::string> PremiseBroken(const OracleSignature& signature, const History& history) {
+  for (const auto& e : history.events()) {
+    if (e.f != event_f::kTargetExited) continue;
+    const std::string why = e.value.is_object() ? e.value.value("why", std::string("ended")) : "ended";
+    const std::string instance = e.value.is_object() ? e.value.value("instance", std::string()) : "";
+    return "the target process" + (instance.empty() ? "" : " (" + instance + ")") + " " + why +
+           " during the scenario, not by a step (history event #" + std::to_string(e.index) +
+           "): what it answered after proves nothing";
+  }
+  if (!signature.compares_bodies) return std::nullopt;
+  for (const auto& op : RequestOperations(history)) {
+    auto a = op.answer();
+    if (a && a->truncated)
+      return "the answer body of " + OpName(op) + " was truncated at " + a->CutBy() + " (" + a->TruncationNote() +
+             "): bodies cannot be compared";
+  }
+  return std::nullopt;
+}
+
+}  // namespace idemproof::oracles
