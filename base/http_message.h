@@ -1,8 +1,9 @@
 // HttpRequest / HttpResponse: transport-neutral HTTP messages, for code that
 // maps a request to an answer without a socket (the reference service's
 // core, the payment stub's routes, the simulation). A server translates its
-// wire messages (Beast's) to and from these. Plain values, not thread-safe
-// for concurrent mutation.
+// wire messages (Beast's) to and from these; the harness's client sends an
+// HttpRequest to an origin (runtime::OutgoingRequest, runtime/http_client.h).
+// Plain values, not thread-safe for concurrent mutation.
 #pragma once
 
 #include <optional>
@@ -14,10 +15,10 @@
 namespace idemproof {
 
 struct HttpRequest {
-  std::string method;  // "POST"
+  std::string method = "GET";
   std::string target;  // origin-form: "/orders?biz_no=b1"
-  HeaderList headers;
-  std::string body;
+  HeaderList headers;  // in order, names as written
+  std::string body;    // empty = no body
 
   std::optional<std::string> header(std::string_view name) const {
     return find_header(headers, name);

@@ -24,7 +24,7 @@ DeliveryOutcome PushDeliverer::Deliver(const DeliveryPlan& plan, const DeliveryO
     if (round > 1 && !Sleep(plan.every)) break;
     if (cancel_ != nullptr && cancel_->load()) break;
     std::vector<Push> pushes;
-    std::vector<HttpRequest> requests;
+    std::vector<OutgoingRequest> requests;
     for (int c = 0; c < plan.copies; ++c) {
       Push p;
       p.round = round;

@@ -27,7 +27,7 @@
 namespace idemproof::runtime {
 
 struct DeliveryPlan {
-  std::vector<HttpRequest> consumers;        // the message rendered for each consumer endpoint
+  std::vector<OutgoingRequest> consumers;    // the message rendered for each consumer endpoint
   std::vector<std::string> consumer_names;   // same size: names shown in the history
   int copies = 1;
   int lose_ack = 0;
@@ -45,7 +45,7 @@ struct Push {
 };
 
 struct DeliveryObserver {
-  std::function<void(const Push&, const HttpRequest&)> on_push;
+  std::function<void(const Push&, const OutgoingRequest&)> on_push;
   std::function<void(const Push&, const HttpExchange&)> on_done;
 };
 

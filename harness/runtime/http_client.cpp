@@ -39,7 +39,7 @@ struct Transfer {
 
 // The cap of each of `n` requests like `first` sent at once: max_body, or
 // less when their KeptBudget is short.
-std::size_t CapOf(const HttpRequest& first, std::size_t n) {
+std::size_t CapOf(const OutgoingRequest& first, std::size_t n) {
   return first.kept != nullptr ? first.kept->Reserve(n, first.max_body) : first.max_body;
 }
 
@@ -99,8 +99,9 @@ int on_prereq(void* user, char*, char*, int, int) {
 }
 
 void configure(CURL* curl, Transfer& t) {
-  const HttpRequest& r = t.exchange.request;
-  curl_easy_setopt(curl, CURLOPT_URL, r.url.c_str());
+  const OutgoingRequest& r = t.exchange.request;
+  const HttpRequest& m = r.message;
+  curl_easy_setopt(curl, CURLOPT_URL, r.url().c_str());  // libcurl copies it
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
@@ -118,27 +119,27 @@ void configure(CURL* curl, Transfer& t) {
   curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(curl, CURLOPT_PROXY, "");  // never through an environment proxy
 
-  if (r.method == "GET") {
+  if (m.method == "GET") {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-  } else if (r.method == "HEAD") {
+  } else if (m.method == "HEAD") {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, m.method.c_str());
   }
-  if (!r.body.empty()) {
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, r.body.data());
+  if (!m.body.empty()) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(m.body.size()));
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, m.body.data());
   }
 
   // No "Expect: 100-continue" round trip; no default form content type.
   t.header_list = curl_slist_append(t.header_list, "Expect:");
   bool has_content_type = false;
-  for (const auto& [name, value] : r.headers) {
+  for (const auto& [name, value] : m.headers) {
     if (equals_ignoring_case(name, "Content-Type")) has_content_type = true;
     std::string line = value.empty() ? name + ";" : name + ": " + value;
     t.header_list = curl_slist_append(t.header_list, line.c_str());
   }
-  if (!r.body.empty() && !has_content_type) {
+  if (!m.body.empty() && !has_content_type) {
     t.header_list = curl_slist_append(t.header_list, "Content-Type: application/octet-stream");
   }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, t.header_list);
@@ -210,6 +211,13 @@ std::string SentBeforeFailureNote(int attempts, long new_connections) {
   return " (after the request had gone out on a new connection)";
 }
 
+void OutgoingRequest::set_url(const std::string& url) {
+  const std::size_t scheme = url.find("://");
+  const std::size_t path = scheme == std::string::npos ? 0 : url.find('/', scheme + 3);
+  origin = url.substr(0, std::min(path, url.size()));
+  message.target = path == std::string::npos ? "" : url.substr(path);
+}
+
 const char* to_string(HttpOutcome outcome) {
   switch (outcome) {
     case HttpOutcome::kAnswered: return "answered";
@@ -240,7 +248,7 @@ HttpClient::HttpClient(const std::atomic<bool>* cancel) : cancel_(cancel) {
 
 HttpClient::~HttpClient() = default;
 
-HttpExchange HttpClient::send(const HttpRequest& request) {
+HttpExchange HttpClient::send(const OutgoingRequest& request) {
   Transfer t;
   t.exchange.request = request;
   t.cancel = cancel_;
@@ -261,7 +269,7 @@ HttpExchange HttpClient::send(const HttpRequest& request) {
   return std::move(t.exchange);
 }
 
-std::vector<HttpExchange> HttpClient::send_concurrently(const std::vector<HttpRequest>& requests) {
+std::vector<HttpExchange> HttpClient::send_concurrently(const std::vector<OutgoingRequest>& requests) {
   std::vector<std::unique_ptr<Transfer>> transfers;
   std::vector<CURL*> handles;
   if (requests.empty()) return {};

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "base/header_list.h"
+#include "base/http_message.h"
 
 namespace idemproof::runtime {
 
@@ -44,11 +45,12 @@ class KeptBudget;
 // Header name/value pairs in the order sent or received (names as written).
 using HttpHeaders = HeaderList;  // base/header_list.h
 
-struct HttpRequest {
-  std::string method = "GET";
-  std::string url;  // absolute: http://127.0.0.1:PORT/path?query
-  HttpHeaders headers;
-  std::string body;  // sent as is; empty = no body
+// An HTTP request on its way to a target: the message (base/http_message.h:
+// method, origin-form target, headers, body; an empty body is sent as none),
+// the origin it goes to, and the limits the client sends it under.
+struct OutgoingRequest {
+  std::string origin;   // scheme and authority: "http://127.0.0.1:PORT"
+  HttpRequest message;  // method GET unless set
   std::chrono::milliseconds timeout{10000};  // whole exchange, connect included
   // The most of the answer body kept; once more arrives the transfer is
   // aborted and the answer recorded truncated (an endless body ends here).
@@ -57,6 +59,12 @@ struct HttpRequest {
   // null: max_body alone); must outlive the send.
   KeptBudget* kept = nullptr;
   static constexpr std::size_t kDefaultMaxBody = std::size_t{4} << 20;
+
+  // The absolute URL: origin + message.target ("http://127.0.0.1:PORT/path?query").
+  std::string url() const { return origin + message.target; }
+  // Sets origin and message.target from an absolute URL, cut where its path
+  // starts (no "://": all of it is the target), so url() gives `url` back as is.
+  void set_url(const std::string& url);
 };
 
 enum class HttpOutcome { kAnswered, kNoAnswer, kNotSent };
@@ -71,7 +79,7 @@ const char* to_string(HttpOutcome outcome);
 std::string SentBeforeFailureNote(int attempts, long new_connections);
 
 struct HttpExchange {
-  HttpRequest request;
+  OutgoingRequest request;
   HttpOutcome outcome = HttpOutcome::kNotSent;
   int status = 0;  // 0 unless answered
   HttpHeaders response_headers;  // of the final answer (1xx interim answers dropped)
@@ -109,13 +117,13 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Sends one request on this client's connection (reused when still open).
-  HttpExchange send(const HttpRequest& request);
+  HttpExchange send(const OutgoingRequest& request);
 
   // Sends every request at once, each on its own new connection (curl multi,
   // one thread): a naive concurrent burst. Results are in the order of
   // `requests`. Each request keeps its own deadline.
   // REQUIRES: every request has the same `kept`, and when set the same max_body.
-  std::vector<HttpExchange> send_concurrently(const std::vector<HttpRequest>& requests);
+  std::vector<HttpExchange> send_concurrently(const std::vector<OutgoingRequest>& requests);
 
  private:
   struct Easy;

@@ -27,7 +27,7 @@ namespace {
 class MultiBurst : public BurstSender {
  public:
   explicit MultiBurst(const std::atomic<bool>* cancel) : cancel_(cancel) {}
-  std::vector<HttpExchange> Send(const std::vector<HttpRequest>& requests) override {
+  std::vector<HttpExchange> Send(const std::vector<OutgoingRequest>& requests) override {
     HttpClient client(cancel_);
     return client.send_concurrently(requests);
   }

@@ -9,22 +9,14 @@ namespace inj = idemproof::injectors;
 
 namespace {
 
-struct UrlParts {
-  std::string authority;
-  std::string target;  // path and query
-};
-
-std::optional<UrlParts> SplitUrl(const std::string& url) {
+// The authority ("127.0.0.1:PORT") of an http:// origin; nullopt for any other scheme.
+std::optional<std::string> AuthorityOf(const std::string& origin) {
   const std::string scheme = "http://";
-  if (url.rfind(scheme, 0) != 0) return std::nullopt;
-  const std::size_t slash = url.find('/', scheme.size());
-  UrlParts p;
-  p.authority = url.substr(scheme.size(), slash == std::string::npos ? std::string::npos : slash - scheme.size());
-  p.target = slash == std::string::npos ? "/" : url.substr(slash);
-  return p;
+  if (origin.rfind(scheme, 0) != 0) return std::nullopt;
+  return origin.substr(scheme.size());
 }
 
-std::vector<HttpExchange> AllNotSent(const std::vector<HttpRequest>& requests, const std::string& why) {
+std::vector<HttpExchange> AllNotSent(const std::vector<OutgoingRequest>& requests, const std::string& why) {
   std::vector<HttpExchange> out;
   const std::int64_t now = monotonic_ns();
   for (const auto& r : requests) {
@@ -40,28 +32,28 @@ std::vector<HttpExchange> AllNotSent(const std::vector<HttpRequest>& requests, c
 
 }  // namespace
 
-std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& requests) {
+std::vector<HttpExchange> LastByteBurst::Send(const std::vector<OutgoingRequest>& requests) {
   last_spread_.reset();
   if (requests.empty()) return {};
-  auto first = SplitUrl(requests.front().url);
-  if (!first) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + requests.front().url);
-  auto endpoint = inj::parse_endpoint(first->authority);
+  auto first = AuthorityOf(requests.front().origin);
+  if (!first) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + requests.front().url());
+  auto endpoint = inj::parse_endpoint(*first);
   if (!endpoint) return AllNotSent(requests, endpoint.status().ToString());
 
   std::vector<std::string> raw;
   std::vector<inj::Endpoint> targets;
   for (const auto& r : requests) {
-    auto parts = SplitUrl(r.url);
-    if (!parts) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + r.url);
-    auto e = inj::parse_endpoint(parts->authority);
+    auto authority = AuthorityOf(r.origin);
+    if (!authority) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + r.url());
+    auto e = inj::parse_endpoint(*authority);
     if (!e) return AllNotSent(requests, e.status().ToString());
     targets.push_back(e.value());
     inj::RequestSnapshot snapshot;
-    snapshot.method = r.method;
-    snapshot.target = parts->target;
-    snapshot.headers = r.headers;
-    snapshot.body = r.body;
-    raw.push_back(inj::format_request(snapshot, parts->authority));
+    snapshot.method = r.message.method;
+    snapshot.target = r.message.target.empty() ? "/" : r.message.target;
+    snapshot.headers = r.message.headers;
+    snapshot.body = r.message.body;
+    raw.push_back(inj::format_request(snapshot, *authority));
   }
   inj::BurstOptions options;
   options.target = endpoint.value();
@@ -72,7 +64,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<HttpRequest>& re
   options.read_timeout = requests.front().timeout;
   // The run's budget shared out among the burst's answers (kept_budget.h):
   // what a burst of N may hold at once is bounded by it, not by N x max_body.
-  const HttpRequest& lead = requests.front();
+  const OutgoingRequest& lead = requests.front();
   const std::size_t cap = lead.kept != nullptr ? lead.kept->Reserve(requests.size(), lead.max_body) : lead.max_body;
   options.max_body = cap;
   options.connect_timeout = std::min<std::chrono::nanoseconds>(options.connect_timeout, requests.front().timeout);

@@ -1,10 +1,10 @@
 // LastByteBurst: the interpreter's BurstSender for `burst` steps with
 // `mode: last_byte`, over the injectors' fire_burst() (injectors/burst.h).
 //
-// Each HttpRequest becomes raw HTTP/1.1 (Host and Content-Length added) on its
-// own connection; all but the final `final_bytes` byte(s) are written on every
-// connection, and after `settle` the final bytes of all N go out from one
-// thread in a tight loop. Answers map to HttpExchange outcomes: answered,
+// Each OutgoingRequest becomes raw HTTP/1.1 (Host and Content-Length added)
+// on its own connection; all but the final `final_bytes` byte(s) are written
+// on every connection, and after `settle` the final bytes of all N go out
+// from one thread in a tight loop. Answers map to HttpExchange outcomes: answered,
 // kNoAnswer (sent, no answer in time: unknown), kNotSent (never complete on
 // the wire). The read deadline is the first request's timeout.
 // LastHarnessSpreadNs() is the last burst's last-minus-first final write.
@@ -32,7 +32,7 @@ class LastByteBurst : public BurstSender {
   LastByteBurst() = default;
   explicit LastByteBurst(Options options) : options_(options) {}
 
-  std::vector<HttpExchange> Send(const std::vector<HttpRequest>& requests) override;
+  std::vector<HttpExchange> Send(const std::vector<OutgoingRequest>& requests) override;
   std::optional<std::int64_t> LastHarnessSpreadNs() const override { return last_spread_; }
 
  private:

@@ -50,7 +50,7 @@ Status DeliverStep(StepContext& ctx, const Step& step, int index) {
                           {"consumer", plan.consumer_names[p.consumer]}};
   };
   DeliveryObserver observer;
-  observer.on_push = [&](const Push& p, const HttpRequest& r) {
+  observer.on_push = [&](const Push& p, const OutgoingRequest& r) {
     ctx.Append(DeliverInvoke(subject, p.copy, RecordOf(r), delivery_json(p), index), monotonic_ns());
   };
   observer.on_done = [&](const Push& p, const HttpExchange& x) {

@@ -173,13 +173,13 @@ void HeaderCase(HttpRequest& request, std::vector<std::string>& changes) {
 }
 
 void QueryReordered(HttpRequest& request, std::vector<std::string>& changes) {
-  const auto q = request.url.find('?');
+  const auto q = request.target.find('?');
   if (q == std::string::npos) return;
   std::vector<std::string> params;
   std::size_t start = q + 1;
-  while (start <= request.url.size()) {
-    const auto amp = request.url.find('&', start);
-    params.push_back(request.url.substr(start, amp == std::string::npos ? std::string::npos : amp - start));
+  while (start <= request.target.size()) {
+    const auto amp = request.target.find('&', start);
+    params.push_back(request.target.substr(start, amp == std::string::npos ? std::string::npos : amp - start));
     if (amp == std::string::npos) break;
     start = amp + 1;
   }
@@ -187,7 +187,7 @@ void QueryReordered(HttpRequest& request, std::vector<std::string>& changes) {
   std::reverse(params.begin(), params.end());
   std::string query;
   for (const auto& p : params) query += (query.empty() ? "" : "&") + p;
-  request.url = request.url.substr(0, q + 1) + query;
+  request.target = request.target.substr(0, q + 1) + query;
   changes.push_back("query parameters in reverse order");
 }
 

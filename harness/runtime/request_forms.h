@@ -27,10 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "base/http_message.h"
 #include "base/status.h"
 #include "model/json_path.h"
 #include "model/payload.h"
-#include "runtime/http_client.h"
 
 namespace idemproof::runtime {
 

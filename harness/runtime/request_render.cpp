@@ -69,52 +69,51 @@ bool HasHeader(const HeaderList& headers, const std::string& name) {
   return false;
 }
 
-Result<HttpRequest> render(const RequestTemplate& tmpl, const std::string& base_url, const TemplateVars& vars,
-                           const HeaderList& target_headers, const HeaderList& extra,
-                           Duration timeout) {
-  HttpRequest out;
-  out.method = tmpl.method;
+Result<OutgoingRequest> render(const RequestTemplate& tmpl, const std::string& base_url, const TemplateVars& vars,
+                               const HeaderList& target_headers, const HeaderList& extra, Duration timeout) {
+  OutgoingRequest out;
+  HttpRequest& m = out.message;
+  m.method = tmpl.method;
   auto expanded = ExpandTemplate(tmpl.path, vars);
   if (!expanded.ok()) return located(expanded.status(), tmpl.mark);
   auto path = MergeQuery(*expanded, tmpl.query, vars);
   if (!path.ok()) return located(path.status(), tmpl.mark);
-  out.url = base_url + *path;
+  out.set_url(base_url + *path);
   for (const HeaderList* list : {&target_headers, &tmpl.headers}) {
     for (const auto& [name, value] : *list) {
       auto v = ExpandTemplate(value, vars);
       if (!v.ok()) return located(v.status(), tmpl.mark);
-      out.headers.emplace_back(name, *v);
+      m.headers.emplace_back(name, *v);
     }
   }
   if (tmpl.json) {
     auto body = ExpandTemplateJson(*tmpl.json, vars);
     if (!body.ok()) return located(body.status(), tmpl.mark);
-    out.body = body->dump();
-    if (!HasHeader(out.headers, "content-type"))
-      out.headers.emplace_back("Content-Type",
-                               tmpl.content_type.empty() ? "application/json" : tmpl.content_type);
+    m.body = body->dump();
+    if (!HasHeader(m.headers, "content-type"))
+      m.headers.emplace_back("Content-Type", tmpl.content_type.empty() ? "application/json" : tmpl.content_type);
   } else if (tmpl.body) {
     auto body = ExpandTemplate(*tmpl.body, vars);
     if (!body.ok()) return located(body.status(), tmpl.mark);
-    out.body = *body;
+    m.body = *body;
     // A raw body is typed only as declared: no guess (docs/scenario-reference.md).
-    if (!tmpl.content_type.empty() && !HasHeader(out.headers, "content-type"))
-      out.headers.emplace_back("Content-Type", tmpl.content_type);
+    if (!tmpl.content_type.empty() && !HasHeader(m.headers, "content-type"))
+      m.headers.emplace_back("Content-Type", tmpl.content_type);
   }
-  for (const auto& h : extra) out.headers.push_back(h);
+  for (const auto& h : extra) m.headers.push_back(h);
   out.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   return out;
 }
 
 }  // namespace
 
-Result<HttpRequest> RenderRequest(const RequestTemplate& tmpl, const std::string& base_url,
-                                  const TemplateVars& vars, const HeaderList& target_headers,
-                                  const HeaderList& extra, Duration timeout) {
+Result<OutgoingRequest> RenderRequest(const RequestTemplate& tmpl, const std::string& base_url,
+                                      const TemplateVars& vars, const HeaderList& target_headers,
+                                      const HeaderList& extra, Duration timeout) {
   return render(tmpl, base_url, vars, target_headers, extra, timeout);
 }
 
-Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target, KeptBudget* kept) {
+Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDescription& target, KeptBudget* kept) {
   if (request.ok()) {
     request->max_body = static_cast<std::size_t>(target.max_body);
     request->kept = kept;

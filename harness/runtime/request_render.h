@@ -1,5 +1,5 @@
 // RenderRequest: turns a target file's RequestTemplate into a concrete
-// HttpRequest for one moment of a run: templates expanded with the run's
+// OutgoingRequest for one moment of a run: templates expanded with the run's
 // variables, the template's `query` parameters (request variants) merged
 // into the path's query string percent-encoded (a same-named one replaced),
 // the path appended to the base URL, a JSON body serialised compactly with
@@ -22,12 +22,12 @@
 
 namespace idemproof::runtime {
 
-Result<HttpRequest> RenderRequest(const RequestTemplate& tmpl, const std::string& base_url,
-                                  const TemplateVars& vars, const HeaderList& target_headers,
-                                  const HeaderList& extra, Duration timeout);
+Result<OutgoingRequest> RenderRequest(const RequestTemplate& tmpl, const std::string& base_url,
+                                      const TemplateVars& vars, const HeaderList& target_headers,
+                                      const HeaderList& extra, Duration timeout);
 
 // `request` with the target's max_body (the answer-body cap) and the run's
 // budget of kept body bytes (kept_budget.h; may be null) set.
-Result<HttpRequest> Capped(Result<HttpRequest> request, const TargetDescription& target, KeptBudget* kept);
+Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDescription& target, KeptBudget* kept);
 
 }  // namespace idemproof::runtime

@@ -42,7 +42,7 @@ HeaderList HeadersFor(const TargetDescription& target, const Step& step) {
 // with `unsent` set, why it is not sent (a captured variable whose answer
 // never came, a payload form with nothing it may change): noted, not an error.
 struct RenderedAction {
-  HttpRequest request;
+  OutgoingRequest request;
   std::vector<std::string> rewrites;
   std::string unsent;
 };
@@ -97,7 +97,7 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
   RenderedAction out{std::move(rendered).value(), {}, {}};
   if (payload != PayloadVariant::kDefault && payload != PayloadVariant::kOther) {
     const std::string fresh = ctx.VarsFor(key, step.biz, index).at("uuid");
-    auto rewrites = ApplyPayloadForm(out.request, payload, action.fingerprint_ignores, key, fresh);
+    auto rewrites = ApplyPayloadForm(out.request.message, payload, action.fingerprint_ignores, key, fresh);
     if (!rewrites.ok()) {
       out.unsent = std::string("payload ") + PayloadName(payload) + ": " + rewrites.status().message();
       return out;
@@ -127,7 +127,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
     ctx.Note(index, "not sent: " + rendered->unsent);
     return Status::Ok();
   }
-  const HttpRequest* request = &rendered->request;
+  const OutgoingRequest* request = &rendered->request;
   ctx.MarkSent(step.action, step.biz);
   HistoryEvent invoke = InvokeOf(ctx, process, event_f::kSend, step, key, step.payload, *rendered, index, variant);
   if (ctx.RecordsInstances()) invoke.value["instance"] = placed->instance;
@@ -241,7 +241,7 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
   BurstSender* sender = step.mode == BurstMode::kLastByte ? ctx.options().last_byte_burst : ctx.threads_burst();
   if (sender == nullptr) return Status(StatusCode::kUnsupported, "no sender for a last-byte burst in this build");
-  std::vector<HttpRequest> requests;
+  std::vector<OutgoingRequest> requests;
   std::vector<HistoryEvent> invokes;
   // A pending variant goes to the burst's first request only.
   const std::string variant = ctx.TakeVariant(step.action);

@@ -38,7 +38,7 @@ namespace idemproof::runtime {
 class BurstSender {
  public:
   virtual ~BurstSender() = default;
-  virtual std::vector<HttpExchange> Send(const std::vector<HttpRequest>& requests) = 0;
+  virtual std::vector<HttpExchange> Send(const std::vector<OutgoingRequest>& requests) = 0;
   // The harness-side spread of the last Send() (last release - first), when
   // the sender can observe it.
   virtual std::optional<std::int64_t> LastHarnessSpreadNs() const { return std::nullopt; }

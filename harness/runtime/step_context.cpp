@@ -34,7 +34,7 @@ std::string Trim(std::string s) {
 
 }  // namespace
 
-RecordedRequest RecordOf(const HttpRequest& r) { return {r.method, r.url, r.headers, r.body}; }
+RecordedRequest RecordOf(const OutgoingRequest& r) { return {r.message.method, r.url(), r.message.headers, r.message.body}; }
 
 RecordedExchange RecordOf(const HttpExchange& e) {
   RecordedExchange x;

@@ -40,7 +40,7 @@
 namespace idemproof::runtime {
 
 // The recorded form of what the HTTP client sent and got.
-RecordedRequest RecordOf(const HttpRequest& request);
+RecordedRequest RecordOf(const OutgoingRequest& request);
 RecordedExchange RecordOf(const HttpExchange& exchange);
 
 class StepContext;

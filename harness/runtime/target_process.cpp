@@ -256,7 +256,7 @@ Status TargetProcess::WaitUntilReady() {
     if (cancel_ != nullptr && cancel_->load()) return unavailable("interrupted while waiting for the target");
     if (Clock::now() >= deadline) {
       return unavailable("the target did not answer " + ready.request.method + " " +
-                         req->url + " with " + std::to_string(ready.status) + " within " +
+                         req->url() + " with " + std::to_string(ready.status) + " within " +
                          FormatDuration(ready.timeout) + " (last: " + last + ")");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -265,8 +265,8 @@ Status TargetProcess::WaitUntilReady() {
 
 Status TargetProcess::CheckAnswers() {
   HttpClient client(cancel_);
-  HttpRequest probe;
-  probe.url = base_url_ + "/";
+  OutgoingRequest probe;
+  probe.set_url(base_url_ + "/");
   probe.timeout = ms(std::min<Duration>(target_.request_timeout, std::chrono::seconds(5)));
   HttpExchange e = client.send(probe);
   if (e.outcome == HttpOutcome::kAnswered) return Status::Ok();

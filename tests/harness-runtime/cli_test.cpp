@@ -426,8 +426,8 @@ TEST_CASE("Ctrl-C stops the run: no target process left, a partial run directory
   REQUIRE(std::regex_search(stdout_text, port, std::regex(R"(127\.0\.0\.1:(\d+))")));
   // Wait until the first create_order took its unit of stock.
   idemproof::runtime::HttpClient http;
-  idemproof::runtime::HttpRequest stock;
-  stock.url = "http://127.0.0.1:" + port[1].str() + "/stock?sku=interrupt-sku";
+  idemproof::runtime::OutgoingRequest stock;
+  stock.set_url("http://127.0.0.1:" + port[1].str() + "/stock?sku=interrupt-sku");
   bool ordered = false;
   for (int i = 0; i < 1000 && !ordered; ++i) {
     auto e = http.send(stock);

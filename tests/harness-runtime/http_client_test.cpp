@@ -12,18 +12,18 @@
 
 using idemproof::runtime::HttpClient;
 using idemproof::runtime::HttpOutcome;
-using idemproof::runtime::HttpRequest;
 using idemproof::runtime::KeptBudget;
+using idemproof::runtime::OutgoingRequest;
 using idemproof::testing::LocalHttpServer;
 
 namespace {
 
-HttpRequest Post(const std::string& url, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-  HttpRequest r;
-  r.method = "POST";
-  r.url = url;
-  r.headers = {{"Idempotency-Key", "k-1"}, {"Content-Type", "application/json"}};
-  r.body = R"({"a":1})";
+OutgoingRequest Post(const std::string& url, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+  OutgoingRequest r;
+  r.set_url(url);
+  r.message.method = "POST";
+  r.message.headers = {{"Idempotency-Key", "k-1"}, {"Content-Type", "application/json"}};
+  r.message.body = R"({"a":1})";
   r.timeout = timeout;
   return r;
 }
@@ -58,6 +58,31 @@ TEST_CASE("an answer is recorded with status, headers, body and times", "[http]"
   CHECK(received[0].find("Idempotency-Key: k-1\r\n") != std::string::npos);
   CHECK(received[0].find("Expect:") == std::string::npos);
   CHECK(received[0].substr(received[0].size() - 7) == R"({"a":1})");
+}
+
+TEST_CASE("an outgoing request's URL is its origin and its message's target, given back as set", "[http]") {
+  OutgoingRequest r;
+  CHECK(r.message.method == "GET");
+  r.set_url("http://127.0.0.1:8080/api/orders?biz_no=b1&x=/y");
+  CHECK(r.origin == "http://127.0.0.1:8080");
+  CHECK(r.message.target == "/api/orders?biz_no=b1&x=/y");
+  CHECK(r.url() == "http://127.0.0.1:8080/api/orders?biz_no=b1&x=/y");
+  r.set_url("http://localhost:9");  // no path: none made up
+  CHECK(r.origin == "http://localhost:9");
+  CHECK(r.message.target.empty());
+  CHECK(r.url() == "http://localhost:9");
+  r.set_url("/orders");  // no scheme: all of it is the target
+  CHECK(r.origin.empty());
+  CHECK(r.url() == "/orders");
+  // The request line carries the message's target; the origin picks the connection.
+  LocalHttpServer server(LocalHttpServer::Behaviour::kAnswer);
+  OutgoingRequest get;
+  get.set_url(server.url("/jobs/j1?view=full"));
+  get.timeout = std::chrono::seconds(5);
+  HttpClient client;
+  REQUIRE(client.send(get).outcome == HttpOutcome::kAnswered);
+  REQUIRE(server.received().size() == 1);
+  CHECK(server.received()[0].rfind("GET /jobs/j1?view=full HTTP/1.1\r\n", 0) == 0);
 }
 
 TEST_CASE("a second request on one client reuses the open connection", "[http]") {
@@ -146,7 +171,7 @@ TEST_CASE("the cancel flag abandons a request in flight and refuses new ones", "
 TEST_CASE("a concurrent burst opens one connection per request", "[http]") {
   LocalHttpServer server(LocalHttpServer::Behaviour::kAnswer);
   HttpClient client;
-  std::vector<HttpRequest> burst(6, Post(server.url("/orders")));
+  std::vector<OutgoingRequest> burst(6, Post(server.url("/orders")));
   auto results = client.send_concurrently(burst);
   REQUIRE(results.size() == 6);
   for (const auto& e : results) {
@@ -161,7 +186,7 @@ TEST_CASE("a concurrent burst opens one connection per request", "[http]") {
 TEST_CASE("a burst keeps each request's own deadline", "[http][slow]") {
   LocalHttpServer server(LocalHttpServer::Behaviour::kSilent);
   HttpClient client;
-  std::vector<HttpRequest> burst(3, Post(server.url(), std::chrono::milliseconds(300)));
+  std::vector<OutgoingRequest> burst(3, Post(server.url(), std::chrono::milliseconds(300)));
   auto results = client.send_concurrently(burst);
   for (const auto& e : results) CHECK(e.outcome == HttpOutcome::kNoAnswer);
 }
@@ -173,7 +198,7 @@ TEST_CASE("sends share the run's kept budget: once spent, answers keep their fir
   const std::size_t big = LocalHttpServer::kBigBody;
   KeptBudget budget(100 * 1024);
   HttpClient client;
-  HttpRequest r = Post(server.url("/big"));
+  OutgoingRequest r = Post(server.url("/big"));
   r.max_body = std::size_t{1} << 20;
   r.kept = &budget;
   auto first = client.send(r);
@@ -202,7 +227,7 @@ TEST_CASE("sends share the run's kept budget: once spent, answers keep their fir
   CHECK(fourth.response_body.size() == big);
   // max_body alone (no budget) still keeps the whole answer, and a cut at
   // max_body with the budget to spare is not a cut by the budget.
-  HttpRequest plain = Post(server.url("/big"));
+  OutgoingRequest plain = Post(server.url("/big"));
   CHECK(client.send(plain).response_body.size() == big);
   KeptBudget roomy(1 << 20);
   plain.max_body = 8 * 1024;
@@ -218,9 +243,9 @@ TEST_CASE("a concurrent burst shares what is left of the kept budget equally and
   LocalHttpServer server(LocalHttpServer::Behaviour::kAnswerBig);
   KeptBudget budget(30 * 1024);
   HttpClient client;
-  HttpRequest r = Post(server.url("/big"));
+  OutgoingRequest r = Post(server.url("/big"));
   r.kept = &budget;
-  std::vector<HttpRequest> burst(3, r);
+  std::vector<OutgoingRequest> burst(3, r);
   auto results = client.send_concurrently(burst);
   REQUIRE(results.size() == 3);
   for (const auto& e : results) {
@@ -232,9 +257,9 @@ TEST_CASE("a concurrent burst shares what is left of the kept budget equally and
   // Small answers give back what they were granted.
   KeptBudget roomy(1 << 20);
   LocalHttpServer small(LocalHttpServer::Behaviour::kAnswer);
-  HttpRequest s = Post(small.url("/orders"));
+  OutgoingRequest s = Post(small.url("/orders"));
   s.kept = &roomy;
-  auto answers = client.send_concurrently(std::vector<HttpRequest>(4, s));
+  auto answers = client.send_concurrently(std::vector<OutgoingRequest>(4, s));
   for (const auto& e : answers) CHECK_FALSE(e.body_truncated);
   CHECK(roomy.used() == 0);
 }

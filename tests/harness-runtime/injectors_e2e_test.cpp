@@ -71,8 +71,8 @@ std::vector<const HistoryEvent*> Events(const History& h, const std::string& pro
 // True when something accepts TCP connections at host:port.
 bool Listening(const std::string& endpoint) {
   runtime::HttpClient client;
-  runtime::HttpRequest r;
-  r.url = "http://" + endpoint + "/healthz";
+  runtime::OutgoingRequest r;
+  r.set_url("http://" + endpoint + "/healthz");
   r.timeout = std::chrono::milliseconds(2000);
   return client.send(r).outcome != runtime::HttpOutcome::kNotSent;
 }

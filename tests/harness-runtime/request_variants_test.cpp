@@ -17,7 +17,8 @@
 #include "test_support.h"
 
 using namespace idemproof;
-using idemproof::runtime::HttpRequest;
+using idemproof::HttpRequest;
+using idemproof::runtime::OutgoingRequest;
 using idemproof::runtime::RenderRequest;
 
 namespace {
@@ -53,7 +54,7 @@ const TargetDescription& Target() {
 }
 
 // The action's request as sent, with variant `variant` ("" = none).
-HttpRequest Render(const std::string& action, const std::string& variant) {
+OutgoingRequest Render(const std::string& action, const std::string& variant) {
   const ActionDescription& a = *Target().FindAction(action);
   RequestTemplate t = variant.empty() ? a.request : *ApplyVariant(a.request, a.variants.at(variant));
   auto r = RenderRequest(t, "http://127.0.0.1:9", {{"biz", "b-1"}}, {}, {{"Idempotency-Key", "k"}},
@@ -82,51 +83,51 @@ int Count(const HttpRequest& r, const std::string& lower_name) {
 }  // namespace
 
 TEST_CASE("without a variant the request renders as declared") {
-  const HttpRequest r = Render("create_order", "");
-  CHECK(r.url == "http://127.0.0.1:9/orders?src=web&slow_ms=1");
-  CHECK(nlohmann::json::parse(r.body) == nlohmann::json{{"biz", "b-1"}, {"item", {{"sku", "a"}, {"qty", 1}}}});
-  CHECK(Header(r, "Content-Type") == "application/json");
+  const OutgoingRequest r = Render("create_order", "");
+  CHECK(r.url() == "http://127.0.0.1:9/orders?src=web&slow_ms=1");
+  CHECK(nlohmann::json::parse(r.message.body) == nlohmann::json{{"biz", "b-1"}, {"item", {{"sku", "a"}, {"qty", 1}}}});
+  CHECK(Header(r.message, "Content-Type") == "application/json");
 }
 
 TEST_CASE("a query variant replaces or adds parameters, percent-encoded") {
-  const HttpRequest r = Render("create_order", "slow");
-  CHECK(r.url == "http://127.0.0.1:9/orders?src=web&slow_ms=1500&tag%20x=a%26b%3Dc%20b-1");
+  const OutgoingRequest r = Render("create_order", "slow");
+  CHECK(r.url() == "http://127.0.0.1:9/orders?src=web&slow_ms=1500&tag%20x=a%26b%3Dc%20b-1");
 }
 
 TEST_CASE("a patch variant sets JSON paths of the json body") {
-  const HttpRequest r = Render("create_order", "fails_retryably");
-  CHECK(nlohmann::json::parse(r.body) ==
+  const OutgoingRequest r = Render("create_order", "fails_retryably");
+  CHECK(nlohmann::json::parse(r.message.body) ==
         nlohmann::json{{"biz", "b-1"}, {"item", {{"sku", "flaky"}, {"qty", 1}, {"note", "for b-1"}}}});
-  CHECK(r.url == "http://127.0.0.1:9/orders?src=web&slow_ms=1");
+  CHECK(r.url() == "http://127.0.0.1:9/orders?src=web&slow_ms=1");
 }
 
 TEST_CASE("a headers variant replaces same-named headers case-insensitively") {
-  const HttpRequest r = Render("create_order", "loud");
-  CHECK(Count(r, "x-mode") == 1);
-  CHECK(Header(r, "x-mode") == "loud");
-  CHECK(Header(r, "X-Extra") == "b-1");
-  CHECK(Header(r, "Idempotency-Key") == "k");
+  const OutgoingRequest r = Render("create_order", "loud");
+  CHECK(Count(r.message, "x-mode") == 1);
+  CHECK(Header(r.message, "x-mode") == "loud");
+  CHECK(Header(r.message, "X-Extra") == "b-1");
+  CHECK(Header(r.message, "Idempotency-Key") == "k");
 }
 
 TEST_CASE("a json variant replaces the whole body") {
-  const HttpRequest r = Render("create_order", "whole");
-  CHECK(nlohmann::json::parse(r.body) == nlohmann::json{{"biz", "b-1"}, {"other", true}});
-  CHECK(Header(r, "Content-Type") == "application/json");
+  const OutgoingRequest r = Render("create_order", "whole");
+  CHECK(nlohmann::json::parse(r.message.body) == nlohmann::json{{"biz", "b-1"}, {"other", true}});
+  CHECK(Header(r.message, "Content-Type") == "application/json");
 }
 
 TEST_CASE("a raw body variant goes with its declared content type") {
-  const HttpRequest r = Render("create_order", "raw");
-  CHECK(r.body == "biz=b-1");
-  CHECK(Count(r, "content-type") == 1);
-  CHECK(Header(r, "Content-Type") == "application/x-www-form-urlencoded");
+  const OutgoingRequest r = Render("create_order", "raw");
+  CHECK(r.message.body == "biz=b-1");
+  CHECK(Count(r.message, "content-type") == 1);
+  CHECK(Header(r.message, "Content-Type") == "application/x-www-form-urlencoded");
 }
 
 TEST_CASE("a raw body is sent with no Content-Type unless one is declared") {
-  const HttpRequest plain = Render("create_note", "");
-  CHECK(plain.body == "n=b-1");
-  CHECK(Count(plain, "content-type") == 0);
-  const HttpRequest typed = Render("create_typed_note", "");
-  CHECK(Header(typed, "Content-Type") == "text/plain");
+  const OutgoingRequest plain = Render("create_note", "");
+  CHECK(plain.message.body == "n=b-1");
+  CHECK(Count(plain.message, "content-type") == 0);
+  const OutgoingRequest typed = Render("create_typed_note", "");
+  CHECK(Header(typed.message, "Content-Type") == "text/plain");
 }
 
 TEST_CASE("the console's evidence column shortens quoted bodies and keeps the reason") {
