@@ -2,7 +2,6 @@
 
 #include <signal.h>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
@@ -11,16 +10,6 @@
 #include "injectors/registry.h"
 
 namespace idemproof::injectors {
-
-void add_proxy_options(CLI::App& app, ProxyCommandOptions& o) {
-  app.add_option("--upstream", o.upstream, "target to forward to, HOST:PORT")->required();
-  app.add_option("--listen", o.listen, "address to listen on, HOST:PORT (port 0: ephemeral)")
-      ->capture_default_str();
-  app.add_option("--fault", o.faults,
-                 "an injector block in YAML, e.g. 'drop-response: {first: 1}' (repeatable)");
-  app.add_option("--upstream-timeout", o.upstream_timeout, "deadline of each upstream exchange")
-      ->capture_default_str();
-}
 
 int run_proxy_command(const ProxyCommandOptions& o, std::ostream& out, std::ostream& err) {
   ProxySettings settings;

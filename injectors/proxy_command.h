@@ -10,8 +10,8 @@
 // heals the proxy and prints one counter line per fault, warning on stderr
 // about every fault that never fired.
 //
-// add_proxy_options() declares the options on a CLI11 (sub)command; the
-// `idemproof` CLI wires it as `idemproof proxy`.
+// The options and help texts are the CLI's (harness/cli/proxy_command.cpp);
+// this is the command's body.
 //
 // Exit codes follow the idemproof CLI: 0 ran and healed, 2 bad usage or
 // configuration (nothing started), 3 could not listen.
@@ -24,10 +24,6 @@
 #include <string>
 #include <vector>
 
-namespace CLI {
-class App;
-}
-
 namespace idemproof::injectors {
 
 struct ProxyCommandOptions {
@@ -36,8 +32,6 @@ struct ProxyCommandOptions {
   std::vector<std::string> faults;
   std::string upstream_timeout = "30s";
 };
-
-void add_proxy_options(CLI::App& app, ProxyCommandOptions& options);
 
 int run_proxy_command(const ProxyCommandOptions& options, std::ostream& out, std::ostream& err);
 

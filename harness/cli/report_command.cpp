@@ -2,7 +2,10 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
+#include <iostream>
+#include <memory>
 
+#include "cli/command.h"
 #include "reports/design_review/design_reports.h"
 #include "session/session.h"
 
@@ -10,10 +13,13 @@ namespace idemproof::cli {
 
 namespace fs = std::filesystem;
 
-void AddReportOptions(CLI::App& command, ReportArgs& args) {
-  command.add_option("run_dir", args.run_dir, "a run directory (e.g. idemproof-runs/latest)")->required();
-  command.add_option("--format", args.format, "html, md, junit or json")->capture_default_str();
-  command.add_option("--out", args.out_file, "write the report here instead of stdout");
+void AddReportCommand(CLI::App& app, CommandTable& table) {
+  auto args = std::make_shared<ReportArgs>();
+  CLI::App* cmd = app.add_subcommand("report", "render a report of a run directory, offline");
+  cmd->add_option("run_dir", args->run_dir, "a run directory (e.g. idemproof-runs/latest)")->required();
+  cmd->add_option("--format", args->format, "html, md, junit or json")->capture_default_str();
+  cmd->add_option("--out", args->out_file, "write the report here instead of stdout");
+  table.Add({cmd, [args] { return RunReportCommand(*args, std::cout, std::cerr); }});
 }
 
 int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& err) {

@@ -7,15 +7,13 @@
 // unreadable results.json, FILE not writable) or a run directory that
 // `idemproof check` rejects (session::RecheckRunDirectory), with its reason.
 //
+// AddReportCommand (cli/command.h) registers it.
+//
 // Thread-safety: call from one thread.
 #pragma once
 
 #include <ostream>
 #include <string>
-
-namespace CLI {
-class App;
-}
 
 namespace idemproof::cli {
 
@@ -24,9 +22,6 @@ struct ReportArgs {
   std::string format = "html";
   std::string out_file;
 };
-
-// Declares RUN_DIR, --format and --out on `command`.
-void AddReportOptions(CLI::App& command, ReportArgs& args);
 
 int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& err);
 

@@ -7,7 +7,6 @@
 
 #include "explore/explorer.h"
 #include "model/naming.h"
-#include "model/profile.h"
 #include "model/shard.h"
 #include "oracles/oracle.h"
 #include "runtime/injector_faults.h"
@@ -16,36 +15,6 @@
 namespace fs = std::filesystem;
 
 namespace idemproof::explore {
-
-void AddExploreOptions(CLI::App& cmd, ExploreArgs& a) {
-  cmd.add_option("spec", a.spec_file, "an explore file: a scenario with an explore: block")->required();
-  cmd.add_option("--target", a.target_file, "target description (YAML)")->required();
-  cmd.add_option("--out", a.out_dir, "where run directories go")->capture_default_str();
-  cmd.add_option("--trials", a.trials, "trial budget (default: the spec's explore.trials, else 100)");
-  cmd.add_option("--max-ops", a.max_ops, "longest generated plan (default: explore.max_ops, else 8)");
-  cmd.add_option("--seed", a.seed, "replay: the same seed generates the same plans");
-  cmd.add_option("--namespace", a.run_namespace,
-                 "replay the keys, biz ids and uuids too: the namespace a run printed (default: a fresh one)");
-  cmd.add_option("--time-budget", a.time_budget, "stop running trials after this long (e.g. 90s, 10m)");
-  cmd.add_option("--reruns", a.reruns, "tries per shrink candidate, for races (default: explore.reruns, else 1)");
-  cmd.add_option("--confirm", a.confirm, "reruns of the minimal plan for its reproduction rate (default 5)");
-  cmd.add_option("--flaw", a.flaw, "start the target with this flaw (its start.flaw_args)");
-  cmd.add_option("--build-dir", a.build_dir, "{{build_dir}} in target files");
-  cmd.add_option("--isolation", a.isolation,
-                 "namespace: trials reuse a running target with fresh keys and ids, restarted only after a plan "
-                 "that may change it (kill, restart, pause...); process: a fresh target per trial")
-      ->check(CLI::IsMember({"namespace", "process"}))
-      ->capture_default_str();
-  cmd.add_option("--shard", a.shard,
-                 "K/N: run only the trials i with i mod N = K-1 (each trial's plan depends on the seed and i alone)");
-  cmd.add_option("--jobs", a.jobs,
-                 "trial workers, each with its own target and services; the same seed gives the same plans and "
-                 "the same first failing plan whatever N; shrinking runs on one")
-      ->capture_default_str();
-  cmd.add_flag("--strict", a.strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
-  cmd.add_option("--profile", a.profile,
-                 "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
-}
 
 namespace {
 

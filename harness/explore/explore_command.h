@@ -1,7 +1,8 @@
-// `idemproof explore`: the subcommand's options and body (the CLI's main.cpp
-// only registers it). Prints the seed at start, a live progress line on a
-// terminal, then the outcome: the minimal plan, its reproduction rate, the
-// invalid oracles, the repro file and the command that replays it.
+// `idemproof explore`: the subcommand's body; its options and help texts are
+// the CLI's (harness/cli/explore_command.cpp). Prints the seed at start, a
+// live progress line on a terminal, then the outcome: the minimal plan, its
+// reproduction rate, the invalid oracles, the repro file and the command that
+// replays it.
 //
 // Exit codes: 0 no violation in the trials run; 1 a violation (repro
 // written); 2 bad usage or configuration (nothing ran); 3 undecided (the
@@ -16,8 +17,6 @@
 #include <optional>
 #include <ostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "runtime/interpreter.h"
 
@@ -42,8 +41,6 @@ struct ExploreArgs {
   std::string shard;    // --shard K/N: only the trials i with i mod N = K - 1
   int jobs = 1;         // --jobs N: trial workers, each with its own target
 };
-
-void AddExploreOptions(CLI::App& command, ExploreArgs& args);
 
 // `default_build_dir` / `source_dir`: {{build_dir}} unless --build-dir, and
 // {{source_dir}}. The factories make a last-byte sender and a fault runner

@@ -25,53 +25,31 @@ std::string Fixed(double v, int decimals) {
 
 }  // namespace
 
-SimulateCommand::SimulateCommand(CLI::App& app) {
-  command_ = app.add_subcommand(
-      "simulate",
-      "deterministic simulation of the reference core: interleave the store and provider steps of "
-      "concurrent requests, crashes and lease expiry; shrink a violation to its interleaving");
-  command_->add_option("--flaw", flaw_, "the reference core's flaw (none = the correct core)")
-      ->capture_default_str();
-  command_->add_option("--trials", trials_, "plans to generate before deciding")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  command_->add_option("--seed", seed_, "replay: the seed a run printed");
-  command_->add_option("--max-steps", max_steps_, "ops per generated plan, at most")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  command_->add_option("--store", store_,
-                       "memory: a shared in-memory SQLite database per trial; file: a WAL file per trial, "
-                       "as the server runs (slower)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"memory", "file"}));
-  command_->add_option("--work-dir", work_dir_, "--store file: where the files go (default /dev/shm)");
-}
-
-int SimulateCommand::Run(std::ostream& out, std::ostream& err) const {
-  const auto flaw = ref::parse_flaw(flaw_);
+int RunSimulateCommand(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
+  const auto flaw = ref::parse_flaw(args.flaw);
   if (!flaw) {
-    err << "idemproof simulate: unknown flaw '" << flaw_ << "' (idemproof-ref --flaw list names them)\n";
+    err << "idemproof simulate: unknown flaw '" << args.flaw << "' (idemproof-ref --flaw list names them)\n";
     return kExitUsage;
   }
   if (!SimulationCovers(*flaw)) {
-    err << "idemproof simulate: the simulation cannot show flaw '" << flaw_
+    err << "idemproof simulate: the simulation cannot show flaw '" << args.flaw
         << "' (its requests are create_order and pay; a pass would say nothing): use idemproof run or explore\n";
     return kExitUsage;
   }
   SimulateOptions options;
   options.config.flaw = *flaw;
-  options.config.work_dir = work_dir_;
-  options.config.medium = store_ == "file" ? SimConfig::Medium::file : SimConfig::Medium::shared_memory;
-  options.trials = trials_;
-  options.max_ops = max_steps_;
-  options.seed = seed_.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
+  options.config.work_dir = args.work_dir;
+  options.config.medium = args.store == "file" ? SimConfig::Medium::file : SimConfig::Medium::shared_memory;
+  options.trials = args.trials;
+  options.max_ops = args.max_steps;
+  options.seed = args.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
   const bool tty = ::isatty(1) == 1;
   if (tty) {
     options.on_progress = [&out](std::int64_t n) {
       if (n % 500 == 0) out << "\r\033[K" << n << " interleavings..." << std::flush;
     };
   }
-  out << "idemproof simulate: reference core, flaw " << ref::flaw_name(*flaw) << ", store " << store_ << "\n"
+  out << "idemproof simulate: reference core, flaw " << ref::flaw_name(*flaw) << ", store " << args.store << "\n"
       << "seed " << options.seed << " (replay with --seed " << options.seed << ")\n"
       << std::flush;
 
@@ -98,8 +76,8 @@ int SimulateCommand::Run(std::ostream& out, std::ostream& err) const {
     out << "  " << v.invariant << ": " << v.evidence << "\n";
   }
   out << "replay: idemproof simulate --flaw " << ref::flaw_name(*flaw) << " --seed " << report.seed
-      << " --trials " << trials_ << " --max-steps " << max_steps_
-      << (store_ == "file" ? " --store file" : "") << "\n";
+      << " --trials " << args.trials << " --max-steps " << args.max_steps
+      << (args.store == "file" ? " --store file" : "") << "\n";
   return kExitViolation;
 }
 

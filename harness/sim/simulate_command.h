@@ -10,8 +10,8 @@
 // for a flaw the simulation cannot show, see SimulationCovers);
 // 3 the simulation itself failed (e.g. no store file could be created).
 //
-// main.cpp only constructs a SimulateCommand on its CLI::App and runs it
-// when chosen.
+// The subcommand's options and help texts are the CLI's
+// (harness/cli/simulate_command.cpp); this is its body.
 #pragma once
 
 #include <cstdint>
@@ -19,28 +19,17 @@
 #include <ostream>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 namespace idemproof::sim {
 
-class SimulateCommand {
- public:
-  // Adds the `simulate` subcommand and its options to `app`.
-  explicit SimulateCommand(CLI::App& app);
-
-  // Whether the command line chose `simulate` (after app.parse()).
-  bool chosen() const { return command_->parsed(); }
-
-  int Run(std::ostream& out, std::ostream& err) const;
-
- private:
-  CLI::App* command_;
-  std::string flaw_ = "none";
-  int trials_ = 2000;
-  std::optional<std::uint64_t> seed_;
-  int max_steps_ = 30;
-  std::string store_ = "memory";
-  std::string work_dir_;
+struct SimulateArgs {
+  std::string flaw = "none";
+  int trials = 2000;
+  std::optional<std::uint64_t> seed;
+  int max_steps = 30;
+  std::string store = "memory";  // memory | file
+  std::string work_dir;
 };
+
+int RunSimulateCommand(const SimulateArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace idemproof::sim

@@ -1,0 +1,105 @@
+#include "cli/command_support.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "model/binding.h"
+#include "model/console_text.h"
+#include "oracles/oracle.h"
+#include "reports/junit.h"
+#include "runtime/injector_faults.h"
+#include "session/scenario_files.h"
+
+namespace idemproof::cli {
+
+namespace fs = std::filesystem;
+
+std::string DefaultBuildDir() {
+  if (const char* env = std::getenv("IDEMPROOF_BUILD_DIR"); env != nullptr && *env != '\0') {
+    return fs::absolute(env).lexically_normal().string();
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return fs::current_path().string();
+  return exe.parent_path().parent_path().parent_path().string();
+}
+
+LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDescription* target) {
+  LoadedSuite out;
+  auto files = session::CollectScenarioFiles(paths);
+  if (!files.ok()) {
+    std::cerr << "idemproof: " << files.status().message() << "\n";
+    ++out.errors;
+    return out;
+  }
+  if (files->empty()) {
+    std::cerr << "idemproof: no scenario files (*.yaml) under the given paths\n";
+    ++out.errors;
+    return out;
+  }
+  // A fault kind the injectors do not provide is a typo, never a skip.
+  static const runtime::InjectorFaults injectors;
+  ScenarioVocabulary vocabulary = BuiltinOracles().Vocabulary();
+  vocabulary.fault_kinds = injectors.Kinds();
+  for (const auto& file : *files) {
+    auto scenario = LoadScenarioFile(file, vocabulary);
+    if (!scenario.ok()) {
+      std::cerr << ConsoleSafe(scenario.status().ToString()) << "\n";
+      ++out.errors;
+      continue;
+    }
+    // A fault block's options are the injector's: check them now, not mid-run.
+    bool bad_fault = false;
+    for (const auto& [name, fault] : scenario->faults) {
+      Status valid = injectors.Validate(fault);
+      if (!valid.ok()) {
+        std::cerr << fault.mark.ToString() << ": " << valid.message() << "\n";
+        ++out.errors;
+        bad_fault = true;
+      }
+    }
+    if (bad_fault) continue;
+    if (target == nullptr) {
+      out.scenarios.push_back(std::move(scenario).value());
+      continue;
+    }
+    // The bind stage: one scenario per fitting action (or one unbound,
+    // not_applicable with the reason), each checked against the target.
+    for (Scenario& bound : BindScenario(*scenario, *target)) {
+      ScenarioFit fit = CheckScenarioAgainstTarget(bound, *target);
+      for (const auto& e : fit.errors) {
+        std::cerr << ConsoleSafe(e.ToString()) << "\n";
+        ++out.errors;
+      }
+      if (fit.errors.empty()) out.scenarios.push_back(std::move(bound));
+    }
+  }
+  return out;
+}
+
+bool WriteOutputs(const RunResults& results, const std::string& junit_file,
+                  const std::string& json_file, const session::RunDirectory* dir) {
+  bool ok = true;
+  auto write = [&](const std::string& path, const std::string& content) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << content;
+    if (!out) {
+      std::cerr << "idemproof: cannot write " << path << "\n";
+      ok = false;
+    }
+  };
+  const std::string junit = RenderJUnit(results);
+  if (dir != nullptr) dir->WriteFile("junit.xml", junit);
+  if (!junit_file.empty()) write(junit_file, junit);
+  if (!json_file.empty()) {
+    if (Status st = WriteRunResults(results, json_file); !st.ok()) {
+      std::cerr << "idemproof: " << st.message() << "\n";
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+}  // namespace idemproof::cli

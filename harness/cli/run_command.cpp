@@ -1,0 +1,243 @@
+// `idemproof run PATH... --target FILE`: the scenarios against a target, one
+// session (session/session.h), printed as a summary table, recorded in a run
+// directory with its reports.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/command_support.h"
+#include "cli/report_command.h"
+#include "cli/summary_table.h"
+#include "model/console_text.h"
+#include "model/naming.h"
+#include "model/profile.h"
+#include "model/shard.h"
+#include "model/yaml_reader.h"
+#include "runtime/injector_faults.h"
+#include "runtime/interrupt.h"
+#include "runtime/last_byte_burst.h"
+#include "session/scenario_files.h"
+#include "session/session.h"
+
+namespace idemproof::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A progress line, rewritten in place; only when stdout is a terminal.
+class ProgressLine {
+ public:
+  ProgressLine() : tty_(::isatty(1) == 1) {}
+  void Show(const std::string& text) {
+    if (!tty_) return;
+    std::cout << "\r\033[K" << text << std::flush;
+  }
+  void Clear() {
+    if (tty_) std::cout << "\r\033[K" << std::flush;
+  }
+
+ private:
+  bool tty_;
+};
+
+struct RunArgs {
+  std::vector<std::string> paths;
+  std::string target_file;
+  std::string out_dir = "idemproof-runs";
+  std::string junit_file;
+  std::string json_file;
+  std::optional<std::uint64_t> seed;
+  std::string run_namespace;
+  std::string filter;
+  std::vector<std::string> actions;  // --action: only bindings (and scenarios) sending these
+  std::string flaw;
+  std::string profile;  // --profile: replaces the target file's profile:
+  std::string build_dir;
+  bool strict = false;  // --strict: deviations fail the run (exit 1)
+  std::string shard;    // --shard K/N: only this part of the bound scenarios (model/shard.h)
+};
+
+// True when `scenario` sends or is bound to one of `actions`.
+bool NamesAction(const Scenario& scenario, const std::vector<std::string>& actions) {
+  const std::vector<std::string> used = scenario.ActionsUsed();
+  for (const auto& a : actions) {
+    if (std::find(used.begin(), used.end(), a) != used.end()) return true;
+    for (const auto& [param, name] : scenario.binding)
+      if (name == a) return true;
+  }
+  return false;
+}
+
+int Run(const RunArgs& args) {
+  std::optional<Shard> shard;
+  if (!args.shard.empty()) {
+    auto parsed = ParseShard(args.shard);
+    if (!parsed.ok()) {
+      std::cerr << "idemproof: " << parsed.status().message() << "\n";
+      return kExitUsage;
+    }
+    shard = *parsed;
+  }
+  auto target = LoadTargetFile(args.target_file, args.profile);
+  if (!target.ok()) {
+    std::cerr << ConsoleSafe(target.status().ToString()) << "\n";
+    return kExitUsage;
+  }
+  LoadedSuite suite = LoadScenarios(args.paths, &*target);
+  if (suite.errors > 0) {
+    std::cerr << "idemproof: " << suite.errors << " error(s) in the scenario files; nothing ran\n";
+    return kExitUsage;
+  }
+  for (const auto& a : args.actions) {
+    if (target->FindAction(a) == nullptr) {
+      std::vector<std::string> declared;
+      for (const auto& [n, action] : target->actions) declared.push_back(n);
+      std::cerr << "idemproof: --action '" << a << "' is not an action of target '" << target->name << "'"
+                << yaml::DidYouMean(a, declared) << "\n";
+      return kExitUsage;
+    }
+  }
+  std::vector<Scenario> selected;
+  for (auto& s : suite.scenarios) {
+    // A bound name's brackets read as a glob class: an exact name matches too.
+    const bool named = args.filter.empty() || args.filter == s.name || session::GlobMatches(args.filter, s.name) ||
+                       session::GlobMatches(args.filter, s.file) ||
+                       (!s.bound_from.empty() && session::GlobMatches(args.filter, s.bound_from));
+    if (named && (args.actions.empty() || NamesAction(s, args.actions))) selected.push_back(std::move(s));
+  }
+  if (selected.empty()) {
+    std::cerr << "idemproof: no scenario matches"
+              << (args.filter.empty() ? "" : " --filter '" + args.filter + "'")
+              << (args.actions.empty() ? "" : " --action") << "\n";
+    return kExitUsage;
+  }
+  if (!args.flaw.empty() && (!target->start || target->start->flaw_args.empty())) {
+    std::cerr << "idemproof: --flaw needs a target that declares start.flaw_args ("
+              << args.target_file << " does not)\n";
+    return kExitUsage;
+  }
+
+  if (!args.run_namespace.empty()) {
+    Status valid = ValidateNamespace(args.run_namespace);
+    if (!valid.ok()) {
+      std::cerr << "idemproof: --namespace: " << valid.message() << "\n";
+      return kExitUsage;
+    }
+  }
+  session::SessionOptions options;
+  if (shard) {
+    // Dealt from the whole bound list, so every shard of one matrix cuts the same list.
+    std::vector<std::string> names;
+    for (const auto& s : selected) names.push_back(s.name);
+    options.shard = ShardOfRun{*shard, static_cast<int>(selected.size()), SuiteDigest(names)};
+    std::vector<Scenario> dealt;
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      if (!shard->Holds(i)) continue;
+      dealt.push_back(std::move(selected[i]));
+      options.ordinals.push_back(static_cast<int>(i));
+    }
+    selected = std::move(dealt);
+  }
+  options.seed = args.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
+  // Fresh per run unless given: two runs against one long-lived target never share keys.
+  options.run_namespace =
+      args.run_namespace.empty() ? FreshNamespace(std::random_device{}()) : args.run_namespace;
+  if (!args.flaw.empty()) options.flaw = args.flaw;
+  options.strict = args.strict;
+  options.cancel = &runtime::InterruptFlag();
+  options.tool_version = PROJECT_VERSION;
+  options.vars["build_dir"] = args.build_dir.empty() ? DefaultBuildDir()
+                                                     : fs::absolute(args.build_dir).string();
+  options.vars["source_dir"] = IDEMPROOF_SOURCE_DIR;
+  runtime::InjectorFaults faults;
+  runtime::LastByteBurst last_byte_burst;
+  options.faults = &faults;
+  options.last_byte_burst = &last_byte_burst;
+
+  auto dir = session::RunDirectory::Create(args.out_dir, session::RunDirectory::NewRunId(options.seed));
+  if (!dir.ok()) {
+    std::cerr << "idemproof: " << dir.status().message() << "\n";
+    return kExitUsage;
+  }
+  std::cout << "idemproof " << PROJECT_VERSION << ": " << selected.size() << " scenario(s) against "
+            << target->name << (args.flaw.empty() ? "" : " with flaw " + args.flaw) << "\n"
+            << "seed " << options.seed << ", namespace " << options.run_namespace << " (replay with --seed "
+            << options.seed << " --namespace " << options.run_namespace << ")\n"
+            << "run directory " << dir->path() << "\n";
+  if (options.shard) {
+    std::cout << "shard " << shard->ToString() << ": " << selected.size() << " of " << options.shard->bound
+              << " bound scenario(s), dealt round robin by their index in the bound list\n";
+  }
+  std::cout << std::flush;
+
+  ProgressLine progress;
+  options.on_start = [&](std::size_t i, std::size_t n, const Scenario& s) {
+    progress.Show("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + s.name + " ...");
+  };
+  options.on_done = [&](const ScenarioResult&) { progress.Clear(); };
+
+  session::SessionOutcome outcome = session::RunSession(*target, selected, *dir, options);
+  progress.Clear();
+  std::cout << "\n";
+  cli::PrintSummaryTable(outcome.results, std::cout);
+  WriteOutputs(outcome.results, args.junit_file, args.json_file, &*dir);
+  std::cout << "\nrun directory: " << dir->path() << " (results.json, junit.xml, histories)\n";
+  cli::WriteRunReports(dir->path(), std::cout, std::cerr);
+  if (outcome.interrupted) {
+    std::cerr << "idemproof: interrupted; targets stopped; partial run directory " << dir->path() << "\n";
+    return kExitInterrupted;
+  }
+  if (!outcome.stop_reason.empty()) {
+    std::cerr << "idemproof: " << ConsoleSafe(outcome.stop_reason) << "\n";
+    return kExitUndecided;
+  }
+  if (options.shard && selected.empty()) {
+    std::cerr << "idemproof: shard " << shard->ToString() << " was dealt no scenario (" << options.shard->bound
+              << " bound over " << shard->count << " shards): nothing was checked, exit 3\n";
+  } else if (outcome.results.NothingTested()) {
+    std::cerr << "idemproof: nothing was tested: no row judged " << target->name
+              << " (see the not-applicable reasons above), exit 3\n";
+  }
+  return outcome.results.ExitCode();
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app, CommandTable& table) {
+  auto args = std::make_shared<RunArgs>();
+  CLI::App* cmd = app.add_subcommand("run", "run scenarios against a target");
+  cmd->add_option("paths", args->paths, "scenario files or folders (folders named targets/ are skipped)")
+      ->required();
+  cmd->add_option("--target", args->target_file, "target description (YAML)")->required();
+  cmd->add_option("--out", args->out_dir, "where run directories go")->capture_default_str();
+  cmd->add_option("--junit", args->junit_file, "also write the JUnit XML here");
+  cmd->add_option("--json", args->json_file, "also write results.json here");
+  cmd->add_option("--seed", args->seed, "replay a run: the seed it printed");
+  cmd->add_option("--namespace", args->run_namespace,
+                  "replay a run's keys, biz ids and uuids exactly: the namespace it printed (default: a fresh one)");
+  cmd->add_option("--filter", args->filter, "only scenarios whose name or path matches this glob");
+  cmd->add_option("--action", args->actions,
+                  "only the bindings (and scenarios) that send this action; repeatable");
+  cmd->add_option("--flaw", args->flaw, "start the target with this flaw (its start.flaw_args)");
+  cmd->add_flag("--strict", args->strict, "a deviation (a SHOULD missed) fails like a violation (exit 1)");
+  cmd->add_option("--profile", args->profile,
+                  "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
+  cmd->add_option("--shard", args->shard,
+                  "K/N: run only shard K of N of the bound scenarios (round robin by index; see merge)");
+  cmd->add_option("--build-dir", args->build_dir,
+                  "{{build_dir}} in target files (default: $IDEMPROOF_BUILD_DIR, else the build "
+                  "folder holding this executable)");
+  table.Add({cmd, [args] { return Run(*args); }});
+}
+
+}  // namespace idemproof::cli
