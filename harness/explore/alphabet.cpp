@@ -45,9 +45,8 @@ const std::map<std::string, int>& DefaultWeights() {
   return kWeights;
 }
 
-Step RequestStep(StepKind kind, const std::string& action, const std::string& key, const std::string& biz) {
-  Step s;
-  s.kind = kind;
+Step RequestStep(const char* kind, const std::string& action, const std::string& key, const std::string& biz) {
+  Step s = MakeStep(kind);
   s.action = action;
   s.key = key;
   s.biz = biz;
@@ -84,8 +83,7 @@ std::int64_t EstimateMs(const Op& op) {
 }
 
 Step DeliverStep(const Op& op) {
-  Step s;
-  s.kind = StepKind::kDeliver;
+  Step s = MakeStep("deliver");
   s.name = op.action;
   s.message_id = op.key;
   s.biz = op.biz;
@@ -94,8 +92,7 @@ Step DeliverStep(const Op& op) {
 }
 
 Step BatchStep(const Op& op) {
-  Step s;
-  s.kind = op.kind == OpKind::kRerun ? StepKind::kRerun : StepKind::kRunBatch;
+  Step s = MakeStep(op.kind == OpKind::kRerun ? "rerun" : "run_batch");
   s.job = op.name;
   s.from = op.from;
   s.to = op.to;
@@ -128,9 +125,8 @@ std::set<std::string> RequestVariables(const RequestTemplate& r) {
 }  // namespace
 
 // A step of `kind` naming `name` (hook, fault, heal), nothing else set.
-static Step KindStep(StepKind kind, const std::string& name = "") {
-  Step s;
-  s.kind = kind;
+static Step KindStep(const char* kind, const std::string& name = "") {
+  Step s = MakeStep(kind);
   s.name = name;
   return s;
 }
@@ -143,7 +139,7 @@ std::vector<Step> Op::Steps() const {
     case OpKind::kSendChanged:
     case OpKind::kSendThenKill:
     case OpKind::kSendBackground: {
-      Step s = RequestStep(StepKind::kSend, action, key, biz);
+      Step s = RequestStep("send", action, key, biz);
       s.kill_after_answer = kind == OpKind::kSendThenKill;
       if (kind == OpKind::kSendOther) s.payload = PayloadVariant::kOther;
       if (kind == OpKind::kSendEquivalent) s.payload = PayloadVariant::kEquivalent;
@@ -155,7 +151,7 @@ std::vector<Step> Op::Steps() const {
       return {s};
     }
     case OpKind::kBurst: {
-      Step s = RequestStep(StepKind::kBurst, action, key, biz);
+      Step s = RequestStep("burst", action, key, biz);
       s.n = n;
       s.mode = mode;
       return {s};
@@ -163,18 +159,18 @@ std::vector<Step> Op::Steps() const {
     case OpKind::kWait:
     case OpKind::kWaitPastLease:
     case OpKind::kWaitPastWindow: {
-      Step s = KindStep(StepKind::kWait);
+      Step s = KindStep("wait");
       // wait_past_window: `wait: past_window`, resolved from the target's
       // window when it runs (duration 0, as the scenario loader reads it).
       s.past_window = kind == OpKind::kWaitPastWindow;
       s.duration = s.past_window ? Duration::zero() : duration;
       return {s};
     }
-    case OpKind::kKill: return {KindStep(StepKind::kKill)};
-    case OpKind::kRestart: return {KindStep(StepKind::kRestart)};
-    case OpKind::kHook: return {KindStep(StepKind::kHook, name)};
+    case OpKind::kKill: return {KindStep("kill")};
+    case OpKind::kRestart: return {KindStep("restart")};
+    case OpKind::kHook: return {KindStep("hook", name)};
     case OpKind::kCause: {
-      Step s = KindStep(StepKind::kCause, name);
+      Step s = KindStep("cause", name);
       s.action = action;
       s.cause_resolved = true;
       s.cause_variant = variant;
@@ -182,10 +178,10 @@ std::vector<Step> Op::Steps() const {
       return {s};
     }
     case OpKind::kFault:
-      return {KindStep(StepKind::kFault, name), RequestStep(StepKind::kSend, action, key, biz),
-              KindStep(StepKind::kHeal, name)};
-    case OpKind::kPause: return {KindStep(StepKind::kPause)};
-    case OpKind::kResume: return {KindStep(StepKind::kResume)};
+      return {KindStep("fault", name), RequestStep("send", action, key, biz),
+              KindStep("heal", name)};
+    case OpKind::kPause: return {KindStep("pause")};
+    case OpKind::kResume: return {KindStep("resume")};
     case OpKind::kDeliver:
     case OpKind::kRedeliver: return {DeliverStep(*this)};
     case OpKind::kRunBatch:
@@ -357,7 +353,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   // them too.
   std::vector<std::string> instances{"main"};
   for (std::size_t i = 0; i < spec.insert_at(); ++i) {
-    if (spec.scenario.steps[i].kind == StepKind::kSpawn) instances.push_back(spec.scenario.steps[i].name);
+    if (spec.scenario.steps[i].kind->spawns_instance()) instances.push_back(spec.scenario.steps[i].name);
   }
   std::vector<Op> sends, others, equivalents, changes, killing_sends, backgrounds, bursts, faults;
   for (const auto& action : actions) {
@@ -596,81 +592,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
 
 void Alphabet::ApplyStep(const Step& step, PlanModel& m) const {
   m.elapsed_ms += std::chrono::duration_cast<std::chrono::milliseconds>(step.after).count();
-  switch (step.kind) {
-    case StepKind::kSend:
-    case StepKind::kBurst: {
-      if (step.key != kNoKey) {
-        // Only a request that executes consumes a pending hook: a key's first
-        // use, or a retry of a key that may have been released. A replay
-        // does not execute, so the hook then hits a later request.
-        const std::pair<std::string, std::string> use(step.key, step.biz);
-        const bool executes = !m.used_keys.count(use) || m.maybe_released.count(use);
-        if (m.hook_pending && executes) {
-          m.maybe_released.insert(use);
-          m.hook_pending = false;
-        }
-        // A variant goes to the action's next request whether it executes or not.
-        if (m.variant_pending.erase(step.action) > 0 && executes) m.maybe_released.insert(use);
-        m.used_keys.insert(use);
-      } else {
-        m.variant_pending.erase(step.action);
-      }
-      auto it = provides_.find(step.action);
-      if (it != provides_.end()) {
-        for (const auto& var : it->second) m.captured.emplace(var, step.biz);
-      }
-      if (step.background) ++m.background_sends;
-      m.elapsed_ms += step.kind == StepKind::kBurst ? 100 : step.background ? 10 : 30 * step.repeat;
-      if (step.kill_after_answer) {
-        m.up = false;
-        m.paused = false;
-        m.elapsed_ms += 50;
-      }
-      break;
-    }
-    case StepKind::kWait:
-      if (step.past_window) {
-        ++m.past_window_waits;
-        m.elapsed_ms = 0;  // the next answer opens a new window
-      } else {
-        m.elapsed_ms += std::chrono::duration_cast<std::chrono::milliseconds>(step.duration).count();
-      }
-      break;
-    case StepKind::kKill:
-    case StepKind::kStop: m.up = false; m.paused = false; m.elapsed_ms += 50; break;
-    case StepKind::kPause:
-      if (step.ControlledInstance() == "main") m.paused = true;
-      m.elapsed_ms += 10;
-      break;
-    case StepKind::kResume:
-      if (step.ControlledInstance() == "main") m.paused = false;
-      m.elapsed_ms += 10;
-      break;
-    case StepKind::kDeliver:
-      m.delivered.insert(step.message_id);
-      m.elapsed_ms += 50;
-      break;
-    case StepKind::kRunBatch:
-      m.jobs_run.insert(step.job);
-      m.elapsed_ms += 200;
-      break;
-    case StepKind::kRerun: m.elapsed_ms += 200 * step.repeat; break;
-    case StepKind::kStart:
-    case StepKind::kRestart: m.up = true; m.elapsed_ms += 500; break;
-    case StepKind::kHook: m.hook_pending = true; m.elapsed_ms += 10; break;
-    case StepKind::kCause:
-      if (step.name == "heal") {
-        m.variant_pending.clear();
-        m.hook_pending = false;
-      } else if (!step.cause_variant.empty()) {
-        m.variant_pending.insert(step.action);
-      } else if (!step.cause_hook.empty()) {
-        m.hook_pending = true;
-      }
-      m.elapsed_ms += 10;
-      break;
-    default: m.elapsed_ms += 10; break;
-  }
+  step.kind->Plan(step, m, provides_);  // its explore op (harness/steps/)
 }
 
 bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {

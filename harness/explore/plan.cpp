@@ -118,19 +118,14 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
   // Never leave the target frozen, nor dead before fixed steps or the clean
   // runs of the jobs: the probes, records and reference results after need it.
   if (paused) {
-    Step resume;
-    resume.kind = StepKind::kResume;
-    s.steps.push_back(resume);
+    s.steps.push_back(MakeStep("resume"));
   }
   if (killed && (at < spec.scenario.steps.size() || !jobs.empty())) {
-    Step restart;
-    restart.kind = StepKind::kRestart;
-    s.steps.push_back(restart);
+    s.steps.push_back(MakeStep("restart"));
   }
   // The reference result of every job: a fresh job over the same rows.
   for (const auto& job : jobs) {
-    Step clean;
-    clean.kind = StepKind::kCleanRun;
+    Step clean = MakeStep("clean_run");
     clean.job = "clean-" + job.name;
     clean.of = job.name;
     clean.from = job.from;
@@ -142,9 +137,9 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
   // a scenario file rejects it): drop it.
   for (std::size_t i = s.steps.size(); i-- > 0;) {
     const Step& c = s.steps[i];
-    if (c.kind != StepKind::kCause || c.name == "heal") continue;
+    if (!c.kind->NeedsLaterRequest(c)) continue;
     const bool felt = std::any_of(s.steps.begin() + static_cast<std::ptrdiff_t>(i) + 1, s.steps.end(), [&](const Step& n) {
-      return (n.kind == StepKind::kSend || n.kind == StepKind::kBurst) && n.action == c.action;
+      return n.kind->sends_request() && n.action == c.action;
     });
     if (!felt) s.steps.erase(s.steps.begin() + static_cast<std::ptrdiff_t>(i));
   }

@@ -9,16 +9,9 @@ namespace {
 
 using Assignment = std::map<std::string, std::string>;
 
-// The bound name of "$PARAM", or `text` itself when it is no reference.
-std::string Substitute(const std::string& text, const Assignment& binding) {
-  if (text.empty() || text[0] != kParameterSigil) return text;
-  auto it = binding.find(text.substr(1));
-  return it == binding.end() ? text : it->second;
-}
-
 void SubstituteJson(nlohmann::json& value, const Assignment& binding) {
   if (value.is_string()) {
-    value = Substitute(value.get<std::string>(), binding);
+    value = BoundName(value.get<std::string>(), binding);
   } else if (value.is_array() || value.is_object()) {
     for (auto& item : value) SubstituteJson(item, binding);
   }
@@ -75,13 +68,7 @@ Scenario Bound(const Scenario& scenario, const Assignment& binding) {
   std::string values;
   for (const auto& p : scenario.parameters) values += (values.empty() ? "" : ",") + binding.at(p.name);
   s.name = scenario.name + "[" + values + "]";
-  for (auto& step : s.steps) {
-    step.action = Substitute(step.action, binding);
-    if (step.kind == StepKind::kProbe) {
-      step.name = Substitute(step.name, binding);
-      step.label = Substitute(step.label, binding);
-    }
-  }
+  for (auto& step : s.steps) step.kind->Bind(step, binding);
   for (auto& spec : s.expect) SubstituteJson(spec.params, binding);
   return s;
 }
@@ -89,15 +76,7 @@ Scenario Bound(const Scenario& scenario, const Assignment& binding) {
 // Fills every cause step's provision (capabilities.h); an unprovided one
 // stays unresolved: CheckScenarioAgainstTarget names it as a need.
 void ResolveCauses(Scenario& s, const TargetDescription& target) {
-  for (auto& step : s.steps) {
-    if (step.kind != StepKind::kCause) continue;
-    auto p = ResolveCapability(step.name, step.action, target);
-    if (!p.ok()) continue;
-    step.cause_resolved = true;
-    step.cause_variant = p->variant;
-    step.cause_hook = p->hook;
-    step.cause_ledger = p->ledger;
-  }
+  for (auto& step : s.steps) step.kind->Resolve(step, target);
 }
 
 }  // namespace
@@ -137,11 +116,8 @@ std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescrip
     unbound.unmet.push_back(missing.empty() ? all + ", together" : missing);
     // ...and each capability no action of the target could get either way.
     for (const auto& step : scenario.steps) {
-      if (step.kind != StepKind::kCause) continue;
-      auto unprovided = ResolveCapability(step.name, step.action, target);
-      bool any = unprovided.ok();
-      for (const auto& [name, action] : target.actions) any = any || ResolveCapability(step.name, name, target).ok();
-      if (!any) unbound.unmet.push_back(unprovided.status().message());
+      std::string unprovided = step.kind->UnprovidedByAny(step, target);
+      if (!unprovided.empty()) unbound.unmet.push_back(unprovided);
     }
     return {unbound};
   }

@@ -23,6 +23,7 @@
 #include "base/status.h"
 #include "model/payload.h"
 #include "model/roles.h"
+#include "model/step_kind.h"
 #include "model/target.h"
 #include "model/vocabulary.h"
 
@@ -35,33 +36,10 @@ enum class Layer { kClient, kGateway, kQueue, kSideEffect, kConcurrency, kBatch,
 const char* LayerName(Layer layer);
 Result<Layer> ParseLayer(const std::string& text);
 
-enum class StepKind {
-  kSend,     // one request (or `repeat` sequential ones) of an action
-  kBurst,    // n identical requests released together
-  kWait,     // sleep
-  kHook,     // fire a target hook
-  kProbe,    // read a probe into the history under a label
-  kFault,    // start a declared fault
-  kHeal,     // heal a declared fault
-  kJoin,     // wait for every background send to complete
-  kStart,    // start the target (needs target `start`)
-  kStop,     // SIGTERM then SIGKILL after stop_timeout (needs `start`)
-  kKill,     // SIGKILL (needs `start`)
-  kRestart,  // stop + start, same store (needs `start`)
-  kRunBatch, // run a batch job over rows [from, to), optionally failing after K rows
-  kRerun,    // run the job again over its last range, `repeat` times
-  kCleanRun, // run a fresh job once over the same range: the reference result
-  kPause,    // SIGSTOP an instance of the target (needs `start`); resumed at the end anyway
-  kResume,   // SIGCONT it
-  kSpawn,    // start another instance of the target (same command, same store)
-  kDeliver,  // push a message to a consumer over HTTP, at least once (ack loss, copies)
-  kPublish,  // add a message to the target's broker (Redis stream), wait until consumed
-  kCause,    // cause a capability (model/capabilities.h): by a variant of the next request, or a hook
-};
-const char* StepKindName(StepKind kind);
-// start, stop, kill, restart, pause, resume, spawn: the steps that act on
-// the target's processes (they need `start`, and a run of them its own processes).
-bool ControlsProcess(StepKind kind);
+// A step's kind is a StepKindSpec (model/step_kind.h), registered by name
+// in StepKinds(): send, burst, wait, hook, probe, fault, heal, join, start,
+// stop, kill, restart, run_batch, rerun, clean_run, pause, resume, spawn,
+// deliver, publish, cause (harness/steps/, one file per kind or family).
 
 // Reserved key names: "none" = send without the key header; "fresh" = a new
 // unique key for every request (the wrong client that regenerates its key).
@@ -77,7 +55,9 @@ inline constexpr const char* kBalancedInstance = "";
 
 // One step. Only the fields of its kind are meaningful.
 struct Step {
-  StepKind kind = StepKind::kSend;
+  const StepKindSpec* kind = nullptr;  // REQUIRES (once built): registered in StepKinds()
+  // Its kind's name ("send"): for messages and tests.
+  std::string KindName() const { return kind == nullptr ? std::string("?") : std::string(kind->name()); }
   SourceMark mark;
   Duration after{0};       // all kinds: sleep this long before the step
   std::string label;       // all kinds: free text shown in reports; probe: the label
@@ -155,6 +135,10 @@ struct Step {
   std::string cause_ledger;   // the egress ledger probe whose downstream gets a kill-after-answer; "" = none
 };
 
+// A step of the registered kind `kind_name` (StepKindNamed), every field at
+// its default.
+Step MakeStep(const std::string& kind_name);
+
 // A fault the scenario may inject, by a fault step or for its whole length.
 struct FaultDeclaration {
   std::string name;        // the key in `faults:`
@@ -187,6 +171,9 @@ struct ScenarioParameter {
 
 // The prefix of a parameter reference in a step or an oracle parameter.
 inline constexpr char kParameterSigil = '$';
+// The bound name of "$PARAM" (`binding`: parameter -> name), or `name`
+// itself when it is no reference or names no bound parameter.
+std::string BoundName(const std::string& name, const std::map<std::string, std::string>& binding);
 
 struct Scenario {
   std::string file;

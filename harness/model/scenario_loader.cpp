@@ -12,6 +12,8 @@
 #include "model/capabilities.h"
 #include "model/scenario.h"
 #include "model/scenario_node.h"
+#include "model/step_kind.h"
+#include "model/step_parser.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof {
@@ -19,53 +21,11 @@ namespace {
 
 using yaml::Reader;
 
-struct KindInfo {
-  StepKind kind;
-  const char* name;
-  bool bare;  // may be written as a bare word ("- kill")
-  std::vector<std::string> options;
-};
+std::vector<std::string> KindNames() { return StepKinds().Names(); }
 
-const std::vector<KindInfo>& Kinds() {
-  static const std::vector<KindInfo> kKinds = {
-      {StepKind::kSend, "send", false,
-       {"key", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance",
-        "then", "caller"}},
-      {StepKind::kBurst, "burst", false,
-       {"n", "key", "biz", "payload", "mode", "after", "timeout", "label", "caller", "instance"}},
-      {StepKind::kWait, "wait", false, {"label"}},
-      {StepKind::kHook, "hook", false, {"biz", "after", "label"}},
-      {StepKind::kProbe, "probe", false, {"as", "biz", "after"}},
-      {StepKind::kFault, "fault", false, {"after", "label"}},
-      {StepKind::kHeal, "heal", false, {"after", "label"}},
-      {StepKind::kJoin, "join", true, {"after", "label"}},
-      {StepKind::kStart, "start", true, {"instance", "after", "label"}},
-      {StepKind::kStop, "stop", true, {"instance", "after", "label"}},
-      {StepKind::kKill, "kill", true, {"instance", "after", "label"}},
-      {StepKind::kRestart, "restart", true, {"instance", "after", "label"}},
-      {StepKind::kRunBatch, "run_batch", false, {"from", "to", "fail_after", "biz", "after", "label"}},
-      {StepKind::kRerun, "rerun", false, {"repeat", "fail_after", "biz", "after", "label"}},
-      {StepKind::kCleanRun, "clean_run", false, {"of", "from", "to", "biz", "after", "label"}},
-      {StepKind::kPause, "pause", true, {"instance", "after", "label"}},
-      {StepKind::kResume, "resume", true, {"instance", "after", "label"}},
-      {StepKind::kSpawn, "spawn", false, {"after", "label"}},
-      {StepKind::kDeliver, "deliver", false,
-       {"message", "biz", "copies", "lose_ack", "every", "max_attempts", "to", "timeout", "after", "label"}},
-      {StepKind::kPublish, "publish", false, {"message", "biz", "copies", "timeout", "after", "label"}},
-      {StepKind::kCause, "cause", false, {"action", "biz", "after", "label"}},
-  };
-  return kKinds;
-}
-
-std::vector<std::string> KindNames() {
-  std::vector<std::string> out;
-  for (const auto& k : Kinds()) out.push_back(k.name);
-  return out;
-}
-
-const KindInfo* FindKind(const std::string& name) {
-  for (const auto& k : Kinds())
-    if (name == k.name) return &k;
+const ScenarioParameter* FindParameter(const Scenario& s, const std::string& name) {
+  for (const auto& p : s.parameters)
+    if (p.name == name) return &p;
   return nullptr;
 }
 
@@ -82,6 +42,8 @@ class ScenarioLoader {
                  {"name", "layer", "hunts", "for_each", "steps", "faults", "expect", "min_instances", "max_instances"},
                  "scenario");
     Scenario s;
+    StepParser parser(r_, s);
+    parser_ = &parser;
     s.file = r_.file();
     s.mark = r_.MarkOf(root);
     if (root["min_instances"]) {
@@ -115,27 +77,22 @@ class ScenarioLoader {
     }
     YAML::Node steps = r_.Required(root, "steps", "scenario");
     if (!steps.IsSequence() || steps.size() == 0) r_.Fail(steps, "steps must be a non-empty list");
-    for (const auto& item : steps) s.steps.push_back(StepOf(item, s));
-    CauseTargets(steps, s);
+    for (const auto& item : steps) s.steps.push_back(StepOf(item));
+    for (std::size_t i = 0; i < s.steps.size(); ++i) s.steps[i].kind->AfterLoad(parser, s, i, steps);
     YAML::Node expect = r_.Required(root, "expect", "scenario");
     if (!expect.IsSequence() || expect.size() == 0)
       r_.Fail(expect, "expect must be a non-empty list of oracles");
-    scenario_ = &s;
     for (const auto& item : expect) s.expect.push_back(Oracle(item));
     for (const auto& p : s.parameters) {
       if (!used_elsewhere_ && !s.ReferencesParameter(p.name))
         r_.FailAt(p.mark, "parameter '" + p.name + "' is never used as $" + p.name);
     }
+    parser_ = nullptr;
     return s;
   }
 
  private:
-  std::string Symbol(const YAML::Node& node, const std::string& what) {
-    std::string v = r_.String(node, what);
-    static const RE2 kSym("[A-Za-z0-9_.-]+", RE2::Latin1);
-    if (!RE2::FullMatch(v, kSym)) r_.Fail(node, what + ": bad name '" + v + "' (letters, digits, _ . -)");
-    return v;
-  }
+  std::string Symbol(const YAML::Node& node, const std::string& what) { return parser_->Symbol(node, what); }
 
   // for_each: {NAME: {role: ROLE, needs: [...], of: EARLIER}}
   void Parameters(const YAML::Node& node, Scenario& s) {
@@ -183,35 +140,6 @@ class ScenarioLoader {
     }
   }
 
-  static const ScenarioParameter* FindParameter(const Scenario& s, const std::string& name) {
-    for (const auto& p : s.parameters)
-      if (p.name == name) return &p;
-    return nullptr;
-  }
-
-  // An action or probe name: a literal name, or "$PARAM" naming a parameter
-  // of the same kind.
-  std::string NameOrReference(const YAML::Node& node, const std::string& what, const Scenario& s, bool probe) {
-    const std::string v = r_.String(node, what);
-    if (v.empty() || v[0] != kParameterSigil) return Symbol(node, what);
-    CheckReference(node, v, what, s, probe ? 1 : 0);
-    return v;
-  }
-
-  // `kind`: 0 an action parameter, 1 a probe parameter, -1 either.
-  void CheckReference(const YAML::Node& node, const std::string& ref, const std::string& what, const Scenario& s,
-                      int kind) {
-    const std::string name = ref.substr(1);
-    const ScenarioParameter* p = FindParameter(s, name);
-    if (p == nullptr) {
-      std::vector<std::string> declared;
-      for (const auto& q : s.parameters) declared.push_back(q.name);
-      r_.Fail(node, what + ": '" + ref + "' names no parameter declared under 'for_each'" +
-                        yaml::DidYouMean(name, declared));
-    }
-    if (kind == 0 && p->is_probe()) r_.Fail(node, what + ": '" + ref + "' is a probe parameter, not an action");
-    if (kind == 1 && !p->is_probe()) r_.Fail(node, what + ": '" + ref + "' is an action parameter, not a probe");
-  }
 
   FaultDeclaration Fault(const YAML::Node& key, const YAML::Node& body) {
     FaultDeclaration f;
@@ -244,112 +172,42 @@ class ScenarioLoader {
     return f;
   }
 
-  Step StepOf(const YAML::Node& node, const Scenario& sc) {
+  Step StepOf(const YAML::Node& node) {
     Step st;
     st.mark = r_.MarkOf(node);
-    const KindInfo* kind = nullptr;
+    const StepKindSpec* kind = nullptr;
     if (node.IsScalar()) {
-      kind = FindKind(node.Scalar());
-      if (kind == nullptr || !kind->bare) {
+      kind = StepKinds().Find(node.Scalar());
+      if (kind == nullptr || !kind->bare()) {
         if (kind != nullptr) r_.Fail(node, "step '" + node.Scalar() + "' needs a value (e.g. '" + node.Scalar() + ": NAME')");
         r_.Fail(node, "unknown step kind '" + node.Scalar() + "'" + yaml::DidYouMean(node.Scalar(), KindNames()));
       }
-      st.kind = kind->kind;
+      st.kind = kind;
       return st;
     }
     if (!node.IsMap()) r_.Fail(node, "a step must be a map like '{send: ACTION}' or a bare word like 'kill'");
     std::optional<YAML::Node> kind_key;  // see Oracle(): never assign a Node
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string k = r_.String(it->first, "step key");
-      if (const KindInfo* ki = FindKind(k)) {
-        if (kind != nullptr) r_.Fail(it->first, "a step has exactly one kind, found '" + std::string(kind->name) + "' and '" + k + "'");
+      if (const StepKindSpec* ki = StepKinds().Find(k)) {
+        if (kind != nullptr) r_.Fail(it->first, "a step has exactly one kind, found '" + std::string(kind->name()) + "' and '" + k + "'");
         kind = ki;
         kind_key.emplace(it->first);
       }
     }
     if (kind == nullptr) {
       std::string first = node.begin()->first.Scalar();
+      std::string known;
+      for (const auto& n : KindNames()) known += (known.empty() ? "" : ", ") + n;
       r_.Fail(node.begin()->first, "unknown step kind '" + first + "'" + yaml::DidYouMean(first, KindNames()) +
-                                       "; a step is one of: send, burst, wait, hook, probe, fault, heal, join, "
-                                       "start, stop, kill, restart, run_batch, rerun, clean_run, pause, "
-                                       "resume, spawn, deliver, publish, cause");
+                                       "; a step is one of: " + known);
     }
-    st.kind = kind->kind;
-    std::string what = std::string("step '") + kind->name + "'";
-    std::vector<std::string> allowed = kind->options;
-    allowed.push_back(kind->name);
+    st.kind = kind;
+    std::string what = std::string("step '") + kind->name() + "'";
+    std::vector<std::string> allowed = kind->options();
+    allowed.push_back(kind->name());
     r_.CheckKeys(node, allowed, what);
-    YAML::Node v = node[kind->name];
-    switch (kind->kind) {
-      case StepKind::kSend:
-      case StepKind::kBurst:
-        st.action = NameOrReference(RequiredValue(v, *kind_key, what, "an action name"), what, sc, false);
-        break;
-      case StepKind::kWait: {
-        const YAML::Node d = RequiredValue(v, *kind_key, what, "a duration or past_window");
-        if (d.IsScalar() && d.Scalar() == "past_window") {
-          st.past_window = true;  // resolved from the target's idempotency.window
-        } else {
-          if (d.IsScalar() && !ParseDuration(d.Scalar()).ok())
-            r_.Fail(d, what + ": '" + d.Scalar() + "' is neither a duration (250ms, 4s) nor past_window" +
-                           yaml::DidYouMean(d.Scalar(), {"past_window"}));
-          st.duration = r_.DurationOf(d, what);
-        }
-        break;
-      }
-      case StepKind::kHook:
-        st.name = Symbol(RequiredValue(v, *kind_key, what, "a name"), what);
-        break;
-      case StepKind::kProbe:
-        st.name = NameOrReference(RequiredValue(v, *kind_key, what, "a name"), what, sc, true);
-        st.label = st.name;  // a "$PARAM" label becomes the bound probe's name
-        break;
-      case StepKind::kFault:
-      case StepKind::kHeal:
-        st.name = Symbol(RequiredValue(v, *kind_key, what, "a fault name"), what);
-        if (!sc.faults.count(st.name)) {
-          std::vector<std::string> declared;
-          for (const auto& [n, f] : sc.faults) declared.push_back(n);
-          r_.Fail(v, what + ": fault '" + st.name + "' is not declared under 'faults'" + yaml::DidYouMean(st.name, declared));
-        }
-        break;
-      case StepKind::kCause: {
-        st.name = Symbol(RequiredValue(v, *kind_key, what, "a capability"), what);
-        if (FindCapability(st.name) == nullptr) {
-          const auto names = CapabilityNames();
-          std::string known;
-          for (const auto& k : names) known += (known.empty() ? "" : ", ") + k;
-          r_.Fail(v, what + ": unknown capability '" + st.name + "'" + yaml::DidYouMean(st.name, names) +
-                         "; known: " + known);
-        }
-        if (node["action"]) st.action = NameOrReference(node["action"], what + ".action", sc, false);
-        break;
-      }
-      case StepKind::kSpawn:
-        st.name = Symbol(RequiredValue(v, *kind_key, what, "an instance name"), what);
-        if (st.name == "main" || instances_.count(st.name))
-          r_.Fail(v, what + ": instance '" + st.name + "' already exists");
-        if (st.name == kOtherInstance || TargetInstanceIndex(st.name))
-          r_.Fail(v, what + ": '" + st.name + "' names the target's own instances (main, instance-N, other); "
-                            "give the spawned one another name");
-        instances_.insert(st.name);
-        break;
-      case StepKind::kDeliver:
-      case StepKind::kPublish:
-        st.name = Symbol(RequiredValue(v, *kind_key, what, "a message name"), what);
-        QueueOptions(node, what, st);
-        break;
-      case StepKind::kRunBatch:
-      case StepKind::kRerun:
-      case StepKind::kCleanRun:
-        st.job = Symbol(RequiredValue(v, *kind_key, what, "a job name"), what);
-        BatchOptions(node, what, st);
-        break;
-      default:
-        if (v.IsDefined() && !v.IsNull() && !(v.IsScalar() && v.Scalar() == "true"))
-          r_.Fail(v, what + " takes no value (write '- " + kind->name + "')");
-        break;
-    }
+    kind->Parse(*parser_, node, node[kind->name()], *kind_key, st);
     if (node["after"]) st.after = r_.DurationOf(node["after"], what + ".after");
     if (node["label"]) st.label = r_.String(node["label"], what + ".label");
     if (node["as"]) st.label = Symbol(node["as"], what + ".as");
@@ -386,10 +244,9 @@ class ScenarioLoader {
     if (node["timeout"]) st.timeout = r_.Timeout(node["timeout"], what + ".timeout");
     if (node["instance"]) {
       st.instance = Symbol(node["instance"], what + ".instance");
-      const bool request = st.kind == StepKind::kSend || st.kind == StepKind::kBurst;
-      if (st.instance == kOtherInstance && !request)
+      if (st.instance == kOtherInstance && !st.kind->sends_request())
         r_.Fail(node["instance"], what + ".instance: 'other' places a request (send, burst); name the instance");
-      if (st.instance != kOtherInstance) KnownInstance(node["instance"], st.instance, what);
+      if (st.instance != kOtherInstance) parser_->KnownInstance(node["instance"], st.instance, what);
     }
     if (node["n"]) {
       long long n = r_.Int(node["n"], what + ".n");
@@ -404,37 +261,6 @@ class ScenarioLoader {
                                      yaml::DidYouMean(m, {"last_byte", "threads"}));
     }
     return st;
-  }
-
-  // A cause step acts on the next send or burst: its action (a variant is
-  // that action's); a capability that changes a request needs one to follow.
-  void CauseTargets(const YAML::Node& steps, Scenario& s) {
-    for (std::size_t i = 0; i < s.steps.size(); ++i) {
-      Step& st = s.steps[i];
-      if (st.kind != StepKind::kCause) continue;
-      bool follows = false;
-      for (std::size_t j = i + 1; j < s.steps.size() && !follows; ++j) {
-        const Step& next = s.steps[j];
-        if (next.kind != StepKind::kSend && next.kind != StepKind::kBurst) continue;
-        if (st.action.empty()) st.action = next.action;
-        follows = next.action == st.action;
-      }
-      if (!follows && !FindCapability(st.name)->always)
-        r_.Fail(steps[i], "step 'cause': no send or burst step" +
-                              (st.action.empty() ? std::string() : " of " + st.action) + " follows for " + st.name +
-                              " to act on");
-    }
-  }
-
-  // An instance named by a step must be the target's ("main", "instance-N":
-  // whether the target has it is the bind stage's question) or spawned by an
-  // earlier step.
-  void KnownInstance(const YAML::Node& node, const std::string& name, const std::string& what) {
-    if (TargetInstanceIndex(name) || instances_.count(name)) return;
-    std::vector<std::string> known(instances_.begin(), instances_.end());
-    known.push_back("main");
-    r_.Fail(node, what + ": instance '" + name + "' is not started by an earlier 'spawn' step, nor a target " +
-                      "instance (main, instance-2, ...)" + yaml::DidYouMean(name, known));
   }
 
   // `payload: NAME` (model/payload.h); a burst may list several, cycled
@@ -456,7 +282,7 @@ class ScenarioLoader {
       st.payload = one(node, what);
       return;
     }
-    if (st.kind != StepKind::kBurst) {
+    if (!st.kind->takes_payload_list()) {
       r_.Fail(node, what + ": only a burst takes a list of payloads");
       return;
     }
@@ -464,81 +290,6 @@ class ScenarioLoader {
     for (std::size_t i = 0; i < node.size(); ++i)
       st.payloads.push_back(one(node[i], what + "[" + std::to_string(i) + "]"));
     if (!st.payloads.empty()) st.payload = st.payloads.front();
-  }
-
-  void QueueOptions(const YAML::Node& node, const std::string& what, Step& st) {
-    if (node["message"]) st.message_id = Symbol(node["message"], what + ".message");
-    auto count = [&](const char* key, long long lo, long long hi) {
-      long long n = r_.Int(node[key], what + "." + key);
-      if (n < lo || n > hi)
-        r_.Fail(node[key], what + "." + key + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
-      return static_cast<int>(n);
-    };
-    if (node["copies"]) st.copies = count("copies", 1, 100);
-    if (node["lose_ack"]) st.lose_ack = count("lose_ack", 0, 100);
-    if (node["max_attempts"]) st.max_attempts = count("max_attempts", 1, 1000);
-    if (node["to"]) {
-      st.consumers = r_.StringList(node["to"], what + ".to");
-      if (st.consumers.empty()) r_.Fail(node["to"], what + ".to must name at least one instance");
-      for (const auto& item : node["to"]) KnownInstance(item, item.Scalar(), what + ".to");
-    }
-  }
-
-  // Ranges and job references of the batch steps. Jobs are checked in step
-  // order: a rerun needs an earlier run_batch of its job, a clean run a job
-  // never used before.
-  void BatchOptions(const YAML::Node& node, const std::string& what, Step& st) {
-    auto row = [&](const char* key) {
-      long long n = r_.Int(node[key], what + "." + key);
-      if (n < 0 || n > 100'000'000) r_.Fail(node[key], what + "." + key + " must be between 0 and 100000000");
-      return static_cast<std::int64_t>(n);
-    };
-    if (node["fail_after"]) st.fail_after = row("fail_after");
-    if (st.kind == StepKind::kRunBatch) {
-      if (!node["from"] || !node["to"]) r_.Fail(node, what + " needs 'from' and 'to' (rows [from, to))");
-      st.from = row("from");
-      st.to = row("to");
-      if (st.to <= st.from) r_.Fail(node["to"], what + ".to must be greater than 'from'");
-      if (clean_jobs_.count(st.job)) r_.Fail(node, what + ": job '" + st.job + "' is a clean run's job");
-      job_ranges_[st.job] = {st.from, st.to};
-      if (first_job_.empty()) first_job_ = st.job;
-      return;
-    }
-    if (st.kind == StepKind::kRerun) {
-      auto it = job_ranges_.find(st.job);
-      if (it == job_ranges_.end())
-        r_.Fail(node, what + ": job '" + st.job + "' has no earlier run_batch step to rerun");
-      st.from = it->second.first;
-      st.to = it->second.second;
-      return;
-    }
-    // clean_run: a fresh job over the range of `of` (default: the first job run)
-    if (job_ranges_.count(st.job) || clean_jobs_.count(st.job))
-      r_.Fail(node, what + ": job '" + st.job + "' was used before; a clean run needs a fresh job");
-    if (node["of"]) {
-      st.of = Symbol(node["of"], what + ".of");
-      if (!job_ranges_.count(st.of)) r_.Fail(node["of"], what + ".of: job '" + st.of + "' has no earlier run_batch step");
-    } else if (!first_job_.empty()) {
-      st.of = first_job_;
-    }
-    if (node["from"] || node["to"]) {
-      if (!node["from"] || !node["to"]) r_.Fail(node, what + ": give both 'from' and 'to', or neither");
-      st.from = row("from");
-      st.to = row("to");
-      if (st.to <= st.from) r_.Fail(node["to"], what + ".to must be greater than 'from'");
-    } else if (!st.of.empty()) {
-      st.from = job_ranges_[st.of].first;
-      st.to = job_ranges_[st.of].second;
-    } else {
-      r_.Fail(node, what + " needs 'of' (a job run before) or 'from' and 'to'");
-    }
-    clean_jobs_.insert(st.job);
-  }
-
-  YAML::Node RequiredValue(const YAML::Node& v, const YAML::Node& key, const std::string& what,
-                           const std::string& expected) {
-    if (!v.IsDefined() || v.IsNull()) r_.Fail(key, what + " needs " + expected);
-    return v;
   }
 
   OracleSpec Oracle(const YAML::Node& node) {
@@ -575,7 +326,7 @@ class ScenarioLoader {
         switch (p.type) {
           case ParamType::kString:
             spec.params[p.name] = r_.String(v, pw);
-            if (v.Scalar().rfind(kParameterSigil, 0) == 0) CheckReference(v, v.Scalar(), pw, *scenario_, -1);
+            if (v.Scalar().rfind(kParameterSigil, 0) == 0) parser_->CheckReference(v, v.Scalar(), pw, -1);
             break;
           case ParamType::kInt: spec.params[p.name] = r_.Int(v, pw); break;
           case ParamType::kBool: spec.params[p.name] = r_.Bool(v, pw); break;
@@ -586,7 +337,7 @@ class ScenarioLoader {
           case ParamType::kStringList:
             spec.params[p.name] = r_.StringList(v, pw);
             for (const auto& item : v)
-              if (item.Scalar().rfind(kParameterSigil, 0) == 0) CheckReference(item, item.Scalar(), pw, *scenario_, -1);
+              if (item.Scalar().rfind(kParameterSigil, 0) == 0) parser_->CheckReference(item, item.Scalar(), pw, -1);
             break;
         }
       }
@@ -600,12 +351,8 @@ class ScenarioLoader {
 
   Reader r_;
   const ScenarioVocabulary& vocab_;
-  std::map<std::string, std::pair<std::int64_t, std::int64_t>> job_ranges_;  // run_batch jobs -> [from, to)
-  std::set<std::string> clean_jobs_;
-  std::string first_job_;
-  std::set<std::string> instances_;  // spawned so far (besides "main")
   bool used_elsewhere_;  // parameters may be used outside steps and expect
-  const Scenario* scenario_ = nullptr;  // the one being loaded (its parameters)
+  StepParser* parser_ = nullptr;  // the one LoadRoot lends the steps (spawned instances, jobs)
 };
 
 }  // namespace
@@ -626,6 +373,50 @@ Result<Scenario> Loaded(const std::string& file, const ScenarioVocabulary& vocab
   }
 }
 }  // namespace
+
+std::string StepParser::Symbol(const YAML::Node& node, const std::string& what) {
+  std::string v = r_.String(node, what);
+  static const RE2 kSym("[A-Za-z0-9_.-]+", RE2::Latin1);
+  if (!RE2::FullMatch(v, kSym)) r_.Fail(node, what + ": bad name '" + v + "' (letters, digits, _ . -)");
+  return v;
+}
+
+std::string StepParser::NameOrReference(const YAML::Node& node, const std::string& what, bool probe) {
+  const std::string v = r_.String(node, what);
+  if (v.empty() || v[0] != kParameterSigil) return Symbol(node, what);
+  CheckReference(node, v, what, probe ? 1 : 0);
+  return v;
+}
+
+void StepParser::CheckReference(const YAML::Node& node, const std::string& ref, const std::string& what, int kind) {
+  const std::string name = ref.substr(1);
+  const ScenarioParameter* p = FindParameter(scenario_, name);
+  if (p == nullptr) {
+    std::vector<std::string> declared;
+    for (const auto& q : scenario_.parameters) declared.push_back(q.name);
+    r_.Fail(node, what + ": '" + ref + "' names no parameter declared under 'for_each'" +
+                      yaml::DidYouMean(name, declared));
+  }
+  if (kind == 0 && p->is_probe()) r_.Fail(node, what + ": '" + ref + "' is a probe parameter, not an action");
+  if (kind == 1 && !p->is_probe()) r_.Fail(node, what + ": '" + ref + "' is an action parameter, not a probe");
+}
+
+YAML::Node StepParser::RequiredValue(const YAML::Node& v, const YAML::Node& key, const std::string& what,
+                                     const std::string& expected) {
+  if (!v.IsDefined() || v.IsNull()) r_.Fail(key, what + " needs " + expected);
+  return v;
+}
+
+// An instance named by a step must be the target's ("main", "instance-N":
+// whether the target has it is the bind stage's question) or spawned by an
+// earlier step.
+void StepParser::KnownInstance(const YAML::Node& node, const std::string& name, const std::string& what) {
+  if (TargetInstanceIndex(name) || instances_.count(name)) return;
+  std::vector<std::string> known(instances_.begin(), instances_.end());
+  known.push_back("main");
+  r_.Fail(node, what + ": instance '" + name + "' is not started by an earlier 'spawn' step, nor a target " +
+                    "instance (main, instance-2, ...)" + yaml::DidYouMean(name, known));
+}
 
 Result<Scenario> ParseScenario(const std::string& yaml_text, const std::string& file,
                                const ScenarioVocabulary& vocabulary, bool parameters_used_elsewhere) {

@@ -38,21 +38,21 @@ Status BatchResult(StepContext& ctx, const Step& step, const TemplateVars& vars,
   return Status::Ok();
 }
 
-const char* RoleOf(StepKind kind) {
-  if (kind == StepKind::kRerun) return "rerun";
-  if (kind == StepKind::kCleanRun) return "clean";
+const char* RoleOf(BatchRole role) {
+  if (role == BatchRole::kRerun) return "rerun";
+  if (role == BatchRole::kClean) return "clean";
   return "run";
 }
 
 }  // namespace
 
-Status BatchStep(StepContext& ctx, const Step& step, int index) {
+Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) {
   const TargetDescription& target = ctx.target();
   if (!target.batch) return Status(StatusCode::kUnsupported, "the target declares no batch section");
   const BatchDescription& batch = *target.batch;
   if (step.fail_after && !batch.failing_run)
     return Status(StatusCode::kUnsupported, "the target declares no batch.failing_run");
-  const int times = step.kind == StepKind::kRerun ? step.repeat : 1;
+  const int times = role == BatchRole::kRerun ? step.repeat : 1;
   for (int attempt = 1; attempt <= times; ++attempt) {
     if (ctx.Cancelled()) break;
     TemplateVars vars = ctx.VarsFor("", step.biz, index);
@@ -65,7 +65,7 @@ Status BatchStep(StepContext& ctx, const Step& step, int index) {
                                         step.timeout.value_or(target.request_timeout)),
                           target, ctx.options().kept);
     if (!request.ok()) return request.status();
-    nlohmann::json info = {{"job", vars["job"]}, {"job_name", step.job}, {"role", RoleOf(step.kind)},
+    nlohmann::json info = {{"job", vars["job"]}, {"job_name", step.job}, {"role", RoleOf(role)},
                            {"from", step.from}, {"to", step.to},        {"attempt", attempt}};
     if (step.fail_after) info["fail_after"] = *step.fail_after;
     if (!step.of.empty()) info["of"] = step.of;

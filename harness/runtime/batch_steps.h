@@ -14,8 +14,10 @@
 
 namespace idemproof::runtime {
 
-// REQUIRES: step.kind is kRunBatch, kRerun or kCleanRun. kUnsupported: the
-// target declares no batch section (or no failing_run for `fail_after`).
-Status BatchStep(StepContext& ctx, const Step& step, int index);
+// Which batch step: run_batch, rerun (`repeat` times), clean_run.
+enum class BatchRole { kRun, kRerun, kClean };
+// kUnsupported: the target declares no batch section (or no failing_run for
+// `fail_after`).
+Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role);
 
 }  // namespace idemproof::runtime

@@ -61,10 +61,10 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
   return Status::Ok();
 }
 
-Status FaultStep(StepContext& ctx, const Step& step, int index) {
+Status FaultStep(StepContext& ctx, const Step& step, int index, bool start) {
   const FaultDeclaration* fault = FindFault(ctx, step.name);
   if (fault == nullptr) return Status(StatusCode::kInvalidConfig, "no fault named " + step.name);
-  return StartOrHealFault(ctx, *fault, step.kind == StepKind::kFault, index, nlohmann::json());
+  return StartOrHealFault(ctx, *fault, start, index, nlohmann::json());
 }
 
 void HealFaults(StepContext& ctx) {

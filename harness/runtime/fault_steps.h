@@ -17,9 +17,9 @@
 
 namespace idemproof::runtime {
 
-// REQUIRES: step.kind is kFault or kHeal. kInvalidConfig: no such declared
+// `start`: a fault step (else heal). kInvalidConfig: no such declared
 // fault; kUnsupported: no injector for its kind.
-Status FaultStep(StepContext& ctx, const Step& step, int index);
+Status FaultStep(StepContext& ctx, const Step& step, int index, bool start);
 // Heals every fault still started (events with step -1), then HealAll().
 void HealFaults(StepContext& ctx);
 // Starts (`start`) or heals one fault, recorded as a fault step; `extra`

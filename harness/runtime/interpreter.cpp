@@ -6,7 +6,6 @@
 #include <set>
 #include <stdexcept>
 
-#include "model/capabilities.h"
 #include "model/history_events.h"
 #include "model/naming.h"
 #include "runtime/batch_steps.h"
@@ -45,10 +44,7 @@ const char* IsolationName(Isolation isolation) {
 bool NeedsOwnProcesses(const Scenario& scenario, const TargetDescription& target) {
   if (target.process_isolation) return true;
   for (const Step& step : scenario.steps) {
-    if (step.kind == StepKind::kSpawn) return true;
-    if (ControlsProcess(step.kind) && step.ControlledInstance() != "main") return true;
-    if (step.kind != StepKind::kCause) continue;
-    if (const CapabilityInfo* cause = FindCapability(step.name); cause && cause->ends_target) return true;
+    if (step.kind->NeedsOwnProcesses(step)) return true;
   }
   return false;
 }
@@ -100,66 +96,30 @@ class Interpreter::Execution {
     try {
       return Execute(step, index);
     } catch (const std::exception& e) {
-      return Status::Internal(std::string("the ") + StepKindName(step.kind) + " step threw: " + e.what());
+      return Status::Internal("the " + step.KindName() + " step threw: " + e.what());
     }
   }
 
-  Status Execute(const Step& step, int index) {
-    switch (step.kind) {
-      case StepKind::kSend: return SendStep(ctx_, step, index);
-      case StepKind::kBurst: return BurstStep(ctx_, step, index);
-      case StepKind::kWait: {
-        if (step.past_window && !PastWindowWait(ctx_.target().idempotency))
-          return Status::InvalidConfig("'wait: past_window' needs a retry window (idempotency.window) of at most " +
-                                       FormatDuration(kLongestPastWindow),
-                                       step.mark);
-        const Duration d = WaitDuration(step, ctx_.target().idempotency);
-        ctx_.Append(WaitEvent(index, FormatDuration(d), step.past_window), monotonic_ns());
-        ctx_.Sleep(d);
-        return Status::Ok();
-      }
-      case StepKind::kHook: return HookStep(ctx_, step, index);
-      case StepKind::kCause: return CauseStep(ctx_, step, index);
-      case StepKind::kProbe: return ProbeStep(ctx_, step, index);
-      case StepKind::kJoin: ctx_.JoinBackground(); return Status::Ok();
-      case StepKind::kStart:
-      case StepKind::kStop:
-      case StepKind::kKill:
-      case StepKind::kRestart: return ControlTarget(ctx_, step.kind, index, step.ControlledInstance());
-      case StepKind::kFault:
-      case StepKind::kHeal: return FaultStep(ctx_, step, index);
-      case StepKind::kPause:
-      case StepKind::kResume: return PauseOrResume(ctx_, step.kind == StepKind::kPause, step.ControlledInstance(), index);
-      case StepKind::kSpawn: return SpawnStep(ctx_, step, index);
-      case StepKind::kDeliver: return DeliverStep(ctx_, step, index);
-      case StepKind::kPublish: return PublishStep(ctx_, step, index);
-      case StepKind::kRunBatch:
-      case StepKind::kRerun:
-      case StepKind::kCleanRun: return BatchStep(ctx_, step, index);
-    }
-    return Status::Internal("unhandled step kind");
-  }
+  // The step's kind runs it (harness/steps/).
+  Status Execute(const Step& step, int index) { return step.kind->Execute(step, index, ctx_); }
 
   // After each step: a target instance that ended though no step could have
   // ended it (kill, stop, a send with then: kill, a hook, a fault, a cause
   // that ends the target) is a target_exited event naming it, once, so the
   // oracles say unknown rather than judge what answered after.
   void WatchTarget(const Step& step, int index) {
-    const StepKind kind = step.kind;
-    // Process control of another instance says nothing about main; theirs
-    // takes their process out of the watch (EndedOthers).
-    const bool on_main = step.ControlledInstance() == "main";
-    if ((kind == StepKind::kStart || kind == StepKind::kRestart) && on_main) may_be_down_ = false;
-    const CapabilityInfo* cause = kind == StepKind::kCause ? FindCapability(step.name) : nullptr;
-    const bool may_end_any = kind == StepKind::kHook || kind == StepKind::kFault || (cause && cause->ends_target);
-    if (((kind == StepKind::kKill || kind == StepKind::kStop) && on_main) || may_end_any || step.kill_after_answer)
-      may_be_down_ = true;
+    // Process control of another instance says nothing about main (its
+    // kind's Effect); theirs takes their process out of the watch (EndedOthers).
+    const StepEffect effect = step.kind->Effect(step);
+    if (effect.brings_main_up) may_be_down_ = false;
+    const bool may_end_any = effect.may_end_any;
+    if (effect.may_take_main_down || may_end_any || step.kill_after_answer) may_be_down_ = true;
     // A hook or a fault may reach any instance: the processes running now
     // are not watched any more (one started later is).
     if (may_end_any)
       for (pid_t pid : ctx_.instances().OtherPids()) unwatched_.insert(pid);
     // A hook or a fault may have armed something in a service: not kept.
-    if (kind == StepKind::kHook || kind == StepKind::kFault) environment_touched_ = true;
+    if (effect.touches_environment) environment_touched_ = true;
     Watch(index);
   }
 
@@ -194,7 +154,7 @@ class Interpreter::Execution {
     ++interpreter_.environment_starts_;
     Status started = StartServices(ctx_);
     ctx_.StartInstances();
-    if (started.ok()) started = ControlTarget(ctx_, StepKind::kStart, -1);
+    if (started.ok()) started = ControlTarget(ctx_, ProcessOp::kStart, -1);
     if (started.ok()) started = StartDeclaredInstances(ctx_);
     return started;
   }
@@ -232,7 +192,7 @@ class Interpreter::Execution {
         // on the same store to read the records, and say so.
         ctx_.Note(-1, "the target was down at the end of the steps: started again on the same store to read "
                       "the records");
-        ControlTarget(ctx_, StepKind::kStart, -1);
+        ControlTarget(ctx_, ProcessOp::kStart, -1);
       }
       if (alive()) RecordsProbes(ctx_);
     }
@@ -245,7 +205,7 @@ class Interpreter::Execution {
       interpreter_.kept_ = std::make_unique<TargetEnvironment>(ctx_.Release());
       return;
     }
-    if (main.Managed() && main.Running()) ControlTarget(ctx_, StepKind::kStop, -1);
+    if (main.Managed() && main.Running()) ControlTarget(ctx_, ProcessOp::kStop, -1);
     TargetEnvironment own = ctx_.Release();
     own.Stop();
   }
@@ -280,25 +240,7 @@ void Interpreter::ResetKeptBudget() { options_.kept->Reset(); }
 
 std::vector<std::string> Interpreter::NeedsOf(const Scenario& scenario) const {
   std::vector<std::string> needs;
-  for (const Step& step : scenario.steps) {
-    if (step.kind == StepKind::kBurst && step.mode == BurstMode::kLastByte &&
-        options_.last_byte_burst == nullptr) {
-      needs.push_back("a last-byte synchronised burst sender (step at " + step.mark.ToString() + ")");
-    }
-    if (step.kind == StepKind::kFault || step.kind == StepKind::kHeal) {
-      auto it = scenario.faults.find(step.name);
-      const std::string kind = it == scenario.faults.end() ? step.name : it->second.kind;
-      if (options_.faults == nullptr || !options_.faults->Supports(kind)) {
-        needs.push_back("an injector for fault kind " + kind);
-      }
-    }
-    if (step.kind == StepKind::kCause) {
-      auto route = ResolveCapability(step.name, step.action, target_);
-      if (route.ok() && !route->ledger.empty() &&
-          (options_.faults == nullptr || !options_.faults->Supports("kill-after-answer")))
-        needs.push_back("an injector for fault kind kill-after-answer (cause " + step.name + ")");
-    }
-  }
+  for (const Step& step : scenario.steps) step.kind->RuntimeNeeds(step, scenario, target_, options_, needs);
   std::sort(needs.begin(), needs.end());
   needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
   return needs;

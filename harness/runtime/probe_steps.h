@@ -21,15 +21,12 @@
 
 namespace idemproof::runtime {
 
-// REQUIRES: step.kind == StepKind::kProbe
 Status ProbeStep(StepContext& ctx, const Step& step, int index);
-// REQUIRES: step.kind == StepKind::kHook
 Status HookStep(StepContext& ctx, const Step& step, int index);
 // `cause: NAME` (model/capabilities.h): a variant provision makes the next
 // request of the step's action use it (a note {"cause", "action",
 // "variant"} records that); a hook provision fires the hook (its events
 // carry "cause"). heal also drops every pending variant.
-// REQUIRES: step.kind == StepKind::kCause
 Status CauseStep(StepContext& ctx, const Step& step, int index);
 // Fires the target's `heal` hook at the end of a run, even after an
 // interrupt (short deadline, the interrupt flag ignored).

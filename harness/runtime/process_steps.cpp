@@ -8,11 +8,11 @@ namespace idemproof::runtime {
 
 namespace {
 
-const char* ControlEvent(StepKind kind) {
+const char* ControlEvent(ProcessOp kind) {
   switch (kind) {
-    case StepKind::kStart: return event_f::kStart;
-    case StepKind::kStop: return event_f::kStop;
-    case StepKind::kKill: return event_f::kKill;
+    case ProcessOp::kStart: return event_f::kStart;
+    case ProcessOp::kStop: return event_f::kStop;
+    case ProcessOp::kKill: return event_f::kKill;
     default: return event_f::kRestart;
   }
 }
@@ -22,7 +22,7 @@ const char* ControlEvent(StepKind kind) {
 namespace {
 
 // Start, stop, kill or restart of an instance other than main.
-Status ControlOther(StepContext& ctx, StepKind kind, int index, const std::string& instance) {
+Status ControlOther(StepContext& ctx, ProcessOp kind, int index, const std::string& instance) {
   HistoryEvent invoke = ProcessInvoke(ControlEvent(kind), index, {{"instance", instance}});
   const std::int64_t start = monotonic_ns();
   TargetInstances::ControlOutcome outcome = ctx.instances().Control(instance, kind);
@@ -33,7 +33,7 @@ Status ControlOther(StepContext& ctx, StepKind kind, int index, const std::strin
   if (!outcome.port.empty()) done.value["port"] = outcome.port;
   if (!outcome.status.ok()) done.value["error"] = outcome.status.message();
   ctx.Append(std::move(done), monotonic_ns());
-  const bool down = kind == StepKind::kStop || kind == StepKind::kKill;
+  const bool down = kind == ProcessOp::kStop || kind == ProcessOp::kKill;
   if (outcome.status.ok() && outcome.pid > 0 && !down) ctx.out().target_pids.push_back(outcome.pid);
   return outcome.status;
 }
@@ -43,13 +43,13 @@ Status ControlOther(StepContext& ctx, StepKind kind, int index, const std::strin
 Status StartDeclaredInstances(StepContext& ctx) {
   for (const auto& name : ctx.instances().declared()) {
     if (name == "main") continue;
-    Status s = ControlOther(ctx, StepKind::kStart, -1, name);
+    Status s = ControlOther(ctx, ProcessOp::kStart, -1, name);
     if (!s.ok()) return Status(StatusCode::kUnavailable, "target instance " + name + ": " + s.message());
   }
   return Status::Ok();
 }
 
-Status ControlTarget(StepContext& ctx, StepKind kind, int index, const std::string& instance) {
+Status ControlTarget(StepContext& ctx, ProcessOp kind, int index, const std::string& instance) {
   if (instance != "main") return ControlOther(ctx, kind, index, instance);
   TargetProcess& proc = ctx.instances().main();
   const char* f = ControlEvent(kind);
@@ -58,12 +58,12 @@ Status ControlTarget(StepContext& ctx, StepKind kind, int index, const std::stri
   const std::int64_t start = monotonic_ns();
   Status status;
   nlohmann::json result = nlohmann::json::object();
-  if (kind == StepKind::kStart) {
+  if (kind == ProcessOp::kStart) {
     status = proc.Start();
-  } else if (kind == StepKind::kRestart) {
+  } else if (kind == ProcessOp::kRestart) {
     status = proc.Restart();
   } else {
-    auto exit = kind == StepKind::kKill ? proc.Kill() : proc.Stop();
+    auto exit = kind == ProcessOp::kKill ? proc.Kill() : proc.Stop();
     if (exit.ok()) {
       result["exit"] = exit->ToString();
     } else {
@@ -72,14 +72,14 @@ Status ControlTarget(StepContext& ctx, StepKind kind, int index, const std::stri
   }
   // Background sends read the target's variables (the port) concurrently.
   ctx.instances().RefreshMain();
-  if (!proc.Managed() && kind == StepKind::kStart) {
+  if (!proc.Managed() && kind == ProcessOp::kStart) {
     // Nothing was started: no event, only the reachability check.
     return status;
   }
   HistoryEvent done = CompletionOf(invoke, status.ok() ? EventType::kOk : EventType::kFail);
   ctx.Append(std::move(invoke), start);
   done.value = result;
-  const bool down = kind == StepKind::kStop || kind == StepKind::kKill;
+  const bool down = kind == ProcessOp::kStop || kind == ProcessOp::kKill;
   // The pid acted on: the old one for stop/kill, the new one for (re)start.
   done.value["pid"] = down ? invoke_pid : proc.pid();
   if (proc.vars().count("port")) done.value["port"] = proc.vars().at("port");

@@ -17,10 +17,9 @@
 
 namespace idemproof::runtime {
 
-// REQUIRES: kind is kStart, kStop, kKill or kRestart. `index` -1: the
-// interpreter's own start / stop. `instance`: "main", a declared
-// ("instance-2") or a spawned one.
-Status ControlTarget(StepContext& ctx, StepKind kind, int index, const std::string& instance = "main");
+// `index` -1: the interpreter's own start / stop. `instance`: "main", a
+// declared ("instance-2") or a spawned one.
+Status ControlTarget(StepContext& ctx, ProcessOp kind, int index, const std::string& instance = "main");
 // After main started: starts the target's other declared instances (target
 // `instances:`), each a `start` event with its "instance". The first that
 // does not come up stops the run (kUnavailable), as main would.

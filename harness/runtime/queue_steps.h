@@ -26,9 +26,7 @@
 
 namespace idemproof::runtime {
 
-// REQUIRES: step.kind == StepKind::kDeliver
 Status DeliverStep(StepContext& ctx, const Step& step, int index);
-// REQUIRES: step.kind == StepKind::kPublish
 Status PublishStep(StepContext& ctx, const Step& step, int index);
 
 }  // namespace idemproof::runtime

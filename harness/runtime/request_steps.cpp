@@ -231,7 +231,7 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
     // late, acknowledging) is cut off, as a crash would cut it. The instance
     // killed is the one the request went to.
     if (last == 0) ctx.Note(index, "then: kill without an answer to the request (killed all the same)");
-    return ControlTarget(ctx, StepKind::kKill, index, answered_by);
+    return ControlTarget(ctx, ProcessOp::kKill, index, answered_by);
   }
   return Status::Ok();
 }

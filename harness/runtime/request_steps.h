@@ -18,9 +18,7 @@
 
 namespace idemproof::runtime {
 
-// REQUIRES: step.kind == StepKind::kSend
 Status SendStep(StepContext& ctx, const Step& step, int index);
-// REQUIRES: step.kind == StepKind::kBurst
 Status BurstStep(StepContext& ctx, const Step& step, int index);
 
 }  // namespace idemproof::runtime

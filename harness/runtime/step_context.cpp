@@ -76,7 +76,7 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
   }
   records_instances_ = target.instance_count > 1;
   for (const Step& step : scenario.steps)
-    records_instances_ = records_instances_ || step.kind == StepKind::kSpawn || !step.instance.empty();
+    records_instances_ = records_instances_ || step.kind->spawns_instance() || !step.instance.empty();
 }
 
 StepContext::~StepContext() {

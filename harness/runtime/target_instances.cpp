@@ -36,7 +36,17 @@ bool TargetInstances::Up(const std::string& name) {
   return proc != nullptr && (!proc->Managed() || proc->Running());
 }
 
-TargetInstances::ControlOutcome TargetInstances::Control(const std::string& name, StepKind kind) {
+const char* ProcessOpName(ProcessOp op) {
+  switch (op) {
+    case ProcessOp::kStart: return "start";
+    case ProcessOp::kStop: return "stop";
+    case ProcessOp::kKill: return "kill";
+    case ProcessOp::kRestart: return "restart";
+  }
+  return "?";
+}
+
+TargetInstances::ControlOutcome TargetInstances::Control(const std::string& name, ProcessOp kind) {
   ControlOutcome out;
   const bool declared = std::find(declared_.begin(), declared_.end(), name) != declared_.end();
   std::unique_ptr<TargetProcess> proc;
@@ -50,23 +60,23 @@ TargetInstances::ControlOutcome TargetInstances::Control(const std::string& name
     }
   }
   if (!proc) {
-    if (!declared || kind != StepKind::kStart) {
-      out.status = Status(StatusCode::kUnsupported, "no target instance '" + name + "' to " + StepKindName(kind));
+    if (!declared || kind != ProcessOp::kStart) {
+      out.status = Status(StatusCode::kUnsupported, "no target instance '" + name + "' to " + ProcessOpName(kind));
       return out;
     }
     proc = std::make_unique<TargetProcess>(DescriptionOf(name), vars_, log_prefix_ + "-" + name, flaw_, cancel_);
   }
   const pid_t before = proc->pid();
-  if (kind == StepKind::kStart) {
+  if (kind == ProcessOp::kStart) {
     out.status = proc->Start();
-  } else if (kind == StepKind::kRestart) {
+  } else if (kind == ProcessOp::kRestart) {
     out.status = proc->Restart();
   } else {
-    auto exit = kind == StepKind::kKill ? proc->Kill() : proc->Stop();
+    auto exit = kind == ProcessOp::kKill ? proc->Kill() : proc->Stop();
     if (exit.ok()) out.exit = *exit;
     else out.status = exit.status();
   }
-  const bool down = kind == StepKind::kStop || kind == StepKind::kKill;
+  const bool down = kind == ProcessOp::kStop || kind == ProcessOp::kKill;
   out.pid = down ? before : proc->pid();
   if (proc->vars().count("port")) out.port = proc->vars().at("port");
   std::lock_guard<std::mutex> lock(mu_);

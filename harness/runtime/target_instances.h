@@ -35,6 +35,12 @@
 
 namespace idemproof::runtime {
 
+// What process control does to an instance (the start, stop, kill and
+// restart steps, and the interpreter's own start and stop).
+enum class ProcessOp { kStart, kStop, kKill, kRestart };
+// "start", "stop", "kill", "restart".
+const char* ProcessOpName(ProcessOp op);
+
 class TargetInstances {
  public:
   // `target` and `cancel` must outlive this object; `vars` are every
@@ -77,7 +83,7 @@ class TargetInstances {
     std::optional<ExitInfo> exit;   // stop/kill: how it ended
     std::string port;               // once started: its {{port}}, when known
   };
-  ControlOutcome Control(const std::string& name, StepKind kind);
+  ControlOutcome Control(const std::string& name, ProcessOp op);
   // The base URL of a running instance ("main" included); kUnsupported when
   // there is none by that name, or it is not running.
   Result<std::string> Url(const std::string& name);

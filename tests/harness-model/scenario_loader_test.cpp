@@ -74,7 +74,7 @@ expect:
   CHECK(s.faults.at("lose").kind == "drop_response");
   CHECK(s.faults.at("lose").params == nlohmann::json{{"count", 1}, {"after_ms", 5}});
   REQUIRE(s.steps.size() == 13);
-  CHECK(s.steps[0].kind == StepKind::kProbe);
+  CHECK(s.steps[0].KindName() == "probe");
   CHECK(s.steps[0].label == "before");
   CHECK(s.steps[1].key == "k1");
   CHECK(s.steps[1].biz == "b1");
@@ -89,19 +89,19 @@ expect:
   CHECK(send.label == "impatient caller");
   CHECK(send.mark.line == 11);
   CHECK(send.mark.column == 5);
-  CHECK(s.steps[3].kind == StepKind::kBurst);
+  CHECK(s.steps[3].KindName() == "burst");
   CHECK(s.steps[3].n == 8);
   CHECK(s.steps[3].mode == BurstMode::kThreads);
   CHECK(s.steps[3].key == kNoKey);
   CHECK(s.steps[4].duration == 1500ms);
   CHECK(s.steps[5].name == "slow_business");
-  CHECK(s.steps[6].kind == StepKind::kFault);
-  CHECK(s.steps[7].kind == StepKind::kHeal);
-  CHECK(s.steps[8].kind == StepKind::kJoin);
-  CHECK(s.steps[9].kind == StepKind::kKill);
-  CHECK(s.steps[10].kind == StepKind::kStart);
+  CHECK(s.steps[6].KindName() == "fault");
+  CHECK(s.steps[7].KindName() == "heal");
+  CHECK(s.steps[8].KindName() == "join");
+  CHECK(s.steps[9].KindName() == "kill");
+  CHECK(s.steps[10].KindName() == "start");
   CHECK(s.steps[10].after == 1s);
-  CHECK(s.steps[12].kind == StepKind::kRestart);
+  CHECK(s.steps[12].KindName() == "restart");
   REQUIRE(s.expect.size() == 4);
   CHECK(s.expect[1].params == nlohmann::json{{"actions", {"create_order"}}});
   CHECK(s.expect[2].params == nlohmann::json{{"window", "2s"}});
@@ -224,7 +224,7 @@ TEST_CASE("egress faults and the cause step: loaded, positioned errors, checked 
   CHECK(r->faults.at("cut").on == "egress.provider");
   CHECK_FALSE(r->faults.at("cut").params.contains("on"));  // not an injector option
   CHECK(r->faults.at("cut").params.at("duration") == "1s");
-  CHECK(r->steps[0].kind == StepKind::kCause);
+  CHECK(r->steps[0].KindName() == "cause");
   CHECK(r->steps[0].name == "kill_after_charge");
 
   CHECK(ErrorOf(kHead + "faults:\n  cut: {kind: delay, on: provider}\nsteps: [{fault: cut}]\n" + expect).rfind(

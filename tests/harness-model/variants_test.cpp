@@ -133,7 +133,7 @@ TEST_CASE("ApplyVariant changes one request template as declared") {
 TEST_CASE("cause steps load, name the action they act on, and reject what cannot work") {
   auto s = Scenario_("steps:\n  - cause: retryable_failure\n  - wait: 1s\n  - send: create_order\n  - cause: heal\n");
   REQUIRE(s.ok());
-  CHECK(s->steps[0].kind == StepKind::kCause);
+  CHECK(s->steps[0].KindName() == "cause");
   CHECK(s->steps[0].name == "retryable_failure");
   CHECK(s->steps[0].action == "create_order");
   CHECK(s->steps[3].action.empty());  // heal needs no request after it

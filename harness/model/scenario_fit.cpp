@@ -1,0 +1,71 @@
+// CheckScenarioAgainstTarget (model/scenario.h): the scenario-wide needs,
+// then each step's kind's Check through a StepFitCheck (model/step_parser.h).
+#include <algorithm>
+
+#include "model/scenario.h"
+#include "model/step_kind.h"
+#include "model/step_parser.h"
+#include "model/yaml_reader.h"
+
+namespace idemproof {
+
+void StepFitCheck::AddNeed(const std::string& need) {
+  if (std::find(fit_.needs.begin(), fit_.needs.end(), need) == fit_.needs.end()) fit_.needs.push_back(need);
+}
+
+// A name missing from the target is a typo when a declared name is close,
+// otherwise a capability this target lacks.
+void StepFitCheck::CheckName(const std::string& name, const SourceMark& mark, const std::string& what,
+                             const std::vector<std::string>& known) {
+  if (std::find(known.begin(), known.end(), name) != known.end()) return;
+  std::string close = yaml::ClosestWord(name, known);
+  if (!close.empty()) {
+    AddError(Status::InvalidConfig(
+        what + " '" + name + "' is not declared by target '" + target_.name + "' (did you mean '" + close + "'?)",
+        mark));
+  } else {
+    AddNeed(what + " '" + name + "'");
+  }
+}
+
+// `what`: "step 'kill'".
+std::string StepFitCheck::NeedsStart(const std::string& what) const {
+  return "a start command (target 'start') for " + what +
+         (target_.instance_urls.empty() ? ""
+                                        : ": the harness did not start the listed instances (instances: [URL, ...]), "
+                                          "so it cannot control their processes");
+}
+
+ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDescription& target) {
+  ScenarioFit fit;
+  StepFitCheck check(target, fit);
+  if (const int needed = scenario.InstancesNeeded(); target.instance_count < needed)
+    check.AddNeed("a target with at least " + std::to_string(needed) + " instances (target 'instances'; '" +
+                  target.name + "' has " + std::to_string(target.instance_count) + ")");
+  if (scenario.max_instances > 0 && target.instance_count > scenario.max_instances)
+    check.AddNeed("a target with at most " + std::to_string(scenario.max_instances) + " instance(s) (scenario " +
+                  "'max_instances'; '" + target.name + "' has " + std::to_string(target.instance_count) + ")");
+  for (const auto& [name, fault] : scenario.faults) {
+    const std::string prefix = "egress.";
+    if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))
+      check.AddNeed("egress '" + fault.on.substr(prefix.size()) + "' (target 'egress') for fault " + name);
+  }
+  // Unbound (nothing of the target fits its parameters): what it lacks for
+  // them, then for the names it uses literally; its "$PARAM" names are no typos.
+  const bool unbound = !scenario.parameters.empty() && scenario.binding.empty();
+  if (unbound) {
+    for (const auto& need : scenario.unmet) check.AddNeed(need);
+    if (fit.needs.empty()) check.AddNeed("to be bound to the target first (its for_each parameters)");
+  }
+  auto is_reference = [](const std::string& name) { return !name.empty() && name[0] == kParameterSigil; };
+  for (const auto& s : scenario.steps) {
+    if (unbound) {
+      const auto names = s.kind->ParameterNames(s);
+      if (std::any_of(names.begin(), names.end(), is_reference)) continue;
+    }
+    s.kind->Check(s, check);
+  }
+  return fit;
+}
+
+}  // namespace idemproof

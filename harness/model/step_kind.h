@@ -1,0 +1,168 @@
+// StepKindSpec: everything about one kind of scenario step (`send`, `kill`,
+// `run_batch`, ...) in one object: its YAML name and option keys, the part of
+// its parse that is its own, its check against the bound target (needs ->
+// not_applicable, near-miss names -> errors), its YAML writer (explore's repro
+// files), its explore op (how it changes explore's plan model), what it needs
+// of the runtime, and its execution. A Step (scenario.h) points at its kind;
+// nothing outside the kinds' own files asks which kind a step is: callers ask
+// the kind (the traits below) or let it act.
+//
+// The kinds live in harness/steps/, one file per kind (or per family of kinds
+// that share options), registered in harness/steps/builtin_step_kinds.cpp;
+// the registry (StepKinds()) is the one name table. Execute and RuntimeNeeds
+// are declared against runtime types the model only forward-declares: the
+// kinds' files sit above the runtime and define them.
+//
+// Add a step kind ("add a step kind" in README.md):
+//  1. harness/steps/NAME_step.cpp: a class deriving from StepKindSpec (name,
+//     options, Parse, and whatever of Check / Write / Plan / RuntimeNeeds /
+//     the traits it needs; Execute through runtime::StepContext), and a
+//     factory `std::unique_ptr<StepKindSpec> MakeNAMEStep()`;
+//  2. one line in harness/steps/builtin_step_kinds.cpp registering it, and the
+//     file in harness/steps/CMakeLists.txt;
+//  3. its keys in docs/scenario-reference.md.
+// tests/harness-runtime/step_kind_registry_test.cpp registers a test-only kind
+// the same way and runs a scenario using it.
+//
+// Thread-safety: a spec is immutable; register every kind before loading
+// scenarios (the built-ins are registered at static initialisation), then
+// the registry is read-only.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace YAML {
+class Node;
+class Emitter;
+}  // namespace YAML
+
+namespace idemproof {
+
+struct Step;
+struct Scenario;
+struct TargetDescription;
+class StepParser;    // model/step_parser.h
+class StepFitCheck;  // model/step_parser.h
+
+namespace runtime {
+class StepContext;          // runtime/step_context.h
+struct InterpreterOptions;  // runtime/run_types.h
+}  // namespace runtime
+namespace explore {
+struct PlanModel;  // explore/plan_model.h
+}  // namespace explore
+
+// What a step may have done to the target's processes, for the interpreter's
+// watch (interpreter.cpp): an instance that ends though no step could have
+// ended it is a target_exited event.
+struct StepEffect {
+  bool brings_main_up = false;       // start / restart of main
+  bool may_take_main_down = false;   // kill / stop of main
+  bool may_end_any = false;          // may end any instance (a hook, a fault, a cause that ends the target)
+  bool touches_environment = false;  // may have armed something beyond the target's process (hook, fault)
+};
+
+// Explore's view of which variables each action's answers provide (action ->
+// variables), for a kind's Plan.
+using ProvidedVariables = std::map<std::string, std::set<std::string>>;
+
+class StepKindSpec {
+ public:
+  virtual ~StepKindSpec() = default;
+
+  // Its YAML key ("send"), unique in the registry.
+  virtual const char* name() const = 0;
+  // True when it may be written as a bare word ("- kill").
+  virtual bool bare() const { return false; }
+  // The keys a step of this kind may have besides its name.
+  virtual std::vector<std::string> options() const = 0;
+
+  // Reads the step's value (`value`, under the key `key`) into `step`; the
+  // options every kind shares (after, label, key, biz, ...) are read by the
+  // loader afterwards. Errors through `parser` (they throw, with file:line:column).
+  // A bare kind gets an undefined `value` and `key` when written bare.
+  virtual void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
+                     Step& step) const = 0;
+  // Once every step is read: checks that need the steps around it (a cause
+  // needs a later request). `index` is the step's, `steps` the scenario's
+  // steps node.
+  virtual void AfterLoad(StepParser& parser, Scenario& scenario, std::size_t index, const YAML::Node& steps) const;
+
+  // What the step needs of `fit.target()` (fit.AddNeed) and its near-miss
+  // names (fit.CheckName). Default: nothing.
+  virtual void Check(const Step& step, StepFitCheck& fit) const;
+
+  // Writes the step's own keys into the open map (its name first);
+  // kUnsupported when the kind has no YAML writer.
+  virtual Status Write(const Step& step, YAML::Emitter& out) const = 0;
+  // True when the step is written as its bare name (nothing but defaults).
+  virtual bool WritesBare(const Step& step) const;
+  // True when the step's label is its own key (a probe's `as`), written by
+  // Write; otherwise the writer adds `label:`.
+  virtual bool owns_label() const { return false; }
+
+  // How the step changes explore's model of the plan (explore/plan_model.h);
+  // the step's `after` is already counted (most kinds: 10ms of plan time).
+  virtual void Plan(const Step& step, explore::PlanModel& model, const ProvidedVariables& provides) const = 0;
+
+  // What running the step needs that `options` lacks (a last-byte sender, an
+  // injector), appended to `needs`.
+  virtual void RuntimeNeeds(const Step& step, const Scenario& scenario, const TargetDescription& target,
+                            const runtime::InterpreterOptions& options, std::vector<std::string>& needs) const;
+  // Runs the step (its `after` already slept). Defined in the kind's file.
+  virtual Status Execute(const Step& step, int index, runtime::StepContext& ctx) const = 0;
+
+  // Traits.
+  // Sends requests of `step.action` (send, burst): a cause acts on it.
+  virtual bool sends_request() const { return false; }
+  // A `payload:` may be a list, cycled over its requests (burst).
+  virtual bool takes_payload_list() const { return false; }
+  // Runs a batch job.
+  virtual bool runs_batch() const { return false; }
+  // Starts another instance, named `step.name`.
+  virtual bool spawns_instance() const { return false; }
+  // The step's names that may be "$PARAM" references (an action, a probe).
+  virtual std::vector<std::string> ParameterNames(const Step& step) const;
+  // Replaces the step's "$PARAM" names by `binding`'s values (bind stage).
+  virtual void Bind(Step& step, const std::map<std::string, std::string>& binding) const;
+  // Fills what the bind stage resolves against the target (a cause's provision).
+  virtual void Resolve(Step& step, const TargetDescription& target) const;
+  // Unbound scenario: what no action of the target could ever provide this step ("" = nothing).
+  virtual std::string UnprovidedByAny(const Step& step, const TargetDescription& target) const;
+  // True when a run of the step leaves the environment other than it found
+  // it (runtime/run_types.h, Isolation): it needs processes of its own.
+  virtual bool NeedsOwnProcesses(const Step& step) const;
+  // True when a plan may drop the step: it changes nothing unless a later
+  // request of its action follows (a cause), and none does.
+  virtual bool NeedsLaterRequest(const Step& step) const;
+  virtual StepEffect Effect(const Step& step) const;
+};
+
+// The step kinds by name.
+class StepKindRegistry {
+ public:
+  // kInvalidArgument when the name is taken.
+  Status Register(std::unique_ptr<StepKindSpec> kind);
+  // nullptr when unknown.
+  const StepKindSpec* Find(const std::string& name) const;
+  // Registration order.
+  std::vector<std::string> Names() const;
+
+ private:
+  std::vector<std::unique_ptr<StepKindSpec>> kinds_;
+};
+
+// The process's registry: the built-ins (harness/steps/) register into it at
+// static initialisation; a test may add its own kinds.
+StepKindRegistry& StepKinds();
+// The registered kind `name`. REQUIRES: registered (a programming error
+// otherwise: aborts with a message).
+const StepKindSpec& StepKindNamed(const std::string& name);
+
+}  // namespace idemproof

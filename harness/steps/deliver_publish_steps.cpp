@@ -1,0 +1,108 @@
+// The queue steps: `deliver: MESSAGE` pushes a declared message to consumer
+// instances over HTTP at least once (`copies`, `lose_ack`, `max_attempts`,
+// `every`, `to:`); `publish: MESSAGE` adds `copies` entries to the target's
+// broker (a Redis stream) and waits until consumed. They share the message
+// options (message id, biz, copies, timeout) and the message check.
+// Execution: runtime/queue_steps.h.
+#include "runtime/queue_steps.h"
+#include "runtime/step_context.h"
+#include "steps/step_kind_support.h"
+
+namespace idemproof::steps {
+namespace {
+
+class QueueStepKind final : public StepKindSpec {
+ public:
+  explicit QueueStepKind(bool deliver) : deliver_(deliver) {}
+  const char* name() const override { return deliver_ ? "deliver" : "publish"; }
+  std::vector<std::string> options() const override {
+    if (deliver_)
+      return {"message", "biz", "copies", "lose_ack", "every", "max_attempts", "to", "timeout", "after", "label"};
+    return {"message", "biz", "copies", "timeout", "after", "label"};
+  }
+
+  void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
+             Step& st) const override {
+    const std::string what = What(*this);
+    st.name = parser.Symbol(parser.RequiredValue(value, key, what, "a message name"), what);
+    yaml::Reader& r = parser.reader();
+    if (node["message"]) st.message_id = parser.Symbol(node["message"], what + ".message");
+    auto count = [&](const char* k, long long lo, long long hi) {
+      long long n = r.Int(node[k], what + "." + k);
+      if (n < lo || n > hi)
+        r.Fail(node[k], what + "." + k + " must be between " + std::to_string(lo) + " and " + std::to_string(hi));
+      return static_cast<int>(n);
+    };
+    if (node["copies"]) st.copies = count("copies", 1, 100);
+    if (node["lose_ack"]) st.lose_ack = count("lose_ack", 0, 100);
+    if (node["max_attempts"]) st.max_attempts = count("max_attempts", 1, 1000);
+    if (node["to"]) {
+      st.consumers = r.StringList(node["to"], what + ".to");
+      if (st.consumers.empty()) r.Fail(node["to"], what + ".to must name at least one instance");
+      for (const auto& item : node["to"]) parser.KnownInstance(item, item.Scalar(), what + ".to");
+    }
+  }
+
+  void Check(const Step& s, StepFitCheck& fit) const override {
+    const TargetDescription& target = fit.target();
+    auto m = target.messages.find(s.name);
+    if (m == target.messages.end()) {
+      const std::string close = yaml::ClosestWord(s.name, NamesOf(target.messages));
+      if (!close.empty()) {
+        fit.AddError(Status::InvalidConfig("message '" + s.name + "' is not declared by target '" + target.name +
+                                               "' (did you mean '" + close + "'?)",
+                                           s.mark));
+      } else {
+        fit.AddNeed("message '" + s.name + "' (target 'messages')");
+      }
+    } else if (deliver_ && !m->second.push) {
+      fit.AddNeed("a push request for message '" + s.name + "' (messages." + s.name + ".push)");
+    } else if (!deliver_ && m->second.fields.empty()) {
+      fit.AddNeed("broker fields for message '" + s.name + "' (messages." + s.name + ".fields)");
+    }
+    if (!deliver_ && !target.broker) fit.AddNeed("a broker (target 'broker') for step 'publish'");
+    if (deliver_) {
+      for (const auto& instance : s.consumers)
+        if (!TargetInstanceIndex(instance) && !target.start)
+          fit.AddNeed("a start command (target 'start') for consumer instance '" + instance + "'");
+    }
+  }
+
+  Status Write(const Step& s, YAML::Emitter& out) const override {
+    if (!deliver_)
+      return Status(StatusCode::kUnsupported, std::string("cannot write step kind ") + name() + " as YAML yet");
+    out << YAML::Key << name() << YAML::Value << s.name;
+    out << YAML::Key << "message" << YAML::Value << s.message_id;
+    out << YAML::Key << "biz" << YAML::Value << s.biz;
+    if (s.copies != 1) out << YAML::Key << "copies" << YAML::Value << s.copies;
+    if (s.lose_ack != 0) out << YAML::Key << "lose_ack" << YAML::Value << s.lose_ack;
+    if (s.every.count() > 0) out << YAML::Key << "every" << YAML::Value << FormatDuration(s.every);
+    if (s.max_attempts != 10) out << YAML::Key << "max_attempts" << YAML::Value << s.max_attempts;
+    if (s.consumers != std::vector<std::string>{"main"}) out << YAML::Key << "to" << YAML::Value << YAML::Flow << s.consumers;
+    if (s.timeout) out << YAML::Key << "timeout" << YAML::Value << FormatDuration(*s.timeout);
+    return Status::Ok();
+  }
+
+  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
+    if (deliver_) {
+      m.delivered.insert(step.message_id);
+      AddPlanTime(m, 50);
+    } else {
+      AddPlanTime(m, 10);
+    }
+  }
+
+  Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
+    return deliver_ ? runtime::DeliverStep(ctx, step, index) : runtime::PublishStep(ctx, step, index);
+  }
+
+ private:
+  const bool deliver_;
+};
+
+}  // namespace
+
+std::unique_ptr<StepKindSpec> MakeDeliverStep() { return std::make_unique<QueueStepKind>(true); }
+std::unique_ptr<StepKindSpec> MakePublishStep() { return std::make_unique<QueueStepKind>(false); }
+
+}  // namespace idemproof::steps

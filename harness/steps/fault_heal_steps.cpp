@@ -1,0 +1,58 @@
+// `fault: NAME` starts a fault the scenario declares under `faults:`, `heal:
+// NAME` heals it; both need an injector for the fault's kind. A fault may end
+// any instance and act beyond the target's process (a proxy, an egress).
+// Execution: runtime/fault_steps.h (FaultStep).
+#include "runtime/fault_steps.h"
+#include "runtime/run_types.h"
+#include "runtime/step_context.h"
+#include "steps/step_kind_support.h"
+
+namespace idemproof::steps {
+namespace {
+
+class FaultOrHealStepKind final : public StepKindSpec {
+ public:
+  explicit FaultOrHealStepKind(bool start) : start_(start) {}
+  const char* name() const override { return start_ ? "fault" : "heal"; }
+  std::vector<std::string> options() const override { return {"after", "label"}; }
+  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
+             Step& step) const override {
+    const std::string what = What(*this);
+    step.name = parser.Symbol(parser.RequiredValue(value, key, what, "a fault name"), what);
+    if (!parser.scenario().faults.count(step.name)) {
+      std::vector<std::string> declared = NamesOf(parser.scenario().faults);
+      parser.Fail(value, what + ": fault '" + step.name + "' is not declared under 'faults'" +
+                             yaml::DidYouMean(step.name, declared));
+    }
+  }
+  Status Write(const Step& s, YAML::Emitter& out) const override {
+    out << YAML::Key << name() << YAML::Value << s.name;
+    return Status::Ok();
+  }
+  void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
+  void RuntimeNeeds(const Step& step, const Scenario& scenario, const TargetDescription&,
+                    const runtime::InterpreterOptions& options, std::vector<std::string>& needs) const override {
+    auto it = scenario.faults.find(step.name);
+    const std::string kind = it == scenario.faults.end() ? step.name : it->second.kind;
+    if (options.faults == nullptr || !options.faults->Supports(kind)) needs.push_back("an injector for fault kind " + kind);
+  }
+  StepEffect Effect(const Step&) const override {
+    StepEffect e;
+    e.may_end_any = start_;
+    e.touches_environment = start_;
+    return e;
+  }
+  Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
+    return runtime::FaultStep(ctx, step, index, start_);
+  }
+
+ private:
+  const bool start_;
+};
+
+}  // namespace
+
+std::unique_ptr<StepKindSpec> MakeFaultStep() { return std::make_unique<FaultOrHealStepKind>(true); }
+std::unique_ptr<StepKindSpec> MakeHealStep() { return std::make_unique<FaultOrHealStepKind>(false); }
+
+}  // namespace idemproof::steps

@@ -1,0 +1,49 @@
+// `pause` (SIGSTOP) and `resume` (SIGCONT) of a target instance (`instance:`,
+// main by default); every paused instance is resumed at the end of a run
+// anyway. They need the target's start command.
+// Execution: runtime/process_steps.h (PauseOrResume).
+#include "runtime/process_steps.h"
+#include "runtime/step_context.h"
+#include "steps/step_kind_support.h"
+
+namespace idemproof::steps {
+namespace {
+
+class PauseOrResumeStepKind final : public StepKindSpec {
+ public:
+  explicit PauseOrResumeStepKind(bool pause) : pause_(pause) {}
+  const char* name() const override { return pause_ ? "pause" : "resume"; }
+  bool bare() const override { return true; }
+  std::vector<std::string> options() const override { return {"instance", "after", "label"}; }
+  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node&,
+             Step&) const override {
+    NoValue(parser, value, *this);
+  }
+  void Check(const Step&, StepFitCheck& fit) const override {
+    if (!fit.target().start) fit.AddNeed(fit.NeedsStart(What(*this)));
+  }
+  bool WritesBare(const Step& s) const override { return s.ControlledInstance() == "main"; }
+  Status Write(const Step& s, YAML::Emitter& out) const override {
+    out << YAML::Key << name() << YAML::Value << true;
+    if (s.ControlledInstance() != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
+    return Status::Ok();
+  }
+  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
+    if (step.ControlledInstance() == "main") m.paused = pause_;
+    AddPlanTime(m, 10);
+  }
+  bool NeedsOwnProcesses(const Step& step) const override { return step.ControlledInstance() != "main"; }
+  Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
+    return runtime::PauseOrResume(ctx, pause_, step.ControlledInstance(), index);
+  }
+
+ private:
+  const bool pause_;
+};
+
+}  // namespace
+
+std::unique_ptr<StepKindSpec> MakePauseStep() { return std::make_unique<PauseOrResumeStepKind>(true); }
+std::unique_ptr<StepKindSpec> MakeResumeStep() { return std::make_unique<PauseOrResumeStepKind>(false); }
+
+}  // namespace idemproof::steps

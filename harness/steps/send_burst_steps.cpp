@@ -1,0 +1,162 @@
+// The request steps: `send: ACTION` (one request, or `repeat` sequential
+// ones every `every`, `until: recovered`, in the background until a `join`,
+// `then: kill`) and `burst: ACTION` (n requests released together, by the
+// last-byte sender or threads). They share the request's options (key, biz,
+// payload, caller, timeout, instance) and their check against the target.
+// Execution: runtime/request_steps.h.
+#include <algorithm>
+
+#include "model/capabilities.h"
+#include "runtime/request_steps.h"
+#include "runtime/run_types.h"
+#include "runtime/step_context.h"
+#include "steps/step_kind_support.h"
+
+namespace idemproof::steps {
+namespace {
+
+class RequestStepKind : public StepKindSpec {
+ public:
+  bool sends_request() const override { return true; }
+
+  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
+             Step& step) const override {
+    const std::string what = What(*this);
+    step.action = parser.NameOrReference(parser.RequiredValue(value, key, what, "an action name"), what, false);
+  }
+
+  void Check(const Step& s, StepFitCheck& fit) const override {
+    const TargetDescription& target = fit.target();
+    const ActionDescription* a = target.FindAction(s.action);
+    if (a == nullptr) {
+      // As for hooks: a near miss is a typo; an action the target lacks
+      // entirely (a shop without payments) is a capability it lacks.
+      fit.CheckName(s.action, s.mark, "action", NamesOf(target.actions));
+    } else {
+      for (PayloadVariant p : s.AllPayloads()) {
+        if (p == PayloadVariant::kOther && !a->other_payload) fit.AddNeed("other_payload for action '" + s.action + "'");
+        if (NeedsJsonBody(p) && !a->request.json)
+          fit.AddNeed("a JSON body for action '" + s.action + "' (payload " + PayloadName(p) + ")");
+        if (p == PayloadVariant::kIgnoredChanged && a->fingerprint_ignores.empty())
+          fit.AddNeed("fingerprint_ignores for action '" + s.action + "' (payload ignored_changed)");
+      }
+    }
+    if (s.kill_after_answer && !target.start) fit.AddNeed(fit.NeedsStart("step 'send' with then: kill"));
+    if (!s.caller.empty() && target.callers.size() <= CallerIndex(s.caller))
+      fit.AddNeed(std::string(s.caller == "second" ? "two callers" : "a caller") +
+                  " (target 'callers') for caller: " + s.caller);
+    // A spawned instance is started by the harness; the target's own are declared.
+    if (!s.instance.empty() && s.instance != kOtherInstance && !TargetInstanceIndex(s.instance) && !target.start)
+      fit.AddNeed("a start command (target 'start') for instance '" + s.instance + "'");
+  }
+
+  // The keys a send and a burst share, first the action.
+  void WriteRequest(const Step& s, YAML::Emitter& out) const {
+    out << YAML::Key << name() << YAML::Value << s.action;
+    out << YAML::Key << "key" << YAML::Value << s.key;
+    out << YAML::Key << "biz" << YAML::Value << s.biz;
+    if (!s.payloads.empty()) {
+      out << YAML::Key << "payload" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+      for (PayloadVariant p : s.payloads) out << PayloadName(p);
+      out << YAML::EndSeq;
+    } else if (s.payload != PayloadVariant::kDefault) {
+      out << YAML::Key << "payload" << YAML::Value << PayloadName(s.payload);
+    }
+  }
+  static void WriteCallerAndTimeout(const Step& s, YAML::Emitter& out) {
+    if (!s.caller.empty()) out << YAML::Key << "caller" << YAML::Value << s.caller;
+    if (s.timeout) out << YAML::Key << "timeout" << YAML::Value << FormatDuration(*s.timeout);
+  }
+
+  // Explore's model: a request that executes consumes a pending hook or variant.
+  static void PlanRequest(const Step& step, explore::PlanModel& m, const ProvidedVariables& provides) {
+    if (step.key != kNoKey) {
+      // Only a request that executes consumes a pending hook: a key's first
+      // use, or a retry of a key that may have been released. A replay
+      // does not execute, so the hook then hits a later request.
+      const std::pair<std::string, std::string> use(step.key, step.biz);
+      const bool executes = !m.used_keys.count(use) || m.maybe_released.count(use);
+      if (m.hook_pending && executes) {
+        m.maybe_released.insert(use);
+        m.hook_pending = false;
+      }
+      // A variant goes to the action's next request whether it executes or not.
+      if (m.variant_pending.erase(step.action) > 0 && executes) m.maybe_released.insert(use);
+      m.used_keys.insert(use);
+    } else {
+      m.variant_pending.erase(step.action);
+    }
+    auto it = provides.find(step.action);
+    if (it != provides.end()) {
+      for (const auto& var : it->second) m.captured.emplace(var, step.biz);
+    }
+  }
+};
+
+class SendStepKind final : public RequestStepKind {
+ public:
+  const char* name() const override { return "send"; }
+  std::vector<std::string> options() const override {
+    return {"key", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance",
+            "then", "caller"};
+  }
+  Status Write(const Step& s, YAML::Emitter& out) const override {
+    WriteRequest(s, out);
+    if (s.repeat != 1) out << YAML::Key << "repeat" << YAML::Value << s.repeat;
+    if (s.every.count() > 0) out << YAML::Key << "every" << YAML::Value << FormatDuration(s.every);
+    if (s.until_recovered) out << YAML::Key << "until" << YAML::Value << "recovered";
+    if (s.background) out << YAML::Key << "background" << YAML::Value << true;
+    if (s.kill_after_answer) out << YAML::Key << "then" << YAML::Value << "kill";
+    if (!s.instance.empty()) out << YAML::Key << "instance" << YAML::Value << s.instance;
+    WriteCallerAndTimeout(s, out);
+    return Status::Ok();
+  }
+  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables& provides) const override {
+    PlanRequest(step, m, provides);
+    if (step.background) ++m.background_sends;
+    AddPlanTime(m, step.background ? 10 : 30 * step.repeat);
+    if (step.kill_after_answer) {
+      m.up = false;
+      m.paused = false;
+      AddPlanTime(m, 50);
+    }
+  }
+  Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
+    return runtime::SendStep(ctx, step, index);
+  }
+};
+
+class BurstStepKind final : public RequestStepKind {
+ public:
+  const char* name() const override { return "burst"; }
+  std::vector<std::string> options() const override {
+    return {"n", "key", "biz", "payload", "mode", "after", "timeout", "label", "caller", "instance"};
+  }
+  bool takes_payload_list() const override { return true; }
+  Status Write(const Step& s, YAML::Emitter& out) const override {
+    WriteRequest(s, out);
+    out << YAML::Key << "n" << YAML::Value << s.n;
+    out << YAML::Key << "mode" << YAML::Value << (s.mode == BurstMode::kThreads ? "threads" : "last_byte");
+    WriteCallerAndTimeout(s, out);
+    return Status::Ok();
+  }
+  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables& provides) const override {
+    PlanRequest(step, m, provides);
+    AddPlanTime(m, 100);
+  }
+  void RuntimeNeeds(const Step& step, const Scenario&, const TargetDescription&,
+                    const runtime::InterpreterOptions& options, std::vector<std::string>& needs) const override {
+    if (step.mode == BurstMode::kLastByte && options.last_byte_burst == nullptr)
+      needs.push_back("a last-byte synchronised burst sender (step at " + step.mark.ToString() + ")");
+  }
+  Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
+    return runtime::BurstStep(ctx, step, index);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<StepKindSpec> MakeSendStep() { return std::make_unique<SendStepKind>(); }
+std::unique_ptr<StepKindSpec> MakeBurstStep() { return std::make_unique<BurstStepKind>(); }
+
+}  // namespace idemproof::steps

@@ -1,0 +1,45 @@
+// `spawn: NAME` starts another instance of the target (same command, same
+// store) that later steps name by NAME. It needs the target's start command
+// and a run of its own processes. Execution: runtime/process_steps.h (SpawnStep).
+#include "runtime/process_steps.h"
+#include "runtime/step_context.h"
+#include "steps/step_kind_support.h"
+
+namespace idemproof::steps {
+namespace {
+
+class SpawnStepKind final : public StepKindSpec {
+ public:
+  const char* name() const override { return "spawn"; }
+  std::vector<std::string> options() const override { return {"after", "label"}; }
+  bool spawns_instance() const override { return true; }
+  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
+             Step& step) const override {
+    const std::string what = What(*this);
+    step.name = parser.Symbol(parser.RequiredValue(value, key, what, "an instance name"), what);
+    if (step.name == "main" || parser.spawned().count(step.name))
+      parser.Fail(value, what + ": instance '" + step.name + "' already exists");
+    if (step.name == kOtherInstance || TargetInstanceIndex(step.name))
+      parser.Fail(value, what + ": '" + step.name + "' names the target's own instances (main, instance-N, other); "
+                                "give the spawned one another name");
+    parser.spawned().insert(step.name);
+  }
+  void Check(const Step&, StepFitCheck& fit) const override {
+    if (!fit.target().start) fit.AddNeed(fit.NeedsStart(What(*this)));
+  }
+  Status Write(const Step& s, YAML::Emitter& out) const override {
+    out << YAML::Key << name() << YAML::Value << s.name;
+    return Status::Ok();
+  }
+  void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
+  bool NeedsOwnProcesses(const Step&) const override { return true; }
+  Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
+    return runtime::SpawnStep(ctx, step, index);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<StepKindSpec> MakeSpawnStep() { return std::make_unique<SpawnStepKind>(); }
+
+}  // namespace idemproof::steps

@@ -1,0 +1,48 @@
+// Helpers the step kinds of this folder share (model/step_kind.h): the
+// "step 'NAME'" of their messages, the bare kinds' value check, the names a
+// target declares, the plan time of a step.
+//
+// Thread-safety: stateless.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "explore/plan_model.h"
+#include "model/scenario.h"
+#include "model/step_kind.h"
+#include "model/step_parser.h"
+
+namespace idemproof::steps {
+
+// "step 'NAME'": how messages name a step of `kind`.
+inline std::string What(const StepKindSpec& kind) { return std::string("step '") + kind.name() + "'"; }
+
+// A kind without a value ("- kill", "kill: true"): anything else is an error.
+inline void NoValue(StepParser& parser, const YAML::Node& value, const StepKindSpec& kind) {
+  if (value.IsDefined() && !value.IsNull() && !(value.IsScalar() && value.Scalar() == "true"))
+    parser.Fail(value, What(kind) + " takes no value (write '- " + kind.name() + "')");
+}
+
+// The names of a target's table (actions, probes, hooks, messages).
+template <typename Map>
+std::vector<std::string> NamesOf(const Map& table) {
+  std::vector<std::string> out;
+  for (const auto& [name, value] : table) out.push_back(name);
+  return out;
+}
+
+// Explore's estimate of the step's wall time.
+inline void AddPlanTime(explore::PlanModel& model, std::int64_t ms) { model.elapsed_ms += ms; }
+
+// The kinds that write nothing but `NAME: true` (bare kinds with options).
+inline Status WriteTrue(const StepKindSpec& kind, YAML::Emitter& out) {
+  out << YAML::Key << kind.name() << YAML::Value << true;
+  return Status::Ok();
+}
+
+}  // namespace idemproof::steps

@@ -1,0 +1,72 @@
+// `wait: DURATION` sleeps; `wait: past_window` sleeps past the target's retry
+// window (PastWindowWait, model/scenario.h), resolved when it runs. A wait
+// event records what it slept.
+#include "model/history_events.h"
+#include "runtime/step_context.h"
+#include "steps/step_kind_support.h"
+
+namespace idemproof::steps {
+namespace {
+
+class WaitStepKind final : public StepKindSpec {
+ public:
+  const char* name() const override { return "wait"; }
+  std::vector<std::string> options() const override { return {"label"}; }
+
+  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
+             Step& step) const override {
+    const std::string what = What(*this);
+    const YAML::Node d = parser.RequiredValue(value, key, what, "a duration or past_window");
+    if (d.IsScalar() && d.Scalar() == "past_window") {
+      step.past_window = true;  // resolved from the target's idempotency.window
+    } else {
+      if (d.IsScalar() && !ParseDuration(d.Scalar()).ok())
+        parser.Fail(d, what + ": '" + d.Scalar() + "' is neither a duration (250ms, 4s) nor past_window" +
+                           yaml::DidYouMean(d.Scalar(), {"past_window"}));
+      step.duration = parser.reader().DurationOf(d, what);
+    }
+  }
+
+  void Check(const Step& s, StepFitCheck& fit) const override {
+    if (!s.past_window) return;
+    const TargetDescription& target = fit.target();
+    if (!target.idempotency.window)
+      fit.AddNeed("a retry window (idempotency.window) for 'wait: past_window'");
+    else if (*target.idempotency.window > kLongestPastWindow)
+      fit.AddNeed("a retry window of at most " + FormatDuration(kLongestPastWindow) +
+                  " for 'wait: past_window' (idempotency.window is " + FormatDuration(*target.idempotency.window) +
+                  ")");
+  }
+
+  Status Write(const Step& s, YAML::Emitter& out) const override {
+    out << YAML::Key << name() << YAML::Value
+        << (s.past_window ? std::string("past_window") : FormatDuration(s.duration));
+    return Status::Ok();
+  }
+
+  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
+    if (step.past_window) {
+      ++m.past_window_waits;
+      m.elapsed_ms = 0;  // the next answer opens a new window
+    } else {
+      AddPlanTime(m, std::chrono::duration_cast<std::chrono::milliseconds>(step.duration).count());
+    }
+  }
+
+  Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
+    if (step.past_window && !PastWindowWait(ctx.target().idempotency))
+      return Status::InvalidConfig("'wait: past_window' needs a retry window (idempotency.window) of at most " +
+                                       FormatDuration(kLongestPastWindow),
+                                   step.mark);
+    const Duration d = WaitDuration(step, ctx.target().idempotency);
+    ctx.Append(WaitEvent(index, FormatDuration(d), step.past_window), runtime::monotonic_ns());
+    ctx.Sleep(d);
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<StepKindSpec> MakeWaitStep() { return std::make_unique<WaitStepKind>(); }
+
+}  // namespace idemproof::steps
