@@ -65,8 +65,8 @@ Verdict ActionScope(const OracleInput& in) {
                        (copied ? " (equal to the answer of " + copied->invoke->action + " " + OpName(*copied) +
                                      ": a replay of another action)"
                                : "");
-      nlohmann::json v = {{"key", key}, {"action", action}, {"problem", ev}, {"request", OpJson(*refusal)}};
-      if (copied) v["replay_of"] = OpJson(*copied);
+      Finding v = MakeFinding(ev, {{"key", key}, {"action", action}}).With(FindingRole::kRequest, OpJson(*refusal));
+      if (copied) v.With(FindingRole::kReplayOf, OpJson(*copied));
       violations.Add(v);
     }
   }

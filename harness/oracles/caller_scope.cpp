@@ -90,22 +90,22 @@ Verdict CallerScope(const OracleInput& in) {
       }
       const std::string head = "key " + key + " (" + action + ") of caller " + CallerName(owner) + ", reused by caller " +
                                CallerName(caller) + ": " + OpName(op) + " ";
-      nlohmann::json v = {{"key", key}, {"action", action}, {"owner", owner}, {"caller", caller},
-                          {"request", OpJson(op)}};
+      Finding v = MakeFinding("", {{"key", key}, {"action", action}, {"owner", owner}, {"caller", caller}})
+                      .With(FindingRole::kRequest, OpJson(op));
       if (IsTerminal(c) && contract.replay && IsReplayMarked(a, contract)) {
-        v["problem"] = head + "was answered as a replay " + AnswerSummary(a) +
+        v.problem = head + "was answered as a replay " + AnswerSummary(a) +
                        ": another caller's result (a data leak)";
       } else if (IsTerminal(c) && !contract.replay && copied != nullptr) {
-        v["problem"] = head + "got the answer of " + CallerName(CallerOf(*copied->invoke)) + "'s " + OpName(*copied) +
+        v.problem = head + "got the answer of " + CallerName(CallerOf(*copied->invoke)) + "'s " + OpName(*copied) +
                        " " + AnswerSummary(a) + ": another caller's result (a data leak)";
-        v["replay_of"] = OpJson(*copied);
+        v.With(FindingRole::kReplayOf, OpJson(*copied));
       } else if (c == AnswerClass::kInProgress || c == AnswerClass::kMismatch) {
-        v["problem"] = head + "was refused " + AnswerSummary(a) + " because caller " + CallerName(owner) +
+        v.problem = head + "was refused " + AnswerSummary(a) + " because caller " + CallerName(owner) +
                        " used the key: one caller's key blocks another's";
       } else if (!leaked.empty()) {
         std::string names;
         for (const auto& h : leaked) names += (names.empty() ? "" : ", ") + h;
-        v["problem"] = head + "was answered with another caller's " + names;
+        v.problem = head + "was answered with another caller's " + names;
       } else {
         continue;
       }

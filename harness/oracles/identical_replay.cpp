@@ -40,17 +40,26 @@ bool NotAReplay(const Operation& op, const IdempotencyContract& contract) {
   return c != AnswerClass::kNoAnswer && !IsTerminal(c);
 }
 
-nlohmann::json NotAReplayViolation(const RequestGroup& g, const Operation& op, const std::string& first_name,
-                                   const HttpAnswer& first, const nlohmann::json& first_ref,
-                                   const IdempotencyContract& contract) {
+Finding NotAReplayViolation(const RequestGroup& g, const Operation& op, const std::string& first_name,
+                            const HttpAnswer& first, const nlohmann::json& first_ref,
+                            const IdempotencyContract& contract) {
   const HttpAnswer a = *op.answer();
-  return {{"key", g.key},
-          {"action", g.action},
-          {"problem", "key " + g.key + " (" + g.action + "): " + OpName(op) + " retried the completed key and got " +
-                          AnswerSummary(a) + " (" + AnswerClassName(Classify(op, contract)) +
-                          ") instead of the stored answer of " + first_name + ", " + AnswerSummary(first)},
-          {"first", first_ref},
-          {"replay", OpJson(op)}};
+  return MakeFinding("key " + g.key + " (" + g.action + "): " + OpName(op) + " retried the completed key and got " +
+                         AnswerSummary(a) + " (" + AnswerClassName(Classify(op, contract)) +
+                         ") instead of the stored answer of " + first_name + ", " + AnswerSummary(first),
+                     {{"key", g.key}, {"action", g.action}})
+      .With(FindingRole::kFirst, first_ref)
+      .With(FindingRole::kReplay, OpJson(op));
+}
+
+// The finding of a replay that differs from the answer it should equal.
+Finding DiffersFinding(const RequestGroup& g, std::string problem, const std::vector<std::string>& diffs,
+                       const nlohmann::json& first_ref, const nlohmann::json& replay_ref) {
+  Finding v = MakeFinding(std::move(problem), {{"key", g.key}, {"action", g.action}})
+                  .With(FindingRole::kFirst, first_ref)
+                  .With(FindingRole::kReplay, replay_ref);
+  v.differences = diffs;
+  return v;
 }
 
 std::string Joined(const std::vector<std::string>& diffs) {
@@ -111,12 +120,7 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
     std::string ev = "key " + g.key + " (" + g.action + "): " + a.name + " was " + AnswerSummary(a.answer) +
                      " but the first answer (" + first->name + ") was " + AnswerSummary(first->answer) + " [" +
                      joined + "]";
-    violations.Add({{"key", g.key},
-                    {"action", g.action},
-                    {"problem", ev},
-                    {"differences", diffs},
-                    {"first", first->ref},
-                    {"replay", a.ref}});
+    violations.Add(DiffersFinding(g, ev, diffs, first->ref, a.ref));
   }
 }
 
@@ -182,15 +186,13 @@ void JudgeLaterWindows(const RequestGroup& g, const Operation& first, const Orac
         }
       }
       if (diffs.empty()) continue;
-      violations.Add({{"key", g.key},
-                      {"action", g.action},
-                      {"problem", "key " + g.key + " (" + g.action + "): " + OpName(op) + " answered " + AnswerSummary(a) +
-                                      " after the window but " + OpName(*against) + " answered " +
-                                      AnswerSummary(*against->answer()) + " [" + Joined(diffs) + "]"},
-                      {"differences", diffs},
-                      {"window", w},
-                      {"first", OpJson(*against)},
-                      {"replay", OpJson(op)}});
+      Finding v = DiffersFinding(g,
+                                 "key " + g.key + " (" + g.action + "): " + OpName(op) + " answered " +
+                                     AnswerSummary(a) + " after the window but " + OpName(*against) + " answered " +
+                                     AnswerSummary(*against->answer()) + " [" + Joined(diffs) + "]",
+                                 diffs, OpJson(*against), OpJson(op));
+      v.subject["window"] = w;
+      violations.Add(v);
     }
     if (exec != nullptr) current = exec;
   }
@@ -235,7 +237,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
       if (!excused) {
         std::string ev = "key " + g.key + " (" + g.action + "): the first answer " + AnswerSummary(fa) +
                          " carries the replay marker " + contract.replay->Where() + " though nothing ran before it";
-        violations.Add({{"key", g.key}, {"action", g.action}, {"problem", ev}, {"first", OpJson(*first)}});
+        violations.Add(MakeFinding(ev, {{"key", g.key}, {"action", g.action}}).With(FindingRole::kFirst, OpJson(*first)));
       }
     }
     auto vol = in.target.VolatilePathsFor(g.action);
@@ -253,12 +255,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
       const std::string joined = Joined(diffs);
       std::string ev = "key " + g.key + " (" + g.action + "): " + OpName(*op) + " answered " + AnswerSummary(a) +
                        " but the first answer was " + AnswerSummary(fa) + " [" + joined + "]";
-      violations.Add({{"key", g.key},
-                      {"action", g.action},
-                      {"problem", ev},
-                      {"differences", diffs},
-                      {"first", OpJson(*first)},
-                      {"replay", OpJson(*op)}});
+      violations.Add(DiffersFinding(g, ev, diffs, OpJson(*first), OpJson(*op)));
     }
     JudgeLaterWindows(g, *first, in, violations, replays);
   }

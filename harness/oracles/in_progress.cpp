@@ -30,16 +30,16 @@ Verdict InProgress(const OracleInput& in) {
     // Never a second execution.
     if (contract.replay) {
       for (const auto& seg : segments) {
-        nlohmann::json executed = nlohmann::json::array();
+        Finding v = MakeFinding("", {{"key", g.key}});
         for (const auto& op : seg)
           if (Classify(op, contract) == AnswerClass::kSuccess && !IsReplayMarked(*op.answer(), contract))
-            executed.push_back(OpJson(op));
-        if (executed.size() > 1)
-          violations.Add({{"key", g.key},
-                          {"problem", "key " + g.key + " (" + g.action + ") executed " +
-                                          std::to_string(executed.size()) + " times" + in_window + ": " +
-                                          std::to_string(executed.size()) + " 2xx answers without the replay marker"},
-                          {"executions", executed}});
+            v.With(FindingRole::kExecutions, OpJson(op));
+        const std::size_t executed = v.ops.size();
+        if (executed > 1) {
+          v.problem = "key " + g.key + " (" + g.action + ") executed " + std::to_string(executed) + " times" +
+                      in_window + ": " + std::to_string(executed) + " 2xx answers without the replay marker";
+          violations.Add(v);
+        }
       }
     }
     if (const auto* a = in.target.FindAction(g.action); a != nullptr && a->records) {
@@ -48,12 +48,15 @@ Verdict InProgress(const OracleInput& in) {
       const auto allowed = static_cast<std::int64_t>(
           std::max<int>(static_cast<int>(segments.size()), BizWindowExecutions(in.history, g.action, g.biz, contract)));
       if (count && *count > allowed)
-        violations.Add({{"key", g.key},
-                        {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) +
-                                        " records for biz " + g.biz + " after duplicates" +
-                                        (allowed > 1 ? " (at most " + std::to_string(allowed) + ": one per retry window)"
-                                                     : std::string())},
-                        {"records", *count}});
+      {
+        Finding v = MakeFinding("key " + g.key + " (" + g.action + "): " + std::to_string(*count) +
+                                    " records for biz " + g.biz + " after duplicates" +
+                                    (allowed > 1 ? " (at most " + std::to_string(allowed) + ": one per retry window)"
+                                                 : std::string()),
+                                {{"key", g.key}});
+        v.records = *count;
+        violations.Add(v);
+      }
     }
     // Each duplicate that overlapped another request of the key, against
     // the first answer of its window (or, past the first window, the
@@ -93,14 +96,19 @@ Verdict InProgress(const OracleInput& in) {
         // A 4xx refusal other than the declared in-progress status: no second
         // execution, only the status code is wrong.
         const bool refused = a.status >= 400 && a.status < 500 && !(contract.replay && IsReplayMarked(a, contract));
-        violations.Add({{"key", g.key},
-                        {"rule", refused ? "status" : "effect"},
-                        {"problem", "key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
-                                        AnswerSummary(a) + " while another request was running (expected " +
-                                        contract.InProgressText() + " or the first answer" +
-                                        (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")"},
-                        {"duplicate", OpJson(d)},
-                        {"first", first ? OpJson(*first) : nlohmann::json(nullptr)}});
+        Finding v = MakeFinding("key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
+                                    AnswerSummary(a) + " while another request was running (expected " +
+                                    contract.InProgressText() + " or the first answer" +
+                                    (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")",
+                                {{"key", g.key}})
+                        .With(FindingRole::kDuplicate, OpJson(d));
+        v.rule = refused ? "status" : "effect";
+        if (first != nullptr) {
+          v.With(FindingRole::kFirst, OpJson(*first));
+        } else {
+          v.subject["first"] = nullptr;  // no answer to hold it to
+        }
+        violations.Add(v);
       }
       if (first != nullptr) previous = *first->answer();
     }

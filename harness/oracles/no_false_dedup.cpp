@@ -33,7 +33,9 @@ Verdict NoFalseDedup(const OracleInput& in) {
     if (*count > 0) continue;
     std::string ev = OpName(op) + " (" + e.action + ", key " + e.key + ") answered " + AnswerSummary(*a) +
                      " marked as a replay, but biz " + e.biz + " has no record";
-    violations.Add({{"problem", ev}, {"request", OpJson(op)}, {"records", 0}});
+    Finding v = MakeFinding(ev).With(FindingRole::kRequest, OpJson(op));
+    v.records = 0;
+    violations.Add(v);
   }
   nlohmann::json details = {{"violations", violations.json()}, {"replay_marked", marked}, {"judged", judged},
                             {"unprobed", unprobed}, {"undecided", undecided}};

@@ -123,9 +123,13 @@ Verdict OneRecord(const OracleInput& in) {
       }
     }
     if (!problem.empty()) {
-      row["problem"] = problem;
-      for (const auto& op : ops) row["ops"].push_back(OpJson(op));
-      violations.Add(row);
+      Finding v = MakeFinding(problem, row);
+      v.records = *count;
+      v.expected = row.value("expected", nlohmann::json());
+      v.subject.erase("records");
+      v.subject.erase("expected");
+      for (const auto& op : ops) v.With(FindingRole::kOps, OpJson(op));
+      violations.Add(v);
     } else {
       judged.push_back(row);
     }

@@ -62,9 +62,9 @@ Verdict Conclude(const std::string& name, const Violations& violations, const nl
   return Verdict::Unknown(name, unreached_text, details).Counted(0);
 }
 
-void Violations::Add(nlohmann::json violation) {
-  if (first_.empty()) first_ = violation.at("problem").get<std::string>();
-  list_.push_back(std::move(violation));
+void Violations::Add(const Finding& finding) {
+  if (first_.empty()) first_ = finding.problem;
+  list_.push_back(FindingToJson(finding));
 }
 
 std::vector<std::string> ActionsParam(const nlohmann::json& params) {

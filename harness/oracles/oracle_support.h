@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/answer_diff.h"
+#include "model/finding.h"
 #include "model/operation.h"
 #include "model/request_groups.h"
 #include "oracles/oracle.h"
@@ -55,12 +56,13 @@ int BizWindowExecutions(const History& history, const std::string& action, const
 std::vector<std::vector<Operation>> WindowSegments(const std::vector<Operation>& ops,
                                                    const IdempotencyContract& contract);
 
-// What an oracle found wrong, in order: every violation is kept for
-// details["violations"]; the first one's "problem" is the verdict's evidence.
+// What an oracle found wrong, in order: every finding is kept for
+// details["violations"] (FindingToJson, model/finding.h); the first one's
+// problem is the verdict's evidence.
 class Violations {
  public:
-  // `violation` is an object with a string member "problem".
-  void Add(nlohmann::json violation);
+  // REQUIRES: !finding.problem.empty().
+  void Add(const Finding& finding);
   bool empty() const { return list_.empty(); }
   const std::string& first() const { return first_; }
   const nlohmann::json& json() const { return list_; }

@@ -39,7 +39,7 @@ Verdict WithRule(Verdict v, const TargetDescription& target) {
       v.details["violations"].is_array() && !v.details["violations"].empty()) {
     status_only = true;
     for (const auto& x : v.details["violations"])
-      if (!x.is_object() || x.value("rule", std::string()) != "status") status_only = false;
+      if (FindingFromJson(x).rule != "status") status_only = false;
   }
   const ProfileRule* rule = profile->RuleFor(v.oracle, status_only);
   if (rule == nullptr) return v;

@@ -115,15 +115,13 @@ Verdict MismatchRejected(const OracleInput& in) {
         ++judged;
         answered.Add(op);
         if (c == AnswerClass::kSuccess && raced_success != nullptr) {
-          nlohmann::json v = {{"key", g.key},
-                              {"action", g.action},
-                              {"problem", "key " + g.key + ": " + OpName(op) + " and " + OpName(*raced_success) +
-                                              " raced under one key with different payloads and both got 2xx (" +
-                                              AnswerSummary(*a) + ", " + AnswerSummary(*raced_success->answer()) +
-                                              "): both executed, or one got the other's answer"},
-                              {"request", OpJson(op)},
-                              {"first", OpJson(*raced_success)}};
-          violations.Add(v);
+          violations.Add(MakeFinding("key " + g.key + ": " + OpName(op) + " and " + OpName(*raced_success) +
+                                         " raced under one key with different payloads and both got 2xx (" +
+                                         AnswerSummary(*a) + ", " + AnswerSummary(*raced_success->answer()) +
+                                         "): both executed, or one got the other's answer",
+                                     {{"key", g.key}, {"action", g.action}})
+                             .With(FindingRole::kRequest, OpJson(op))
+                             .With(FindingRole::kFirst, OpJson(*raced_success)));
         }
         continue;
       }
@@ -174,13 +172,13 @@ Verdict MismatchRejected(const OracleInput& in) {
         ev = "key " + g.key + " " + reused + " answered " + AnswerSummary(*a) + " instead of " +
              contract.MismatchText();
       }
-      nlohmann::json v = {{"key", g.key}, {"action", g.action}, {"problem", ev}, {"request", OpJson(op)}};
-      if (first != nullptr) v["first"] = OpJson(*first);
+      Finding v = MakeFinding(ev, {{"key", g.key}, {"action", g.action}}).With(FindingRole::kRequest, OpJson(op));
+      if (first != nullptr) v.With(FindingRole::kFirst, OpJson(*first));
       // Refused, and not with the first result: only the status code is wrong.
       const bool refused = a->status >= 400 && a->status < 500 && !(contract.replay && IsReplayMarked(*a, contract));
       if (refused && (first == nullptr ||
                       !AnswerDifferences(*first->answer(), *a, in.target.VolatilePathsFor(g.action), {}).empty()))
-        v["rule"] = "status";
+        v.rule = "status";
       violations.Add(v);
     }
   }
@@ -246,8 +244,8 @@ Verdict MissingKeyRejected(const OracleInput& in) {
     std::string ev = e.action + " without " + (contract.key_header.empty() ? "its key" : contract.key_header) + " " +
                      (a->is_2xx() ? "was executed: " : "answered ") + AnswerSummary(*a) + " instead of " +
                      std::to_string(contract.missing_key);
-    nlohmann::json v = {{"problem", ev}, {"request", OpJson(op)}};
-    if (a->status >= 400 && a->status < 500) v["rule"] = "status";  // refused, with another code
+    Finding v = MakeFinding(ev).With(FindingRole::kRequest, OpJson(op));
+    if (a->status >= 400 && a->status < 500) v.rule = "status";  // refused, with another code
     violations.Add(v);
   }
   nlohmann::json details = {{"violations", violations.json()}, {"judged", judged},
@@ -287,7 +285,7 @@ Verdict KeylessExecutes(const OracleInput& in) {
       problem = e.action + " without a key was answered as a replay (" + contract.replay->Describe() +
                 "): keyless requests must not be deduplicated";
     }
-    if (!problem.empty()) violations.Add({{"problem", problem}, {"request", OpJson(op)}});
+    if (!problem.empty()) violations.Add(MakeFinding(problem).With(FindingRole::kRequest, OpJson(op)));
   }
   nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
   return Conclude(name, violations, details, judged, undecided,

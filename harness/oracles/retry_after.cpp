@@ -47,7 +47,7 @@ Verdict RetryAfter(const OracleInput& in) {
         OpName(op) + " (" + e.action + ") was answered " + std::to_string(answer->status) + " in progress " +
         (value ? "with an unusable Retry-After '" + *value + "'" : std::string("without Retry-After")) + " (" +
         (required ? "required" : "recommended") + " by the target's idempotency.retry_after)";
-    violations.Add({{"problem", problem}, {"request", OpJson(op)}});
+    violations.Add(MakeFinding(problem).With(FindingRole::kRequest, OpJson(op)));
   }
   // The in-progress answers a proxy took (a hedge's losing copy) were given too.
   for (const auto& sw : SwallowedAnswers(in.history, contract)) {
@@ -56,10 +56,10 @@ Verdict RetryAfter(const OracleInput& in) {
     ++judged;
     const auto value = sw.answer.Header("Retry-After");
     if (value && UsableRetryAfter(*value)) continue;
-    violations.Add({{"problem", "the in-progress answer " + std::to_string(sw.answer.status) + " swallowed by " +
-                                    sw.fault + " (proxy event #" + std::to_string(sw.event_index) + ") has " +
-                                    (value ? "an unusable Retry-After '" + *value + "'" : std::string("no Retry-After"))},
-                    {"swallowed", SwallowedJson(sw)}});
+    violations.Add(MakeFinding("the in-progress answer " + std::to_string(sw.answer.status) + " swallowed by " +
+                                   sw.fault + " (proxy event #" + std::to_string(sw.event_index) + ") has " +
+                                   (value ? "an unusable Retry-After '" + *value + "'" : std::string("no Retry-After")),
+                               {{"swallowed", SwallowedJson(sw)}}));
   }
   nlohmann::json details = {{"violations", violations.json()},
                             {"in_progress_answers", judged},

@@ -49,7 +49,9 @@ Verdict RetryableReleased(const OracleInput& in) {
       bool marked = a && IsReplayMarked(*a, contract);
       std::string head = "key " + g.key + " (" + g.action + "): after " + AnswerSummary(*r.answer(), 40) + ", retry " +
                          OpName(*t) + " ";
-      nlohmann::json base = {{"key", g.key}, {"failure", OpJson(r)}, {"retry", OpJson(*t)}};
+      Finding base = MakeFinding("", {{"key", g.key}})
+                         .With(FindingRole::kFailure, OpJson(r))
+                         .With(FindingRole::kRetry, OpJson(*t));
       if (c == AnswerClass::kNoAnswer) {
         ++undecided;
       } else if (marked && c == AnswerClass::kSuccess && ExecutedByAnother(g.ops, *t, contract)) {
@@ -59,7 +61,7 @@ Verdict RetryableReleased(const OracleInput& in) {
         ++executed;
         group_executed = true;
       } else if (marked) {
-        base["problem"] = head + "got a replay " + AnswerSummary(*a) + ": the retryable failure was stored";
+        base.problem = head + "got a replay " + AnswerSummary(*a) + ": the retryable failure was stored";
         violations.Add(base);
       } else if (c == AnswerClass::kSuccess || c == AnswerClass::kOtherFinal) {
         ++executed;
@@ -73,14 +75,14 @@ Verdict RetryableReleased(const OracleInput& in) {
         if (other_running) {
           ++undecided;
         } else {
-          base["problem"] = head + "got " + AnswerSummary(*a) + ": the key stayed claimed after a retryable failure";
+          base.problem = head + "got " + AnswerSummary(*a) + ": the key stayed claimed after a retryable failure";
           violations.Add(base);
         }
       } else if (c == AnswerClass::kRetryable) {
         // Unmarked: the downstream may still be failing; the next retry decides.
         ++undecided;
       } else {
-        base["problem"] = head + "got " + AnswerSummary(*a) + " instead of executing";
+        base.problem = head + "got " + AnswerSummary(*a) + " instead of executing";
         violations.Add(base);
       }
     }
@@ -93,10 +95,13 @@ Verdict RetryableReleased(const OracleInput& in) {
       const std::string expected = allowed > 1 ? "1 to " + std::to_string(allowed) + ", one per retry window" : "1";
       const std::int64_t records = count.value_or(1);
       if (records < 1 || records > allowed)
-        violations.Add({{"key", g.key},
-                        {"problem", "key " + g.key + " (" + g.action + "): the retry succeeded but biz " + g.biz + " has " +
-                                        std::to_string(records) + " records (expected " + expected + ")"},
-                        {"records", records}});
+      {
+        Finding v = MakeFinding("key " + g.key + " (" + g.action + "): the retry succeeded but biz " + g.biz +
+                                    " has " + std::to_string(records) + " records (expected " + expected + ")",
+                                {{"key", g.key}});
+        v.records = records;
+        violations.Add(v);
+      }
     }
   }
   nlohmann::json details = {{"violations", violations.json()},

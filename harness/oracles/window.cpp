@@ -36,13 +36,12 @@ Verdict Window(const OracleInput& in) {
                         (contract.replay ? IsReplayMarked(*a, contract) : AnswerDifferences(fa, *a, vol, {}).empty());
       if (recognised) continue;
       Duration since(op->invoke_ns() - first->complete_ns());
-      violations.Add({{"key", g.key},
-                      {"problem", "key " + g.key + " (" + g.action + "): retry " + OpName(*op) + " " + FormatDuration(since) +
-                               " after the first answer (window " + FormatDuration(*window) +
-                               ") was not recognised: " + AnswerSummary(*a)},
-               {"first", OpJson(*first)},
-               {"retry", OpJson(*op)},
-               {"since_first_ns", since.count()}});
+      violations.Add(MakeFinding("key " + g.key + " (" + g.action + "): retry " + OpName(*op) + " " +
+                                     FormatDuration(since) + " after the first answer (window " +
+                                     FormatDuration(*window) + ") was not recognised: " + AnswerSummary(*a),
+                                 {{"key", g.key}, {"since_first_ns", since.count()}})
+                         .With(FindingRole::kFirst, OpJson(*first))
+                         .With(FindingRole::kRetry, OpJson(*op)));
     }
     const auto* action = in.target.FindAction(g.action);
     if (had_retry && action != nullptr && action->records && g.payload == "default") {
@@ -52,10 +51,13 @@ Verdict Window(const OracleInput& in) {
       auto count = RecordCount(in.history, g.action, g.biz);
       const int windows = BizWindowExecutions(in.history, g.action, g.biz, contract);
       if (count && *count > windows)
-        violations.Add({{"key", g.key},
-                        {"problem", "key " + g.key + " (" + g.action + "): " + std::to_string(*count) + " records for biz " +
-                                 g.biz + " after retries inside the window"},
-                 {"records", *count}});
+      {
+        Finding v = MakeFinding("key " + g.key + " (" + g.action + "): " + std::to_string(*count) +
+                                    " records for biz " + g.biz + " after retries inside the window",
+                                {{"key", g.key}});
+        v.records = *count;
+        violations.Add(v);
+      }
     }
   }
   nlohmann::json details = {{"violations", violations.json()}, {"window_ns", window->count()}, {"retries_in_window", retries},

@@ -9,6 +9,7 @@
 #include "base/duration.h"
 #include "model/operation.h"
 #include "model/request_groups.h"
+#include "model/finding.h"
 #include "model/history_events.h"
 
 namespace idemproof {
@@ -68,7 +69,7 @@ std::string AnswerLabel(const Operation& op, const IdempotencyContract& contract
   return std::to_string(a->status) + (IsReplayMarked(*a, contract) ? " replay" : "");
 }
 
-AnswerView AnswerFromOpJson(const std::string& role, const nlohmann::json& op) {
+AnswerView AnswerFromOp(const std::string& role, const nlohmann::json& op) {
   AnswerView v;
   v.role = role;
   v.index = op.value("index", std::int64_t{-1});
@@ -86,55 +87,38 @@ AnswerView AnswerFromOpJson(const std::string& role, const nlohmann::json& op) {
   return v;
 }
 
-bool LooksLikeOp(const nlohmann::json& j) {
-  return j.is_object() && j.contains("index") && j.contains("process");
-}
-
 std::string JsonText(const nlohmann::json& j) {
   if (j.is_string()) return j.get<std::string>();
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+constexpr int kOpsShownPerRole = 4;  // a burst's executions: four say enough
+
+// One finding (model/finding.h), its ops in role order.
 ViolationView ReadViolation(const std::string& oracle, const nlohmann::json& v, std::set<std::int64_t>& highlight) {
+  const Finding f = FindingFromJson(v);
   ViolationView out;
   out.oracle = oracle;
-  out.problem = v.contains("problem") ? JsonText(v["problem"]) : "";
-  // Roles in the order a reader compares them; then anything else op-shaped.
-  static const char* kRoles[] = {"first", "replay", "retry", "duplicate", "request", "failure"};
-  std::set<std::string> seen;
-  auto add = [&](const std::string& role, const nlohmann::json& op) {
-    AnswerView a = AnswerFromOpJson(role, op);
+  out.problem = f.problem;
+  std::map<FindingRole, int> shown;
+  for (const FindingOp& op : f.ops) {
+    std::string role = FindingRoleName(op.role);
+    if (FindingRoleHoldsSeveral(op.role)) {
+      const int n = ++shown[op.role];
+      if (n > kOpsShownPerRole) continue;
+      // "ops" (one_record) are simply the requests for the business id.
+      role = (op.role == FindingRole::kOps ? std::string("request") : role) + " " + std::to_string(n);
+    }
+    AnswerView a = AnswerFromOp(role, op.ref);
     if (a.index >= 0) highlight.insert(a.index);
-    if (op.contains("completion_index") && op["completion_index"].is_number_integer())
-      highlight.insert(op["completion_index"].get<std::int64_t>());
+    if (op.ref.contains("completion_index") && op.ref["completion_index"].is_number_integer())
+      highlight.insert(op.ref["completion_index"].get<std::int64_t>());
     out.answers.push_back(std::move(a));
-  };
-  for (const char* role : kRoles) {
-    if (v.contains(role) && LooksLikeOp(v[role])) {
-      add(role, v[role]);
-      seen.insert(role);
-    }
   }
-  for (const auto& [name, value] : v.items()) {
-    if (seen.count(name)) continue;
-    if (LooksLikeOp(value)) {
-      add(name, value);
-    } else if (value.is_array()) {
-      int n = 0;
-      for (const auto& item : value) {
-        if (!LooksLikeOp(item)) break;
-        if (++n > 4) break;  // a burst's executions: four say enough
-        // "ops" (one_record) are simply the requests for the business id.
-        add((name == "ops" ? std::string("request") : name) + " " + std::to_string(n), item);
-      }
-    }
-  }
-  if (v.contains("differences") && v["differences"].is_array())
-    for (const auto& d : v["differences"]) out.differences.push_back(JsonText(d));
-  if (v.contains("records") && v["records"].is_number_integer()) out.records = v["records"].get<std::int64_t>();
-  if (v.contains("expected")) out.expected_records = JsonText(v["expected"]);
-  if (v.contains("missing_ranges") && v["missing_ranges"].is_array())
-    for (const auto& r : v["missing_ranges"]) out.missing_ranges.push_back(JsonText(r));
+  out.differences = f.differences;
+  out.records = f.records;
+  if (!f.expected.is_null()) out.expected_records = JsonText(f.expected);
+  out.missing_ranges = f.missing_ranges;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "literal_history.h"
+#include "model/finding.h"
 #include "model/operation.h"
 
 using namespace idemproof;
@@ -1220,4 +1221,71 @@ TEST_CASE("lease_recovery: a retry's 201 is no early takeover when the 409 that 
   Verdict taken = Lease(WithControl(early.history(), "kill", 300));
   CHECK(taken.status == VerdictStatus::kInvalid);
   CHECK(taken.evidence.find("while the crashed request's lease was live") != std::string::npos);
+}
+
+TEST_CASE("every violation an oracle lists is a Finding whose ops point at the history's requests in their roles") {
+  LiteralHistory replay;  // identical_replay: first and replay
+  replay.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, Answer{200, R"({"status":"duplicate"})"});
+  LiteralHistory burst;  // one_record: every request of the business id ("ops")
+  burst.Send("burst-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 0, 11, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 100);
+  LiteralHistory twice;  // in_progress: the executions of one key
+  twice.Send("burst-0", "create_order", "k1", "b1", 0, 50, kCreated)
+      .Send("burst-1", "create_order", "k1", "b1", 1, 51, Answer{201, R"({"id":2})", {{"Location", "/orders/2"}}});
+  struct Case {
+    std::string oracle;
+    const History& history;
+    std::vector<FindingRole> roles;
+  };
+  const std::vector<Case> cases = {
+      {"identical_replay", replay.history(), {FindingRole::kFirst, FindingRole::kReplay}},
+      {"one_record", burst.history(), {FindingRole::kOps, FindingRole::kOps}},
+      {"in_progress", twice.history(), {FindingRole::kExecutions, FindingRole::kExecutions}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.oracle);
+    const Verdict v = RunOracle(c.oracle, c.history);
+    REQUIRE(v.status == VerdictStatus::kInvalid);
+    REQUIRE(v.details["violations"].is_array());
+    const nlohmann::json& json = v.details["violations"][0];
+    const Finding f = FindingFromJson(json);
+    CHECK(f.problem == v.evidence);
+    CHECK(FindingToJson(f) == json);  // one codec: what is read writes back the same
+    std::vector<FindingRole> roles;
+    for (const FindingOp& op : f.ops) {
+      roles.push_back(op.role);
+      REQUIRE(op.index() >= 0);
+      REQUIRE(op.index() < static_cast<std::int64_t>(c.history.size()));
+      const HistoryEvent& e = c.history.events()[static_cast<std::size_t>(op.index())];
+      CHECK(e.is_request());
+      CHECK(e.type == EventType::kInvoke);
+    }
+    CHECK(roles == c.roles);
+  }
+}
+
+TEST_CASE("a finding keeps what is not a request of the history out of its ops") {
+  // An answer a proxy swallowed has no history index: evidence, not an op.
+  Finding f = MakeFinding("p", {{"key", "k1"}})
+                  .With(FindingRole::kFirst, {{"swallowed_by", "drop-response"}, {"status", 201}})
+                  .With(FindingRole::kReplay, {{"index", 4}, {"process", "client-0"}})
+                  .With(FindingRole::kDuplicate, nullptr);
+  f.rule = "status";
+  f.records = 2;
+  f.differences = {"status 200 != 201"};
+  REQUIRE(f.ops.size() == 1);
+  CHECK(f.ops[0].role == FindingRole::kReplay);
+  CHECK(f.ops[0].index() == 4);
+  const nlohmann::json j = FindingToJson(f);
+  CHECK(j == nlohmann::json::parse(R"({"key":"k1","problem":"p","rule":"status",
+      "first":{"swallowed_by":"drop-response","status":201},"replay":{"index":4,"process":"client-0"},
+      "differences":["status 200 != 201"],"records":2})"));
+  const Finding back = FindingFromJson(j);
+  CHECK(back.ops.size() == 1);
+  CHECK(back.subject.contains("first"));
+  CHECK(back.rule == "status");
+  CHECK(back.records == std::optional<std::int64_t>(2));
+  CHECK(FindingToJson(back) == j);
 }
