@@ -10,6 +10,8 @@
 #include <thread>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "explore/scenario_writer.h"
 #include "model/results.h"
 #include "oracles/oracle.h"

@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "explore/alphabet.h"
 #include "explore/explore_spec.h"

@@ -1,5 +1,7 @@
 #include "model/history_events.h"
 
+#include <nlohmann/json.hpp>
+
 namespace idemproof {
 
 bool IsTargetControl(const HistoryEvent& e) {

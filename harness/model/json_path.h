@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "base/status.h"
 
@@ -40,8 +40,9 @@ class JsonPath {
   const std::vector<Segment>& segments() const { return segments_; }
   bool has_wildcard() const;
 
-  // The json_pointer equivalent. Precondition: !has_wildcard().
-  nlohmann::json::json_pointer pointer() const;
+  // The nlohmann::json::json_pointer equivalent (that type, named so that
+  // json_fwd.hpp declares it). Precondition: !has_wildcard().
+  nlohmann::json_pointer<std::string> pointer() const;
 
   // The value at this path. Without [*]: kNotFound if absent. With [*]: an
   // array of every match (possibly empty), never kNotFound.

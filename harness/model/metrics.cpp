@@ -3,6 +3,8 @@
 #include <map>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "model/answer_diff.h"
 #include "model/batch_history.h"
 #include "model/job_result.h"

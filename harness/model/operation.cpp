@@ -5,6 +5,8 @@
 #include <cctype>
 #include <map>
 
+#include <nlohmann/json.hpp>
+
 namespace idemproof {
 
 std::optional<std::string> HttpAnswer::Header(const std::string& name) const {

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace idemproof {
 
 VerdictStatus ScenarioResult::Outcome(bool strict) const {

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "base/stable_hash.h"
 
 namespace idemproof {

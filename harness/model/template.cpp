@@ -4,6 +4,8 @@
 #include <cctype>
 #include <functional>
 
+#include <nlohmann/json.hpp>
+
 namespace idemproof {
 namespace {
 

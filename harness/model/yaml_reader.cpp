@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include <yaml-cpp/eventhandler.h>
 
 #include "model/console_text.h"

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <regex>
 
+#include <nlohmann/json.hpp>
+
 #include "base/problem.h"
 #include "idemproof/ref/random_token.h"
 #include "base/query_string.h"

@@ -1,5 +1,7 @@
 #include "idemproof/ref/batch_rows.h"
 
+#include <nlohmann/json.hpp>
+
 #include "idemproof/ref/fingerprint.h"
 
 namespace idemproof::ref {

@@ -1,5 +1,7 @@
 #include "idemproof/ref/movement.h"
 
+#include <nlohmann/json.hpp>
+
 namespace idemproof::ref {
 
 std::string_view movement_kind_name(MovementKind kind) {

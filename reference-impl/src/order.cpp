@@ -1,5 +1,7 @@
 #include "idemproof/ref/order.h"
 
+#include <nlohmann/json.hpp>
+
 namespace idemproof::ref {
 
 Order created_order(std::int64_t id, const OrderDraft& draft) {

@@ -8,6 +8,8 @@
 // transaction: orders and stock are in this database.
 #include <libpq-fe.h>
 
+#include <nlohmann/json.hpp>
+
 #include "effect_engine.h"
 #include "effect_sql.h"
 #include "idemproof/ref/postgres_store.h"

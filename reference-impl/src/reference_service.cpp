@@ -5,6 +5,8 @@
 #include <thread>
 #include <variant>
 
+#include <nlohmann/json.hpp>
+
 #include "idemproof/ref/fingerprint.h"
 #include "idemproof/ref/idempotency_key.h"
 #include "base/problem.h"

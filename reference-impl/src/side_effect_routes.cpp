@@ -1,5 +1,7 @@
 #include "idemproof/ref/side_effect_routes.h"
 
+#include <nlohmann/json.hpp>
+
 
 #include "idemproof/ref/fingerprint.h"
 #include "idemproof/ref/idempotency_key.h"

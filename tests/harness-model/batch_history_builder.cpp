@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "model/history_events.h"
 #include "model/job_result.h"
 

@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "idemproof/ref/clock.h"
 #include "idemproof/ref/store.h"

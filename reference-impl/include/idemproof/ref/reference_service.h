@@ -14,8 +14,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "idemproof/ref/chaos_control.h"
 #include "idemproof/ref/clock.h"
 #include "base/http_message.h"
