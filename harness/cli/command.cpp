@@ -3,7 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 
-#include "runtime/interrupt.h"
+#include "platform/interrupt.h"
 
 namespace idemproof::cli {
 

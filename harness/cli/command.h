@@ -34,7 +34,7 @@ struct Command {
   CLI::App* subcommand = nullptr;  // as added to the app
   std::function<int()> run;        // the body, after parsing
   // A command that waits for SIGINT/SIGTERM itself (proxy: sigwait). Every
-  // other runs with the interrupt watcher (runtime/interrupt.h) installed.
+  // other runs with the interrupt watcher (platform/interrupt.h) installed.
   bool handles_signals = false;
 };
 

@@ -9,8 +9,8 @@
 #include "model/naming.h"
 #include "model/shard.h"
 #include "oracles/oracle.h"
+#include "platform/interrupt.h"
 #include "runtime/injector_faults.h"
-#include "runtime/interrupt.h"
 
 namespace fs = std::filesystem;
 

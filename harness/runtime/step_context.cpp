@@ -8,8 +8,8 @@
 #include <random>
 #include <sstream>
 
-#include "runtime/child_process.h"
-#include "runtime/interrupt.h"
+#include "platform/child_process.h"
+#include "platform/interrupt.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {

@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "model/pattern.h"
+#include "platform/port_owner.h"
 #include "runtime/http_client.h"
-#include "runtime/port_owner.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {

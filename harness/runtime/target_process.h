@@ -38,7 +38,7 @@
 #include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
-#include "runtime/child_process.h"
+#include "platform/child_process.h"
 
 namespace idemproof::runtime {
 

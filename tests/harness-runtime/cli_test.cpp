@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "model/history.h"
-#include "runtime/child_process.h"
+#include "platform/child_process.h"
 #include "runtime/http_client.h"
 #include "test_support.h"
 

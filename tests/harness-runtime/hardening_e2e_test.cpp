@@ -17,7 +17,7 @@
 #include <regex>
 #include <thread>
 
-#include "runtime/child_process.h"
+#include "platform/child_process.h"
 #include "test_support.h"
 
 using namespace idemproof::testing;

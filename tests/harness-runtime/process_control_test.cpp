@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "model/target.h"
-#include "runtime/child_process.h"
+#include "platform/child_process.h"
 #include "runtime/service_processes.h"
 #include "runtime/target_process.h"
 #include "test_support.h"

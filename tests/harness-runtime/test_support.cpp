@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/child_process.h"
+#include "platform/child_process.h"
 
 namespace fs = std::filesystem;
 

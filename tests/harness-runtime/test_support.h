@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/child_process.h"
+#include "platform/child_process.h"
 
 namespace idemproof::testing {
 

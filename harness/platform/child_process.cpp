@@ -1,4 +1,4 @@
-#include "runtime/child_process.h"
+#include "platform/child_process.h"
 
 #include <fcntl.h>
 #include <spawn.h>

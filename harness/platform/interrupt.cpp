@@ -1,4 +1,4 @@
-#include "runtime/interrupt.h"
+#include "platform/interrupt.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-#include "runtime/child_process.h"
+#include "platform/child_process.h"
 
 namespace idemproof::runtime {
 

@@ -1,4 +1,4 @@
-#include "runtime/port_owner.h"
+#include "platform/port_owner.h"
 
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
