@@ -25,6 +25,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "base/header_list.h"
+#include "base/http_message.h"
 #include "base/steady_clock.h"
 
 namespace idemproof::injectors {
@@ -32,12 +33,9 @@ namespace idemproof::injectors {
 // Now on std::chrono::steady_clock, in nanoseconds (one helper for every room).
 using ::idemproof::steady_now_ns;
 
-struct RequestSnapshot {
-  std::string method;
-  std::string target;  // request-target as sent: path and query
-  HeaderList headers;
-  std::string body;
-};
+// The request a fault acted on, as sent (target: path and query): the one
+// HTTP request type of every room (base/http_message.h).
+using RequestSnapshot = ::idemproof::HttpRequest;
 
 struct AnswerSnapshot {
   int status = 0;
