@@ -396,7 +396,7 @@ struct TargetDescription {
   // recorded truncated with its size and its transfer aborted.
   std::uint64_t max_body = std::uint64_t{4} << 20;
   // The most of all answer bodies of a run the harness keeps beyond each
-  // answer's first 4 KiB (runtime/kept_budget.h); past it, answers are cut
+  // answer's first 4 KiB (clients/kept_budget.h); past it, answers are cut
   // at 4 KiB, recorded truncated "by": "max_kept".
   std::uint64_t max_kept = std::uint64_t{64} << 20;
   HeaderList headers;  // sent with every request (templated)

@@ -6,11 +6,11 @@
 #include <set>
 #include <stdexcept>
 
+#include "clients/kept_budget.h"
 #include "model/history_events.h"
 #include "model/naming.h"
 #include "runtime/batch_steps.h"
 #include "runtime/fault_steps.h"
-#include "runtime/kept_budget.h"
 #include "runtime/probe_steps.h"
 #include "runtime/process_steps.h"
 #include "runtime/queue_steps.h"

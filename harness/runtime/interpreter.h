@@ -57,12 +57,12 @@
 #include <string>
 #include <vector>
 
+#include "clients/http_client.h"
 #include "model/history.h"
 #include "model/scenario.h"
 #include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
-#include "runtime/http_client.h"
 #include "runtime/run_types.h"
 
 namespace idemproof::runtime {

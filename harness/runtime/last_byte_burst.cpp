@@ -1,7 +1,7 @@
 #include "runtime/last_byte_burst.h"
 
+#include "clients/kept_budget.h"
 #include "injectors/burst.h"
-#include "runtime/kept_budget.h"
 
 namespace idemproof::runtime {
 
@@ -62,7 +62,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<OutgoingRequest>
   options.final_bytes = options_.final_bytes;
   options.settle = options_.settle;
   options.read_timeout = requests.front().timeout;
-  // The run's budget shared out among the burst's answers (kept_budget.h):
+  // The run's budget shared out among the burst's answers (clients/kept_budget.h):
   // what a burst of N may hold at once is bounded by it, not by N x max_body.
   const OutgoingRequest& lead = requests.front();
   const std::size_t cap = lead.kept != nullptr ? lead.kept->Reserve(requests.size(), lead.max_body) : lead.max_body;

@@ -2,9 +2,9 @@
 
 #include <thread>
 
-#include "runtime/deliverer.h"
-#include "runtime/http_client.h"
-#include "runtime/redis_publisher.h"
+#include "clients/deliverer.h"
+#include "clients/http_client.h"
+#include "clients/redis_publisher.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {

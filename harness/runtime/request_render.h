@@ -16,9 +16,9 @@
 
 #include <string>
 
+#include "clients/http_client.h"
 #include "model/target.h"
 #include "model/template.h"
-#include "runtime/http_client.h"
 
 namespace idemproof::runtime {
 

@@ -18,10 +18,10 @@
 #include <sys/types.h>
 
 #include "base/status.h"
+#include "clients/http_client.h"
 #include "model/history.h"
 #include "model/scenario.h"
 #include "model/template.h"
-#include "runtime/http_client.h"
 
 namespace idemproof::injectors {
 class ChaosProxy;
@@ -108,7 +108,7 @@ struct InterpreterOptions {
   // and services), a fresh sub-folder per start. REQUIRES: set with kNamespace.
   std::string shared_dir;
   // The budget of answer-body bytes every request of every Run() draws on
-  // (kept_budget.h); null = the interpreter's own, of the target's max_kept.
+  // (clients/kept_budget.h); null = the interpreter's own, of the target's max_kept.
   KeptBudget* kept = nullptr;
 };
 

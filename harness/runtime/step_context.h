@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "clients/http_client.h"
 #include "model/history.h"
 #include "model/history_events.h"
 #include "model/naming.h"
@@ -32,7 +33,6 @@
 #include "model/template.h"
 #include "runtime/balancer.h"
 #include "runtime/egress_proxies.h"
-#include "runtime/http_client.h"
 #include "runtime/run_types.h"
 #include "runtime/service_processes.h"
 #include "runtime/target_instances.h"

@@ -13,9 +13,9 @@
 #include <sstream>
 #include <thread>
 
+#include "clients/http_client.h"
 #include "model/pattern.h"
 #include "platform/port_owner.h"
-#include "runtime/http_client.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {

@@ -17,9 +17,9 @@
 #include <sstream>
 #include <thread>
 
+#include "clients/http_client.h"
 #include "model/history.h"
 #include "platform/child_process.h"
-#include "runtime/http_client.h"
 #include "test_support.h"
 
 using namespace idemproof::testing;

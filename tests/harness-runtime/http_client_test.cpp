@@ -6,9 +6,9 @@
 
 #include <thread>
 
+#include "clients/http_client.h"
+#include "clients/kept_budget.h"
 #include "local_http_server.h"
-#include "runtime/http_client.h"
-#include "runtime/kept_budget.h"
 
 using idemproof::runtime::HttpClient;
 using idemproof::runtime::HttpOutcome;

@@ -12,11 +12,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "clients/http_client.h"
 #include "model/history_events.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "oracles/oracle.h"
-#include "runtime/http_client.h"
 #include "runtime/injector_faults.h"
 #include "runtime/interpreter.h"
 #include "runtime/last_byte_burst.h"

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/duration.h"
-#include "runtime/http_client.h"
+#include "clients/http_client.h"
 
 namespace idemproof::runtime {
 

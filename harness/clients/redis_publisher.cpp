@@ -1,4 +1,4 @@
-#include "runtime/redis_publisher.h"
+#include "clients/redis_publisher.h"
 
 #include <hiredis/hiredis.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/http_client.h"
+#include "clients/http_client.h"
 
 #include <curl/curl.h>
 
@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "base/steady_clock.h"
-#include "runtime/kept_budget.h"
+#include "clients/kept_budget.h"
 
 namespace idemproof::runtime {
 

@@ -1,4 +1,4 @@
-#include "runtime/deliverer.h"
+#include "clients/deliverer.h"
 
 #include <algorithm>
 #include <thread>

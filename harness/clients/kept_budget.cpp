@@ -1,4 +1,4 @@
-#include "runtime/kept_budget.h"
+#include "clients/kept_budget.h"
 
 #include <algorithm>
 
