@@ -2,7 +2,7 @@
 // maps a request to an answer without a socket (the reference service's
 // core, the payment stub's routes, the simulation). A server translates its
 // wire messages (Beast's) to and from these; the harness's client sends an
-// HttpRequest to an origin (runtime::OutgoingRequest, runtime/http_client.h).
+// HttpRequest to an origin (runtime::OutgoingRequest, clients/http_client.h).
 // Plain values, not thread-safe for concurrent mutation.
 #pragma once
 
