@@ -9,19 +9,10 @@
 namespace idemproof::steps {
 namespace {
 
-class PauseOrResumeStepKind final : public StepKindSpec {
+class PauseOrResumeStepKind final : public InstanceControlStepKind {
  public:
   explicit PauseOrResumeStepKind(bool pause) : pause_(pause) {}
   const char* name() const override { return pause_ ? "pause" : "resume"; }
-  bool bare() const override { return true; }
-  std::vector<std::string> options() const override { return {"instance", "after", "label"}; }
-  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node&,
-             Step&) const override {
-    NoValue(parser, value, *this);
-  }
-  void Check(const Step&, StepFitCheck& fit) const override {
-    if (!fit.target().start) fit.AddNeed(fit.NeedsStart(What(*this)));
-  }
   bool WritesBare(const Step& s) const override { return s.ControlledInstance() == "main"; }
   Status Write(const Step& s, YAML::Emitter& out) const override {
     out << YAML::Key << name() << YAML::Value << true;
@@ -32,7 +23,6 @@ class PauseOrResumeStepKind final : public StepKindSpec {
     if (step.ControlledInstance() == "main") m.paused = pause_;
     AddPlanTime(m, 10);
   }
-  bool NeedsOwnProcesses(const Step& step) const override { return step.ControlledInstance() != "main"; }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
     return runtime::PauseOrResume(ctx, pause_, step.ControlledInstance(), index);
   }

@@ -10,19 +10,10 @@
 namespace idemproof::steps {
 namespace {
 
-class ProcessControlStepKind final : public StepKindSpec {
+class ProcessControlStepKind final : public InstanceControlStepKind {
  public:
   ProcessControlStepKind(runtime::ProcessOp op) : op_(op) {}
   const char* name() const override { return runtime::ProcessOpName(op_); }
-  bool bare() const override { return true; }
-  std::vector<std::string> options() const override { return {"instance", "after", "label"}; }
-  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node&,
-             Step&) const override {
-    NoValue(parser, value, *this);
-  }
-  void Check(const Step&, StepFitCheck& fit) const override {
-    if (!fit.target().start) fit.AddNeed(fit.NeedsStart(What(*this)));
-  }
   // Written bare: an `instance:` is not written (explore generates these on main).
   bool WritesBare(const Step&) const override { return true; }
   Status Write(const Step&, YAML::Emitter& out) const override { return WriteTrue(*this, out); }
@@ -36,7 +27,6 @@ class ProcessControlStepKind final : public StepKindSpec {
       AddPlanTime(m, 50);
     }
   }
-  bool NeedsOwnProcesses(const Step& step) const override { return step.ControlledInstance() != "main"; }
   StepEffect Effect(const Step& step) const override {
     StepEffect e;
     const bool on_main = step.ControlledInstance() == "main";

@@ -1,6 +1,6 @@
 // Helpers the step kinds of this folder share (model/step_kind.h): the
 // "step 'NAME'" of their messages, the bare kinds' value check, the names a
-// target declares, the plan time of a step.
+// target declares, the plan time of a step, the process-control base.
 //
 // Thread-safety: stateless.
 #pragma once
@@ -44,5 +44,23 @@ inline Status WriteTrue(const StepKindSpec& kind, YAML::Emitter& out) {
   out << YAML::Key << kind.name() << YAML::Value << true;
   return Status::Ok();
 }
+
+// The kinds that act on one target instance's process (`instance:`, main by
+// default) and take no value: start, stop, kill, restart, pause, resume. They
+// need the target's start command; on another instance than main, a run of
+// their own processes.
+class InstanceControlStepKind : public StepKindSpec {
+ public:
+  bool bare() const override { return true; }
+  std::vector<std::string> options() const override { return {"instance", "after", "label"}; }
+  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node&,
+             Step&) const override {
+    NoValue(parser, value, *this);
+  }
+  void Check(const Step&, StepFitCheck& fit) const override {
+    if (!fit.target().start) fit.AddNeed(fit.NeedsStart(What(*this)));
+  }
+  bool NeedsOwnProcesses(const Step& step) const override { return step.ControlledInstance() != "main"; }
+};
 
 }  // namespace idemproof::steps
