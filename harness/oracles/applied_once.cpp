@@ -33,6 +33,7 @@ Verdict AppliedOnce(const OracleInput& in) {
   // message id -> acknowledged at least once?
   std::map<std::string, bool> messages;
   std::map<std::string, int> deliveries;
+  std::vector<nlohmann::json> delivered;  // each delivery (OpJson), for a finding
   for (const auto& op : PairOperations(in.history)) {
     const HistoryEvent& e = *op.invoke;
     const bool request = e.is_request();
@@ -50,6 +51,7 @@ Verdict AppliedOnce(const OracleInput& in) {
     }
     messages[e.key] = messages[e.key] || acked;
     ++deliveries[e.key];
+    delivered.push_back(OpJson(op));
   }
   if (messages.empty()) return Verdict::Unknown(name, "no message was delivered").Counted(0);
 
@@ -107,17 +109,28 @@ Verdict AppliedOnce(const OracleInput& in) {
                             {"definite", definite}, {"uncertain", uncertain},
                             {"deliveries", total_deliveries}, {"messages", deliveries},
                             {"broker_redeliveries", redelivered}};
+  // An invalid verdict's finding: every delivery, the applications counted
+  // against the messages.
+  const auto invalid = [&](const std::string& problem, std::int64_t expected) {
+    Finding f = MakeFinding(problem);
+    for (const auto& op : delivered) f.With(FindingRole::kOps, op);
+    f.records = applied;
+    f.expected = expected;
+    Violations violations;
+    violations.Add(f);
+    nlohmann::json with = details;
+    with["violations"] = violations.json();
+    return Verdict::Invalid(name, problem, with).Counted(redeliveries);
+  };
   if (applied > definite + uncertain)
-    return Verdict::Invalid(name, "the consumer applied " + std::to_string(applied) + " times for " +
-                                      std::to_string(definite + uncertain) + " distinct message(s) (" +
-                                      std::to_string(total_deliveries) + " deliveries): a redelivery applied again",
-                            details)
-        .Counted(redeliveries);
+    return invalid("the consumer applied " + std::to_string(applied) + " times for " +
+                       std::to_string(definite + uncertain) + " distinct message(s) (" +
+                       std::to_string(total_deliveries) + " deliveries): a redelivery applied again",
+                   definite + uncertain);
   if (applied < definite)
-    return Verdict::Invalid(name, "the consumer applied " + std::to_string(applied) + " of " +
-                                      std::to_string(definite) + " acknowledged message(s): one was lost",
-                            details)
-        .Counted(redeliveries);
+    return invalid("the consumer applied " + std::to_string(applied) + " of " + std::to_string(definite) +
+                       " acknowledged message(s): one was lost",
+                   definite);
   if (redeliveries <= 0) return Verdict::Unknown(name, "no message was delivered twice: nothing to judge", details).Counted(0);
   return Verdict::Valid(name, std::to_string(applied) + " application(s) for " +
                                   std::to_string(messages.size()) + " distinct message(s) over " +

@@ -8,6 +8,8 @@
 // (their ids), or their count; the record probe's value is the list of
 // effect ids the target recorded (or one id). The target file's probe
 // declarations pick those values out of the answers.
+#include <optional>
+
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
 
@@ -73,14 +75,30 @@ Verdict IntentReconciled(const OracleInput& in) {
   // Retries after the declared window may rightly charge again.
   const int windows = WindowExecutions(sent, in.target.idempotency);
   if (windows > 1) details["window_executions"] = windows;
+  // An invalid verdict's finding: every request of the action, and what was
+  // counted (the ledger's effects, the target's records) against what was
+  // allowed, if a count broke.
+  const auto invalid = [&](const std::string& problem, std::optional<std::int64_t> count, std::int64_t expected) {
+    Finding f = MakeFinding(problem);
+    for (const Operation& op : sent) f.With(FindingRole::kOps, OpJson(op));
+    if (count) {
+      f.records = *count;
+      f.expected = expected;
+    }
+    Violations violations;
+    violations.Add(f);
+    nlohmann::json with = details;
+    with["violations"] = violations.json();
+    return Verdict::Invalid(name, problem, with);
+  };
   if (effects > windows)
-    return Verdict::Invalid(name, std::to_string(effects) + " external effects for one business action (" +
-                                      std::to_string(requests) + " requests): charged more than once",
-                            details)
+    return invalid(std::to_string(effects) + " external effects for one business action (" +
+                       std::to_string(requests) + " requests): charged more than once",
+                   effects, windows)
         .Counted(repeats);
   if (effects == 0) {
     if (successes > 0)
-      return Verdict::Invalid(name, "the target answered success but the external system has no effect", details);
+      return invalid("the target answered success but the external system has no effect", 0, 1);
     return Verdict::Unknown(name, "no external effect and no success: nothing was decided", details).Counted(repeats);
   }
   // No success yet (a crash, a retry refused while the lease lives): only
@@ -99,13 +117,11 @@ Verdict IntentReconciled(const OracleInput& in) {
                               details)
           .Counted(repeats);
     if (recorded.size() != 1)
-      return Verdict::Invalid(name, "the target recorded " + std::to_string(recorded.size()) +
-                                        " effect ids for one external effect",
-                              details);
+      return invalid("the target recorded " + std::to_string(recorded.size()) + " effect ids for one external effect",
+                     static_cast<std::int64_t>(recorded.size()), 1);
     if (!effect_ids.empty() && recorded.front() != effect_ids.front())
-      return Verdict::Invalid(name, "the target recorded " + recorded.front() + " but the external effect is " +
-                                        effect_ids.front(),
-                              details);
+      return invalid("the target recorded " + recorded.front() + " but the external effect is " + effect_ids.front(),
+                     std::nullopt, 1);
   }
   return Verdict::Valid(name, "exactly one external effect" +
                                   std::string(record_label.empty() ? "" : ", recorded by the target") + " (" +

@@ -109,7 +109,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
   nlohmann::json judged = nlohmann::json::array();
   int retried = 0;  // crashed requests whose key was retried after the lease
   std::string violation;
-  nlohmann::json violation_details;
+  Finding finding;  // the violation's, in the one shape the reports read
   bool deviation_only = false;
   const auto groups = GroupRequestsByKey(in.history, filter);
   // Every payload's requests of one key (one action, one caller's hands).
@@ -149,6 +149,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
     // cannot tell us which 2xx is the execution, so there every distinct 2xx
     // answer (a replay must equal the first) counts as one completion.
     int unmarked_2xx = 0;
+    std::vector<const Operation*> completions;  // the requests those answers came to
     std::vector<HttpAnswer> distinct_2xx;
     const auto volatile_paths = in.target.VolatilePathsFor(group.action);
     const Operation* first_after = nullptr;
@@ -180,16 +181,21 @@ Verdict LeaseRecovery(const OracleInput& in) {
              explained_by(op) == nullptr;
     });
     int explained_after = 0;  // retries after the lease another request explains
+    const Operation* early = nullptr;  // the retry answered while the lease was live
     for (const auto& op : group.ops) {
       const AnswerClass c = Classify(op, contract);
       if (auto a = op.answer(); a && a->is_2xx()) {
         if (contract.replay) {
-          if (!IsReplayMarked(*a, contract)) ++unmarked_2xx;
+          if (!IsReplayMarked(*a, contract)) {
+            ++unmarked_2xx;
+            completions.push_back(&op);
+          }
         } else if (std::none_of(distinct_2xx.begin(), distinct_2xx.end(), [&](const HttpAnswer& d) {
                      return AnswerDifferences(d, *a, volatile_paths, {}).empty();
                    })) {
           distinct_2xx.push_back(*a);
           ++unmarked_2xx;
+          completions.push_back(&op);
         }
       }
       if (&op == crashed || op.invoke_ns() <= crash->time_ns) continue;
@@ -200,6 +206,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
         if (claim_shown) {
           problem = OpName(op) + " was answered " + AnswerClassName(c) + " while the crashed request's lease was live";
           row["early"] = OpJson(op);
+          early = &op;
         } else if (!row.contains("early_unjudged")) {
           row["early_unjudged"] = OpName(op) + " was answered " + std::string(AnswerClassName(c)) +
                                   " before the lease could end, but no answer showed the claim: the crash may "
@@ -237,7 +244,8 @@ Verdict LeaseRecovery(const OracleInput& in) {
     }
     // Retries after the declared window may rightly execute again.
     const int windows = WindowExecutions(group.ops, contract);
-    if (problem.empty() && unmarked_2xx > windows)
+    const bool twice = problem.empty() && unmarked_2xx > windows;
+    if (twice)
       problem = std::to_string(unmarked_2xx) + " unmarked successes for key " + group.key +
                 ": the request completed more than once";
     if (problem.empty() && !IsTerminal(after) && after != AnswerClass::kRetryable)
@@ -247,14 +255,17 @@ Verdict LeaseRecovery(const OracleInput& in) {
       judged.push_back(row);
       continue;
     }
+    std::optional<std::int64_t> records;  // the record count the finding is about
     if (problem.empty()) {
       const ActionDescription* a = in.target.FindAction(group.action);
       if (a && a->records) {
         auto count = RecordCount(in.history, group.action, group.biz);
         row["records"] = count ? nlohmann::json(*count) : nlohmann::json(nullptr);
-        if (count && (*count < 1 || *count > windows))
+        if (count && (*count < 1 || *count > windows)) {
+          records = *count;
           problem = std::to_string(*count) + " records for " + group.action + " biz " + group.biz +
                     " after the recovery (expected " + (windows > 1 ? "1 to " + std::to_string(windows) : "1") + ")";
+        }
       }
     }
     if (!problem.empty()) {
@@ -264,7 +275,15 @@ Verdict LeaseRecovery(const OracleInput& in) {
       if (violation.empty() || (deviation_only && !deviation)) {
         deviation_only = deviation;
         violation = problem;
-        violation_details = row;
+        finding = MakeFinding(problem, {{"key", group.key}, {"action", group.action}});
+        finding.With(FindingRole::kRequest, OpJson(*crashed));
+        finding.With(FindingRole::kRetry, OpJson(early != nullptr ? *early : *first_after));
+        if (twice)
+          for (const Operation* op : completions) finding.With(FindingRole::kExecutions, OpJson(*op));
+        if (records) {
+          finding.records = *records;
+          finding.expected = windows > 1 ? nlohmann::json("1 to " + std::to_string(windows)) : nlohmann::json(1);
+        }
       }
     }
     row["completions"] = unmarked_2xx;
@@ -273,6 +292,9 @@ Verdict LeaseRecovery(const OracleInput& in) {
   nlohmann::json details = {{"keys", judged}};
   const auto running = static_cast<std::int64_t>(judged.size());  // requests the end interrupted
   if (!violation.empty()) {
+    Violations violations;
+    violations.Add(finding);
+    details["violations"] = violations.json();
     return (deviation_only ? Verdict::Deviation(name, violation, details) : Verdict::Invalid(name, violation, details))
         .Counted(running);
   }

@@ -13,6 +13,42 @@ std::string ProbeNameOf(const History& h, const std::string& label) {
       probe = e.value.value("probe", "");
   return probe;
 }
+
+std::string Cut(const nlohmann::json& j) {
+  std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return s.size() > 80 ? s.substr(0, 80) + "..." : s;
+}
+
+// "$.items[0].qty" for the JSON pointer "/items/0/qty".
+std::string PathText(const nlohmann::json::json_pointer& p) {
+  std::string out = "$";
+  std::string s = p.to_string();
+  std::size_t at = 0;
+  while (at < s.size()) {
+    const std::size_t next = s.find('/', at + 1);
+    std::string part = s.substr(at + 1, next == std::string::npos ? std::string::npos : next - at - 1);
+    const bool index = !part.empty() && part.find_first_not_of("0123456789") == std::string::npos;
+    out += index || part == "-" ? "[" + part + "]" : "." + part;  // "-": past an array's end
+    at = next == std::string::npos ? s.size() : next;
+  }
+  return out;
+}
+
+constexpr std::size_t kDifferencesListed = 10;
+
+// Where `a` and `b` differ, one line each: "$.address: \"x\" != \"y\"".
+std::vector<std::string> ValueDifferences(const nlohmann::json& a, const nlohmann::json& b) {
+  std::vector<std::string> out;
+  for (const auto& change : nlohmann::json::diff(a, b)) {
+    if (out.size() == kDifferencesListed) break;
+    const nlohmann::json::json_pointer at(change.value("path", std::string()));
+    const std::string op = change.value("op", std::string());
+    const std::string before = a.contains(at) ? Cut(a.at(at)) : "absent";
+    const std::string after = op == "remove" ? "absent" : Cut(change.value("value", nlohmann::json()));
+    out.push_back(PathText(at) + ": " + before + " != " + after);
+  }
+  return out;
+}
 }  // namespace
 
 Verdict ProbeEqual(const OracleInput& in) {
@@ -37,12 +73,15 @@ Verdict ProbeEqual(const OracleInput& in) {
   }
   nlohmann::json a = WithoutPaths(*va, vol), b = WithoutPaths(*vb, vol);
   nlohmann::json details = {{"a", {{"label", la}, {"value", *va}}}, {"b", {{"label", lb}, {"value", *vb}}}};
-  auto cut = [](const nlohmann::json& j) {
-    std::string s = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    return s.size() > 80 ? s.substr(0, 80) + "..." : s;
-  };
-  if (a == b) return Verdict::Valid(name, "probe '" + la + "' == probe '" + lb + "': " + cut(a), details);
-  return Verdict::Invalid(name, "probe '" + la + "' = " + cut(a) + " but probe '" + lb + "' = " + cut(b), details);
+  if (a == b) return Verdict::Valid(name, "probe '" + la + "' == probe '" + lb + "': " + Cut(a), details);
+  // The finding: no request, the two values' differences.
+  Finding f = MakeFinding("probe '" + la + "' = " + Cut(a) + " but probe '" + lb + "' = " + Cut(b),
+                          {{"a", la}, {"b", lb}});
+  f.differences = ValueDifferences(a, b);
+  Violations violations;
+  violations.Add(f);
+  details["violations"] = violations.json();
+  return Verdict::Invalid(name, f.problem, details);
 }
 
 }  // namespace idemproof::oracles

@@ -61,6 +61,20 @@ std::string Join(const std::vector<std::string>& parts, const std::string& sep) 
   return s;
 }
 
+// The ranges of `ids` one per element ("600–999"), as a finding lists them.
+std::vector<std::string> IdRanges(const std::vector<std::int64_t>& ids) {
+  std::vector<std::string> out;
+  const std::string text = FormatIdRanges(ids, 20);
+  std::size_t at = 0;
+  while (at <= text.size() && !text.empty()) {
+    const std::size_t comma = text.find(", ", at);
+    out.push_back(text.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 2;
+  }
+  return out;
+}
+
 nlohmann::json ComparisonJson(const RowComparison& c) {
   return {{"diff_rows", c.diff_rows()},
           {"missing", c.missing.size()},   {"missing_ids", FormatIdRanges(c.missing, 20)},
@@ -196,7 +210,13 @@ Verdict RangeContinuity(const OracleInput& in) {
   }
   if (completing == nullptr) {
     if (!any_answer) return Verdict::Unknown(name, "no rerun of job " + job + " got an answer", details);
-    return Verdict::Invalid(name, "no rerun of job " + job + " completed: every rerun answered an error", details);
+    Finding f = MakeFinding("no rerun of job " + job + " completed: every rerun answered an error", {{"job", job}});
+    f.With(FindingRole::kFailure, RunJson(*failing));
+    for (const BatchRun* r : reruns) f.With(FindingRole::kOps, RunJson(*r));
+    Violations violations;
+    violations.Add(f);
+    details["violations"] = violations.json();
+    return Verdict::Invalid(name, f.problem, details);
   }
 
   std::string clean_job = in.params.value("clean", "");
@@ -256,7 +276,18 @@ Verdict RangeContinuity(const OracleInput& in) {
     partitions = &*clean_result->markers;
   }
 
-  std::vector<std::string> findings;
+  std::vector<std::string> findings;  // the evidence, one phrase each
+  // Each phrase as a finding: the failed run, the rerun whose result broke
+  // it, the rows missing then.
+  Violations violations;
+  const auto found = [&](const std::string& problem, const BatchRun& rerun, const std::vector<std::int64_t>& missing) {
+    findings.push_back(problem);
+    Finding f = MakeFinding(problem, {{"job", job}});
+    f.With(FindingRole::kFailure, RunJson(*failing));
+    f.With(FindingRole::kRetry, RunJson(rerun));
+    if (!missing.empty()) f.missing_ranges = IdRanges(missing);
+    violations.Add(f);
+  };
   // 1. The rerun that completed finishes the missing rows, and only those.
   RowComparison after_first = CompareRows(*first, *clean_result);
   details["after_rerun"] = ComparisonJson(after_first);
@@ -264,7 +295,7 @@ Verdict RangeContinuity(const OracleInput& in) {
     std::string f = "after the rerun: " + Join(Describe(after_first, partitions), ", ");
     auto a = completing->answer();
     if (a && IsReplayMarked(*a, in.target.idempotency)) f += " (the rerun was answered as a replay: swallowed)";
-    findings.push_back(f);
+    found(f, *completing, after_first.missing);
   }
 
   // 2. The rows the completing rerun rewrote although the failed run had written them.
@@ -276,9 +307,10 @@ Verdict RangeContinuity(const OracleInput& in) {
     auto redone = RewrittenRows(*before, *first);
     details["redone_rows"] = {{"count", redone.size()}, {"ids", FormatIdRanges(redone, 20)}, {"allowed", redo_allowance}};
     if (static_cast<std::int64_t>(redone.size()) > redo_allowance)
-      findings.push_back("the rerun redid " + Plural(redone.size(), "row") + " already written " +
+      found("the rerun redid " + Plural(redone.size(), "row") + " already written " +
                          Where(redone, partitions) + ": the failed run left nothing to resume from (at most " +
-                         std::to_string(redo_allowance) + ", one partition, may be redone)");
+                         std::to_string(redo_allowance) + ", one partition, may be redone)",
+            *completing, {});
   } else {
     details["redone_rows"] = "not checked: the target declares no batch.partition_rows";
   }
@@ -286,6 +318,7 @@ Verdict RangeContinuity(const OracleInput& in) {
   // 3. Later reruns change nothing: same rows (stamps included), same markers.
   details["later_reruns"] = nlohmann::json::array();
   std::optional<JobResult> last = first;
+  const BatchRun* last_run = completing;
   int ordinal = 1;
   for (const BatchRun* r : reruns) {
     if (r->index() <= completing->index()) continue;
@@ -294,26 +327,29 @@ Verdict RangeContinuity(const OracleInput& in) {
     if (!later) return Verdict::Unknown(name, why, details);
     auto changes = Changes(*first, *later);
     details["later_reruns"].push_back({{"index", r->index()}, {"changes", changes}});
-    if (!changes.empty()) findings.push_back("rerun " + std::to_string(ordinal) + " " + Join(changes, " and "));
+    if (!changes.empty()) found("rerun " + std::to_string(ordinal) + " " + Join(changes, " and "), *r, {});
     last = later;
+    last_run = r;
   }
   RowComparison final_cmp = CompareRows(*last, *clean_result);
   details["final"] = ComparisonJson(final_cmp);
   if (!final_cmp.equal() && ordinal > 1 &&
       (final_cmp.diff_rows() != after_first.diff_rows() || final_cmp.extra_copies != after_first.extra_copies))
-    findings.push_back("after rerun " + std::to_string(ordinal) + ": " + Join(Describe(final_cmp, partitions), ", "));
+    found("after rerun " + std::to_string(ordinal) + ": " + Join(Describe(final_cmp, partitions), ", "), *last_run,
+          final_cmp.missing);
 
   // 4. The markers agree with the rows they describe.
   if (batch.declares_markers()) {
-    auto m = CheckMarkers(batch, *last, *clean_result, details);
-    findings.insert(findings.end(), m.begin(), m.end());
+    for (const auto& m : CheckMarkers(batch, *last, *clean_result, details)) found(m, *last_run, {});
   } else {
     details["markers"] = "not checked: the target declares no markers";
   }
 
   const auto rerun_count = static_cast<std::int64_t>(reruns.size());
-  if (!findings.empty())
+  if (!findings.empty()) {
+    details["violations"] = violations.json();
     return Verdict::Invalid(name, "job " + job + ": " + Join(findings, "; "), details).Counted(rerun_count);
+  }
   std::string evidence = "job " + job + " failed after " + std::to_string(*failing->fail_after) + " of " +
                          std::to_string(failing->to - failing->from) + " rows; " + Plural(reruns.size(), "rerun") +
                          "; result equals the clean run row by row (" + Plural(clean_result->rows.size(), "row") + ")";

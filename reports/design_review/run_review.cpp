@@ -133,19 +133,8 @@ void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
     }
     const nlohmann::json& d = verdict.details;
     int shown = 0;
-    if (d.is_object() && d.contains("violations") && d["violations"].is_array() && !d["violations"].empty()) {
-      for (const auto& v : d["violations"]) {
-        if (shown == kViolationsShown) {
-          ++review.violations_omitted;
-          continue;
-        }
-        review.violations.push_back(ReadViolation(verdict.oracle, v, review.highlighted));
-        if (d.contains("missing_ranges") && d["missing_ranges"].is_array() && shown == 0)
-          for (const auto& r : d["missing_ranges"]) review.violations.back().missing_ranges.push_back(JsonText(r));
-        ++shown;
-      }
-    } else if (d.is_object() && d.contains("a") && d.contains("b") && d["a"].is_object() && d["b"].is_object()) {
-      // probe_equal: two probe values, not answers.
+    if (d.is_object() && d.contains("a") && d.contains("b") && d["a"].is_object() && d["b"].is_object()) {
+      // probe_equal: two probe values, not answers; its finding says no more.
       ViolationView v;
       v.oracle = verdict.oracle;
       v.problem = verdict.evidence;
@@ -157,6 +146,17 @@ void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
         v.answers.push_back(std::move(a));
       }
       review.violations.push_back(std::move(v));
+    } else if (d.is_object() && d.contains("violations") && d["violations"].is_array() && !d["violations"].empty()) {
+      for (const auto& v : d["violations"]) {
+        if (shown == kViolationsShown) {
+          ++review.violations_omitted;
+          continue;
+        }
+        review.violations.push_back(ReadViolation(verdict.oracle, v, review.highlighted));
+        if (d.contains("missing_ranges") && d["missing_ranges"].is_array() && shown == 0)
+          for (const auto& r : d["missing_ranges"]) review.violations.back().missing_ranges.push_back(JsonText(r));
+        ++shown;
+      }
     } else {
       ViolationView v;
       v.oracle = verdict.oracle;

@@ -1289,3 +1289,65 @@ TEST_CASE("a finding keeps what is not a request of the history out of its ops")
   CHECK(back.records == std::optional<std::int64_t>(2));
   CHECK(FindingToJson(back) == j);
 }
+
+TEST_CASE("lease_recovery and probe_equal carry what broke as a Finding with its requests in their roles") {
+  // lease_recovery: the crashed request and the retry after the lease; when
+  // the key completed twice, the completions too.
+  LiteralHistory alone;
+  alone.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-2", "create_order", "k1", "b1", 900, 920, kConflict)
+      .Send("client-3", "create_order", "k1", "b1", 2400, 2410, kConflict);
+  LiteralHistory twice;
+  twice.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-2", "create_order", "k1", "b1", 2100, 2600, kCreated)
+      .Send("client-4", "create_order", "k1", "b1", 2700, 2710, Replayed())
+      .Send("client-5", "create_order", "k1", "b1", 2800, 2810, Answer{201, R"({"id":2})"});
+  struct Case {
+    History history;
+    // The process of each op, in the codec's role order.
+    std::vector<std::pair<FindingRole, std::string>> ops;
+  };
+  const std::vector<Case> cases = {
+      {WithControl(alone.history(), "kill", 300),
+       {{FindingRole::kRetry, "client-3"}, {FindingRole::kRequest, "client-1"}}},
+      {WithControl(twice.history(), "kill", 300),
+       {{FindingRole::kRetry, "client-4"},
+        {FindingRole::kRequest, "client-1"},
+        {FindingRole::kExecutions, "client-2"},
+        {FindingRole::kExecutions, "client-5"}}},
+  };
+  for (const Case& c : cases) {
+    const Verdict v = Lease(c.history);
+    INFO(v.evidence);
+    REQUIRE(v.status == VerdictStatus::kInvalid);
+    REQUIRE(v.details.contains("violations"));
+    REQUIRE(v.details["violations"].size() == 1);
+    const nlohmann::json& json = v.details["violations"][0];
+    const Finding f = FindingFromJson(json);
+    CHECK(f.problem == v.evidence);
+    CHECK(FindingToJson(f) == json);
+    CHECK(f.subject.value("key", "") == "k1");
+    std::vector<std::pair<FindingRole, std::string>> ops;
+    for (const FindingOp& op : f.ops) {
+      REQUIRE(op.index() >= 0);
+      REQUIRE(op.index() < static_cast<std::int64_t>(c.history.size()));
+      const HistoryEvent& e = c.history.events()[static_cast<std::size_t>(op.index())];
+      CHECK(e.is_request());
+      CHECK(e.type == EventType::kInvoke);
+      ops.emplace_back(op.role, e.process);
+    }
+    CHECK(ops == c.ops);
+  }
+
+  // probe_equal: no request, the two values' differences.
+  LiteralHistory released;
+  released.Probe("stock", "before", 1000, 0).Probe("stock", "after", 1001, 100);
+  const Verdict v = RunOracle("probe_equal", released.history(), ShopTarget(), {{"a", "before"}, {"b", "after"}});
+  REQUIRE(v.status == VerdictStatus::kInvalid);
+  REQUIRE(v.details.contains("violations"));
+  REQUIRE(v.details["violations"].size() == 1);
+  const Finding f = FindingFromJson(v.details["violations"][0]);
+  CHECK(f.problem == v.evidence);
+  CHECK(f.ops.empty());
+  CHECK(f.differences == std::vector<std::string>{"$: 1000 != 1001"});
+}

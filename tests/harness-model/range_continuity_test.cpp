@@ -5,6 +5,7 @@
 
 #include "batch_history_builder.h"
 #include "literal_history.h"
+#include "model/finding.h"
 #include "model/job_result.h"
 #include "model/metrics.h"
 
@@ -120,6 +121,32 @@ TEST_CASE("range_continuity catches whole-batch-marker: the rerun skips the miss
   CHECK(v.evidence.find("says 1000 rows written, 600 present") != std::string::npos);
   Metrics m = ComputeMetrics(BatchTarget(), h.history());
   CHECK(m.rerun_diff_rows == std::optional<std::int64_t>(400));
+}
+
+TEST_CASE("range_continuity lists each thing that broke as a Finding with the failed run and the rerun and the missing ranges") {
+  BatchHistory h;
+  auto r1 = h.Run("j1", "run", 0, 1000, 600, 500);
+  json rows = RowsJson(0, 600, 1);
+  json whole = json::array({{{"partition", "job"}, {"from", 0}, {"to", 1000}, {"rows_written", 1000}, {"checksum", ""}}});
+  h.Result("j1", r1, rows, whole);
+  auto r2 = h.Run("j1", "rerun", 0, 1000, std::nullopt, 200);
+  h.Result("j1", r2, rows, whole);
+  CleanRun(h);
+  Verdict v = Check(h.history());
+  REQUIRE(v.status == VerdictStatus::kInvalid);
+  REQUIRE(v.details.contains("violations"));
+  REQUIRE(v.details["violations"].size() >= 2);  // the rows, the marker
+  std::string evidence = "job j1: ";
+  for (std::size_t i = 0; i < v.details["violations"].size(); ++i) {
+    const Finding f = FindingFromJson(v.details["violations"][i]);
+    evidence += (i == 0 ? "" : "; ") + f.problem;
+    REQUIRE(f.ops.size() == 2);
+    CHECK(f.OpsOf(FindingRole::kFailure).at(0)->index() == r1);
+    CHECK(f.OpsOf(FindingRole::kRetry).at(0)->index() == r2);
+  }
+  CHECK(evidence == v.evidence);  // one finding per phrase of the evidence
+  const Finding rows_missing = FindingFromJson(v.details["violations"][0]);
+  CHECK(rows_missing.missing_ranges == std::vector<std::string>{"600–999"});
 }
 
 TEST_CASE("range_continuity catches no-range-marker: the rerun doubles what was done") {
