@@ -106,15 +106,25 @@ TEST_CASE("range_continuity accepts redoing the one partition a failure cut in h
   CHECK(v.details["redone_rows"]["count"] == 5);
 }
 
-TEST_CASE("range_continuity catches whole-batch-marker: the rerun skips the missing 40 %") {
+// whole-batch-marker: a run fails at 600 of 1000 rows with one marker for the
+// whole job, and the rerun (r2) trusts it and skips the missing 40 %.
+struct WholeBatchMarkerRun {
   BatchHistory h;
-  auto r1 = h.Run("j1", "run", 0, 1000, 600, 500);
-  json rows = RowsJson(0, 600, 1);
-  json whole = json::array({{{"partition", "job"}, {"from", 0}, {"to", 1000}, {"rows_written", 1000}, {"checksum", ""}}});
-  h.Result("j1", r1, rows, whole);
-  auto r2 = h.Run("j1", "rerun", 0, 1000, std::nullopt, 200);
-  h.Result("j1", r2, rows, whole);
-  CleanRun(h);
+  std::int64_t r1 = 0, r2 = 0;
+  WholeBatchMarkerRun() {
+    r1 = h.Run("j1", "run", 0, 1000, 600, 500);
+    json rows = RowsJson(0, 600, 1);
+    json whole = json::array({{{"partition", "job"}, {"from", 0}, {"to", 1000}, {"rows_written", 1000}, {"checksum", ""}}});
+    h.Result("j1", r1, rows, whole);
+    r2 = h.Run("j1", "rerun", 0, 1000, std::nullopt, 200);
+    h.Result("j1", r2, rows, whole);
+    CleanRun(h);
+  }
+};
+
+TEST_CASE("range_continuity catches whole-batch-marker: the rerun skips the missing 40 %") {
+  WholeBatchMarkerRun run;
+  BatchHistory& h = run.h;
   Verdict v = Check(h.history());
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence.find("after the rerun: 400 rows missing in 600–999 (partitions 60–99)") != std::string::npos);
@@ -124,14 +134,9 @@ TEST_CASE("range_continuity catches whole-batch-marker: the rerun skips the miss
 }
 
 TEST_CASE("range_continuity lists each thing that broke as a Finding with the failed run and the rerun and the missing ranges") {
-  BatchHistory h;
-  auto r1 = h.Run("j1", "run", 0, 1000, 600, 500);
-  json rows = RowsJson(0, 600, 1);
-  json whole = json::array({{{"partition", "job"}, {"from", 0}, {"to", 1000}, {"rows_written", 1000}, {"checksum", ""}}});
-  h.Result("j1", r1, rows, whole);
-  auto r2 = h.Run("j1", "rerun", 0, 1000, std::nullopt, 200);
-  h.Result("j1", r2, rows, whole);
-  CleanRun(h);
+  WholeBatchMarkerRun run;
+  BatchHistory& h = run.h;
+  const std::int64_t r1 = run.r1, r2 = run.r2;
   Verdict v = Check(h.history());
   REQUIRE(v.status == VerdictStatus::kInvalid);
   REQUIRE(v.details.contains("violations"));
