@@ -12,7 +12,7 @@ Status BatchResult(StepContext& ctx, const Step& step, const TemplateVars& vars,
   auto result = ctx.Call(batch.result, vars);
   if (!result.ok()) return result.status();
   HistoryEvent done = CompletionOf(invoke, result->type);
-  ctx.Append(std::move(invoke), result->start_ns);
+  ctx.recorder().Append(std::move(invoke), result->start_ns);
   std::int64_t end = result->end_ns;
   if (result->type != EventType::kOk) {
     done.value["error"] = result->error.empty() ? "the result call failed" : result->error;
@@ -34,7 +34,7 @@ Status BatchResult(StepContext& ctx, const Step& step, const TemplateVars& vars,
       }
     }
   }
-  ctx.Append(std::move(done), end);
+  ctx.recorder().Append(std::move(done), end);
   return Status::Ok();
 }
 
@@ -56,7 +56,7 @@ Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) 
   for (int attempt = 1; attempt <= times; ++attempt) {
     if (ctx.Cancelled()) break;
     TemplateVars vars = ctx.VarsFor("", step.biz, index);
-    vars["job"] = ctx.naming().Job(step.job);
+    vars["job"] = ctx.recorder().naming().Job(step.job);
     vars["from"] = std::to_string(step.from);
     vars["to"] = std::to_string(step.to);
     if (step.fail_after) vars["fail_after"] = std::to_string(*step.fail_after);
@@ -70,9 +70,9 @@ Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) 
     if (step.fail_after) info["fail_after"] = *step.fail_after;
     if (!step.of.empty()) info["of"] = step.of;
     HistoryEvent invoke = BatchInvoke(RecordOf(*request), info, index);
-    const std::int64_t at = ctx.Append(invoke, monotonic_ns());
+    const std::int64_t at = ctx.recorder().Append(invoke, monotonic_ns());
     HttpExchange e = ctx.client().send(*request);
-    ctx.Append(BatchCompletion(invoke, RecordOf(e)), e.end_ns);
+    ctx.recorder().Append(BatchCompletion(invoke, RecordOf(e)), e.end_ns);
     Status s = BatchResult(ctx, step, vars, at, index);
     if (!s.ok()) return s;
   }

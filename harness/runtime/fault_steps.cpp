@@ -21,13 +21,13 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
   HistoryEvent invoke = FaultInvoke(fault.name, start, index);
   if (extra.is_object()) invoke.value.update(extra);
   HistoryEvent done = invoke;
-  ctx.Append(std::move(invoke), monotonic_ns());
+  ctx.recorder().Append(std::move(invoke), monotonic_ns());
   if (start) {
     FaultScope scope;
     scope.target_base_url = ctx.BaseUrl();
     scope.max_body = static_cast<std::size_t>(ctx.target().max_body);
     scope.on_event = [&ctx](const nlohmann::json& event, std::int64_t steady_ns) {
-      RecordInjectorEvent(ctx, event, steady_ns);
+      RecordInjectorEvent(ctx.recorder(), event, steady_ns);
     };
     const std::string egress_prefix = "egress.";
     if (fault.on.rfind(egress_prefix, 0) == 0 && ctx.egress()) {
@@ -52,12 +52,12 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
     done.type = r.ok() ? EventType::kOk : EventType::kFail;
     if (r.ok()) {
       done.value["injected"] = *r;
-      ctx.out().fault_counts[fault.name] += *r;
+      ctx.recorder().out().fault_counts[fault.name] += *r;
     } else {
       done.value["error"] = r.status().message();
     }
   }
-  ctx.Append(std::move(done), monotonic_ns());
+  ctx.recorder().Append(std::move(done), monotonic_ns());
   return Status::Ok();
 }
 

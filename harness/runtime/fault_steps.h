@@ -3,7 +3,7 @@
 // process nemesis ({"fault", "phase": "start" | "heal"}, completion ok with
 // "injector" / "injected", fail with "error": a fault that did not arm is
 // data). The injectors' own events land on the proxy lane
-// (RecordInjectorEvent, step_context.h). After each, the client's route
+// (RecordInjectorEvent, run_recorder.h). After each, the client's route
 // follows FaultRunner::ClientBaseUrl(). HealFaults() heals what is still
 // active at the end of a run, always: declared faults and the ones `cause`
 // steps armed (StepContext::caused_faults()).

@@ -62,10 +62,10 @@ class Interpreter::Execution {
               !NeedsOwnProcesses(scenario, interpreter.target_)) {}
 
   ScenarioRun Run() {
-    ctx_.MarkStart();
+    ctx_.recorder().MarkStart();
     Status started = keep_ && interpreter_.kept_ ? Reuse() : StartAll();
     if (!started.ok()) {
-      ctx_.out().error = started;
+      ctx_.recorder().out().error = started;
     } else {
       const std::vector<Step>& steps = ctx_.scenario().steps;
       for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -75,16 +75,16 @@ class Interpreter::Execution {
         Status s = ExecuteGuarded(step, static_cast<int>(i));
         WatchTarget(step, static_cast<int>(i));
         if (!s.ok()) {
-          ctx_.out().error = s;
-          ctx_.Note(static_cast<int>(i), "step stopped the scenario: " + s.ToString());
+          ctx_.recorder().out().error = s;
+          ctx_.recorder().Note(static_cast<int>(i), "step stopped the scenario: " + s.ToString());
           break;
         }
       }
     }
     Finish();
-    ScenarioRun out = std::move(ctx_.out());
+    ScenarioRun out = std::move(ctx_.recorder().out());
     out.interrupted = ctx_.Cancelled();
-    out.elapsed_ms = (monotonic_ns() - ctx_.start_ns()) / 1000000;
+    out.elapsed_ms = (monotonic_ns() - ctx_.recorder().start_ns()) / 1000000;
     return out;
   }
 
@@ -129,14 +129,14 @@ class Interpreter::Execution {
       if (unwatched_.count(ended.pid) || !said_.insert(ended.pid).second) continue;
       HistoryEvent e = TargetExited(index, ended.pid, "exited (" + ended.exit.ToString() + ")");
       e.value["instance"] = ended.name;
-      ctx_.Append(std::move(e), monotonic_ns());
+      ctx_.recorder().Append(std::move(e), monotonic_ns());
     }
     TargetProcess& main = ctx_.instances().main();
     if (may_be_down_ || !main.Managed()) return;
     if (auto exit = main.Exited()) {
       HistoryEvent e = TargetExited(index, main.pid(), "exited (" + exit->ToString() + ")");
       e.value["instance"] = "main";
-      ctx_.Append(std::move(e), monotonic_ns());
+      ctx_.recorder().Append(std::move(e), monotonic_ns());
       may_be_down_ = true;  // said once
     }
   }
@@ -167,7 +167,7 @@ class Interpreter::Execution {
     ctx_.Adopt(std::move(kept));
     ++interpreter_.environment_reuses_;
     reused_ = true;
-    ctx_.Note(-1, "namespace isolation: the target and services started for an earlier run serve this one too "
+    ctx_.recorder().Note(-1, "namespace isolation: the target and services started for an earlier run serve this one too "
                   "(runs before: " + std::to_string(runs + 1) + ")");
     return ResetCall(ctx_);
   }
@@ -180,17 +180,17 @@ class Interpreter::Execution {
     for (const auto& name : std::set<std::string>(ctx_.paused())) PauseOrResume(ctx_, false, name, -1);
     ctx_.JoinBackground();
     // Background sends may have outlived the last step: so may a crash.
-    if (ctx_.HasInstances() && ctx_.out().error.ok()) Watch(-1);
+    if (ctx_.HasInstances() && ctx_.recorder().out().error.ok()) Watch(-1);
     HealFaults(ctx_);
     TargetProcess& main = ctx_.instances().main();
-    ScenarioRun& out = ctx_.out();
+    ScenarioRun& out = ctx_.recorder().out();
     auto alive = [&] { return main.Managed() ? main.Running() : out.error.code() != StatusCode::kUnavailable; };
     if (!ctx_.Cancelled()) {
       if (main.Managed() && !main.Running() && (reused_ || !out.target_pids.empty()) &&
           out.error.code() != StatusCode::kUnavailable) {
         // The scenario ended with the target down (kill/stop): bring it back
         // on the same store to read the records, and say so.
-        ctx_.Note(-1, "the target was down at the end of the steps: started again on the same store to read "
+        ctx_.recorder().Note(-1, "the target was down at the end of the steps: started again on the same store to read "
                       "the records");
         ControlTarget(ctx_, ProcessOp::kStart, -1);
       }
@@ -198,7 +198,7 @@ class Interpreter::Execution {
     }
     if (ctx_.target().hooks.count("heal") && alive() && !(ctx_.Cancelled() && main.Managed())) {
       Status s = HealHook(ctx_);
-      if (!s.ok()) ctx_.Note(-1, "heal hook failed: " + s.ToString());
+      if (!s.ok()) ctx_.recorder().Note(-1, "heal hook failed: " + s.ToString());
     }
     if (keep_ && !ctx_.Cancelled() && out.error.code() != StatusCode::kUnavailable && !environment_touched_ &&
         said_.empty() && (!main.Managed() || main.Running())) {

@@ -21,7 +21,7 @@ Status HookCall(StepContext& ctx, const std::string& name, const TargetCall& cal
   auto outcome = ctx.Call(call, ctx.VarsFor("", biz_name, index), mode);
   if (!outcome.ok()) return outcome.status();
   HistoryEvent done = CompletionOf(invoke, outcome->type);
-  ctx.Append(std::move(invoke), outcome->start_ns);
+  ctx.recorder().Append(std::move(invoke), outcome->start_ns);
   if (!outcome->command.is_null()) done.value["command"] = outcome->command;
   std::string failed;
   if (outcome->type == EventType::kOk) {
@@ -35,7 +35,7 @@ Status HookCall(StepContext& ctx, const std::string& name, const TargetCall& cal
     failed = outcome->error;
   }
   if (!failed.empty()) done.value["failed"] = true;
-  ctx.Append(std::move(done), outcome->end_ns);
+  ctx.recorder().Append(std::move(done), outcome->end_ns);
   if (!failed.empty())
     return Status(StatusCode::kProcessError, "hook " + name + " failed (" + failed +
                                                 "): what it causes may not have happened");
@@ -81,8 +81,8 @@ Status EgressProbe(StepContext& ctx, const ProbeDescription& probe, HistoryEvent
     if (done.type == EventType::kOk) done.value["value"] = value;
     done.value["egress"] = probe.egress;
   }
-  ctx.Append(std::move(invoke), start);
-  ctx.Append(std::move(done), monotonic_ns());
+  ctx.recorder().Append(std::move(invoke), start);
+  ctx.recorder().Append(std::move(done), monotonic_ns());
   return Status::Ok();
 }
 
@@ -98,13 +98,13 @@ Status ProbeStep(StepContext& ctx, const Step& step, int index) {
   auto outcome = ctx.Call(probe.call, ctx.VarsFor("", step.biz, index));
   if (!outcome.ok()) {
     if (ctx.IsMissingCapture(outcome.status())) {
-      ctx.Note(index, "probe " + probe.name + " not run: " + outcome.status().message());
+      ctx.recorder().Note(index, "probe " + probe.name + " not run: " + outcome.status().message());
       return Status::Ok();
     }
     return outcome.status();
   }
   HistoryEvent done = CompletionOf(invoke, outcome->type);
-  ctx.Append(std::move(invoke), outcome->start_ns);
+  ctx.recorder().Append(std::move(invoke), outcome->start_ns);
   if (outcome->type == EventType::kOk) {
     nlohmann::json value = outcome->value;
     if (probe.value) {
@@ -122,7 +122,7 @@ Status ProbeStep(StepContext& ctx, const Step& step, int index) {
     done.value["error"] = outcome->error;
   }
   if (!outcome->command.is_null()) done.value["command"] = outcome->command;
-  ctx.Append(std::move(done), outcome->end_ns);
+  ctx.recorder().Append(std::move(done), outcome->end_ns);
   return Status::Ok();
 }
 
@@ -144,11 +144,11 @@ Status CauseStep(StepContext& ctx, const Step& step, int index) {
   }
   if (step.name == "heal") {
     const int dropped = ctx.ClearPendingVariants();
-    if (dropped > 0) ctx.Note(index, "cause heal: " + std::to_string(dropped) + " pending variant(s) dropped");
+    if (dropped > 0) ctx.recorder().Note(index, "cause heal: " + std::to_string(dropped) + " pending variant(s) dropped");
   }
   if (!p.variant.empty()) {
     ctx.SetPendingVariant(p.action, p.variant);
-    ctx.Append(NoteWith(index, {{"note", "cause " + step.name + ": variant " + p.variant + " of " + p.action +
+    ctx.recorder().Append(NoteWith(index, {{"note", "cause " + step.name + ": variant " + p.variant + " of " + p.action +
                                              " on its next request"},
                                 {"cause", step.name},
                                 {"action", p.action},
@@ -172,17 +172,17 @@ void RecordsProbes(StepContext& ctx) {
   for (const auto& [action_name, biz_name] : ctx.Sent()) {
     const ActionDescription* action = ctx.target().FindAction(action_name);
     if (action == nullptr || !action->records) continue;
-    HistoryEvent invoke = RecordsProbeInvoke(action_name, ctx.naming().Biz(biz_name), biz_name);
+    HistoryEvent invoke = RecordsProbeInvoke(action_name, ctx.recorder().naming().Biz(biz_name), biz_name);
     auto outcome = ctx.Call(action->records->call, ctx.VarsFor("", biz_name, -1));
     if (!outcome.ok()) {
       HistoryEvent done = CompletionOf(invoke, EventType::kFail);
       done.value["error"] = outcome.status().message();
-      ctx.Append(std::move(invoke), monotonic_ns());
-      ctx.Append(std::move(done), monotonic_ns());
+      ctx.recorder().Append(std::move(invoke), monotonic_ns());
+      ctx.recorder().Append(std::move(done), monotonic_ns());
       continue;
     }
     HistoryEvent done = CompletionOf(invoke, outcome->type);
-    ctx.Append(std::move(invoke), outcome->start_ns);
+    ctx.recorder().Append(std::move(invoke), outcome->start_ns);
     if (outcome->type == EventType::kOk) {
       auto count = action->records->CountIn(outcome->value);
       if (count.ok()) {
@@ -196,7 +196,7 @@ void RecordsProbes(StepContext& ctx) {
     } else {
       done.value["error"] = outcome->error;
     }
-    ctx.Append(std::move(done), outcome->end_ns);
+    ctx.recorder().Append(std::move(done), outcome->end_ns);
   }
 }
 

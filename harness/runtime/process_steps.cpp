@@ -27,14 +27,14 @@ Status ControlOther(StepContext& ctx, ProcessOp kind, int index, const std::stri
   const std::int64_t start = monotonic_ns();
   TargetInstances::ControlOutcome outcome = ctx.instances().Control(instance, kind);
   HistoryEvent done = CompletionOf(invoke, outcome.status.ok() ? EventType::kOk : EventType::kFail);
-  ctx.Append(std::move(invoke), start);
+  ctx.recorder().Append(std::move(invoke), start);
   done.value["pid"] = outcome.pid;
   if (outcome.exit) done.value["exit"] = outcome.exit->ToString();
   if (!outcome.port.empty()) done.value["port"] = outcome.port;
   if (!outcome.status.ok()) done.value["error"] = outcome.status.message();
-  ctx.Append(std::move(done), monotonic_ns());
+  ctx.recorder().Append(std::move(done), monotonic_ns());
   const bool down = kind == ProcessOp::kStop || kind == ProcessOp::kKill;
-  if (outcome.status.ok() && outcome.pid > 0 && !down) ctx.out().target_pids.push_back(outcome.pid);
+  if (outcome.status.ok() && outcome.pid > 0 && !down) ctx.recorder().out().target_pids.push_back(outcome.pid);
   return outcome.status;
 }
 
@@ -77,29 +77,29 @@ Status ControlTarget(StepContext& ctx, ProcessOp kind, int index, const std::str
     return status;
   }
   HistoryEvent done = CompletionOf(invoke, status.ok() ? EventType::kOk : EventType::kFail);
-  ctx.Append(std::move(invoke), start);
+  ctx.recorder().Append(std::move(invoke), start);
   done.value = result;
   const bool down = kind == ProcessOp::kStop || kind == ProcessOp::kKill;
   // The pid acted on: the old one for stop/kill, the new one for (re)start.
   done.value["pid"] = down ? invoke_pid : proc.pid();
   if (proc.vars().count("port")) done.value["port"] = proc.vars().at("port");
   if (!status.ok()) done.value["error"] = status.message();
-  ctx.Append(std::move(done), monotonic_ns());
-  if (status.ok() && proc.pid() > 0 && !down) ctx.out().target_pids.push_back(proc.pid());
+  ctx.recorder().Append(std::move(done), monotonic_ns());
+  if (status.ok() && proc.pid() > 0 && !down) ctx.recorder().out().target_pids.push_back(proc.pid());
   return status;
 }
 
 Status SpawnStep(StepContext& ctx, const Step& step, int index) {
   HistoryEvent invoke = ProcessInvoke(event_f::kSpawn, index, {{"instance", step.name}});
   HistoryEvent done = invoke;
-  ctx.Append(std::move(invoke), monotonic_ns());
+  ctx.recorder().Append(std::move(invoke), monotonic_ns());
   pid_t pid = 0;
   Status s = ctx.instances().Spawn(step.name, &pid);
   done.type = s.ok() ? EventType::kOk : EventType::kFail;
   done.value["pid"] = pid;
   if (!s.ok()) done.value["error"] = s.message();
-  if (s.ok()) ctx.out().target_pids.push_back(pid);
-  ctx.Append(std::move(done), monotonic_ns());
+  if (s.ok()) ctx.recorder().out().target_pids.push_back(pid);
+  ctx.recorder().Append(std::move(done), monotonic_ns());
   return s;
 }
 
@@ -111,13 +111,13 @@ Status PauseOrResume(StepContext& ctx, bool pause, const std::string& name, int 
   HistoryEvent invoke =
       ProcessInvoke(pause ? event_f::kPause : event_f::kResume, index, {{"instance", name}, {"pid", *pid}});
   HistoryEvent done = invoke;
-  ctx.Append(std::move(invoke), monotonic_ns());
+  ctx.recorder().Append(std::move(invoke), monotonic_ns());
   const bool sent = ctx.instances().Signal(name, pause ? SIGSTOP : SIGCONT);
   if (pause && sent) ctx.paused().insert(name);
   if (!pause) ctx.paused().erase(name);
   done.type = sent ? EventType::kOk : EventType::kFail;
   if (!sent) done.value["error"] = "the instance is not running";
-  ctx.Append(std::move(done), monotonic_ns());
+  ctx.recorder().Append(std::move(done), monotonic_ns());
   return Status::Ok();
 }
 
@@ -128,12 +128,12 @@ Status StartServices(StepContext& ctx) {
   if (ctx.target().services.empty()) return Status::Ok();
   HistoryEvent invoke = ProcessInvoke(event_f::kServices, -1, nlohmann::json::object());
   HistoryEvent done = invoke;
-  ctx.Append(std::move(invoke), monotonic_ns());
+  ctx.recorder().Append(std::move(invoke), monotonic_ns());
   Status s = services->Start();
   done.type = s.ok() ? EventType::kOk : EventType::kFail;
   done.value = {{"services", services->Vars()}};
   if (!s.ok()) done.value["error"] = s.message();
-  ctx.Append(std::move(done), monotonic_ns());
+  ctx.recorder().Append(std::move(done), monotonic_ns());
   for (const auto& [k, v] : services->Vars()) ctx.base_vars()[k] = v;
   if (!s.ok()) return Status(StatusCode::kUnavailable, s.message());
   return StartEgress(ctx);
@@ -142,7 +142,7 @@ Status StartServices(StepContext& ctx) {
 Status StartEgress(StepContext& ctx) {
   auto& egress = ctx.egress();
   // Through the route: the proxies may outlive this run (namespace isolation).
-  ctx.route()->Bind(&ctx);
+  ctx.route()->Bind(&ctx.recorder());
   egress = std::make_unique<EgressProxies>(
       ctx.target().egress,
       [route = ctx.route()](const nlohmann::json& entry, std::int64_t steady_ns) {
@@ -152,12 +152,12 @@ Status StartEgress(StepContext& ctx) {
   if (ctx.target().egress.empty()) return Status::Ok();
   HistoryEvent invoke = ProcessInvoke(event_f::kEgress, -1, nlohmann::json::object());
   HistoryEvent done = invoke;
-  ctx.Append(std::move(invoke), monotonic_ns());
+  ctx.recorder().Append(std::move(invoke), monotonic_ns());
   Status s = egress->Start(ctx.base_vars());
   done.type = s.ok() ? EventType::kOk : EventType::kFail;
   done.value = {{"egress", egress->Vars()}};
   if (!s.ok()) done.value["error"] = s.message();
-  ctx.Append(std::move(done), monotonic_ns());
+  ctx.recorder().Append(std::move(done), monotonic_ns());
   for (const auto& [k, v] : egress->Vars()) ctx.base_vars()[k] = v;
   if (!s.ok()) return Status(s.code() == StatusCode::kInvalidConfig ? s.code() : StatusCode::kUnavailable, s.message());
   return s;

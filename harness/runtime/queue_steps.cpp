@@ -12,7 +12,7 @@ namespace idemproof::runtime {
 namespace {
 
 RequestSubject MessageSubject(StepContext& ctx, const Step& step, const std::string& id) {
-  return {step.name, id, step.message_id, ctx.naming().Biz(step.biz), step.biz, ""};
+  return {step.name, id, step.message_id, ctx.recorder().naming().Biz(step.biz), step.biz, ""};
 }
 
 }  // namespace
@@ -23,7 +23,7 @@ Status DeliverStep(StepContext& ctx, const Step& step, int index) {
   if (m == target.messages.end() || !m->second.push)
     return Status(StatusCode::kUnsupported, "the target declares no push request for message " + step.name);
   const RequestTemplate& push = *m->second.push;
-  const std::string id = ctx.naming().Message(step.message_id);
+  const std::string id = ctx.recorder().naming().Message(step.message_id);
   const TemplateVars vars = ctx.VarsFor(id, step.biz, index);
   const RequestSubject subject = MessageSubject(ctx, step, id);
   const Duration timeout = step.timeout.value_or(target.request_timeout);
@@ -51,15 +51,15 @@ Status DeliverStep(StepContext& ctx, const Step& step, int index) {
   };
   DeliveryObserver observer;
   observer.on_push = [&](const Push& p, const OutgoingRequest& r) {
-    ctx.Append(DeliverInvoke(subject, p.copy, RecordOf(r), delivery_json(p), index), monotonic_ns());
+    ctx.recorder().Append(DeliverInvoke(subject, p.copy, RecordOf(r), delivery_json(p), index), monotonic_ns());
   };
   observer.on_done = [&](const Push& p, const HttpExchange& x) {
     const HistoryEvent invoke = DeliverInvoke(subject, p.copy, RecordOf(x.request), delivery_json(p), index);
-    ctx.Append(DeliverCompletion(invoke, RecordOf(x), p.ack_lost), x.end_ns);
+    ctx.recorder().Append(DeliverCompletion(invoke, RecordOf(x), p.ack_lost), x.end_ns);
   };
   PushDeliverer deliverer(ctx.options().cancel);
   const DeliveryOutcome outcome = deliverer.Deliver(plan, observer);
-  ctx.Append(MessageNote(subject, index,
+  ctx.recorder().Append(MessageNote(subject, index,
                          {{"note", outcome.acked ? "delivered" : "not acknowledged"},
                           {"rounds", outcome.rounds},
                           {"pushes", outcome.pushes},
@@ -74,7 +74,7 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
   if (m == target.messages.end() || m->second.fields.empty() || !target.broker)
     return Status(StatusCode::kUnsupported, "the target declares no broker entry for message " + step.name);
   const BrokerDescription& broker = *target.broker;
-  const std::string id = ctx.naming().Message(step.message_id);
+  const std::string id = ctx.recorder().naming().Message(step.message_id);
   const TemplateVars vars = ctx.VarsFor(id, step.biz, index);
   const RequestSubject subject = MessageSubject(ctx, step, id);
   auto address = ExpandTemplate(broker.address, vars);
@@ -95,7 +95,7 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
   for (int copy = 0; copy < step.copies; ++copy) {
     HistoryEvent invoke = PublishInvoke(subject, entry, *stream, copy, index);
     HistoryEvent done = invoke;
-    ctx.Append(std::move(invoke), monotonic_ns());
+    ctx.recorder().Append(std::move(invoke), monotonic_ns());
     // A fresh connection per entry: a broker that went away is data, not a tool error.
     auto publisher = RedisPublisher::Connect(*address, timeout);
     Result<std::string> added = publisher.ok() ? publisher->Add(*stream, fields) : Result<std::string>(publisher.status());
@@ -107,7 +107,7 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
       done.type = EventType::kFail;
       done.value["error"] = added.status().message();
     }
-    ctx.Append(std::move(done), monotonic_ns());
+    ctx.recorder().Append(std::move(done), monotonic_ns());
   }
   if (last_id.empty()) return Status::Ok();
 
@@ -149,7 +149,7 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
                 {"last_entry_id", last_id}};
   if (!pending_ids.empty()) note.value["group"]["pending_ids"] = pending_ids;
   if (!error.empty()) note.value["error"] = error;
-  ctx.Append(std::move(note), monotonic_ns());
+  ctx.recorder().Append(std::move(note), monotonic_ns());
   return Status::Ok();
 }
 

@@ -13,7 +13,7 @@ namespace idemproof::runtime {
 namespace {
 
 RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& key, PayloadVariant payload) {
-  return {step.action, key, step.key, ctx.naming().Biz(step.biz), step.biz, PayloadName(payload)};
+  return {step.action, key, step.key, ctx.recorder().naming().Biz(step.biz), step.biz, PayloadName(payload)};
 }
 
 // The target caller a step's `caller: first|second` names; nullptr for none
@@ -115,7 +115,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   if (status != nullptr) *status = 0;
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
-  const std::string key = ctx.KeyFor(step.key);
+  const std::string key = ctx.recorder().KeyFor(step.key);
   auto placed = ctx.Place(step, key);
   if (!placed.ok()) return placed.status();
   if (instance != nullptr) *instance = placed->instance;
@@ -124,7 +124,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   auto rendered = RenderAction(ctx, *action, key, step, index, placed->url, variant, step.payload);
   if (!rendered.ok()) return rendered.status();
   if (!rendered->unsent.empty()) {
-    ctx.Note(index, "not sent: " + rendered->unsent);
+    ctx.recorder().Note(index, "not sent: " + rendered->unsent);
     return Status::Ok();
   }
   const OutgoingRequest* request = &rendered->request;
@@ -133,7 +133,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   if (ctx.RecordsInstances()) invoke.value["instance"] = placed->instance;
   // The invoke goes in before the request leaves, so concurrent sends
   // interleave in the history as they did on the wire.
-  ctx.Append(invoke, monotonic_ns());
+  ctx.recorder().Append(invoke, monotonic_ns());
   HttpExchange e;
   if (ctx.Routed()) {
     // A fault may close the connection before any answer byte; on a reused
@@ -143,7 +143,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   } else {
     e = client.send(*request);
   }
-  ctx.Append(RequestCompletion(invoke, RecordOf(e)), e.end_ns);
+  ctx.recorder().Append(RequestCompletion(invoke, RecordOf(e)), e.end_ns);
   ctx.Capture(*action, step.biz, e);
   if (status != nullptr && e.outcome == HttpOutcome::kAnswered) *status = e.status;
   return Status::Ok();
@@ -194,7 +194,7 @@ void NoteBurstSpread(StepContext& ctx, const Step& step, int index, const std::v
     burst["target_spread_us"] = static_cast<double>(*hi - *lo) / 1000.0;
   }
   if (!arrival_header.empty()) burst["arrival_header"] = arrival_header;
-  ctx.Append(NoteWith(index, {{"note", "burst spread"}, {"burst", burst}}), monotonic_ns());
+  ctx.recorder().Append(NoteWith(index, {{"note", "burst spread"}, {"burst", burst}}), monotonic_ns());
 }
 
 }  // namespace
@@ -210,7 +210,7 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
         if (r > 0 && !ctx.Sleep(step.every)) break;
         Status s = SendOne(ctx, client, process, step, index, &last);
         if (!s.ok()) {
-          ctx.Note(index, "background send failed: " + s.ToString());
+          ctx.recorder().Note(index, "background send failed: " + s.ToString());
           break;
         }
       }
@@ -230,7 +230,7 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
     // At once: whatever the target does after answering (storing the answer
     // late, acknowledging) is cut off, as a crash would cut it. The instance
     // killed is the one the request went to.
-    if (last == 0) ctx.Note(index, "then: kill without an answer to the request (killed all the same)");
+    if (last == 0) ctx.recorder().Note(index, "then: kill without an answer to the request (killed all the same)");
     return ControlTarget(ctx, ProcessOp::kKill, index, answered_by);
   }
   return Status::Ok();
@@ -246,7 +246,7 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   // A pending variant goes to the burst's first request only.
   const std::string variant = ctx.TakeVariant(step.action);
   std::vector<std::string> keys;
-  for (int i = 0; i < step.n; ++i) keys.push_back(ctx.KeyFor(step.key));
+  for (int i = 0; i < step.n; ++i) keys.push_back(ctx.recorder().KeyFor(step.key));
   auto placed = ctx.PlaceBurst(step, keys);
   if (!placed.ok()) return placed.status();
   for (int i = 0; i < step.n; ++i) {
@@ -257,7 +257,7 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
     auto rendered = RenderAction(ctx, *action, key, step, index, place.url, v, payload);
     if (!rendered.ok()) return rendered.status();
     if (!rendered->unsent.empty()) {
-      ctx.Note(index, "burst not sent: " + rendered->unsent);
+      ctx.recorder().Note(index, "burst not sent: " + rendered->unsent);
       return Status::Ok();
     }
     invokes.push_back(InvokeOf(ctx, event_process::Burst(i), event_f::kBurst, step, key, payload, *rendered, index, v));
@@ -266,14 +266,14 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   }
   ctx.MarkSent(step.action, step.biz);
   const std::int64_t released = monotonic_ns();
-  for (const auto& invoke : invokes) ctx.Append(invoke, released);
+  for (const auto& invoke : invokes) ctx.recorder().Append(invoke, released);
   std::vector<HttpExchange> exchanges = sender->Send(requests);
   std::vector<std::size_t> order(exchanges.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return exchanges[a].end_ns < exchanges[b].end_ns; });
   for (std::size_t i : order) {
-    ctx.Append(RequestCompletion(invokes[i], RecordOf(exchanges[i])), exchanges[i].end_ns);
+    ctx.recorder().Append(RequestCompletion(invokes[i], RecordOf(exchanges[i])), exchanges[i].end_ns);
     ctx.Capture(*action, step.biz, exchanges[i]);
   }
   NoteBurstSpread(ctx, step, index, exchanges, sender->LastHarnessSpreadNs());

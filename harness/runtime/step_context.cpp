@@ -63,10 +63,10 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
       threads_burst_(threads_burst),
       scenario_(scenario),
       dir_(std::move(dir)),
-      naming_(options.seed, run_namespace, scenario.name, ordinal),
+      recorder_(options.seed, run_namespace, scenario.name, ordinal),
       client_(options.cancel) {
   base_vars_ = options.vars;
-  base_vars_["run"] = naming_.run();
+  base_vars_["run"] = recorder_.naming().run();
   // A scenario run is one "run" of the target ({{run}} is its namespace):
   // {{run_dir}} is that scenario run's folder, so each gets a fresh store.
   base_vars_["run_dir"] = dir_;
@@ -84,29 +84,19 @@ StepContext::~StepContext() {
   env_.route->Bind(nullptr);
 }
 
-void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t steady_ns) {
-  if (event.contains("upstream") && event["upstream"].is_array()) {
-    for (auto& a : event["upstream"]) {
-      if (a.contains("time_ns") && a["time_ns"].is_number_integer())
-        a["at_ns"] = a["time_ns"].get<std::int64_t>() - ctx.start_ns();
-    }
-  }
-  ctx.Append(InjectorEvent(std::move(event)), steady_ns);
-}
-
-void EventRoute::Bind(StepContext* ctx) {
+void EventRoute::Bind(RunRecorder* recorder) {
   std::lock_guard<std::mutex> lock(mu_);
-  ctx_ = ctx;
+  recorder_ = recorder;
 }
 
 void EventRoute::Record(HistoryEvent e, std::int64_t steady_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (ctx_ != nullptr) ctx_->Append(std::move(e), steady_ns);
+  if (recorder_ != nullptr) recorder_->Append(std::move(e), steady_ns);
 }
 
 void EventRoute::Injector(const nlohmann::json& event, std::int64_t steady_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (ctx_ != nullptr) RecordInjectorEvent(*ctx_, event, steady_ns);
+  if (recorder_ != nullptr) RecordInjectorEvent(*recorder_, event, steady_ns);
 }
 
 void TargetEnvironment::Stop() {
@@ -126,7 +116,7 @@ void StepContext::Adopt(TargetEnvironment env) {
   for (const auto& [k, v] : env_.vars) base_vars_[k] = v;
   base_vars_["run_dir"] = env_.dir;
   ++env_.runs;
-  env_.route->Bind(this);
+  env_.route->Bind(&recorder_);
   if (env_.instances) MakeBalancer();
 }
 
@@ -155,22 +145,6 @@ bool StepContext::Sleep(Duration d) {
   return !Cancelled();
 }
 
-void StepContext::MarkStart() { t0_ = monotonic_ns(); }
-
-std::int64_t StepContext::Append(HistoryEvent e, std::int64_t at_ns) {
-  std::lock_guard<std::mutex> lock(mu_);
-  e.time_ns = at_ns - t0_;
-  return out_.history.Append(std::move(e));
-}
-
-void StepContext::Note(int step, const std::string& text) { Append(idemproof::Note(step, text), monotonic_ns()); }
-
-std::string StepContext::KeyFor(const std::string& name) {
-  if (name != kFreshKey) return naming_.Key(name);
-  std::lock_guard<std::mutex> lock(mu_);
-  return naming_.FreshKey(++fresh_counter_);
-}
-
 TemplateVars StepContext::VarsFor(const std::string& key, const std::string& biz_name, int step) {
   TemplateVars vars = env_.instances ? env_.instances->TargetVars() : base_vars_;
   // The instances keep the variables of the run that started them; a
@@ -178,9 +152,9 @@ TemplateVars StepContext::VarsFor(const std::string& key, const std::string& biz
   vars["run"] = base_vars_["run"];
   std::lock_guard<std::mutex> lock(mu_);
   vars["key"] = key;
-  vars["biz"] = naming_.Biz(biz_name);
+  vars["biz"] = recorder_.naming().Biz(biz_name);
   // Drawn per step, so concurrent steps do not reorder each other's uuids.
-  vars["uuid"] = naming_.Uuid(step, ++uuid_draws_[step]);
+  vars["uuid"] = recorder_.naming().Uuid(step, ++uuid_draws_[step]);
   auto it = captured_.find(biz_name);
   if (it != captured_.end()) {
     for (const auto& [k, v] : it->second) vars[k] = v;
@@ -221,14 +195,14 @@ std::vector<std::pair<std::string, std::string>> StepContext::Sent() {
 void StepContext::StartInstances() {
   env_.instances = std::make_unique<TargetInstances>(target_, base_vars_, env_.dir + "/target", options_.flaw,
                                                      options_.cancel);
-  env_.route->Bind(this);
+  env_.route->Bind(&recorder_);
   MakeBalancer();
 }
 
 void StepContext::MakeBalancer() {
   // Seeded per scenario run: the same --seed places the same way.
   std::seed_seq seed{static_cast<std::uint32_t>(options_.seed), static_cast<std::uint32_t>(options_.seed >> 32),
-                     static_cast<std::uint32_t>(std::hash<std::string>{}(naming_.run()))};
+                     static_cast<std::uint32_t>(std::hash<std::string>{}(recorder_.naming().run()))};
   std::uint32_t words[2];
   seed.generate(words, words + 2);
   balancer_ = std::make_unique<Balancer>(env_.instances->declared(), target_.balance,

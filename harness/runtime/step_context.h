@@ -1,7 +1,7 @@
 // StepContext: what one scenario run lends its step families (request_steps,
 // process_steps, fault_steps, probe_steps, batch_steps, queue_steps): the
-// target and options, the run's names (model/naming.h), the history it
-// records into, the template variables of a request, the captured values,
+// target and options, its recorder (run_recorder.h: the run's names, the
+// history it records into, its notes and output), the template variables of a request, the captured values,
 // where requests go (the target instances, the services, an active fault's
 // proxy) and the target calls of probes, hooks and batch results.
 // The interpreter (interpreter.h) owns it for one Run(), runs the steps in
@@ -33,6 +33,7 @@
 #include "model/template.h"
 #include "runtime/balancer.h"
 #include "runtime/egress_proxies.h"
+#include "runtime/run_recorder.h"
 #include "runtime/run_types.h"
 #include "runtime/service_processes.h"
 #include "runtime/target_instances.h"
@@ -43,25 +44,18 @@ namespace idemproof::runtime {
 RecordedRequest RecordOf(const OutgoingRequest& request);
 RecordedExchange RecordOf(const HttpExchange& exchange);
 
-class StepContext;
-
-// Appends an injector's event (a fault's, on the proxy lane) to the run's
-// history; the times of the swallowed answers also relative to the run's
-// start (at_ns). Any thread.
-void RecordInjectorEvent(StepContext& ctx, nlohmann::json event, std::int64_t steady_ns);
-
 // Where the events of a long-lived part (the egress proxies and their faults)
 // go: the scenario run using it now, or nowhere between runs (dropped).
 // Thread-safety: any thread; Bind waits for a delivery in progress.
 class EventRoute {
  public:
-  void Bind(StepContext* ctx);
+  void Bind(RunRecorder* recorder);
   void Record(HistoryEvent e, std::int64_t steady_ns);
   void Injector(const nlohmann::json& event, std::int64_t steady_ns);
 
  private:
   std::mutex mu_;
-  StepContext* ctx_ = nullptr;  // guarded by mu_
+  RunRecorder* recorder_ = nullptr;  // guarded by mu_
 };
 
 // The processes a scenario run talks to: the services, the egress proxies
@@ -92,24 +86,16 @@ class StepContext {
   const InterpreterOptions& options() const { return options_; }
   const Scenario& scenario() const { return scenario_; }
   const std::string& dir() const { return dir_; }
-  const RunNaming& naming() const { return naming_; }
   BurstSender* threads_burst() const { return threads_burst_; }
   // The foreground client (connection kept between steps).
   HttpClient& client() { return client_; }
-  // What the run produced so far (errors, fault counts, pids).
-  ScenarioRun& out() { return out_; }
+  // The run's names, history, notes and output.
+  RunRecorder& recorder() { return recorder_; }
 
   // Any thread.
   bool Cancelled() const;
   bool Sleep(Duration d);
-  // Appends at a steady-clock time (monotonic_ns()); returns the index.
-  std::int64_t Append(HistoryEvent e, std::int64_t at_ns);
-  void Note(int step, const std::string& text);
-  std::int64_t start_ns() const { return t0_; }
-  void MarkStart();
 
-  // Any thread. The concrete key of a symbolic one ("fresh": a new one each call).
-  std::string KeyFor(const std::string& name);
   // The template variables of a request of step `step` with this concrete
   // key and symbolic biz: the target's, {{key}}, {{biz}}, a fresh {{uuid}},
   // and what that biz captured.
@@ -213,12 +199,10 @@ class StepContext {
   BurstSender* threads_burst_;
   const Scenario& scenario_;
   const std::string dir_;
-  const RunNaming naming_;
+  RunRecorder recorder_;
   std::set<std::string> capture_names_;
   TemplateVars base_vars_;
   HttpClient client_;
-  ScenarioRun out_;
-  std::int64_t t0_ = 0;
   std::map<std::string, FaultDeclaration> caused_faults_;
   TargetEnvironment env_;
   // The balancer over env_.instances, seeded per scenario run.
@@ -237,7 +221,6 @@ class StepContext {
   std::vector<std::pair<std::string, std::string>> sent_;      // guarded by mu_
   std::map<std::string, std::string> pending_variants_;        // guarded by mu_: action -> variant
   std::map<int, int> uuid_draws_;                              // guarded by mu_
-  int fresh_counter_ = 0;                                      // guarded by mu_
 };
 
 }  // namespace idemproof::runtime

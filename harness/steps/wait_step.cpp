@@ -59,7 +59,7 @@ class WaitStepKind final : public StepKindSpec {
                                        FormatDuration(kLongestPastWindow),
                                    step.mark);
     const Duration d = WaitDuration(step, ctx.target().idempotency);
-    ctx.Append(WaitEvent(index, FormatDuration(d), step.past_window), runtime::monotonic_ns());
+    ctx.recorder().Append(WaitEvent(index, FormatDuration(d), step.past_window), runtime::monotonic_ns());
     ctx.Sleep(d);
     return Status::Ok();
   }

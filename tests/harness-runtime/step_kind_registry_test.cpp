@@ -44,7 +44,7 @@ class StampStepKind final : public StepKindSpec {
   }
   void Plan(const Step&, explore::PlanModel&, const ProvidedVariables&) const override {}
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    for (int i = 0; i < step.repeat; ++i) ctx.Note(index, "stamped " + step.name);
+    for (int i = 0; i < step.repeat; ++i) ctx.recorder().Note(index, "stamped " + step.name);
     return Status::Ok();
   }
 };
