@@ -61,7 +61,7 @@ Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) 
     vars["to"] = std::to_string(step.to);
     if (step.fail_after) vars["fail_after"] = std::to_string(*step.fail_after);
     const RequestTemplate& tmpl = step.fail_after ? *batch.failing_run : batch.run;
-    auto request = Capped(RenderRequest(tmpl, ctx.BaseUrl(), vars, target.headers, {},
+    auto request = Capped(RenderRequest(tmpl, ctx.routing().BaseUrl(), vars, target.headers, {},
                                         step.timeout.value_or(target.request_timeout)),
                           target, ctx.options().kept);
     if (!request.ok()) return request.status();

@@ -24,7 +24,7 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
   ctx.recorder().Append(std::move(invoke), monotonic_ns());
   if (start) {
     FaultScope scope;
-    scope.target_base_url = ctx.BaseUrl();
+    scope.target_base_url = ctx.routing().BaseUrl();
     scope.max_body = static_cast<std::size_t>(ctx.target().max_body);
     scope.on_event = [&ctx](const nlohmann::json& event, std::int64_t steady_ns) {
       RecordInjectorEvent(ctx.recorder(), event, steady_ns);
@@ -37,7 +37,7 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
     }
     if (auto pid = ctx.instances().Pid("main"); pid && *pid > 0) scope.target_pid = std::to_string(*pid);
     auto r = faults->Start(fault, scope);
-    ctx.UpdateClientRoute();
+    ctx.routing().UpdateClientRoute();
     ctx.started_faults().insert(fault.name);
     done.type = r.ok() ? EventType::kOk : EventType::kFail;
     if (r.ok()) {
@@ -47,7 +47,7 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
     }
   } else {
     auto r = faults->Heal(fault);
-    ctx.UpdateClientRoute();
+    ctx.routing().UpdateClientRoute();
     ctx.started_faults().erase(fault.name);
     done.type = r.ok() ? EventType::kOk : EventType::kFail;
     if (r.ok()) {
@@ -76,7 +76,7 @@ void HealFaults(StepContext& ctx) {
   }
   if (ctx.options().faults != nullptr) {
     ctx.options().faults->HealAll();
-    ctx.UpdateClientRoute();
+    ctx.routing().UpdateClientRoute();
   }
 }
 

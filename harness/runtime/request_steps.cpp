@@ -68,7 +68,7 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
   if (!key.empty() && !target.idempotency.key_header.empty()) extra.emplace_back(target.idempotency.key_header, key);
   TemplateVars vars = ctx.VarsFor(key, step.biz, index);
   const Duration deadline = step.timeout.value_or(target.request_timeout);
-  const std::string url = base.empty() ? ctx.ClientBaseUrl() : base;
+  const std::string url = base.empty() ? ctx.routing().ClientBaseUrl() : base;
   RequestTemplate request = action.request;
   if (payload == PayloadVariant::kOther) {
     if (!action.other_payload)
@@ -116,7 +116,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
   const std::string key = ctx.recorder().KeyFor(step.key);
-  auto placed = ctx.Place(step, key);
+  auto placed = ctx.routing().Place(step, key);
   if (!placed.ok()) return placed.status();
   if (instance != nullptr) *instance = placed->instance;
   // A cause step's variant goes to this action's next request only.
@@ -130,12 +130,12 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   const OutgoingRequest* request = &rendered->request;
   ctx.MarkSent(step.action, step.biz);
   HistoryEvent invoke = InvokeOf(ctx, process, event_f::kSend, step, key, step.payload, *rendered, index, variant);
-  if (ctx.RecordsInstances()) invoke.value["instance"] = placed->instance;
+  if (ctx.routing().RecordsInstances()) invoke.value["instance"] = placed->instance;
   // The invoke goes in before the request leaves, so concurrent sends
   // interleave in the history as they did on the wire.
   ctx.recorder().Append(invoke, monotonic_ns());
   HttpExchange e;
-  if (ctx.Routed()) {
+  if (ctx.routing().Routed()) {
     // A fault may close the connection before any answer byte; on a reused
     // connection libcurl would then resend silently (an unasked duplicate).
     HttpClient fresh(ctx.options().cancel);
@@ -247,11 +247,11 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   const std::string variant = ctx.TakeVariant(step.action);
   std::vector<std::string> keys;
   for (int i = 0; i < step.n; ++i) keys.push_back(ctx.recorder().KeyFor(step.key));
-  auto placed = ctx.PlaceBurst(step, keys);
+  auto placed = ctx.routing().PlaceBurst(step, keys);
   if (!placed.ok()) return placed.status();
   for (int i = 0; i < step.n; ++i) {
     const std::string& key = keys[static_cast<std::size_t>(i)];
-    const StepContext::Placement& place = (*placed)[static_cast<std::size_t>(i)];
+    const RequestRouting::Placement& place = (*placed)[static_cast<std::size_t>(i)];
     const std::string v = i == 0 ? variant : "";
     const PayloadVariant payload = step.PayloadOf(i);
     auto rendered = RenderAction(ctx, *action, key, step, index, place.url, v, payload);
@@ -261,7 +261,7 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
       return Status::Ok();
     }
     invokes.push_back(InvokeOf(ctx, event_process::Burst(i), event_f::kBurst, step, key, payload, *rendered, index, v));
-    if (ctx.RecordsInstances()) invokes.back().value["instance"] = place.instance;
+    if (ctx.routing().RecordsInstances()) invokes.back().value["instance"] = place.instance;
     requests.push_back(std::move(rendered->request));
   }
   ctx.MarkSent(step.action, step.biz);

@@ -4,7 +4,7 @@
 // appended before it leaves, and its completion (model/history_events.h:
 // f send | burst, process client-N | burst-N); every burst also leaves a
 // note {"note": "burst spread", "burst": {...}}. While a fault routes the
-// client (StepContext::Routed), every request takes a fresh connection.
+// client (RequestRouting::Routed), every request takes a fresh connection.
 // A request whose template needs a value no answer captured is not sent: a
 // note says so (data, not an error).
 //

@@ -64,7 +64,8 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
       scenario_(scenario),
       dir_(std::move(dir)),
       recorder_(options.seed, run_namespace, scenario.name, ordinal),
-      client_(options.cancel) {
+      client_(options.cancel),
+      routing_(target, options, scenario, env_.instances) {
   base_vars_ = options.vars;
   base_vars_["run"] = recorder_.naming().run();
   // A scenario run is one "run" of the target ({{run}} is its namespace):
@@ -74,9 +75,6 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
   for (const auto& [name, action] : target.actions) {
     for (const auto& [var, path] : action.capture) capture_names_.insert(var);
   }
-  records_instances_ = target.instance_count > 1;
-  for (const Step& step : scenario.steps)
-    records_instances_ = records_instances_ || step.kind->spawns_instance() || !step.instance.empty();
 }
 
 StepContext::~StepContext() {
@@ -117,7 +115,7 @@ void StepContext::Adopt(TargetEnvironment env) {
   base_vars_["run_dir"] = env_.dir;
   ++env_.runs;
   env_.route->Bind(&recorder_);
-  if (env_.instances) MakeBalancer();
+  if (env_.instances) routing_.Reset(recorder_.naming().run());
 }
 
 TargetEnvironment StepContext::Release() {
@@ -196,80 +194,7 @@ void StepContext::StartInstances() {
   env_.instances = std::make_unique<TargetInstances>(target_, base_vars_, env_.dir + "/target", options_.flaw,
                                                      options_.cancel);
   env_.route->Bind(&recorder_);
-  MakeBalancer();
-}
-
-void StepContext::MakeBalancer() {
-  // Seeded per scenario run: the same --seed places the same way.
-  std::seed_seq seed{static_cast<std::uint32_t>(options_.seed), static_cast<std::uint32_t>(options_.seed >> 32),
-                     static_cast<std::uint32_t>(std::hash<std::string>{}(recorder_.naming().run()))};
-  std::uint32_t words[2];
-  seed.generate(words, words + 2);
-  balancer_ = std::make_unique<Balancer>(env_.instances->declared(), target_.balance,
-                                         (std::uint64_t{words[0]} << 32) | words[1]);
-}
-
-Result<StepContext::Placement> StepContext::Place(const Step& step, const std::string& key) {
-  auto placed = PlaceBurst(step, {key});
-  if (!placed.ok()) return placed.status();
-  return placed->front();
-}
-
-Result<std::vector<StepContext::Placement>> StepContext::PlaceBurst(const Step& step,
-                                                                    const std::vector<std::string>& keys) {
-  auto up = [this](const std::string& name) { return env_.instances->Up(name); };
-  std::vector<std::string> names;
-  if (!step.instance.empty() && step.instance != kOtherInstance) {
-    names.assign(keys.size(), step.instance);
-  } else if (step.instance == kOtherInstance) {
-    auto other = balancer_->Other(keys.front(), up);
-    if (!other)
-      return Status(StatusCode::kUnsupported, "instance: other: no target instance up besides the one the last "
-                                              "request of this key went to");
-    names.assign(keys.size(), *other);
-  } else if (Routed() || keys.size() == 1) {
-    // An armed fault's proxy fronts main: what the balancer places goes through it.
-    std::optional<std::string> one = Routed() ? std::optional<std::string>("main") : balancer_->Place(keys.front(), up);
-    names.assign(keys.size(), one.value_or("main"));  // none up: main, whose request then fails on the wire
-  } else {
-    names = balancer_->PlaceInTurn(keys.front(), static_cast<int>(keys.size()), up);
-    if (names.empty()) names.assign(keys.size(), "main");
-  }
-  std::vector<Placement> out;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    Placement p{names[i], ""};
-    if (p.instance == "main") {
-      p.url = ClientBaseUrl();
-    } else {
-      auto url = env_.instances->Url(p.instance);
-      if (!url.ok()) return url.status();
-      p.url = *url;
-    }
-    balancer_->Sent(keys[i], p.instance);
-    out.push_back(std::move(p));
-  }
-  return out;
-}
-
-std::string StepContext::BaseUrl() { return env_.instances ? env_.instances->MainUrl() : ""; }
-
-std::string StepContext::ClientBaseUrl() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!client_base_url_.empty()) return client_base_url_;
-  }
-  return BaseUrl();
-}
-
-bool StepContext::Routed() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return !client_base_url_.empty();
-}
-
-void StepContext::UpdateClientRoute() {
-  std::optional<std::string> url = options_.faults ? options_.faults->ClientBaseUrl() : std::nullopt;
-  std::lock_guard<std::mutex> lock(mu_);
-  client_base_url_ = url.value_or("");
+  routing_.Reset(recorder_.naming().run());
 }
 
 Result<std::string> StepContext::ServiceUrl(const std::string& name) {
@@ -310,7 +235,7 @@ Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const
   CallOutcome out;
   if (call.request) {
     const bool uncancelled = mode == CallMode::kUncancelled;
-    const std::string base = call.request->base.empty() ? BaseUrl() : (env_.services ? env_.services->Url(call.request->base) : "");
+    const std::string base = call.request->base.empty() ? routing_.BaseUrl() : (env_.services ? env_.services->Url(call.request->base) : "");
     auto request = Capped(RenderRequest(*call.request, base, vars, call.request->base.empty() ? target_.headers : HeaderList{},
                                         {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout),
                           target_, options_.kept);

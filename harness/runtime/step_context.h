@@ -1,9 +1,11 @@
 // StepContext: what one scenario run lends its step families (request_steps,
 // process_steps, fault_steps, probe_steps, batch_steps, queue_steps): the
 // target and options, its recorder (run_recorder.h: the run's names, the
-// history it records into, its notes and output), the template variables of a request, the captured values,
-// where requests go (the target instances, the services, an active fault's
-// proxy) and the target calls of probes, hooks and batch results.
+// history it records into, its notes and output), its routing
+// (request_routing.h: where requests go, over the target instances or an
+// active fault's proxy), the template variables of a request, the captured
+// values, the processes (the target instances, the services) and the target
+// calls of probes, hooks and batch results.
 // The interpreter (interpreter.h) owns it for one Run(), runs the steps in
 // order through it and heals at the end.
 //
@@ -31,8 +33,8 @@
 #include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
-#include "runtime/balancer.h"
 #include "runtime/egress_proxies.h"
+#include "runtime/request_routing.h"
 #include "runtime/run_recorder.h"
 #include "runtime/run_types.h"
 #include "runtime/service_processes.h"
@@ -133,33 +135,11 @@ class StepContext {
   // running (their variables join the base ones), or hands them back.
   void Adopt(TargetEnvironment env);
   TargetEnvironment Release();
-  // Any thread: the main instance's URL; where action requests go (an
-  // active fault's proxy, else the main instance); whether a fault routes them.
-  std::string BaseUrl();
-  std::string ClientBaseUrl();
-  bool Routed();
-  void UpdateClientRoute();
   // A service's URL (`base:`), or an error naming it.
   Result<std::string> ServiceUrl(const std::string& name);
 
-  // Any thread. Where one request of `step` with the concrete `key` goes:
-  // the instance the step names; for `instance: other` one other than the
-  // last request of the key went to; else the balancer's (while a fault in
-  // front of the target is armed: main, whose hop the proxy fronts). `url`
-  // is the base URL to send to (main's goes through an armed fault's proxy).
-  // kUnsupported when the named instance is not running, or no other is up.
-  // Records the placement for the next `other`.
-  struct Placement {
-    std::string instance;
-    std::string url;
-  };
-  Result<Placement> Place(const Step& step, const std::string& key);
-  // The `keys.size()` requests of a burst: an explicit or `other` instance
-  // takes them all; else they go over the up instances in turn.
-  Result<std::vector<Placement>> PlaceBurst(const Step& step, const std::vector<std::string>& keys);
-  // Whether requests record their instance (`value.instance`): the run may
-  // have more than one (the target declares several, or a step spawns or names one).
-  bool RecordsInstances() const { return records_instances_; }
+  // Any thread. Where requests go (placement, balancer, base URLs).
+  RequestRouting& routing() { return routing_; }
 
   // Background sends: started by request steps, joined by `join` and Finish.
   void RunInBackground(std::function<void()> work);
@@ -205,10 +185,7 @@ class StepContext {
   HttpClient client_;
   std::map<std::string, FaultDeclaration> caused_faults_;
   TargetEnvironment env_;
-  // The balancer over env_.instances, seeded per scenario run.
-  void MakeBalancer();
-  std::unique_ptr<Balancer> balancer_;  // with env_.instances, per scenario run
-  bool records_instances_ = false;
+  RequestRouting routing_;  // over env_.instances
   std::vector<std::thread> background_;
   std::set<std::string> started_faults_;
   std::set<std::string> paused_;
@@ -216,7 +193,6 @@ class StepContext {
   int next_process_ = 1;
 
   std::mutex mu_;
-  std::string client_base_url_;  // guarded by mu_; "" = the main instance
   std::map<std::string, TemplateVars> captured_;               // guarded by mu_
   std::vector<std::pair<std::string, std::string>> sent_;      // guarded by mu_
   std::map<std::string, std::string> pending_variants_;        // guarded by mu_: action -> variant
