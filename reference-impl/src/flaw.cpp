@@ -49,6 +49,16 @@ const std::vector<FlawInfo>& all_flaws() {
        "dedups batch runs by job id in the request table under its TTL, inserting rows"},
       {Flaw::coarse_marker, "coarse-marker",
        "marks a batch run's whole range only when it completes: a partial failure cannot resume"},
+      {Flaw::replay_reads_current, "replay-reads-current",
+       "rebuilds an order's replay from the order's current row: after a cancel or a change, a replay of the "
+       "create answers the new state instead of the first answer"},
+      {Flaw::body_hash_key, "body-hash-key",
+       "dedups by a hash of the body instead of the key header: the same order under a new key is swallowed "
+       "as a replay of the first"},
+      {Flaw::key_truncate, "key-truncate",
+       "stores keys cut at 64 characters: two long keys sharing a prefix are one key"},
+      {Flaw::truncate_stored_answer, "truncate-stored-answer",
+       "stores answers cut at 4096 bytes (a column size): a replay of a large answer is truncated"},
   };
   return kFlaws;
 }
@@ -77,6 +87,10 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::fast_path_skips_fingerprint:
     case Flaw::store_after_answer:
     case Flaw::cross_caller_replay:
+    case Flaw::replay_reads_current:
+    case Flaw::body_hash_key:
+    case Flaw::key_truncate:
+    case Flaw::truncate_stored_answer:
       return true;
     default:
       return false;

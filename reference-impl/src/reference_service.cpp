@@ -1,6 +1,7 @@
 #include "idemproof/ref/reference_service.h"
 
 #include <charconv>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 #include <variant>
@@ -86,9 +87,11 @@ std::optional<std::string> string_field(const json& j, const char* field, std::s
   return s;
 }
 
-StoredResponse to_stored(const HttpResponse& r) {
-  return StoredResponse{r.status, r.header("Content-Type").value_or(""),
-                        r.header("Location").value_or(""), r.body};
+// The flaw truncate-stored-answer keeps what a 4096-byte column would.
+StoredResponse to_stored(const HttpResponse& r, const ServiceConfig& config, std::string_view route) {
+  StoredResponse stored{r.status, r.header("Content-Type").value_or(""), r.header("Location").value_or(""), r.body};
+  if (config.has_flaw(Flaw::truncate_stored_answer, route) && stored.body.size() > 4096) stored.body.resize(4096);
+  return stored;
 }
 
 // Body parsing shared by routes: the parsed document or a 400 to answer.
@@ -183,6 +186,12 @@ static std::variant<std::optional<std::string>, HttpResponse> key_of(
     return problem_response(400, "invalid-key", "Invalid idempotency key",
                             "the key must be a token or an sf-string of 1 to 255 characters");
   }
+  // The flaw body-hash-key: the request's fingerprint stands in for the key,
+  // so two identical orders under two keys are one.
+  if (config.has_flaw(Flaw::body_hash_key, route))
+    key = "body-" + sha256_hex(request.method + " " + request.target + "\n" + request.body);
+  // The flaw key-truncate: a 64-character key column.
+  if (config.has_flaw(Flaw::key_truncate, route) && key->size() > 64) key->resize(64);
   if (config.has_flaw(Flaw::request_id_key, route)) {
     // The flaw: a per-request id (fresh on every retry) stands in for the key.
     auto request_id = request.header("X-Request-Id");
@@ -221,21 +230,29 @@ HttpResponse ReferenceService::create_order(const HttpRequest& request, const st
   Step step;
   std::optional<std::string> biz_no, sku;
   std::optional<std::int64_t> qty, amount;
+  // Optional order lines, echoed in the create's answer (not kept on the
+  // order): what makes an answer as large as its request (issue 33, size).
+  json lines;
+  bool lines_ok = true;
   if (body.is_object()) {
     biz_no = string_field(body, "biz_no", 255);
     sku = string_field(body, "sku", 255);
     qty = int_field(body, "qty", 1, 1'000'000);
     amount = int_field(body, "amount", 0, 1'000'000'000'000'000);
+    if (body.contains("lines")) {
+      lines = body.at("lines");
+      lines_ok = lines.is_array();
+    }
   }
-  if (!biz_no || !sku || !qty || !amount) {
+  if (!biz_no || !sku || !qty || !amount || !lines_ok) {
     step.rejection = problem_response(
         400, "invalid-order", "Invalid order",
         "expected {\"biz_no\": non-empty string, \"sku\": non-empty string, "
-        "\"qty\": integer 1..1000000, \"amount\": integer >= 0}");
+        "\"qty\": integer 1..1000000, \"amount\": integer >= 0, optional \"lines\": array}");
   } else {
     draft = OrderDraft{*biz_no, *sku, *qty, *amount, {}};
   }
-  step.run = [this, draft](StoreTransaction& tx) mutable {
+  step.run = [this, draft, lines](StoreTransaction& tx) mutable {
     if (tx.available_stock(draft.sku) < draft.qty) {
       return problem_response(400, "insufficient-stock", "Insufficient stock",
                               "not enough " + draft.sku + " in stock");
@@ -243,7 +260,9 @@ HttpResponse ReferenceService::create_order(const HttpRequest& request, const st
     draft.created_at = format_rfc3339(clock_.now());
     const Order order = tx.insert_order(draft);
     tx.adjust_stock(draft.sku, -draft.qty);
-    auto r = json_response(201, order_to_json(order));
+    json answer = order_to_json(order);
+    if (!lines.is_null()) answer["lines"] = lines;
+    auto r = json_response(201, answer);
     r.set_header("Location", config_.base_path + "/orders/" + std::to_string(order.id));
     return r;
   };
@@ -487,7 +506,7 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
     if (!call || store_later) return true;
     const TimePoint now = clock_.now();
     const std::string& route = call->scope.route_template;
-    return tx.complete(call->scope, call->lease.owner, to_stored(response), now,
+    return tx.complete(call->scope, call->lease.owner, to_stored(response, config_, route), now,
                        saturating_add(now, config_.effective_dedup_ttl(route)),
                        config_.has_flaw(Flaw::unfenced_takeover, route) ? Fencing::none
                                                                          : Fencing::by_owner);
@@ -527,7 +546,7 @@ void ReferenceService::finish_terminal(const Call& call, const HttpResponse& res
   const TimePoint now = clock_.now();
   store_.transact([&](StoreTransaction& tx) {
     const std::string& route = call.scope.route_template;
-    return tx.complete(call.scope, call.lease.owner, to_stored(response), now,
+    return tx.complete(call.scope, call.lease.owner, to_stored(response, config_, route), now,
                        saturating_add(now, config_.effective_dedup_ttl(route)),
                        config_.has_flaw(Flaw::unfenced_takeover, route) ? Fencing::none
                                                                          : Fencing::by_owner);
@@ -561,6 +580,19 @@ HttpResponse ReferenceService::replay(const RequestRecord& record) {
     r.body = stored.body;
     if (!stored.content_type.empty()) r.set_header("Content-Type", stored.content_type);
     if (!stored.location.empty()) r.set_header("Location", stored.location);
+    if (config_.has_flaw(Flaw::replay_reads_current, route) && route == kRouteOrders) {
+      // The flaw: the order's answer rendered again from its row as it is now.
+      const auto slash = stored.location.rfind('/');
+      std::optional<Order> order;
+      if (slash != std::string::npos) {
+        const std::int64_t id = std::strtoll(stored.location.c_str() + slash + 1, nullptr, 10);
+        store_.transact([&](StoreTransaction& tx) {
+          order = tx.find_order(id);
+          return false;  // read only
+        });
+      }
+      if (order) r.body = json_response(stored.status, order_to_json(*order)).body;
+    }
     if (config_.has_flaw(Flaw::volatile_replay, route)) {
       // The flaw: the replay is re-rendered instead of returned as stored.
       json body = json::parse(r.body, nullptr, false);

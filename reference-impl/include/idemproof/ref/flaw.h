@@ -36,6 +36,10 @@ enum class Flaw {
   no_range_marker,
   batch_id_in_request_table,
   coarse_marker,
+  replay_reads_current,  // issue 33, classes 3-5 (reference_service.cpp)
+  body_hash_key,
+  key_truncate,
+  truncate_stored_answer,
 };
 
 struct FlawInfo {
