@@ -14,6 +14,7 @@ packages=(
   libhiredis-dev redis-server chromium liburing-dev libre2-dev
   postgresql   # the server the PostgreSQL store's tests start themselves (initdb, postgres)
   python3 nodejs   # the foreign services of tests/foreign/ (Python, Node.js)
+  ruby ruby-webrick ruby-redis   # the third foreign service (tests/foreign/box_office.rb: WEBrick, Redis)
 )
 bash scripts/install_missing.sh "${packages[@]}"
 # --packages-only: what the other scripts (sanitize.sh, fuzz.sh) build on.
