@@ -294,6 +294,45 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
   }
   h += "</section>\n";
 
+  // Families against actions: what lies between the files shows as an empty cell.
+  const FamilyCoverage& cov = review.coverage;
+  h += "<section id=\"families\"><h2>Families by action</h2>\n"
+       "<p>Each scenario file is a family of failures, bound to every action of the target that fits; a cell is "
+       "the worst outcome of the family's rows on that action.</p>\n";
+  if (cov.families.empty()) {
+    h += "<p>No scenario ran.</p>\n";
+  } else {
+    h += "<table><thead><tr><th>family</th><th>layer</th>";
+    for (const auto& a : cov.actions) h += "<th>" + H(a) + "</th>";
+    if (cov.any_target_wide) h += "<th>target-wide</th>";
+    h += "<th>not exercised: what the target lacks</th></tr></thead><tbody>\n";
+    auto cell = [&](const std::optional<VerdictStatus>& o) {
+      if (!o) return std::string("<td>\u2014</td>");
+      return "<td class=\"verdict " + std::string(OutcomeClass(*o)) + "\">" + OutcomeName(*o) + "</td>";
+    };
+    for (const auto& f : cov.families) {
+      std::string name = f.anchor.empty() ? H(f.family) : "<a href=\"#" + A(f.anchor) + "\">" + H(f.family) + "</a>";
+      h += "<tr><td title=\"" + H(f.hunts) + "\">" + name + "</td><td>" + H(f.layer_title) + "</td>";
+      for (const auto& a : cov.actions) {
+        auto it = f.by_action.find(a);
+        h += cell(it == f.by_action.end() ? std::nullopt : std::optional<VerdictStatus>(it->second));
+      }
+      if (cov.any_target_wide) h += cell(f.target_wide);
+      std::string lacking;
+      for (const auto& l : f.lacking) lacking += (lacking.empty() ? "" : "; ") + l;
+      h += "<td" + std::string(lacking.empty() ? "" : " class=\"flag\"") + ">" +
+           (lacking.empty() ? "\u2014" : H(lacking)) + "</td></tr>\n";
+    }
+    h += "</tbody></table>\n";
+    if (!cov.unexercised.empty()) {
+      std::string names;
+      for (const auto& a : cov.unexercised) names += (names.empty() ? "" : ", ") + a;
+      h += "<p class=\"flag\">No family judged these actions: " + H(names) +
+           " (give them a role, or write a scenario for them).</p>\n";
+    }
+  }
+  h += "</section>\n";
+
   // Faults.
   h += "<section id=\"faults\"><h2>Faults injected</h2>\n";
   if (review.faults.empty()) {

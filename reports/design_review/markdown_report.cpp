@@ -145,6 +145,40 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
     }
   }
 
+  const FamilyCoverage& cov = review.coverage;
+  md += "\n## Families by action\n\nEach scenario file is a family of failures, bound to every action of the "
+        "target that fits; a cell is the worst outcome of the family's rows on that action.\n\n";
+  if (cov.families.empty()) {
+    md += "No scenario ran.\n";
+  } else {
+    std::string head = "| family | layer |", rule = "|---|---|";
+    for (const auto& a : cov.actions) head += " " + M(a) + " |", rule += "---|";
+    if (cov.any_target_wide) head += " target-wide |", rule += "---|";
+    md += head + " not exercised: what the target lacks |\n" + rule + "---|\n";
+    auto cell = [](const std::optional<VerdictStatus>& o) {
+      if (!o) return std::string(" \u2014 |");
+      return std::string(" ") + (*o == VerdictStatus::kInvalid ? "**broken**" : OutcomeName(*o)) + " |";
+    };
+    for (const auto& f : cov.families) {
+      md += "| " + (f.anchor.empty() ? M(f.family) : "[" + M(f.family) + "](#" + f.anchor + ")") + " | " +
+            M(f.layer_title) + " |";
+      for (const auto& a : cov.actions) {
+        auto it = f.by_action.find(a);
+        md += cell(it == f.by_action.end() ? std::nullopt : std::optional<VerdictStatus>(it->second));
+      }
+      if (cov.any_target_wide) md += cell(f.target_wide);
+      std::string lacking;
+      for (const auto& l : f.lacking) lacking += (lacking.empty() ? "" : "; ") + l;
+      md += " " + (lacking.empty() ? std::string("\u2014") : "\u26a0 " + M(lacking)) + " |\n";
+    }
+    if (!cov.unexercised.empty()) {
+      std::string names;
+      for (const auto& a : cov.unexercised) names += (names.empty() ? "" : ", ") + a;
+      md += "\n\u26a0 No family judged these actions: " + M(names) +
+            " (give them a role, or write a scenario for them).\n";
+    }
+  }
+
   md += "\n## Faults injected\n\n";
   if (review.faults.empty()) {
     md += "No scenario declared a fault.\n";

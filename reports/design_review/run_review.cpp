@@ -299,6 +299,106 @@ std::string StoreWindow(const std::optional<TargetDescription>& target) {
   return out;
 }
 
+// Worse of two outcomes: invalid > unknown > valid > not_applicable.
+VerdictStatus WorseOutcome(VerdictStatus a, VerdictStatus b) {
+  auto rank = [](VerdictStatus o) {
+    switch (o) {
+      case VerdictStatus::kInvalid: return 3;
+      case VerdictStatus::kUnknown: return 2;
+      case VerdictStatus::kValid: return 1;
+      case VerdictStatus::kNotApplicable: return 0;
+    }
+    return 0;
+  };
+  return rank(a) >= rank(b) ? a : b;
+}
+
+// Families against actions (FamilyCoverage): a family is a scenario before
+// binding; a row counts for every target action its binding names.
+FamilyCoverage CoverFamilies(const RunDirectoryContents& contents, const std::vector<ScenarioReview>& reviews,
+                             const std::map<Layer, std::vector<std::size_t>>& by_layer) {
+  const RunResults& results = contents.results;
+  FamilyCoverage coverage;
+  std::set<std::string> actions;
+  if (contents.target) {
+    for (const auto& [name, action] : contents.target->actions) actions.insert(name);
+  } else {  // no target file to tell actions from probes: every bound name
+    for (const auto& s : results.scenarios)
+      for (const auto& [param, bound] : s.binding) actions.insert(bound);
+  }
+  std::map<std::string, std::size_t> family_index;
+  auto add_rows = [&](const std::vector<std::size_t>& rows) {
+    std::vector<std::size_t> in_layer;
+    for (std::size_t i : rows) {
+      const ScenarioResult& s = results.scenarios[i];
+      const std::string family = s.bound_from.empty() ? s.name : s.bound_from;
+      auto [it, fresh] = family_index.emplace(family, coverage.families.size());
+      if (fresh) {
+        FamilyRow row;
+        row.family = family;
+        row.layer_title = reviews[i].layer_title;
+        row.hunts = s.hunts;
+        coverage.families.push_back(std::move(row));
+        in_layer.push_back(it->second);
+      }
+      FamilyRow& row = coverage.families[it->second];
+      const VerdictStatus outcome = reviews[i].outcome;
+      bool bound_to_action = false;
+      for (const auto& [param, bound] : s.binding) {
+        if (actions.count(bound) == 0) continue;  // a probe
+        bound_to_action = true;
+        auto [cell, added] = row.by_action.emplace(bound, outcome);
+        if (!added) cell->second = WorseOutcome(cell->second, outcome);
+      }
+      if (!bound_to_action && outcome != VerdictStatus::kNotApplicable) {
+        row.target_wide = row.target_wide ? WorseOutcome(*row.target_wide, outcome) : outcome;
+        coverage.any_target_wide = true;
+      }
+      if (outcome == VerdictStatus::kInvalid && row.anchor.empty()) row.anchor = reviews[i].anchor;
+      std::string lacking = !s.error.empty() ? "could not run: " + s.error : s.NotApplicableReason();
+      if (outcome == VerdictStatus::kNotApplicable &&
+          std::find(row.lacking.begin(), row.lacking.end(), lacking) == row.lacking.end())
+        row.lacking.push_back(lacking);
+    }
+    std::sort(in_layer.begin(), in_layer.end(), [&](std::size_t a, std::size_t b) {
+      return coverage.families[a].family < coverage.families[b].family;
+    });
+    return in_layer;
+  };
+  std::vector<std::size_t> order;
+  for (Layer layer : kLayers) {
+    auto it = by_layer.find(layer);
+    if (it == by_layer.end()) continue;
+    for (std::size_t f : add_rows(it->second)) order.push_back(f);
+  }
+  std::vector<std::size_t> unlayered;  // a layer this build does not know
+  for (std::size_t i = 0; i < results.scenarios.size(); ++i)
+    if (!ParseLayer(results.scenarios[i].layer).ok()) unlayered.push_back(i);
+  for (std::size_t f : add_rows(unlayered)) order.push_back(f);
+
+  std::vector<FamilyRow> ordered;
+  for (std::size_t f : order) ordered.push_back(std::move(coverage.families[f]));
+  coverage.families = std::move(ordered);
+  std::set<std::string> judged;
+  for (auto& row : coverage.families) {
+    bool exercised = row.target_wide.has_value();
+    for (const auto& [action, outcome] : row.by_action) {
+      if (outcome == VerdictStatus::kNotApplicable) continue;
+      exercised = true;
+      judged.insert(action);
+    }
+    if (exercised) row.lacking.clear();
+  }
+  // A run with no bound row (an older run directory) says nothing per action.
+  const bool any_bound = std::any_of(results.scenarios.begin(), results.scenarios.end(),
+                                     [](const ScenarioResult& s) { return !s.binding.empty(); });
+  if (!any_bound) return coverage;
+  coverage.actions.assign(actions.begin(), actions.end());
+  for (const auto& a : coverage.actions)
+    if (judged.count(a) == 0) coverage.unexercised.push_back(a);
+  return coverage;
+}
+
 }  // namespace
 
 const char* LayerStateName(LayerState state) {
@@ -476,6 +576,7 @@ RunReview ReviewRun(const RunDirectoryContents& contents) {
     }
   }
   for (auto& [name, p] : premises) review.premises.push_back(std::move(p));
+  review.coverage = CoverFamilies(contents, review.scenarios, by_layer);
   for (const auto& g : contents.Gaps()) review.warnings.push_back(g);
 
   std::vector<std::string> broken, undecided, held;

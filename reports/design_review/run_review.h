@@ -128,11 +128,39 @@ struct PremiseTotal {
   std::vector<std::string> unreached;  // scenarios where it never occurred
 };
 
+// One family of the run: a scenario file, bound to each fitting action of the
+// target (its rows "name[action,...]"), and what came of it per action.
+struct FamilyRow {
+  std::string family;        // the scenario's name before binding
+  std::string layer_title;
+  std::string hunts;
+  // Target action -> the worst outcome over this family's rows bound to it
+  // (a row counts for every action its binding names).
+  std::map<std::string, VerdictStatus> by_action;
+  // The worst outcome over rows bound to no action (target-wide: messages,
+  // batch jobs, probes only); absent when there is none.
+  std::optional<VerdictStatus> target_wide;
+  // Nothing was exercised (every row not applicable or not run): what the
+  // target lacks or why, from the rows' not_applicable evidence and errors,
+  // each said once. Empty when something was exercised.
+  std::vector<std::string> lacking;
+  std::string anchor;        // the first broken row's section; "" when none broke
+};
+
+// Families against actions: which failure classes reached which action.
+struct FamilyCoverage {
+  std::vector<std::string> actions;     // the target's actions (by name), else those bound
+  std::vector<FamilyRow> families;      // in layer order, then name
+  bool any_target_wide = false;         // some family ran rows bound to no action
+  std::vector<std::string> unexercised; // actions no family judged (held, broken or undecided)
+};
+
 struct RunReview {
   std::vector<LayerRow> layers;               // the seven, in domain order
   std::vector<ScenarioReview> scenarios;      // every scenario, in run order
   std::vector<FaultTotal> faults;             // by name
   std::vector<PremiseTotal> premises;         // by oracle name
+  FamilyCoverage coverage;
   std::vector<std::string> warnings;          // scenario warnings + reading gaps
   Metrics metrics;                            // run total
   int exit_code = 0;

@@ -163,6 +163,79 @@ TEST_CASE("the review of a clean run holds every tested layer", "[review]") {
   CHECK(review.exit_code == 0);
 }
 
+namespace {
+
+ScenarioResult FamilyRowResult(const std::string& family, std::map<std::string, std::string> binding,
+                               Verdict verdict) {
+  ScenarioResult s;
+  s.bound_from = binding.empty() ? "" : family;
+  s.name = family;
+  if (!binding.empty()) {
+    std::string names;
+    for (const auto& [param, bound] : binding) names += (names.empty() ? "" : ",") + bound;
+    s.name += "[" + names + "]";
+  }
+  s.binding = std::move(binding);
+  s.layer = "client";
+  s.verdicts.push_back(std::move(verdict));
+  return s;
+}
+
+}  // namespace
+
+// A family is a scenario before binding; the table shows which action each
+// reached and how it ended, what a family that reached none lacked, and the
+// actions no family judged (what lies between the files).
+TEST_CASE("the review lays the families out by action", "[review][families]") {
+  RunDirectoryContents contents;
+  TargetDescription target;
+  for (const char* a : {"create_order", "cancel_order", "pay", "set_memo"}) target.actions[a];
+  target.probes["stock"];
+  contents.target = target;
+  auto& rows = contents.results.scenarios;
+  rows.push_back(FamilyRowResult("double-submit", {{"create", "create_order"}}, Verdict::Valid("one_record", "ok")));
+  rows.push_back(FamilyRowResult("double-submit", {{"create", "pay"}}, Verdict::Invalid("one_record", "2 records")));
+  rows.push_back(FamilyRowResult("delete-releases-once",
+                                 {{"create", "create_order"}, {"cancel", "cancel_order"}, {"stock", "stock"}},
+                                 Verdict::Unknown("probe_equal", "no answer")));
+  rows.push_back(FamilyRowResult("rerun-after-partial-failure", {},
+                                 Verdict::NotApplicable("range_continuity", "", {{"needs", {"a batch section"}}})));
+  rows.push_back(FamilyRowResult("http-redelivery", {}, Verdict::Valid("applied_once", "once")));
+  const RunReview review = ReviewRun(contents);
+  const FamilyCoverage& cov = review.coverage;
+  CHECK(cov.actions == std::vector<std::string>{"cancel_order", "create_order", "pay", "set_memo"});
+  REQUIRE(cov.families.size() == 4);
+  auto family = [&](const std::string& name) -> const FamilyRow& {
+    for (const auto& f : cov.families)
+      if (f.family == name) return f;
+    FAIL("no family " << name);
+    throw std::logic_error("unreachable");
+  };
+  const FamilyRow& ds = family("double-submit");
+  CHECK(ds.by_action.at("create_order") == VerdictStatus::kValid);
+  CHECK(ds.by_action.at("pay") == VerdictStatus::kInvalid);
+  CHECK(ds.by_action.count("cancel_order") == 0);
+  CHECK_FALSE(ds.anchor.empty());
+  CHECK(ds.lacking.empty());
+  const FamilyRow& dr = family("delete-releases-once");
+  CHECK(dr.by_action.size() == 2);  // the probe is no action
+  CHECK(dr.by_action.at("cancel_order") == VerdictStatus::kUnknown);
+  CHECK(family("rerun-after-partial-failure").lacking == std::vector<std::string>{"needs a batch section"});
+  CHECK(family("http-redelivery").target_wide == VerdictStatus::kValid);
+  CHECK(cov.any_target_wide);
+  CHECK(cov.unexercised == std::vector<std::string>{"set_memo"});
+
+  const std::string md = RenderMarkdownReport(contents, review, "t").markdown;
+  CHECK(md.find("| family | layer | cancel\\_order | create\\_order | pay | set\\_memo | target-wide |") !=
+        std::string::npos);
+  CHECK(md.find("| held | **broken** | \u2014 | \u2014 |") != std::string::npos);
+  CHECK(md.find("\u26a0 needs a batch section |") != std::string::npos);
+  CHECK(md.find("No family judged these actions: set\\_memo") != std::string::npos);
+  const std::string html = RenderHtmlReport(contents, review);
+  CHECK(html.find("<section id=\"families\">") != std::string::npos);
+  CHECK(html.find("No family judged these actions: set_memo") != std::string::npos);
+}
+
 TEST_CASE("the checks below can fail", "[escape]") {
   CHECK(HasEventHandlerAttribute("<p>x</p><img src=x onerror=\"a()\">"));
   CHECK(HasEventHandlerAttribute("<svg ONLOAD=a()>"));
