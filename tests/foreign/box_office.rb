@@ -228,20 +228,18 @@ end
 def complete(scope, fp, owner, stored, booking)
   kept = stored
   kept = stored.merge('body' => stored['body'][0, STORED_CUT]) if bug?('answer-truncate')
-  if bug?('fire-and-forget-store')
-    Store.write_booking(booking) if booking
-    Thread.new { Store.finish_unfenced(scope, fp, kept) rescue nil } # errors ignored
-    return Answer.new(stored['status'], stored['body'], stored['headers'])
-  end
+  fire_and_forget = bug?('fire-and-forget-store')
   if bug?('lease-no-renewal')
     Store.write_booking(booking) if booking
     Store.finish_unfenced(scope, fp, kept)
     return Answer.new(stored['status'], stored['body'], stored['headers'])
   end
-  state, record = Store.complete(scope, fp, owner, kept, booking)
+  state, record = Store.complete(scope, fp, owner, fire_and_forget ? nil : kept, booking)
   # Our claim was taken over (we were frozen past the lease): nothing of ours
   # was written; answer what the key holds now.
   return(record && record['state'] == 'done' ? replay(record) : in_progress(record || {})) if state == 'lost'
+  # (flaw) the answer stored in the background, a failed write ignored
+  Thread.new { Store.finish_unfenced(scope, fp, kept) rescue nil } if fire_and_forget
   Answer.new(stored['status'], stored['body'], stored['headers'])
 rescue Redis::BaseError
   # Nothing was committed: free the key for a retry (if the store lets us;

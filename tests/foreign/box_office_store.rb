@@ -60,14 +60,17 @@ module Store
     if not v then return {'lost', ''} end
     local r = cjson.decode(v)
     if r.state ~= 'pending' or r.owner ~= ARGV[1] then return {'lost', v} end
+    -- The answer first: a store refusing this write (a script is not rolled
+    -- back on error) then leaves nothing half-written.
+    -- (An empty answer: the caller stores it itself, fire-and-forget-store.)
+    local done = '{"state":"done","fp":' .. cjson.encode(ARGV[2]) .. ',"answer":' .. ARGV[4] .. '}'
+    if ARGV[4] ~= '' then redis.call('SET', KEYS[1], done, 'PX', ARGV[3]) else done = '' end
     if ARGV[5] then
       redis.call('HSET', 'bo:booking:' .. ARGV[5], 'id', ARGV[5], 'show', ARGV[6], 'seats', ARGV[7],
                  'holder', ARGV[8], 'state', 'held', 'lines', ARGV[9], 'booked_at', ARGV[10])
       redis.call('RPUSH', 'bo:show:' .. ARGV[6] .. ':bookings', ARGV[5])
       redis.call('INCRBY', 'bo:show:' .. ARGV[6] .. ':held', ARGV[7])
     end
-    local done = '{"state":"done","fp":' .. cjson.encode(ARGV[2]) .. ',"answer":' .. ARGV[4] .. '}'
-    redis.call('SET', KEYS[1], done, 'PX', ARGV[3])
     return {'ok', done}
   LUA
 
@@ -121,8 +124,9 @@ module Store
   def release(scope, owner) = STORE.eval(RELEASE, keys: [key_of(scope)], argv: [owner])
 
   # -> ['ok', record] or ['lost', record or nil]
+  # stored nil: the booking alone (fenced), the answer left to the caller.
   def complete(scope, fp, owner, stored, booking)
-    argv = [owner, fp, OPTS[:ttl_ms], JSON.generate(stored)]
+    argv = [owner, fp, OPTS[:ttl_ms], stored ? JSON.generate(stored) : '']
     argv += booking_fields(booking) if booking
     state, v = STORE.eval(COMPLETE, keys: [key_of(scope)], argv: argv)
     [state, v.empty? ? nil : JSON.parse(v)]
