@@ -130,6 +130,7 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
   };
   out << "metrics: duplicate rate " << rate(m.duplicate_rate(), m.keys_sent_more_than_once, m.keys_sent)
       << ", false-dedup rate " << rate(m.false_dedup_rate(), m.replay_answers_without_record, m.replay_answers)
+      << ", swallowed-new rate " << rate(m.swallowed_new_rate(), m.new_key_answers_as_replay, m.new_key_answers)
       << ", rerun diff rows " << (m.rerun_diff_rows ? std::to_string(*m.rerun_diff_rows) : std::string("n/a"))
       << ", window hit rate " << rate(m.window_hit_rate(), m.window_retries_recognised, m.window_retries) << "\n";
 }

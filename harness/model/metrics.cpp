@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +58,9 @@ std::optional<std::int64_t> RerunDiffRows(const TargetDescription& target, const
 
 std::optional<double> Metrics::duplicate_rate() const { return Rate(keys_sent_more_than_once, keys_sent); }
 std::optional<double> Metrics::false_dedup_rate() const { return Rate(replay_answers_without_record, replay_answers); }
+std::optional<double> Metrics::swallowed_new_rate() const {
+  return Rate(new_key_answers_as_replay, new_key_answers);
+}
 std::optional<double> Metrics::window_hit_rate() const { return Rate(window_retries_recognised, window_retries); }
 
 void Metrics::Add(const Metrics& o) {
@@ -64,6 +68,8 @@ void Metrics::Add(const Metrics& o) {
   keys_sent_more_than_once += o.keys_sent_more_than_once;
   replay_answers += o.replay_answers;
   replay_answers_without_record += o.replay_answers_without_record;
+  new_key_answers += o.new_key_answers;
+  new_key_answers_as_replay += o.new_key_answers_as_replay;
   window_retries += o.window_retries;
   window_retries_recognised += o.window_retries_recognised;
   if (o.rerun_diff_rows) rerun_diff_rows = rerun_diff_rows.value_or(0) + *o.rerun_diff_rows;
@@ -73,10 +79,17 @@ Metrics ComputeMetrics(const TargetDescription& target, const History& history) 
   Metrics m;
   const IdempotencyContract& contract = target.idempotency;
   std::map<std::string, int> sends_per_key;
+  std::set<std::tuple<std::string, std::string, std::string>> keys_begun;  // (action, caller, key)
   for (const auto& op : RequestOperations(history)) {
     const HistoryEvent& e = *op.invoke;
     if (!e.key.empty()) ++sends_per_key[e.key];
     auto a = op.answer();
+    const bool first_of_key = !e.key.empty() && keys_begun.insert({e.action, CallerOf(e), e.key}).second;
+    if (first_of_key && a && contract.replay &&
+        (Classify(op, contract) == AnswerClass::kSuccess || Classify(op, contract) == AnswerClass::kRetryable)) {
+      ++m.new_key_answers;
+      if (IsReplayMarked(*a, contract)) ++m.new_key_answers_as_replay;
+    }
     // A replayed 4xx (a stored validation failure) has no record by design;
     // a replayed 2xx or retryable failure claims work that must exist.
     AnswerClass c = Classify(op, contract);
@@ -121,6 +134,9 @@ nlohmann::json MetricsToJson(const Metrics& m) {
           {"replay_answers", m.replay_answers},
           {"replay_answers_without_record", m.replay_answers_without_record},
           {"false_dedup_rate", OptJson(m.false_dedup_rate())},
+          {"new_key_answers", m.new_key_answers},
+          {"new_key_answers_as_replay", m.new_key_answers_as_replay},
+          {"swallowed_new_rate", OptJson(m.swallowed_new_rate())},
           {"window_retries", m.window_retries},
           {"window_retries_recognised", m.window_retries_recognised},
           {"window_hit_rate", OptJson(m.window_hit_rate())},
@@ -135,6 +151,8 @@ Result<Metrics> MetricsFromJson(const nlohmann::json& doc) {
     m.keys_sent_more_than_once = doc.value("keys_sent_more_than_once", std::int64_t{0});
     m.replay_answers = doc.value("replay_answers", std::int64_t{0});
     m.replay_answers_without_record = doc.value("replay_answers_without_record", std::int64_t{0});
+    m.new_key_answers = doc.value("new_key_answers", std::int64_t{0});
+    m.new_key_answers_as_replay = doc.value("new_key_answers_as_replay", std::int64_t{0});
     m.window_retries = doc.value("window_retries", std::int64_t{0});
     m.window_retries_recognised = doc.value("window_retries_recognised", std::int64_t{0});
     if (doc.contains("rerun_diff_rows") && !doc["rerun_diff_rows"].is_null())

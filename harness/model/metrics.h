@@ -8,6 +8,12 @@
 //    record by design; a replayed 503 claims work that never happened). Needs a
 //    declared replay marker and records probes; answers without a records
 //    probe are not counted in either number.
+//  - swallowed-new rate (issue 33, the other false duplicate): first
+//    requests of a key (per action and caller) answered as a replay / all
+//    such first requests answered 2xx or retryable. A key's first request
+//    has nothing to replay: a marked answer is a new request swallowed as a
+//    replay of an older one (a body hash or a cut key merged two keys).
+//    Needs a declared replay marker.
 //  - window hit rate: retries inside the declared window that were recognised
 //    / retries inside the window. A retry is a request whose key, action and
 //    payload were already answered with a terminal answer (2xx, or a 4xx other
@@ -43,12 +49,15 @@ struct Metrics {
   std::int64_t keys_sent_more_than_once = 0;
   std::int64_t replay_answers = 0;            // replay-marked answers with a records probe
   std::int64_t replay_answers_without_record = 0;
+  std::int64_t new_key_answers = 0;            // first requests of a key answered 2xx/retryable (marker declared)
+  std::int64_t new_key_answers_as_replay = 0;  // of those, replay-marked
   std::int64_t window_retries = 0;
   std::int64_t window_retries_recognised = 0;
   std::optional<std::int64_t> rerun_diff_rows;  // absent: no rerun compared with a clean run
 
   std::optional<double> duplicate_rate() const;
   std::optional<double> false_dedup_rate() const;
+  std::optional<double> swallowed_new_rate() const;
   std::optional<double> window_hit_rate() const;
 
   // Adds the counts of `other` (rates are recomputed from the sums).

@@ -41,6 +41,12 @@ std::string RunNaming::Key(const std::string& name) const {
   return "idem-" + run_ + "-" + name;
 }
 
+std::string RunNaming::Key(const std::string& name, std::size_t length) const {
+  const std::string prefix = "idem-" + run_ + "-";
+  if (prefix.size() + name.size() >= length) return Key(name);
+  return prefix + std::string(length - prefix.size() - name.size(), 'x') + name;
+}
+
 std::string RunNaming::FreshKey(int n) const { return "idem-" + run_ + "-fresh-" + std::to_string(n); }
 std::string RunNaming::Biz(const std::string& name) const { return "biz-" + run_ + "-" + name; }
 std::string RunNaming::Message(const std::string& name) const { return "msg-" + run_ + "-" + name; }

@@ -8,6 +8,7 @@
 //
 // Shapes (the scenario run's namespace <run> = "<8 hex>-<namespace>"):
 //   key     "idem-<run>-<name>"      ("" for the reserved "none")
+//           "idem-<run>-xxx...<name>" (key_form max_length: the declared length)
 //   fresh   "idem-<run>-fresh-<n>"   (the reserved "fresh", n = 1, 2, ...)
 //   biz     "biz-<run>-<name>"
 //   message "msg-<run>-<name>"
@@ -41,6 +42,12 @@ class RunNaming {
   // The key of a symbolic name; "" for "none".
   // REQUIRES: name != "fresh" (see Fresh()).
   std::string Key(const std::string& name) const;
+  // `key_form: max_length` (issue 33): the key of `name` grown to `length`
+  // characters by a filler between the run's prefix and the name, so two
+  // names' keys share all but their last characters (a store that cuts keys
+  // merges them); the plain key when it is not shorter than `length`.
+  // REQUIRES: name is neither "none" nor "fresh".
+  std::string Key(const std::string& name, std::size_t length) const;
   // The n-th fresh key of the run (n >= 1).
   std::string FreshKey(int n) const;
   std::string Biz(const std::string& name) const;

@@ -6,7 +6,7 @@
 namespace idemproof {
 
 namespace {
-constexpr std::array<std::pair<PayloadVariant, const char*>, 11> kNames{{
+constexpr std::array<std::pair<PayloadVariant, const char*>, 12> kNames{{
     {PayloadVariant::kDefault, "default"},
     {PayloadVariant::kOther, "other"},
     {PayloadVariant::kReordered, "reordered"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<PayloadVariant, const char*>, 11> kNames{{
     {PayloadVariant::kEquivalent, "equivalent"},
     {PayloadVariant::kValueChanged, "value_changed"},
     {PayloadVariant::kFieldRemoved, "field_removed"},
+    {PayloadVariant::kLarge, "large"},
 }};
 }  // namespace
 
@@ -70,6 +71,7 @@ std::string PayloadClass(const std::string& name) {
   auto p = ParsePayloadName(name);
   if (!p) return name;
   if (*p == PayloadVariant::kDefault || IsEqualForm(*p)) return "default";
+  if (*p == PayloadVariant::kLarge) return "large";
   return "other";
 }
 

@@ -12,12 +12,17 @@
 //    changed), equivalent (all of these at once);
 //  - forms DIFFERENT from it (a correct target rejects them): value_changed
 //    (one JSON leaf value changed, the deepest number first), field_removed
-//    (one JSON member removed).
+//    (one JSON member removed);
+//  - large (issue 33, size): the action's declared `large` variant if any,
+//    then the first JSON array of the body grown to kLargeBodyBytes by
+//    repeating its last element: a request of its own, judged by
+//    identical_replay as a class of its own ("large").
 // The runtime derives them from the rendered request (runtime/request_forms.h).
 //
 // Thread-safety: pure functions over constants.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +33,14 @@ enum class PayloadVariant {
   kDefault, kOther,
   kReordered, kRespaced, kHeaderCase, kExtraHeader, kQueryReordered, kIgnoredChanged, kEquivalent,
   kValueChanged, kFieldRemoved,
+  kLarge,
 };
+
+// The body size `payload: large` grows a request to (tens of kilobytes: a
+// stored answer cut at a 4, 8 or 16 KiB column shows), and the variant name
+// it takes first when the action declares it.
+inline constexpr std::size_t kLargeBodyBytes = 24 * 1024;
+inline constexpr const char* kLargeVariant = "large";
 
 // The name a scenario file uses ("default", "value_changed", ...).
 const char* PayloadName(PayloadVariant payload);
@@ -44,7 +56,8 @@ bool NeedsJsonBody(PayloadVariant payload);
 
 // The request a recorded payload name stands for, as oracles group requests:
 // "default" for the default and every equal form, "other" for other_payload
-// and every changed form ("" counts as "default"; an unknown name as itself).
+// and every changed form, "large" for large ("" counts as "default"; an
+// unknown name as itself).
 std::string PayloadClass(const std::string& name);
 // True for a payload name of a changed form (not "other"): its rejection
 // may be any client error, since the target may validate before it dedups.

@@ -65,6 +65,9 @@ struct Step {
   // send / burst
   std::string action;
   std::string key = "k1";  // symbolic, or kNoKey / kFreshKey
+  // `key_form: max_length`: the key grown to the target's
+  // idempotency.key_max_length (model/naming.h); false = the plain key.
+  bool key_at_max_length = false;
   std::string biz = "b1";  // symbolic; also the biz a probe, hook or batch step binds ({{biz}})
   PayloadVariant payload = PayloadVariant::kDefault;
   // burst: the payloads of its requests in turn (request i gets

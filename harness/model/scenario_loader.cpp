@@ -213,6 +213,15 @@ class ScenarioLoader {
     if (node["as"]) st.label = Symbol(node["as"], what + ".as");
     if (node["key"]) st.key = Symbol(node["key"], what + ".key");
     if (node["biz"]) st.biz = Symbol(node["biz"], what + ".biz");
+    if (node["key_form"]) {
+      const std::string form = r_.String(node["key_form"], what + ".key_form");
+      if (form != "plain" && form != "max_length")
+        r_.Fail(node["key_form"], what + ".key_form must be plain or max_length, found '" + form + "'" +
+                                      yaml::DidYouMean(form, {"plain", "max_length"}));
+      if (form == "max_length" && (st.key == kNoKey || st.key == kFreshKey))
+        r_.Fail(node["key_form"], what + ".key_form: max_length needs a named key (k1, k2...), not '" + st.key + "'");
+      st.key_at_max_length = form == "max_length";
+    }
     if (node["payload"]) Payloads(node["payload"], what + ".payload", st);
     if (node["caller"]) {
       st.caller = r_.String(node["caller"], what + ".caller");

@@ -133,6 +133,9 @@ struct IdempotencyContract {
   std::string profile = "ietf";  // the profile these defaults came from
   std::optional<Duration> window;  // the declared retry window
   std::optional<Duration> lease;   // the declared in-progress lease
+  // The longest key the target accepts (`key_max_length`); `key_form:
+  // max_length` sends keys this long. 255 (Stripe's limit) when undeclared.
+  std::size_t key_max_length = 255;
 
   // True for the declared retryable statuses, for 5xx unless stores_5xx,
   // and unless stores_4xx for every 4xx but the declared in-progress,

@@ -589,7 +589,7 @@ class TargetLoader {
   IdempotencyContract Contract(const YAML::Node& node, IdempotencyContract c) {
     r_.CheckKeys(node,
                  {"key_header", "key", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
-                  "lease", "retry_after", "recovery_bound"},
+                  "lease", "retry_after", "recovery_bound", "key_max_length"},
                  "idempotency");
     if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
       c.key_header.clear();  // the actions' templates carry {{key}}
@@ -640,6 +640,12 @@ class TargetLoader {
     }
     if (node["window"]) c.window = r_.DurationOf(node["window"], "idempotency.window");
     if (node["lease"]) c.lease = r_.DurationOf(node["lease"], "idempotency.lease");
+    if (node["key_max_length"]) {
+      const long long n = r_.Int(node["key_max_length"], "idempotency.key_max_length");
+      if (n < 1 || n > 8192)
+        r_.Fail(node["key_max_length"], "idempotency.key_max_length must be between 1 and 8192, found " + std::to_string(n));
+      c.key_max_length = static_cast<std::size_t>(n);
+    }
     return c;
   }
 

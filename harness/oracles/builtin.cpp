@@ -42,6 +42,11 @@ void RegisterBuiltinOracles(OracleRegistry& registry) {
       {{"no_false_dedup", "every replay-marked 2xx/retryable answer has at least one record behind it", {actions},
         false, "replay-marked answers"},
        NoFalseDedup},
+      {{"new_key_executes",
+        "a request under a new key executes: never swallowed as a replay of another key's request with the same "
+        "body or a key sharing its prefix, each 2xx with a record",
+        {actions}, true, "requests under a new key"},
+       NewKeyExecutes},
       {{"action_scope", "the same key on two different actions executes both", {}, false, "keys shared by two actions"},
        ActionScope},
       {{"caller_scope",

@@ -127,6 +127,7 @@ Verdict KeylessExecutes(const OracleInput& in);
 Verdict InProgress(const OracleInput& in);
 Verdict RetryableReleased(const OracleInput& in);
 Verdict NoFalseDedup(const OracleInput& in);
+Verdict NewKeyExecutes(const OracleInput& in);
 Verdict ActionScope(const OracleInput& in);
 Verdict CallerScope(const OracleInput& in);
 Verdict Window(const OracleInput& in);

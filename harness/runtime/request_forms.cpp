@@ -160,6 +160,39 @@ Result<std::vector<std::string>> RemoveField(ojson& doc, const std::vector<JsonP
   return std::vector<std::string>{where + " removed"};
 }
 
+// The first array of `v` in document order (depth first), with its path.
+ojson* FirstArray(ojson& v, std::vector<Segment>& path) {
+  if (v.is_array()) return &v;
+  if (!v.is_object()) return nullptr;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    path.push_back(Segment{Segment::Kind::kName, it.key(), 0});
+    if (ojson* found = FirstArray(it.value(), path)) return found;
+    path.pop_back();
+  }
+  return nullptr;
+}
+
+// payload large: the first array grown by copies of its last element until
+// the body holds at least kLargeBodyBytes.
+Result<std::vector<std::string>> Grow(HttpRequest& request, ojson& doc) {
+  std::vector<Segment> path;
+  ojson* array = FirstArray(doc, path);
+  if (array == nullptr)
+    return Status(StatusCode::kUnsupported, "the JSON body holds no array to grow (declare a 'large' variant)");
+  if (array->empty()) return Status(StatusCode::kUnsupported, "the JSON body's first array is empty: nothing to repeat");
+  const std::size_t before = array->size();
+  const std::size_t size = doc.dump().size();
+  const std::size_t element = array->back().dump().size() + 1;  // and its comma
+  if (size < kLargeBodyBytes) {
+    const ojson last = array->back();
+    for (std::size_t n = (kLargeBodyBytes - size + element - 1) / element; n > 0; --n) array->push_back(last);
+  }
+  request.body = doc.dump();
+  return std::vector<std::string>{PathText(path) + ": " + std::to_string(before) + " -> " +
+                                  std::to_string(array->size()) + " elements (body " +
+                                  std::to_string(request.body.size()) + " bytes)"};
+}
+
 void HeaderCase(HttpRequest& request, std::vector<std::string>& changes) {
   for (auto& [name, value] : request.headers) {
     std::string lower = name;
@@ -199,7 +232,7 @@ Result<std::vector<std::string>> ApplyPayloadForm(HttpRequest& request, PayloadV
   std::vector<std::string> changes;
   std::optional<ojson> doc = JsonBody(request);
   const bool all = payload == PayloadVariant::kEquivalent;
-  if (NeedsJsonBody(payload) && !doc)
+  if ((NeedsJsonBody(payload) || payload == PayloadVariant::kLarge) && !doc)
     return Status(StatusCode::kUnsupported, std::string("payload ") + PayloadName(payload) + " needs a JSON body");
   switch (payload) {
     case PayloadVariant::kValueChanged:
@@ -215,6 +248,8 @@ Result<std::vector<std::string>> ApplyPayloadForm(HttpRequest& request, PayloadV
       request.body = doc->dump();
       return c;
     }
+    case PayloadVariant::kLarge:
+      return Grow(request, *doc);
     default:
       break;
   }

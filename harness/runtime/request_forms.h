@@ -15,6 +15,10 @@
 // + 1, a boolean negated, a string with "-changed" appended), field_removed
 // (the last member of the deepest object). Both skip the members under
 // `ignored` and a string equal to the request's key.
+// large: the first JSON array (document order, depth first) grown by copies
+// of its last element until the body holds kLargeBodyBytes; kUnsupported
+// without an array or with an empty one (the runtime applies the action's
+// `large` variant first, when declared).
 //
 // Returns what changed, one line each ("$.qty: 1 -> 2"); an empty list when
 // the form found nothing to change in this request (one member, no query):

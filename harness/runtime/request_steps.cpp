@@ -38,6 +38,12 @@ HeaderList HeadersFor(const TargetDescription& target, const Step& step) {
   return out;
 }
 
+// The length of the step's keys: the target's declared longest for
+// `key_form: max_length`, else 0 (the plain key).
+std::size_t KeyLength(StepContext& ctx, const Step& step) {
+  return step.key_at_max_length ? ctx.target().idempotency.key_max_length : 0;
+}
+
 // One request of an action, and what a payload form rewrote in it; or,
 // with `unsent` set, why it is not sent (a captured variable whose answer
 // never came, a payload form with nothing it may change): noted, not an error.
@@ -86,6 +92,16 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
       return Status(applied.status().code(), "action " + action.name + ": " + applied.status().message());
     request = std::move(applied).value();
   }
+  // payload large starts from the action's own `large` variant, when it declares one.
+  if (payload == PayloadVariant::kLarge && variant.empty()) {
+    auto v = action.variants.find(kLargeVariant);
+    if (v != action.variants.end()) {
+      auto applied = ApplyVariant(request, v->second);
+      if (!applied.ok())
+        return Status(applied.status().code(), "action " + action.name + ": " + applied.status().message());
+      request = std::move(applied).value();
+    }
+  }
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);
   auto rendered = Capped(RenderRequest(request, url, vars, HeadersFor(target, step), extra, deadline), target,
@@ -115,7 +131,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   if (status != nullptr) *status = 0;
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
-  const std::string key = ctx.recorder().KeyFor(step.key);
+  const std::string key = ctx.recorder().KeyFor(step.key, KeyLength(ctx, step));
   auto placed = ctx.routing().Place(step, key);
   if (!placed.ok()) return placed.status();
   if (instance != nullptr) *instance = placed->instance;
@@ -246,7 +262,7 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   // A pending variant goes to the burst's first request only.
   const std::string variant = ctx.TakeVariant(step.action);
   std::vector<std::string> keys;
-  for (int i = 0; i < step.n; ++i) keys.push_back(ctx.recorder().KeyFor(step.key));
+  for (int i = 0; i < step.n; ++i) keys.push_back(ctx.recorder().KeyFor(step.key, KeyLength(ctx, step)));
   auto placed = ctx.routing().PlaceBurst(step, keys);
   if (!placed.ok()) return placed.status();
   for (int i = 0; i < step.n; ++i) {

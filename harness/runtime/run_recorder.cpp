@@ -24,7 +24,8 @@ std::int64_t RunRecorder::Append(HistoryEvent e, std::int64_t at_ns) {
 
 void RunRecorder::Note(int step, const std::string& text) { Append(idemproof::Note(step, text), monotonic_ns()); }
 
-std::string RunRecorder::KeyFor(const std::string& name) {
+std::string RunRecorder::KeyFor(const std::string& name, std::size_t length) {
+  if (length > 0 && name != kFreshKey && name != kNoKey) return naming_.Key(name, length);
   if (name != kFreshKey) return naming_.Key(name);
   std::lock_guard<std::mutex> lock(mu_);
   return naming_.FreshKey(++fresh_counter_);

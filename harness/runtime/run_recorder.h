@@ -39,8 +39,9 @@ class RunRecorder {
   std::int64_t Append(HistoryEvent e, std::int64_t at_ns);
   void Note(int step, const std::string& text);
 
-  // Any thread. The concrete key of a symbolic one ("fresh": a new one each call).
-  std::string KeyFor(const std::string& name);
+  // Any thread. The concrete key of a symbolic one ("fresh": a new one each call);
+  // `length` > 0: `key_form: max_length`, the key grown to that many characters.
+  std::string KeyFor(const std::string& name, std::size_t length = 0);
 
  private:
   const RunNaming naming_;

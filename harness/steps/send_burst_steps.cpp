@@ -6,6 +6,8 @@
 // Execution: runtime/request_steps.h.
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "model/capabilities.h"
 #include "runtime/request_steps.h"
 #include "runtime/run_types.h"
@@ -14,6 +16,16 @@
 
 namespace idemproof::steps {
 namespace {
+
+// Whether a json body holds an array somewhere (payload large grows it).
+bool HasArray(const std::optional<nlohmann::json>& json) {
+  if (!json) return false;
+  if (json->is_array()) return true;
+  if (!json->is_object()) return false;
+  for (const auto& [k, v] : json->items())
+    if (HasArray(v)) return true;
+  return false;
+}
 
 class RequestStepKind : public StepKindSpec {
  public:
@@ -37,6 +49,8 @@ class RequestStepKind : public StepKindSpec {
         if (p == PayloadVariant::kOther && !a->other_payload) fit.AddNeed("other_payload for action '" + s.action + "'");
         if (NeedsJsonBody(p) && !a->request.json)
           fit.AddNeed("a JSON body for action '" + s.action + "' (payload " + PayloadName(p) + ")");
+        if (p == PayloadVariant::kLarge && !a->variants.count(kLargeVariant) && !HasArray(a->request.json))
+          fit.AddNeed("a JSON array in the body, or a 'large' variant, for action '" + s.action + "' (payload large)");
         if (p == PayloadVariant::kIgnoredChanged && a->fingerprint_ignores.empty())
           fit.AddNeed("fingerprint_ignores for action '" + s.action + "' (payload ignored_changed)");
       }
@@ -54,6 +68,7 @@ class RequestStepKind : public StepKindSpec {
   void WriteRequest(const Step& s, YAML::Emitter& out) const {
     out << YAML::Key << name() << YAML::Value << s.action;
     out << YAML::Key << "key" << YAML::Value << s.key;
+    if (s.key_at_max_length) out << YAML::Key << "key_form" << YAML::Value << "max_length";
     out << YAML::Key << "biz" << YAML::Value << s.biz;
     if (!s.payloads.empty()) {
       out << YAML::Key << "payload" << YAML::Value << YAML::Flow << YAML::BeginSeq;
@@ -97,7 +112,7 @@ class SendStepKind final : public RequestStepKind {
  public:
   const char* name() const override { return "send"; }
   std::vector<std::string> options() const override {
-    return {"key", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance",
+    return {"key", "key_form", "biz", "payload", "after", "repeat", "every", "until", "background", "timeout", "label", "instance",
             "then", "caller"};
   }
   Status Write(const Step& s, YAML::Emitter& out) const override {
@@ -130,7 +145,7 @@ class BurstStepKind final : public RequestStepKind {
  public:
   const char* name() const override { return "burst"; }
   std::vector<std::string> options() const override {
-    return {"n", "key", "biz", "payload", "mode", "after", "timeout", "label", "caller", "instance"};
+    return {"n", "key", "key_form", "biz", "payload", "mode", "after", "timeout", "label", "caller", "instance"};
   }
   bool takes_payload_list() const override { return true; }
   Status Write(const Step& s, YAML::Emitter& out) const override {

@@ -440,6 +440,82 @@ TEST_CASE("no_false_dedup") {
   CHECK(RunOracle("no_false_dedup", ok.history(), PlainTarget()).status == VerdictStatus::kNotApplicable);
 }
 
+// ---- new_key_executes (issue 33, the false-duplicate side) ----
+
+TEST_CASE("new_key_executes holds when the same body under a new key is a second order") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k2", "b1", 20, 30, Answer{201, R"({"id":2,"biz_no":"b1"})"})
+      .Records("create_order", "b1", 2, 100);
+  Verdict v = RunOracle("new_key_executes", h.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence == "1 request(s) under a new key executed, none swallowed as a replay");
+}
+
+TEST_CASE("new_key_executes catches a new key swallowed as a replay (body-hash-key)") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k2", "b1", 20, 30, Replayed())
+      .Records("create_order", "b1", 1, 100);
+  Verdict v = RunOracle("new_key_executes", h.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("new key k2") != std::string::npos);
+  CHECK(v.evidence.find("marked as a replay: a new request swallowed as a replay of an older one (key k1's") !=
+        std::string::npos);
+  // Without a marker: the second key got the first key's answer byte for byte.
+  LiteralHistory plain;
+  plain.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k2", "b1", 20, 30, kCreated)
+      .Records("create_order", "b1", 1, 100);
+  Verdict p = RunOracle("new_key_executes", plain.history(), PlainTarget());
+  CHECK(p.status == VerdictStatus::kInvalid);
+  CHECK(p.evidence.find("byte for byte") != std::string::npos);
+}
+
+TEST_CASE("new_key_executes catches a key merged with another sharing its prefix (key-truncate)") {
+  LiteralHistory h;  // another business id under the new key, refused as a reuse of the first key
+  const std::string prefix = "idem-run-" + std::string(244, 'x');
+  h.Send("client-0", "create_order", prefix + "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", prefix + "k2", "b2", 20, 30, Answer{422, R"({"title":"key reused"})"})
+      .Records("create_order", "b1", 1, 100)
+      .Records("create_order", "b2", 0, 100);
+  Verdict v = RunOracle("new_key_executes", h.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("as a reuse of another key, though no earlier key carried its business id b2") !=
+        std::string::npos);
+  // The evidence names the cause: the shared prefix, the long keys shortened.
+  CHECK(v.evidence.find("new key idem-run-xxxxxxxxxxxxxxx...xxxxxxk2 (255 characters), sharing its first 254 "
+                        "characters with key idem-run-xxxxxxxxxxxxxxx...xxxxxxk1 (255 characters))") != std::string::npos);
+  REQUIRE(v.details["violations"].size() == 1);
+}
+
+TEST_CASE("new_key_executes catches a 2xx under a new key with no order behind it") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k2", "b1", 20, 30, Answer{201, R"({"id":2,"biz_no":"b1"})"})
+      .Records("create_order", "b1", 1, 100);
+  Verdict v = RunOracle("new_key_executes", h.history());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("has 1 record(s) behind 2 keys answered 2xx") != std::string::npos);
+}
+
+TEST_CASE("new_key_executes does not judge a business refusal of a second order, and never passes on nothing") {
+  // A target may refuse a second order with one business id (409 "exists"):
+  // nothing about keys, so nothing judged: unknown, not invalid, not valid.
+  LiteralHistory refused;
+  refused.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k2", "b1", 20, 30, kConflict)
+      .Records("create_order", "b1", 1, 100);
+  Verdict v = RunOracle("new_key_executes", refused.history());
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("every new key's first request was refused (409 x1)") != std::string::npos);
+
+  LiteralHistory one;  // one key only
+  one.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "create_order", "k1", "b1", 20, 30,
+                                                                         Replayed());
+  CHECK(RunOracle("new_key_executes", one.history()).status == VerdictStatus::kUnknown);
+}
+
 TEST_CASE("action_scope") {
   LiteralHistory ok;
   ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
@@ -563,7 +639,8 @@ TEST_CASE("the builtin registry lists every documented oracle") {
   for (const auto& s : BuiltinOracles().Signatures()) names.push_back(s.name);
   CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "caller_scope", "identical_replay", "in_progress",
                                           "intent_reconciled", "keyless_executes", "lease_recovery",
-                                          "mismatch_rejected", "missing_key_rejected", "no_false_dedup",
+                                          "mismatch_rejected", "missing_key_rejected", "new_key_executes",
+                                          "no_false_dedup",
                                           "one_record", "probe_equal", "range_continuity", "retry_after",
                                           "retryable_released", "window"});
 }

@@ -267,3 +267,27 @@ TEST_CASE("severity: a deviation shows everywhere but fails the run only under s
   CHECK_FALSE(VerdictFromJson(VerdictToJson(uncounted))->premise.count);
   CHECK_FALSE(VerdictToJson(Verdict::Valid("probe_equal", "equal")).contains("premise"));
 }
+
+// Issue 33: the other false duplicate, a new request swallowed as a replay.
+TEST_CASE("metrics: the swallowed-new rate counts first requests of a key answered as a replay") {
+  LiteralHistory h;
+  // k1 executes, k2 (the same body, a new key) is swallowed as k1's replay,
+  // k1's retry is a true replay (not counted: not a key's first request), k3's
+  // first request got no answer and its retry's replay is not counted either.
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, Answer{201, R"({"id":1})"})
+      .Send("client-0", "create_order", "k2", "b1", 20, 30, Replay())
+      .Send("client-0", "create_order", "k1", "b1", 40, 50, Replay())
+      .Lost("client-0", "create_order", "k3", "b3", 60, 70)
+      .Send("client-0", "create_order", "k3", "b3", 80, 90, Replay(201, R"({"id":3})"))
+      .Records("create_order", "b1", 1, 100);
+  Metrics m = ComputeMetrics(ShopTarget(), h.history());
+  CHECK(m.new_key_answers == 2);
+  CHECK(m.new_key_answers_as_replay == 1);
+  CHECK(m.swallowed_new_rate() == Approx(0.5));
+  auto back = MetricsFromJson(MetricsToJson(m));
+  REQUIRE(back.ok());
+  CHECK(back->new_key_answers_as_replay == 1);
+  CHECK(MetricsToJson(*back)["swallowed_new_rate"].get<double>() == Approx(0.5));
+  // Without a marker nothing is counted: a rate over nothing is null.
+  CHECK_FALSE(ComputeMetrics(PlainTarget(), h.history()).swallowed_new_rate().has_value());
+}

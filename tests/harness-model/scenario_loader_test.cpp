@@ -293,6 +293,41 @@ expect: [one_record]
         std::vector<std::string>{"a JSON body for action 'cancel_order' (payload value_changed)"});
 }
 
+// Issue 33: keys sharing a prefix of the declared key length; large requests.
+TEST_CASE("key_form max_length loads on send and burst, with a named key only, file:line:column errors") {
+  auto r = ParseScenario(kHead + R"(steps:
+  - send: create_order
+    key: k1
+    key_form: max_length
+  - burst: create_order
+    key: k2
+    key_form: plain
+expect: [one_record]
+)", "s.yaml", Vocab());
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(r->steps[0].key_at_max_length);
+  CHECK_FALSE(r->steps[1].key_at_max_length);
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    key_form: max_lenght\n" + "expect: [one_record]\n") ==
+        "s.yaml:5:15: step 'send'.key_form must be plain or max_length, found 'max_lenght' (did you mean "
+        "'max_length'?)");
+  CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    key: fresh\n    key_form: max_length\n" +
+                "expect: [one_record]\n") ==
+        "s.yaml:6:15: step 'send'.key_form: max_length needs a named key (k1, k2...), not 'fresh'");
+  CHECK(ErrorOf(kHead + "steps:\n  - probe: stock\n    key_form: plain\n" + "expect: [one_record]\n").rfind(
+            "s.yaml:5:5: unknown key 'key_form' in step 'probe'", 0) == 0);
+}
+
+TEST_CASE("payload large needs a JSON array in the body or a large variant") {
+  auto r = ParseScenario(kHead + "steps:\n  - send: create_order\n    payload: large\nexpect: [one_record]\n",
+                         "s.yaml", Vocab());
+  REQUIRE(r.ok());
+  CHECK(r->steps[0].payload == PayloadVariant::kLarge);
+  // The shop's create_order has a JSON body without an array, and no variant named large.
+  CHECK(CheckScenarioAgainstTarget(*r, idemproof::testing::ShopTarget()).needs ==
+        std::vector<std::string>{"a JSON array in the body, or a 'large' variant, for action 'create_order' (payload large)"});
+}
+
 TEST_CASE("wait past_window waits past the target's own window and needs one") {
   const std::string expect = "expect: [one_record]\n";
   auto r = ParseScenario(kHead + "steps:\n  - send: create_order\n  - wait: past_window\n  - send: create_order\n" + expect,

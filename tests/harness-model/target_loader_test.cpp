@@ -308,6 +308,14 @@ TEST_CASE("contract options: key optional, status lists, retry_after, recovery_b
 
   CHECK(ErrorOf(head + "idempotency:\n  key: maybe\n" + action) ==
         "t.yaml:4:8: idempotency.key must be required or optional, found 'maybe'");
+  CHECK(d->idempotency.key_max_length == 255);  // undeclared: Stripe's limit
+  auto longest = ParseTarget(head + "idempotency:\n  key_max_length: 64\n" + action, "t.yaml");
+  REQUIRE(longest.ok());
+  CHECK(longest->idempotency.key_max_length == 64);
+  CHECK(ErrorOf(head + "idempotency:\n  key_max_length: 0\n" + action) ==
+        "t.yaml:4:19: idempotency.key_max_length must be between 1 and 8192, found 0");
+  CHECK(ErrorOf(head + "idempotency:\n  key_max_length: long\n" + action) ==
+        "t.yaml:4:19: idempotency.key_max_length must be an integer, found 'long'");
   CHECK(ErrorOf(head + "idempotency:\n  retry_after: always\n" + action) ==
         "t.yaml:4:16: idempotency.retry_after must be required, recommended or none, found 'always'");
   CHECK(ErrorOf(head + "idempotency:\n  in_progress: [409, 409]\n" + action) ==

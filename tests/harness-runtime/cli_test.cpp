@@ -166,6 +166,11 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"batch-id-in-request-table", "rerun-after-window", "range_continuity", 1},
     // several instances on one store: only another instance shows it
     {"instance-local-claims", "burst-across-instances", "one_record", 1, "reference-cluster.yaml"},
+    // issue 33: a state change before a replay, the false-duplicate side, size
+    {"replay-reads-current", "replay-after-cancel", "identical_replay", 1},
+    {"body-hash-key", "same-body-new-key", "new_key_executes", 1},
+    {"key-truncate", "long-key-prefix", "new_key_executes", 1},
+    {"truncate-stored-answer", "large-answer-replay", "identical_replay", 1},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the

@@ -129,3 +129,37 @@ TEST_CASE("a changed form without a JSON body is refused, not faked", "[forms]")
   CHECK(Apply(respaced, PayloadVariant::kRespaced).empty());  // not JSON: as it is
   CHECK(respaced.body == r.body);
 }
+
+// Issue 33 (size): a large request's answer is tens of kilobytes when the
+// target echoes it; the harness grows the first array it finds.
+TEST_CASE("payload large grows the first JSON array to tens of kilobytes, and refuses a body without one",
+          "[forms]") {
+  HttpRequest r = Order();
+  r.body = R"({"biz_no":"b-1","meta":{"tags":[]},"lines":[{"sku":"a","qty":1}],"more":[1,2]})";
+  // The depth-first first array is meta.tags, empty: nothing to repeat.
+  auto empty = ApplyPayloadForm(r, PayloadVariant::kLarge, {}, "k-1", "f");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.status().message() == "the JSON body's first array is empty: nothing to repeat");
+
+  r.body = R"({"biz_no":"b-1","lines":[{"sku":"a","qty":1}],"more":[1,2]})";
+  const auto changes = Apply(r, PayloadVariant::kLarge);
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].rfind("$.lines: 1 -> ", 0) == 0);
+  CHECK(r.body.size() >= kLargeBodyBytes);
+  CHECK(r.body.size() < kLargeBodyBytes + 64);  // grown to the size, not past it
+  const auto doc = nlohmann::json::parse(r.body);
+  CHECK(doc["more"] == nlohmann::json::array({1, 2}));  // only the first array
+  CHECK(doc["lines"].size() > 1000);
+  CHECK(doc["lines"].back() == nlohmann::json({{"sku", "a"}, {"qty", 1}}));
+  // Deterministic: a retry is the same bytes.
+  HttpRequest again = Order();
+  again.body = R"({"biz_no":"b-1","lines":[{"sku":"a","qty":1}],"more":[1,2]})";
+  Apply(again, PayloadVariant::kLarge);
+  CHECK(again.body == r.body);
+
+  r.body = R"({"biz_no":"b-1","qty":1})";
+  auto none = ApplyPayloadForm(r, PayloadVariant::kLarge, {}, "k-1", "f");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.status().code() == StatusCode::kUnsupported);
+  CHECK(none.status().message() == "the JSON body holds no array to grow (declare a 'large' variant)");
+}

@@ -1,0 +1,146 @@
+// new_key_executes (issue 33, the false-duplicate side): a request under a
+// key never used before is a new request and executes, whatever it shares
+// with an earlier key's request — the same body (two identical orders are
+// two orders; a body hash used as the key swallows the second) or a long
+// prefix (a store that cuts keys merges them).
+//
+// Judged: the first request of every key of an action after another key of
+// that action (same caller). Swallowed when it is answered as a replay (the
+// marker; without one, an answer equal to an earlier key's first answer), or
+// refused as a reuse (in_progress, mismatch) although no earlier key carried
+// its business id; and when a business id has fewer records than the keys
+// that got a 2xx for it. A new key refused otherwise (a 409 "order exists"
+// for a business id already used: a target may forbid a second order with
+// one business id) is not judged: it says nothing about keys.
+#include "oracles/oracle_support.h"
+
+namespace idemproof::oracles {
+
+namespace {
+
+struct KeyStart {
+  const Operation* first;  // the key's first request
+  std::string key;
+};
+
+// A key for evidence: a long one (key_form: max_length) shortened to its
+// head and tail, with its length.
+std::string KeyText(const std::string& key) {
+  if (key.size() <= 48) return key;
+  return key.substr(0, 24) + "..." + key.substr(key.size() - 8) + " (" + std::to_string(key.size()) + " characters)";
+}
+
+// ", sharing its first N characters with key K" when most of `key` is `other`'s.
+std::string SharedPrefix(const std::string& key, const std::string& other) {
+  std::size_t n = 0;
+  while (n < key.size() && n < other.size() && key[n] == other[n]) ++n;
+  if (n < 32 || n * 2 < key.size()) return "";
+  return ", sharing its first " + std::to_string(n) + " characters with key " + KeyText(other);
+}
+
+}  // namespace
+
+Verdict NewKeyExecutes(const OracleInput& in) {
+  const std::string name = "new_key_executes";
+  const auto& contract = in.target.idempotency;
+  auto filter = ActionsParam(in.params);
+  const auto ops = RequestOperations(in.history);
+  // The first request of each key, per (action, caller), in invoke order.
+  std::map<std::pair<std::string, std::string>, std::vector<KeyStart>> starts;
+  for (const auto& op : ops) {
+    const auto& e = *op.invoke;
+    if (e.key.empty()) continue;
+    if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
+    auto& list = starts[{e.action, CallerOf(e)}];
+    if (std::none_of(list.begin(), list.end(), [&](const KeyStart& s) { return s.key == e.key; }))
+      list.push_back({&op, e.key});
+  }
+
+  Violations violations;
+  int judged = 0, undecided = 0;
+  AnswerTally refused;
+  // Keys answered 2xx without a replay marker, per (action, biz): executed.
+  std::map<std::pair<std::string, std::string>, std::vector<const Operation*>> executed;
+  for (const auto& [scope, list] : starts) {
+    const std::string& action = scope.first;
+    const auto volatile_paths = in.target.VolatilePathsFor(action);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Operation& op = *list[i].first;
+      const auto& e = *op.invoke;
+      auto a = op.answer();
+      const AnswerClass c = Classify(op, contract);
+      const bool marked = a && contract.replay && IsReplayMarked(*a, contract);
+      if (c == AnswerClass::kSuccess && !marked) executed[{action, e.biz}].push_back(&op);
+      if (i == 0) continue;  // the action's first key: nothing before it to be mistaken for
+      if (!a) {
+        ++undecided;
+        continue;
+      }
+      // The earlier key this one was taken for: the same business id first,
+      // else the latest one.
+      const Operation* earlier = list[i - 1].first;
+      bool biz_seen = false;
+      for (std::size_t j = 0; j < i; ++j) {
+        if (list[j].first->invoke->biz == e.biz) {
+          biz_seen = true;
+          earlier = list[j].first;
+        }
+      }
+      const std::string about =
+          OpName(op) + " (" + action + ", new key " + KeyText(e.key) + SharedPrefix(e.key, earlier->invoke->key) + ")";
+      const std::string other = "key " + KeyText(earlier->invoke->key) + "'s " + OpName(*earlier);
+      std::optional<std::string> problem;
+      if (marked && (c == AnswerClass::kSuccess || c == AnswerClass::kRetryable)) {
+        problem = about + " was answered " + AnswerSummary(*a) + " marked as a replay: a new request swallowed as " +
+                  "a replay of an older one (" + other + ")";
+      } else if (c == AnswerClass::kSuccess && !contract.replay) {
+        for (std::size_t j = 0; j < i && !problem; ++j) {
+          auto before = list[j].first->answer();
+          if (before && Classify(*list[j].first, contract) == AnswerClass::kSuccess &&
+              AnswerDifferences(*before, *a, volatile_paths, {}).empty())
+            problem = about + " got the answer of key " + KeyText(list[j].key) + "'s " + OpName(*list[j].first) +
+                      " byte for byte: a new request swallowed as a replay of an older one";
+        }
+      } else if ((c == AnswerClass::kInProgress || c == AnswerClass::kMismatch) && !biz_seen) {
+        problem = about + " was refused " + AnswerSummary(*a) + " as a reuse of another key, though no earlier " +
+                  "key carried its business id " + e.biz + ": it was taken for " + other;
+      } else if (c != AnswerClass::kSuccess) {
+        refused.Add(op);
+        continue;
+      }
+      ++judged;
+      if (problem) {
+        violations.Add(MakeFinding(*problem).With(FindingRole::kRequest, OpJson(op)).With(FindingRole::kReplayOf,
+                                                                                           OpJson(*earlier)));
+      }
+    }
+  }
+  // Each key answered 2xx made a record of its business id.
+  int unprobed = 0;
+  for (const auto& [scope, keys] : executed) {
+    const auto* action = in.target.FindAction(scope.first);
+    if (keys.size() < 2 || action == nullptr || !action->records) {
+      if (keys.size() >= 2) ++unprobed;
+      continue;
+    }
+    auto count = RecordCount(in.history, scope.first, scope.second);
+    if (!count || *count >= static_cast<std::int64_t>(keys.size())) continue;
+    Finding v = MakeFinding("biz " + scope.second + " (" + scope.first + ") has " + std::to_string(*count) +
+                            " record(s) behind " + std::to_string(keys.size()) +
+                            " keys answered 2xx: a new key's answer with no execution behind it");
+    for (const Operation* op : keys) v.With(FindingRole::kOps, OpJson(*op));
+    v.records = *count;
+    violations.Add(v);
+  }
+  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided},
+                            {"refused", refused.json()}, {"unprobed", unprobed}};
+  const std::string unreached =
+      refused.total() > 0 ? "every new key's first request was refused (" + refused.Text() +
+                                "), as a target may refuse a second order with one business id: nothing to judge"
+                          : "no action got a request under a second key";
+  return Conclude(name, violations, details, judged, undecided,
+                  std::to_string(judged) + " request(s) under a new key executed, none swallowed as a replay",
+                  "no request under a new key was answered", unreached);
+}
+
+}  // namespace idemproof::oracles
