@@ -26,12 +26,14 @@ namespace idemproof::injectors {
 
 class ChaosProxy;
 class FaultEventLog;
+class TcpFaultProxy;
 
 // What an injector may act on; pointers are borrowed and must outlive the
 // injector's armed period.
 struct InjectorContext {
   ChaosProxy* proxy = nullptr;       // the proxy lane; required by proxy faults
   FaultEventLog* events = nullptr;   // where start/heal events go (optional)
+  TcpFaultProxy* tcp_proxy = nullptr;  // a tcp egress; required by tcp faults (tcp_fault.h)
 };
 
 struct InjectorCounters {

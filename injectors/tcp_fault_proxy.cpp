@@ -1,0 +1,395 @@
+// The proxy's connections are C++20 coroutines on one io_context run by one
+// thread, so the connection table and `closing` need no locks; the armed
+// rules and the counters are shared with the caller's thread. One sweep
+// coroutine every few milliseconds enforces every deadline (connect, write,
+// idle) and ends the faults whose window has passed.
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange
+
+#include "injectors/tcp_fault_proxy.h"
+
+#include <array>
+#include <atomic>
+#include <future>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include "injectors/asio_names.h"
+#include "injectors/tcp_fault.h"
+
+namespace idemproof::injectors {
+
+namespace {
+using namespace asio_names;  // asio, tcp, error_code, kAwait
+using Task = asio::awaitable<void>;
+
+constexpr std::chrono::milliseconds kTick{5};  // the sweep's and a held pump's period
+
+const char* DirectionName(int dir) { return dir == 0 ? "service->store" : "store->service"; }
+
+std::string Millis(std::chrono::nanoseconds d) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + "ms";
+}
+
+struct Conn {
+  Conn(asio::io_context& io, tcp::socket s, std::uint64_t n)
+      : id(n), client(std::move(s)), upstream(io), last_ns(steady_now_ns()) {}
+  const std::uint64_t id;
+  tcp::socket client, upstream;
+  std::int64_t last_ns;                        // last byte either way (the idle deadline)
+  std::int64_t connect_since = 0;              // connecting upstream since (0 = not)
+  std::array<std::int64_t, 2> write_since{};   // a write pending since, per direction (0 = none)
+  std::map<std::int64_t, std::array<std::int64_t, 2>> counted;  // cut rule id -> bytes since arming
+  std::set<std::int64_t> held;                 // pause rule ids whose hold is recorded
+  int eofs = 0;
+  bool closed = false;
+};
+
+}  // namespace
+
+struct TcpFaultProxy::Impl {
+  Impl(TcpProxySettings s, FaultEventLog* e) : settings(std::move(s)), events(e) {}
+
+  TcpProxySettings settings;
+  FaultEventLog* events;
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  tcp::endpoint upstream;
+  Endpoint bound;
+  bool started = false;
+  bool healed = false;
+  std::promise<void> stopped;
+  std::thread thread;
+
+  std::mutex rules_mu;
+  std::vector<std::shared_ptr<TcpFaultRule>> rules;  // guarded by rules_mu
+  std::int64_t next_rule_id = 1;                     // guarded by rules_mu
+
+  // The proxy's thread only.
+  bool closing = false;
+  std::uint64_t next_conn = 1;
+  std::map<std::uint64_t, std::shared_ptr<Conn>> conns;
+
+  std::atomic<std::int64_t> accepted{0}, open{0}, up_bytes{0}, down_bytes{0};
+
+  std::vector<std::shared_ptr<TcpFaultRule>> InForce() {
+    const std::int64_t now = steady_now_ns();
+    std::lock_guard lock(rules_mu);
+    std::vector<std::shared_ptr<TcpFaultRule>> out;
+    for (const auto& r : rules)
+      if (r->in_force(now)) out.push_back(r);
+    return out;
+  }
+
+  void Record(const TcpFaultRule& r, const char* phase, std::string detail) {
+    if (events == nullptr) return;
+    FaultEvent e;
+    e.time_ns = steady_now_ns();
+    e.fault = r.fault->kind();
+    e.name = r.settings.name;
+    e.phase = phase;
+    e.detail = std::move(detail);
+    events->record(std::move(e));
+  }
+
+  void Close(Conn& c, bool reset) {
+    if (c.closed) return;
+    c.closed = true;
+    error_code ec;
+    for (tcp::socket* s : {&c.client, &c.upstream}) {
+      if (!s->is_open()) continue;
+      if (reset) s->set_option(asio::socket_base::linger(true, 0), ec);  // close sends RST
+      s->close(ec);
+    }
+    conns.erase(c.id);
+    --open;
+  }
+
+  Task Sleep(std::chrono::nanoseconds d) {
+    asio::steady_timer t(io);
+    t.expires_after(d);
+    error_code ec;
+    co_await t.async_wait(asio::redirect_error(kAwait, ec));
+  }
+
+  // Copies one direction (0: service -> store, 1: store -> service).
+  Task Pump(std::shared_ptr<Conn> c, int dir) {
+    tcp::socket& from = dir == 0 ? c->client : c->upstream;
+    tcp::socket& to = dir == 0 ? c->upstream : c->client;
+    std::array<char, 16384> buf;
+    for (;;) {
+      error_code ec;
+      std::size_t n = co_await from.async_read_some(asio::buffer(buf), asio::redirect_error(kAwait, ec));
+      if (c->closed) co_return;
+      if (ec) {
+        if (ec == asio::error::eof) {  // pass the half-close on
+          error_code ignored;
+          to.shutdown(tcp::socket::shutdown_send, ignored);
+          if (++c->eofs == 2) Close(*c, false);
+        } else {
+          Close(*c, false);
+        }
+        co_return;
+      }
+      c->last_ns = steady_now_ns();
+      // A pause holds the bytes as long as it is in force (its window, its
+      // heal or the proxy's heal ends that).
+      for (;;) {
+        std::shared_ptr<TcpFaultRule> pause;
+        for (const auto& r : InForce())
+          if (r->effect.pause) pause = r;
+        if (!pause || c->closed || closing) break;
+        if (c->held.insert(pause->id.load()).second) {
+          ++pause->injected;
+          Record(*pause, "injected",
+                 "held connection " + std::to_string(c->id) + " (" + DirectionName(dir) + ", " +
+                     std::to_string(n) + " bytes waiting)");
+        }
+        co_await Sleep(kTick);
+        c->last_ns = steady_now_ns();  // held, not idle
+      }
+      if (c->closed) co_return;
+      // cut-after: forward up to the first limit, then close.
+      std::size_t pass = n;
+      std::shared_ptr<TcpFaultRule> cutter;
+      const auto rules = InForce();
+      for (const auto& r : rules) {
+        if (!r->effect.cut_after || !(dir == 0 ? r->effect.cut_upstream : r->effect.cut_downstream)) continue;
+        const std::int64_t left = std::max<std::int64_t>(0, *r->effect.cut_after - c->counted[r->id.load()][dir]);
+        if (left < static_cast<std::int64_t>(pass) || (left == 0 && !cutter)) {
+          pass = static_cast<std::size_t>(left);
+          cutter = r;
+        }
+      }
+      for (const auto& r : rules)
+        if (r->effect.cut_after && (dir == 0 ? r->effect.cut_upstream : r->effect.cut_downstream))
+          c->counted[r->id.load()][dir] += static_cast<std::int64_t>(pass);
+      if (pass > 0) {
+        c->write_since[dir] = steady_now_ns();
+        co_await asio::async_write(to, asio::buffer(buf.data(), pass), asio::redirect_error(kAwait, ec));
+        c->write_since[dir] = 0;
+        if (c->closed) co_return;
+        if (ec) {
+          Close(*c, false);
+          co_return;
+        }
+        (dir == 0 ? up_bytes : down_bytes) += static_cast<std::int64_t>(pass);
+      }
+      if (cutter) {
+        ++cutter->injected;
+        Record(*cutter, "injected",
+               "cut connection " + std::to_string(c->id) + " after " + std::to_string(c->counted[cutter->id.load()][dir]) +
+                   " bytes " + DirectionName(dir) + " (" + std::to_string(n - pass) + " bytes dropped)");
+        Close(*c, false);
+        co_return;
+      }
+    }
+  }
+
+  Task Serve(std::shared_ptr<Conn> c) {
+    c->connect_since = steady_now_ns();
+    error_code ec;
+    co_await c->upstream.async_connect(upstream, asio::redirect_error(kAwait, ec));
+    c->connect_since = 0;
+    if (c->closed) co_return;
+    if (ec) {
+      Close(*c, false);  // the store is down: the service sees its connection end
+      co_return;
+    }
+    error_code ignored;
+    c->client.set_option(tcp::no_delay(true), ignored);
+    c->upstream.set_option(tcp::no_delay(true), ignored);
+    asio::co_spawn(io, Pump(c, 0), asio::detached);
+    asio::co_spawn(io, Pump(c, 1), asio::detached);
+  }
+
+  Task Accept() {
+    for (;;) {
+      tcp::socket socket(io);
+      error_code ec;
+      co_await acceptor.async_accept(socket, asio::redirect_error(kAwait, ec));
+      if (closing || !acceptor.is_open()) co_return;
+      if (ec) {
+        co_await Sleep(std::chrono::milliseconds(1));  // e.g. EMFILE: do not spin
+        continue;
+      }
+      ++accepted;
+      ++open;
+      auto c = std::make_shared<Conn>(io, std::move(socket), next_conn++);
+      conns[c->id] = c;
+      std::shared_ptr<TcpFaultRule> refuser;
+      for (const auto& r : InForce())
+        if (r->effect.admit != TcpFaultEffect::Admit::kForward) refuser = r;
+      if (refuser) {
+        const bool rst = refuser->effect.admit == TcpFaultEffect::Admit::kReset;
+        ++refuser->injected;
+        Record(*refuser, "injected",
+               std::string(rst ? "reset" : "refused") + " new connection " + std::to_string(c->id) +
+                   (rst ? " (RST)" : " (closed at once)"));
+        Close(*c, rst);
+        continue;
+      }
+      asio::co_spawn(io, Serve(c), asio::detached);
+    }
+  }
+
+  // Every deadline, and the end of every window.
+  Task Sweep() {
+    while (!closing) {
+      co_await Sleep(kTick);
+      const std::int64_t now = steady_now_ns();
+      std::vector<std::shared_ptr<Conn>> late;
+      for (const auto& [id, c] : conns) {
+        const bool connect_late = c->connect_since != 0 && now - c->connect_since > settings.connect_timeout.count();
+        const bool write_late = (c->write_since[0] != 0 && now - c->write_since[0] > settings.io_timeout.count()) ||
+                                (c->write_since[1] != 0 && now - c->write_since[1] > settings.io_timeout.count());
+        const bool idle = now - c->last_ns > settings.idle_timeout.count();
+        if (connect_late || write_late || idle) late.push_back(c);
+      }
+      for (const auto& c : late) Close(*c, false);
+      std::vector<std::shared_ptr<TcpFaultRule>> over;
+      {
+        std::lock_guard lock(rules_mu);
+        for (const auto& r : rules)
+          if (r->window && now >= r->armed_ns.load() + r->window->count()) over.push_back(r);
+        for (const auto& r : over) std::erase(rules, r);
+      }
+      for (const auto& r : over)
+        if (r->end()) Record(*r, "heal", "window of " + Millis(*r->window) + " ended");
+    }
+  }
+};
+
+TcpFaultProxy::TcpFaultProxy(TcpProxySettings settings, FaultEventLog* events)
+    : impl_(std::make_unique<Impl>(std::move(settings), events)) {}
+
+TcpFaultProxy::~TcpFaultProxy() { heal(); }
+
+Status TcpFaultProxy::start() {
+  Impl& p = *impl_;
+  if (p.started) return Status(StatusCode::kInternal, "tcp proxy started twice");
+  error_code ec;
+  const auto listen_addr = asio::ip::make_address(p.settings.listen.host, ec);
+  if (ec) return Status(StatusCode::kUnavailable, "listen address '" + p.settings.listen.host + "': " + ec.message());
+  const auto upstream_addr = asio::ip::make_address(p.settings.upstream.host, ec);
+  if (ec) return Status(StatusCode::kUnavailable, "upstream address '" + p.settings.upstream.host + "': " + ec.message());
+  p.upstream = tcp::endpoint(upstream_addr, p.settings.upstream.port);
+  const tcp::endpoint listen(listen_addr, p.settings.listen.port);
+  p.acceptor.open(listen.protocol(), ec);
+  if (!ec) p.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) p.acceptor.bind(listen, ec);
+  if (!ec) p.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    error_code ignored;
+    p.acceptor.close(ignored);
+    return Status(StatusCode::kUnavailable, "listen on " + p.settings.listen.to_string() + ": " + ec.message());
+  }
+  p.bound = Endpoint{p.settings.listen.host, p.acceptor.local_endpoint().port()};
+  p.work.emplace(asio::make_work_guard(p.io));
+  asio::co_spawn(p.io, p.Accept(), asio::detached);
+  asio::co_spawn(p.io, p.Sweep(), asio::detached);
+  p.started = true;
+  p.thread = std::thread([&p] {
+    for (;;) {
+      try {
+        p.io.run();
+        break;
+      } catch (...) {
+        // A completion handler threw; keep serving the other connections.
+      }
+    }
+    p.stopped.set_value();
+  });
+  return Status::Ok();
+}
+
+Endpoint TcpFaultProxy::endpoint() const { return impl_->bound; }
+
+void TcpFaultProxy::arm(std::shared_ptr<TcpFaultRule> rule) {
+  Impl& p = *impl_;
+  {
+    std::lock_guard lock(p.rules_mu);
+    rule->id = p.next_rule_id++;
+    rule->armed_ns = steady_now_ns();
+    p.rules.push_back(rule);
+  }
+  p.Record(*rule, "start", rule->window ? "in force for " + Millis(*rule->window) : "in force until healed");
+  if (rule->effect.reset_open && p.started && !p.healed) {
+    asio::post(p.io, [&p, rule] {
+      std::vector<std::shared_ptr<Conn>> all;
+      for (const auto& [id, c] : p.conns) all.push_back(c);
+      for (const auto& c : all) p.Close(*c, /*reset=*/true);
+      if (!all.empty()) {
+        ++rule->injected;
+        p.Record(*rule, "injected", "reset " + std::to_string(all.size()) + " open connection(s) (RST)");
+      }
+    });
+  }
+}
+
+bool TcpFaultProxy::disarm(const std::shared_ptr<TcpFaultRule>& rule) {
+  Impl& p = *impl_;
+  {
+    std::lock_guard lock(p.rules_mu);
+    std::erase(p.rules, rule);
+  }
+  if (!rule->end()) return false;
+  p.Record(*rule, "heal", "healed");
+  return true;
+}
+
+bool TcpFaultProxy::heal() noexcept {
+  Impl& p = *impl_;
+  if (!p.started || p.healed) return true;
+  p.healed = true;
+  bool drained = true;
+  try {
+    asio::post(p.io, [&p] {
+      p.closing = true;
+      error_code ec;
+      p.acceptor.close(ec);
+      std::vector<std::shared_ptr<Conn>> all;
+      for (const auto& [id, c] : p.conns) all.push_back(c);
+      for (const auto& c : all) p.Close(*c, false);
+      p.work.reset();
+    });
+    auto stopped = p.stopped.get_future();
+    drained = stopped.wait_for(p.settings.heal_timeout) == std::future_status::ready;
+    if (!drained) p.io.stop();
+  } catch (...) {
+    drained = false;
+    p.io.stop();
+  }
+  if (p.thread.joinable()) p.thread.join();
+  std::vector<std::shared_ptr<TcpFaultRule>> left;
+  {
+    std::lock_guard lock(p.rules_mu);
+    left.swap(p.rules);
+  }
+  try {
+    for (const auto& r : left)
+      if (r->end()) p.Record(*r, "heal", "proxy healed");
+  } catch (...) {
+    // Healing must not throw; a lost heal event is the lesser harm.
+  }
+  return drained;
+}
+
+TcpProxyCounters TcpFaultProxy::counters() const {
+  const Impl& p = *impl_;
+  return TcpProxyCounters{p.accepted.load(), p.open.load(), p.up_bytes.load(), p.down_bytes.load()};
+}
+
+}  // namespace idemproof::injectors

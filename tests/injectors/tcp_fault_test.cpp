@@ -1,0 +1,312 @@
+// The tcp faults (injectors/tcp_fault.h) against a real TCP echo server on
+// loopback, through the TcpFaultProxy and the tcp registry: bytes go
+// through, then the fault's effect, then it heals (its window, or heal()).
+// Every socket wait has a deadline.
+#include <catch2/catch.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "injectors/fault_event.h"
+#include "injectors/registry.h"
+#include "injectors/tcp_fault_injector.h"
+#include "injectors/tcp_fault_proxy.h"
+
+using namespace idemproof::injectors;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Echoes every byte back until EOF; each connection on its thread, all
+// joined by the destructor (polls of 20 ms, so a stop is seen at once).
+class EchoServer {
+ public:
+  EchoServer() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd_, 16) == 0);
+    socklen_t n = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &n);
+    port_ = ntohs(a.sin_port);
+    accept_ = std::thread([this] { AcceptLoop(); });
+  }
+  ~EchoServer() {
+    stop_ = true;
+    accept_.join();
+    for (auto& t : conns_) t.join();
+    ::close(fd_);
+  }
+  std::uint16_t port() const { return port_; }
+
+ private:
+  void AcceptLoop() {
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) continue;
+      conns_.emplace_back([this, c] {
+        char buf[4096];
+        while (!stop_) {
+          pollfd q{c, POLLIN, 0};
+          if (::poll(&q, 1, 20) <= 0) continue;
+          ssize_t n = ::recv(c, buf, sizeof buf, 0);
+          if (n <= 0) break;
+          if (::send(c, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) break;
+        }
+        ::close(c);
+      });
+    }
+  }
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread accept_;
+  std::vector<std::thread> conns_;
+};
+
+// A client connection with deadlines on every wait.
+class Client {
+ public:
+  explicit Client(std::uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(port);
+    timeval tv{2, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  }
+  ~Client() { ::close(fd_); }
+  bool connected() const { return connected_; }
+  bool Send(const std::string& s) { return ::send(fd_, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size()); }
+
+  struct Read {
+    std::string bytes;
+    enum { kTimeout, kEof, kReset, kOk } end = kOk;
+  };
+  // Up to `want` bytes, until `deadline` passed, EOF or an error.
+  Read Recv(std::size_t want, std::chrono::milliseconds deadline) {
+    Read r;
+    const auto until = std::chrono::steady_clock::now() + deadline;
+    while (r.bytes.size() < want) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        r.end = Read::kTimeout;
+        return r;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+      char buf[4096];
+      ssize_t n = ::recv(fd_, buf, std::min(sizeof buf, want - r.bytes.size()), 0);
+      if (n == 0) {
+        r.end = Read::kEof;
+        return r;
+      }
+      if (n < 0) {
+        r.end = errno == ECONNRESET ? Read::kReset : Read::kEof;
+        return r;
+      }
+      r.bytes.append(buf, static_cast<std::size_t>(n));
+    }
+    return r;
+  }
+  // Sends `s` and reads it back within 2 s.
+  bool Echoes(const std::string& s) { return Send(s) && Recv(s.size(), 2000ms).bytes == s; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+std::unique_ptr<Injector> Build(const std::string& yaml) {
+  Registry r;
+  register_builtin_tcp_faults(r);
+  auto built = r.build(YAML::Load(yaml));
+  REQUIRE(built.ok());
+  return std::move(built.value());
+}
+
+idemproof::Status BuildError(const std::string& yaml) {
+  Registry r;
+  register_builtin_tcp_faults(r);
+  auto built = r.build(YAML::Load(yaml));
+  REQUIRE_FALSE(built.ok());
+  return built.status();
+}
+
+// Waits (at most 2 s) until `log` holds an event of `phase`; its detail.
+std::string AwaitEvent(const FaultEventLog& log, const std::string& phase) {
+  for (int i = 0; i < 400; ++i) {
+    for (const auto& e : log.snapshot())
+      if (e.phase == phase) return e.detail;
+    std::this_thread::sleep_for(5ms);
+  }
+  return "<no " + phase + " event>";
+}
+
+struct Rig {
+  EchoServer echo;
+  FaultEventLog events;
+  TcpFaultProxy proxy{{{"127.0.0.1", 0}, {"127.0.0.1", echo.port()}}, &events};
+  Rig() { REQUIRE(proxy.start().ok()); }
+  std::uint16_t port() const { return proxy.endpoint().port; }
+  InjectorContext context() { return InjectorContext{nullptr, nullptr, &proxy}; }
+};
+
+}  // namespace
+
+TEST_CASE("the four tcp faults are registered apart from the http ones", "[injectors][tcp]") {
+  Registry r;
+  register_builtin_tcp_faults(r);
+  CHECK(r.kinds() == std::vector<std::string>{"cut-after", "pause", "refuse", "reset"});
+}
+
+TEST_CASE("tcp pause holds the bytes both ways for its window, then they flow", "[injectors][tcp]") {
+  Rig rig;
+  Client c(rig.port());
+  REQUIRE(c.connected());
+  REQUIRE(c.Echoes("before"));
+  auto pause = Build("pause: {window: 400ms}");
+  REQUIRE(pause->start(rig.context()).ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(c.Send("held"));
+  CHECK(c.Recv(4, 150ms).end == Client::Read::kTimeout);  // nothing through while paused
+  auto late = c.Recv(4, 3000ms);
+  CHECK(late.bytes == "held");  // not lost: delivered once the window ended
+  CHECK(std::chrono::steady_clock::now() - t0 >= 350ms);
+  CHECK(AwaitEvent(rig.events, "heal") == "window of 400ms ended");
+  CHECK(AwaitEvent(rig.events, "injected").find("held connection 1") == 0);
+  CHECK(c.Echoes("after"));
+  CHECK(pause->counters().fired());
+}
+
+TEST_CASE("tcp pause without a window lasts until healed", "[injectors][tcp]") {
+  Rig rig;
+  Client c(rig.port());
+  REQUIRE(c.Echoes("x"));
+  auto pause = Build("pause");
+  REQUIRE(pause->start(rig.context()).ok());
+  REQUIRE(c.Send("y"));
+  CHECK(c.Recv(1, 200ms).end == Client::Read::kTimeout);
+  pause->heal();
+  CHECK(c.Recv(1, 2000ms).bytes == "y");
+  CHECK(AwaitEvent(rig.events, "heal") == "healed");
+}
+
+TEST_CASE("tcp refuse closes new connections at once for its window, open ones go on", "[injectors][tcp]") {
+  Rig rig;
+  Client open(rig.port());
+  REQUIRE(open.Echoes("open"));
+  auto refuse = Build("refuse: {window: 400ms}");
+  REQUIRE(refuse->start(rig.context()).ok());
+  {
+    Client fresh(rig.port());
+    REQUIRE(fresh.connected());  // accepted, then closed: the service sees EOF
+    CHECK(fresh.Recv(1, 1000ms).end == Client::Read::kEof);
+  }
+  CHECK(open.Echoes("still"));
+  CHECK(AwaitEvent(rig.events, "heal") == "window of 400ms ended");
+  Client after(rig.port());
+  REQUIRE(after.Send("healed"));
+  auto r = after.Recv(6, 2000ms);
+  INFO("read '" << r.bytes << "', end " << r.end << ", events " << rig.events.size());
+  CHECK(r.bytes == "healed");
+  CHECK(refuse->counters().counts.injected == 1);
+}
+
+TEST_CASE("tcp refuse with how: reset answers new connections with RST", "[injectors][tcp]") {
+  Rig rig;
+  auto refuse = Build("refuse: {how: reset}");
+  REQUIRE(refuse->start(rig.context()).ok());
+  Client fresh(rig.port());
+  CHECK(fresh.Recv(1, 1000ms).end == Client::Read::kReset);
+  refuse->heal();
+  Client after(rig.port());
+  CHECK(after.Echoes("healed"));
+}
+
+TEST_CASE("tcp reset sends RST on every open connection and new ones, then heals", "[injectors][tcp]") {
+  Rig rig;
+  Client a(rig.port()), b(rig.port());
+  REQUIRE(a.Echoes("a"));
+  REQUIRE(b.Echoes("b"));
+  auto reset = Build("reset: {window: 400ms}");
+  REQUIRE(reset->start(rig.context()).ok());
+  CHECK(a.Recv(1, 1000ms).end == Client::Read::kReset);
+  CHECK(b.Recv(1, 1000ms).end == Client::Read::kReset);
+  CHECK(AwaitEvent(rig.events, "injected") == "reset 2 open connection(s) (RST)");
+  {
+    Client fresh(rig.port());  // no send: a send could meet the RST first and clear it
+    CHECK(fresh.Recv(1, 1000ms).end == Client::Read::kReset);
+  }
+  CHECK(AwaitEvent(rig.events, "heal") == "window of 400ms ended");
+  Client after(rig.port());
+  CHECK(after.Echoes("healed"));
+}
+
+TEST_CASE("tcp cut-after forwards N bytes, then closes the connection", "[injectors][tcp]") {
+  Rig rig;
+  Client c(rig.port());
+  REQUIRE(c.Echoes("through"));  // counted from the arming, not the connection's start
+  auto cut = Build("cut-after: {bytes: 5, direction: downstream}");
+  REQUIRE(cut->start(rig.context()).ok());
+  REQUIRE(c.Send("hello world"));  // the store's echo is cut after its first 5 bytes
+  auto r = c.Recv(11, 2000ms);
+  CHECK(r.bytes == "hello");
+  CHECK(r.end == Client::Read::kEof);
+  CHECK(AwaitEvent(rig.events, "injected").find("cut connection 1 after 5 bytes store->service") == 0);
+  cut->heal();
+  Client after(rig.port());
+  CHECK(after.Echoes("hello world"));
+}
+
+TEST_CASE("tcp cut-after upstream ends the connection once N bytes went to the store", "[injectors][tcp]") {
+  Rig rig;
+  Client c(rig.port());
+  REQUIRE(c.Echoes("through"));
+  auto cut = Build("cut-after: {bytes: 0, direction: upstream}");
+  REQUIRE(cut->start(rig.context()).ok());
+  REQUIRE(c.Send("query"));
+  auto r = c.Recv(5, 2000ms);
+  CHECK(r.bytes.empty());  // nothing reached the store, so nothing came back
+  CHECK(r.end == Client::Read::kEof);
+  CHECK(AwaitEvent(rig.events, "injected") == "cut connection 1 after 0 bytes service->store (5 bytes dropped)");
+  cut->heal();
+  Client after(rig.port());
+  CHECK(after.Echoes("hello world"));
+}
+
+TEST_CASE("tcp fault options are checked, the http selectors refused, at line:column", "[injectors][tcp]") {
+  CHECK(BuildError("cut-after: {direction: upstream}").message().find("'bytes' is required") != std::string::npos);
+  CHECK(BuildError("cut-after: {bytes: 3, direction: sideways}").message().find("expected upstream, downstream or both") !=
+        std::string::npos);
+  CHECK(BuildError("pause: {window: 0}").message().find("window: must be more than 0") != std::string::npos);
+  const auto match = BuildError("refuse:\n  window: 1s\n  match: {path: /x}\n");
+  CHECK(match.message().find("there is no request to select") != std::string::npos);
+  REQUIRE(match.mark());
+  CHECK(match.mark()->line == 3);
+  CHECK(BuildError("reset: {windw: 1s}").message().find("windw") != std::string::npos);
+  // A tcp fault on an http hop (no tcp proxy in the context) does not start.
+  auto pause = Build("pause");
+  auto st = pause->start(InjectorContext{});
+  CHECK(st.code() == idemproof::StatusCode::kInvalidConfig);
+  CHECK(st.message().find("protocol: tcp") != std::string::npos);
+}
