@@ -66,4 +66,22 @@ std::vector<const Operation*> RetriesAfter(const RequestGroup& group, const Oper
 std::vector<RequestGroup> GroupRequestsByKey(const History& history,
                                              const std::vector<std::string>& actions = {});
 
+// How the requests of `group` differ, on what the target sees of them: the
+// method, the path, each query parameter (order aside), each header (name
+// case aside), each leaf of a JSON body (member order and spacing aside) or
+// a raw body. Left out: the key header, Content-Length, headers whose
+// declared template holds {{uuid}} (the target file makes them fresh per
+// request), JSON leaves the action declares {{uuid}} or fingerprint_ignores,
+// and the header a payload form added (its rewrites name it). A form that
+// changes the request on purpose (other, value_changed, field_removed) is
+// compared only with requests of the same form. One line per differing
+// part, e.g. "#1 has query slow_ms=1500, #3, #5 have none"; empty when the
+// requests are alike (a client's retry repeats its request byte for byte).
+std::vector<std::string> RequestDifferences(const RequestGroup& group, const TargetDescription& target);
+
+// The sentence verdicts about `group` carry when its requests differ:
+// "requests of key K (ACTION) differ: #1 has query slow_ms=1500, #3 has
+// none"; "" when they are alike.
+std::string RequestDifferencesText(const RequestGroup& group, const TargetDescription& target);
+
 }  // namespace idemproof

@@ -47,11 +47,41 @@ Verdict WithRule(Verdict v, const TargetDescription& target) {
   if (v.status == VerdictStatus::kInvalid && rule->level == RuleLevel::kShould) v.severity = Severity::kDeviation;
   return v;
 }
+
+// A verdict about requests that were not the same says how they differed
+// (model/request_groups.h, RequestDifferences): a client's retry repeats its
+// request byte for byte, so "the duplicate executed" over a duplicate with
+// another query string may be the target keying on the query, not a broken
+// guard. Every verdict judged over the oracle's actions (not
+// not_applicable) gets it, once for every oracle.
+Verdict WithRequestDifferences(Verdict v, const OracleSpec& spec, const TargetDescription& target,
+                               const History& history) {
+  if (v.status == VerdictStatus::kNotApplicable) return v;
+  std::vector<std::string> actions;
+  try {
+    actions = oracles::ActionsParam(spec.params);
+  } catch (const std::exception&) {
+    return v;  // not a list of action names: nothing of ours to compare
+  }
+  nlohmann::json lines = nlohmann::json::array();
+  for (const auto& g : GroupRequestsByKey(history, actions)) {
+    const std::string text = RequestDifferencesText(g, target);
+    if (!text.empty()) lines.push_back(text);
+  }
+  if (lines.empty()) return v;
+  if (!v.details.is_object()) v.details = nlohmann::json::object();
+  v.details["request_differences"] = lines;
+  v.evidence += " (" + lines[0].get<std::string>() +
+                (lines.size() > 1 ? "; and " + std::to_string(lines.size() - 1) + " more key(s) whose requests differ"
+                                  : std::string()) +
+                ")";
+  return v;
+}
 }  // namespace
 
 Verdict OracleRegistry::Check(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,
                               const History& history) const {
-  return WithRule(CheckUnder(spec, scenario, target, history), target);
+  return WithRequestDifferences(WithRule(CheckUnder(spec, scenario, target, history), target), spec, target, history);
 }
 
 Verdict OracleRegistry::CheckUnder(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,

@@ -3,7 +3,9 @@
 // (milliseconds), so a test reads like a timeline.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <utility>
 
 #include "model/history.h"
 #include "model/history_events.h"
@@ -61,6 +63,12 @@ class LiteralHistory {
     variant_ = variant;
     return *this;
   }
+  // The requests added after this carry `request` as sent (default: POST
+  // /orders with the body {}).
+  LiteralHistory& Carrying(RecordedRequest request) {
+    request_ = std::move(request);
+    return *this;
+  }
   LiteralHistory& Probe(const std::string& probe, const std::string& label, const nlohmann::json& value, int t);
   LiteralHistory& Fault(const std::string& name, const std::string& phase, int t);
 
@@ -70,6 +78,7 @@ class LiteralHistory {
   History h_;
   std::string caller_;
   std::string variant_;
+  std::optional<RecordedRequest> request_;
 };
 
 // A replay answer: the same body with the marker.

@@ -1428,3 +1428,48 @@ TEST_CASE("lease_recovery and probe_equal carry what broke as a Finding with its
   CHECK(f.ops.empty());
   CHECK(f.differences == std::vector<std::string>{"$: 1000 != 1001"});
 }
+
+// Issue 33, class 9: a retry that is not the same request proves something
+// else than a retry; every verdict about its key says how it differed.
+TEST_CASE("every verdict about a key whose requests differ names the difference", "[oracles][request-differences]") {
+  LiteralHistory h;
+  h.Carrying({"POST", "http://127.0.0.1:1/orders?slow_ms=1500",
+              {{"Content-Type", "application/json"}, {"Idempotency-Key", "k1"}}, R"({"biz_no":"b1","qty":1})"})
+      .Send("client-1", "create_order", "k1", "b1", 0, 1500, kCreated)
+      // the same request on another instance, members reordered and respaced, header names lower-cased
+      .Carrying({"POST", "http://127.0.0.1:2/orders", {{"content-type", "application/json"}, {"idempotency-key", "k1"}},
+                 "{\n  \"qty\": 1,\n  \"biz_no\": \"b1\"\n}\n"})
+      .Send("client-0", "create_order", "k1", "b1", 300, 310, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 1600, 1610, Replayed())
+      .Records("create_order", "b1", 1, 2000);
+  const std::string said = "requests of key k1 (create_order) differ: #0 has query slow_ms=1500, #2, #4 have none";
+  for (const char* oracle : {"identical_replay", "one_record", "in_progress"}) {
+    Verdict v = RunOracle(oracle, h.history());
+    INFO(oracle << ": " << v.evidence);
+    CHECK(v.status == VerdictStatus::kValid);
+    CHECK(v.evidence.find(said) != std::string::npos);
+    REQUIRE(v.details["request_differences"].size() == 1);  // the query alone: the rest is spelling
+    CHECK(v.details["request_differences"][0] == said);
+  }
+}
+
+TEST_CASE("requests that are the same, or differ only as their forms say, are not called different",
+          "[oracles][request-differences]") {
+  LiteralHistory same;
+  same.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "create_order", "k1", "b1", 60, 65, Replayed());
+  Verdict v = RunOracle("identical_replay", same.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence.find("differ") == std::string::npos);
+  CHECK_FALSE(v.details.contains("request_differences"));
+
+  // Another payload and a changed value under one key differ on purpose.
+  LiteralHistory changed;
+  changed.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Carrying({"POST", "http://127.0.0.1:1/orders", {}, R"({"biz_no":"b1","qty":2})"})
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, Answer{422, "{}"}, "other")
+      .Carrying({"POST", "http://127.0.0.1:1/orders", {}, R"({"biz_no":"b1","qty":3})"})
+      .Send("client-0", "create_order", "k1", "b1", 70, 75, Answer{422, "{}"}, "value_changed");
+  Verdict m = RunOracle("mismatch_rejected", changed.history());
+  CHECK(m.status == VerdictStatus::kValid);
+  CHECK(m.evidence.find("differ") == std::string::npos);
+}
