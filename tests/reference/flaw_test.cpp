@@ -348,3 +348,56 @@ TEST_CASE("flaw instance-local-claims: a duplicate on another instance while the
     return count == 2 && other_process.status == 201;
   });
 }
+
+// Issue 33, classes 3-5.
+TEST_CASE("flaw replay-reads-current: after a cancel the create's replay shows the cancelled order", "[flaw][slow]") {
+  check_flaw("replay-reads-current", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto first = api.post_order("rc", order_json("rc"));
+    REQUIRE(first.status == 201);
+    REQUIRE(api.call("DELETE", "/orders/1").status == 200);
+    const auto replay = api.post_order("rc", order_json("rc"));
+    REQUIRE(is_replay(replay));
+    return replay.body != first.body;
+  });
+}
+
+TEST_CASE("flaw body-hash-key: the same order under a new key is swallowed as a replay", "[flaw][slow]") {
+  check_flaw("body-hash-key", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.post_order("bh-1", order_json("bh")).status == 201);
+    const auto second = api.post_order("bh-2", order_json("bh"));
+    REQUIRE(second.status == 201);
+    return is_replay(second) && api.order_count("bh") == 1;
+  });
+}
+
+TEST_CASE("flaw key-truncate: two long keys sharing 64 characters are one key", "[flaw][slow]") {
+  check_flaw("key-truncate", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const std::string prefix(250, 'x');
+    REQUIRE(api.post_order(prefix + "k1", order_json("kt-1")).status == 201);
+    const auto second = api.post_order(prefix + "k2", order_json("kt-2"));
+    return second.status == 422;
+  });
+}
+
+TEST_CASE("flaw truncate-stored-answer: the replay of a large answer is cut at 4096 bytes", "[flaw][slow]") {
+  check_flaw("truncate-stored-answer", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    json order = json::parse(order_json("ta"));
+    order["lines"] = json::array();
+    for (int i = 0; i < 400; ++i) order["lines"].push_back({{"sku", "s1"}, {"qty", 1}, {"note", "gift wrap"}});
+    const auto first = api.post_order("ta", order.dump());
+    REQUIRE(first.status == 201);
+    REQUIRE(first.body.size() > 4096);
+    REQUIRE(json::parse(first.body).at("lines").size() == 400);  // echoed whole
+    const auto replay = api.post_order("ta", order.dump());
+    REQUIRE(is_replay(replay));
+    return replay.body != first.body && replay.body.size() == 4096;
+  });
+}
