@@ -175,6 +175,9 @@ std::vector<Step> Op::Steps() const {
       s.cause_resolved = true;
       s.cause_variant = variant;
       s.cause_hook = hook;
+      // The plan model gives a variant to the action's next request only
+      // (PlanModel::variant_pending): so does the generated step.
+      s.cause_first_only = true;
       return {s};
     }
     case OpKind::kFault:

@@ -11,9 +11,11 @@
 //                       else an egress kill-after-answer on the downstream of
 //                       a ledger probe (`egress:`) of the next send's action
 //
-// A variant changes only the next request of that action (with `repeat`,
-// the first; with a burst, its first request); a hook steers the target
-// until healed. A capability none of its providers gives makes the binding
+// A variant changes the next request of that action and belongs to its
+// attempt: every later request of that key (repeats, bursts, retries)
+// repeats it, unless the cause step says `variant: first_only`
+// (runtime/step_context.h, VariantFor); a hook steers the target until
+// healed. A capability none of its providers gives makes the binding
 // not_applicable with a reason naming the capability and both ways.
 // `heal` is always provided: with no heal hook it only clears what is
 // pending.

@@ -14,7 +14,9 @@
 // one of them and names the values of `f` and `process`:
 //  - f "send" | "burst", type invoke, process "client-N" / "burst-N":
 //      {"request": {"method", "url", "headers": [[name, value]...], "body": str},
-//       "variant": NAME (only when a request variant of the action was used)}
+//       "variant": NAME (only when a request variant of the action was used),
+//       "variant_repeated": true (the variant came from the key's attempt: a
+//       later request repeating it, runtime/step_context.h VariantFor)}
 //    completion on the same process (repeating "variant"):
 //      type ok   = an answer arrived (ANY status; the oracles judge statuses)
 //      type info = no answer (timeout, reset, lost): outcome unknown

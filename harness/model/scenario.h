@@ -136,6 +136,10 @@ struct Step {
   std::string cause_variant;  // the variant `action`'s next request gets; "" = none
   std::string cause_hook;     // the hook fired; "" = none
   std::string cause_ledger;   // the egress ledger probe whose downstream gets a kill-after-answer; "" = none
+  // cause `variant: first_only`: the variant changes the next request only,
+  // not the later requests of its key (they differ from it on purpose).
+  // Default (`attempt`): every later request of that key repeats it.
+  bool cause_first_only = false;
 };
 
 // A step of the registered kind `kind_name` (StepKindNamed), every field at

@@ -147,12 +147,15 @@ Status CauseStep(StepContext& ctx, const Step& step, int index) {
     if (dropped > 0) ctx.recorder().Note(index, "cause heal: " + std::to_string(dropped) + " pending variant(s) dropped");
   }
   if (!p.variant.empty()) {
-    ctx.SetPendingVariant(p.action, p.variant);
+    ctx.SetPendingVariant(p.action, p.variant, step.cause_first_only);
     ctx.recorder().Append(NoteWith(index, {{"note", "cause " + step.name + ": variant " + p.variant + " of " + p.action +
-                                             " on its next request"},
+                                             (step.cause_first_only ? " on its next request only"
+                                                                    : " on its next request and every later "
+                                                                      "request of that key")},
                                 {"cause", step.name},
                                 {"action", p.action},
-                                {"variant", p.variant}}),
+                                {"variant", p.variant},
+                                {"scope", step.cause_first_only ? "first_only" : "attempt"}}),
                monotonic_ns());
   }
   if (!p.hook.empty()) return Hook(ctx, p.hook, step.biz, index, StepContext::CallMode::kCancellable, step.name);

@@ -38,6 +38,16 @@ HeaderList HeadersFor(const TargetDescription& target, const Step& step) {
   return out;
 }
 
+// The request variant a request of `step` under concrete `key` carries: a
+// cause step's pending one, or the one its attempt already carries (the
+// same action, key, payload class and caller).
+std::string VariantOf(StepContext& ctx, const Step& step, const std::string& key, PayloadVariant payload,
+                      bool* repeated) {
+  const CallerDescription* caller = CallerFor(ctx.target(), step);
+  return ctx.VariantFor(step.action, key, payload == PayloadVariant::kOther ? "other" : "default",
+                        caller == nullptr ? "" : caller->name, repeated);
+}
+
 // The length of the step's keys: the target's declared longest for
 // `key_form: max_length`, else 0 (the plain key).
 std::size_t KeyLength(StepContext& ctx, const Step& step) {
@@ -135,8 +145,10 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   auto placed = ctx.routing().Place(step, key);
   if (!placed.ok()) return placed.status();
   if (instance != nullptr) *instance = placed->instance;
-  // A cause step's variant goes to this action's next request only.
-  const std::string variant = ctx.TakeVariant(step.action);
+  // A cause step's variant goes to this action's next request and stays
+  // with its attempt: every retry of the key repeats it.
+  bool repeated = false;
+  const std::string variant = VariantOf(ctx, step, key, step.payload, &repeated);
   auto rendered = RenderAction(ctx, *action, key, step, index, placed->url, variant, step.payload);
   if (!rendered.ok()) return rendered.status();
   if (!rendered->unsent.empty()) {
@@ -146,6 +158,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   const OutgoingRequest* request = &rendered->request;
   ctx.MarkSent(step.action, step.biz);
   HistoryEvent invoke = InvokeOf(ctx, process, event_f::kSend, step, key, step.payload, *rendered, index, variant);
+  if (repeated) invoke.value["variant_repeated"] = true;
   if (ctx.routing().RecordsInstances()) invoke.value["instance"] = placed->instance;
   // The invoke goes in before the request leaves, so concurrent sends
   // interleave in the history as they did on the wire.
@@ -259,8 +272,6 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   if (sender == nullptr) return Status(StatusCode::kUnsupported, "no sender for a last-byte burst in this build");
   std::vector<OutgoingRequest> requests;
   std::vector<HistoryEvent> invokes;
-  // A pending variant goes to the burst's first request only.
-  const std::string variant = ctx.TakeVariant(step.action);
   std::vector<std::string> keys;
   for (int i = 0; i < step.n; ++i) keys.push_back(ctx.recorder().KeyFor(step.key, KeyLength(ctx, step)));
   auto placed = ctx.routing().PlaceBurst(step, keys);
@@ -268,8 +279,11 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   for (int i = 0; i < step.n; ++i) {
     const std::string& key = keys[static_cast<std::size_t>(i)];
     const RequestRouting::Placement& place = (*placed)[static_cast<std::size_t>(i)];
-    const std::string v = i == 0 ? variant : "";
     const PayloadVariant payload = step.PayloadOf(i);
+    // A pending variant goes to the first request and stays with its
+    // attempt: the burst's other requests of that key repeat it.
+    bool repeated = false;
+    const std::string v = VariantOf(ctx, step, key, payload, &repeated);
     auto rendered = RenderAction(ctx, *action, key, step, index, place.url, v, payload);
     if (!rendered.ok()) return rendered.status();
     if (!rendered->unsent.empty()) {
@@ -277,6 +291,7 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
       return Status::Ok();
     }
     invokes.push_back(InvokeOf(ctx, event_process::Burst(i), event_f::kBurst, step, key, payload, *rendered, index, v));
+    if (repeated) invokes.back().value["variant_repeated"] = true;
     if (ctx.routing().RecordsInstances()) invokes.back().value["instance"] = place.instance;
     requests.push_back(std::move(rendered->request));
   }

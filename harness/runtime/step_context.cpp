@@ -210,18 +210,28 @@ void StepContext::JoinBackground() {
   background_.clear();
 }
 
-void StepContext::SetPendingVariant(const std::string& action, const std::string& variant) {
+void StepContext::SetPendingVariant(const std::string& action, const std::string& variant, bool first_only) {
   std::lock_guard<std::mutex> lock(mu_);
-  pending_variants_[action] = variant;
+  pending_variants_[action] = {variant, first_only};
 }
 
-std::string StepContext::TakeVariant(const std::string& action) {
+std::string StepContext::VariantFor(const std::string& action, const std::string& key,
+                                    const std::string& payload_class, const std::string& caller, bool* repeated) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (repeated != nullptr) *repeated = false;
+  const auto attempt = std::make_tuple(action, key, payload_class, caller);
   auto it = pending_variants_.find(action);
-  if (it == pending_variants_.end()) return "";
-  std::string v = it->second;
-  pending_variants_.erase(it);
-  return v;
+  if (it != pending_variants_.end()) {
+    PendingVariant v = it->second;
+    pending_variants_.erase(it);
+    if (!key.empty() && !v.first_only) attempt_variants_[attempt] = v.variant;
+    return v.variant;
+  }
+  if (key.empty()) return "";
+  auto a = attempt_variants_.find(attempt);
+  if (a == attempt_variants_.end()) return "";
+  if (repeated != nullptr) *repeated = true;
+  return a->second;
 }
 
 int StepContext::ClearPendingVariants() {

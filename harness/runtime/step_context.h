@@ -22,6 +22,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -108,10 +109,20 @@ class StepContext {
   void MarkSent(const std::string& action, const std::string& biz_name);
   std::vector<std::pair<std::string, std::string>> Sent();
   // Any thread. A variant the next request of `action` gets (a cause step),
-  // replacing one still pending; TakeVariant() returns it once ("" = none).
-  void SetPendingVariant(const std::string& action, const std::string& variant);
-  std::string TakeVariant(const std::string& action);
+  // replacing one still pending. It then belongs to that request's attempt
+  // (its key, action, payload class and caller): every later request of the
+  // attempt repeats it, as a client's retry repeats its request byte for
+  // byte; `first_only`: that request alone carries it.
+  void SetPendingVariant(const std::string& action, const std::string& variant, bool first_only);
+  // The variant a request of `action` under concrete `key` ("" = none: no
+  // attempt to belong to) with `payload_class` ("default" | "other") as
+  // `caller` carries: a pending one (taken once, bound to the attempt
+  // unless first_only), else its attempt's; "" = none. `*repeated`: it came
+  // from the attempt.
+  std::string VariantFor(const std::string& action, const std::string& key, const std::string& payload_class,
+                         const std::string& caller, bool* repeated);
   // Drops every pending variant (cause: heal); returns how many there were.
+  // Variants already bound to an attempt stay: they are its request's bytes.
   int ClearPendingVariants();
 
   // The variables every process and template starts from (run, run_dir,
@@ -195,7 +206,13 @@ class StepContext {
   std::mutex mu_;
   std::map<std::string, TemplateVars> captured_;               // guarded by mu_
   std::vector<std::pair<std::string, std::string>> sent_;      // guarded by mu_
-  std::map<std::string, std::string> pending_variants_;        // guarded by mu_: action -> variant
+  struct PendingVariant {
+    std::string variant;
+    bool first_only = false;
+  };
+  std::map<std::string, PendingVariant> pending_variants_;     // guarded by mu_: action -> variant
+  // guarded by mu_: (action, key, payload class, caller) -> the attempt's variant
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::string> attempt_variants_;
   std::map<int, int> uuid_draws_;                              // guarded by mu_
 };
 

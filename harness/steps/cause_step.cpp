@@ -1,7 +1,9 @@
 // `cause: CAPABILITY` (model/capabilities.h) causes a capability the target
 // provides: by a variant of the next request of `action` (default: the next
 // send's or burst's), by a hook, or through an egress ledger (a
-// kill-after-answer). The bind stage resolves how (Resolve); a capability
+// kill-after-answer). A variant belongs to the attempt: every later request
+// of that key repeats it, as a client's retry repeats its request byte for
+// byte, unless `variant: first_only` says the later ones differ on purpose. The bind stage resolves how (Resolve); a capability
 // that changes a request needs a later send or burst of its action.
 // Execution: runtime/probe_steps.h (CauseStep).
 #include "model/capabilities.h"
@@ -16,7 +18,7 @@ namespace {
 class CauseStepKind final : public StepKindSpec {
  public:
   const char* name() const override { return "cause"; }
-  std::vector<std::string> options() const override { return {"action", "biz", "after", "label"}; }
+  std::vector<std::string> options() const override { return {"action", "biz", "variant", "after", "label"}; }
 
   void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
              Step& st) const override {
@@ -30,6 +32,12 @@ class CauseStepKind final : public StepKindSpec {
                              "; known: " + known);
     }
     if (node["action"]) st.action = parser.NameOrReference(node["action"], what + ".action", false);
+    if (node["variant"]) {
+      const std::string v = parser.reader().String(node["variant"], what + ".variant");
+      if (v != "attempt" && v != "first_only")
+        parser.Fail(node["variant"], what + ".variant must be 'attempt' or 'first_only', found '" + v + "'");
+      st.cause_first_only = v == "first_only";
+    }
   }
 
   // A cause acts on the next send or burst: its action (a variant is that
@@ -75,6 +83,7 @@ class CauseStepKind final : public StepKindSpec {
   Status Write(const Step& s, YAML::Emitter& out) const override {
     out << YAML::Key << name() << YAML::Value << s.name;
     if (!s.action.empty()) out << YAML::Key << "action" << YAML::Value << s.action;
+    if (s.cause_first_only) out << YAML::Key << "variant" << YAML::Value << "first_only";
     return Status::Ok();
   }
 

@@ -60,16 +60,24 @@ std::string Output(const CliResult& r) { return "exit " + std::to_string(r.exit_
 
 }  // namespace
 
-TEST_CASE("a request variant provides slow_request and the history names it", "[cli][variants][slow]") {
+// A real client's duplicate repeats its request byte for byte: the
+// variant belongs to the attempt, so the duplicate of the slow request is
+// slow too (issue 33, class 9: on a service whose key includes the query,
+// a duplicate without it would be another key).
+TEST_CASE("a request variant provides slow_request and the duplicate of its key repeats it",
+          "[cli][variants][slow]") {
   const std::string dir = ScratchDir("variant-slow");
   CliResult r = RunIdemproof({"run", SourceDir() + kScenario, "--target", SourceDir() + "/scenarios/targets/reference.yaml",
                               "--out", dir + "/runs", "--json", dir + "/results.json"},
                              dir);
   INFO(Output(r));
   REQUIRE(r.exit_code == 0);
-  int slow = 0, plain = 0, in_progress = 0, notes = 0;
+  int slow = 0, plain = 0, repeated = 0, in_progress = 0, notes = 0;
   for (const json& e : HistoryOf(History(dir))) {
-    if (e.at("f") == "note" && e.at("value").value("variant", "") == "slow") ++notes;
+    if (e.at("f") == "note" && e.at("value").value("variant", "") == "slow") {
+      CHECK(e.at("value").value("scope", "") == "attempt");
+      ++notes;
+    }
     if (e.at("f") != "send") continue;
     const json& v = e.at("value");
     if (e.at("type") == "invoke") {
@@ -77,15 +85,85 @@ TEST_CASE("a request variant provides slow_request and the history names it", "[
       const std::string url = v.at("request").at("url");
       CHECK(varied == (url.find("slow_ms=1500") != std::string::npos));
       (varied ? slow : plain) += 1;
+      if (v.value("variant_repeated", false)) ++repeated;
     } else if (e.at("type") == "ok" && v.at("response").at("status") == 409) {
-      CHECK_FALSE(v.contains("variant"));  // the duplicate was sent as declared
+      CHECK(v.value("variant", "") == "slow");  // the duplicate was the same request
       ++in_progress;
     }
   }
   CHECK(notes == 1);
-  CHECK(slow == 1);      // only the next request of the action
-  CHECK(plain == 1);
+  CHECK(slow == 2);  // the request and its duplicate
+  CHECK(plain == 0);
+  CHECK(repeated == 1);
   CHECK(in_progress == 1);  // and it was slow enough for the duplicate to see it running
+  // Alike requests: no verdict says they differ.
+  CHECK(ReadFile(dir + "/results.json").find("request_differences") == std::string::npos);
+}
+
+// `variant: first_only` says on purpose that the later requests differ:
+// the duplicate goes without the variant, and every verdict says how the
+// requests of the key differed.
+TEST_CASE("a cause with variant first_only changes one request and the verdicts name the difference",
+          "[cli][variants][slow]") {
+  const std::string dir = ScratchDir("variant-first-only");
+  const std::string scenario = dir + "/first-only.yaml";
+  WriteFile(scenario, R"(name: first-only
+layer: concurrency
+hunts: a duplicate of a slow request, sent without the variant on purpose
+for_each:
+  create: {role: create}
+steps:
+  - cause: slow_request
+    variant: first_only
+  - send: $create
+    background: true
+  - send: $create
+    after: 300ms
+  - join
+expect: [in_progress, one_record]
+)");
+  const std::string target = dir + "/target.yaml";
+  WriteFile(target, R"(name: ref-minimal
+base_url: "http://127.0.0.1:{{port}}"
+start:
+  argv: ["{{build_dir}}/reference-impl/idemproof-ref", "--port", "0", "--db", "{{run_dir}}/ref.db"]
+  port_from_stdout: 'listening on 127\.0\.0\.1:(\d+)'
+  ready: {request: {method: GET, path: /healthz}, status: 200, timeout: 10s}
+actions:
+  create_order:
+    role: create
+    request: {method: POST, path: /orders, json: {biz_no: "{{biz}}", sku: "sku-{{run}}", qty: 1, amount: 100}}
+    records: {request: {method: GET, path: "/orders?biz_no={{biz}}"}, count: "$.count"}
+    variants:
+      slow: {query: {slow_ms: "1500"}}
+)");
+  CliResult r = RunIdemproof({"run", scenario, "--target", target, "--out", dir + "/runs", "--json",
+                              dir + "/results.json"},
+                             dir);
+  INFO(Output(r));
+  REQUIRE(r.exit_code == 0);
+  int slow = 0, plain = 0;
+  for (const json& e : HistoryOf(dir + "/runs/latest/first-only.create_order/history.jsonl")) {
+    if (e.at("f") != "send" || e.at("type") != "invoke") continue;
+    (e.at("value").value("variant", "") == "slow" ? slow : plain) += 1;
+  }
+  CHECK(slow == 1);
+  CHECK(plain == 1);
+  const json results = json::parse(ReadFile(dir + "/results.json"));
+  int named = 0;
+  for (const json& s : results.at("scenarios")) {
+    for (const json& v : s.at("verdicts")) {
+      INFO(v.dump());
+      const std::string evidence = v.at("evidence");
+      CHECK(evidence.find("requests of key ") != std::string::npos);
+      CHECK(evidence.find("(create_order) differ: #") != std::string::npos);
+      CHECK(evidence.find("has query slow_ms=1500") != std::string::npos);
+      CHECK(evidence.find(" has none") != std::string::npos);
+      CHECK(v.at("details").at("request_differences").size() == 1);
+      ++named;
+    }
+  }
+  CHECK(named == 2);
 }
 
 TEST_CASE("a hook provides slow_request where the target declares no variant", "[cli][variants][slow]") {
