@@ -10,6 +10,8 @@ const std::vector<CapabilityInfo>& CapabilityTable() {
       {"heal", "undo every capability caused so far", "", "heal", true},
       {"kill_after_charge", "the target dies right after its downstream answered the charge", "",
        "kill_after_charge", false, true, true},
+      {"final_failure", "the downstream rejects the next request with a final error (a 4xx the target stores)",
+       "fails_finally", "fail_next_final", false},
   };
   return kTable;
 }

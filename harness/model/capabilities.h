@@ -10,6 +10,7 @@
 //   kill_after_charge   -                                   kill_after_charge,
 //                       else an egress kill-after-answer on the downstream of
 //                       a ledger probe (`egress:`) of the next send's action
+//   final_failure       fails_finally                       fail_next_final
 //
 // A variant changes the next request of that action and belongs to its
 // attempt: every later request of that key (repeats, bursts, retries)

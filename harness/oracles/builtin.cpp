@@ -20,7 +20,11 @@ void RegisterBuiltinOracles(OracleRegistry& registry) {
       {{"identical_replay",
         "every later answer for a key equals the first (status, body minus volatile, compare_headers) and carries "
         "the replay marker; the first does not",
-        {actions}, true, "replays"},
+        {actions,
+         {"failures", ParamType::kBool, false,
+          "only keys whose first answer was a stored failure (a final non-2xx): a repeat of the failed request gets "
+          "it unchanged, Retry-After included"}},
+        true, "replays"},
        IdenticalReplay},
       {{"mismatch_rejected", "a reused key with another payload gets the declared mismatch status, never the first result",
         {actions}, true, "reuses of a key with another payload"},

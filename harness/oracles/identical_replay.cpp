@@ -7,8 +7,12 @@
 // fault swallowed (swallowed_answers.h) count as answers of their key: the
 // first answer may be one the client never saw. After the declared window,
 // each later window is judged against its own execution (JudgeLaterWindows).
+// A stored failure (a final non-2xx) is replayed like a success, and its
+// Retry-After with it: a repeat of the failed request must get it unchanged
+// (`failures: true` judges only the keys whose first answer was one).
 #include <utility>
 
+#include "base/header_list.h"
 #include "oracles/oracle_support.h"
 #include "oracles/swallowed_answers.h"
 
@@ -26,7 +30,14 @@ bool TerminalAnswer(const HttpAnswer& a, const IdempotencyContract& c) {
 std::vector<std::string> ReplayDifferences(const HttpAnswer& first, const HttpAnswer& later,
                                            const std::vector<JsonPath>& volatile_paths, const OracleInput& in) {
   const auto& contract = in.target.idempotency;
-  auto diffs = AnswerDifferences(first, later, volatile_paths, in.target.compare_headers);
+  // A failure's Retry-After is part of the answer the client acts on.
+  std::vector<std::string> headers = in.target.compare_headers;
+  if (!first.is_2xx() && first.Header("Retry-After")) {
+    bool declared = false;
+    for (const auto& h : headers) declared = declared || equals_ignoring_case(h, "Retry-After");
+    if (!declared) headers.push_back("Retry-After");
+  }
+  auto diffs = AnswerDifferences(first, later, volatile_paths, headers);
   if (contract.replay && !IsReplayMarked(later, contract))
     diffs.push_back("replay marker " + contract.replay->Describe() + " missing");
   return diffs;
@@ -207,6 +218,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
   int replays = 0, keys = 0;
   const auto swallowed = SwallowedAnswers(in.history, contract);
   AnswerTally refused;  // turned away by authentication: never reached the key check
+  const bool failures_only = in.params.is_object() && in.params.value("failures", false);
   for (auto g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     // mismatch_rejected judges other payloads; a large request is a request of its own, replayed as any
     if (g.payload != "default" && g.payload != "large") continue;
@@ -220,12 +232,13 @@ Verdict IdenticalReplay(const OracleInput& in) {
     for (const auto& s : swallowed) {
       if (s.key == g.key && s.action == g.action) mine.push_back(&s);
     }
-    if (!mine.empty()) {
+    if (!mine.empty() && !failures_only) {
       JudgeWithSwallowed(g, mine, in, violations, replays, keys);
       continue;
     }
     const Operation* first = FirstTerminal(g, contract);
     if (first == nullptr) continue;
+    if (failures_only && first->answer()->is_2xx()) continue;
     ++keys;
     HttpAnswer fa = *first->answer();
     if (contract.replay && IsReplayMarked(fa, contract)) {
@@ -265,7 +278,9 @@ Verdict IdenticalReplay(const OracleInput& in) {
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(replays);
   if (replays == 0)
     return Verdict::Unknown(name,
-                            "no replay happened: no key got a second terminal answer" +
+                            std::string(failures_only && keys == 0
+                                            ? "no stored failure: no key's first answer was a final non-2xx"
+                                            : "no replay happened: no key got a second terminal answer") +
                                 (refused.total() > 0 ? " (" + refused.Text() +
                                                            " refused by authentication never reached the key check)"
                                                      : std::string()),

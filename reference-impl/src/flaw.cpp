@@ -59,6 +59,24 @@ const std::vector<FlawInfo>& all_flaws() {
        "stores keys cut at 64 characters: two long keys sharing a prefix are one key"},
       {Flaw::truncate_stored_answer, "truncate-stored-answer",
        "stores answers cut at 4096 bytes (a column size): a replay of a large answer is truncated"},
+      {Flaw::seen_before_apply, "seen-before-apply",
+       "the queue consumer commits the message id as seen, then applies it in a separate step: a crash between "
+       "the two drops the redelivery as a duplicate, and the business never happens"},
+      {Flaw::marker_before_rows, "marker-before-rows",
+       "a batch run commits a partition's range marker before writing its rows: a crash between the two leaves "
+       "a partition marked done with no rows, which the rerun skips"},
+      {Flaw::failure_replay_generic, "failure-replay-generic",
+       "keeps only the status of a stored failure (a 4xx): its replay is a generic problem body, not the "
+       "answer the failed request got"},
+      {Flaw::retry_after_zero, "retry-after-zero",
+       "answers a duplicate in progress 409 with Retry-After: 0: retry at once, for as long as the work runs"},
+      {Flaw::no_lease_renewal, "no-lease-renewal",
+       "an owner does not renew its lease while its work runs: work slower than the lease is taken over and "
+       "rolled back, so a request (and its retry) slower than its lease never completes and the key stays blocked"},
+      {Flaw::outcome_write_behind, "outcome-write-behind",
+       "answers, then writes the outcome from a background writer 100 ms later and drops a write that fails: "
+       "a store fault right after the answer leaves the key in progress until its lease ends, then it executes "
+       "again"},
   };
   return kFlaws;
 }
@@ -91,6 +109,10 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::body_hash_key:
     case Flaw::key_truncate:
     case Flaw::truncate_stored_answer:
+    case Flaw::failure_replay_generic:
+    case Flaw::retry_after_zero:
+    case Flaw::no_lease_renewal:
+    case Flaw::outcome_write_behind:
       return true;
     default:
       return false;

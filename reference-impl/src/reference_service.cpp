@@ -601,6 +601,12 @@ HttpResponse ReferenceService::replay(const RequestRecord& record) {
         r.body = body.dump();
       }
     }
+    if (config_.has_flaw(Flaw::failure_replay_generic, route) && stored.status >= 400) {
+      // The flaw: of a stored failure only the status counts; its replay is
+      // a generic problem, not the answer the client got.
+      r = problem_response(stored.status, "request-failed", "Request failed",
+                           "an earlier request with this key failed");
+    }
   }
   r.set_header(config_.replay_header, "true");
   return r;

@@ -1473,3 +1473,30 @@ TEST_CASE("requests that are the same, or differ only as their forms say, are no
   CHECK(m.status == VerdictStatus::kValid);
   CHECK(m.evidence.find("differ") == std::string::npos);
 }
+
+// Issue 33, class 6: a failed request repeated unchanged gets the stored
+// failure unchanged, Retry-After included.
+TEST_CASE("identical_replay: a stored failure repeated must come back unchanged, Retry-After included",
+          "[oracles][stored-failure]") {
+  const Answer rejected{402, R"({"title":"Downstream rejected"})", {{"Retry-After", "30"}}};
+  auto judge = [&](const Answer& repeat) {
+    LiteralHistory h;
+    h.Send("client-0", "create_order", "k1", "b1", 0, 10, rejected).Send("client-0", "create_order", "k1", "b1", 60, 65, repeat);
+    return RunOracle("identical_replay", h.history(), ShopTarget(), {{"failures", true}});
+  };
+  CHECK(judge(Answer{402, rejected.body, {{"Retry-After", "30"}, {"Idempotent-Replayed", "true"}}}).status ==
+        VerdictStatus::kValid);
+  Verdict lost = judge(Answer{402, rejected.body, {{"Idempotent-Replayed", "true"}}});
+  CHECK(lost.status == VerdictStatus::kInvalid);
+  CHECK(lost.evidence.find("Retry-After") != std::string::npos);
+  Verdict generic = judge(Answer{402, R"({"title":"Request failed"})", {{"Retry-After", "30"}, {"Idempotent-Replayed", "true"}}});
+  CHECK(generic.status == VerdictStatus::kInvalid);
+  CHECK(generic.evidence.find("body differs") != std::string::npos);
+
+  // failures: true judges only failed keys: a success replay is no premise.
+  LiteralHistory ok;
+  ok.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "create_order", "k1", "b1", 60, 65, Replayed());
+  Verdict none = RunOracle("identical_replay", ok.history(), ShopTarget(), {{"failures", true}});
+  CHECK(none.status == VerdictStatus::kUnknown);
+  CHECK(none.evidence.find("no stored failure") != std::string::npos);
+}

@@ -171,6 +171,8 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"body-hash-key", "same-body-new-key", "new_key_executes", 1},
     {"key-truncate", "long-key-prefix", "new_key_executes", 1},
     {"truncate-stored-answer", "large-answer-replay", "identical_replay", 1},
+    // a stored failure repeated byte for byte gets another body (issue 33, class 6)
+    {"failure-replay-generic", "failure-replayed-unchanged", "identical_replay", 1},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the

@@ -40,6 +40,12 @@ enum class Flaw {
   body_hash_key,
   key_truncate,
   truncate_stored_answer,
+  seen_before_apply,   // issue 33, class 1 (side_effect_routes.cpp, batch_job.cpp)
+  marker_before_rows,
+  failure_replay_generic,  // issue 33, class 6 (reference_service.cpp)
+  retry_after_zero,        // issue 33, class 7 (reference_service.cpp)
+  no_lease_renewal,        // issue 33, class 2 (reference_service.cpp)
+  outcome_write_behind,    // issue 33, class 8 (reference_service.cpp)
 };
 
 struct FlawInfo {
