@@ -181,7 +181,9 @@ def create_booking(req)
 end
 
 def in_progress(record)
-  wait = [((record['lease_until'].to_i - now_ms) / 1000.0).ceil, 1].max
+  # What is left of the lease, at least 1 s, at most the lease (a claim that
+  # never expires, key-includes-query, says the lease too).
+  wait = ((record['lease_until'].to_i - now_ms) / 1000.0).ceil.clamp(1, [(OPTS[:lease_ms] / 1000.0).ceil, 1].max)
   wait = 0 if bug?('retry-after-zero')
   json_answer(423, { error: { code: 'in_progress' } }, 'Retry-After' => wait.to_s)
 end

@@ -12,7 +12,19 @@ require 'timeout'
 HERE = __dir__
 $failures = 0
 
-def free_port = TCPServer.open('127.0.0.1', 0) { |s| s.addr[1] }
+# A free loopback port, never one handed out before: the stories run at once,
+# and a port closed here could otherwise be picked again by the next one.
+$ports, $ports_lock = {}, Mutex.new
+def free_port
+  $ports_lock.synchronize do
+    loop do
+      port = TCPServer.open('127.0.0.1', 0) { |s| s.addr[1] }
+      next if $ports.key?(port)
+      $ports[port] = true
+      return port
+    end
+  end
+end
 
 # A redis-server and a box office on it, torn down by #close.
 class Rig
@@ -25,12 +37,15 @@ class Rig
                            '--appendonly', 'no', out: File::NULL, err: File::NULL, pgroup: true)
     wait_until('redis up') { TCPSocket.new('127.0.0.1', @redis_port).close || true rescue false }
     start
+  rescue StandardError
+    close # what was started, stopped
+    raise
   end
 
   def start
     @port = free_port
     argv = ['ruby', File.join(HERE, 'box_office.rb'), '--port', @port.to_s, '--redis', "127.0.0.1:#{@redis_port}",
-            '--lease-ms', '1000', '--ttl-ms', '3000', '--partition-rows', '10']
+            '--lease-ms', '1500', '--ttl-ms', '3000', '--partition-rows', '10']
     argv += ['--bug', @bug] if @bug
     @pid = Process.spawn(*argv, out: File::NULL, err: $stderr, pgroup: true)
     wait_until('service up') { (get('/up')[0] == 200) rescue false }
@@ -47,7 +62,7 @@ class Rig
   end
 
   def close
-    [@pid, @redis].each do |pid|
+    [@pid, @redis].compact.each do |pid|
       Process.kill('KILL', pid)
       Process.wait(pid)
     rescue StandardError
@@ -98,15 +113,16 @@ STORIES = []
 def story(name, bug, &blk) = STORIES << [name, bug, blk]
 
 def tell(name, mode, blk)
-  rig = Rig.new(mode)
   t0 = Time.now
+  rig = nil
   got = begin
+    rig = Rig.new(mode)
     blk.call(rig)
   rescue StandardError => e
     warn "  #{name} (#{mode || 'correct'}): #{e.class}: #{e.message}"
     nil
   ensure
-    rig.close
+    rig&.close
   end
   [got, Time.now - t0]
 end
@@ -128,8 +144,8 @@ story('kill mid-export', 'marker-before-rows') do |r|
   r.wait_until('export half done') { JSON.parse(r.get('/v3/exports/j1')[2])['markers'].size >= 5 }
   sleep 0.3 # inside the pause, halfway through partition 50
   r.restart
-  # the dead run's job lease answers 423 until it lapses (1 s)
-  6.times do
+  # the dead run's job lease answers 423 until it lapses (1.5 s)
+  10.times do
     break unless r.call('Post', '/v3/exports/j1/run', { 'from' => 0, 'to' => 100 })[0] == 423
     sleep 0.4
   end
@@ -139,10 +155,10 @@ end
 # 2. A request slower than its lease, in a live process: a duplicate after
 # the lease must not execute again.
 story('slower than the lease', 'lease-no-renewal') do |r|
-  first = r.later { r.book('t1', SHOW, '?slow_ms=2500') }
+  first = r.later { r.book('t1', SHOW, '?slow_ms=3500') }
   r.wait_claimed
-  sleep 1.4
-  dup = r.book('t1', SHOW, '?slow_ms=2500')
+  sleep 2.0
+  dup = r.book('t1', SHOW, '?slow_ms=3500')
   first.join
   dup[0] == 423 && r.count('s1') == 1
 end
@@ -202,7 +218,7 @@ story('store refuses a write', 'fire-and-forget-store') do |r|
   answer = first.value
   sleep 0.3
   r.redis_cli('ACL', 'SETUSER', 'default', '+set')
-  sleep 1.2 # past the lease
+  sleep 1.7 # past the lease
   again = r.book('t1', SHOW)
   answer.is_a?(Array) && answer[0] == 503 && again[0] == 201 && r.count('s1') == 1
 end
@@ -213,7 +229,7 @@ story('crash, identical retry', 'key-includes-query') do |r|
   r.later { r.book('t1', SHOW, '?slow_ms=1500') }
   r.wait_claimed
   r.restart
-  deadline = Time.now + 3
+  deadline = Time.now + 4
   status = nil
   while Time.now < deadline
     status = r.book('t1', SHOW, '?slow_ms=1500')[0]
