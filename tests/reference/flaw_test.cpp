@@ -401,3 +401,18 @@ TEST_CASE("flaw truncate-stored-answer: the replay of a large answer is cut at 4
     return replay.body != first.body && replay.body.size() == 4096;
   });
 }
+
+// Issue 33, class 6.
+TEST_CASE("flaw failure-replay-generic: a stored 4xx repeated gets a generic body", "[flaw][slow]") {
+  check_flaw("failure-replay-generic", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const std::vector<std::string> headers{"Content-Type: application/json", "Idempotency-Key: fr"};
+    const auto first = api.call("POST", "/orders?fail_status=402", order_json("fr"), headers);
+    REQUIRE(first.status == 402);  // the downstream's final rejection, stored
+    const auto repeat = api.call("POST", "/orders?fail_status=402", order_json("fr"), headers);
+    REQUIRE(is_replay(repeat));
+    REQUIRE(repeat.status == 402);
+    return repeat.body != first.body;
+  });
+}
