@@ -81,6 +81,11 @@ struct Step {
   std::vector<PayloadVariant> AllPayloads() const { return payloads.empty() ? std::vector{payload} : payloads; }
   int repeat = 1;          // send: how many sequential requests
   Duration every{0};       // send: pause between repeats
+  // send `every: retry_after`: the pause before each repeat is the last
+  // answer's Retry-After (delay-seconds), as a client that honours it
+  // waits; `every` (1s) stands in when it gives none. Bounded by the
+  // recovery bound like `until: recovered` (request_steps.cpp).
+  bool every_retry_after = false;
   // send `until: recovered`: after `repeat` sends, go on every `every` while
   // the last answer is in progress, until the target's recovery bound
   // (idempotency.lease, else idempotency.recovery_bound) has passed since

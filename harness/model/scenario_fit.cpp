@@ -45,10 +45,22 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
   if (scenario.max_instances > 0 && target.instance_count > scenario.max_instances)
     check.AddNeed("a target with at most " + std::to_string(scenario.max_instances) + " instance(s) (scenario " +
                   "'max_instances'; '" + target.name + "' has " + std::to_string(target.instance_count) + ")");
+  // Its premise is another instance seeing the same key: a target whose
+  // instances share no store cannot give it (a violation there is unearned).
+  const bool crosses = scenario.InstancesNeeded() >= 2 ||
+                       std::any_of(scenario.steps.begin(), scenario.steps.end(),
+                                   [](const Step& s) { return s.kind->spawns_instance(); });
+  if (crosses && !target.shared_store)
+    check.AddNeed("instances that share one store: it sends a key to a second instance, and '" + target.name +
+                  "' says its instances share none (target 'shared_store: false')");
   for (const auto& [name, fault] : scenario.faults) {
     const std::string prefix = "egress.";
     if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))
       check.AddNeed("egress '" + fault.on.substr(prefix.size()) + "' (target 'egress') for fault " + name);
+    // Left unbound by BindScenario: the target has no tcp egress.
+    if (fault.on == kStoreHop)
+      check.AddNeed("a tcp egress (target 'egress' with protocol: tcp: the service's own store behind the "
+                    "harness's proxy) for fault " + name);
   }
   // Unbound (nothing of the target fits its parameters): what it lacks for
   // them, then for the names it uses literally; its "$PARAM" names are no typos.

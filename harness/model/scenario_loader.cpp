@@ -234,7 +234,12 @@ class ScenarioLoader {
       if (n < 1 || n > 10000) r_.Fail(node["repeat"], what + ".repeat must be between 1 and 10000");
       st.repeat = static_cast<int>(n);
     }
-    if (node["every"]) st.every = r_.DurationOf(node["every"], what + ".every");
+    if (node["every"] && node["every"].IsScalar() && node["every"].Scalar() == "retry_after") {
+      st.every_retry_after = true;  // wait as each answer's Retry-After says
+      st.every = std::chrono::seconds(1);
+    } else if (node["every"]) {
+      st.every = r_.DurationOf(node["every"], what + ".every");
+    }
     if (node["until"]) {
       const std::string u = r_.String(node["until"], what + ".until");
       if (u != "recovered") r_.Fail(node["until"], what + ".until must be 'recovered', found '" + u + "'");

@@ -119,6 +119,10 @@ struct IdempotencyContract {
   // kNone = not judged (default).
   enum class RetryAfter { kNone, kRecommended, kRequired };
   RetryAfter retry_after = RetryAfter::kNone;
+  // The shortest delay an in-progress answer's Retry-After may give
+  // (`retry_after: {level, min}`; 1s by default): `0` tells a client to
+  // retry at once, for as long as the work runs.
+  Duration retry_after_min = std::chrono::seconds(1);
   // With no lease declared: how long crash scenarios retry a blocked key
   // before lease_recovery calls it stuck (a deviation, no lease being promised).
   Duration recovery_bound = std::chrono::seconds(30);
@@ -246,6 +250,11 @@ struct ProbeDescription {
 };
 
 // A named call the scenarios fire to steer the target (chaos control).
+  // What a consumer's counter read by applied_once moves by per message
+  // applied: unset (`counts: applications`, the default) = 1; a JSON path
+  // (`sums: "$.amount"`) = that member of the message (its push body, or its
+  // broker entry's fields), as a balance summing amounts does.
+  std::optional<JsonPath> sums;
 // The hook named "heal", when declared, runs at the end of every scenario.
 struct HookDescription {
   std::string name;
@@ -410,6 +419,10 @@ struct TargetDescription {
   std::string arrival_header;
   std::vector<JsonPath> volatile_paths;      // target-wide volatile JSON paths
   std::map<std::string, ActionDescription> actions;
+  // `shared_store: false`: each instance (declared or spawned) keeps its own
+  // state, so no instance sees another's keys; every scenario that sends one
+  // key to two instances is then not applicable. Default true (one store).
+  bool shared_store = true;
   std::map<std::string, ProbeDescription> probes;
   std::map<std::string, HookDescription> hooks;
   std::optional<BatchDescription> batch;  // absent: batch steps are not applicable

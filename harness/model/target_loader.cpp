@@ -198,7 +198,7 @@ class TargetLoader {
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
                   "services", "messages", "broker", "max_body", "max_kept", "egress", "profile", "callers", "isolation",
-                  "instances", "balance"},
+                  "instances", "balance", "shared_store"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -206,6 +206,14 @@ class TargetLoader {
     if (root["start"]) t.start = Start(root["start"]);
     if (root["instances"]) Instances(root["instances"], t);
     if (root["balance"]) t.balance = Balance(root["balance"]);
+    if (root["shared_store"]) {
+      t.shared_store = r_.Bool(root["shared_store"], "shared_store");
+      // Instances that share nothing must each see all of a key's requests.
+      if (!t.shared_store && t.instance_count > 1 && t.balance != BalancePolicy::kByKey)
+        r_.Fail(root["shared_store"], "shared_store: false with " + std::to_string(t.instance_count) +
+                                          " instances needs balance: by_key (instances that share no store must "
+                                          "each get every request of a key)");
+    }
     if (t.instance_urls.empty()) {
       YAML::Node base = r_.Required(root, "base_url", "target");
       t.base_url = Templated(base, "base_url");
@@ -623,13 +631,25 @@ class TargetLoader {
     // One status may be both in_progress and mismatch (many services answer
     // 409 to both): an answer with it counts as in progress.
     if (node["retry_after"]) {
-      const std::string ra = r_.String(node["retry_after"], "idempotency.retry_after");
+      // `required` or `{level: required, min: 2s}` (min: the shortest delay it may give).
+      YAML::Node level = node["retry_after"];
+      if (level.IsMap()) {
+        r_.CheckKeys(level, {"level", "min"}, "idempotency.retry_after");
+        if (level["min"]) {
+          c.retry_after_min = r_.DurationOf(level["min"], "idempotency.retry_after.min");
+          if (c.retry_after_min < std::chrono::seconds(1))
+            r_.Fail(level["min"], "idempotency.retry_after.min must be at least 1s (a Retry-After counts whole "
+                                  "seconds, and 0 says retry at once)");
+        }
+        level = r_.Required(level, "level", "idempotency.retry_after");
+      }
+      const std::string ra = r_.String(level, "idempotency.retry_after");
       if (ra == "required") {
         c.retry_after = IdempotencyContract::RetryAfter::kRequired;
       } else if (ra == "recommended") {
         c.retry_after = IdempotencyContract::RetryAfter::kRecommended;
       } else if (ra != "none") {
-        r_.Fail(node["retry_after"], "idempotency.retry_after must be required, recommended or none, found '" + ra + "'");
+        r_.Fail(level, "idempotency.retry_after must be required, recommended or none, found '" + ra + "'");
       }
     }
     if (node["recovery_bound"]) c.recovery_bound = r_.DurationOf(node["recovery_bound"], "idempotency.recovery_bound");
@@ -791,7 +811,7 @@ class TargetLoader {
       EgressProbe(node, what, p);
     } else {
       if (node.IsMap() && node["match"]) r_.Fail(node["match"], what + ".match needs egress: (an egress probe)");
-      p.call = Call(node, what, {"value", "volatile", "role", "of"});
+      p.call = Call(node, what, {"value", "volatile", "role", "of", "counts", "sums"});
     }
     RoleOf(node, what, ProbeRoleNames(), p.role, p.of);
     if (node["value"]) {
@@ -825,6 +845,12 @@ class TargetLoader {
       p.match.path = r_.String(m["path"], what + ".match.path");
       if (p.match.path.empty() || p.match.path[0] != '/') r_.Fail(m["path"], what + ".match.path must start with '/'");
     }
+    // What a consumer counter moves by per message applied (applied_once).
+    if (node["counts"] && node["sums"])
+      r_.Fail(node["sums"], what + ": give counts: applications or sums: PATH, not both");
+    if (node["counts"] && r_.String(node["counts"], what + ".counts") != "applications")
+      r_.Fail(node["counts"], what + ".counts must be applications (for a total of a message member: sums: PATH)");
+    if (node["sums"]) p.sums = r_.Path(node["sums"], what + ".sums");
     if (m["fields"]) {
       r_.ExpectMap(m["fields"], what + ".match.fields");
       for (auto it = m["fields"].begin(); it != m["fields"].end(); ++it)

@@ -8,6 +8,12 @@
 // valid when definite <= counter - before <= definite + uncertain; more is a
 // message applied twice, less is an acknowledged message lost.
 //
+// What the counter moves by per application is the probe's to say: one
+// (`counts: applications`, the default), or a member of the message
+// (`sums: "$.amount"`: a balance adding each message's amount), read from
+// the message as delivered (its push body, its broker entry's fields). Then
+// definite and uncertain are sums of those members, not message counts.
+//
 // A message is identified by the `key` of its delivery events: requests of
 // the `actions` (the target puts {{key}} into the message id) and f
 // "deliver" / "publish" events. Broker redeliveries the harness does not send
@@ -17,6 +23,7 @@
 // later, that message was delivered once more.
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
@@ -30,8 +37,18 @@ Verdict AppliedOnce(const OracleInput& in) {
   const std::string before_label = in.params.value("before", std::string());
   const auto filter = ActionsParam(in.params);
 
+  // The probe read under `counter`, for what its value counts.
+  const ProbeDescription* counter_probe = nullptr;
+  for (const auto& e : in.history.events()) {
+    if (e.f != event_f::kProbe || !e.value.is_object() || e.value.value("label", "") != counter_label) continue;
+    auto p = in.target.probes.find(e.value.value("probe", ""));
+    if (p != in.target.probes.end()) counter_probe = &p->second;
+  }
+  const std::optional<JsonPath> sums = counter_probe != nullptr ? counter_probe->sums : std::nullopt;
+
   // message id -> acknowledged at least once?
   std::map<std::string, bool> messages;
+  std::map<std::string, nlohmann::json> sent;  // message id -> its body (push, request) or broker entry
   std::map<std::string, int> deliveries;
   std::vector<nlohmann::json> delivered;  // each delivery (OpJson), for a finding
   for (const auto& op : PairOperations(in.history)) {
@@ -51,6 +68,13 @@ Verdict AppliedOnce(const OracleInput& in) {
     }
     messages[e.key] = messages[e.key] || acked;
     ++deliveries[e.key];
+    if (!sent.count(e.key)) {
+      if (e.f == event_f::kPublish) {
+        sent[e.key] = e.value.value("entry", nlohmann::json());
+      } else if (e.value.contains("request") && e.value["request"].is_object()) {
+        sent[e.key] = nlohmann::json::parse(e.value["request"].value("body", ""), nullptr, false);
+      }
+    }
     delivered.push_back(OpJson(op));
   }
   if (messages.empty()) return Verdict::Unknown(name, "no message was delivered").Counted(0);
@@ -100,15 +124,54 @@ Verdict AppliedOnce(const OracleInput& in) {
     if (!b) return Verdict::Unknown(name, "the probe '" + before_label + "' has no integer value");
     base = *b;
   }
-  std::int64_t definite = 0, uncertain = 0, total_deliveries = 0;
-  for (const auto& [id, acked] : messages) (acked ? definite : uncertain) += 1;
+  // What each message moves the counter by: 1, or its `sums` member (a
+  // broker entry's fields are text: "5" is 5).
+  std::map<std::string, std::int64_t> worth;
+  for (const auto& [id, acked] : messages) {
+    if (!sums) {
+      worth[id] = 1;
+      continue;
+    }
+    auto it = sent.find(id);
+    auto member = it == sent.end() ? Result<nlohmann::json>(Status::NotFound("not recorded")) : sums->Find(it->second);
+    std::optional<std::int64_t> n;
+    if (member.ok() && member->is_number_integer()) n = member->get<std::int64_t>();
+    if (member.ok() && member->is_string()) {
+      try {
+        std::size_t used = 0;
+        const std::string text = member->get<std::string>();
+        const long long v = std::stoll(text, &used);
+        if (used == text.size()) n = v;
+      } catch (const std::exception&) {
+      }
+    }
+    if (!n)
+      return Verdict::Unknown(name, "the counter probe '" + counter_probe->name + "' sums " + sums->text() +
+                                        ", which message " + id + " does not carry as an integer")
+          .Counted(0);
+    worth[id] = *n;
+  }
+  // A message never acknowledged may or may not have applied: its worth is
+  // in the allowed range either way (a negative amount lowers the floor).
+  std::int64_t definite = 0, low = 0, high = 0, uncertain = 0, total_deliveries = 0;
+  for (const auto& [id, acked] : messages) {
+    const std::int64_t w = worth[id];
+    if (acked) {
+      definite += w;
+    } else {
+      uncertain += w;
+      (w < 0 ? low : high) += w;
+    }
+  }
   for (const auto& [id, n] : deliveries) total_deliveries += n;
   const std::int64_t applied = *counter - base;
   const std::int64_t redeliveries = total_deliveries - static_cast<std::int64_t>(messages.size());
   nlohmann::json details = {{"applied", applied},   {"counter", *counter}, {"before", base},
                             {"definite", definite}, {"uncertain", uncertain},
                             {"deliveries", total_deliveries}, {"messages", deliveries},
-                            {"broker_redeliveries", redelivered}};
+                            {"broker_redeliveries", redelivered},
+                            {"counts", sums ? "sums " + sums->text() : std::string("applications")}};
+  if (sums) details["worth"] = worth;
   // An invalid verdict's finding: every delivery, the applications counted
   // against the messages.
   const auto invalid = [&](const std::string& problem, std::int64_t expected) {
@@ -122,19 +185,36 @@ Verdict AppliedOnce(const OracleInput& in) {
     with["violations"] = violations.json();
     return Verdict::Invalid(name, problem, with).Counted(redeliveries);
   };
-  if (applied > definite + uncertain)
-    return invalid("the consumer applied " + std::to_string(applied) + " times for " +
-                       std::to_string(definite + uncertain) + " distinct message(s) (" +
-                       std::to_string(total_deliveries) + " deliveries): a redelivery applied again",
-                   definite + uncertain);
-  if (applied < definite)
-    return invalid("the consumer applied " + std::to_string(applied) + " of " + std::to_string(definite) +
-                       " acknowledged message(s): one was lost",
-                   definite);
+  const std::int64_t most = definite + high, least = definite + low;
+  const std::string distinct = std::to_string(messages.size()) + " distinct message(s)";
+  if (sums) {
+    // The counter sums a member: the evidence speaks of its total, not of applications.
+    const std::string moved = "the consumer's counter (" + counter_label + ", summing each message's " +
+                              sums->text() + ") moved by " + std::to_string(applied);
+    if (applied > most)
+      return invalid(moved + " for " + distinct + " worth " + std::to_string(most) + " (" +
+                         std::to_string(total_deliveries) + " deliveries): a redelivery applied again",
+                     most);
+    if (applied < least)
+      return invalid(moved + " where the acknowledged message(s) are worth " + std::to_string(least) +
+                         ": one was lost",
+                     least);
+  } else {
+    if (applied > most)
+      return invalid("the consumer applied " + std::to_string(applied) + " times for " +
+                         std::to_string(definite + uncertain) + " distinct message(s) (" +
+                         std::to_string(total_deliveries) + " deliveries): a redelivery applied again",
+                     most);
+    if (applied < least)
+      return invalid("the consumer applied " + std::to_string(applied) + " of " + std::to_string(definite) +
+                         " acknowledged message(s): one was lost",
+                     least);
+  }
   if (redeliveries <= 0) return Verdict::Unknown(name, "no message was delivered twice: nothing to judge", details).Counted(0);
-  return Verdict::Valid(name, std::to_string(applied) + " application(s) for " +
-                                  std::to_string(messages.size()) + " distinct message(s) over " +
-                                  std::to_string(total_deliveries) + " deliveries",
+  return Verdict::Valid(name, (sums ? "the counter moved by " + std::to_string(applied) + " (summing " + sums->text() +
+                                          ") for "
+                                    : std::to_string(applied) + " application(s) for ") +
+                                  distinct + " over " + std::to_string(total_deliveries) + " deliveries",
                         details)
       .Counted(redeliveries);
 }

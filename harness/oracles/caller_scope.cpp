@@ -8,7 +8,11 @@
 //  - never handed another caller's credential-like answer headers
 //    (Set-Cookie, Authorization, anything naming a token or session);
 //  - never refused as in progress or mismatched because of the other
-//    caller's use — a denial of service.
+//    caller's use — a denial of service. Only a use that may have taken the
+//    key is one: another caller's request sent before the refusal and not
+//    itself refused. A refusal that also met the key's first users (the
+//    target merges the key with another one, e.g. a truncated twin) is not
+//    the other caller's doing: not judged here, and the details say so.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -50,6 +54,7 @@ Verdict CallerScope(const OracleInput& in) {
     by_key[{e.action, e.key}].push_back(op);
   }
   Violations violations;
+  std::vector<std::string> not_theirs;  // refusals the other caller's use does not explain
   int shared = 0, judged = 0, undecided = 0;
   for (auto& [id, ops] : by_key) {
     const auto& [action, key] = id;
@@ -100,8 +105,28 @@ Verdict CallerScope(const OracleInput& in) {
                        " " + AnswerSummary(a) + ": another caller's result (a data leak)";
         v.With(FindingRole::kReplayOf, OpJson(*copied));
       } else if (c == AnswerClass::kInProgress || c == AnswerClass::kMismatch) {
+        // Whose use refused it: another caller's request sent before the
+        // answer that may have taken the key (not refused itself).
+        const Operation* holder = nullptr;
+        for (const auto& o : ops) {
+          if (CallerOf(*o.invoke) == caller || o.invoke_ns() >= op.complete_ns()) continue;
+          if (o.completion != nullptr && o.completion->type == EventType::kFail) continue;
+          const AnswerClass oc = Classify(o, contract);
+          if (oc == AnswerClass::kInProgress || oc == AnswerClass::kMismatch || oc == AnswerClass::kMissingKey) continue;
+          holder = &o;
+          break;
+        }
+        if (holder == nullptr) {
+          --judged;
+          ++undecided;
+          not_theirs.push_back(head + "was refused " + AnswerSummary(a) + ", as every request of the key before it " +
+                               "was (" + OpName(ops.front()) + " of caller " + CallerName(owner) +
+                               " included): not the other caller's doing — the key was refused before anyone " +
+                               "could hold it (merged with another key? a truncated twin)");
+          continue;
+        }
         v.problem = head + "was refused " + AnswerSummary(a) + " because caller " + CallerName(owner) +
-                       " used the key: one caller's key blocks another's";
+                       " used the key (" + OpName(*holder) + "): one caller's key blocks another's";
       } else if (!leaked.empty()) {
         std::string names;
         for (const auto& h : leaked) names += (names.empty() ? "" : ", ") + h;
@@ -114,13 +139,19 @@ Verdict CallerScope(const OracleInput& in) {
   }
   nlohmann::json details = {{"violations", violations.json()}, {"shared_keys", shared}, {"judged", judged},
                             {"undecided", undecided}};
+  std::string aside;  // the refusals not blamed, said with any verdict but a violation
+  if (!not_theirs.empty()) {
+    details["not_the_other_caller"] = not_theirs;
+    aside = "; " + not_theirs.front() + (not_theirs.size() > 1 ? " (and " + std::to_string(not_theirs.size() - 1) +
+                                                                     " more)" : "");
+  }
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(shared);
   if (shared == 0) return Verdict::Unknown(name, "no key was sent by two callers", details).Counted(0);
   if (judged == 0)
-    return Verdict::Unknown(name, "no reuse of a key by another caller got a decisive answer", details)
+    return Verdict::Unknown(name, "no reuse of a key by another caller got a decisive answer" + aside, details)
         .Counted(shared);
   return Verdict::Valid(name, std::to_string(shared) + " key(s) sent by two callers; each caller got its own " +
-                                  "execution, nothing of the other's",
+                                  "execution, nothing of the other's" + aside,
                         details)
       .Counted(shared);
 }

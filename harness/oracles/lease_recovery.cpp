@@ -75,6 +75,39 @@ std::int64_t ClaimEnd(const Operation& op, const IdempotencyContract& contract,
   return std::numeric_limits<std::int64_t>::max();
 }
 
+// How the request `b` differs from `a` as the harness sent them: its
+// variant, payload, URL, body ("" when none of these differ).
+std::string HowItDiffers(const Operation& a, const Operation& b) {
+  auto field = [](const Operation& op, const char* outer, const char* inner) {
+    const nlohmann::json& v = op.invoke->value;
+    if (!v.is_object() || !v.contains(outer)) return std::string();
+    const nlohmann::json& o = inner == nullptr ? v[outer] : (v[outer].is_object() && v[outer].contains(inner)
+                                                                 ? v[outer][inner] : nlohmann::json());
+    return o.is_string() ? o.get<std::string>() : std::string();
+  };
+  std::vector<std::string> out;
+  const std::string va = field(a, "variant", nullptr), vb = field(b, "variant", nullptr);
+  if (va != vb)
+    out.push_back("variant " + (va.empty() ? std::string("none") : va) + " against " +
+                  (vb.empty() ? std::string("none") : vb));
+  if (a.invoke->payload != b.invoke->payload) out.push_back("payload " + ChangeSummary(a) + " against " + ChangeSummary(b));
+  const std::string ua = field(a, "request", "url"), ub = field(b, "request", "url");
+  if (ua != ub) out.push_back("URL " + ua + " against " + ub);
+  if (field(a, "request", "body") != field(b, "request", "body")) out.push_back("the bodies differ");
+  std::string text;
+  for (const auto& o : out) text += (text.empty() ? "" : "; ") + o;
+  return text;
+}
+
+// A mismatch answer to a retry of the crashed request says the target took
+// the key as used by another request: its fingerprint, not the lease.
+std::string MismatchStory(const Operation& retry, const Operation& crashed, const char* when) {
+  const std::string diff = HowItDiffers(crashed, retry);
+  return OpName(retry) + ", a retry " + when + ", was answered " + std::to_string(retry.answer()->status) +
+         " mismatch: the key was already used with another request (the target did not take it for a retry of the "
+         "crashed " + OpName(crashed) + (diff.empty() ? "" : "; they differ: " + diff) + "), not a lease failure";
+}
+
 }  // namespace
 
 Verdict LeaseRecovery(const OracleInput& in) {
@@ -203,7 +236,12 @@ Verdict LeaseRecovery(const OracleInput& in) {
       const Operation* by = explained_by(op);
       if (declared && op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty() &&
           by == nullptr) {
-        if (claim_shown) {
+        if (c == AnswerClass::kMismatch) {
+          // The key was held (refused, not executed): the refusal's reason is no lease story.
+          problem = MismatchStory(op, *crashed, "while the crashed request's lease was live");
+          row["early"] = OpJson(op);
+          early = &op;
+        } else if (claim_shown) {
           problem = OpName(op) + " was answered " + AnswerClassName(c) + " while the crashed request's lease was live";
           row["early"] = OpJson(op);
           early = &op;
@@ -248,6 +286,8 @@ Verdict LeaseRecovery(const OracleInput& in) {
     if (twice)
       problem = std::to_string(unmarked_2xx) + " unmarked successes for key " + group.key +
                 ": the request completed more than once";
+    if (problem.empty() && after == AnswerClass::kMismatch)
+      problem = MismatchStory(*first_after, *crashed, "after the lease ended");
     if (problem.empty() && !IsTerminal(after) && after != AnswerClass::kRetryable)
       problem = "the retry after the lease ended got " + std::string(AnswerClassName(after));
     if (problem.empty() && unmarked_2xx == 0 && after == AnswerClass::kRetryable) {

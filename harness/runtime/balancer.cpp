@@ -66,15 +66,19 @@ std::optional<std::string> Balancer::Other(const std::string& key, const UpCheck
     if (!at) return std::nullopt;
     return instances_[*at];
   }
+  auto anchor = anchor_.find(key);
+  const std::string& avoid = anchor == anchor_.end() ? last->second : anchor->second;
   auto pos = std::find(instances_.begin(), instances_.end(), last->second);
   const std::size_t from = pos == instances_.end() ? 0 : static_cast<std::size_t>(pos - instances_.begin()) + 1;
-  auto at = FirstUp(from, up, last->second);
+  auto at = FirstUp(from, up, avoid);
   if (!at) return std::nullopt;
   return instances_[*at];
 }
 
-void Balancer::Sent(const std::string& key, const std::string& instance) {
+void Balancer::Sent(const std::string& key, const std::string& instance, bool by_other) {
   std::lock_guard<std::mutex> lock(mu_);
+  // A request placed by Other keeps the anchor: the instance the retries are away from.
+  if (!by_other) anchor_[key] = instance;
   last_[key] = instance;
 }
 

@@ -42,12 +42,17 @@ class Balancer {
   // where the policy places the first (a burst split across instances).
   // Empty when none is up.
   std::vector<std::string> PlaceInTurn(const std::string& key, int count, const UpCheck& up);
-  // An up instance other than the one the last request of `key` went to:
-  // the next up one after it in the target's order (the policy's place when
-  // the key was never sent). nullopt when no other is up.
+  // An up instance other than the key's anchor — where its last request
+  // placed without `other` went (the owner, the one whose answer was lost)
+  // — the next up one in the target's order after where its last request
+  // went, so successive `other` requests take the others in turn (the
+  // policy's place when the key was never sent). nullopt when no instance
+  // but the anchor is up. A two-instance target whose anchor died keeps
+  // sending to the one other.
   std::optional<std::string> Other(const std::string& key, const UpCheck& up);
-  // Records where a request of `key` went.
-  void Sent(const std::string& key, const std::string& instance);
+  // Records where a request of `key` went; `by_other`: it was placed by
+  // Other (it moves the turn, not the anchor).
+  void Sent(const std::string& key, const std::string& instance, bool by_other = false);
 
   const std::vector<std::string>& instances() const { return instances_; }
 
@@ -63,6 +68,7 @@ class Balancer {
   std::uint64_t turn_ = 0;                      // guarded by mu_
   std::mt19937_64 random_;                      // guarded by mu_
   std::map<std::string, std::string> last_;     // guarded by mu_: key -> instance
+  std::map<std::string, std::string> anchor_;   // guarded by mu_: key -> last instance not placed by Other
 };
 
 }  // namespace idemproof::runtime

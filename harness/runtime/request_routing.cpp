@@ -62,7 +62,7 @@ Result<std::vector<RequestRouting::Placement>> RequestRouting::PlaceBurst(const 
       if (!url.ok()) return url.status();
       p.url = *url;
     }
-    balancer_->Sent(keys[i], p.instance);
+    balancer_->Sent(keys[i], p.instance, step.instance == kOtherInstance);
     out.push_back(std::move(p));
   }
   return out;

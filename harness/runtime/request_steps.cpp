@@ -137,8 +137,9 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
 // answer's status into `*status` (0 = no answer or not sent), the instance
 // it went to into `*instance`.
 Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process, const Step& step, int index,
-               int* status = nullptr, std::string* instance = nullptr) {
+               int* status = nullptr, std::string* instance = nullptr, std::string* retry_after = nullptr) {
   if (status != nullptr) *status = 0;
+  if (retry_after != nullptr) retry_after->clear();
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
   const std::string key = ctx.recorder().KeyFor(step.key, KeyLength(ctx, step));
@@ -160,6 +161,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   HistoryEvent invoke = InvokeOf(ctx, process, event_f::kSend, step, key, step.payload, *rendered, index, variant);
   if (repeated) invoke.value["variant_repeated"] = true;
   if (ctx.routing().RecordsInstances()) invoke.value["instance"] = placed->instance;
+  if (step.every_retry_after) invoke.value["honours_retry_after"] = true;  // the retry_after oracle's progress check
   // The invoke goes in before the request leaves, so concurrent sends
   // interleave in the history as they did on the wire.
   ctx.recorder().Append(invoke, monotonic_ns());
@@ -175,7 +177,27 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   ctx.recorder().Append(RequestCompletion(invoke, RecordOf(e)), e.end_ns);
   ctx.Capture(*action, step.biz, e);
   if (status != nullptr && e.outcome == HttpOutcome::kAnswered) *status = e.status;
+  if (retry_after != nullptr && e.outcome == HttpOutcome::kAnswered)
+    *retry_after = e.response_header("Retry-After").value_or("");
   return Status::Ok();
+}
+
+// The pause before a repeat: `every`, or with `every: retry_after` the last
+// answer's Retry-After in delay-seconds (`every` when it gave none; at least
+// 10ms, so `0` is a tight loop, not a busy one), never past the step's
+// time limit (KeepSending's: the recovery bound plus one pause).
+Duration PauseBefore(const StepContext& ctx, const Step& step, const std::string& retry_after,
+                     std::int64_t start_ns) {
+  if (!step.every_retry_after) return step.every;
+  Duration pause = step.every;
+  std::string v = retry_after;
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  while (!v.empty() && v.front() == ' ') v.erase(v.begin());
+  if (!v.empty() && v.size() <= 6 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    pause = std::max<Duration>(std::chrono::seconds(std::stoll(v)), std::chrono::milliseconds(10));
+  const Duration left = ctx.target().idempotency.RecoveryBound() + step.every -
+                        std::chrono::duration_cast<Duration>(std::chrono::nanoseconds(monotonic_ns() - start_ns));
+  return std::max(Duration::zero(), std::min(pause, left));
 }
 
 // `until: recovered`: whether send number `r` (0-based) still goes out.
@@ -235,9 +257,10 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
       HttpClient client(ctx.options().cancel);
       const std::int64_t start_ns = monotonic_ns();
       int last = 0;
+      std::string retry_after;
       for (int r = 0; KeepSending(ctx, step, r, last, start_ns); ++r) {
-        if (r > 0 && !ctx.Sleep(step.every)) break;
-        Status s = SendOne(ctx, client, process, step, index, &last);
+        if (r > 0 && !ctx.Sleep(PauseBefore(ctx, step, retry_after, start_ns))) break;
+        Status s = SendOne(ctx, client, process, step, index, &last, nullptr, &retry_after);
         if (!s.ok()) {
           ctx.recorder().Note(index, "background send failed: " + s.ToString());
           break;
@@ -249,10 +272,11 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
   const std::int64_t start_ns = monotonic_ns();
   int last = 0;
   std::string answered_by = "main";
+  std::string retry_after;
   for (int r = 0; KeepSending(ctx, step, r, last, start_ns); ++r) {
-    if (r > 0 && !ctx.Sleep(step.every)) return Status::Ok();
+    if (r > 0 && !ctx.Sleep(PauseBefore(ctx, step, retry_after, start_ns))) return Status::Ok();
     if (ctx.Cancelled()) return Status::Ok();
-    Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index, &last, &answered_by);
+    Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index, &last, &answered_by, &retry_after);
     if (!s.ok()) return s;
   }
   if (step.kill_after_answer) {

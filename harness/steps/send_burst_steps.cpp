@@ -118,7 +118,11 @@ class SendStepKind final : public RequestStepKind {
   Status Write(const Step& s, YAML::Emitter& out) const override {
     WriteRequest(s, out);
     if (s.repeat != 1) out << YAML::Key << "repeat" << YAML::Value << s.repeat;
-    if (s.every.count() > 0) out << YAML::Key << "every" << YAML::Value << FormatDuration(s.every);
+    if (s.every_retry_after) {
+      out << YAML::Key << "every" << YAML::Value << "retry_after";
+    } else if (s.every.count() > 0) {
+      out << YAML::Key << "every" << YAML::Value << FormatDuration(s.every);
+    }
     if (s.until_recovered) out << YAML::Key << "until" << YAML::Value << "recovered";
     if (s.background) out << YAML::Key << "background" << YAML::Value << true;
     if (s.kill_after_answer) out << YAML::Key << "then" << YAML::Value << "kill";

@@ -451,7 +451,8 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
     case ClaimKind::in_progress: {
       auto r = problem_response(409, "request-in-progress", "Request in progress",
                                 "a request with this key is still being processed");
-      r.set_header("Retry-After", "1");
+      // The flaw retry-after-zero: "retry at once", true for as long as the work runs.
+      r.set_header("Retry-After", config_.has_flaw(Flaw::retry_after_zero, route_template) ? "0" : "1");
       return r;
     }
     case ClaimKind::completed: {

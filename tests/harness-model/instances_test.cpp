@@ -193,6 +193,50 @@ TEST_CASE("a scenario meaningful on fewer instances than the target has is not a
         "s.yaml:4:16: max_instances must be between min_instances (2) and 16, found 1");
 }
 
+TEST_CASE("a target whose instances share no store makes every scenario sending a key to a second instance not "
+          "applicable") {
+  // paused-owner-takeover spawns a second process and takes the key over
+  // there; kill-instance-takeover retries on `instance: other`. Both assume
+  // the other instance sees the same store: on a target saying it does not,
+  // their violation would be unearned.
+  const std::string head = "name: t\nbase_url: http://127.0.0.1:{{port}}\n" + kStart + kAction;
+  auto alone = ParseTarget(head + "shared_store: false\n", "t.yaml");
+  REQUIRE(alone.ok());
+  CHECK_FALSE(alone->shared_store);
+  CHECK(Target(1).shared_store);  // the default: one store for all
+
+  auto spawned = ParseScenario("layer: side-effect\nhunts: x\nsteps:\n  - spawn: second\n  - send: a\n"
+                               "  - send: a\n    instance: second\nexpect: [one_record]\n",
+                               "s.yaml", Vocab());
+  REQUIRE(spawned.ok());
+  CHECK(CheckScenarioAgainstTarget(*spawned, Target(1)).runnable());
+  ScenarioFit fit = CheckScenarioAgainstTarget(*spawned, *alone);
+  REQUIRE(fit.errors.empty());
+  REQUIRE(fit.needs.size() == 1);
+  CHECK(fit.needs[0] == "instances that share one store: it sends a key to a second instance, and 't' says its "
+                        "instances share none (target 'shared_store: false')");
+
+  // A cluster of two that shares nothing: balanced by key, so one key stays on one instance.
+  auto pair = ParseTarget(head + "instances: 2\nbalance: by_key\nshared_store: false\n", "t.yaml");
+  REQUIRE(pair.ok());
+  auto other = ParseScenario("layer: cluster\nhunts: x\nsteps:\n  - send: a\n  - send: a\n    instance: other\n"
+                             "expect: [one_record]\n",
+                             "s.yaml", Vocab());
+  REQUIRE(other.ok());
+  CHECK(CheckScenarioAgainstTarget(*other, Target(2)).runnable());
+  CHECK_FALSE(CheckScenarioAgainstTarget(*other, *pair).runnable());
+  // A scenario on one instance still runs there.
+  auto plain = ParseScenario("layer: client\nhunts: x\nsteps:\n  - send: a\nexpect: [one_record]\n", "s.yaml", Vocab());
+  REQUIRE(plain.ok());
+  CHECK(CheckScenarioAgainstTarget(*plain, *pair).runnable());
+  CHECK(CheckScenarioAgainstTarget(*plain, *alone).runnable());
+  // Balancing a key over instances that share nothing would split it: refused, located.
+  CHECK(TargetError(head + "instances: 2\nshared_store: false\n") ==
+        "t.yaml:7:15: shared_store: false with 2 instances needs balance: by_key (instances that share no store "
+        "must each get every request of a key)");
+  CHECK(TargetError(head + "shared_store: sometimes\n").find("t.yaml:6:15:") != std::string::npos);
+}
+
 TEST_CASE("listed instance URLs that name the same host and port are refused at the second one's line and column") {
   // One server spelt two ways is one instance: the balancer would count it
   // twice and a duplicate "on another instance" would land on the same one.

@@ -1134,6 +1134,36 @@ TEST_CASE("mismatch_rejected: another payload after the window may take the key 
       .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{201, R"({"id":2})"}, "other");
   Verdict v = RunOracle("mismatch_rejected", late.history());
   CHECK(v.status == VerdictStatus::kUnknown);  // not judged: the premise (a reuse inside the record's life) never came
+TEST_CASE("caller_scope: a key refused to its first caller too is not blamed on the other caller") {
+  // cross-caller-key on a target that truncates keys: k2 shares k1's long
+  // prefix, so Alice's own first k2 request is refused as a mismatch (k1's
+  // twin holds it), and so is Bob's. Nothing of Alice's use of k2 held the
+  // key: the refusal happens without the other caller.
+  const TargetDescription& target = CallersTarget();
+  const Answer refused{422, R"({"title":"key reused"})"};
+  LiteralHistory twin;
+  twin.As("alice").Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .As("bob").Send("client-0", "create_order", "k1", "b1", 20, 30, Answer{201, R"({"id":2,"biz_no":"b1"})"})
+      .As("alice").Send("client-0", "create_order", "k2", "b2", 40, 50, refused)
+      .As("bob").Send("client-0", "create_order", "k2", "b3", 60, 70, refused);
+  Verdict v = RunOracle("caller_scope", twin.history(), target);
+  INFO(v.evidence);
+  CHECK_FALSE(v.is_violation());
+  CHECK(v.evidence.find("because caller alice used the key") == std::string::npos);
+  CHECK(v.evidence.find("not the other caller's doing") != std::string::npos);
+  CHECK(v.details.at("not_the_other_caller").size() == 1);
+  // Only k2 was refused without Alice holding it: k1 was judged and held.
+  CHECK(v.status == VerdictStatus::kValid);
+
+  // Alice's k2 executed first: Bob's refusal is hers, and the evidence names her request.
+  LiteralHistory held;
+  held.As("alice").Send("client-0", "create_order", "k2", "b2", 40, 50, kCreated)
+      .As("bob").Send("client-0", "create_order", "k2", "b3", 60, 70, refused);
+  v = RunOracle("caller_scope", held.history(), target);
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("because caller alice used the key (request #") != std::string::npos);
+}
+
   CHECK(v.details["past_window"] == 1);
   // Inside the window the same reuse is still the no-fingerprint flaw.
   LiteralHistory early;
@@ -1274,7 +1304,40 @@ TEST_CASE("lease_recovery: a mismatch after the lease, once the other payload to
       .Send("client-3", "create_order", "k1", "b1", 2500, 2510, kMismatch, "other");
   Verdict wrong = Lease(WithControl(alone.history(), "kill", 300));
   CHECK(wrong.status == VerdictStatus::kInvalid);
-  CHECK(wrong.evidence == "the retry after the lease ended got mismatch");
+  INFO(wrong.evidence);
+  CHECK(wrong.evidence.find("(client-2), a retry after the lease ended, was answered 422 mismatch: the key was already "
+                            "used with another request") != std::string::npos);
+}
+
+TEST_CASE("lease_recovery: a 422 to a retry of the crashed request names the mismatch, not the lease") {
+  // The retry differs from the crashed request (here: a variant); the target
+  // refuses it as a reuse of the key with another request. That is the
+  // answer's cause: the lease held (the 409 showed the claim) and ended.
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-2", "create_order", "k1", "b1", 500, 510, kConflict)
+      .Variant("traced")
+      .Send("client-3", "create_order", "k1", "b1", 2400, 2430, kMismatch)
+      .Records("create_order", "b1", 0, 3000);
+  Verdict v = Lease(WithControl(h.history(), "kill", 300));
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("after the lease ended got mismatch") == std::string::npos);
+  CHECK(v.evidence.find("was answered 422 mismatch: the key was already used with another request") !=
+        std::string::npos);
+  CHECK(v.evidence.find("they differ: variant none against traced") != std::string::npos);
+  CHECK(v.evidence.find("not a lease failure") != std::string::npos);
+  // The same 422 while the lease was live: refused, so the key was held; not an early takeover either.
+  LiteralHistory early;
+  early.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-2", "create_order", "k1", "b1", 500, 510, kConflict)
+      .Send("client-3", "create_order", "k1", "b1", 900, 910, kMismatch)
+      .Send("client-4", "create_order", "k1", "b1", 2400, 2410, kCreated)
+      .Records("create_order", "b1", 1, 3000);
+  v = Lease(WithControl(early.history(), "kill", 300));
+  INFO(v.evidence);
+  CHECK(v.evidence.find("while the crashed request's lease was live, was answered 422 mismatch") != std::string::npos);
+  CHECK(v.evidence.find("was answered mismatch while the crashed request's lease was live") == std::string::npos);
 }
 
 TEST_CASE("lease_recovery: a retry's 201 is no early takeover when the 409 that showed the claim was another retry's") {
@@ -1499,4 +1562,147 @@ TEST_CASE("identical_replay: a stored failure repeated must come back unchanged,
   Verdict none = RunOracle("identical_replay", ok.history(), ShopTarget(), {{"failures", true}});
   CHECK(none.status == VerdictStatus::kUnknown);
   CHECK(none.evidence.find("no stored failure") != std::string::npos);
+}
+
+namespace {
+// A queue consumer whose account balance adds each message's amount
+// (`counts:` / `sums:` on its probe), as a target file declares it.
+TargetDescription InboxTarget(const std::string& probe_keys) {
+  auto t = ParseTarget(R"(name: inbox
+base_url: "http://127.0.0.1:{{port}}"
+actions:
+  create_order: {role: create, request: {method: POST, path: /orders}}
+messages:
+  credit:
+    push: {method: POST, path: /inbox, json: {message_id: "{{key}}", amount: 5}}
+    fields: {message_id: "{{key}}", amount: "5"}
+probes:
+  balance: {request: {path: /accounts}, value: "$.balance")" + probe_keys + R"(}
+)",
+                       "inbox.yaml");
+  if (!t.ok()) FAIL(t.status().ToString());
+  return *t;
+}
+
+// Deliveries of messages as the deliverer records them (push body with the
+// amount), each acknowledged (200) unless `lost`; then the balance probe.
+History CreditDeliveries(const std::vector<std::pair<std::string, int>>& pushes, std::int64_t balance) {
+  History h;
+  int t = 0;
+  auto probe = [&](const std::string& label, std::int64_t value) {
+    LiteralHistory p;
+    p.Probe("balance", label, value, t++);
+    for (const auto& e : p.history().events()) h.Append(e);
+  };
+  probe("before", 0);
+  for (const auto& [message, amount] : pushes) {
+    const RequestSubject subject{"credit", message, message, "", "", ""};
+    const std::string body = R"({"message_id":")" + message + R"(","amount":)" + std::to_string(amount) + "}";
+    HistoryEvent e = DeliverInvoke(subject, 0, {"POST", "http://127.0.0.1:1/inbox", {}, body}, {{"message", message}}, -1);
+    e.time_ns = std::int64_t{t++} * 1000000;
+    RecordedExchange x;
+    x.type = EventType::kOk;
+    x.status = 200;
+    x.body = "{}";
+    HistoryEvent done = DeliverCompletion(e, x, false);
+    done.time_ns = std::int64_t{t++} * 1000000;
+    h.Append(e);
+    h.Append(done);
+  }
+  probe("after", balance);
+  return h;
+}
+}  // namespace
+
+TEST_CASE("applied_once: a counter that sums the messages' amounts is judged in amounts, not applications") {
+  // m1 delivered twice (a redelivery), m2 once, 5 each: a balance of 10 is
+  // each applied once. Read as a count of applications, 10 > 2 messages was
+  // a violation the consumer did not earn.
+  const nlohmann::json params = {{"counter", "after"}, {"before", "before"}, {"actions", {"credit"}}};
+  const History once = CreditDeliveries({{"m1", 5}, {"m1", 5}, {"m2", 5}}, 10);
+  const TargetDescription sums = InboxTarget(R"(, sums: "$.amount")");
+  REQUIRE(sums.probes.at("balance").sums);
+  Verdict v = RunOracle("applied_once", once, sums, params);
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence.find("the counter moved by 10 (summing $.amount) for 2 distinct message(s)") != std::string::npos);
+  // The redelivery applied again: 15, said in amounts.
+  v = RunOracle("applied_once", CreditDeliveries({{"m1", 5}, {"m1", 5}, {"m2", 5}}, 15), sums, params);
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("moved by 15 for 2 distinct message(s) worth 10") != std::string::npos);
+  // An acknowledged message lost: 5.
+  v = RunOracle("applied_once", CreditDeliveries({{"m1", 5}, {"m1", 5}, {"m2", 5}}, 5), sums, params);
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("worth 10: one was lost") != std::string::npos);
+  // A probe counting applications (the default, or said) reads the same 10 as ten applications.
+  for (const std::string& keys : {std::string(), std::string(", counts: applications")}) {
+    const TargetDescription counts = InboxTarget(keys);
+    CHECK_FALSE(counts.probes.at("balance").sums);
+    CHECK(RunOracle("applied_once", once, counts, params).is_violation());
+    CHECK(RunOracle("applied_once", CreditDeliveries({{"m1", 5}, {"m1", 5}, {"m2", 5}}, 2), counts, params).status ==
+          VerdictStatus::kValid);
+  }
+  // A message without the member summed: undecided, never a guess.
+  const TargetDescription other = InboxTarget(R"(, sums: "$.delta")");
+  v = RunOracle("applied_once", once, other, params);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK(v.evidence.find("sums $.delta") != std::string::npos);
+}
+
+namespace {
+// `base` with every request of `process` marked as sent by a client that
+// honours Retry-After (`send` with `every: retry_after`), as the runtime marks them.
+History Honouring(const History& base, const std::string& process) {
+  History out;
+  for (HistoryEvent e : base.events()) {
+    if (e.process == process && e.type == EventType::kInvoke) e.value["honours_retry_after"] = true;
+    out.Append(e);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("retry_after: a Retry-After under the minimum is a violation quoting it, and a client waiting as told must "
+          "make progress") {
+  const TargetDescription required = WithRetryAfter(IdempotencyContract::RetryAfter::kRequired);
+  REQUIRE(required.idempotency.retry_after_min == std::chrono::seconds(1));  // the documented default
+  // "0" says retry at once: for as long as the work runs, forever.
+  LiteralHistory zero;
+  zero.Send("client-1", "create_order", "k1", "b1", 0, 1500, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 300, 310, Answer{409, "{}", {{"Retry-After", "0"}}});
+  Verdict v = RunOracle("retry_after", zero.history(), required);
+  INFO(v.evidence);
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("with 'Retry-After: 0', a delay under the minimum of 1s") != std::string::npos);
+  CHECK(v.evidence.find("request #") == 0);
+  // A declared minimum of 2s makes "1" too short.
+  TargetDescription two = required;
+  two.idempotency.retry_after_min = std::chrono::seconds(2);
+  LiteralHistory one;
+  one.Send("client-0", "create_order", "k1", "b1", 300, 310, kConflict);
+  CHECK(RunOracle("retry_after", one.history(), required).status == VerdictStatus::kValid);
+  CHECK(RunOracle("retry_after", one.history(), two).evidence.find("'Retry-After: 1', a delay under the minimum of 2s") !=
+        std::string::npos);
+
+  // A client that waited 1 s as told, twice, then got the replay: progress.
+  LiteralHistory told;
+  told.Send("client-1", "create_order", "k1", "b1", 0, 1500, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 300, 310, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 1310, 1320, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 2320, 2330, Replayed());
+  v = RunOracle("retry_after", Honouring(told.history(), "client-0"), required);
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details.at("honouring_clients") == 1);
+  CHECK(v.evidence.find("1 client(s) that waited as told made progress") != std::string::npos);
+  // Told "1" every time and still in progress when its retries ran out: the key never moved.
+  LiteralHistory stuck;
+  stuck.Send("client-0", "create_order", "k1", "b1", 300, 310, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 1310, 1320, kConflict)
+      .Send("client-0", "create_order", "k1", "b1", 2320, 2330, kConflict);
+  v = RunOracle("retry_after", Honouring(stuck.history(), "client-0"), required);
+  CHECK(v.is_violation());
+  CHECK(v.evidence.find("a client that waited as each answer's Retry-After told it made no progress: its 3 "
+                        "request(s) of key k1") == 0);
+  CHECK(v.evidence.find("told Retry-After 1, 1, 1") != std::string::npos);
 }

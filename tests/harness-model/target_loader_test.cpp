@@ -509,3 +509,41 @@ TEST_CASE("callers with equal credentials are refused, located at the second") {
   CHECK(ParseTarget(head + "callers:\n  a: {headers: {X-Token: \"{{uuid}}\"}}\n  b: {headers: {X-Token: \"{{uuid}}\"}}\n",
                     "t.yaml").ok());
 }
+
+TEST_CASE("a counter probe says what it counts: applications, or the sum of a message member") {
+  const std::string head = "name: t\nbase_url: http://127.0.0.1:1\nactions:\n  a: {role: create, request: {path: /a}}\n"
+                           "probes:\n";
+  auto sums = ParseTarget(head + "  balance: {request: {path: /b}, value: $.balance, sums: $.amount}\n", "t.yaml");
+  REQUIRE(sums.ok());
+  REQUIRE(sums->probes.at("balance").sums);
+  CHECK(sums->probes.at("balance").sums->text() == "$.amount");
+  auto counts = ParseTarget(head + "  applied: {request: {path: /b}, value: $.applied, counts: applications}\n", "t.yaml");
+  REQUIRE(counts.ok());
+  CHECK_FALSE(counts->probes.at("applied").sums);
+  CHECK(ErrorOf(head + "  b: {request: {path: /b}, counts: amounts}\n") ==
+        "t.yaml:6:36: probe 'b'.counts must be applications (for a total of a message member: sums: PATH)");
+  CHECK(ErrorOf(head + "  b: {request: {path: /b}, counts: applications, sums: $.amount}\n")
+            .find("t.yaml:6:56: probe 'b': give counts: applications or sums: PATH, not both") != std::string::npos);
+  // The reference's inbox counter counts applications: its messages carry amount 5.
+  std::ifstream in(std::string(IDEMPROOF_SOURCE_DIR) + "/scenarios/targets/reference.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  auto ref = ParseTarget(text.str(), "reference.yaml");
+  REQUIRE(ref.ok());
+  CHECK_FALSE(ref->probes.at("inbox_applied").sums);
+}
+
+TEST_CASE("idempotency.retry_after: a level, or a level with the shortest delay it may give") {
+  const std::string head = "name: t\nbase_url: http://127.0.0.1:1\nactions:\n  a: {role: create, request: {path: /a}}\n";
+  auto plain = ParseTarget(head + "idempotency: {retry_after: required}\n", "t.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain->idempotency.retry_after == IdempotencyContract::RetryAfter::kRequired);
+  CHECK(plain->idempotency.retry_after_min == 1s);  // 0 would say "retry at once"
+  auto two = ParseTarget(head + "idempotency: {retry_after: {level: recommended, min: 2s}}\n", "t.yaml");
+  REQUIRE(two.ok());
+  CHECK(two->idempotency.retry_after == IdempotencyContract::RetryAfter::kRecommended);
+  CHECK(two->idempotency.retry_after_min == 2s);
+  CHECK(ErrorOf(head + "idempotency: {retry_after: {level: required, min: 500ms}}\n")
+            .find("t.yaml:5:51: idempotency.retry_after.min must be at least 1s") != std::string::npos);
+  CHECK(ErrorOf(head + "idempotency: {retry_after: {min: 2s}}\n").find("level") != std::string::npos);
+}

@@ -73,6 +73,38 @@ TEST_CASE("a burst goes over the instances in turn, other avoids the key's last 
   CHECK(b.Other("k", AllUp) == "main");
 }
 
+TEST_CASE("other keeps away from the key's owner, not from the last other: two instances, the owner down",
+          "[balancer]") {
+  // kill-instance-takeover on two instances: the owner (main) is killed and
+  // the retries repeat `instance: other`; the second one must not look for
+  // an instance besides instance-2 (the first retry's), as main is down.
+  Balancer b({"main", "instance-2"}, BalancePolicy::kRoundRobin, 1);
+  b.Sent("k", "main");
+  auto main_down = [](const std::string& n) { return n != "main"; };
+  for (int i = 0; i < 3; ++i) {
+    auto other = b.Other("k", main_down);
+    REQUIRE(other);
+    CHECK(*other == "instance-2");
+    b.Sent("k", *other, true);
+  }
+  // Three instances: the retries take the others in turn, never the owner.
+  Balancer three(kThree, BalancePolicy::kRoundRobin, 1);
+  three.Sent("k", "main");
+  std::vector<std::string> got;
+  for (int i = 0; i < 4; ++i) {
+    auto other = three.Other("k", AllUp);
+    REQUIRE(other);
+    got.push_back(*other);
+    three.Sent("k", *other, true);
+  }
+  CHECK(got == std::vector<std::string>{"instance-2", "instance-3", "instance-2", "instance-3"});
+  // A request placed otherwise moves the anchor: other is then away from it.
+  three.Sent("k", "instance-2");
+  CHECK(three.Other("k", AllUp) == "instance-3");
+  three.Sent("k", "instance-3", true);
+  CHECK(three.Other("k", AllUp) == "main");
+}
+
 TEST_CASE("a three-instance target: all started on one store, a killed one skipped, all reaped",
           "[interpreter][cluster][slow]") {
   const std::string dir = ScratchDir("three-instances");

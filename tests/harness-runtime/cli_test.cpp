@@ -173,6 +173,8 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"truncate-stored-answer", "large-answer-replay", "identical_replay", 1},
     // a stored failure repeated byte for byte gets another body (issue 33, class 6)
     {"failure-replay-generic", "failure-replayed-unchanged", "identical_replay", 1},
+    // an in-progress Retry-After of 0: retry at once, forever (issue 33, class 7)
+    {"retry-after-zero", "retry-after-honoured", "retry_after", 1},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the

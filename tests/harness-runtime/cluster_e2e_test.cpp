@@ -140,6 +140,57 @@ TEST_CASE("the flaw instance-local-claims is caught by the cluster layer", "[cli
   CHECK(ReadFile(dir + "/runs/latest/report.md").find(", instance-") != std::string::npos);
 }
 
+TEST_CASE("kill-instance-takeover runs on a cluster of exactly two instances, its retries on the one left",
+          "[cli][cluster][slow]") {
+  // With two instances the second retry looked for an instance besides the
+  // first retry's (instance-2) while main, the owner, was dead: "instance:
+  // other: no target instance up besides ..." and no verdict at all.
+  const std::string dir = ScratchDir("cluster-two");
+  std::string target = ReadFile(TargetFile("reference-cluster.yaml"));
+  const std::regex three("\ninstances: 3[^\n]*\n");
+  REQUIRE(std::regex_search(target, three));
+  target = std::regex_replace(target, three, "\ninstances: 2\n");
+  WriteFile(dir + "/two.yaml", target);
+  CliResult r = RunIdemproof({"run", ClusterLayer() + "/kill-instance-takeover.yaml", "--target", dir + "/two.yaml",
+                              "--out", dir + "/runs", "--json", dir + "/results.json"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 0);
+  const VerdictTally tally = TallyVerdicts(ReadFile(dir + "/results.json"));
+  INFO(tally.ProblemText());
+  CHECK(tally.problems.empty());
+  CHECK(tally.valid >= 2);
+  const auto instances = InstancesByScenario(fs::canonical(dir + "/runs/latest"));
+  const auto& sent = instances.at("kill-instance-takeover.create_order");
+  CHECK(sent.count("main") == 2);            // the owner and its duplicate
+  CHECK(sent.count("instance-2") >= 2);      // every retry on the instance left up
+}
+
+TEST_CASE("a target whose instances share no store: paused-owner-takeover and the cluster layer are not applicable",
+          "[cli][cluster]") {
+  // paused-owner-takeover spawns a second process and takes the key over
+  // there: on a target whose instances keep their own state that violation
+  // is unearned. Said, not judged; nothing is started.
+  const std::string dir = ScratchDir("shared-nothing");
+  WriteFile(dir + "/alone.yaml", ReadFile(TargetFile("reference.yaml")) + "\nshared_store: false\n");
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect/paused-owner-takeover.yaml",
+                              SourceDir() + "/scenarios/cluster/kill-instance-takeover.yaml", "--target",
+                              dir + "/alone.yaml", "--out", dir + "/runs", "--json", dir + "/results.json"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 3);  // nothing was tested: never a green run, never a violation
+  const json results = json::parse(ReadFile(dir + "/results.json"));
+  int verdicts = 0;
+  for (const auto& s : results.at("scenarios")) {
+    for (const auto& v : s.at("verdicts")) {
+      ++verdicts;
+      CHECK(v.at("status") == "not_applicable");
+      CHECK(v.at("evidence").get<std::string>().find("instances that share one store") != std::string::npos);
+    }
+  }
+  CHECK(verdicts == 4);
+}
+
 TEST_CASE("on a one-instance target the cluster layer is not applicable, saying it needs two instances",
           "[cli][cluster][slow]") {
   const std::string dir = ScratchDir("cluster-one");
