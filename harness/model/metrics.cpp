@@ -80,12 +80,14 @@ Metrics ComputeMetrics(const TargetDescription& target, const History& history) 
   const IdempotencyContract& contract = target.idempotency;
   std::map<std::string, int> sends_per_key;
   std::set<std::tuple<std::string, std::string, std::string>> keys_begun;  // (action, caller, key)
-  for (const auto& op : RequestOperations(history)) {
+  const auto ops = RequestOperations(history);
+  for (const auto& op : ops) {
     const HistoryEvent& e = *op.invoke;
     if (!e.key.empty()) ++sends_per_key[e.key];
     auto a = op.answer();
     const bool first_of_key = !e.key.empty() && keys_begun.insert({e.action, CallerOf(e), e.key}).second;
-    if (first_of_key && a && contract.replay &&
+    // A burst's first invoke may lose the race to a copy; a proxy may replay it: only a request alone counts.
+    if (first_of_key && a && contract.replay && RanAlone(history, ops, op) &&
         (Classify(op, contract) == AnswerClass::kSuccess || Classify(op, contract) == AnswerClass::kRetryable)) {
       ++m.new_key_answers;
       if (IsReplayMarked(*a, contract)) ++m.new_key_answers_as_replay;

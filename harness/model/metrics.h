@@ -13,6 +13,8 @@
 //    such first requests answered 2xx or retryable. A key's first request
 //    has nothing to replay: a marked answer is a new request swallowed as a
 //    replay of an older one (a body hash or a cut key merged two keys).
+//    Only a first request that ran alone counts (operation.h RanAlone: no
+//    other request of its key overlapped it, no proxy fault acted on it).
 //    Needs a declared replay marker.
 //  - window hit rate: retries inside the declared window that were recognised
 //    / retries inside the window. A retry is a request whose key, action and

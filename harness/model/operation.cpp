@@ -104,6 +104,18 @@ std::vector<Operation> PairOperations(const History& history) {
   return ops;
 }
 
+bool RanAlone(const History& history, const std::vector<Operation>& ops, const Operation& op) {
+  const std::int64_t from = op.invoke_ns(), to = op.complete_ns();
+  for (const auto& other : ops) {
+    if (other.invoke == op.invoke || other.invoke->action != op.invoke->action || other.invoke->key != op.invoke->key)
+      continue;
+    if (other.invoke_ns() <= to && from <= other.complete_ns()) return false;
+  }
+  for (const auto& e : history.events())
+    if (e.process == "proxy" && e.f == "fault" && e.time_ns >= from && e.time_ns <= to) return false;
+  return true;
+}
+
 std::vector<Operation> RequestOperations(const History& history) {
   std::vector<Operation> out;
   for (const auto& op : PairOperations(history))

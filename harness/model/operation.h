@@ -76,6 +76,13 @@ std::vector<Operation> PairOperations(const History& history);
 // Only request operations (f send/burst), in invoke order.
 std::vector<Operation> RequestOperations(const History& history);
 
+// True when `op` (one of `ops`) ran alone: no other request of `ops` with
+// its action and key ran while it did, and no proxy fault acted (an event f
+// "fault" on the "proxy" lane) between its invoke and its completion. Only
+// then is its answer its own, not the fruit of a concurrent copy of it
+// (a burst) or of a proxy's replayed copy.
+bool RanAlone(const History& history, const std::vector<Operation>& ops, const Operation& op);
+
 // True when `answer` carries the target's replay marker. Always false when the
 // target declares none.
 bool IsReplayMarked(const HttpAnswer& answer, const IdempotencyContract& contract);

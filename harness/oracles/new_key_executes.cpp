@@ -5,7 +5,7 @@
 // prefix (a store that cuts keys merges them).
 //
 // Judged: the first request of every key of an action after another key of
-// that action (same caller). Swallowed when it is answered as a replay (the
+// that action (same caller), when it ran alone (operation.h RanAlone). Swallowed when it is answered as a replay (the
 // marker; without one, an answer equal to an earlier key's first answer), or
 // refused as a reuse (in_progress, mismatch) although no earlier key carried
 // its business id; and when a business id has fewer records than the keys
@@ -72,7 +72,8 @@ Verdict NewKeyExecutes(const OracleInput& in) {
       const bool marked = a && contract.replay && IsReplayMarked(*a, contract);
       if (c == AnswerClass::kSuccess && !marked) executed[{action, e.biz}].push_back(&op);
       if (i == 0) continue;  // the action's first key: nothing before it to be mistaken for
-      if (!a) {
+      // A copy racing it (a burst) or a proxy's replayed copy may rightly answer it as a replay.
+      if (!a || !RanAlone(in.history, ops, op)) {
         ++undecided;
         continue;
       }
@@ -140,7 +141,9 @@ Verdict NewKeyExecutes(const OracleInput& in) {
                           : "no action got a request under a second key";
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " request(s) under a new key executed, none swallowed as a replay",
-                  "no request under a new key was answered", unreached);
+                  "no request under a new key was answered alone (a copy racing it, or a proxy's replayed copy, may "
+                  "rightly answer it as a replay)",
+                  unreached);
 }
 
 }  // namespace idemproof::oracles

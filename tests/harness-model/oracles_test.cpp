@@ -510,6 +510,13 @@ TEST_CASE("new_key_executes does not judge a business refusal of a second order,
   CHECK(v.status == VerdictStatus::kUnknown);
   CHECK(v.evidence.find("every new key's first request was refused (409 x1)") != std::string::npos);
 
+  LiteralHistory raced;  // a burst of the new key: its first invoke lost the race to a copy, rightly a replay
+  raced.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("burst-0", "create_order", "k2", "b1", 20, 40, Replayed(R"({"id":2,"biz_no":"b1"})"))
+      .Send("burst-1", "create_order", "k2", "b1", 21, 30, Answer{201, R"({"id":2,"biz_no":"b1"})"})
+      .Records("create_order", "b1", 2, 100);
+  CHECK(RunOracle("new_key_executes", raced.history()).status == VerdictStatus::kUnknown);
+
   LiteralHistory one;  // one key only
   one.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated).Send("client-0", "create_order", "k1", "b1", 20, 30,
                                                                          Replayed());

@@ -279,7 +279,10 @@ TEST_CASE("metrics: the swallowed-new rate counts first requests of a key answer
       .Send("client-0", "create_order", "k1", "b1", 40, 50, Replay())
       .Lost("client-0", "create_order", "k3", "b3", 60, 70)
       .Send("client-0", "create_order", "k3", "b3", 80, 90, Replay(201, R"({"id":3})"))
-      .Records("create_order", "b1", 1, 100);
+      // k4: a burst; its first invoke lost the race to a copy (a true replay)
+      .Send("burst-0", "create_order", "k4", "b4", 100, 130, Replay(201, R"({"id":4})"))
+      .Send("burst-1", "create_order", "k4", "b4", 101, 120, Answer{201, R"({"id":4})"})
+      .Records("create_order", "b1", 1, 200);
   Metrics m = ComputeMetrics(ShopTarget(), h.history());
   CHECK(m.new_key_answers == 2);
   CHECK(m.new_key_answers_as_replay == 1);
