@@ -246,15 +246,15 @@ struct ProbeDescription {
   std::vector<JsonPath> volatile_paths;  // ignored by probe_equal
   std::string role;  // a probe role (roles.h); "" = none
   std::string of;    // the action it observes ("" = none): a counter's create, a ledger's pay
-  SourceMark mark;
-};
-
-// A named call the scenarios fire to steer the target (chaos control).
   // What a consumer's counter read by applied_once moves by per message
   // applied: unset (`counts: applications`, the default) = 1; a JSON path
   // (`sums: "$.amount"`) = that member of the message (its push body, or its
   // broker entry's fields), as a balance summing amounts does.
   std::optional<JsonPath> sums;
+  SourceMark mark;
+};
+
+// A named call the scenarios fire to steer the target (chaos control).
 // The hook named "heal", when declared, runs at the end of every scenario.
 struct HookDescription {
   std::string name;
@@ -402,6 +402,10 @@ struct TargetDescription {
   int instance_count = 1;
   std::vector<std::string> instance_urls;  // templated; empty = started (or base_url alone)
   BalancePolicy balance = BalancePolicy::kRoundRobin;
+  // `shared_store: false`: each instance (declared or spawned) keeps its own
+  // state, so no instance sees another's keys; every scenario that sends one
+  // key to two instances is then not applicable. Default true (one store).
+  bool shared_store = true;
   IdempotencyContract idempotency;
   Duration request_timeout = std::chrono::seconds(10);  // every request's deadline
   // The most of one answer body the harness keeps (bytes); a longer answer is
@@ -419,10 +423,6 @@ struct TargetDescription {
   std::string arrival_header;
   std::vector<JsonPath> volatile_paths;      // target-wide volatile JSON paths
   std::map<std::string, ActionDescription> actions;
-  // `shared_store: false`: each instance (declared or spawned) keeps its own
-  // state, so no instance sees another's keys; every scenario that sends one
-  // key to two instances is then not applicable. Default true (one store).
-  bool shared_store = true;
   std::map<std::string, ProbeDescription> probes;
   std::map<std::string, HookDescription> hooks;
   std::optional<BatchDescription> batch;  // absent: batch steps are not applicable

@@ -814,6 +814,12 @@ class TargetLoader {
       p.call = Call(node, what, {"value", "volatile", "role", "of", "counts", "sums"});
     }
     RoleOf(node, what, ProbeRoleNames(), p.role, p.of);
+    // What a consumer counter moves by per message applied (applied_once).
+    if (node["counts"] && node["sums"])
+      r_.Fail(node["sums"], what + ": give counts: applications or sums: PATH, not both");
+    if (node["counts"] && r_.String(node["counts"], what + ".counts") != "applications")
+      r_.Fail(node["counts"], what + ".counts must be applications (for a total of a message member: sums: PATH)");
+    if (node["sums"]) p.sums = r_.Path(node["sums"], what + ".sums");
     if (node["value"]) {
       std::string v = r_.String(node["value"], what + ".value");
       if (v == "stdout") {
@@ -845,12 +851,6 @@ class TargetLoader {
       p.match.path = r_.String(m["path"], what + ".match.path");
       if (p.match.path.empty() || p.match.path[0] != '/') r_.Fail(m["path"], what + ".match.path must start with '/'");
     }
-    // What a consumer counter moves by per message applied (applied_once).
-    if (node["counts"] && node["sums"])
-      r_.Fail(node["sums"], what + ": give counts: applications or sums: PATH, not both");
-    if (node["counts"] && r_.String(node["counts"], what + ".counts") != "applications")
-      r_.Fail(node["counts"], what + ".counts must be applications (for a total of a message member: sums: PATH)");
-    if (node["sums"]) p.sums = r_.Path(node["sums"], what + ".sums");
     if (m["fields"]) {
       r_.ExpectMap(m["fields"], what + ".match.fields");
       for (auto it = m["fields"].begin(); it != m["fields"].end(); ++it)

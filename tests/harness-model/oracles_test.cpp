@@ -1134,13 +1134,6 @@ TEST_CASE("caller_scope: one key from two callers is two keys") {
   CHECK(RunOracle("caller_scope", alone.history()).status == VerdictStatus::kNotApplicable);
 }
 
-TEST_CASE("mismatch_rejected: another payload after the window may take the key (found by explore)") {
-  // ShopTarget's window is 4s: the stored result may have expired by 5s.
-  LiteralHistory late;
-  late.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
-      .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{201, R"({"id":2})"}, "other");
-  Verdict v = RunOracle("mismatch_rejected", late.history());
-  CHECK(v.status == VerdictStatus::kUnknown);  // not judged: the premise (a reuse inside the record's life) never came
 TEST_CASE("caller_scope: a key refused to its first caller too is not blamed on the other caller") {
   // cross-caller-key on a target that truncates keys: k2 shares k1's long
   // prefix, so Alice's own first k2 request is refused as a mismatch (k1's
@@ -1171,6 +1164,13 @@ TEST_CASE("caller_scope: a key refused to its first caller too is not blamed on 
   CHECK(v.evidence.find("because caller alice used the key (request #") != std::string::npos);
 }
 
+TEST_CASE("mismatch_rejected: another payload after the window may take the key (found by explore)") {
+  // ShopTarget's window is 4s: the stored result may have expired by 5s.
+  LiteralHistory late;
+  late.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{201, R"({"id":2})"}, "other");
+  Verdict v = RunOracle("mismatch_rejected", late.history());
+  CHECK(v.status == VerdictStatus::kUnknown);  // not judged: the premise (a reuse inside the record's life) never came
   CHECK(v.details["past_window"] == 1);
   // Inside the window the same reuse is still the no-fingerprint flaw.
   LiteralHistory early;
