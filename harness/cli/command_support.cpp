@@ -69,6 +69,14 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
     // not_applicable with the reason), each checked against the target.
     for (Scenario& bound : BindScenario(*scenario, *target)) {
       ScenarioFit fit = CheckScenarioAgainstTarget(bound, *target);
+      // A fault on an egress must be of that hop's protocol (an http kind
+      // on a tcp egress, a tcp kind on an http one): a typo, never a skip.
+      for (const auto& [name, fault] : bound.faults) {
+        auto egress = fault.on.rfind("egress.", 0) == 0 ? target->egress.find(fault.on.substr(7)) : target->egress.end();
+        if (egress == target->egress.end()) continue;
+        if (Status valid = injectors.ValidateOn(fault, egress->second.tcp); !valid.ok())
+          fit.errors.push_back(Status::InvalidConfig(valid.message(), fault.mark));
+      }
       for (const auto& e : fit.errors) {
         std::cerr << ConsoleSafe(e.ToString()) << "\n";
         ++out.errors;

@@ -88,7 +88,31 @@ std::string DescribeParameter(const ScenarioParameter& p) {
   return out;
 }
 
+// A fault `on: store`: one scenario per tcp egress of the target, the fault
+// on it. Empty when the scenario has no such fault or the target no tcp
+// egress (then CheckScenarioAgainstTarget names the need).
+static std::vector<Scenario> BindStores(const Scenario& scenario, const TargetDescription& target) {
+  std::vector<std::string> stores;
+  for (const auto& [name, egress] : target.egress)
+    if (egress.tcp) stores.push_back(name);
+  if (stores.empty() || std::none_of(scenario.faults.begin(), scenario.faults.end(),
+                                     [](const auto& f) { return f.second.on == kStoreHop; }))
+    return {};
+  std::vector<Scenario> out;
+  for (const auto& store : stores) {
+    Scenario s = scenario;
+    for (auto& [name, fault] : s.faults)
+      if (fault.on == kStoreHop) fault.on = "egress." + store;
+    for (Scenario& bound : BindScenario(s, target)) {
+      if (stores.size() > 1) bound.name += "@" + store;
+      out.push_back(std::move(bound));
+    }
+  }
+  return out;
+}
+
 std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescription& target) {
+  if (auto stores = BindStores(scenario, target); !stores.empty()) return stores;
   if (scenario.parameters.empty()) {
     Scenario s = scenario;
     ResolveCauses(s, target);

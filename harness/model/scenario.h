@@ -151,12 +151,17 @@ struct Step {
 // its default.
 Step MakeStep(const std::string& kind_name);
 
+// `on: store`: a fault on the service's own store (see FaultDeclaration::on).
+inline constexpr char kStoreHop[] = "store";
+
 // A fault the scenario may inject, by a fault step or for its whole length.
 struct FaultDeclaration {
   std::string name;        // the key in `faults:`
   std::string kind;        // the injector kind
   // Where it acts: "" = the client's hop (a proxy in front of the target);
-  // "egress.NAME" = the target's downstream NAME (target `egress:`).
+  // "egress.NAME" = the target's downstream NAME (target `egress:`);
+  // kStoreHop = the service's own store: the bind stage makes one scenario
+  // per tcp egress of the target (`protocol: tcp`), with "egress.NAME".
   std::string on;
   nlohmann::json params;   // every other key of the block, as JSON (durations as strings)
   SourceMark mark;

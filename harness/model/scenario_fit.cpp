@@ -57,6 +57,10 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
     const std::string prefix = "egress.";
     if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))
       check.AddNeed("egress '" + fault.on.substr(prefix.size()) + "' (target 'egress') for fault " + name);
+    // Left unbound by BindScenario: the target has no tcp egress.
+    if (fault.on == kStoreHop)
+      check.AddNeed("a tcp egress (target 'egress' with protocol: tcp: the service's own store behind the "
+                    "harness's proxy) for fault " + name);
   }
   // Unbound (nothing of the target fits its parameters): what it lacks for
   // them, then for the names it uses literally; its "$PARAM" names are no typos.

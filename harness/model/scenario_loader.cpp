@@ -163,8 +163,8 @@ class ScenarioLoader {
         // The hop it acts on; the rest of the block is the injector's.
         f.on = r_.String(it->second, "fault '" + f.name + "'.on");
         static const RE2 kEgress("egress\\.[A-Za-z_][A-Za-z0-9_.-]*", RE2::Latin1);
-        if (!RE2::FullMatch(f.on, kEgress))
-          r_.Fail(it->second, "fault '" + f.name + "'.on must be egress.NAME (a downstream the target declares under 'egress'), found '" + f.on + "'");
+        if (f.on != kStoreHop && !RE2::FullMatch(f.on, kEgress))
+          r_.Fail(it->second, "fault '" + f.name + "'.on must be egress.NAME (a downstream the target declares under 'egress') or store (each egress with protocol: tcp), found '" + f.on + "'");
       } else if (k != "kind") {
         f.params[k] = r_.Json(it->second);
       }

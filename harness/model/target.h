@@ -359,10 +359,17 @@ struct CallerDescription {
 // `callers:` (declaration order).
 inline std::size_t CallerIndex(const std::string& caller) { return caller == "second" ? 1 : 0; }
 
+// With `protocol: tcp` the downstream is the service's own store (PostgreSQL,
+// Redis, any TCP server): `upstream` is "HOST:PORT", the proxy copies raw
+// bytes (injectors/tcp_fault_proxy.h), keeps no record and takes the tcp
+// faults (pause, refuse, reset, cut-after); templates see
+// {{egress.NAME.port}} and {{egress.NAME.address}}. The harness's own probes
+// still go to the store directly.
 struct EgressDescription {
   std::string name;
-  std::string upstream;          // templated http:// URL of the real downstream
-  std::vector<JsonPath> record;  // JSON fields of request bodies kept in each entry
+  std::string upstream;          // templated http:// URL (tcp: HOST:PORT) of the real downstream
+  std::vector<JsonPath> record;  // JSON fields of request bodies kept in each entry (http only)
+  bool tcp = false;              // `protocol: tcp` (default http)
   SourceMark mark;
 };
 

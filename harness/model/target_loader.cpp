@@ -316,6 +316,8 @@ class TargetLoader {
         for (const auto& [n, e] : t.egress) declared.push_back(n);
         r_.Fail(node, "egress: '" + name + "' is not a downstream declared under 'egress'" +
                           yaml::DidYouMean(name, declared));
+      } else if (t.egress.at(name).tcp) {
+        r_.Fail(node, "egress: '" + name + "' is a tcp egress (protocol: tcp): it keeps no record of requests to probe");
       }
     }
     CheckRoleOf(t);
@@ -340,7 +342,8 @@ class TargetLoader {
     for (const auto& [name, svc] : t.services)
       for (const char* part : {".url", ".port", ".pid"}) known.push_back("services." + name + part);
     for (const auto& [name, e] : t.egress)
-      for (const char* part : {".url", ".port"}) known.push_back("egress." + name + part);
+      for (const char* part : {".url", ".port", ".address"})
+        if (std::string(part) != (e.tcp ? ".url" : ".address")) known.push_back("egress." + name + part);
     for (const auto& [name, a] : t.actions)
       for (const auto& [var, path] : a.capture) known.push_back(var);
     for (const auto& use : templates_) {
@@ -863,12 +866,26 @@ class TargetLoader {
   EgressDescription Egress(const std::string& name, const YAML::Node& node) {
     const std::string what = "egress '" + name + "'";
     r_.ExpectMap(node, what);
-    r_.CheckKeys(node, {"upstream", "record"}, what);
+    r_.CheckKeys(node, {"upstream", "record", "protocol"}, what);
     EgressDescription e;
     e.name = name;
     e.mark = r_.MarkOf(node);
     YAML::Node up = r_.Required(node, "upstream", what);
     e.upstream = Templated(up, what + ".upstream");
+    if (node["protocol"]) {
+      const std::string protocol = r_.String(node["protocol"], what + ".protocol");
+      if (protocol != "http" && protocol != "tcp")
+        r_.Fail(node["protocol"], what + ".protocol: unknown protocol '" + protocol + "'" +
+                                      yaml::DidYouMean(protocol, {"http", "tcp"}) + " (http, tcp)");
+      e.tcp = protocol == "tcp";
+    }
+    if (e.tcp) {
+      // Raw bytes: no request to record, no URL to forward to.
+      if (node["record"]) r_.Fail(node["record"], what + ".record: a tcp egress has no requests to record (http only)");
+      if (e.upstream.find("://") != std::string::npos)
+        r_.Fail(up, what + ".upstream of a tcp egress is HOST:PORT (e.g. \"127.0.0.1:{{services.postgres.port}}\"), not a URL");
+      return e;
+    }
     // A template ({{services.NAME.url}}) is checked once expanded, by the runtime.
     if (e.upstream.rfind("http://", 0) != 0 && e.upstream.rfind("{{", 0) != 0)
       r_.Fail(up, what + ".upstream must be an http:// URL");

@@ -3,6 +3,7 @@
 #include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
 #include "injectors/fault_selector.h"
+#include "injectors/tcp_fault_proxy.h"
 
 namespace idemproof::runtime {
 
@@ -12,6 +13,7 @@ namespace inj = idemproof::injectors;
 struct EgressProxies::Running {
   std::unique_ptr<inj::FaultEventLog> log;
   std::unique_ptr<inj::ChaosProxy> proxy;
+  std::unique_ptr<inj::TcpFaultProxy> tcp;
 };
 
 namespace {
@@ -53,6 +55,10 @@ Status EgressProxies::Start(const TemplateVars& vars) {
   for (const auto& [name, egress] : egress_) {
     auto url = ExpandTemplate(egress.upstream, vars);
     if (!url.ok()) return Status(url.status().code(), "egress " + name + ": " + url.status().message());
+    if (egress.tcp) {
+      if (Status st = StartTcp(egress, *url); !st.ok()) return st;
+      continue;
+    }
     std::string authority = url->substr(url->rfind("http://", 0) == 0 ? 7 : 0);
     while (!authority.empty() && authority.back() == '/') authority.pop_back();
     if (url->rfind("http://", 0) != 0 || authority.find('/') != std::string::npos)
@@ -90,7 +96,38 @@ Status EgressProxies::Start(const TemplateVars& vars) {
   return Status::Ok();
 }
 
+// A tcp egress: raw bytes to HOST:PORT, its fault events to on_fault_.
+Status EgressProxies::StartTcp(const EgressDescription& egress, const std::string& address) {
+  const std::string& name = egress.name;
+  auto upstream = inj::parse_endpoint(address);
+  if (!upstream.ok() || address.find("://") != std::string::npos)
+    return Status(StatusCode::kInvalidConfig, "egress " + name + ": upstream '" + address +
+                                                  "' must be HOST:PORT (" + egress.mark.ToString() + ")");
+  auto r = std::make_unique<Running>();
+  const std::string on = "egress." + name;
+  Sink on_fault = on_fault_;
+  r->log = std::make_unique<inj::FaultEventLog>([on_fault, on](const inj::FaultEvent& e) {
+    nlohmann::json j = e;
+    j["on"] = on;
+    if (on_fault) on_fault(j, e.time_ns);
+  });
+  inj::TcpProxySettings settings;
+  settings.upstream = upstream.value();
+  r->tcp = std::make_unique<inj::TcpFaultProxy>(settings, r->log.get());
+  if (Status st = r->tcp->start(); !st.ok())
+    return Status(StatusCode::kUnavailable, "egress " + name + " tcp proxy: " + st.message());
+  vars_out_["egress." + name + ".address"] = r->tcp->endpoint().to_string();
+  vars_out_["egress." + name + ".port"] = std::to_string(r->tcp->endpoint().port);
+  running_[name] = std::move(r);
+  return Status::Ok();
+}
+
 void EgressProxies::Stop() { running_.clear(); }
+
+inj::TcpFaultProxy* EgressProxies::TcpProxy(const std::string& name) {
+  auto it = running_.find(name);
+  return it == running_.end() ? nullptr : it->second->tcp.get();
+}
 
 inj::ChaosProxy* EgressProxies::Proxy(const std::string& name) {
   auto it = running_.find(name);

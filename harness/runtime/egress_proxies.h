@@ -12,6 +12,9 @@
 // (`fields`: the declared `record` paths in the JSON body; `answer`: the
 // downstream's body, parsed when it is JSON). Fault events of the proxies
 // (faults armed with `on: egress.NAME`) go to `on_fault` with "on" added.
+// A tcp egress (`protocol: tcp`) gets a TcpFaultProxy (injectors/
+// tcp_fault_proxy.h) instead: raw bytes to `upstream` (HOST:PORT), no record,
+// egress.NAME.port / egress.NAME.address published, its fault events as above.
 // Stop() (and the destructor) heals every proxy: nothing listens afterwards.
 //
 // Errors are values: kInvalidConfig (an upstream that is no http://HOST:PORT
@@ -39,6 +42,7 @@
 namespace idemproof::injectors {
 class ChaosProxy;
 class FaultEventLog;
+class TcpFaultProxy;
 }  // namespace idemproof::injectors
 
 namespace idemproof::runtime {
@@ -60,13 +64,15 @@ class EgressProxies {
   // egress.NAME.url / egress.NAME.port of the started proxies.
   const TemplateVars& Vars() const { return vars_out_; }
   // The proxy of downstream `name` and its fault log; null when not started.
-  injectors::ChaosProxy* Proxy(const std::string& name);
+  injectors::ChaosProxy* Proxy(const std::string& name);  // null for a tcp egress
+  injectors::TcpFaultProxy* TcpProxy(const std::string& name);  // null for an http egress
   injectors::FaultEventLog* Log(const std::string& name);
   // The record entries of downstream `name` so far, in completion order.
   std::vector<nlohmann::json> Records(const std::string& name) const;
 
  private:
   struct Running;
+  Status StartTcp(const EgressDescription& egress, const std::string& address);
   const std::map<std::string, EgressDescription>& egress_;
   Sink on_record_, on_fault_;
   std::map<std::string, std::unique_ptr<Running>> running_;

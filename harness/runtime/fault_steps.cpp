@@ -33,6 +33,7 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
     if (fault.on.rfind(egress_prefix, 0) == 0 && ctx.egress()) {
       const std::string name = fault.on.substr(egress_prefix.size());
       scope.egress_proxy = ctx.egress()->Proxy(name);
+      scope.egress_tcp_proxy = ctx.egress()->TcpProxy(name);
       scope.egress_log = ctx.egress()->Log(name);
     }
     if (auto pid = ctx.instances().Pid("main"); pid && *pid > 0) scope.target_pid = std::to_string(*pid);

@@ -1,5 +1,7 @@
 #include "runtime/injector_faults.h"
 
+#include <algorithm>
+
 #include <yaml-cpp/yaml.h>
 
 #include <nlohmann/json.hpp>
@@ -7,13 +9,38 @@
 #include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
 #include "injectors/registry.h"
+#include "injectors/tcp_fault_injector.h"
+#include "injectors/tcp_fault_proxy.h"
 
 namespace idemproof::runtime {
 
 namespace inj = idemproof::injectors;
 
 struct InjectorFaults::Registered {
-  inj::Registry registry;
+  inj::Registry registry;  // the http hop's faults (the client's, an http egress's)
+  inj::Registry tcp;       // a tcp egress's faults
+
+  static bool Has(const inj::Registry& r, const std::string& kind) {
+    for (const auto& k : r.kinds())
+      if (k == kind) return true;
+    return false;
+  }
+  static std::string Listed(const inj::Registry& r) {
+    std::string out;
+    for (const auto& k : r.kinds()) out += (out.empty() ? "" : ", ") + k;
+    return out;
+  }
+  // The registry of the hop (tcp or not), or why the kind does not act there.
+  Result<const inj::Registry*> For(const FaultDeclaration& fault, bool tcp) const {
+    const inj::Registry& r = tcp ? this->tcp : registry;
+    if (Has(r, fault.kind)) return &r;
+    const std::string hop = fault.on.empty() ? "the client's hop" : fault.on;
+    return Status(StatusCode::kInvalidConfig,
+                  "fault " + fault.name + ": '" + fault.kind + "' is " + (tcp ? "an http" : "a tcp") + " fault, and " +
+                      hop + " is " + (tcp ? "a tcp egress (protocol: tcp); tcp faults: " + Listed(this->tcp)
+                                          : std::string(fault.on.empty() ? "http" : "an http egress") +
+                                                "; http faults: " + Listed(registry)));
+  }
 };
 
 // One proxy in front of the target for a scenario run, and the faults armed
@@ -86,11 +113,18 @@ Result<BaseUrlParts> SplitBaseUrl(const std::string& url) {
 
 InjectorFaults::InjectorFaults() : registry_(std::make_unique<Registered>()) {
   inj::register_builtin_injectors(registry_->registry);
+  inj::register_builtin_tcp_faults(registry_->tcp);
 }
 
 InjectorFaults::~InjectorFaults() { HealAll(); }
 
-std::vector<std::string> InjectorFaults::Kinds() const { return registry_->registry.kinds(); }
+std::vector<std::string> InjectorFaults::Kinds() const {
+  std::vector<std::string> out = registry_->registry.kinds();
+  for (const auto& k : registry_->tcp.kinds())
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 bool InjectorFaults::Supports(const std::string& kind) const {
   for (const auto& k : Kinds()) {
@@ -100,12 +134,42 @@ bool InjectorFaults::Supports(const std::string& kind) const {
 }
 
 Status InjectorFaults::Validate(const FaultDeclaration& fault) const {
-  auto built = registry_->registry.build(BlockOf(fault));
+  // On an egress the hop's protocol is the target's to say (ValidateOn);
+  // here the options must fit the kind on some hop.
+  if (!fault.on.empty() && Registered::Has(registry_->tcp, fault.kind)) {
+    Status tcp = ValidateOn(fault, true);
+    if (tcp.ok() || !Registered::Has(registry_->registry, fault.kind)) return tcp;
+  }
+  return ValidateOn(fault, false);
+}
+
+Status InjectorFaults::ValidateOn(const FaultDeclaration& fault, bool tcp) const {
+  auto registry = registry_->For(fault, tcp);
+  if (!registry.ok()) return registry.status();
+  auto built = (*registry)->build(BlockOf(fault));
   if (!built) return FromInjectors(built.status(), "fault " + fault.name + ": ");
   return Status::Ok();
 }
 
 Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, const FaultScope& scope) {
+  if (!fault.on.empty() && scope.egress_tcp_proxy != nullptr) {
+    if (egress_active_.count(fault.name))
+      return Status(StatusCode::kInvalidArgument, "fault " + fault.name + " is already active");
+    auto registry = registry_->For(fault, true);
+    if (!registry.ok()) return registry.status();
+    auto built = (*registry)->build(BlockOf(fault));
+    if (!built) return FromInjectors(built.status(), "fault " + fault.name + ": ");
+    std::unique_ptr<inj::Injector> injector = std::move(built).value();
+    inj::InjectorContext context{nullptr, scope.egress_log, scope.egress_tcp_proxy};
+    if (Status st = injector->start(context); !st.ok()) return FromInjectors(st, "fault " + fault.name + ": ");
+    nlohmann::json record = {{"injector", injector->kind()},
+                             {"name", injector->settings().name},
+                             {"on", fault.on},
+                             {"protocol", "tcp"},
+                             {"proxy", scope.egress_tcp_proxy->endpoint().to_string()}};
+    egress_active_.emplace(fault.name, std::move(injector));
+    return record;
+  }
   if (!fault.on.empty()) {
     if (scope.egress_proxy == nullptr)
       return Status(StatusCode::kUnsupported, "fault " + fault.name + ": no running proxy for " + fault.on);
@@ -117,6 +181,7 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
         return Status(StatusCode::kUnsupported, "fault " + fault.name + ": no target process to kill");
       armed.params["pid"] = scope.target_pid;
     }
+    if (auto r = registry_->For(fault, false); !r.ok()) return r.status();
     auto built = registry_->registry.build(BlockOf(armed));
     if (!built) return FromInjectors(built.status(), "fault " + fault.name + ": ");
     std::unique_ptr<inj::Injector> injector = std::move(built).value();
@@ -133,6 +198,7 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
   if (proxy_ && proxy_->active.count(fault.name)) {
     return Status(StatusCode::kInvalidArgument, "fault " + fault.name + " is already active");
   }
+  if (auto r = registry_->For(fault, false); !r.ok()) return r.status();
   auto built = registry_->registry.build(BlockOf(fault));
   if (!built) return FromInjectors(built.status(), "fault " + fault.name + ": ");
   std::unique_ptr<inj::Injector> injector = std::move(built).value();

@@ -21,6 +21,9 @@
 //
 // Only http:// targets on a numeric host or localhost can be proxied.
 //
+// A fault on a tcp egress (scope.egress_tcp_proxy) is a tcp fault (pause,
+// refuse, reset, cut-after: their own registry); an http kind there, or a tcp
+// one on an http hop, is kInvalidConfig.
 // A fault with `on: egress.NAME` arms on the scope's egress proxy instead
 // (the run owns that proxy; heal disarms the fault only); a kill-after-answer
 // there without a `pid` kills the target's main instance (scope.target_pid).
@@ -50,7 +53,7 @@ class InjectorFaults : public FaultRunner {
   InjectorFaults(const InjectorFaults&) = delete;
   InjectorFaults& operator=(const InjectorFaults&) = delete;
 
-  // The registered kinds: drop-response, replay-upstream, hedge, delay, reset.
+  // The registered kinds, http and tcp (injectors/tcp_fault_injector.h), sorted.
   std::vector<std::string> Kinds() const;
 
   bool Supports(const std::string& kind) const override;
@@ -63,8 +66,12 @@ class InjectorFaults : public FaultRunner {
   void HealAll() noexcept override;
   std::optional<std::string> ClientBaseUrl() const override;
 
-  // Checks a declaration's options without starting anything (lint).
+  // Checks a declaration's options without starting anything (lint). A
+  // fault on an egress fits when it fits either hop (the target decides).
   Status Validate(const FaultDeclaration& fault) const;
+  // ...on a hop of that protocol (`tcp`: an egress with protocol: tcp): a
+  // kind of the other protocol is kInvalidConfig, naming the hop's kinds.
+  Status ValidateOn(const FaultDeclaration& fault, bool tcp) const;
 
  private:
   struct Proxy;

@@ -25,6 +25,7 @@
 
 namespace idemproof::injectors {
 class ChaosProxy;
+class TcpFaultProxy;
 class FaultEventLog;
 }  // namespace idemproof::injectors
 
@@ -54,6 +55,7 @@ struct FaultScope {
   // A fault `on: egress.NAME`: arm on this proxy (the egress hop, owned by
   // the run) and log to `egress_log`, instead of a proxy in front of the target.
   injectors::ChaosProxy* egress_proxy = nullptr;
+  injectors::TcpFaultProxy* egress_tcp_proxy = nullptr;  // a tcp egress (protocol: tcp) instead
   injectors::FaultEventLog* egress_log = nullptr;
   std::string target_pid;  // the main instance's pid ("" = none): kill-after-answer's default pid
 };

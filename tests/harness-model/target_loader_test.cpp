@@ -404,6 +404,28 @@ TEST_CASE("egress errors carry file:line:column") {
             .find("t.yaml:6:14: start: give free_port or port_from_stdout, not both") != std::string::npos);
 }
 
+TEST_CASE("egress protocol: tcp puts the store behind a byte proxy, its misuses are errors at line:column") {
+  const std::string head = "name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n";
+  auto ok = ParseTarget(head + "start: {argv: [svc, --store, \"127.0.0.1:{{egress.db.port}}\", \"{{egress.db.address}}\"]}\n"
+                               "egress:\n  db: {protocol: tcp, upstream: \"127.0.0.1:{{services.pg.port}}\"}\n"
+                               "services:\n  pg: {argv: [pg, \"{{port}}\"], free_port: true}\n",
+                        "t.yaml");
+  REQUIRE(ok.ok());
+  CHECK(ok->egress.at("db").tcp);
+  CHECK(ok->egress.at("db").upstream == "127.0.0.1:{{services.pg.port}}");
+  CHECK(ErrorOf(head + "egress:\n  db: {protocol: udp, upstream: \"127.0.0.1:1\"}\n")
+            .find("t.yaml:5:18: egress 'db'.protocol: unknown protocol 'udp'") != std::string::npos);
+  CHECK(ErrorOf(head + "egress:\n  db: {protocol: tcp, upstream: \"http://127.0.0.1:1\"}\n")
+            .find("t.yaml:5:33: egress 'db'.upstream of a tcp egress is HOST:PORT") != std::string::npos);
+  CHECK(ErrorOf(head + "egress:\n  db: {protocol: tcp, upstream: \"127.0.0.1:1\", record: [\"$.x\"]}\n")
+            .find("t.yaml:5:56: egress 'db'.record: a tcp egress has no requests to record") != std::string::npos);
+  // No record: no egress probe; no URL: no {{egress.NAME.url}}.
+  CHECK(ErrorOf(head + "egress:\n  db: {protocol: tcp, upstream: \"127.0.0.1:1\"}\nprobes:\n  c: {egress: db}\n")
+            .find("t.yaml:7:15: egress: 'db' is a tcp egress (protocol: tcp)") != std::string::npos);
+  CHECK(ErrorOf(head + "start: {argv: [svc, \"{{egress.db.url}}\"]}\negress:\n  db: {protocol: tcp, upstream: \"127.0.0.1:1\"}\n")
+            .find("egress.db.url") != std::string::npos);
+}
+
 TEST_CASE("profile: sets the contract's defaults, the idempotency section refines them, --profile replaces it") {
   const std::string head = "name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n";
   auto ietf = ParseTarget(head, "t.yaml");
