@@ -501,7 +501,9 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
   }
 
   HttpResponse response;
-  const bool store_later = call && config_.has_flaw(Flaw::store_after_answer, call->scope.route_template);
+  // outcome-write-behind: the outcome goes to a background writer as well.
+  const bool store_later = call && (config_.has_flaw(Flaw::store_after_answer, call->scope.route_template) ||
+                                    config_.has_flaw(Flaw::outcome_write_behind, call->scope.route_template));
   const bool committed = store_.transact([&](StoreTransaction& tx) {
     response = step.run(tx);
     if (!call || store_later) return true;
@@ -529,9 +531,18 @@ void ReferenceService::complete_later(const Call& call, const HttpResponse& resp
     std::lock_guard lock(deferred_mu_);
     ++deferred_;
   }
-  std::thread([this, call, response] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    finish_terminal(call, response);
+  const bool write_behind = config_.has_flaw(Flaw::outcome_write_behind, call.scope.route_template);
+  std::thread([this, call, response, write_behind] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(write_behind ? 100 : 200));
+    if (write_behind) {
+      try {
+        finish_terminal(call, response);
+      } catch (const std::exception&) {
+        // The flaw: fire and forget. A failed write goes unseen; the key stays in progress.
+      }
+    } else {
+      finish_terminal(call, response);
+    }
     std::lock_guard lock(deferred_mu_);
     --deferred_;
     deferred_done_.notify_all();

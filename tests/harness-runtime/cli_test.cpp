@@ -175,6 +175,8 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"failure-replay-generic", "failure-replayed-unchanged", "identical_replay", 1},
     // an in-progress Retry-After of 0: retry at once, forever (issue 33, class 7)
     {"retry-after-zero", "retry-after-honoured", "retry_after", 1},
+    // a store fault right after the answer drops a write-behind outcome (issue 33, class 8)
+    {"outcome-write-behind", "store-fault-around-write", "one_record", 1, "reference-postgres-store-faults.yaml"},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the
@@ -582,6 +584,27 @@ TEST_CASE("a typo in a fault kind is an error with file:line:column, in lint and
                                               "\\(did you mean 'drop-response'\\?\\)")));
   }
   CHECK_FALSE(fs::exists(dir + "/runs/latest"));  // nothing ran
+}
+
+// Issue 33, class 8: a fault's kind must be of its hop's protocol. An http
+// fault on the store's tcp egress (or a tcp one in front of the target)
+// would never act; both are errors before anything runs.
+TEST_CASE("a fault kind of the wrong protocol for its hop is an error with file:line:column", "[cli][slow]") {
+  const std::string dir = ScratchDir("fault-protocol");
+  std::string text = ReadFile(Suite() + "/side-effect/store-fault-around-write.yaml");
+  REQUIRE(text.find("kind: reset, on: store, window: 600ms") != std::string::npos);
+  WriteFile(dir + "/http-on-tcp/s.yaml", std::regex_replace(text, std::regex("kind: reset, on: store, window: 600ms"), "kind: drop-response, on: store"));
+  WriteFile(dir + "/tcp-on-http/s.yaml", std::regex_replace(text, std::regex("kind: reset, on: store"), "kind: pause"));
+  for (const std::string sub : {"http-on-tcp", "tcp-on-http"}) {
+    CliResult r = RunIdemproof({"lint", dir + "/" + sub, "--target", TargetFile("reference-postgres-store-faults.yaml")}, dir);
+    INFO(sub << "\n" << Diagnose(r));
+    CHECK(r.exit_code == 2);
+    CHECK(std::regex_search(r.err, std::regex(sub == "http-on-tcp"
+                                                  ? "s\\.yaml:\\d+:\\d+: fault store_down: 'drop-response' is an http fault, "
+                                                    "and egress\\.store is a tcp egress"
+                                                  : "s\\.yaml:\\d+:\\d+: fault store_down: 'pause' is a tcp fault, and the "
+                                                    "client's hop is http")));
+  }
 }
 
 TEST_CASE("a symbolic link loop in a scenario folder is a clear error", "[cli][slow]") {
