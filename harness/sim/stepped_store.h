@@ -23,6 +23,11 @@ class SteppedStore final : public ref::Store {
 
   ref::ClaimOutcome claim(const ref::ClaimRequest& request) override;
   bool release(const ref::RequestScope& scope, const std::string& owner) override;
+  // Not a step point: renewals run on the owner's keeper thread, never from
+  // a simulated process (the simulation's business steps take no time).
+  bool renew(const ref::RequestScope& scope, const std::string& owner, ref::TimePoint expires_at) override {
+    return inner_.renew(scope, owner, expires_at);
+  }
   std::optional<ref::RequestRecord> lookup(const ref::RequestScope& scope,
                                            ref::TimePoint now) override;
   std::size_t sweep(ref::TimePoint now) override;

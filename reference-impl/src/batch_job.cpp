@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <regex>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "base/problem.h"
+#include "idemproof/ref/chaos_control.h"
 #include "idemproof/ref/random_token.h"
 #include "base/query_string.h"
 
@@ -73,6 +75,7 @@ BatchDiscipline batch_discipline_for(Flaw flaw) {
     case Flaw::no_range_marker: return BatchDiscipline::no_range_marker;
     case Flaw::batch_id_in_request_table: return BatchDiscipline::batch_id_in_request_table;
     case Flaw::coarse_marker: return BatchDiscipline::coarse_marker;
+    case Flaw::marker_before_rows: return BatchDiscipline::marker_before_rows;
     default: return BatchDiscipline::range_markers;
   }
 }
@@ -96,7 +99,7 @@ std::optional<HttpResponse> BatchRoutes::route(const HttpRequest& request, std::
   }
   if (action == "/run") {
     if (request.method != "POST") return method_not_allowed("POST");
-    return run(request, job);
+    return run(request, job, query);
   }
   if (request.method != "GET") return method_not_allowed("GET");
   return result(job, query);
@@ -109,7 +112,11 @@ std::mutex& BatchRoutes::job_mutex(const std::string& job) {
   return *m;
 }
 
-HttpResponse BatchRoutes::run(const HttpRequest& request, const std::string& job) {
+HttpResponse BatchRoutes::run(const HttpRequest& request, const std::string& job, const std::string& query) {
+  ChaosForStep chaos;
+  if (auto error = request_chaos(query, chaos)) {
+    return problem_response(400, "invalid-chaos", "Invalid chaos settings", *error);
+  }
   json body = json::parse(request.body, nullptr, false);
   std::optional<std::int64_t> from, to, fail_after;
   bool fail_ok = true;
@@ -176,8 +183,13 @@ HttpResponse BatchRoutes::run(const HttpRequest& request, const std::string& job
     return true;
   };
 
+  // Each partition's own work (slow_ms), before anything of it is written.
+  const auto work = [&] {
+    if (chaos.delay.count() > 0) std::this_thread::sleep_for(chaos.delay);
+  };
   switch (config_.discipline) {
-    case BatchDiscipline::range_markers: {
+    case BatchDiscipline::range_markers:
+    case BatchDiscipline::marker_before_rows: {
       const std::int64_t n = config_.partition_rows;
       for (std::int64_t p = *from / n; p * n < *to; ++p) {
         const std::int64_t lo = std::max(*from, p * n), hi = std::min(*to, (p + 1) * n);
@@ -192,8 +204,17 @@ HttpResponse BatchRoutes::run(const HttpRequest& request, const std::string& job
           if (!rows.empty()) markers_.write(job, rows, RowWrite::upsert, std::nullopt);
           return failed(s);
         }
-        markers_.write(job, rows, RowWrite::upsert,
-                       RangeMarker{part, lo, hi, hi - lo, rows_checksum(rows), done_at, s.run});
+        const RangeMarker marker{part, lo, hi, hi - lo, rows_checksum(rows), done_at, s.run};
+        if (config_.discipline == BatchDiscipline::marker_before_rows) {
+          // The flaw: "done" commits first; a crash during the work leaves the
+          // partition marked with no rows, and the rerun skips it.
+          markers_.write(job, {}, RowWrite::upsert, marker);
+          work();
+          markers_.write(job, rows, RowWrite::upsert, std::nullopt);
+        } else {
+          work();
+          markers_.write(job, rows, RowWrite::upsert, marker);
+        }
         ++s.processed;
       }
       return completed(s, *from, *to);
@@ -230,6 +251,7 @@ HttpResponse BatchRoutes::run(const HttpRequest& request, const std::string& job
     const std::int64_t hi = std::min(*to, lo + config_.partition_rows);
     std::vector<BatchRow> rows;
     const bool whole = rows_of(lo, hi, rows);
+    work();
     if (!rows.empty()) markers_.write(job, rows, how, std::nullopt);
     if (!whole) return failed(s);
     all.insert(all.end(), rows.begin(), rows.end());

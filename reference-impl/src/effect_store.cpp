@@ -185,13 +185,13 @@ class SqliteEffectEngine final : public EffectStore::Engine {
     return in_transaction([&] {
       InboxOutcome out;
       bool fresh = true;
-      if (dedup == Dedup::on) {
+      if (dedup != Dedup::off) {
         // The dedup row and the effect commit together, or neither does.
         Stmt seen(db_, effect_sql::insert_message(P));
         seen.bind(1, message_id).step();
         fresh = seen.changes() == 1;
       }
-      if (fresh) {
+      if (fresh && dedup != Dedup::seen_only) {
         Stmt add(db_, "INSERT INTO inbox_accounts (account, balance, applied) VALUES (?1, ?2, 1)"
                       " ON CONFLICT (account) DO UPDATE SET balance = balance + ?2,"
                       " applied = applied + 1");

@@ -84,6 +84,18 @@ bool InstanceLocalClaimStore::release(const RequestScope& scope, const std::stri
   return held;
 }
 
+bool InstanceLocalClaimStore::renew(const RequestScope& scope, const std::string& owner, TimePoint expires_at) {
+  bool held = false;
+  {
+    std::lock_guard lock(mu_);
+    auto it = claims_.find(scope);
+    held = it != claims_.end() && it->second.lease.owner == owner;
+    if (held) it->second.lease.expires_at = expires_at;
+  }
+  shared_.renew(scope, owner, expires_at);  // the shared row, if this claim wrote it
+  return held;
+}
+
 std::optional<RequestRecord> InstanceLocalClaimStore::lookup(const RequestScope& scope, TimePoint now) {
   {
     std::lock_guard lock(mu_);

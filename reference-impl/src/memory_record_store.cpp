@@ -73,6 +73,16 @@ bool MemoryRecordStore::release(const RequestScope& scope, const std::string& ow
   return true;
 }
 
+bool MemoryRecordStore::renew(const RequestScope& scope, const std::string& owner, TimePoint expires_at) {
+  std::lock_guard lock(mu_);
+  auto it = records_.find(scope);
+  if (it == records_.end() || it->second.lease.owner != owner || it->second.state != RecordState::in_progress) {
+    return false;
+  }
+  it->second.lease.expires_at = expires_at;
+  return true;
+}
+
 std::optional<RequestRecord> MemoryRecordStore::lookup(const RequestScope& scope, TimePoint now) {
   std::lock_guard lock(mu_);
   auto it = records_.find(scope);

@@ -164,11 +164,11 @@ class PostgresEffectEngine final : public EffectStore::Engine {
     return pg::in_transaction(pool_, [&](PGconn* c) {
       InboxOutcome out;
       bool fresh = true;
-      if (dedup == Dedup::on) {
+      if (dedup != Dedup::off) {
         // The dedup row and the effect commit together, or neither does.
         fresh = run(c, effect_sql::insert_message(P), Params().add(message_id)).affected() == 1;
       }
-      if (fresh) {
+      if (fresh && dedup != Dedup::seen_only) {
         run(c, "INSERT INTO inbox_accounts (account, balance, applied) VALUES ($1, $2::bigint, 1)"
                " ON CONFLICT (account) DO UPDATE SET balance = inbox_accounts.balance + $2::bigint,"
                " applied = inbox_accounts.applied + 1",

@@ -267,6 +267,12 @@ bool PostgresStore::release(const RequestScope& scope, const std::string& owner)
              .affected() > 0;
 }
 
+bool PostgresStore::renew(const RequestScope& scope, const std::string& owner, TimePoint expires_at) {
+  return run(pool_->acquire().get(), record_sql::renew(records_table_, '$'),
+             Params().add(to_epoch_ns(expires_at)).add(scope.method).add(scope.route_template).add(scope.key).add(owner))
+             .affected() > 0;
+}
+
 std::optional<RequestRecord> PostgresStore::lookup(const RequestScope& scope, TimePoint now) {
   return select_live(pool_->acquire().get(), records_table_, scope, now);
 }

@@ -82,6 +82,13 @@ inline std::string release(const std::string& table, char p) {
          " AND key = " + param(p, 3) + " AND owner = " + param(p, 4) + " AND state = 'in_progress'";
 }
 
+// Renewal of a live lease: 1 lease expiry, 2 method, 3 route, 4 key, 5 owner.
+inline std::string renew(const std::string& table, char p) {
+  return "UPDATE " + table + " SET lease_expires_ns = " + param(p, 1) + " WHERE method = " + param(p, 2) +
+         " AND route = " + param(p, 3) + " AND key = " + param(p, 4) + " AND owner = " + param(p, 5) +
+         " AND state = 'in_progress'";
+}
+
 // Sweep: 1 now. The expiry-race flaw's store leaves expired completed records
 // for the next claim to replace (lazy expiry).
 inline std::string sweep(const std::string& table, char p, ClaimDiscipline discipline) {

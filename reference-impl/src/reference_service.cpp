@@ -1,6 +1,9 @@
 #include "idemproof/ref/reference_service.h"
 
 #include <charconv>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <cstdlib>
 #include <functional>
 #include <thread>
@@ -40,6 +43,41 @@ constexpr const char* kRouteAddress = "/orders/{id}/address";
 
 // "/refunds", "/transfers": a movement kind's route (and route template).
 std::string movement_route(MovementKind kind) { return "/" + std::string(movement_table(kind)); }
+
+// Renews an owner's lease every third of it until destroyed (after the
+// owner's transaction), from a thread of its own.
+class LeaseKeeper {
+ public:
+  LeaseKeeper(Store& store, const Clock& clock, RequestScope scope, std::string owner, Nanos lease)
+      : thread_([this, &store, &clock, scope = std::move(scope), owner = std::move(owner), lease] {
+          std::unique_lock lock(mu_);
+          while (!cv_.wait_for(lock, lease / 3, [this] { return done_; })) {
+            lock.unlock();
+            try {
+              store.renew(scope, owner, saturating_add(clock.now(), lease));
+            } catch (const std::exception&) {
+              // a store error: the lease may lapse, the fenced completion says so
+            }
+            lock.lock();
+          }
+        }) {}
+  ~LeaseKeeper() {
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  LeaseKeeper(const LeaseKeeper&) = delete;
+  LeaseKeeper& operator=(const LeaseKeeper&) = delete;
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
 
 HttpResponse method_not_allowed(std::string_view method, std::string allow) {
   auto r = problem_response(405, "method-not-allowed", "Method not allowed",
@@ -476,6 +514,14 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
   ChaosForStep chaos = chaos_.begin_business_step();
   if (requested.fail_status) chaos.fail_status = requested.fail_status;
   const Nanos delay = config_.business_delay + chaos.delay + requested.delay;
+  // Slow work keeps its lease alive while it runs: a duplicate after the
+  // lease would otherwise take the key over, and this owner's completion
+  // (fenced) would roll back: work slower than its lease would never complete.
+  std::optional<LeaseKeeper> keeper;
+  if (call && delay.count() > 0 && !config_.has_flaw(Flaw::no_lease_renewal, call->scope.route_template) &&
+      !config_.has_flaw(Flaw::no_lease_expiry, call->scope.route_template)) {
+    keeper.emplace(store_, clock_, call->scope, call->lease.owner, config_.lease);
+  }
   if (delay.count() > 0) std::this_thread::sleep_for(delay);
 
   if (chaos.fail_status && *chaos.fail_status >= 500) {

@@ -1,5 +1,7 @@
 #include "idemproof/ref/side_effect_routes.h"
 
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
 
@@ -8,6 +10,7 @@
 #include "base/problem.h"
 #include "idemproof/ref/random_token.h"
 #include "base/query_string.h"
+#include "idemproof/ref/chaos_control.h"
 
 namespace idemproof::ref {
 namespace {
@@ -74,7 +77,7 @@ std::optional<HttpResponse> SideEffectRoutes::route(const HttpRequest& request,
     return method_not_allowed("GET, POST");
   }
   if (rel == "/inbox") {
-    if (m == "POST") return inbox(request);
+    if (m == "POST") return inbox(request, query);
     return method_not_allowed("POST");
   }
   if (rel == "/inbox/_chaos") {
@@ -282,13 +285,26 @@ HttpResponse SideEffectRoutes::callback(const HttpRequest& request) {
   return json_response(200, answer);
 }
 
-InboxOutcome SideEffectRoutes::apply_message(const std::string& message_id,
-                                             const std::string& account, std::int64_t amount) {
+InboxOutcome SideEffectRoutes::apply_message(const std::string& message_id, const std::string& account,
+                                             std::int64_t amount, std::chrono::milliseconds work) {
+  if (config_.flaw == Flaw::seen_before_apply) {
+    // The flaw: "seen" commits on its own; a crash during the work leaves the
+    // id seen and the effect never applied, and the redelivery is dropped.
+    const InboxOutcome seen = effects_.apply_message(message_id, account, amount, Dedup::seen_only);
+    std::this_thread::sleep_for(work);
+    if (!seen.applied) return seen;  // judged a duplicate
+    return effects_.apply_message(message_id, account, amount, Dedup::off);
+  }
+  std::this_thread::sleep_for(work);
   return effects_.apply_message(message_id, account, amount,
                                 config_.flaw == Flaw::inbox_no_dedup ? Dedup::off : Dedup::on);
 }
 
-HttpResponse SideEffectRoutes::inbox(const HttpRequest& request) {
+HttpResponse SideEffectRoutes::inbox(const HttpRequest& request, const std::string& query) {
+  ChaosForStep chaos;
+  if (auto error = request_chaos(query, chaos)) {
+    return problem_response(400, "invalid-chaos", "Invalid chaos settings", *error);
+  }
   const json body = json::parse(request.body, nullptr, false);
   const auto id = string_field(body, "message_id");
   const auto account = string_field(body, "account");
@@ -301,7 +317,7 @@ HttpResponse SideEffectRoutes::inbox(const HttpRequest& request) {
                             "expected {\"message_id\": string, \"account\": string, "
                             "\"amount\": integer}");
   }
-  const auto out = apply_message(*id, *account, *amount);
+  const auto out = apply_message(*id, *account, *amount, chaos.delay);
   return json_response(200, {{"message_id", *id}, {"applied", out.applied},
                              {"balance", out.balance}, {"applied_count", out.applied_count}});
 }

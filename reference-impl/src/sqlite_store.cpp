@@ -271,6 +271,15 @@ bool SqliteStore::release(const RequestScope& scope, const std::string& owner) {
   return s.changes() > 0;
 }
 
+bool SqliteStore::renew(const RequestScope& scope, const std::string& owner, TimePoint expires_at) {
+  std::lock_guard lock(mu_);
+  Statement s(db_, record_sql::renew(records_table_, '?'));
+  s.bind(1, to_epoch_ns(expires_at)).bind(2, scope.method).bind(3, scope.route_template).bind(4, scope.key);
+  s.bind(5, owner);
+  s.run();
+  return s.changes() > 0;
+}
+
 std::optional<RequestRecord> SqliteStore::lookup(const RequestScope& scope, TimePoint now) {
   std::lock_guard lock(mu_);
   return select_live(scope, now);

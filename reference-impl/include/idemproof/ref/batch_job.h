@@ -11,6 +11,8 @@
 // failed run leaves the rows it wrote of the partition it was in, unmarked:
 // the rerun redoes that one partition by upsert and nothing else. Batch
 // runs are keyed by their data range, never by the request table.
+// `?slow_ms=N` on the run (0..600000): each partition's work takes N ms
+// more, before its transaction (a kill then loses that partition's work only).
 //
 // BatchDiscipline selects one of the batch flaws instead (see flaw.h).
 //
@@ -40,6 +42,7 @@ enum class BatchDiscipline {
   no_range_marker,            // no markers, plain inserts
   batch_id_in_request_table,  // the job id is a request-dedup key (TTL), plain inserts
   coarse_marker,              // one marker per whole run range, written at its end
+  marker_before_rows,         // a partition's marker commits before its rows, in its own transaction
 };
 
 // The discipline a service flaw implies (range_markers for every other flaw).
@@ -62,7 +65,7 @@ class BatchRoutes final : public RouteExtension {
                                     const std::string& query) override;
 
  private:
-  HttpResponse run(const HttpRequest& request, const std::string& job);
+  HttpResponse run(const HttpRequest& request, const std::string& job, const std::string& query);
   HttpResponse result(const std::string& job, const std::string& query);
   std::mutex& job_mutex(const std::string& job);
 

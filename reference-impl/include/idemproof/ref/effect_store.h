@@ -67,7 +67,10 @@ struct InboxOutcome {
   std::int64_t applied_count = 0;
 };
 
-enum class Dedup { on, off };  // off: the named flaws
+// off: the named flaws. seen_only: record the message id as seen and apply
+// nothing (`applied` says whether it was fresh): the seen-before-apply flaw's
+// first step, its effect then applied with off.
+enum class Dedup { on, off, seen_only };
 
 class EffectStore {
  public:

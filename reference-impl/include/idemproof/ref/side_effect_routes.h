@@ -16,16 +16,20 @@
 //   GET  /callbacks/payment?biz_no=X      {"biz_no", "state", "applied"}
 //   POST /inbox {"message_id", "account", "amount"}   a queue consumer's push
 //        endpoint: applied once per message id (dedup row + effect in one
-//        transaction); 2xx = ack.
+//        transaction); 2xx = ack. `?slow_ms=N` (0..600000): the consumer's
+//        work takes N ms more, before that transaction (a kill then loses
+//        nothing but the work).
 //   GET  /accounts?account=X              {"account", "balance", "applied"}
 //   POST /inbox/_chaos {"die_before_ack": n}  the Redis consumer kills its own
 //        process after the next n effects commit, before XACK
 //
-// Flaws: no-intent, callback-no-dedup, inbox-no-dedup.
+// Flaws: no-intent, callback-no-dedup, inbox-no-dedup, seen-before-apply
+// (the message id committed as seen, then the work, then the effect).
 // Thread-safe. Store, EffectStore, Clock and provider outlive it.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 
 #include "idemproof/ref/clock.h"
 #include "idemproof/ref/effect_store.h"
@@ -53,8 +57,9 @@ class SideEffectRoutes final : public RouteExtension {
   std::size_t reconcile_pending();
 
   // The Redis consumer's effect, shared with POST /inbox.
+  // `work`: how long the consumer's work takes (slow_ms) before the effect.
   InboxOutcome apply_message(const std::string& message_id, const std::string& account,
-                             std::int64_t amount);
+                             std::int64_t amount, std::chrono::milliseconds work = std::chrono::milliseconds(0));
   // True once per armed `die_before_ack` (consumes one).
   bool take_die_before_ack();
 
@@ -62,7 +67,7 @@ class SideEffectRoutes final : public RouteExtension {
   HttpResponse create_payment(const HttpRequest& request, const std::string& path);
   HttpResponse list_payments(const std::string& query);
   HttpResponse callback(const HttpRequest& request);
-  HttpResponse inbox(const HttpRequest& request);
+  HttpResponse inbox(const HttpRequest& request, const std::string& query);
   HttpResponse inbox_chaos(const HttpRequest& request);
   // Settles a pending intent: reconcile if a call may have happened, else
   // charge. Returns the intent afterwards; nullopt = the provider could not

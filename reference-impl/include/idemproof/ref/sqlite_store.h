@@ -49,6 +49,7 @@ class SqliteStore final : public Store {
 
   ClaimOutcome claim(const ClaimRequest& request) override;
   bool release(const RequestScope& scope, const std::string& owner) override;
+  bool renew(const RequestScope& scope, const std::string& owner, TimePoint expires_at) override;
   std::optional<RequestRecord> lookup(const RequestScope& scope, TimePoint now) override;
   std::size_t sweep(TimePoint now) override;
   bool transact(const std::function<bool(StoreTransaction&)>& body) override;

@@ -72,6 +72,11 @@ class Store {
   // retryable failure: nothing is stored). Returns whether it did.
   virtual bool release(const RequestScope& scope, const std::string& owner) = 0;
 
+  // Extends `scope`'s in-progress lease to `expires_at` if `owner` still
+  // holds it (an owner whose work outlasts its lease renews it while it
+  // runs). Returns whether it did.
+  virtual bool renew(const RequestScope& scope, const std::string& owner, TimePoint expires_at) = 0;
+
   // The live record of `scope` at `now`, if any.
   virtual std::optional<RequestRecord> lookup(const RequestScope& scope, TimePoint now) = 0;
 
