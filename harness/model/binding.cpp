@@ -37,7 +37,10 @@ std::vector<std::string> Candidates(const ScenarioParameter& p, const TargetDesc
     return false;
   };
   std::vector<std::string> out;
-  if (p.is_probe()) {
+  if (p.is_message()) {
+    for (const auto& [name, message] : target.messages)
+      if (!taken(name)) out.push_back(name);
+  } else if (p.is_probe()) {
     for (const auto& [name, probe] : target.probes)
       if (probe.role == p.role && (of.empty() || probe.of == of) && !taken(name)) out.push_back(name);
   } else {
@@ -82,6 +85,8 @@ void ResolveCauses(Scenario& s, const TargetDescription& target) {
 }  // namespace
 
 std::string DescribeParameter(const ScenarioParameter& p) {
+  if (p.is_message()) return "a message (target 'messages')";
+  if (p.role == kAppliedRole) return "a probe with role applied of the $" + p.of + " message";
   std::string out = std::string(p.is_probe() ? "a probe" : "an action") + " with role " + p.role;
   for (const auto& need : p.needs) out += need == "records" ? " and a records probe" : " and an " + need;
   if (!p.of.empty()) out += " of the $" + p.of + " action";
@@ -128,7 +133,9 @@ std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescrip
     std::string missing, all;
     for (const auto& p : scenario.parameters) {
       bool any = false;
-      if (p.is_probe()) {
+      if (p.is_message()) {
+        any = !target.messages.empty();
+      } else if (p.is_probe()) {
         for (const auto& [name, probe] : target.probes) any = any || probe.role == p.role;
       } else {
         for (const auto& [name, action] : target.actions) any = any || Fits(p, action);

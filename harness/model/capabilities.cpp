@@ -8,6 +8,8 @@ const std::vector<CapabilityInfo>& CapabilityTable() {
       {"retryable_failure", "the downstream fails retryably (a 5xx) once", "fails_retryably",
        "fail_next_retryable", false},
       {"heal", "undo every capability caused so far", "", "heal", true},
+      {"slow_past_lease", "the next request's business step outlasts the declared lease ({{slow_ms}})",
+       "slow_past_lease", "", false},
       {"kill_after_charge", "the target dies right after its downstream answered the charge", "",
        "kill_after_charge", false, true, true},
       {"final_failure", "the downstream rejects the next request with a final error (a 4xx the target stores)",

@@ -7,6 +7,7 @@
 //   slow_request        slow                                slow_business
 //   retryable_failure   fails_retryably                     fail_next_retryable
 //   heal                (clears pending variants)           heal (optional)
+//   slow_past_lease     slow_past_lease (e.g. {{slow_ms}})  -
 //   kill_after_charge   -                                   kill_after_charge,
 //                       else an egress kill-after-answer on the downstream of
 //                       a ledger probe (`egress:`) of the next send's action

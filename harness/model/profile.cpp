@@ -48,6 +48,8 @@ std::map<std::string, OracleRules> EffectRules(const std::string& p) {
   // The oracle takes its level from the target's idempotency.retry_after.
   r["retry_after"] = {rule("retry-after", "an in-progress answer says when to retry (Retry-After), as the target "
                                           "declares: required is a MUST, recommended a SHOULD")};
+  r["key_released"] = {rule("key-released", "once no request of a key runs, the key is not in progress: a retry "
+                                            "gets the stored answer or executes")};
   r["probe_equal"] = {rule("state-equal", "the two observed states are equal")};
   r["range_continuity"] = {rule("range-once", "a rerun after a partial failure processes every range once")};
   r["lease_recovery"] = {rule("lease-recovers", "a key whose owner died is free again when its lease ends")};

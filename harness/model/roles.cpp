@@ -10,7 +10,7 @@ const std::vector<std::string>& ActionRoleNames() {
 }
 
 const std::vector<std::string>& ProbeRoleNames() {
-  static const std::vector<std::string> kRoles = {"counter", "resource", "ledger", "record"};
+  static const std::vector<std::string> kRoles = {"counter", "resource", "ledger", "record", "applied"};
   return kRoles;
 }
 

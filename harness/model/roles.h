@@ -16,6 +16,10 @@
 //   resource  the state of a create's resource (GET /orders/{id})
 //   ledger    the external system's record of a pay action's effects
 //   record    the target's own record of a pay action's effects
+//   applied   how often its `of:` MESSAGE's effect was applied (a queue
+//             consumer's counter; `of:` names a message, not an action)
+// Message role (a scenario parameter, bound to every message of the target):
+//   message   a queue message (target `messages:`)
 //
 // Thread-safety: pure functions over constant tables.
 #pragma once
@@ -30,5 +34,9 @@ const std::vector<std::string>& ProbeRoleNames();
 
 bool IsActionRole(const std::string& role);
 bool IsProbeRole(const std::string& role);
+
+inline constexpr const char* kAppliedRole = "applied";
+inline constexpr const char* kMessageRole = "message";
+inline bool IsMessageRole(const std::string& role) { return role == kMessageRole; }
 
 }  // namespace idemproof

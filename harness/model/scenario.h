@@ -91,7 +91,7 @@ struct Step {
   // (idempotency.lease, else idempotency.recovery_bound) has passed since
   // the step began, plus one send after it. REQUIRES: every > 0.
   bool until_recovered = false;
-  bool background = false; // send: do not wait for the answer (see kJoin)
+  bool background = false; // send, deliver, run_batch: do not wait for the answer (see kJoin)
   // send `then: kill`: SIGKILL the instance that answered the moment the answer has
   // arrived (before the target may have stored it), as a kill step would.
   bool kill_after_answer = false;
@@ -127,11 +127,17 @@ struct Step {
   int lose_ack = 0;        // deliver: the first N acks are dropped: the message is redelivered
   int max_attempts = 10;   // deliver: rounds without an ack before giving up
   std::vector<std::string> consumers{"main"};  // deliver (`to:`): consumer instances
+  // deliver / run_batch `variant:`: the declared variant of the message's
+  // push or of the batch run request this step's requests get; "" = none.
+  std::string variant;
   // wait
   Duration duration{0};
   // `wait: past_window`: the duration comes from the target's
   // idempotency.window when the step runs (PastWindowWait); `duration` is 0.
   bool past_window = false;
+  // `wait: past_lease`: the target's idempotency.lease plus a fifth of it (at
+  // least 200ms), resolved when it runs (wait_step.cpp); `duration` is 0.
+  bool past_lease = false;
   // hook / probe / fault / heal / deliver / publish / spawn: the name
   // (cause: the capability; `action` is the next send's or burst's action)
   std::string name;
@@ -184,6 +190,7 @@ struct ScenarioParameter {
   std::string of;                  // an earlier action parameter this one works on; "" = none
   SourceMark mark;
   bool is_probe() const { return IsProbeRole(role); }
+  bool is_message() const { return IsMessageRole(role); }  // bound to a message (target `messages:`)
 };
 
 // The prefix of a parameter reference in a step or an oracle parameter.

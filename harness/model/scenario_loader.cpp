@@ -111,15 +111,17 @@ class ScenarioLoader {
       r_.CheckKeys(body, {"role", "needs", "of"}, what);
       const YAML::Node role = r_.Required(body, "role", what);
       p.role = r_.String(role, what + ".role");
-      if (!IsActionRole(p.role) && !IsProbeRole(p.role)) {
+      if (!IsActionRole(p.role) && !IsProbeRole(p.role) && !IsMessageRole(p.role)) {
         std::vector<std::string> roles = ActionRoleNames();
         roles.insert(roles.end(), ProbeRoleNames().begin(), ProbeRoleNames().end());
+        roles.push_back(kMessageRole);
         std::string known;
         for (const auto& k : roles) known += (known.empty() ? "" : ", ") + k;
         r_.Fail(role, what + ": unknown role '" + p.role + "'" + yaml::DidYouMean(p.role, roles) + "; known: " + known);
       }
       if (body["needs"]) {
-        if (p.is_probe()) r_.Fail(body["needs"], what + ": a probe parameter has no 'needs'");
+        if (p.is_probe() || p.is_message())
+          r_.Fail(body["needs"], what + ": a " + (p.is_probe() ? "probe" : "message") + " parameter has no 'needs'");
         p.needs = r_.StringList(body["needs"], what + ".needs");
         std::size_t i = 0;
         for (const auto& item : body["needs"]) {
@@ -133,8 +135,11 @@ class ScenarioLoader {
       if (body["of"]) {
         p.of = r_.String(body["of"], what + ".of");
         const ScenarioParameter* of = FindParameter(s, p.of);
-        if (of == nullptr || of->is_probe())
-          r_.Fail(body["of"], what + ".of: '" + p.of + "' is not an action parameter declared before it");
+        // A probe of role applied is of a message parameter; anything else of an action parameter.
+        const bool of_message = p.role == kAppliedRole;
+        if (of == nullptr || of->is_probe() || of->is_message() != of_message)
+          r_.Fail(body["of"], what + ".of: '" + p.of + "' is not " +
+                                  (of_message ? "a message" : "an action") + " parameter declared before it");
       }
       s.parameters.push_back(p);
     }
@@ -402,6 +407,13 @@ std::string StepParser::NameOrReference(const YAML::Node& node, const std::strin
   return v;
 }
 
+std::string StepParser::MessageOrReference(const YAML::Node& node, const std::string& what) {
+  const std::string v = r_.String(node, what);
+  if (v.empty() || v[0] != kParameterSigil) return Symbol(node, what);
+  CheckReference(node, v, what, 2);
+  return v;
+}
+
 void StepParser::CheckReference(const YAML::Node& node, const std::string& ref, const std::string& what, int kind) {
   const std::string name = ref.substr(1);
   const ScenarioParameter* p = FindParameter(scenario_, name);
@@ -412,7 +424,9 @@ void StepParser::CheckReference(const YAML::Node& node, const std::string& ref, 
                       yaml::DidYouMean(name, declared));
   }
   if (kind == 0 && p->is_probe()) r_.Fail(node, what + ": '" + ref + "' is a probe parameter, not an action");
+  if (kind == 0 && p->is_message()) r_.Fail(node, what + ": '" + ref + "' is a message parameter, not an action");
   if (kind == 1 && !p->is_probe()) r_.Fail(node, what + ": '" + ref + "' is an action parameter, not a probe");
+  if (kind == 2 && !p->is_message()) r_.Fail(node, what + ": '" + ref + "' is not a message parameter (role message)");
 }
 
 YAML::Node StepParser::RequiredValue(const YAML::Node& v, const YAML::Node& key, const std::string& what,

@@ -33,7 +33,9 @@ class StepParser {
   std::string Symbol(const YAML::Node& node, const std::string& what);
   // An action or probe name: literal, or "$PARAM" naming a parameter of the same kind.
   std::string NameOrReference(const YAML::Node& node, const std::string& what, bool probe);
-  // `kind`: 0 an action parameter, 1 a probe parameter, -1 either.
+  // A message name: literal, or "$PARAM" naming a message parameter (role message).
+  std::string MessageOrReference(const YAML::Node& node, const std::string& what);
+  // `kind`: 0 an action parameter, 1 a probe parameter, 2 a message parameter, -1 either.
   void CheckReference(const YAML::Node& node, const std::string& ref, const std::string& what, int kind);
   // `value` when given, else fails at `key`: "WHAT needs EXPECTED".
   YAML::Node RequiredValue(const YAML::Node& value, const YAML::Node& key, const std::string& what,

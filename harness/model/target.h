@@ -302,6 +302,9 @@ struct BatchDescription {
   // The marker granularity the target promises: after a failed run, a rerun
   // redoes at most this many rows already written. Absent: not checked.
   std::optional<std::int64_t> partition_rows;
+  // Named changes to one run request (`variants:`, as an action's), asked
+  // for by a `run_batch` step's `variant:` (a slow run a kill can cut).
+  std::map<std::string, RequestVariant> variants;
   SourceMark mark;
 
   bool declares_markers() const { return markers.has_value() || markers_call.has_value(); }
@@ -326,6 +329,9 @@ struct MessageDescription {
   std::string name;
   std::optional<RequestTemplate> push;  // how the deliverer pushes it to a consumer (2xx = ack)
   HeaderList fields;                    // the broker entry's fields (templated values), in order
+  // Named changes to one push (`variants:`, as an action's), asked for by a
+  // `deliver` step's `variant:` (a slow push a kill can cut).
+  std::map<std::string, RequestVariant> variants;
   SourceMark mark;
 };
 

@@ -346,7 +346,15 @@ class TargetLoader {
         if (std::string(part) != (e.tcp ? ".url" : ".address")) known.push_back("egress." + name + part);
     for (const auto& [name, a] : t.actions)
       for (const auto& [var, path] : a.capture) known.push_back(var);
+    // {{slow_ms}}: the declared lease x 1.5 in ms (a request slower than its lease).
+    if (t.idempotency.lease) known.push_back(kSlowMsVariable);
     for (const auto& use : templates_) {
+      if (!t.idempotency.lease) {
+        auto vars = TemplateVariables(use.text);
+        if (vars.ok() && std::find(vars->begin(), vars->end(), kSlowMsVariable) != vars->end())
+          r_.Fail(use.node, std::string("'{{") + kSlowMsVariable +
+                                "}}' is the declared lease x 1.5 in ms: declare idempotency.lease");
+      }
       std::vector<std::string> k = known;
       k.insert(k.end(), use.extra.begin(), use.extra.end());
       r_.CheckTemplate(use.node, use.text, k);
@@ -772,7 +780,8 @@ class TargetLoader {
       of = Name(node["of"], what + ".of");
       if (role.empty()) r_.Fail(node["of"], what + ": 'of' needs a 'role'");
       if (role == "create") r_.Fail(node["of"], what + ": a create action is not 'of' another action");
-      role_of_.emplace_back(node["of"], what);
+      if (role == kAppliedRole) message_of_.emplace_back(node["of"], what);  // of a message, not an action
+      else role_of_.emplace_back(node["of"], what);
     }
   }
 
@@ -791,8 +800,15 @@ class TargetLoader {
     }
   }
 
-  // Every `of:` names a declared action; an action's `of:` a create action.
+  // Every `of:` names a declared action; an action's `of:` a create action;
+  // an `applied` probe's `of:` a declared message.
   void CheckRoleOf(const TargetDescription& t) {
+    std::vector<std::string> messages;
+    for (const auto& [n, m] : t.messages) messages.push_back(n);
+    for (const auto& [node, what] : message_of_)
+      if (!t.messages.count(node.Scalar()))
+        r_.Fail(node, what + ".of: '" + node.Scalar() + "' is not a declared message (role " + kAppliedRole +
+                          " counts a message's applications)" + yaml::DidYouMean(node.Scalar(), messages));
     std::vector<std::string> declared;
     for (const auto& [n, a] : t.actions) declared.push_back(n);
     for (const auto& [node, what] : role_of_) {
@@ -897,11 +913,13 @@ class TargetLoader {
   BatchDescription Batch(const YAML::Node& node) {
     const std::string what = "batch";
     r_.CheckKeys(node,
-                 {"run", "failing_run", "result", "markers", "marker", "checksum", "partition_rows"}, what);
+                 {"run", "failing_run", "result", "markers", "marker", "checksum", "partition_rows", "variants"},
+                 what);
     BatchDescription b;
     b.mark = r_.MarkOf(node);
     extra_ = kBatchRunVars;
     b.run = Request(r_.Required(node, "run", what), "batch.run");
+    if (node["variants"]) b.variants = Variants(node["variants"], what, b.run, std::nullopt);
     if (node["failing_run"]) {
       extra_ = kBatchFailVars;
       b.failing_run = Request(node["failing_run"], "batch.failing_run");
@@ -972,11 +990,15 @@ class TargetLoader {
 
   MessageDescription Message(const std::string& name, const YAML::Node& node) {
     const std::string what = "message '" + name + "'";
-    r_.CheckKeys(node, {"push", "fields"}, what);
+    r_.CheckKeys(node, {"push", "fields", "variants"}, what);
     MessageDescription m;
     m.name = name;
     m.mark = r_.MarkOf(node);
     if (node["push"]) m.push = Request(node["push"], what + ".push");
+    if (node["variants"]) {
+      if (!m.push) r_.Fail(node["variants"], what + ".variants change its push: give push (a request)");
+      m.variants = Variants(node["variants"], what, *m.push, std::nullopt);
+    }
     if (node["fields"]) m.fields = Headers(node["fields"], what + ".fields", false);
     if (!m.push && m.fields.empty()) r_.Fail(node, what + ": give push (a request) or fields (a broker entry), or both");
     return m;
@@ -999,6 +1021,7 @@ class TargetLoader {
   std::vector<std::pair<YAML::Node, std::string>> egress_uses_;  // probe `egress:` uses, checked at the end
   std::vector<TemplateUse> templates_;
   std::vector<std::pair<YAML::Node, std::string>> role_of_;  // `of:` nodes and their owner, checked at the end
+  std::vector<std::pair<YAML::Node, std::string>> message_of_;  // `of:` of applied probes (a message), likewise
   std::vector<std::string> extra_;  // template variables of the section being read
 };
 

@@ -62,6 +62,10 @@ const std::vector<std::string>& BuiltinTemplateVariables() {
   return kNames;
 }
 
+std::string SlowMsFor(std::chrono::nanoseconds lease) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(lease * 3 / 2).count());
+}
+
 Result<std::string> ExpandTemplate(std::string_view text, const TemplateVars& vars) {
   std::string out;
   out.reserve(text.size());

@@ -12,6 +12,7 @@
 // Thread-safety: pure functions over const inputs.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <string_view>
@@ -30,6 +31,12 @@ using TemplateVars = std::map<std::string, std::string>;
 // run_dir, build_dir, source_dir, flaw, target_pid. The target loader accepts these and
 // the target's capture names, and rejects any other {{name}}.
 const std::vector<std::string>& BuiltinTemplateVariables();
+
+// {{slow_ms}}: a duration slower than the target's declared lease (lease x
+// 1.5, in whole milliseconds), for a variant that makes a request outlive its
+// lease in a live process. Defined only when the target declares a lease.
+inline constexpr const char* kSlowMsVariable = "slow_ms";
+std::string SlowMsFor(std::chrono::nanoseconds lease);
 
 // Replaces every {{name}} in `text`. Errors (kInvalidArgument): unknown
 // variable (the message names it and the known variables), unclosed "{{",

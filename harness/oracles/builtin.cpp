@@ -72,6 +72,13 @@ void RegisterBuiltinOracles(OracleRegistry& registry) {
         false,
         "in-progress answers"},
        RetryAfter},
+      {{"key_released",
+        "once no request of a key is running (every earlier one answered, no kill), a request of it is not "
+        "answered in progress",
+        {actions},
+        false,
+        "requests sent after their key's earlier ones were answered"},
+       KeyReleased},
       {{"probe_equal", "two labelled probe values are equal, minus volatile paths",
         {{"a", ParamType::kString, true, "label of the first probe"},
          {"b", ParamType::kString, true, "label of the second probe"},

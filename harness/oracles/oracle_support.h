@@ -132,6 +132,7 @@ Verdict ActionScope(const OracleInput& in);
 Verdict CallerScope(const OracleInput& in);
 Verdict Window(const OracleInput& in);
 Verdict RetryAfter(const OracleInput& in);
+Verdict KeyReleased(const OracleInput& in);
 Verdict ProbeEqual(const OracleInput& in);
 Verdict RangeContinuity(const OracleInput& in);
 

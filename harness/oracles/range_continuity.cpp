@@ -167,14 +167,18 @@ Verdict RangeContinuity(const OracleInput& in) {
   const auto snapshots = JobSnapshots(in.history);
   nlohmann::json details = nlohmann::json::object();
 
+  // A run fails part-way by its fail_after answer, or by being cut off: no
+  // answer at all (the target was killed while it ran).
+  const auto cut_off = [](const BatchRun& r) { return !r.fail_after && r.op.completion && !r.answer(); };
   std::string job = in.params.value("job", "");
   if (job.empty()) {
     for (const auto& r : runs)
-      if (r.fail_after && r.role != BatchRole::kClean) { job = r.job_name; break; }
+      if ((r.fail_after || cut_off(r)) && r.role != BatchRole::kClean) { job = r.job_name; break; }
   }
   // No partial failure: the premise (reruns after one) never happened.
   if (job.empty())
-    return Verdict::Unknown(name, "no batch run was made to fail (no fail_after): nothing to resume").Counted(0);
+    return Verdict::Unknown(name, "no batch run was made to fail (no fail_after, none cut off): nothing to resume")
+        .Counted(0);
   details["job"] = job;
 
   std::vector<const BatchRun*> mine;
@@ -183,13 +187,15 @@ Verdict RangeContinuity(const OracleInput& in) {
   if (mine.empty()) return Verdict::Unknown(name, "job " + job + " never ran").Counted(0);
   const BatchRun* failing = nullptr;
   for (const BatchRun* r : mine)
-    if (r->fail_after) { failing = r; break; }
+    if (r->fail_after || cut_off(*r)) { failing = r; break; }
   if (failing == nullptr)
-    return Verdict::Unknown(name, "no run of job " + job + " was made to fail (fail_after)").Counted(0);
+    return Verdict::Unknown(name, "no run of job " + job + " was made to fail (fail_after) or cut off").Counted(0);
   details["failing_run"] = RunJson(*failing);
   auto failed_answer = failing->answer();
-  if (!failed_answer) return Verdict::Unknown(name, "the failing " + RunName(*failing) + " got no answer", details);
-  if (failed_answer->is_2xx())
+  const bool killed = !failing->fail_after;
+  if (!failed_answer && !killed)
+    return Verdict::Unknown(name, "the failing " + RunName(*failing) + " got no answer", details);
+  if (failed_answer && failed_answer->is_2xx())
     return Verdict::Unknown(name, "the " + RunName(*failing) + " answered " + std::to_string(failed_answer->status) +
                                       ": the failure after " + std::to_string(*failing->fail_after) +
                                       " rows never happened, nothing to resume",
@@ -301,7 +307,10 @@ Verdict RangeContinuity(const OracleInput& in) {
   // 2. The rows the completing rerun rewrote although the failed run had written them.
   const std::int64_t redo_allowance = in.params.contains("redo_rows") ? in.params["redo_rows"].get<std::int64_t>()
                                                                       : batch.partition_rows.value_or(-1);
-  if (redo_allowance >= 0) {
+  if (redo_allowance >= 0 && killed && SnapshotAfter(snapshots, *failing) == nullptr) {
+    // A cut-off run's result could not be read before the target came back.
+    details["redone_rows"] = "not checked: the run was cut off and its result not read before the rerun";
+  } else if (redo_allowance >= 0) {
     auto before = read(*failing, why);
     if (!before) return Verdict::Unknown(name, why, details);
     auto redone = RewrittenRows(*before, *first);
@@ -350,7 +359,9 @@ Verdict RangeContinuity(const OracleInput& in) {
     details["violations"] = violations.json();
     return Verdict::Invalid(name, "job " + job + ": " + Join(findings, "; "), details).Counted(rerun_count);
   }
-  std::string evidence = "job " + job + " failed after " + std::to_string(*failing->fail_after) + " of " +
+  const std::string how = killed ? "was cut off (no answer: killed) in a run of "
+                                  : "failed after " + std::to_string(*failing->fail_after) + " of ";
+  std::string evidence = "job " + job + " " + how +
                          std::to_string(failing->to - failing->from) + " rows; " + Plural(reruns.size(), "rerun") +
                          "; result equals the clean run row by row (" + Plural(clean_result->rows.size(), "row") + ")";
   if (last->markers) evidence += ", " + Plural(last->markers->size(), "marker") + " agree with the rows";

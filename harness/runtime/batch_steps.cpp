@@ -1,5 +1,6 @@
 #include "runtime/batch_steps.h"
 
+#include "model/request_variant.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {
@@ -46,7 +47,8 @@ const char* RoleOf(BatchRole role) {
 
 }  // namespace
 
-Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) {
+// One batch step, in the foreground or on a background thread.
+Status BatchNow(StepContext& ctx, const Step& step, int index, BatchRole role) {
   const TargetDescription& target = ctx.target();
   if (!target.batch) return Status(StatusCode::kUnsupported, "the target declares no batch section");
   const BatchDescription& batch = *target.batch;
@@ -60,7 +62,15 @@ Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) 
     vars["from"] = std::to_string(step.from);
     vars["to"] = std::to_string(step.to);
     if (step.fail_after) vars["fail_after"] = std::to_string(*step.fail_after);
-    const RequestTemplate& tmpl = step.fail_after ? *batch.failing_run : batch.run;
+    RequestTemplate tmpl = step.fail_after ? *batch.failing_run : batch.run;
+    if (!step.variant.empty()) {
+      auto v = batch.variants.find(step.variant);
+      if (v == batch.variants.end())
+        return Status(StatusCode::kUnsupported, "the target's batch declares no variant " + step.variant);
+      auto changed = ApplyVariant(tmpl, v->second);
+      if (!changed.ok()) return changed.status();
+      tmpl = std::move(changed).value();
+    }
     auto request = Capped(RenderRequest(tmpl, ctx.routing().BaseUrl(), vars, target.headers, {},
                                         step.timeout.value_or(target.request_timeout)),
                           target, ctx.options().kept);
@@ -70,12 +80,27 @@ Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) 
     if (step.fail_after) info["fail_after"] = *step.fail_after;
     if (!step.of.empty()) info["of"] = step.of;
     HistoryEvent invoke = BatchInvoke(RecordOf(*request), info, index);
+    if (!step.variant.empty()) invoke.value["variant"] = step.variant;
     const std::int64_t at = ctx.recorder().Append(invoke, monotonic_ns());
-    HttpExchange e = ctx.client().send(*request);
+    HttpClient background_client(ctx.options().cancel);
+    HttpExchange e = (step.background ? background_client : ctx.client()).send(*request);
     ctx.recorder().Append(BatchCompletion(invoke, RecordOf(e)), e.end_ns);
+    // A background run that got no answer was cut off (a kill): the target
+    // that would answer the result call is gone; the rerun reads it.
+    if (step.background && e.outcome != HttpOutcome::kAnswered) continue;
     Status s = BatchResult(ctx, step, vars, at, index);
     if (!s.ok()) return s;
   }
+  return Status::Ok();
+}
+
+Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) {
+  if (!step.background) return BatchNow(ctx, step, index, role);
+  // In flight while later steps run (a kill cuts it); `join` waits for it.
+  ctx.RunInBackground([&ctx, step, index, role] {
+    Status s = BatchNow(ctx, step, index, role);
+    if (!s.ok()) ctx.recorder().Note(index, "background batch run failed: " + s.ToString());
+  });
   return Status::Ok();
 }
 

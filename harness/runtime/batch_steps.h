@@ -3,9 +3,12 @@
 // step has `fail_after`) with {{job}}, {{from}}, {{to}}, {{fail_after}} and
 // the step's biz to the target's own URL, and after every run read the job's
 // result (and markers): f batch and f batch_result events
-// (model/history_events.h, model/batch_history.h).
+// (model/history_events.h, model/batch_history.h). A `variant:` changes the
+// run request (batch.variants, ApplyVariant); `background: true` runs it on
+// a thread of the context's (joined by `join`), and a background run that
+// got no answer (a kill cut it) reads no result.
 //
-// Thread-safety: interpreter's thread only.
+// Thread-safety: called from the interpreter's thread only.
 #pragma once
 
 #include "model/scenario.h"

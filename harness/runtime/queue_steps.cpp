@@ -5,6 +5,7 @@
 #include "clients/deliverer.h"
 #include "clients/http_client.h"
 #include "clients/redis_publisher.h"
+#include "model/request_variant.h"
 #include "runtime/request_render.h"
 
 namespace idemproof::runtime {
@@ -15,14 +16,21 @@ RequestSubject MessageSubject(StepContext& ctx, const Step& step, const std::str
   return {step.name, id, step.message_id, ctx.recorder().naming().Biz(step.biz), step.biz, ""};
 }
 
-}  // namespace
-
-Status DeliverStep(StepContext& ctx, const Step& step, int index) {
+// One deliver step, in the foreground or on a background thread.
+Status DeliverNow(StepContext& ctx, const Step& step, int index) {
   const TargetDescription& target = ctx.target();
   auto m = target.messages.find(step.name);
   if (m == target.messages.end() || !m->second.push)
     return Status(StatusCode::kUnsupported, "the target declares no push request for message " + step.name);
-  const RequestTemplate& push = *m->second.push;
+  RequestTemplate push = *m->second.push;
+  if (!step.variant.empty()) {
+    auto v = m->second.variants.find(step.variant);
+    if (v == m->second.variants.end())
+      return Status(StatusCode::kUnsupported, "message " + step.name + " declares no variant " + step.variant);
+    auto changed = ApplyVariant(push, v->second);
+    if (!changed.ok()) return changed.status();
+    push = std::move(changed).value();
+  }
   const std::string id = ctx.recorder().naming().Message(step.message_id);
   const TemplateVars vars = ctx.VarsFor(id, step.biz, index);
   const RequestSubject subject = MessageSubject(ctx, step, id);
@@ -50,11 +58,16 @@ Status DeliverStep(StepContext& ctx, const Step& step, int index) {
                           {"consumer", plan.consumer_names[p.consumer]}};
   };
   DeliveryObserver observer;
+  auto invoke_of = [&](const Push& p, const OutgoingRequest& r) {
+    HistoryEvent e = DeliverInvoke(subject, p.copy, RecordOf(r), delivery_json(p), index);
+    if (!step.variant.empty()) e.value["variant"] = step.variant;
+    return e;
+  };
   observer.on_push = [&](const Push& p, const OutgoingRequest& r) {
-    ctx.recorder().Append(DeliverInvoke(subject, p.copy, RecordOf(r), delivery_json(p), index), monotonic_ns());
+    ctx.recorder().Append(invoke_of(p, r), monotonic_ns());
   };
   observer.on_done = [&](const Push& p, const HttpExchange& x) {
-    const HistoryEvent invoke = DeliverInvoke(subject, p.copy, RecordOf(x.request), delivery_json(p), index);
+    const HistoryEvent invoke = invoke_of(p, x.request);
     ctx.recorder().Append(DeliverCompletion(invoke, RecordOf(x), p.ack_lost), x.end_ns);
   };
   PushDeliverer deliverer(ctx.options().cancel);
@@ -65,6 +78,18 @@ Status DeliverStep(StepContext& ctx, const Step& step, int index) {
                           {"pushes", outcome.pushes},
                           {"acks_lost", outcome.acks_lost}}),
              monotonic_ns());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status DeliverStep(StepContext& ctx, const Step& step, int index) {
+  if (!step.background) return DeliverNow(ctx, step, index);
+  // In flight while later steps run (a kill cuts it); `join` waits for it.
+  ctx.RunInBackground([&ctx, step, index] {
+    Status s = DeliverNow(ctx, step, index);
+    if (!s.ok()) ctx.recorder().Note(index, "background deliver failed: " + s.ToString());
+  });
   return Status::Ok();
 }
 

@@ -16,6 +16,10 @@
 // Events carry action = the message name, key = the concrete message id,
 // key_name = its symbolic name, biz / biz_name as sends.
 //
+// A deliver's `variant:` changes its push (messages.NAME.variants, recorded
+// as "variant" on its events); `background: true` delivers on a thread of the
+// context's, joined by `join`.
+//
 // Thread-safety: called from the interpreter's thread only.
 #pragma once
 

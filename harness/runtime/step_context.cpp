@@ -71,6 +71,7 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
   // A scenario run is one "run" of the target ({{run}} is its namespace):
   // {{run_dir}} is that scenario run's folder, so each gets a fresh store.
   base_vars_["run_dir"] = dir_;
+  if (target.idempotency.lease) base_vars_[kSlowMsVariable] = SlowMsFor(*target.idempotency.lease);
   env_.dir = dir_;
   for (const auto& [name, action] : target.actions) {
     for (const auto& [var, path] : action.capture) capture_names_.insert(var);
@@ -148,6 +149,7 @@ TemplateVars StepContext::VarsFor(const std::string& key, const std::string& biz
   // The instances keep the variables of the run that started them; a
   // request names from this run (namespace isolation reuses them).
   vars["run"] = base_vars_["run"];
+  if (target_.idempotency.lease) vars[kSlowMsVariable] = SlowMsFor(*target_.idempotency.lease);
   std::lock_guard<std::mutex> lock(mu_);
   vars["key"] = key;
   vars["biz"] = recorder_.naming().Biz(biz_name);

@@ -20,7 +20,7 @@ class BatchStepKind final : public StepKindSpec {
     return role_ == BatchRole::kRun ? "run_batch" : role_ == BatchRole::kRerun ? "rerun" : "clean_run";
   }
   std::vector<std::string> options() const override {
-    if (role_ == BatchRole::kRun) return {"from", "to", "fail_after", "biz", "after", "label"};
+    if (role_ == BatchRole::kRun) return {"from", "to", "fail_after", "biz", "variant", "background", "after", "label"};
     if (role_ == BatchRole::kRerun) return {"repeat", "fail_after", "biz", "after", "label"};
     return {"of", "from", "to", "biz", "after", "label"};
   }
@@ -41,6 +41,7 @@ class BatchStepKind final : public StepKindSpec {
     auto& job_ranges = parser.job_ranges();
     auto& clean_jobs = parser.clean_jobs();
     if (node["fail_after"]) st.fail_after = row("fail_after");
+    if (node["variant"]) st.variant = parser.Symbol(node["variant"], what + ".variant");
     if (role_ == BatchRole::kRun) {
       if (!node["from"] || !node["to"]) r.Fail(node, what + " needs 'from' and 'to' (rows [from, to))");
       st.from = row("from");
@@ -86,6 +87,8 @@ class BatchStepKind final : public StepKindSpec {
       fit.AddNeed("a batch section (target 'batch') for " + What(*this));
     } else if (s.fail_after && !fit.target().batch->failing_run) {
       fit.AddNeed("batch.failing_run for 'fail_after'");
+    } else if (!s.variant.empty() && !fit.target().batch->variants.count(s.variant)) {
+      fit.AddNeed("a variant '" + s.variant + "' of the batch run (batch.variants)");
     }
   }
 
@@ -98,6 +101,8 @@ class BatchStepKind final : public StepKindSpec {
     if (role_ == BatchRole::kRerun && s.repeat != 1) out << YAML::Key << "repeat" << YAML::Value << s.repeat;
     if (s.fail_after) out << YAML::Key << "fail_after" << YAML::Value << *s.fail_after;
     if (role_ == BatchRole::kClean && !s.of.empty()) out << YAML::Key << "of" << YAML::Value << s.of;
+    if (!s.variant.empty()) out << YAML::Key << "variant" << YAML::Value << s.variant;
+    if (s.background) out << YAML::Key << "background" << YAML::Value << true;
     return Status::Ok();
   }
 

@@ -17,15 +17,17 @@ class QueueStepKind final : public StepKindSpec {
   const char* name() const override { return deliver_ ? "deliver" : "publish"; }
   std::vector<std::string> options() const override {
     if (deliver_)
-      return {"message", "biz", "copies", "lose_ack", "every", "max_attempts", "to", "timeout", "after", "label"};
+      return {"message", "biz",     "copies",     "lose_ack", "every", "max_attempts", "to",
+              "timeout", "variant", "background", "after",    "label"};
     return {"message", "biz", "copies", "timeout", "after", "label"};
   }
 
   void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
              Step& st) const override {
     const std::string what = What(*this);
-    st.name = parser.Symbol(parser.RequiredValue(value, key, what, "a message name"), what);
+    st.name = parser.MessageOrReference(parser.RequiredValue(value, key, what, "a message name"), what);
     yaml::Reader& r = parser.reader();
+    if (deliver_ && node["variant"]) st.variant = parser.Symbol(node["variant"], what + ".variant");
     if (node["message"]) st.message_id = parser.Symbol(node["message"], what + ".message");
     auto count = [&](const char* k, long long lo, long long hi) {
       long long n = r.Int(node[k], what + "." + k);
@@ -57,6 +59,8 @@ class QueueStepKind final : public StepKindSpec {
       }
     } else if (deliver_ && !m->second.push) {
       fit.AddNeed("a push request for message '" + s.name + "' (messages." + s.name + ".push)");
+    } else if (deliver_ && !s.variant.empty() && !m->second.variants.count(s.variant)) {
+      fit.AddNeed("a variant '" + s.variant + "' of message '" + s.name + "' (messages." + s.name + ".variants)");
     } else if (!deliver_ && m->second.fields.empty()) {
       fit.AddNeed("broker fields for message '" + s.name + "' (messages." + s.name + ".fields)");
     }
@@ -66,6 +70,11 @@ class QueueStepKind final : public StepKindSpec {
         if (!TargetInstanceIndex(instance) && !target.start)
           fit.AddNeed("a start command (target 'start') for consumer instance '" + instance + "'");
     }
+  }
+
+  std::vector<std::string> ParameterNames(const Step& step) const override { return {step.name}; }
+  void Bind(Step& step, const std::map<std::string, std::string>& binding) const override {
+    step.name = BoundName(step.name, binding);
   }
 
   Status Write(const Step& s, YAML::Emitter& out) const override {
@@ -80,6 +89,8 @@ class QueueStepKind final : public StepKindSpec {
     if (s.max_attempts != 10) out << YAML::Key << "max_attempts" << YAML::Value << s.max_attempts;
     if (s.consumers != std::vector<std::string>{"main"}) out << YAML::Key << "to" << YAML::Value << YAML::Flow << s.consumers;
     if (s.timeout) out << YAML::Key << "timeout" << YAML::Value << FormatDuration(*s.timeout);
+    if (!s.variant.empty()) out << YAML::Key << "variant" << YAML::Value << s.variant;
+    if (s.background) out << YAML::Key << "background" << YAML::Value << true;
     return Status::Ok();
   }
 

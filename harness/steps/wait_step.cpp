@@ -1,12 +1,21 @@
 // `wait: DURATION` sleeps; `wait: past_window` sleeps past the target's retry
-// window (PastWindowWait, model/scenario.h), resolved when it runs. A wait
-// event records what it slept.
+// window (PastWindowWait, model/scenario.h), `wait: past_lease` past its
+// in-progress lease (PastLeaseWait), resolved when it runs. A wait event
+// records what it slept.
 #include "model/history_events.h"
 #include "runtime/step_context.h"
 #include "steps/step_kind_support.h"
 
 namespace idemproof::steps {
 namespace {
+
+// The declared lease plus a fifth of it, at least 200ms more (2s -> 2.4s):
+// the lease of a request sent just before has lapsed, and one slowed to
+// {{slow_ms}} (the lease x 1.5) is still running. nullopt without a lease.
+std::optional<Duration> PastLeaseWait(const IdempotencyContract& contract) {
+  if (!contract.lease || *contract.lease > kLongestPastWindow) return std::nullopt;
+  return *contract.lease + std::max<Duration>(std::chrono::milliseconds(200), *contract.lease / 5);
+}
 
 class WaitStepKind final : public StepKindSpec {
  public:
@@ -16,20 +25,25 @@ class WaitStepKind final : public StepKindSpec {
   void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
              Step& step) const override {
     const std::string what = What(*this);
-    const YAML::Node d = parser.RequiredValue(value, key, what, "a duration or past_window");
+    const YAML::Node d = parser.RequiredValue(value, key, what, "a duration, past_window or past_lease");
     if (d.IsScalar() && d.Scalar() == "past_window") {
       step.past_window = true;  // resolved from the target's idempotency.window
+    } else if (d.IsScalar() && d.Scalar() == "past_lease") {
+      step.past_lease = true;  // resolved from the target's idempotency.lease
     } else {
       if (d.IsScalar() && !ParseDuration(d.Scalar()).ok())
-        parser.Fail(d, what + ": '" + d.Scalar() + "' is neither a duration (250ms, 4s) nor past_window" +
-                           yaml::DidYouMean(d.Scalar(), {"past_window"}));
+        parser.Fail(d, what + ": '" + d.Scalar() + "' is neither a duration (250ms, 4s) nor past_window or past_lease" +
+                           yaml::DidYouMean(d.Scalar(), {"past_window", "past_lease"}));
       step.duration = parser.reader().DurationOf(d, what);
     }
   }
 
   void Check(const Step& s, StepFitCheck& fit) const override {
-    if (!s.past_window) return;
     const TargetDescription& target = fit.target();
+    if (s.past_lease && !PastLeaseWait(target.idempotency))
+      fit.AddNeed("an in-progress lease (idempotency.lease) of at most " + FormatDuration(kLongestPastWindow) +
+                  " for 'wait: past_lease'");
+    if (!s.past_window) return;
     if (!target.idempotency.window)
       fit.AddNeed("a retry window (idempotency.window) for 'wait: past_window'");
     else if (*target.idempotency.window > kLongestPastWindow)
@@ -40,7 +54,9 @@ class WaitStepKind final : public StepKindSpec {
 
   Status Write(const Step& s, YAML::Emitter& out) const override {
     out << YAML::Key << name() << YAML::Value
-        << (s.past_window ? std::string("past_window") : FormatDuration(s.duration));
+        << (s.past_window  ? std::string("past_window")
+            : s.past_lease ? std::string("past_lease")
+                           : FormatDuration(s.duration));
     return Status::Ok();
   }
 
@@ -58,8 +74,13 @@ class WaitStepKind final : public StepKindSpec {
       return Status::InvalidConfig("'wait: past_window' needs a retry window (idempotency.window) of at most " +
                                        FormatDuration(kLongestPastWindow),
                                    step.mark);
-    const Duration d = WaitDuration(step, ctx.target().idempotency);
-    ctx.recorder().Append(WaitEvent(index, FormatDuration(d), step.past_window), runtime::monotonic_ns());
+    if (step.past_lease && !PastLeaseWait(ctx.target().idempotency))
+      return Status::InvalidConfig("'wait: past_lease' needs an in-progress lease (idempotency.lease)", step.mark);
+    const Duration d = step.past_lease ? *PastLeaseWait(ctx.target().idempotency)
+                                       : WaitDuration(step, ctx.target().idempotency);
+    HistoryEvent wait = WaitEvent(index, FormatDuration(d), step.past_window);
+    if (step.past_lease) wait.value["past_lease"] = true;
+    ctx.recorder().Append(std::move(wait), runtime::monotonic_ns());
     ctx.Sleep(d);
     return Status::Ok();
   }

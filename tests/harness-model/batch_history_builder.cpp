@@ -79,9 +79,10 @@ std::int64_t BatchHistory::Run(const std::string& job, const std::string& role, 
   inv.time_ns = static_cast<std::int64_t>(t_++) * 1'000'000;
   std::int64_t index = h_.Append(inv);
   RecordedExchange answered;
-  answered.type = EventType::kOk;
+  answered.type = status == 0 ? EventType::kInfo : EventType::kOk;  // 0: cut off, no answer
   answered.status = status;
   answered.body = "{}";
+  if (status == 0) answered.error = "connection reset (the target was killed)";
   if (replayed) answered.headers = {{"Idempotent-Replayed", "true"}};
   HistoryEvent done = BatchCompletion(inv, answered);
   done.time_ns = static_cast<std::int64_t>(t_++) * 1'000'000;

@@ -35,7 +35,8 @@ nlohmann::json MarkersJson(const nlohmann::json& rows, std::int64_t from, std::i
 class BatchHistory {
  public:
   // A run of `job` over [from, to): invoke + ok with `status` (and the
-  // replay marker when `replayed`). Returns the invoke's index.
+  // replay marker when `replayed`); status 0: invoke + info, no answer (a
+  // run cut off by a kill). Returns the invoke's index.
   std::int64_t Run(const std::string& job, const std::string& role, std::int64_t from, std::int64_t to,
                    std::optional<std::int64_t> fail_after, int status, bool replayed = false,
                    const std::string& of = "");

@@ -645,7 +645,7 @@ TEST_CASE("the builtin registry lists every documented oracle") {
   std::vector<std::string> names;
   for (const auto& s : BuiltinOracles().Signatures()) names.push_back(s.name);
   CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "caller_scope", "identical_replay", "in_progress",
-                                          "intent_reconciled", "keyless_executes", "lease_recovery",
+                                          "intent_reconciled", "key_released", "keyless_executes", "lease_recovery",
                                           "mismatch_rejected", "missing_key_rejected", "new_key_executes",
                                           "no_false_dedup",
                                           "one_record", "probe_equal", "range_continuity", "retry_after",

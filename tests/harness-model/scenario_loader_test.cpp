@@ -358,6 +358,6 @@ TEST_CASE("wait past_window waits past the target's own window and needs one") {
   CHECK_FALSE(plain_wait->steps[0].past_window);
   CHECK(plain_wait->steps[0].duration == 250ms);
   CHECK(ErrorOf(kHead + "steps:\n  - wait: past_windwo\n" + expect) ==
-        "s.yaml:4:11: step 'wait': 'past_windwo' is neither a duration (250ms, 4s) nor past_window (did you mean "
+        "s.yaml:4:11: step 'wait': 'past_windwo' is neither a duration (250ms, 4s) nor past_window or past_lease (did you mean "
         "'past_window'?)");
 }

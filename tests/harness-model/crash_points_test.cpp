@@ -1,0 +1,300 @@
+// Issue 33, classes 1 and 2: what the target file declares for a kill in the
+// middle of work that is not an HTTP create (variants of a message's push and
+// of a batch run, a probe counting a message's applications), a request
+// slower than its lease ({{slow_ms}}), and how scenarios bind to every message
+// and judge a batch run cut off by a kill (range_continuity).
+#include <catch2/catch.hpp>
+
+#include "batch_history_builder.h"
+#include "literal_history.h"
+#include "model/binding.h"
+#include "model/scenario.h"
+#include "model/target.h"
+#include "model/template.h"
+#include "oracles/oracle.h"
+
+using namespace idemproof;
+using namespace idemproof::testing;
+using nlohmann::json;
+
+namespace {
+
+const std::string kHead = R"(name: shop
+base_url: "http://127.0.0.1:1"
+actions:
+  create_order:
+    role: create
+    request: {method: POST, path: /orders, json: {biz: "{{biz}}"}}
+)";
+
+const std::string kMessages = R"(start: [/bin/true]
+messages:
+  credit:
+    push: {method: POST, path: /inbox, json: {id: "{{key}}", amount: 5}}
+    variants:
+      slow: {query: {slow_ms: "1500"}}
+  debit:
+    push: {method: POST, path: /outbox, json: {id: "{{key}}"}}
+probes:
+  credits: {role: applied, of: credit, request: {path: /credits}, value: "$.applied"}
+  debits: {role: applied, of: debit, request: {path: /debits}, value: "$.applied"}
+)";
+
+Result<TargetDescription> Parse(const std::string& text) { return ParseTarget(text, "t.yaml"); }
+
+std::string Error(const std::string& text) {
+  auto r = Parse(text);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kInvalidConfig);
+  return r.status().ToString();
+}
+
+ScenarioVocabulary Vocab() { return BuiltinOracles().Vocabulary(); }
+
+const char* kKilledConsumer = R"(layer: queue
+hunts: a consumer killed mid-work
+for_each:
+  message: {role: message}
+  applied: {role: applied, of: message}
+steps:
+  - probe: $applied
+    as: before
+  - deliver: $message
+    variant: slow
+    background: true
+    max_attempts: 1
+  - kill
+  - start
+  - join
+  - deliver: $message
+  - probe: $applied
+    as: after
+expect:
+  - applied_once: {counter: after, before: before, actions: [$message]}
+)";
+
+}  // namespace
+
+TEST_CASE("a message's and a batch run's variants load like an action's") {
+  auto t = Parse(kHead + kMessages + R"(batch:
+  run: {method: POST, path: "/jobs/{{job}}/run", body: '{"from": {{from}}, "to": {{to}}}'}
+  result: {request: {path: "/jobs/{{job}}/result"}, rows: "$.rows", row_id: "$.id"}
+  variants:
+    slow: {query: {slow_ms: "150", job: "{{job}}"}}
+)");
+  INFO(t.status().ToString());
+  REQUIRE(t.ok());
+  CHECK(t->messages.at("credit").variants.at("slow").query == HeaderList{{"slow_ms", "1500"}});
+  CHECK(t->messages.at("debit").variants.empty());
+  CHECK(t->batch->variants.at("slow").query == HeaderList{{"slow_ms", "150"}, {"job", "{{job}}"}});
+  CHECK(t->probes.at("credits").role == "applied");
+  CHECK(t->probes.at("credits").of == "credit");
+}
+
+TEST_CASE("message and batch variants, applied probes and slow_ms are refused with file:line:column") {
+  // an unknown key in a message's variant
+  CHECK(Error(kHead + R"(messages:
+  credit:
+    push: {method: POST, path: /inbox}
+    variants:
+      slow: {quary: {slow_ms: "1"}}
+)") == "t.yaml:11:14: unknown key 'quary' in message 'credit' variant 'slow' (did you mean 'query'?); known keys: "
+        "query, headers, patch, json, body, content_type");
+  // variants on a message with no push to change
+  CHECK(Error(kHead + R"(messages:
+  credit:
+    fields: {id: "{{key}}"}
+    variants: {slow: {query: {slow_ms: "1"}}}
+)").rfind("t.yaml:10:15: message 'credit'.variants change its push: give push", 0) == 0);
+  // a batch variant's template may use the run's variables, no others
+  CHECK(Error(kHead + R"(batch:
+  run: {method: POST, path: "/jobs/{{job}}/run"}
+  result: {request: {path: "/jobs/{{job}}/result"}, rows: "$.rows", row_id: "$.id"}
+  variants:
+    slow: {query: {slow_ms: "{{fail_after}}"}}
+)") == "t.yaml:11:29: unknown template variable '{{fail_after}}'");
+  // an applied probe is of a message
+  CHECK(Error(kHead + R"(messages:
+  credit: {push: {method: POST, path: /inbox}}
+probes:
+  credits: {role: applied, of: credti, request: {path: /credits}}
+)") == "t.yaml:10:32: probe 'credits'.of: 'credti' is not a declared message (role applied counts a message's "
+        "applications) (did you mean 'credit'?)");
+  // {{slow_ms}} is the lease x 1.5: no lease, no slow_ms
+  CHECK(Error(kHead + R"(    variants:
+      slow_past_lease: {query: {slow_ms: "{{slow_ms}}"}}
+)") == "t.yaml:8:42: '{{slow_ms}}' is the declared lease x 1.5 in ms: declare idempotency.lease");
+  auto with_lease = Parse(kHead + R"(    variants:
+      slow_past_lease: {query: {slow_ms: "{{slow_ms}}"}}
+idempotency: {lease: 2s}
+)");
+  INFO(with_lease.status().ToString());
+  CHECK(with_lease.ok());
+  CHECK(SlowMsFor(std::chrono::seconds(2)) == "3000");
+  CHECK(SlowMsFor(std::chrono::milliseconds(333)) == "499");
+}
+
+TEST_CASE("a message parameter binds to every message of the target, and its applied probe to that message's") {
+  auto scenario = ParseScenario(kKilledConsumer, "s.yaml", Vocab());
+  INFO(scenario.status().ToString());
+  REQUIRE(scenario.ok());
+  auto t = Parse(kHead + kMessages);
+  REQUIRE(t.ok());
+  const auto bound = BindScenario(*scenario, *t);
+  REQUIRE(bound.size() == 2);
+  CHECK(bound[0].name == "s[credit,credits]");
+  CHECK(bound[1].name == "s[debit,debits]");
+  CHECK(bound[0].steps[1].name == "credit");
+  CHECK(bound[0].steps[1].variant == "slow");
+  CHECK(bound[0].steps[1].background);
+  CHECK(bound[0].expect[0].params["actions"] == json::array({"credit"}));
+  // credit has the slow variant: runnable; debit has none: not_applicable, saying so
+  const ScenarioFit credit = CheckScenarioAgainstTarget(bound[0], *t);
+  for (const auto& n : credit.needs) UNSCOPED_INFO(n);
+  CHECK(credit.runnable());
+  const ScenarioFit debit = CheckScenarioAgainstTarget(bound[1], *t);
+  for (const auto& n : debit.needs) UNSCOPED_INFO(n);
+  REQUIRE(debit.needs.size() == 1);  // and nothing else: the target has a start command
+  CHECK(debit.needs[0] == "a variant 'slow' of message 'debit' (messages.debit.variants)");
+
+  // A target without messages: one unbound row naming what it lacks.
+  auto none = Parse(kHead);
+  REQUIRE(none.ok());
+  const auto unbound = BindScenario(*scenario, *none);
+  REQUIRE(unbound.size() == 1);
+  const ScenarioFit fit = CheckScenarioAgainstTarget(unbound[0], *none);
+  REQUIRE_FALSE(fit.needs.empty());
+  CHECK(fit.needs[0] == "a message (target 'messages'), a probe with role applied of the $message message");
+}
+
+TEST_CASE("message parameters are checked where a message, an action or a probe goes") {
+  const std::string head = "layer: queue\nhunts: x\nfor_each:\n  m: {role: message}\n  c: {role: create}\nsteps:\n";
+  auto as_action = ParseScenario(head + "  - deliver: $m\n  - send: $m\n  - send: $c\nexpect: [one_record]\n", "s.yaml",
+                                 Vocab());
+  REQUIRE_FALSE(as_action.ok());
+  CHECK(as_action.status().ToString() == "s.yaml:8:11: step 'send': '$m' is a message parameter, not an action");
+  auto as_message = ParseScenario(head + "  - deliver: $c\n  - deliver: $m\nexpect: [one_record]\n", "s.yaml", Vocab());
+  REQUIRE_FALSE(as_message.ok());
+  CHECK(as_message.status().ToString() == "s.yaml:7:14: step 'deliver': '$c' is not a message parameter (role message)");
+  auto needs = ParseScenario("layer: queue\nhunts: x\nfor_each:\n  m: {role: message, needs: [records]}\nsteps:\n"
+                             "  - deliver: $m\nexpect: [one_record]\n",
+                             "s.yaml", Vocab());
+  REQUIRE_FALSE(needs.ok());
+  CHECK(needs.status().ToString() == "s.yaml:4:29: parameter 'm': a message parameter has no 'needs'");
+}
+
+TEST_CASE("wait: past_lease, a batch run's variant and slow_past_lease need what the target declares") {
+  auto scenario = ParseScenario(R"(layer: side-effect
+hunts: x
+steps:
+  - cause: slow_past_lease
+  - send: create_order
+    background: true
+  - wait: past_lease
+  - send: create_order
+  - run_batch: j1
+    from: 0
+    to: 10
+    variant: slow
+    background: true
+expect: [one_record]
+)",
+                                "s.yaml", Vocab());
+  INFO(scenario.status().ToString());
+  REQUIRE(scenario.ok());
+  CHECK(scenario->steps[2].past_lease);
+  auto bare = Parse(kHead);
+  REQUIRE(bare.ok());
+  const auto bound = BindScenario(*scenario, *bare);
+  REQUIRE(bound.size() == 1);
+  const ScenarioFit fit = CheckScenarioAgainstTarget(bound[0], *bare);
+  std::string needs;
+  for (const auto& n : fit.needs) needs += n + "\n";
+  CHECK(needs ==
+        "capability slow_past_lease (the next request's business step outlasts the declared lease ({{slow_ms}})): "
+        "a variant 'slow_past_lease' of action 'create_order'\n"
+        "an in-progress lease (idempotency.lease) of at most 10m for 'wait: past_lease'\n"
+        "a batch section (target 'batch') for step 'run_batch'\n");
+}
+
+// A run cut off by a kill (no answer) is a failed run: the rerun after the
+// restart must resume it, and a partition marked with no rows is lost.
+TEST_CASE("range_continuity judges a batch run cut off by a kill like a run that failed") {
+  const auto check = [](const History& h) { return RunOracle("range_continuity", h, BatchTarget(), json::object()); };
+  // The correct service: partitions 0-29 committed with their markers when the kill came.
+  {
+    BatchHistory h;
+    h.Run("j1", "run", 0, 100, std::nullopt, 0);
+    json done = RowsJson(0, 100, 1);
+    auto r = h.Run("j1", "rerun", 0, 100, std::nullopt, 200);
+    h.Result("j1", r, done, MarkersJson(done, 0, 100));
+    auto c = h.Run("j2", "clean", 0, 100, std::nullopt, 200, false, "j1");
+    h.Result("j2", c, done, MarkersJson(done, 0, 100));
+    const Verdict v = check(h.history());
+    INFO(v.evidence);
+    CHECK(v.status == VerdictStatus::kValid);
+    CHECK(v.evidence.find("was cut off (no answer: killed)") != std::string::npos);
+  }
+  // marker-before-rows: partition 3's marker committed, its rows never; the rerun skipped it.
+  {
+    BatchHistory h;
+    h.Run("j1", "run", 0, 100, std::nullopt, 0);
+    json rows = Concat({RowsJson(0, 30, 1), RowsJson(40, 100, 2)});
+    json markers = MarkersJson(Concat({RowsJson(0, 100, 1)}), 0, 100);
+    auto r = h.Run("j1", "rerun", 0, 100, std::nullopt, 200);
+    h.Result("j1", r, rows, markers);
+    auto c = h.Run("j2", "clean", 0, 100, std::nullopt, 200, false, "j1");
+    json done = RowsJson(0, 100, 1);
+    h.Result("j2", c, done, MarkersJson(done, 0, 100));
+    const Verdict v = check(h.history());
+    INFO(v.evidence);
+    CHECK(v.status == VerdictStatus::kInvalid);
+    CHECK(v.evidence.find("10 rows missing in 30–39 (partition 3)") != std::string::npos);
+  }
+}
+
+// Issue 33, class 2: a request slower than its lease in a live process.
+TEST_CASE("key_released: once every request of a key was answered, the key is not in progress") {
+  const Answer lost{409, R"({"title":"Lease lost"})"};
+  const Answer busy{409, R"({"title":"Request in progress"})"};
+  // An owner that outlived its lease and was rolled back; the duplicate that
+  // took the key over outlived its own: the retry after both is refused.
+  {
+    LiteralHistory h;
+    h.Send("client-1", "create_order", "k1", "b1", 0, 3058, lost);
+    h.Send("client-0", "create_order", "k1", "b1", 2453, 5458, lost);
+    h.Send("client-0", "create_order", "k1", "b1", 5460, 8462, lost);
+    const Verdict v = RunOracle("key_released", h.history(), ShopTarget(), {{"actions", {"create_order"}}});
+    INFO(v.evidence);
+    CHECK(v.status == VerdictStatus::kInvalid);
+    CHECK(v.evidence.find("the key stays blocked after its owner finished") != std::string::npos);
+    CHECK(v.premise.count == 1);
+  }
+  // A renewed lease: the duplicate while the owner ran is refused, the retry after it replays.
+  {
+    LiteralHistory h;
+    h.Send("client-1", "create_order", "k1", "b1", 0, 3050, Answer{});
+    h.Send("client-0", "create_order", "k1", "b1", 2453, 2460, busy);
+    h.Send("client-0", "create_order", "k1", "b1", 3060, 3070, Replay());
+    const Verdict v = RunOracle("key_released", h.history());
+    INFO(v.evidence);
+    CHECK(v.status == VerdictStatus::kValid);
+    CHECK(v.premise.count == 1);
+  }
+  // Only overlapping requests: nothing to judge.
+  {
+    LiteralHistory h;
+    h.Send("client-1", "create_order", "k1", "b1", 0, 3050, Answer{});
+    h.Send("client-0", "create_order", "k1", "b1", 100, 110, busy);
+    const Verdict v = RunOracle("key_released", h.history());
+    CHECK(v.status == VerdictStatus::kUnknown);
+  }
+  // After a kill the dead owner's claim may hold until its lease ends: not judged here.
+  {
+    LiteralHistory h;
+    h.Send("client-1", "create_order", "k1", "b1", 0, 50, lost);
+    h.Send("client-0", "create_order", "k1", "b1", 400, 410, busy);
+    const Verdict v = RunOracle("key_released", WithControl(h.history(), "kill", 300));
+    CHECK(v.status == VerdictStatus::kUnknown);
+  }
+}
