@@ -166,17 +166,21 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"batch-id-in-request-table", "rerun-after-window", "range_continuity", 1},
     // several instances on one store: only another instance shows it
     {"instance-local-claims", "burst-across-instances", "one_record", 1, "reference-cluster.yaml"},
+    // a stored failure repeated byte for byte gets another body (issue 33, class 6)
+    {"failure-replay-generic", "failure-replayed-unchanged", "identical_replay", 1},
+    // an in-progress Retry-After of 0: retry at once, forever (issue 33, class 7)
+    {"retry-after-zero", "retry-after-honoured", "retry_after", 1},
     // issue 33: a state change before a replay, the false-duplicate side, size
     {"replay-reads-current", "replay-after-cancel", "identical_replay", 1},
     {"body-hash-key", "same-body-new-key", "new_key_executes", 1},
     {"key-truncate", "long-key-prefix", "new_key_executes", 1},
     {"truncate-stored-answer", "large-answer-replay", "identical_replay", 1},
-    // a stored failure repeated byte for byte gets another body (issue 33, class 6)
-    {"failure-replay-generic", "failure-replayed-unchanged", "identical_replay", 1},
-    // an in-progress Retry-After of 0: retry at once, forever (issue 33, class 7)
-    {"retry-after-zero", "retry-after-honoured", "retry_after", 1},
     // a store fault right after the answer drops a write-behind outcome (issue 33, class 8)
     {"outcome-write-behind", "store-fault-around-write", "one_record", 1, "reference-postgres-store-faults.yaml"},
+    // a kill mid-work that is no HTTP create, a lease overrun in a live process (issue 33, classes 1 and 2)
+    {"seen-before-apply", "consumer-killed-mid-work", "applied_once", 1},
+    {"marker-before-rows", "killed-mid-run", "range_continuity", 1},
+    {"no-lease-renewal", "lease-overrun-live", "key_released", 1},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the
