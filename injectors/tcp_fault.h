@@ -6,6 +6,7 @@
 //   refuse     tcp_faults/refuse.h     new connections closed (or reset) at once
 //   reset      tcp_faults/reset.h      RST every open connection, and new ones
 //   cut-after  tcp_faults/cut_after.h  close a connection after N more bytes
+//   latency    tcp_faults/latency.h    hold every chunk for a delay, in order
 //
 // A fault says what it does as a TcpFaultEffect; the proxy carries it out.
 // It is in force from arming until its `window` (option of every tcp fault;
@@ -44,6 +45,10 @@ struct TcpFaultEffect {
   std::optional<std::int64_t> cut_after;
   bool cut_upstream = true;    // service -> store counted
   bool cut_downstream = true;  // store -> service counted
+  // Hold every chunk this long before writing it, in order (0 = no delay).
+  std::chrono::nanoseconds latency{0};
+  bool latency_upstream = true;    // service -> store delayed
+  bool latency_downstream = true;  // store -> service delayed
 };
 
 class TcpFault {

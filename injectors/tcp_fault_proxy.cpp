@@ -7,8 +7,10 @@
 
 #include "injectors/tcp_fault_proxy.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <deque>
 #include <future>
 #include <map>
 #include <mutex>
@@ -35,6 +37,7 @@ using namespace asio_names;  // asio, tcp, error_code, kAwait
 using Task = asio::awaitable<void>;
 
 constexpr std::chrono::milliseconds kTick{5};  // the sweep's and a held pump's period
+constexpr std::size_t kMaxDelayed = 4 << 20;    // bytes latency may hold per connection and direction
 
 const char* DirectionName(int dir) { return dir == 0 ? "service->store" : "store->service"; }
 
@@ -52,6 +55,18 @@ struct Conn {
   std::array<std::int64_t, 2> write_since{};   // a write pending since, per direction (0 = none)
   std::map<std::int64_t, std::array<std::int64_t, 2>> counted;  // cut rule id -> bytes since arming
   std::set<std::int64_t> held;                 // pause rule ids whose hold is recorded
+  // latency: chunks waiting for their time, per direction, in order; a
+  // writer coroutine (Drain) owns the direction's writes while `draining`.
+  struct Delayed {
+    std::vector<char> bytes;
+    std::int64_t due_ns;
+    bool close_after;  // a cut-after ends the connection once this is written
+  };
+  std::array<std::deque<Delayed>, 2> delayed;
+  std::array<std::size_t, 2> delayed_bytes{};
+  std::array<bool, 2> draining{};
+  std::array<bool, 2> eof_after_drain{};
+  std::set<std::int64_t> slowed;               // latency rule ids whose delay is recorded
   int eofs = 0;
   bool closed = false;
 };
@@ -124,6 +139,61 @@ struct TcpFaultProxy::Impl {
     co_await t.async_wait(asio::redirect_error(kAwait, ec));
   }
 
+  // The longest latency in force for direction `dir`, null when none.
+  std::shared_ptr<TcpFaultRule> SlowestLatency(const std::vector<std::shared_ptr<TcpFaultRule>>& rules, int dir) {
+    std::shared_ptr<TcpFaultRule> slow;
+    for (const auto& r : rules)
+      if (r->effect.latency.count() > 0 && (dir == 0 ? r->effect.latency_upstream : r->effect.latency_downstream) &&
+          (!slow || r->effect.latency > slow->effect.latency))
+        slow = r;
+    return slow;
+  }
+
+  // The reading side of `dir` ended: pass the half-close on.
+  void PassEof(Conn& c, int dir) {
+    error_code ignored;
+    (dir == 0 ? c.upstream : c.client).shutdown(tcp::socket::shutdown_send, ignored);
+    if (++c.eofs == 2) Close(c, false);
+  }
+
+  // Writes the chunks latency holds for `dir`, each once it is due, or at
+  // once when no latency is in force any more (a heal flushes). A closed
+  // connection (a reset, the proxy's heal) drops what is left.
+  Task Drain(std::shared_ptr<Conn> c, int dir) {
+    tcp::socket& to = dir == 0 ? c->upstream : c->client;
+    while (!c->delayed[dir].empty()) {
+      const std::int64_t due = c->delayed[dir].front().due_ns;
+      for (;;) {
+        if (c->closed || closing) co_return;
+        const std::int64_t now = steady_now_ns();
+        if (now >= due || !SlowestLatency(InForce(), dir)) break;
+        c->last_ns = now;  // held, not idle
+        co_await Sleep(std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(due - now), kTick));
+      }
+      Conn::Delayed d = std::move(c->delayed[dir].front());
+      c->delayed[dir].pop_front();
+      c->delayed_bytes[dir] -= d.bytes.size();
+      if (!d.bytes.empty()) {
+        error_code ec;
+        c->write_since[dir] = steady_now_ns();
+        co_await asio::async_write(to, asio::buffer(d.bytes), asio::redirect_error(kAwait, ec));
+        c->write_since[dir] = 0;
+        if (c->closed) co_return;
+        if (ec) {
+          Close(*c, false);
+          co_return;
+        }
+        (dir == 0 ? up_bytes : down_bytes) += static_cast<std::int64_t>(d.bytes.size());
+      }
+      if (d.close_after) {
+        Close(*c, false);
+        co_return;
+      }
+    }
+    c->draining[dir] = false;
+    if (c->eof_after_drain[dir] && !c->closed) PassEof(*c, dir);
+  }
+
   // Copies one direction (0: service -> store, 1: store -> service).
   Task Pump(std::shared_ptr<Conn> c, int dir) {
     tcp::socket& from = dir == 0 ? c->client : c->upstream;
@@ -134,16 +204,18 @@ struct TcpFaultProxy::Impl {
       std::size_t n = co_await from.async_read_some(asio::buffer(buf), asio::redirect_error(kAwait, ec));
       if (c->closed) co_return;
       if (ec) {
-        if (ec == asio::error::eof) {  // pass the half-close on
-          error_code ignored;
-          to.shutdown(tcp::socket::shutdown_send, ignored);
-          if (++c->eofs == 2) Close(*c, false);
+        if (ec == asio::error::eof) {  // pass the half-close on, after what latency holds
+          if (c->draining[dir])
+            c->eof_after_drain[dir] = true;
+          else
+            PassEof(*c, dir);
         } else {
           Close(*c, false);
         }
         co_return;
       }
       c->last_ns = steady_now_ns();
+      const std::int64_t read_ns = c->last_ns;
       // A pause holds the bytes as long as it is in force (its window, its
       // heal or the proxy's heal ends that).
       for (;;) {
@@ -176,6 +248,34 @@ struct TcpFaultProxy::Impl {
       for (const auto& r : rules)
         if (r->effect.cut_after && (dir == 0 ? r->effect.cut_upstream : r->effect.cut_downstream))
           c->counted[r->id.load()][dir] += static_cast<std::int64_t>(pass);
+      // latency: the chunk waits its turn behind what is held, then its delay.
+      if (auto slow = SlowestLatency(rules, dir); slow || c->draining[dir]) {
+        if (slow && c->slowed.insert(slow->id.load()).second) {
+          ++slow->injected;
+          Record(*slow, "injected",
+                 "delayed connection " + std::to_string(c->id) + " (" + DirectionName(dir) + ", " +
+                     Millis(slow->effect.latency) + " per chunk)");
+        }
+        c->delayed[dir].push_back(Conn::Delayed{std::vector<char>(buf.data(), buf.data() + pass),
+                                                read_ns + (slow ? slow->effect.latency.count() : 0), cutter != nullptr});
+        c->delayed_bytes[dir] += pass;
+        if (!c->draining[dir]) {
+          c->draining[dir] = true;
+          asio::co_spawn(io, Drain(c, dir), asio::detached);
+        }
+        if (cutter) {
+          ++cutter->injected;
+          Record(*cutter, "injected",
+                 "cut connection " + std::to_string(c->id) + " after " +
+                     std::to_string(c->counted[cutter->id.load()][dir]) + " bytes " + DirectionName(dir) + " (" +
+                     std::to_string(n - pass) + " bytes dropped)");
+          co_return;  // Drain closes it once the rest is written
+        }
+        // Bounded: read no more while the held bytes are over the limit.
+        while (c->delayed_bytes[dir] > kMaxDelayed && !c->closed && !closing) co_await Sleep(kTick);
+        if (c->closed) co_return;
+        continue;
+      }
       if (pass > 0) {
         c->write_since[dir] = steady_now_ns();
         co_await asio::async_write(to, asio::buffer(buf.data(), pass), asio::redirect_error(kAwait, ec));

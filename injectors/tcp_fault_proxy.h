@@ -11,7 +11,8 @@
 //
 // Deadlines: connecting upstream (connect_timeout), a write the peer does not
 // take (io_timeout) and a connection idle both ways (idle_timeout) end the
-// connection; a pause holds bytes no longer than the fault is in force.
+// connection; a pause holds bytes no longer than the fault is in force, a
+// latency each chunk its delay (a reset or heal drops what it still holds).
 // heal() stops accepting, closes every connection, ends every armed fault
 // and joins the proxy's thread; the destructor heals.
 //

@@ -173,10 +173,10 @@ struct Rig {
 
 }  // namespace
 
-TEST_CASE("the four tcp faults are registered apart from the http ones", "[injectors][tcp]") {
+TEST_CASE("the five tcp faults are registered apart from the http ones", "[injectors][tcp]") {
   Registry r;
   register_builtin_tcp_faults(r);
-  CHECK(r.kinds() == std::vector<std::string>{"cut-after", "pause", "refuse", "reset"});
+  CHECK(r.kinds() == std::vector<std::string>{"cut-after", "latency", "pause", "refuse", "reset"});
 }
 
 TEST_CASE("tcp pause holds the bytes both ways for its window, then they flow", "[injectors][tcp]") {
@@ -294,9 +294,60 @@ TEST_CASE("tcp cut-after upstream ends the connection once N bytes went to the s
   CHECK(after.Echoes("hello world"));
 }
 
+TEST_CASE("tcp latency holds every chunk for its delay, in order, and heals by flushing", "[injectors][tcp]") {
+  Rig rig;
+  Client c(rig.port());
+  REQUIRE(c.Echoes("before"));
+  auto latency = Build("latency: {delay: 200ms, direction: upstream}");
+  REQUIRE(latency->start(rig.context()).ok());
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(c.Send("one,"));
+  std::this_thread::sleep_for(50ms);
+  REQUIRE(c.Send("two,"));
+  REQUIRE(c.Send("three"));
+  CHECK(c.Recv(4, 120ms).end == Client::Read::kTimeout);  // still held
+  auto r = c.Recv(13, 2000ms);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(r.bytes == "one,two,three");  // order kept
+  CHECK(took >= 240ms);               // the second chunk was sent 50 ms later, held 200 ms
+  CHECK(took < 800ms);
+  CHECK(AwaitEvent(rig.events, "injected").find("delayed connection 1 (service->store") == 0);
+  // Healing flushes what is held at once, then bytes flow undelayed.
+  REQUIRE(c.Send("held"));
+  std::this_thread::sleep_for(20ms);
+  latency->heal();
+  CHECK(c.Recv(4, 100ms).bytes == "held");
+  const auto t1 = std::chrono::steady_clock::now();
+  CHECK(c.Echoes("after"));
+  CHECK(std::chrono::steady_clock::now() - t1 < 100ms);
+}
+
+TEST_CASE("tcp reset drops what latency still holds for the connection it resets", "[injectors][tcp]") {
+  Rig rig;
+  Client c(rig.port());
+  REQUIRE(c.Echoes("before"));
+  auto latency = Build("latency: {delay: 300ms}");
+  REQUIRE(latency->start(rig.context()).ok());
+  REQUIRE(c.Send("in flight"));
+  std::this_thread::sleep_for(50ms);  // read by the proxy, held
+  auto reset = Build("reset: {window: 200ms}");
+  REQUIRE(reset->start(rig.context()).ok());  // both in force at once
+  auto r = c.Recv(9, 1000ms);
+  CHECK(r.bytes.empty());  // never reached the store, so never echoed
+  CHECK(r.end == Client::Read::kReset);
+  latency->heal();
+  CHECK(AwaitEvent(rig.events, "heal").size() > 0);
+  std::this_thread::sleep_for(250ms);  // the reset's window ended
+  Client after(rig.port());
+  CHECK(after.Echoes("healed"));
+}
+
 TEST_CASE("tcp fault options are checked, the http selectors refused, at line:column", "[injectors][tcp]") {
   CHECK(BuildError("cut-after: {direction: upstream}").message().find("'bytes' is required") != std::string::npos);
   CHECK(BuildError("cut-after: {bytes: 3, direction: sideways}").message().find("expected upstream, downstream or both") !=
+        std::string::npos);
+  CHECK(BuildError("latency: {window: 1s}").message().find("'delay' is required") != std::string::npos);
+  CHECK(BuildError("latency: {delay: 10ms, direction: up}").message().find("expected upstream, downstream or both") !=
         std::string::npos);
   CHECK(BuildError("pause: {window: 0}").message().find("window: must be more than 0") != std::string::npos);
   const auto match = BuildError("refuse:\n  window: 1s\n  match: {path: /x}\n");

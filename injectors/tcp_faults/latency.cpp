@@ -1,0 +1,29 @@
+#include "injectors/tcp_faults/latency.h"
+
+namespace idemproof::injectors {
+
+LatencyOptions Latency::parse(YamlOptions& o) {
+  LatencyOptions out;
+  out.window = ReadTcpWindow(o);
+  auto delay = o.duration("delay");
+  if (!delay) o.require("delay");
+  else if (delay->count() <= 0 || *delay > std::chrono::minutes(1))
+    o.fail_at("delay", "must be more than 0 and at most 1m");
+  out.delay = delay.value_or(std::chrono::nanoseconds(0));
+  const std::string direction = o.string("direction").value_or("both");
+  if (direction != "upstream" && direction != "downstream" && direction != "both")
+    o.fail_at("direction", "expected upstream, downstream or both, found '" + direction + "'");
+  out.upstream = direction != "downstream";
+  out.downstream = direction != "upstream";
+  return out;
+}
+
+TcpFaultEffect Latency::effect() const {
+  TcpFaultEffect e;
+  e.latency = options_.delay;
+  e.latency_upstream = options_.upstream;
+  e.latency_downstream = options_.downstream;
+  return e;
+}
+
+}  // namespace idemproof::injectors
