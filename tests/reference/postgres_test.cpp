@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <future>
+#include <thread>
 
 #include "answer_checks.h"
 #include "order_api.h"
@@ -44,6 +45,27 @@ TEST_CASE("postgres: create twice gives one order and a replay", "[server][postg
   CHECK(is_problem(api.post_order("k-1", order_json("b1", "s1", 5)), 422));
   CHECK(api.order_count("b1") == 1);
   CHECK(api.stock("s1") == 998);
+}
+
+// A store that failed and came back: the pool's idle connections were ended
+// meanwhile; the next requests take fresh ones instead of answering 5xx.
+TEST_CASE("postgres: idle pooled connections ended by the server are not reused", "[server][postgres][slow]") {
+  PostgresServer pg;
+  TempDir dir;
+  ServiceProcess service(args_for(dir, "ref", pg.url()));
+  OrderApi api(service.url());
+  const auto first = api.post_order("k-1", order_json("b1", "s1", 2));
+  REQUIRE(first.status == 201);
+  pg.execute(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+      "WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the ends reached the service
+  const auto retry = api.post_order("k-1", order_json("b1", "s1", 2));
+  INFO(retry.body);
+  CHECK(retry.status == 201);
+  CHECK(is_replay(retry));
+  CHECK(api.post_order("k-2", order_json("b2", "s1", 1)).status == 201);
+  CHECK(api.order_count("b1") == 1);
 }
 
 TEST_CASE("postgres: 64 concurrent identical POSTs execute exactly once", "[server][postgres][burst][slow]") {
