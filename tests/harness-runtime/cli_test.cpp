@@ -181,6 +181,8 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"seen-before-apply", "consumer-killed-mid-work", "applied_once", 1},
     {"marker-before-rows", "killed-mid-run", "range_continuity", 1},
     {"no-lease-renewal", "lease-overrun-live", "key_released", 1},
+    // the same write-behind outcome lost on a slow store (latency, then the reset) (issue 33, class 8)
+    {"outcome-write-behind", "store-fault-slow-store", "one_record", 1, "reference-postgres-store-faults.yaml"},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the
