@@ -3,6 +3,7 @@
 // only through HTTP).
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -224,33 +225,34 @@ TEST_CASE("flaw no-lease-expiry: after a crash mid-request the key stays blocked
 }
 
 TEST_CASE("flaw unfenced-takeover: a late original overwrites the new owner's answer", "[flaw][slow]") {
-  // The original sleeps 8s holding a 2s lease; a retry after the lease takes
-  // over and finishes first; then the original finishes late.
+  // The original runs slow on instance A and A is frozen (SIGSTOP): a live
+  // owner renews its lease, a frozen one cannot, so the lease lapses. A
+  // retry on instance B (same store) takes over and finishes; then A thaws
+  // and the original finishes late.
   check_flaw("unfenced-takeover", {"--lease", "2s"}, [](auto args) {
-    ServiceProcess service(args);
-    OrderApi api(service.url());
+    ServiceProcess a(args), b(args);
+    OrderApi api_a(a.url()), api_b(b.url());
     for (int attempt = 0; attempt < 3; ++attempt) {
       const std::string key = "uf-" + std::to_string(attempt);
       const auto body = order_json(key);
-      REQUIRE(api.call("POST", "/_chaos", R"({"delay_ms":8000})").status == 200);
-      auto original = api.start_in_progress(key, body, 30s);
+      REQUIRE(api_a.call("POST", "/_chaos", R"({"delay_ms":1500})").status == 200);
+      auto original = api_a.start_in_progress(key, body, 30s);
       const auto seen = std::chrono::steady_clock::now();
-      REQUIRE(api.call("DELETE", "/_chaos").status == 200);  // the retry will be fast
-      std::this_thread::sleep_until(seen + 2s + 300ms);       // the original's lease is over
-      const auto takeover = api.post_order(key, body);
+      REQUIRE(api_a.call("DELETE", "/_chaos").status == 200);  // A's later requests are fast
+      REQUIRE(::kill(a.pid(), SIGSTOP) == 0);
+      std::this_thread::sleep_until(seen + 2s + 300ms);  // the frozen original's lease is over
+      const auto takeover = api_b.post_order(key, body);
+      REQUIRE(::kill(a.pid(), SIGCONT) == 0);
       REQUIRE(takeover.status == 201);
       if (is_replay(takeover)) {
-        // The machine was so slow that the original finished before the
-        // retry: the scenario's precondition failed, which proves nothing.
+        // The original finished before A was frozen: the precondition failed.
         WARN("takeover came too late (attempt " << attempt << "); repeating the scenario");
         continue;
       }
       original.get();
-      // The slow execution may be a probe's rather than `original`'s: wait for it.
-      std::this_thread::sleep_until(seen + 8s + 500ms);
-      const auto replay = api.post_order(key, body);
+      const auto replay = api_b.post_order(key, body);
       REQUIRE(is_replay(replay));
-      return api.order_count(key) == 2 || replay.body != takeover.body;
+      return api_b.order_count(key) == 2 || replay.body != takeover.body;
     }
     FAIL("the takeover never happened before the original finished");
     return false;
