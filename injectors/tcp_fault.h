@@ -63,6 +63,15 @@ class TcpFault {
 // The `window` option every tcp fault takes (> 0 when given; at most 10 min).
 std::optional<std::chrono::nanoseconds> ReadTcpWindow(YamlOptions& options);
 
+// Which ways a fault acts on a connection's bytes.
+struct TcpDirections {
+  bool upstream = true;    // service -> store
+  bool downstream = true;  // store -> service
+};
+// The `direction` option (upstream | downstream | both; default both) of
+// the faults that act on one way of the bytes.
+TcpDirections ReadTcpDirection(YamlOptions& options);
+
 // A fault as the proxy arms it.
 struct TcpFaultRule {
   TcpFaultRule(std::shared_ptr<const TcpFault> f, FaultSettings s)

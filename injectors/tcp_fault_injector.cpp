@@ -11,6 +11,13 @@ std::optional<std::chrono::nanoseconds> ReadTcpWindow(YamlOptions& options) {
   return window;
 }
 
+TcpDirections ReadTcpDirection(YamlOptions& options) {
+  const std::string direction = options.string("direction").value_or("both");
+  if (direction != "upstream" && direction != "downstream" && direction != "both")
+    options.fail_at("direction", "expected upstream, downstream or both, found '" + direction + "'");
+  return {direction != "downstream", direction != "upstream"};
+}
+
 void RejectHttpSelectors(YamlOptions& options, const FaultSettings& s) {
   const char* why = "a tcp fault acts on connections: there is no request to select";
   if (s.method || s.path) options.fail_at("match", why);

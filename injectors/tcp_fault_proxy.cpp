@@ -28,6 +28,7 @@
 #include <boost/asio/write.hpp>
 
 #include "injectors/asio_names.h"
+#include "injectors/proxy_listener.h"
 #include "injectors/tcp_fault.h"
 
 namespace idemproof::injectors {
@@ -380,23 +381,10 @@ TcpFaultProxy::~TcpFaultProxy() { heal(); }
 Status TcpFaultProxy::start() {
   Impl& p = *impl_;
   if (p.started) return Status(StatusCode::kInternal, "tcp proxy started twice");
-  error_code ec;
-  const auto listen_addr = asio::ip::make_address(p.settings.listen.host, ec);
-  if (ec) return Status(StatusCode::kUnavailable, "listen address '" + p.settings.listen.host + "': " + ec.message());
-  const auto upstream_addr = asio::ip::make_address(p.settings.upstream.host, ec);
-  if (ec) return Status(StatusCode::kUnavailable, "upstream address '" + p.settings.upstream.host + "': " + ec.message());
-  p.upstream = tcp::endpoint(upstream_addr, p.settings.upstream.port);
-  const tcp::endpoint listen(listen_addr, p.settings.listen.port);
-  p.acceptor.open(listen.protocol(), ec);
-  if (!ec) p.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
-  if (!ec) p.acceptor.bind(listen, ec);
-  if (!ec) p.acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) {
-    error_code ignored;
-    p.acceptor.close(ignored);
-    return Status(StatusCode::kUnavailable, "listen on " + p.settings.listen.to_string() + ": " + ec.message());
-  }
-  p.bound = Endpoint{p.settings.listen.host, p.acceptor.local_endpoint().port()};
+  auto listener = OpenProxyListener(p.acceptor, p.settings.listen, p.settings.upstream);
+  if (!listener.ok()) return listener.status();
+  p.upstream = listener->upstream;
+  p.bound = listener->bound;
   p.work.emplace(asio::make_work_guard(p.io));
   asio::co_spawn(p.io, p.Accept(), asio::detached);
   asio::co_spawn(p.io, p.Sweep(), asio::detached);

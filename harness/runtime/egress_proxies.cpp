@@ -67,14 +67,7 @@ Status EgressProxies::Start(const TemplateVars& vars) {
                                                     egress.mark.ToString() + ")");
     auto upstream = inj::parse_endpoint(authority);
     if (!upstream.ok()) return Status(StatusCode::kInvalidConfig, "egress " + name + ": " + upstream.status().message());
-    auto r = std::make_unique<Running>();
-    const std::string on = "egress." + name;
-    Sink on_fault = on_fault_;
-    r->log = std::make_unique<inj::FaultEventLog>([on_fault, on](const inj::FaultEvent& e) {
-      nlohmann::json j = e;
-      j["on"] = on;
-      if (on_fault) on_fault(j, e.time_ns);
-    });
+    auto r = NewRunning(name);
     inj::ProxySettings settings;
     settings.upstream = upstream.value();
     const EgressDescription* desc = &egress;
@@ -96,13 +89,8 @@ Status EgressProxies::Start(const TemplateVars& vars) {
   return Status::Ok();
 }
 
-// A tcp egress: raw bytes to HOST:PORT, its fault events to on_fault_.
-Status EgressProxies::StartTcp(const EgressDescription& egress, const std::string& address) {
-  const std::string& name = egress.name;
-  auto upstream = inj::parse_endpoint(address);
-  if (!upstream.ok() || address.find("://") != std::string::npos)
-    return Status(StatusCode::kInvalidConfig, "egress " + name + ": upstream '" + address +
-                                                  "' must be HOST:PORT (" + egress.mark.ToString() + ")");
+// A running egress whose fault events go to on_fault_, marked "on": "egress.NAME".
+std::unique_ptr<EgressProxies::Running> EgressProxies::NewRunning(const std::string& name) const {
   auto r = std::make_unique<Running>();
   const std::string on = "egress." + name;
   Sink on_fault = on_fault_;
@@ -111,6 +99,17 @@ Status EgressProxies::StartTcp(const EgressDescription& egress, const std::strin
     j["on"] = on;
     if (on_fault) on_fault(j, e.time_ns);
   });
+  return r;
+}
+
+// A tcp egress: raw bytes to HOST:PORT, its fault events to on_fault_.
+Status EgressProxies::StartTcp(const EgressDescription& egress, const std::string& address) {
+  const std::string& name = egress.name;
+  auto upstream = inj::parse_endpoint(address);
+  if (!upstream.ok() || address.find("://") != std::string::npos)
+    return Status(StatusCode::kInvalidConfig, "egress " + name + ": upstream '" + address +
+                                                  "' must be HOST:PORT (" + egress.mark.ToString() + ")");
+  auto r = NewRunning(name);
   inj::TcpProxySettings settings;
   settings.upstream = upstream.value();
   r->tcp = std::make_unique<inj::TcpFaultProxy>(settings, r->log.get());

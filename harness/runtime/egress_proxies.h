@@ -73,6 +73,7 @@ class EgressProxies {
  private:
   struct Running;
   Status StartTcp(const EgressDescription& egress, const std::string& address);
+  std::unique_ptr<Running> NewRunning(const std::string& name) const;
   const std::map<std::string, EgressDescription>& egress_;
   Sink on_record_, on_fault_;
   std::map<std::string, std::unique_ptr<Running>> running_;

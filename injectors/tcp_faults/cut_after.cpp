@@ -8,11 +8,9 @@ CutAfterOptions CutAfter::parse(YamlOptions& o) {
   auto bytes = o.integer("bytes", 0, std::int64_t{1} << 40);
   if (!bytes) o.require("bytes");
   out.bytes = bytes.value_or(0);
-  const std::string direction = o.string("direction").value_or("both");
-  if (direction != "upstream" && direction != "downstream" && direction != "both")
-    o.fail_at("direction", "expected upstream, downstream or both, found '" + direction + "'");
-  out.upstream = direction != "downstream";
-  out.downstream = direction != "upstream";
+  const TcpDirections ways = ReadTcpDirection(o);
+  out.upstream = ways.upstream;
+  out.downstream = ways.downstream;
   return out;
 }
 

@@ -10,11 +10,9 @@ LatencyOptions Latency::parse(YamlOptions& o) {
   else if (delay->count() <= 0 || *delay > std::chrono::minutes(1))
     o.fail_at("delay", "must be more than 0 and at most 1m");
   out.delay = delay.value_or(std::chrono::nanoseconds(0));
-  const std::string direction = o.string("direction").value_or("both");
-  if (direction != "upstream" && direction != "downstream" && direction != "both")
-    o.fail_at("direction", "expected upstream, downstream or both, found '" + direction + "'");
-  out.upstream = direction != "downstream";
-  out.downstream = direction != "upstream";
+  const TcpDirections ways = ReadTcpDirection(o);
+  out.upstream = ways.upstream;
+  out.downstream = ways.downstream;
   return out;
 }
 
