@@ -67,6 +67,22 @@ TEST_CASE("every create-role scenario runs once per create action, each row with
     CHECK(name == row.at("scenario").get<std::string>() + "[" + action + "]");
     creates_of[row.at("scenario")].insert(action);
     INFO(name);
+    // Families whose premise this target file lacks on purpose (no variants,
+    // no array in the bodies, SQLite behind no TCP hop): not applicable, and
+    // for that reason.
+    static const std::map<std::string, std::string> kLacks = {
+        {"failure-replayed-unchanged", "needs capability final_failure"},
+        {"large-answer-replay", "needs a JSON array in the body"},
+        {"lease-overrun-live", "needs capability slow_past_lease"},
+        {"store-fault-around-write", "needs a tcp egress"},
+        {"store-fault-slow-store", "needs a tcp egress"},
+    };
+    if (auto lack = kLacks.find(row.at("scenario")); lack != kLacks.end()) {
+      CHECK(row.at("outcome") == "not_applicable");
+      for (const auto& v : row.at("verdicts"))
+        CHECK(v.at("evidence").get<std::string>().rfind(lack->second, 0) == 0);
+      continue;
+    }
     CHECK(row.at("outcome") == "valid");
     for (const auto& v : row.at("verdicts")) CHECK(v.at("status") != "invalid");
   }
