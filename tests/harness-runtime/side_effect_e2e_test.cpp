@@ -84,7 +84,7 @@ TEST_CASE("side effects and queues: the correct service passes, and leaves no pr
   CHECK(tally.problems.empty());
   CHECK(tally.valid + tally.not_applicable == 24);  // one verdict per oracle of the 12 scenarios
   const std::vector<pid_t> pids = PidsInHistories(dir + "/runs");
-  // 12 scenarios (8 before the families of issue 33): a stub and a Redis server each, the target, its restarts and a spawned instance.
+  // 12 scenarios (8 before the families of issue 33): the payment provider and a Redis server each, the target, its restarts and a spawned instance.
   CHECK(pids.size() >= 8 * 3);
   for (pid_t pid : pids) CHECK_FALSE(ProcessExists(pid));
 }
