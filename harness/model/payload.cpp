@@ -6,7 +6,7 @@
 namespace idemproof {
 
 namespace {
-constexpr std::array<std::pair<PayloadVariant, const char*>, 12> kNames{{
+constexpr std::array<std::pair<PayloadVariant, const char*>, 16> kNames{{
     {PayloadVariant::kDefault, "default"},
     {PayloadVariant::kOther, "other"},
     {PayloadVariant::kReordered, "reordered"},
@@ -19,6 +19,10 @@ constexpr std::array<std::pair<PayloadVariant, const char*>, 12> kNames{{
     {PayloadVariant::kValueChanged, "value_changed"},
     {PayloadVariant::kFieldRemoved, "field_removed"},
     {PayloadVariant::kLarge, "large"},
+    {PayloadVariant::kSpelling, "spelling"},
+    {PayloadVariant::kSpellingTrailingSlash, "spelling_trailing_slash"},
+    {PayloadVariant::kSpellingCase, "spelling_case"},
+    {PayloadVariant::kSpellingQueryOrder, "spelling_query_order"},
 }};
 }  // namespace
 
@@ -62,6 +66,11 @@ bool IsChangedForm(PayloadVariant payload) {
   return payload == PayloadVariant::kValueChanged || payload == PayloadVariant::kFieldRemoved;
 }
 
+bool IsSpellingForm(PayloadVariant payload) {
+  return payload == PayloadVariant::kSpelling || payload == PayloadVariant::kSpellingTrailingSlash ||
+         payload == PayloadVariant::kSpellingCase || payload == PayloadVariant::kSpellingQueryOrder;
+}
+
 bool NeedsJsonBody(PayloadVariant payload) {
   return IsChangedForm(payload) || payload == PayloadVariant::kIgnoredChanged;
 }
@@ -72,6 +81,7 @@ std::string PayloadClass(const std::string& name) {
   if (!p) return name;
   if (*p == PayloadVariant::kDefault || IsEqualForm(*p)) return "default";
   if (*p == PayloadVariant::kLarge) return "large";
+  if (IsSpellingForm(*p)) return name;
   return "other";
 }
 

@@ -16,7 +16,14 @@
 //  - large (issue 33, size): the action's declared `large` variant if any,
 //    then the first JSON array of the body grown to kLargeBodyBytes by
 //    repeating its last element: a request of its own, judged by
-//    identical_replay as a class of its own ("large").
+//    identical_replay as a class of its own ("large");
+//  - route spellings (issue 33, judged by the target's path_equivalence):
+//    spelling (the default request with path_equivalence.query added: the
+//    first request the others respell), spelling_trailing_slash (its path
+//    with a trailing slash, or without the one it had), spelling_case (its
+//    path's letters in the other case), spelling_query_order (its query
+//    parameters in reverse order). Each is a class of its own: whether it is
+//    the same request is the target's to declare, not the harness's.
 // The runtime derives them from the rendered request (runtime/request_forms.h).
 //
 // Thread-safety: pure functions over constants.
@@ -34,6 +41,7 @@ enum class PayloadVariant {
   kReordered, kRespaced, kHeaderCase, kExtraHeader, kQueryReordered, kIgnoredChanged, kEquivalent,
   kValueChanged, kFieldRemoved,
   kLarge,
+  kSpelling, kSpellingTrailingSlash, kSpellingCase, kSpellingQueryOrder,
 };
 
 // The body size `payload: large` grows a request to (tens of kilobytes: a
@@ -51,13 +59,15 @@ const std::vector<std::string>& PayloadNames();
 bool IsEqualForm(PayloadVariant payload);
 // A form derived from the default request that means another request.
 bool IsChangedForm(PayloadVariant payload);
+// One of the route-spelling forms (spelling and its respellings).
+bool IsSpellingForm(PayloadVariant payload);
 // Needs the action's request to have a JSON body (the bind stage checks it).
 bool NeedsJsonBody(PayloadVariant payload);
 
 // The request a recorded payload name stands for, as oracles group requests:
 // "default" for the default and every equal form, "other" for other_payload
-// and every changed form, "large" for large ("" counts as "default"; an
-// unknown name as itself).
+// and every changed form, "large" for large, a spelling form's own name
+// ("" counts as "default"; an unknown name as itself).
 std::string PayloadClass(const std::string& name);
 // True for a payload name of a changed form (not "other"): its rejection
 // may be any client error, since the target may validate before it dedups.

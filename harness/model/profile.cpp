@@ -50,6 +50,8 @@ std::map<std::string, OracleRules> EffectRules(const std::string& p) {
                                           "declares: required is a MUST, recommended a SHOULD")};
   r["key_released"] = {rule("key-released", "once no request of a key runs, the key is not in progress: a retry "
                                             "gets the stored answer or executes")};
+  r["route_spelling"] = {rule("route-spelling", "another spelling of a keyed route is the same request or another, "
+                                                "as the target declares (path_equivalence)")};
   r["probe_equal"] = {rule("state-equal", "the two observed states are equal")};
   r["range_continuity"] = {rule("range-once", "a rerun after a partial failure processes every range once")};
   r["lease_recovery"] = {rule("lease-recovers", "a key whose owner died is free again when its lease ends")};

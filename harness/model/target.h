@@ -95,6 +95,31 @@ struct ReplayMarker {
   std::string Describe() const;
 };
 
+// How the target treats another spelling of a keyed route
+// (`idempotency.path_equivalence`, issue 33): `same` = the same route, so the
+// same key is a retry (a replay of the first answer, one execution);
+// `distinct` = another route, whose answer is never the other's replay;
+// undeclared = that spelling is not judged. `query` adds parameters to every
+// request of the route-spelling family, so a request with fewer than two of
+// its own still has a query order to change.
+struct PathEquivalence {
+  enum class Spelling { kUndeclared, kSame, kDistinct };
+  Spelling trailing_slash = Spelling::kUndeclared;  // `/orders/` for `/orders`
+  Spelling letter_case = Spelling::kUndeclared;     // `case`: `/ORDERS` for `/orders`
+  Spelling query_order = Spelling::kUndeclared;     // `?b=2&a=1` for `?a=1&b=2`
+  HeaderList query;                                 // templated values, in order
+
+  bool Declared() const {
+    return trailing_slash != Spelling::kUndeclared || letter_case != Spelling::kUndeclared ||
+           query_order != Spelling::kUndeclared;
+  }
+  // By a respelling payload form's name (model/payload.h):
+  // "spelling_trailing_slash" -> trailing_slash's treatment, its key in the
+  // file ("trailing_slash"); kUndeclared and "" for any other name.
+  Spelling For(const std::string& form) const;
+  static std::string KeyFor(const std::string& form);
+};
+
 // The idempotency contract the target declares.
 struct IdempotencyContract {
   // The header carrying the key. "" (`key_header: none`): the key travels
@@ -140,6 +165,9 @@ struct IdempotencyContract {
   // The longest key the target accepts (`key_max_length`); `key_form:
   // max_length` sends keys this long. 255 (Stripe's limit) when undeclared.
   std::size_t key_max_length = 255;
+  // Other spellings of a keyed route (`path_equivalence`); none declared:
+  // the route-spelling family is not applicable.
+  PathEquivalence path_equivalence;
 
   // True for the declared retryable statuses, for 5xx unless stores_5xx,
   // and unless stores_4xx for every 4xx but the declared in-progress,

@@ -608,7 +608,7 @@ class TargetLoader {
   IdempotencyContract Contract(const YAML::Node& node, IdempotencyContract c) {
     r_.CheckKeys(node,
                  {"key_header", "key", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
-                  "lease", "retry_after", "recovery_bound", "key_max_length"},
+                  "lease", "retry_after", "recovery_bound", "key_max_length", "path_equivalence"},
                  "idempotency");
     if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
       c.key_header.clear();  // the actions' templates carry {{key}}
@@ -677,7 +677,34 @@ class TargetLoader {
         r_.Fail(node["key_max_length"], "idempotency.key_max_length must be between 1 and 8192, found " + std::to_string(n));
       c.key_max_length = static_cast<std::size_t>(n);
     }
+    if (node["path_equivalence"]) c.path_equivalence = PathSpellings(node["path_equivalence"]);
     return c;
+  }
+
+  // path_equivalence: {trailing_slash, case, query_order: same|distinct, query: {NAME: VALUE}}
+  PathEquivalence PathSpellings(const YAML::Node& node) {
+    const std::string what = "idempotency.path_equivalence";
+    r_.ExpectMap(node, what);
+    r_.CheckKeys(node, {"trailing_slash", "case", "query_order", "query"}, what);
+    PathEquivalence p;
+    auto spelling = [&](const char* key, PathEquivalence::Spelling& out) {
+      if (!node[key]) return;
+      const std::string v = r_.String(node[key], what + "." + key);
+      if (v == "same") {
+        out = PathEquivalence::Spelling::kSame;
+      } else if (v == "distinct") {
+        out = PathEquivalence::Spelling::kDistinct;
+      } else {
+        r_.Fail(node[key], what + "." + key + " must be same or distinct, found '" + v + "'");
+      }
+    };
+    spelling("trailing_slash", p.trailing_slash);
+    spelling("case", p.letter_case);
+    spelling("query_order", p.query_order);
+    if (node["query"]) p.query = Headers(node["query"], what + ".query", /*http=*/false);
+    if (!p.Declared())
+      r_.Fail(node, what + " declares no spelling: give trailing_slash, case or query_order (same or distinct)");
+    return p;
   }
 
   // An HTTP status or a non-empty list of distinct ones: the first into
@@ -1087,6 +1114,20 @@ std::optional<int> TargetInstanceIndex(const std::string& name) {
 const ActionDescription* TargetDescription::FindAction(const std::string& n) const {
   auto it = actions.find(n);
   return it == actions.end() ? nullptr : &it->second;
+}
+
+PathEquivalence::Spelling PathEquivalence::For(const std::string& form) const {
+  if (form == "spelling_trailing_slash") return trailing_slash;
+  if (form == "spelling_case") return letter_case;
+  if (form == "spelling_query_order") return query_order;
+  return Spelling::kUndeclared;
+}
+
+std::string PathEquivalence::KeyFor(const std::string& form) {
+  if (form == "spelling_trailing_slash") return "trailing_slash";
+  if (form == "spelling_case") return "case";
+  if (form == "spelling_query_order") return "query_order";
+  return "";
 }
 
 std::vector<JsonPath> TargetDescription::VolatilePathsFor(const std::string& action) const {

@@ -79,6 +79,14 @@ void RegisterBuiltinOracles(OracleRegistry& registry) {
         false,
         "requests sent after their key's earlier ones were answered"},
        KeyReleased},
+      {{"route_spelling",
+        "the same key and body under another spelling of the route (trailing slash, letter case, query order) is "
+        "judged as idempotency.path_equivalence declares it: same = the first answer replayed and no second "
+        "record, distinct = never the first answer's replay",
+        {actions},
+        true,
+        "requests under another spelling of their route"},
+       RouteSpelling},
       {{"probe_equal", "two labelled probe values are equal, minus volatile paths",
         {{"a", ParamType::kString, true, "label of the first probe"},
          {"b", ParamType::kString, true, "label of the second probe"},

@@ -11,7 +11,7 @@
 //   one_record, identical_replay, mismatch_rejected, missing_key_rejected,
 //   keyless_executes,
 //   in_progress, retryable_released, no_false_dedup, new_key_executes, action_scope, caller_scope, window,
-//   retry_after, key_released, probe_equal, range_continuity,
+//   retry_after, key_released, route_spelling, probe_equal, range_continuity,
 //   and the side-effect ones (side_effect_oracles.h): intent_reconciled,
 //   lease_recovery, applied_once.
 //

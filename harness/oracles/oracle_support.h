@@ -133,6 +133,7 @@ Verdict CallerScope(const OracleInput& in);
 Verdict Window(const OracleInput& in);
 Verdict RetryAfter(const OracleInput& in);
 Verdict KeyReleased(const OracleInput& in);
+Verdict RouteSpelling(const OracleInput& in);
 Verdict ProbeEqual(const OracleInput& in);
 Verdict RangeContinuity(const OracleInput& in);
 

@@ -224,6 +224,34 @@ void QueryReordered(HttpRequest& request, std::vector<std::string>& changes) {
   changes.push_back("query parameters in reverse order");
 }
 
+// The route spellings: the path (origin-form, before any query) respelled.
+Result<std::vector<std::string>> Respelled(HttpRequest& request, PayloadVariant payload) {
+  std::vector<std::string> changes;
+  const auto q = request.target.find('?');
+  std::string path = request.target.substr(0, q);
+  const std::string rest = q == std::string::npos ? "" : request.target.substr(q);
+  const std::string before = path;
+  if (payload == PayloadVariant::kSpellingTrailingSlash) {
+    if (path.size() > 1 && path.back() == '/') path.pop_back();
+    else path += '/';
+  } else if (payload == PayloadVariant::kSpellingCase) {
+    const bool lower = std::any_of(path.begin(), path.end(), [](unsigned char c) { return std::islower(c); });
+    for (char& c : path)
+      c = static_cast<char>(lower ? std::toupper(static_cast<unsigned char>(c)) : std::tolower(static_cast<unsigned char>(c)));
+    if (path == before) return Status(StatusCode::kUnsupported, "the path " + before + " has no letter to change");
+  } else if (payload == PayloadVariant::kSpellingQueryOrder) {
+    QueryReordered(request, changes);
+    if (changes.empty())
+      return Status(StatusCode::kUnsupported, "the request has fewer than two query parameters to reorder "
+                                              "(declare idempotency.path_equivalence.query)");
+    return changes;
+  }
+  if (path == before) return changes;  // spelling: the first request itself
+  request.target = path + rest;
+  changes.push_back("path " + before + " spelled " + path);
+  return changes;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> ApplyPayloadForm(HttpRequest& request, PayloadVariant payload,
@@ -250,6 +278,11 @@ Result<std::vector<std::string>> ApplyPayloadForm(HttpRequest& request, PayloadV
     }
     case PayloadVariant::kLarge:
       return Grow(request, *doc);
+    case PayloadVariant::kSpelling:
+    case PayloadVariant::kSpellingTrailingSlash:
+    case PayloadVariant::kSpellingCase:
+    case PayloadVariant::kSpellingQueryOrder:
+      return Respelled(request, payload);
     default:
       break;
   }

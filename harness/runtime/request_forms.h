@@ -15,6 +15,11 @@
 // + 1, a boolean negated, a string with "-changed" appended), field_removed
 // (the last member of the deepest object). Both skip the members under
 // `ignored` and a string equal to the request's key.
+// Route spellings: spelling (no change: the first request), and on its path
+// (the query stays) spelling_trailing_slash (a slash appended, or the final
+// one removed), spelling_case (every letter upper-cased; lower-cased when
+// none was lower: kUnsupported without letters), spelling_query_order (the
+// query parameters reversed: kUnsupported with fewer than two).
 // large: the first JSON array (document order, depth first) grown by copies
 // of its last element until the body holds kLargeBodyBytes; kUnsupported
 // without an array or with an empty one (the runtime applies the action's

@@ -112,6 +112,24 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
       request = std::move(applied).value();
     }
   }
+  // A route spelling: judged only where the target declares how it treats
+  // that spelling; every request of the family carries path_equivalence.query.
+  if (IsSpellingForm(payload)) {
+    const PathEquivalence& spellings = target.idempotency.path_equivalence;
+    const std::string form = PayloadName(payload);
+    if (payload != PayloadVariant::kSpelling && spellings.For(form) == PathEquivalence::Spelling::kUndeclared)
+      return RenderedAction{{}, {}, "idempotency.path_equivalence." + PathEquivalence::KeyFor(form) +
+                                        " is not declared: this spelling is not judged"};
+    if (!spellings.query.empty()) {
+      RequestVariant added;
+      added.name = "path_equivalence.query";
+      added.query = spellings.query;
+      auto applied = ApplyVariant(request, added);
+      if (!applied.ok())
+        return Status(applied.status().code(), "action " + action.name + ": " + applied.status().message());
+      request = std::move(applied).value();
+    }
+  }
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);
   auto rendered = Capped(RenderRequest(request, url, vars, HeadersFor(target, step), extra, deadline), target,

@@ -51,6 +51,9 @@ class RequestStepKind : public StepKindSpec {
           fit.AddNeed("a JSON body for action '" + s.action + "' (payload " + PayloadName(p) + ")");
         if (p == PayloadVariant::kLarge && !a->variants.count(kLargeVariant) && !HasArray(a->request.json))
           fit.AddNeed("a JSON array in the body, or a 'large' variant, for action '" + s.action + "' (payload large)");
+        if (IsSpellingForm(p) && !target.idempotency.path_equivalence.Declared())
+          fit.AddNeed("idempotency.path_equivalence (how the target treats another spelling of a keyed route: "
+                      "trailing_slash, case, query_order)");
         if (p == PayloadVariant::kIgnoredChanged && a->fingerprint_ignores.empty())
           fit.AddNeed("fingerprint_ignores for action '" + s.action + "' (payload ignored_changed)");
       }

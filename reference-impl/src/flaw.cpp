@@ -77,6 +77,9 @@ const std::vector<FlawInfo>& all_flaws() {
        "answers, then writes the outcome from a background writer 100 ms later and drops a write that fails: "
        "a store fault right after the answer leaves the key in progress until its lease ends, then it executes "
        "again"},
+      {Flaw::key_includes_query, "key-includes-query",
+       "scopes a key by the request target as it came, query string included: the same request with its query "
+       "parameters in another order is another key and executes again"},
   };
   return kFlaws;
 }
@@ -113,6 +116,7 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::retry_after_zero:
     case Flaw::no_lease_renewal:
     case Flaw::outcome_write_behind:
+    case Flaw::key_includes_query:
       return true;
     default:
       return false;

@@ -230,6 +230,9 @@ static std::variant<std::optional<std::string>, HttpResponse> key_of(
     key = "body-" + sha256_hex(request.method + " " + request.target + "\n" + request.body);
   // The flaw key-truncate: a 64-character key column.
   if (config.has_flaw(Flaw::key_truncate, route) && key->size() > 64) key->resize(64);
+  // The flaw key-includes-query: the key store's scope is the target as the
+  // client spelled it (`/orders?b=2&a=1`), not the route the router matched.
+  if (config.has_flaw(Flaw::key_includes_query, route)) key = request.target + " " + *key;
   if (config.has_flaw(Flaw::request_id_key, route)) {
     // The flaw: a per-request id (fresh on every retry) stands in for the key.
     auto request_id = request.header("X-Request-Id");

@@ -33,7 +33,7 @@ passing="action-scope changed-request-rejected double-submit equivalent-retry ke
          resubmit-after-restart retry-after-window retry-fresh-request-id retry-inside-window retryable-failure-retry
          crash-mid-request killed-after-answer paused-owner-takeover"
 lacking="delete-releases-once kill-after-charge repeated-callback http-redelivery stream-redelivery
-         rerun-after-partial-failure rerun-after-window"
+         rerun-after-partial-failure rerun-after-window route-spelling"
 
 echo "== correct service, replays marked X-Cache: replayed"
 run correct 0 "$marked" && check_correct correct "$passing" "$lacking"

@@ -30,7 +30,7 @@ run correct 0 "$target" &&
                          retry-fresh-request-id retry-inside-window retryable-failure-retry crash-mid-request
                          paused-owner-takeover kill-after-charge" \
                         "delete-releases-once repeated-callback http-redelivery stream-redelivery
-                         rerun-after-partial-failure rerun-after-window"
+                         rerun-after-partial-failure rerun-after-window route-spelling"
 
 echo "== each bug caught by the scenario aimed at it, $runs run(s) each"
 # bug scenario oracle

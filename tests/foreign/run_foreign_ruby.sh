@@ -70,7 +70,7 @@ run correct 0 "$target" &&
                          consumer-killed-mid-work killed-mid-run lease-overrun-live http-redelivery
                          retry-after-honoured failure-replayed-unchanged same-body-new-key long-key-prefix
                          large-answer-replay replay-after-cancel replay-after-change" \
-                        "kill-after-charge repeated-callback"
+                        "kill-after-charge repeated-callback route-spelling"
 
 echo "== the bugs the suite catches, each by the scenario aimed at its class, $runs run(s) each"
 # bug scenario oracle: one row per bug, by the family aimed at its class

@@ -333,6 +333,40 @@ TEST_CASE("contract options: key optional, status lists, retry_after, recovery_b
             "t.yaml:4:19: idempotency.recovery_bound: bad duration", 0) == 0);
 }
 
+TEST_CASE("idempotency.path_equivalence says how the target treats another spelling of a keyed route",
+          "[target][spelling]") {
+  const std::string head = "name: t\nbase_url: http://x\n";
+  const std::string action = "actions:\n  a: {role: create, request: {path: /a}}\n";
+  using Spelling = PathEquivalence::Spelling;
+  auto r = ParseTarget(head +
+                           "idempotency:\n  path_equivalence: {trailing_slash: distinct, query_order: same, "
+                           "query: {b: \"2\", a: \"1\"}}\n" + action,
+                       "t.yaml");
+  REQUIRE(r.ok());
+  const PathEquivalence& p = r->idempotency.path_equivalence;
+  CHECK(p.Declared());
+  CHECK(p.trailing_slash == Spelling::kDistinct);
+  CHECK(p.letter_case == Spelling::kUndeclared);  // not judged
+  CHECK(p.query_order == Spelling::kSame);
+  REQUIRE(p.query.size() == 2);
+  CHECK(p.query[0].first == "b");  // in the file's order
+  CHECK(p.For("spelling_query_order") == Spelling::kSame);
+  CHECK(p.For("spelling_case") == Spelling::kUndeclared);
+  CHECK(PathEquivalence::KeyFor("spelling_case") == "case");
+
+  auto d = ParseTarget(head + action, "t.yaml");
+  REQUIRE(d.ok());
+  CHECK_FALSE(d->idempotency.path_equivalence.Declared());  // the route-spelling family: not applicable
+
+  CHECK(ErrorOf(head + "idempotency:\n  path_equivalence: {case: maybe}\n" + action) ==
+        "t.yaml:4:28: idempotency.path_equivalence.case must be same or distinct, found 'maybe'");
+  CHECK(ErrorOf(head + "idempotency:\n  path_equivalence: {slash: same}\n" + action).rfind(
+            "t.yaml:4:", 0) == 0);
+  CHECK(ErrorOf(head + "idempotency:\n  path_equivalence: {query: {a: \"1\"}}\n" + action) ==
+        "t.yaml:4:21: idempotency.path_equivalence declares no spelling: give trailing_slash, case or query_order "
+        "(same or distinct)");
+}
+
 namespace {
 // A target with a stub service, its egress and an egress probe; `extra` is appended.
 std::string EgressTarget(const std::string& extra) {

@@ -197,8 +197,61 @@ TEST_CASE("a target whose actions have no role stops lint and run with exit 2, l
     CliResult r = RunIdemproof(args, dir);
     INFO(cmd << "\n" << Diagnose(r));
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("reference.yaml:36:3: action 'pay' has no role") != std::string::npos);
+    CHECK(r.err.find("reference.yaml:38:3: action 'pay' has no role") != std::string::npos);
     CHECK(r.err.find("give it role: one of create, put, delete, pay, callback") != std::string::npos);
   }
   CHECK_FALSE(std::filesystem::exists(dir + "/runs/latest"));  // nothing ran
+}
+
+// Issue 33: another spelling of a keyed route is judged by what the target
+// declares it is (idempotency.path_equivalence), on every create. The
+// reference's router matches the exact path and reads the query by name.
+TEST_CASE("route-spelling judges each spelling as path_equivalence declares it, on every create", "[cli][bind][slow]") {
+  const std::string dir = ScratchDir("bind-spelling");
+  const std::string original = ReadFile(ThreeCreates());
+  const std::string declared =
+      "  path_equivalence: {trailing_slash: distinct, case: distinct, query_order: same, query: {channel: web, "
+      "locale: en}}\n";
+  REQUIRE(original.find(declared) != std::string::npos);
+  auto run = [&](const std::string& name, const std::string& path_equivalence, int exit_code) {
+    std::string text = original;
+    text.replace(text.find(declared), declared.size(), path_equivalence);
+    WriteFile(dir + "/" + name + ".yaml", text);
+    CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/client", "--target", dir + "/" + name + ".yaml",
+                                "--filter", "route-spelling", "--out", dir + "/runs-" + name, "--json",
+                                dir + "/" + name + ".json"},
+                               dir);
+    INFO(name << "\n" << Diagnose(r));
+    CHECK(r.exit_code == exit_code);
+    return RowsOf(dir + "/" + name + ".json");
+  };
+  // What the reference does: valid on each create, each spelling judged.
+  auto rows = run("declared", declared, 0);
+  REQUIRE(rows.size() == kCreates.size());
+  for (const auto& action : kCreates) {
+    const json& row = rows.at("route-spelling[" + action + "]");
+    CHECK(VerdictOf(row, "route_spelling") == "valid");
+    CHECK(row.at("verdicts").at(0).at("evidence").get<std::string>().rfind("3 request(s)", 0) == 0);
+  }
+  // A target declaring none: not applicable, naming the setting, never valid
+  // (exit 3: nothing was tested).
+  rows = run("undeclared", "", 3);
+  REQUIRE(rows.size() == kCreates.size());
+  for (const auto& [name, row] : rows) {
+    INFO(name);
+    CHECK(VerdictOf(row, "route_spelling") == "not_applicable");
+    CHECK(row.at("verdicts").at(0).at("evidence").get<std::string>().rfind("needs idempotency.path_equivalence", 0) ==
+          0);
+  }
+  // A contract the reference does not keep (its router answers /refunds/ 404):
+  // trailing_slash declared same is a violation naming the spelling; case,
+  // undeclared, is not sent.
+  rows = run("wrong", "  path_equivalence: {trailing_slash: same}\n", 1);
+  for (const auto& action : kCreates) {
+    const json& row = rows.at("route-spelling[" + action + "]");
+    CHECK(VerdictOf(row, "route_spelling") == "invalid");
+    const std::string evidence = row.at("verdicts").at(0).at("evidence");
+    CHECK(evidence.find("spelled /api/v3/" + action.substr(7) + "s/ for request") != std::string::npos);
+    CHECK(evidence.find("(trailing_slash: same, idempotency.path_equivalence) was answered 404") != std::string::npos);
+  }
 }

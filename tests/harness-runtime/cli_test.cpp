@@ -183,6 +183,8 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"no-lease-renewal", "lease-overrun-live", "key_released", 1},
     // the same write-behind outcome lost on a slow store (latency, then the reset) (issue 33, class 8)
     {"outcome-write-behind", "store-fault-slow-store", "one_record", 1, "reference-postgres-store-faults.yaml"},
+    // a key scoped by the URL as spelled, query included (issue 33, class 9): the query reordered executes again
+    {"key-includes-query", "route-spelling", "route_spelling", 1},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the

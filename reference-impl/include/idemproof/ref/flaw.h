@@ -46,6 +46,7 @@ enum class Flaw {
   retry_after_zero,        // issue 33, class 7 (reference_service.cpp)
   no_lease_renewal,        // issue 33, class 2 (reference_service.cpp)
   outcome_write_behind,    // issue 33, class 8 (reference_service.cpp)
+  key_includes_query,      // issue 33, class 9 (reference_service.cpp)
 };
 
 struct FlawInfo {
