@@ -404,6 +404,22 @@ TEST_CASE("flaw truncate-stored-answer: the replay of a large answer is cut at 4
   });
 }
 
+// Issue 33, class 9: the router reads the query by name, the key store
+// scopes by the target as spelled.
+TEST_CASE("flaw key-includes-query: the same request with its query reordered executes again", "[flaw][slow]") {
+  check_flaw("key-includes-query", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const std::vector<std::string> headers{"Content-Type: application/json", "Idempotency-Key: kq"};
+    REQUIRE(api.call("POST", "/orders?channel=web&locale=en", order_json("kq"), headers).status == 201);
+    const auto again = api.call("POST", "/orders?channel=web&locale=en", order_json("kq"), headers);
+    REQUIRE(is_replay(again));  // byte for byte: the same key either way
+    const auto reordered = api.call("POST", "/orders?locale=en&channel=web", order_json("kq"), headers);
+    REQUIRE(reordered.status == 201);
+    return !is_replay(reordered) && api.order_count("kq") == 2;
+  });
+}
+
 // Issue 33, class 6.
 TEST_CASE("flaw failure-replay-generic: a stored 4xx repeated gets a generic body", "[flaw][slow]") {
   check_flaw("failure-replay-generic", {}, [](auto args) {
