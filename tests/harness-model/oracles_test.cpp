@@ -649,7 +649,7 @@ TEST_CASE("the builtin registry lists every documented oracle") {
                                           "mismatch_rejected", "missing_key_rejected", "new_key_executes",
                                           "no_false_dedup",
                                           "one_record", "probe_equal", "range_continuity", "retry_after",
-                                          "retryable_released", "window"});
+                                          "retryable_released", "route_spelling", "window"});
 }
 
 // ---- contract options (issue 15 item 2) ----
