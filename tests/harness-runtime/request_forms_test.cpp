@@ -163,3 +163,33 @@ TEST_CASE("payload large grows the first JSON array to tens of kilobytes, and re
   CHECK(none.status().code() == StatusCode::kUnsupported);
   CHECK(none.status().message() == "the JSON body holds no array to grow (declare a 'large' variant)");
 }
+
+TEST_CASE("route spellings respell the path or the query order, body and headers untouched", "[forms][spelling]") {
+  const HttpRequest original = Order();
+  HttpRequest r = original;
+  CHECK(Apply(r, PayloadVariant::kSpelling).empty());  // the first request itself
+  CHECK(r.target == original.target);
+  CHECK(Apply(r, PayloadVariant::kSpellingTrailingSlash) ==
+        std::vector<std::string>{"path /orders spelled /orders/"});
+  CHECK(r.target == "/orders/?src=web&tag=a");
+  Apply(r, PayloadVariant::kSpellingTrailingSlash);  // a trailing slash is taken off
+  CHECK(r.target == original.target);
+  CHECK(Apply(r, PayloadVariant::kSpellingCase) == std::vector<std::string>{"path /orders spelled /ORDERS"});
+  CHECK(r.target == "/ORDERS?src=web&tag=a");  // the query keeps its case
+  Apply(r, PayloadVariant::kSpellingCase);
+  CHECK(r.target == original.target);
+  CHECK(Apply(r, PayloadVariant::kSpellingQueryOrder) ==
+        std::vector<std::string>{"query parameters in reverse order"});
+  CHECK(r.target == "/orders?tag=a&src=web");
+  CHECK(r.body == original.body);
+  CHECK(r.headers == original.headers);
+
+  // Nothing to respell: not sent, and the reason says what to declare.
+  HttpRequest bare = original;
+  bare.target = "/orders?src=web";
+  auto one = ApplyPayloadForm(bare, PayloadVariant::kSpellingQueryOrder, {}, "k-1", "fresh-1");
+  REQUIRE_FALSE(one.ok());
+  CHECK(one.status().message().find("path_equivalence.query") != std::string::npos);
+  bare.target = "/1/2";
+  CHECK_FALSE(ApplyPayloadForm(bare, PayloadVariant::kSpellingCase, {}, "k-1", "fresh-1").ok());
+}
