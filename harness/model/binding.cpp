@@ -17,9 +17,10 @@ void SubstituteJson(nlohmann::json& value, const Assignment& binding) {
   }
 }
 
-bool Fits(const ScenarioParameter& p, const ActionDescription& a) {
-  if (a.role != p.role) return false;
+bool Fits(const ScenarioParameter& p, const ActionDescription& a, const TargetDescription& target) {
+  if (p.role == kAnyActionRole ? a.role.empty() : a.role != p.role) return false;
   for (const auto& need : p.needs) {
+    if (need == "calls" && target.DownstreamsOf(a.name).empty()) return false;
     if (need == "records" && !a.records) return false;
     if (need == "other_payload" && !a.other_payload) return false;
     if (need == "json_body" && !a.request.json) return false;
@@ -45,7 +46,7 @@ std::vector<std::string> Candidates(const ScenarioParameter& p, const TargetDesc
       if (probe.role == p.role && (of.empty() || probe.of == of) && !taken(name)) out.push_back(name);
   } else {
     for (const auto& [name, action] : target.actions)
-      if (Fits(p, action) && (of.empty() || action.of == of) && !taken(name)) out.push_back(name);
+      if (Fits(p, action, target) && (of.empty() || action.of == of) && !taken(name)) out.push_back(name);
   }
   return out;
 }
@@ -87,8 +88,15 @@ void ResolveCauses(Scenario& s, const TargetDescription& target) {
 std::string DescribeParameter(const ScenarioParameter& p) {
   if (p.is_message()) return "a message (target 'messages')";
   if (p.role == kAppliedRole) return "a probe with role applied of the $" + p.of + " message";
-  std::string out = std::string(p.is_probe() ? "a probe" : "an action") + " with role " + p.role;
-  for (const auto& need : p.needs) out += need == "records" ? " and a records probe" : " and an " + need;
+  std::string out = std::string(p.is_probe() ? "a probe" : "an action") +
+                    (p.role == kAnyActionRole ? std::string(" with a role") : " with role " + p.role);
+  for (const auto& need : p.needs) {
+    if (need == "records") out += " and a records probe";
+    else if (need == "calls")
+      out += " that calls an http egress downstream (target 'egress', named by the action's 'calls:' or a "
+             "ledger probe with egress: of it)";
+    else out += " and an " + need;
+  }
   if (!p.of.empty()) out += " of the $" + p.of + " action";
   return out;
 }
@@ -116,6 +124,42 @@ static std::vector<Scenario> BindStores(const Scenario& scenario, const TargetDe
   return out;
 }
 
+// A fault `on: downstream` in a bound scenario: one scenario per http
+// egress the actions it sends call, the fault on it; a kill-after-answer
+// with no match gets the one of the action's ledger probe on that egress.
+// Unchanged when none (CheckScenarioAgainstTarget names the need).
+static std::vector<Scenario> BindDownstreams(Scenario bound, const TargetDescription& target) {
+  if (std::none_of(bound.faults.begin(), bound.faults.end(),
+                   [](const auto& f) { return f.second.on == kDownstreamHop; }))
+    return {std::move(bound)};
+  std::vector<std::pair<std::string, std::string>> hops;  // (action, downstream)
+  for (const auto& action : bound.ActionsUsed())
+    for (const auto& downstream : target.DownstreamsOf(action))
+      if (std::none_of(hops.begin(), hops.end(), [&](const auto& h) { return h.second == downstream; }))
+        hops.emplace_back(action, downstream);
+  if (hops.empty()) return {std::move(bound)};
+  std::vector<Scenario> out;
+  for (const auto& [action, downstream] : hops) {
+    Scenario s = bound;
+    for (auto& [name, fault] : s.faults) {
+      if (fault.on != kDownstreamHop) continue;
+      fault.on = "egress." + downstream;
+      if (fault.kind != "kill-after-answer" || fault.params.contains("match")) continue;
+      for (const auto& [probe_name, probe] : target.probes) {
+        if (probe.role != "ledger" || probe.of != action || probe.egress != downstream) continue;
+        nlohmann::json match = nlohmann::json::object();
+        if (!probe.match.method.empty()) match["method"] = probe.match.method;
+        if (!probe.match.path.empty()) match["path"] = probe.match.path;
+        if (!match.empty()) fault.params["match"] = match;
+        break;
+      }
+    }
+    if (hops.size() > 1) s.name += "@" + downstream;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescription& target) {
   if (auto stores = BindStores(scenario, target); !stores.empty()) return stores;
   if (scenario.parameters.empty()) {
@@ -138,7 +182,7 @@ std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescrip
       } else if (p.is_probe()) {
         for (const auto& [name, probe] : target.probes) any = any || probe.role == p.role;
       } else {
-        for (const auto& [name, action] : target.actions) any = any || Fits(p, action);
+        for (const auto& [name, action] : target.actions) any = any || Fits(p, action, target);
       }
       const std::string described = DescribeParameter(p);
       if (!any) missing += (missing.empty() ? "" : ", ") + described;
@@ -154,8 +198,9 @@ std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescrip
   }
   std::vector<Scenario> out;
   for (const auto& a : assignments) {
-    out.push_back(Bound(scenario, a));
-    ResolveCauses(out.back(), target);
+    Scenario bound = Bound(scenario, a);
+    ResolveCauses(bound, target);
+    for (Scenario& s : BindDownstreams(std::move(bound), target)) out.push_back(std::move(s));
   }
   return out;
 }

@@ -20,6 +20,9 @@
 //             consumer's counter; `of:` names a message, not an action)
 // Message role (a scenario parameter, bound to every message of the target):
 //   message   a queue message (target `messages:`)
+// A scenario parameter's `role: any` is an action parameter bound to every
+// action that has a role (its needs still apply): a family whose premise is
+// not the role (a kill after each downstream an action calls).
 //
 // Thread-safety: pure functions over constant tables.
 #pragma once
@@ -38,5 +41,6 @@ bool IsProbeRole(const std::string& role);
 inline constexpr const char* kAppliedRole = "applied";
 inline constexpr const char* kMessageRole = "message";
 inline bool IsMessageRole(const std::string& role) { return role == kMessageRole; }
+inline constexpr const char* kAnyActionRole = "any";
 
 }  // namespace idemproof

@@ -159,6 +159,9 @@ Step MakeStep(const std::string& kind_name);
 
 // `on: store`: a fault on the service's own store (see FaultDeclaration::on).
 inline constexpr char kStoreHop[] = "store";
+// `on: downstream`: a fault on each http egress the scenario's actions call
+// (TargetDescription::DownstreamsOf; see FaultDeclaration::on).
+inline constexpr char kDownstreamHop[] = "downstream";
 
 // A fault the scenario may inject, by a fault step or for its whole length.
 struct FaultDeclaration {
@@ -167,7 +170,11 @@ struct FaultDeclaration {
   // Where it acts: "" = the client's hop (a proxy in front of the target);
   // "egress.NAME" = the target's downstream NAME (target `egress:`);
   // kStoreHop = the service's own store: the bind stage makes one scenario
-  // per tcp egress of the target (`protocol: tcp`), with "egress.NAME".
+  // per tcp egress of the target (`protocol: tcp`), with "egress.NAME";
+  // kDownstreamHop = each http egress an action the bound scenario sends
+  // calls: one scenario per such downstream, with "egress.NAME" (a
+  // kill-after-answer with no `match` gets the match of the action's ledger
+  // probe on it, the effect it declares).
   std::string on;
   nlohmann::json params;   // every other key of the block, as JSON (durations as strings)
   SourceMark mark;
@@ -186,7 +193,7 @@ struct OracleSpec {
 struct ScenarioParameter {
   std::string name;
   std::string role;                // an action role or a probe role (roles.h)
-  std::vector<std::string> needs;  // action parameters: "records", "other_payload", "json_body"
+  std::vector<std::string> needs;  // action parameters: "records", "other_payload", "json_body", "calls"
   std::string of;                  // an earlier action parameter this one works on; "" = none
   SourceMark mark;
   bool is_probe() const { return IsProbeRole(role); }

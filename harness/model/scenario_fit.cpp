@@ -53,10 +53,15 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
   if (crosses && !target.shared_store)
     check.AddNeed("instances that share one store: it sends a key to a second instance, and '" + target.name +
                   "' says its instances share none (target 'shared_store: false')");
+  const bool unbound = !scenario.parameters.empty() && scenario.binding.empty();
   for (const auto& [name, fault] : scenario.faults) {
     const std::string prefix = "egress.";
     if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))
       check.AddNeed("egress '" + fault.on.substr(prefix.size()) + "' (target 'egress') for fault " + name);
+    // Left unbound: no action the scenario sends calls an http egress.
+    if (fault.on == kDownstreamHop && !unbound)
+      check.AddNeed("an http egress downstream an action it sends calls (target 'egress', named by the action's "
+                    "'calls:' or a ledger probe with egress: of it) for fault " + name);
     // Left unbound by BindScenario: the target has no tcp egress.
     if (fault.on == kStoreHop)
       check.AddNeed("a tcp egress (target 'egress' with protocol: tcp: the service's own store behind the "
@@ -64,7 +69,6 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
   }
   // Unbound (nothing of the target fits its parameters): what it lacks for
   // them, then for the names it uses literally; its "$PARAM" names are no typos.
-  const bool unbound = !scenario.parameters.empty() && scenario.binding.empty();
   if (unbound) {
     for (const auto& need : scenario.unmet) check.AddNeed(need);
     if (fit.needs.empty()) check.AddNeed("to be bound to the target first (its for_each parameters)");

@@ -111,8 +111,9 @@ class ScenarioLoader {
       r_.CheckKeys(body, {"role", "needs", "of"}, what);
       const YAML::Node role = r_.Required(body, "role", what);
       p.role = r_.String(role, what + ".role");
-      if (!IsActionRole(p.role) && !IsProbeRole(p.role) && !IsMessageRole(p.role)) {
+      if (!IsActionRole(p.role) && !IsProbeRole(p.role) && !IsMessageRole(p.role) && p.role != kAnyActionRole) {
         std::vector<std::string> roles = ActionRoleNames();
+        roles.push_back(kAnyActionRole);
         roles.insert(roles.end(), ProbeRoleNames().begin(), ProbeRoleNames().end());
         roles.push_back(kMessageRole);
         std::string known;
@@ -126,10 +127,10 @@ class ScenarioLoader {
         std::size_t i = 0;
         for (const auto& item : body["needs"]) {
           const std::string& need = p.needs[i++];
-          if (need != "records" && need != "other_payload" && need != "json_body")
+          if (need != "records" && need != "other_payload" && need != "json_body" && need != "calls")
             r_.Fail(item, what + ".needs: unknown need '" + need + "'" +
-                              yaml::DidYouMean(need, {"records", "other_payload", "json_body"}) +
-                              " (records, other_payload, json_body)");
+                              yaml::DidYouMean(need, {"records", "other_payload", "json_body", "calls"}) +
+                              " (records, other_payload, json_body, calls)");
         }
       }
       if (body["of"]) {
@@ -168,8 +169,8 @@ class ScenarioLoader {
         // The hop it acts on; the rest of the block is the injector's.
         f.on = r_.String(it->second, "fault '" + f.name + "'.on");
         static const RE2 kEgress("egress\\.[A-Za-z_][A-Za-z0-9_.-]*", RE2::Latin1);
-        if (f.on != kStoreHop && !RE2::FullMatch(f.on, kEgress))
-          r_.Fail(it->second, "fault '" + f.name + "'.on must be egress.NAME (a downstream the target declares under 'egress') or store (each egress with protocol: tcp), found '" + f.on + "'");
+        if (f.on != kStoreHop && f.on != kDownstreamHop && !RE2::FullMatch(f.on, kEgress))
+          r_.Fail(it->second, "fault '" + f.name + "'.on must be egress.NAME (a downstream the target declares under 'egress'), store (each egress with protocol: tcp) or downstream (each http egress the scenario's actions call), found '" + f.on + "'");
       } else if (k != "kind") {
         f.params[k] = r_.Json(it->second);
       }

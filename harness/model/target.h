@@ -248,6 +248,10 @@ struct ActionDescription {
   // request fingerprint (a client timestamp, a trace id): the changed
   // payload forms leave them alone, `ignored_changed` changes one.
   std::vector<JsonPath> fingerprint_ignores;
+  // `calls: [NAME, ...]`: the http egress downstreams this action's work
+  // calls (a payment provider, a fraud check); unset = those of the ledger
+  // probes of it (`egress:` with `of:` this action). See DownstreamsOf.
+  std::optional<std::vector<std::string>> calls;
   SourceMark mark;
 };
 
@@ -474,6 +478,9 @@ struct TargetDescription {
   std::vector<CallerDescription> callers;              // in declaration order (`callers:`)
 
   const ActionDescription* FindAction(const std::string& name) const;
+  // The http egress downstreams `action`'s work calls: its `calls:`, else
+  // the egress of each ledger probe of it; sorted, no tcp egress.
+  std::vector<std::string> DownstreamsOf(const std::string& action) const;
   // Target-wide + the action's volatile paths (the action may be unknown).
   std::vector<JsonPath> VolatilePathsFor(const std::string& action) const;
 };

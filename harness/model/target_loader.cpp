@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include <re2/re2.h>
@@ -319,6 +320,16 @@ class TargetLoader {
       } else if (t.egress.at(name).tcp) {
         r_.Fail(node, "egress: '" + name + "' is a tcp egress (protocol: tcp): it keeps no record of requests to probe");
       }
+    }
+    // An action's `calls:` name http egress downstreams (a store is no call to kill after).
+    for (const auto& [node, name] : calls_uses_) {
+      std::vector<std::string> http;
+      for (const auto& [n, e] : t.egress)
+        if (!e.tcp) http.push_back(n);
+      if (t.egress.count(name) == 0)
+        r_.Fail(node, "calls: '" + name + "' is not a downstream declared under 'egress'" + yaml::DidYouMean(name, http));
+      else if (t.egress.at(name).tcp)
+        r_.Fail(node, "calls: '" + name + "' is a tcp egress (protocol: tcp, the service's store): calls names http downstreams");
     }
     CheckRoleOf(t);
     if (t.idempotency.key_header.empty()) {
@@ -755,7 +766,7 @@ class TargetLoader {
   ActionDescription Action(const std::string& name, const YAML::Node& node) {
     std::string what = "action '" + name + "'";
     r_.CheckKeys(node, {"request", "other_payload", "records", "capture", "volatile", "role", "of", "variants",
-                        "fingerprint_ignores"}, what);
+                        "fingerprint_ignores", "calls"}, what);
     ActionDescription a;
     a.name = name;
     a.mark = r_.MarkOf(node);
@@ -786,6 +797,14 @@ class TargetLoader {
     if (node["fingerprint_ignores"]) {
       a.fingerprint_ignores = Paths(node["fingerprint_ignores"], what + ".fingerprint_ignores");
       if (!a.request.json) r_.Fail(node["fingerprint_ignores"], what + ".fingerprint_ignores needs a json: request body");
+    }
+    if (node["calls"]) {
+      a.calls.emplace();
+      if (!node["calls"].IsSequence()) r_.Fail(node["calls"], what + ".calls must be a list of egress names");
+      for (const auto& item : node["calls"]) {
+        a.calls->push_back(Name(item, what + ".calls"));
+        calls_uses_.emplace_back(item, a.calls->back());
+      }
     }
     return a;
   }
@@ -1046,6 +1065,7 @@ class TargetLoader {
   std::string profile_override_;  // --profile; "" = the file's profile:
   std::vector<std::pair<YAML::Node, std::string>> bases_;  // request `base:` uses, checked at the end
   std::vector<std::pair<YAML::Node, std::string>> egress_uses_;  // probe `egress:` uses, checked at the end
+  std::vector<std::pair<YAML::Node, std::string>> calls_uses_;   // action `calls:` names, checked at the end
   std::vector<TemplateUse> templates_;
   std::vector<std::pair<YAML::Node, std::string>> role_of_;  // `of:` nodes and their owner, checked at the end
   std::vector<std::pair<YAML::Node, std::string>> message_of_;  // `of:` of applied probes (a message), likewise
@@ -1128,6 +1148,22 @@ std::string PathEquivalence::KeyFor(const std::string& form) {
   if (form == "spelling_case") return "case";
   if (form == "spelling_query_order") return "query_order";
   return "";
+}
+
+std::vector<std::string> TargetDescription::DownstreamsOf(const std::string& action) const {
+  std::set<std::string> out;
+  const ActionDescription* a = FindAction(action);
+  if (a == nullptr) return {};
+  if (a->calls) {
+    out.insert(a->calls->begin(), a->calls->end());
+  } else {
+    for (const auto& [name, probe] : probes)
+      if (probe.role == "ledger" && probe.of == action && !probe.egress.empty()) out.insert(probe.egress);
+  }
+  std::vector<std::string> http;
+  for (const auto& name : out)
+    if (auto e = egress.find(name); e != egress.end() && !e->second.tcp) http.push_back(name);
+  return http;
 }
 
 std::vector<JsonPath> TargetDescription::VolatilePathsFor(const std::string& action) const {

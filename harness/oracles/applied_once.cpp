@@ -246,6 +246,15 @@ void RegisterSideEffectOracles(OracleRegistry& registry) {
                      false,
                      "redeliveries"},
                     AppliedOnce);
+  registry.Register({"downstream_once",
+                     "after a kill right after a downstream answered, that call took effect once per business "
+                     "action (the egress proxy's record)",
+                     {actions,
+                      {"fault", ParamType::kString, true,
+                       "the kill-after-answer fault on the egress whose struck call is the effect"}},
+                     false,
+                     "repeated deliveries"},
+                    DownstreamOnce);
 }
 
 }  // namespace idemproof::oracles

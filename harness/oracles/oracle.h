@@ -13,7 +13,7 @@
 //   in_progress, retryable_released, no_false_dedup, new_key_executes, action_scope, caller_scope, window,
 //   retry_after, key_released, route_spelling, probe_equal, range_continuity,
 //   and the side-effect ones (side_effect_oracles.h): intent_reconciled,
-//   lease_recovery, applied_once.
+//   lease_recovery, applied_once, downstream_once.
 //
 // Thread-safety: a registry is built once, then read-only; Check may be
 // called concurrently.

@@ -8,6 +8,9 @@
 //                      one completion after, the key never stuck
 //   applied_once       the consumer's counter equals the number of distinct
 //                      messages delivered (redeliveries change nothing)
+//   downstream_once    after a kill right after a downstream answered: that
+//                      call answered 2xx once per business action, counted
+//                      from the egress proxy's record (no ledger needed)
 //
 // Shapes read from the history: probe values (model/history.h), requests
 // (send/burst) and deliveries: f "deliver" | "publish" events whose `key` is
@@ -21,6 +24,7 @@ namespace idemproof::oracles {
 Verdict IntentReconciled(const OracleInput& in);
 Verdict LeaseRecovery(const OracleInput& in);
 Verdict AppliedOnce(const OracleInput& in);
+Verdict DownstreamOnce(const OracleInput& in);
 
 void RegisterSideEffectOracles(OracleRegistry& registry);
 

@@ -146,7 +146,12 @@ Status InjectorFaults::Validate(const FaultDeclaration& fault) const {
 Status InjectorFaults::ValidateOn(const FaultDeclaration& fault, bool tcp) const {
   auto registry = registry_->For(fault, tcp);
   if (!registry.ok()) return registry.status();
-  auto built = (*registry)->build(BlockOf(fault));
+  // On an egress, Start gives a kill-after-answer without pid the target's
+  // main instance: validate it with a stand-in.
+  FaultDeclaration checked = fault;
+  if (!fault.on.empty() && fault.kind == "kill-after-answer" && !fault.params.contains("pid"))
+    checked.params["pid"] = 2;
+  auto built = (*registry)->build(BlockOf(checked));
   if (!built) return FromInjectors(built.status(), "fault " + fault.name + ": ");
   return Status::Ok();
 }

@@ -32,7 +32,7 @@ passing="action-scope changed-request-rejected double-submit equivalent-retry ke
          identical-burst mixed-burst synchronized-burst hedged-pair lost-answer-retry proxy-replay
          resubmit-after-restart retry-after-window retry-fresh-request-id retry-inside-window retryable-failure-retry
          crash-mid-request killed-after-answer paused-owner-takeover"
-lacking="delete-releases-once kill-after-charge repeated-callback http-redelivery stream-redelivery
+lacking="delete-releases-once kill-after-charge kill-after-downstream store-fault-lease-overrun store-fault-killed-owner repeated-callback http-redelivery stream-redelivery
          rerun-after-partial-failure rerun-after-window route-spelling"
 
 echo "== correct service, replays marked X-Cache: replayed"

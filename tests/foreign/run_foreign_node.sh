@@ -28,8 +28,8 @@ run correct 0 "$target" &&
                          replay-identity resubmit-after-pause duplicate-while-in-progress identical-burst
                          synchronized-burst hedged-pair lost-answer-retry proxy-replay resubmit-after-restart
                          retry-fresh-request-id retry-inside-window retryable-failure-retry crash-mid-request
-                         paused-owner-takeover kill-after-charge" \
-                        "delete-releases-once repeated-callback http-redelivery stream-redelivery
+                         paused-owner-takeover kill-after-charge kill-after-downstream" \
+                        "delete-releases-once store-fault-lease-overrun store-fault-killed-owner repeated-callback http-redelivery stream-redelivery
                          rerun-after-partial-failure rerun-after-window route-spelling"
 
 echo "== each bug caught by the scenario aimed at it, $runs run(s) each"

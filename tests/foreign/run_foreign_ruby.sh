@@ -66,11 +66,11 @@ run correct 0 "$target" &&
                          resubmit-after-restart retry-fresh-request-id retry-inside-window
                          retryable-failure-retry crash-mid-request paused-owner-takeover killed-after-answer
                          rerun-after-partial-failure rerun-after-window
-                         store-fault-around-write store-fault-slow-store
+                         store-fault-around-write store-fault-slow-store store-fault-lease-overrun store-fault-killed-owner
                          consumer-killed-mid-work killed-mid-run lease-overrun-live http-redelivery
                          retry-after-honoured failure-replayed-unchanged same-body-new-key long-key-prefix
                          large-answer-replay replay-after-cancel replay-after-change" \
-                        "kill-after-charge repeated-callback route-spelling"
+                        "kill-after-charge kill-after-downstream repeated-callback route-spelling"
 
 echo "== the bugs the suite catches, each by the scenario aimed at its class, $runs run(s) each"
 # bug scenario oracle: one row per bug, by the family aimed at its class
@@ -90,6 +90,7 @@ key-truncate long-key-prefix new_key_executes
 answer-truncate large-answer-replay identical_replay
 failure-replay-differs failure-replayed-unchanged identical_replay
 fire-and-forget-store store-fault-slow-store key_released
+fire-and-forget-store store-fault-lease-overrun key_released
 seen-before-apply consumer-killed-mid-work applied_once
 marker-before-rows killed-mid-run range_continuity
 lease-no-renewal lease-overrun-live one_record

@@ -298,3 +298,156 @@ TEST_CASE("key_released: once every request of a key was answered, the key is no
     CHECK(v.status == VerdictStatus::kUnknown);
   }
 }
+
+// Issue 33, class 1 at the side-effect boundary: a kill right after EACH http
+// downstream an action calls answered (scenarios/side-effect/kill-after-downstream.yaml).
+namespace {
+
+const std::string kDownstreams = R"(name: shop
+base_url: "http://127.0.0.1:1"
+start: [/bin/true]
+actions:
+  create_order:
+    role: create
+    request: {method: POST, path: /orders, json: {biz: "{{biz}}"}}
+    records: {request: {path: "/orders?biz={{biz}}"}, count: "$.count"}
+  pay:
+    role: pay
+    request: {method: POST, path: /payments, json: {biz: "{{biz}}"}}
+  ship:
+    role: put
+    of: create_order
+    request: {method: PUT, path: /orders/1/ship}
+    calls: [carrier, mailer]
+probes:
+  charges: {role: ledger, of: pay, egress: provider, match: {method: POST, path: /charge}, value: "$.answer.id"}
+egress:
+  provider: {upstream: "http://127.0.0.1:2"}
+  carrier: {upstream: "http://127.0.0.1:3"}
+  mailer: {upstream: "http://127.0.0.1:4"}
+  store: {protocol: tcp, upstream: "127.0.0.1:5"}
+)";
+
+const char* kKillAfterDownstream = R"(layer: side-effect
+hunts: a kill right after a downstream answered
+for_each:
+  act: {role: any, needs: [calls]}
+faults:
+  killed: {kind: kill-after-answer, on: downstream, first: 1}
+steps:
+  - fault: killed
+  - send: $act
+  - restart
+  - send: $act
+expect:
+  - downstream_once: {fault: killed, actions: [$act]}
+)";
+
+}  // namespace
+
+TEST_CASE("an action's calls: name the http downstreams its work calls, a ledger probe's egress by default") {
+  auto t = Parse(kDownstreams);
+  REQUIRE(t.ok());
+  CHECK(t->DownstreamsOf("pay") == std::vector<std::string>{"provider"});  // from its ledger probe
+  CHECK(t->DownstreamsOf("ship") == std::vector<std::string>{"carrier", "mailer"});
+  CHECK(t->DownstreamsOf("create_order").empty());
+  // `calls: []` says the action calls none, whatever its ledger probe's egress.
+  std::string none = kDownstreams;
+  none.replace(none.find("    request: {method: POST, path: /payments"), 0, "    calls: []\n");
+  auto n = Parse(none);
+  REQUIRE(n.ok());
+  CHECK(n->DownstreamsOf("pay").empty());
+  // A store is no downstream to call, a typo names the close one.
+  std::string store = kDownstreams;
+  store.replace(store.find("[carrier, mailer]"), 17, "[carrier, store]");
+  CHECK(Error(store).find("calls: 'store' is a tcp egress") != std::string::npos);
+  std::string typo = kDownstreams;
+  typo.replace(typo.find("[carrier, mailer]"), 17, "[carier]");
+  CHECK(Error(typo).find("t.yaml:16:13: calls: 'carier' is not a downstream declared under 'egress' (did you mean "
+                         "'carrier'?)") != std::string::npos);
+}
+
+TEST_CASE("a fault on: downstream binds once per http downstream each action calls, role any to every action") {
+  auto t = Parse(kDownstreams);
+  REQUIRE(t.ok());
+  auto s = ParseScenario(kKillAfterDownstream, "s.yaml", Vocab());
+  REQUIRE(s.ok());
+  std::map<std::string, const FaultDeclaration*> bound;
+  const auto scenarios = BindScenario(*s, *t);
+  for (const auto& b : scenarios) bound[b.name] = &b.faults.at("killed");
+  REQUIRE(bound.size() == 3);  // pay once, ship once per downstream; create_order calls none
+  CHECK(bound.at("s[pay]")->on == "egress.provider");
+  // The kill strikes the call the action's ledger probe declares as its effect.
+  CHECK(bound.at("s[pay]")->params.at("match") == json({{"method", "POST"}, {"path", "/charge"}}));
+  CHECK(bound.at("s[ship]@carrier")->on == "egress.carrier");
+  CHECK(bound.at("s[ship]@mailer")->on == "egress.mailer");
+  CHECK_FALSE(bound.at("s[ship]@mailer")->params.contains("match"));  // no ledger: its first call
+  for (const auto& b : scenarios) CHECK(CheckScenarioAgainstTarget(b, *t).runnable());
+  // A target no action of which calls an http downstream: not applicable, naming it.
+  auto bare = Parse(kHead + "start: [/bin/true]\n");
+  REQUIRE(bare.ok());
+  const auto unbound = BindScenario(*s, *bare);
+  REQUIRE(unbound.size() == 1);
+  const ScenarioFit fit = CheckScenarioAgainstTarget(unbound[0], *bare);
+  REQUIRE(fit.needs.size() == 1);
+  CHECK(fit.needs[0] == "an action with a role that calls an http egress downstream (target 'egress', named by the "
+                        "action's 'calls:' or a ledger probe with egress: of it)");
+  // role any and need calls are checked like the others.
+  std::string bad = kKillAfterDownstream;
+  bad.replace(bad.find("needs: [calls]"), 14, "needs: [cals]");
+  auto e = ParseScenario(bad, "s.yaml", Vocab());
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.status().message().find("unknown need 'cals' (did you mean 'calls'?)") != std::string::npos);
+}
+
+TEST_CASE("downstream_once counts the struck call's 2xx answers in the egress proxy's record") {
+  const auto egress = [](History& h, const std::string& method, const std::string& target, int status, int t) {
+    HistoryEvent e = EgressEvent({{"egress", "provider"}, {"method", method}, {"path", target.substr(0, target.find('?'))},
+                                  {"target", target}, {"status", status}, {"answer", {{"id", "ch_" + std::to_string(t)}}}});
+    e.time_ns = std::int64_t{t} * 1000000;
+    h.Append(e);
+  };
+  const auto struck = [](History& h, int t, const std::string& missed = "") {
+    json v = {{"fault", "kill-after-answer"}, {"name", "killed"}, {"phase", "injected"}, {"on", "egress.provider"},
+              {"request", {{"method", "POST"}, {"target", "/charge?x=1"}, {"body", "{}"}}}};
+    if (!missed.empty()) v["missed"] = missed;
+    HistoryEvent e = InjectorEvent(v);
+    e.time_ns = std::int64_t{t} * 1000000;
+    h.Append(e);
+  };
+  const json params = {{"fault", "killed"}, {"actions", {"create_order"}}};
+  LiteralHistory requests;
+  requests.Lost("client-0", "create_order", "k1", "b1", 0, 100);
+  requests.Send("client-0", "create_order", "k1", "b1", 2500, 2600, Answer{});
+  // The retry charged again: two 2xx calls of the struck POST /charge.
+  {
+    History h = requests.history();
+    egress(h, "POST", "/charge?x=1", 200, 50);
+    struck(h, 60);
+    egress(h, "POST", "/charge", 200, 2550);
+    const Verdict v = RunOracle("downstream_once", h, ShopTarget(), params);
+    INFO(v.evidence);
+    CHECK(v.status == VerdictStatus::kInvalid);
+    CHECK(v.evidence.rfind("2 calls of POST /charge at downstream provider answered 2xx", 0) == 0);
+  }
+  // The retry reconciled (a read: another method) and a failed call charged nothing.
+  {
+    History h = requests.history();
+    egress(h, "POST", "/charge", 200, 50);
+    struck(h, 60);
+    egress(h, "GET", "/charge", 200, 2540);
+    egress(h, "POST", "/charge", 503, 2550);
+    const Verdict v = RunOracle("downstream_once", h, ShopTarget(), params);
+    INFO(v.evidence);
+    CHECK(v.status == VerdictStatus::kValid);
+  }
+  // The kill never struck: nothing proven.
+  {
+    History h = requests.history();
+    egress(h, "POST", "/charge", 200, 50);
+    struck(h, 60, "the downstream did not answer: nothing killed");
+    const Verdict v = RunOracle("downstream_once", h, ShopTarget(), params);
+    CHECK(v.status == VerdictStatus::kUnknown);
+    CHECK(v.evidence.find("nothing killed") != std::string::npos);
+  }
+}

@@ -644,7 +644,8 @@ TEST_CASE("a crashing oracle is unknown, never valid, an unknown name is unknown
 TEST_CASE("the builtin registry lists every documented oracle") {
   std::vector<std::string> names;
   for (const auto& s : BuiltinOracles().Signatures()) names.push_back(s.name);
-  CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "caller_scope", "identical_replay", "in_progress",
+  CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "caller_scope", "downstream_once",
+                                          "identical_replay", "in_progress",
                                           "intent_reconciled", "key_released", "keyless_executes", "lease_recovery",
                                           "mismatch_rejected", "missing_key_rejected", "new_key_executes",
                                           "no_false_dedup",
@@ -1712,4 +1713,58 @@ TEST_CASE("retry_after: a Retry-After under the minimum is a violation quoting i
   CHECK(v.evidence.find("a client that waited as each answer's Retry-After told it made no progress: its 3 "
                         "request(s) of key k1") == 0);
   CHECK(v.evidence.find("told Retry-After 1, 1, 1") != std::string::npos);
+}
+
+// ---- route_spelling (issue 33: another spelling of a keyed route) ----
+
+namespace {
+// The shop with path_equivalence: a trailing slash is another route, the
+// query order the same one; the case undeclared.
+TargetDescription SpellingTarget() {
+  TargetDescription t = ShopTarget();
+  t.idempotency.path_equivalence.trailing_slash = PathEquivalence::Spelling::kDistinct;
+  t.idempotency.path_equivalence.query_order = PathEquivalence::Spelling::kSame;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("route_spelling holds when each spelling is answered as the target declares it") {
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated, "spelling")
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, Answer{404, R"({"title":"not found"})"},
+            "spelling_trailing_slash")
+      .Send("client-0", "create_order", "k1", "b1", 40, 50, Replayed(), "spelling_query_order")
+      .Records("create_order", "b1", 1, 100);
+  Verdict v = RunOracle("route_spelling", h.history(), SpellingTarget());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence.rfind("2 request(s) under another spelling", 0) == 0);
+  // Nothing declared to judge: never valid.
+  LiteralHistory none;
+  none.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated, "spelling")
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, Replayed(), "spelling_case");
+  CHECK(RunOracle("route_spelling", none.history(), SpellingTarget()).status == VerdictStatus::kUnknown);
+}
+
+TEST_CASE("route_spelling catches a same spelling executed again and a distinct one given the stored answer") {
+  // key-includes-query: the query reordered is another key, a second order.
+  LiteralHistory again;
+  again.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated, "spelling")
+      .Send("client-0", "create_order", "k1", "b1", 20, 30,
+            Answer{201, R"({"id":2,"biz_no":"b1","trace":"b"})", {{"Location", "/orders/2"}}}, "spelling_query_order")
+      .Records("create_order", "b1", 2, 100);
+  Verdict v = RunOracle("route_spelling", again.history(), SpellingTarget());
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find("(query_order: same, idempotency.path_equivalence) was answered 201") != std::string::npos);
+  CHECK(v.evidence.find("not the first answer replayed") != std::string::npos);
+  CHECK(v.details["violations"].size() == 2);  // and a second record
+  // A distinct route answered with the first route's replay.
+  LiteralHistory swallowed;
+  swallowed.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated, "spelling")
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, Replayed(), "spelling_trailing_slash")
+      .Records("create_order", "b1", 1, 100);
+  Verdict d = RunOracle("route_spelling", swallowed.history(), SpellingTarget());
+  CHECK(d.status == VerdictStatus::kInvalid);
+  CHECK(d.evidence.find("(trailing_slash: distinct, idempotency.path_equivalence) was answered 201") !=
+        std::string::npos);
+  CHECK(d.evidence.find("another route answered with the first route's stored answer") != std::string::npos);
 }

@@ -76,6 +76,8 @@ TEST_CASE("every create-role scenario runs once per create action, each row with
         {"lease-overrun-live", "needs capability slow_past_lease"},
         {"store-fault-around-write", "needs a tcp egress"},
         {"store-fault-slow-store", "needs a tcp egress"},
+        {"store-fault-lease-overrun", "needs a tcp egress"},
+        {"store-fault-killed-owner", "needs a tcp egress"},
     };
     if (auto lack = kLacks.find(row.at("scenario")); lack != kLacks.end()) {
       CHECK(row.at("outcome") == "not_applicable");

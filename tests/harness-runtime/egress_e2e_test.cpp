@@ -241,3 +241,39 @@ TEST_CASE("kill-after-charge with an egress upstream that refuses connections: f
   }
   CHECK(refused);
 }
+
+// kill-after-downstream (issue 33, class 1): a kill right after each http
+// downstream an action calls answered, judged from the egress proxy's own
+// record (downstream_once). On reference-egress.yaml, and on the same target
+// with no ledger probe at all, the pay action saying `calls: [stub]`: the
+// correct reference is clean, no-intent (charges again after the restart) is
+// caught by downstream_once either way.
+TEST_CASE("kill-after-downstream: one charge per business action, counted from the egress record, with or without "
+          "a ledger probe", "[cli][egress][flaws][slow]") {
+  const bool ledger = GENERATE(true, false);
+  const std::string flaw = GENERATE(as<std::string>{}, "none", "no-intent");
+  const std::string dir = ScratchDir("egress-downstream");
+  std::string target = SourceDir() + kEgressTarget;
+  if (!ledger) {
+    std::string text = ReadFile(target);
+    const std::string records = "count: \"$.count\"}\n";
+    text.insert(text.find(records) + records.size(), "    calls: [stub]\n");
+    text.erase(text.find("\nprobes:"));
+    target = dir + "/no-ledger.yaml";
+    WriteFile(target, text + "\n");
+  }
+  std::vector<std::string> args = {"run", SourceDir() + "/scenarios/side-effect/kill-after-downstream.yaml",
+                                   "--target", target, "--out", dir + "/runs", "--json", dir + "/r.json"};
+  if (flaw != "none") args.insert(args.end(), {"--flaw", flaw});
+  CliResult r = RunIdemproof(args, dir);
+  INFO((ledger ? "with" : "without") << " a ledger, --flaw " << flaw << "\n" << Diagnose(r));
+  CHECK(r.exit_code == (flaw == "none" ? 0 : 1));
+  const json results = json::parse(ReadFile(dir + "/r.json"));
+  REQUIRE(results.at("scenarios").size() == 1);
+  const json& s = results.at("scenarios")[0];
+  INFO(s.dump(1));
+  CHECK(s.at("name") == "kill-after-downstream[pay]");
+  CHECK(VerdictOf(s, "downstream_once") == (flaw == "none" ? "valid" : "invalid"));
+  CHECK(VerdictOf(s, "faults_fired") == "valid");  // the kill really happened
+  CHECK(ChargesReachingTheStub(HistoryEvents(dir + "/runs")) == (flaw == "none" ? 1 : 2));
+}

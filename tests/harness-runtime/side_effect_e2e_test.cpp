@@ -82,9 +82,9 @@ TEST_CASE("side effects and queues: the correct service passes, and leaves no pr
   const VerdictTally tally = TallyVerdicts(ReadFile(dir + "/r.json"));
   INFO(tally.ProblemText());
   CHECK(tally.problems.empty());
-  CHECK(tally.valid + tally.not_applicable == 24);  // one verdict per oracle of the 12 scenarios
+  CHECK(tally.valid + tally.not_applicable == 33);  // one verdict per oracle of the 15 scenarios
   const std::vector<pid_t> pids = PidsInHistories(dir + "/runs");
-  // 12 scenarios (8 before the families of issue 33): the payment provider and a Redis server each, the target, its restarts and a spawned instance.
+  // 15 scenarios (8 before the families of issue 33): the payment provider and a Redis server each, the target, its restarts and a spawned instance.
   CHECK(pids.size() >= 8 * 3);
   for (pid_t pid : pids) CHECK_FALSE(ProcessExists(pid));
 }
@@ -140,7 +140,12 @@ TEST_CASE("a target without a kill command, a ledger probe or a broker: not appl
   CHECK(Verdict(results, "repeated-callback", "applied_once") == "not_applicable");
   CHECK(Verdict(results, "stream-redelivery", "applied_once") == "not_applicable");
   CHECK(Verdict(results, "http-redelivery", "applied_once") == "not_applicable");
+  CHECK(Verdict(results, "kill-after-downstream", "downstream_once") == "not_applicable");
   for (const auto& s : results.at("scenarios")) {
+    if (s.at("name") == "kill-after-downstream") {  // no egress: no downstream to kill after
+      const std::string why = s.at("verdicts")[0].at("evidence");
+      CHECK(why.find("an action with a role that calls an http egress downstream") != std::string::npos);
+    }
     if (s.at("name") == "kill-after-charge") {
       const std::string why = s.at("verdicts")[0].at("evidence");
       CHECK(why.find("a hook 'kill_after_charge'") != std::string::npos);

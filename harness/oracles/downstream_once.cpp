@@ -1,0 +1,116 @@
+// downstream_once: after the target was killed right after one of its
+// downstreams answered (a kill-after-answer on an egress, `fault:`), restarted
+// and retried, that downstream took the effect once per business action.
+// The effect is the call the kill struck: its method and path (query left
+// out) on that egress; every entry of the egress proxy's own record
+// (process egress, f egress) with the same method and path that the
+// downstream answered 2xx is one effect. More than the declared window allows
+// (WindowExecutions) is a second execution: the retry called again instead of
+// reconciling with what the dead owner had done. Needs no ledger probe: the
+// proxy's record is the downstream's side of the story (calls that reached
+// it), so a reconciling read (another method or path) is no effect.
+//   unknown  the fault never struck (or struck nothing: no answer, no kill),
+//            or the struck call was not answered 2xx (no effect to count).
+#include "model/event_names.h"
+#include "oracles/oracle_support.h"
+#include "oracles/side_effect_oracles.h"
+
+namespace idemproof::oracles {
+
+namespace {
+
+std::string PathOf(const std::string& target) { return target.substr(0, target.find('?')); }
+
+bool Is2xx(const nlohmann::json& status) {
+  return status.is_number_integer() && status.get<int>() >= 200 && status.get<int>() < 300;
+}
+
+}  // namespace
+
+Verdict DownstreamOnce(const OracleInput& in) {
+  const std::string name = "downstream_once";
+  const std::string fault = in.params.value("fault", std::string());
+  const auto filter = ActionsParam(in.params);
+
+  // The struck call: the fault's first injected event that killed.
+  const HistoryEvent* struck = nullptr;
+  std::string missed;
+  for (const auto& e : in.history.events()) {
+    if (e.process != event_process::kProxy || e.f != event_f::kFault || !e.value.is_object()) continue;
+    if (e.value.value("name", std::string()) != fault || e.value.value("phase", std::string()) != "injected")
+      continue;
+    if (!e.value.value("missed", std::string()).empty()) {
+      missed = e.value.value("missed", std::string());
+      continue;
+    }
+    struck = &e;
+    break;
+  }
+  if (struck == nullptr)
+    return Verdict::Unknown(name, "fault " + fault + " never struck a downstream call" +
+                                      (missed.empty() ? "" : " (" + missed + ")") + ": no effect to count");
+  const std::string on = struck->value.value("on", std::string());
+  const std::string prefix = "egress.";
+  const nlohmann::json& request = struck->value.contains("request") ? struck->value["request"] : nlohmann::json();
+  if (on.rfind(prefix, 0) != 0 || !request.is_object())
+    return Verdict::Unknown(name, "fault " + fault + " struck no egress call (on: '" + on + "')");
+  const std::string egress = on.substr(prefix.size());
+  const std::string method = request.value("method", std::string());
+  const std::string path = PathOf(request.value("target", std::string()));
+  const std::string call = method + " " + path + " at downstream " + egress;
+
+  std::vector<Operation> sent;
+  nlohmann::json ops = nlohmann::json::array();
+  int unsent = 0;
+  for (const auto& op : RequestOperations(in.history)) {
+    if (!filter.empty() && std::find(filter.begin(), filter.end(), op.invoke->action) == filter.end()) continue;
+    sent.push_back(op);
+    if (op.never_sent()) ++unsent;
+    ops.push_back(OpJson(op));
+  }
+  if (sent.empty()) return Verdict::Unknown(name, "the scenario sent no request of the business action").Counted(0);
+  const std::int64_t repeats = std::max<std::int64_t>(0, static_cast<std::int64_t>(sent.size()) - unsent - 1);
+
+  // The calls of the effect that reached the downstream, as its proxy recorded them.
+  nlohmann::json calls = nlohmann::json::array();
+  std::int64_t effects = 0;
+  for (const auto& e : in.history.events()) {
+    if (e.process != event_process::kEgress || e.f != event_f::kEgress || !e.value.is_object()) continue;
+    if (e.value.value("egress", std::string()) != egress || e.value.value("method", std::string()) != method ||
+        e.value.value("path", std::string()) != path)
+      continue;
+    const nlohmann::json status = e.value.contains("status") ? e.value["status"] : nlohmann::json();
+    if (Is2xx(status)) ++effects;
+    calls.push_back({{"event", e.index},
+                     {"target", e.value.value("target", std::string())},
+                     {"status", status},
+                     {"answer", e.value.contains("answer") ? e.value["answer"] : nlohmann::json()}});
+  }
+  nlohmann::json details = {{"downstream", egress}, {"method", method}, {"path", path}, {"effects", effects},
+                            {"calls", calls}, {"requests", ops}, {"struck_event", struck->index}};
+  const int windows = WindowExecutions(sent, in.target.idempotency);
+  if (windows > 1) details["window_executions"] = windows;
+  if (effects > windows) {
+    const std::string problem = std::to_string(effects) + " calls of " + call +
+                                " answered 2xx for one business action (" + std::to_string(sent.size()) +
+                                " requests): after the kill right after its answer, a retry called it again "
+                                "instead of reconciling";
+    Finding f = MakeFinding(problem);
+    for (const Operation& op : sent) f.With(FindingRole::kOps, OpJson(op));
+    f.records = effects;
+    f.expected = windows;
+    Violations violations;
+    violations.Add(f);
+    details["violations"] = violations.json();
+    return Verdict::Invalid(name, problem, details).Counted(repeats);
+  }
+  if (effects == 0)
+    return Verdict::Unknown(name, "the struck call " + call + " was not answered 2xx: no effect to count", details)
+        .Counted(repeats);
+  return Verdict::Valid(name, "one " + call + " effect (" + std::to_string(calls.size()) + " call(s) of it, " +
+                                  std::to_string(sent.size()) + " requests)",
+                        details)
+      .Counted(repeats);
+}
+
+}  // namespace idemproof::oracles
