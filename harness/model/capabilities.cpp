@@ -14,6 +14,8 @@ const std::vector<CapabilityInfo>& CapabilityTable() {
        "kill_after_charge", false, true, true},
       {"final_failure", "the downstream rejects the next request with a final error (a 4xx the target stores)",
        "fails_finally", "fail_next_final", false},
+      {"die_before_ack", "the consumer dies after applying the next published message, before acknowledging it",
+       "die_before_ack", "die_before_ack", false, false, true, true},
   };
   return kTable;
 }
@@ -35,7 +37,18 @@ Result<CapabilityProvision> ResolveCapability(const std::string& name, const std
   const CapabilityInfo* info = FindCapability(name);
   if (info == nullptr) return Status::InvalidArgument("unknown capability '" + name + "'");
   CapabilityProvision p;
-  if (!info->variant.empty() && !action.empty()) {
+  if (info->message && !action.empty()) {
+    auto m = target.messages.find(action);
+    if (m != target.messages.end()) {
+      auto v = m->second.variants.find(info->variant);
+      if (v != m->second.variants.end() && !v->second.fields.empty()) {
+        p.kind = CapabilityProvision::Kind::kVariant;
+        p.action = action;
+        p.variant = info->variant;
+        return p;
+      }
+    }
+  } else if (!info->variant.empty() && !action.empty()) {
     const ActionDescription* a = target.FindAction(action);
     if (a != nullptr && a->variants.count(info->variant)) {
       p.kind = CapabilityProvision::Kind::kVariant;
@@ -60,7 +73,9 @@ Result<CapabilityProvision> ResolveCapability(const std::string& name, const std
   }
   if (info->always) return p;
   std::string ways;
-  if (!info->variant.empty())
+  if (info->message)
+    ways = "a variant '" + info->variant + "' with broker fields of message '" + (action.empty() ? "?" : action) + "'";
+  else if (!info->variant.empty())
     ways = "a variant '" + info->variant + "' of action '" + (action.empty() ? "?" : action) + "'";
   if (!info->hook.empty()) ways += std::string(ways.empty() ? "" : " or ") + "a hook '" + info->hook + "'";
   if (info->egress)

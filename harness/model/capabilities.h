@@ -12,7 +12,12 @@
 //                       else an egress kill-after-answer on the downstream of
 //                       a ledger probe (`egress:`) of the next send's action
 //   final_failure       fails_finally                       fail_next_final
+//   die_before_ack      die_before_ack of the next publish's die_before_ack
+//                       message (its broker entry's fields)
 //
+// A message capability (die_before_ack) acts on the next `publish` step:
+// its variant is one of that message's (messages.NAME.variants with
+// `fields:`), added to the entry that publish adds.
 // A variant changes the next request of that action and belongs to its
 // attempt: every later request of that key (repeats, bursts, retries)
 // repeats it, unless the cause step says `variant: first_only`
@@ -44,6 +49,9 @@ struct CapabilityInfo {
   bool egress = false;
   // The target may end because of it (no target_exited event then).
   bool ends_target = false;
+  // Acts on the next publish's message, not on the next send's action: its
+  // variant is a message's, with broker entry fields.
+  bool message = false;
 };
 
 const std::vector<CapabilityInfo>& CapabilityTable();
@@ -53,14 +61,15 @@ std::vector<std::string> CapabilityNames();
 // How one cause step is provided by a target.
 struct CapabilityProvision {
   enum class Kind { kVariant, kHook, kEgress, kNothing } kind = Kind::kNothing;
-  std::string action;   // kVariant: the action whose next request gets it
+  std::string action;   // kVariant: the action (or message) whose next request (or entry) gets it
   std::string variant;  // kVariant
   std::string hook;     // kHook; with heal also alongside kNothing when declared
   std::string ledger;   // kEgress: the egress ledger probe whose downstream gets the fault
 };
 
 // Resolves capability `name` for a cause step whose next send uses `action`
-// ("" = none follows). Error kUnsupported (the not_applicable reason) when
+// ("" = none follows); for a message capability, `action` is the next
+// publish's message. Error kUnsupported (the not_applicable reason) when
 // the target provides it neither way; kInvalidArgument for an unknown name.
 Result<CapabilityProvision> ResolveCapability(const std::string& name, const std::string& action,
                                               const TargetDescription& target);

@@ -1,5 +1,6 @@
 #include "runtime/queue_steps.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "clients/deliverer.h"
@@ -93,11 +94,28 @@ Status DeliverStep(StepContext& ctx, const Step& step, int index) {
   return Status::Ok();
 }
 
-Status PublishStep(StepContext& ctx, const Step& step, int index) {
+namespace {
+
+// One publish step with `variant` ("" = none), in the foreground or on a
+// background thread.
+Status PublishNow(StepContext& ctx, const Step& step, int index, const std::string& variant) {
   const TargetDescription& target = ctx.target();
   auto m = target.messages.find(step.name);
   if (m == target.messages.end() || m->second.fields.empty() || !target.broker)
     return Status(StatusCode::kUnsupported, "the target declares no broker entry for message " + step.name);
+  // The variant's fields replace same-named ones or are appended.
+  HeaderList entry_fields = m->second.fields;
+  if (!variant.empty()) {
+    auto v = m->second.variants.find(variant);
+    if (v == m->second.variants.end() || v->second.fields.empty())
+      return Status(StatusCode::kUnsupported, "message " + step.name + " declares no variant " + variant +
+                                                  " with broker fields");
+    for (const auto& [name, value] : v->second.fields) {
+      auto same = std::find_if(entry_fields.begin(), entry_fields.end(), [&](const auto& f) { return f.first == name; });
+      if (same != entry_fields.end()) same->second = value;
+      else entry_fields.emplace_back(name, value);
+    }
+  }
   const BrokerDescription& broker = *target.broker;
   const std::string id = ctx.recorder().naming().Message(step.message_id);
   const TemplateVars vars = ctx.VarsFor(id, step.biz, index);
@@ -108,7 +126,7 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
   if (!stream.ok()) return stream.status();
   std::vector<std::pair<std::string, std::string>> fields;
   nlohmann::json entry = nlohmann::json::object();
-  for (const auto& [name, value] : m->second.fields) {
+  for (const auto& [name, value] : entry_fields) {
     auto v = ExpandTemplate(value, vars);
     if (!v.ok()) return v.status();
     fields.emplace_back(name, *v);
@@ -119,6 +137,7 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
   std::string last_id;
   for (int copy = 0; copy < step.copies; ++copy) {
     HistoryEvent invoke = PublishInvoke(subject, entry, *stream, copy, index);
+    if (!variant.empty()) invoke.value["variant"] = variant;
     HistoryEvent done = invoke;
     ctx.recorder().Append(std::move(invoke), monotonic_ns());
     // A fresh connection per entry: a broker that went away is data, not a tool error.
@@ -143,6 +162,7 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
   std::vector<std::string> pending_ids;
   std::string error;
   bool settled = false;
+  bool noted_pending = false;
   while (true) {
     auto publisher = RedisPublisher::Connect(*address, timeout);
     auto group = publisher.ok() ? publisher->Group(*stream, broker.group) : Result<StreamGroupState>(publisher.status());
@@ -161,6 +181,21 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
     } else {
       error = group.status().message();
     }
+    // In the background, later steps may kill the consumer mid-work: say
+    // at once which entries it holds unacknowledged (applied_once counts
+    // their redelivery after a kill; the settle note comes only after it).
+    if (step.background && !noted_pending && !settled && !pending_ids.empty()) {
+      noted_pending = true;
+      HistoryEvent held = MessageNote(subject, index, nlohmann::json::object());
+      held.value = {{"note", "broker: entries delivered, not yet acknowledged"},
+                    {"group", {{"name", broker.group},
+                               {"exists", state.exists},
+                               {"pending", state.pending},
+                               {"pending_ids", pending_ids},
+                               {"last_delivered_id", state.last_delivered_id}}},
+                    {"last_entry_id", last_id}};
+      ctx.recorder().Append(std::move(held), monotonic_ns());
+    }
     if (settled || std::chrono::steady_clock::now() >= deadline) break;
     if (ctx.Cancelled()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -175,6 +210,23 @@ Status PublishStep(StepContext& ctx, const Step& step, int index) {
   if (!pending_ids.empty()) note.value["group"]["pending_ids"] = pending_ids;
   if (!error.empty()) note.value["error"] = error;
   ctx.recorder().Append(std::move(note), monotonic_ns());
+  return Status::Ok();
+}
+
+}  // namespace
+
+// A variant a cause step left pending for the message (die_before_ack) is
+// taken now, on the interpreter's thread, by this publish alone.
+Status PublishStep(StepContext& ctx, const Step& step, int index) {
+  std::string variant = step.variant;
+  const std::string pending = ctx.VariantFor(step.name, "", "default", "", nullptr);
+  if (variant.empty()) variant = pending;
+  if (!step.background) return PublishNow(ctx, step, index, variant);
+  // In flight while later steps run (a kill cuts the consumer's work); `join` waits for it.
+  ctx.RunInBackground([&ctx, step, index, variant] {
+    Status s = PublishNow(ctx, step, index, variant);
+    if (!s.ok()) ctx.recorder().Note(index, "background publish failed: " + s.ToString());
+  });
   return Status::Ok();
 }
 

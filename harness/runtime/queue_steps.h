@@ -17,8 +17,9 @@
 // key_name = its symbolic name, biz / biz_name as sends.
 //
 // A deliver's `variant:` changes its push (messages.NAME.variants, recorded
-// as "variant" on its events); `background: true` delivers on a thread of the
-// context's, joined by `join`.
+// as "variant" on its events), a publish's (or one a cause step left
+// pending for its message) its entry's fields; `background: true` delivers
+// or publishes on a thread of the context's, joined by `join`.
 //
 // Thread-safety: called from the interpreter's thread only.
 #pragma once

@@ -1,7 +1,8 @@
 // `cause: CAPABILITY` (model/capabilities.h) causes a capability the target
 // provides: by a variant of the next request of `action` (default: the next
 // send's or burst's), by a hook, or through an egress ledger (a
-// kill-after-answer). A variant belongs to the attempt: every later request
+// kill-after-answer); a message capability (die_before_ack) by a variant
+// of the next publish's message or a hook. A variant belongs to the attempt: every later request
 // of that key repeats it, as a client's retry repeats its request byte for
 // byte, unless `variant: first_only` says the later ones differ on purpose. The bind stage resolves how (Resolve); a capability
 // that changes a request needs a later send or burst of its action.
@@ -42,17 +43,20 @@ class CauseStepKind final : public StepKindSpec {
 
   // A cause acts on the next send or burst: its action (a variant is that
   // action's); a capability that changes a request needs one to follow.
+  // A message capability acts on the next publish: its message.
   void AfterLoad(StepParser& parser, Scenario& s, std::size_t i, const YAML::Node& steps) const override {
     Step& st = s.steps[i];
+    const bool message = FindCapability(st.name)->message;
     bool follows = false;
     for (std::size_t j = i + 1; j < s.steps.size() && !follows; ++j) {
       const Step& next = s.steps[j];
-      if (!next.kind->sends_request()) continue;
-      if (st.action.empty()) st.action = next.action;
-      follows = next.action == st.action;
+      const std::string& on = message ? next.name : next.action;
+      if (message ? std::string(next.kind->name()) != "publish" : !next.kind->sends_request()) continue;
+      if (st.action.empty()) st.action = on;
+      follows = on == st.action;
     }
     if (!follows && !FindCapability(st.name)->always)
-      parser.Fail(steps[i], "step 'cause': no send or burst step" +
+      parser.Fail(steps[i], std::string("step 'cause': no ") + (message ? "publish step" : "send or burst step") +
                                 (st.action.empty() ? std::string() : " of " + st.action) + " follows for " + st.name +
                                 " to act on");
   }
@@ -75,6 +79,7 @@ class CauseStepKind final : public StepKindSpec {
     auto unprovided = ResolveCapability(step.name, step.action, target);
     bool any = unprovided.ok();
     for (const auto& [name, action] : target.actions) any = any || ResolveCapability(step.name, name, target).ok();
+    for (const auto& [name, message] : target.messages) any = any || ResolveCapability(step.name, name, target).ok();
     return any ? std::string() : unprovided.status().message();
   }
 

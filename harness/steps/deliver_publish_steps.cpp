@@ -2,7 +2,9 @@
 // instances over HTTP at least once (`copies`, `lose_ack`, `max_attempts`,
 // `every`, `to:`); `publish: MESSAGE` adds `copies` entries to the target's
 // broker (a Redis stream) and waits until consumed. They share the message
-// options (message id, biz, copies, timeout) and the message check.
+// options (message id, biz, copies, timeout, variant, background) and the
+// message check: a deliver's variant changes the push, a publish's the
+// entry's fields (messages.NAME.variants.V.fields).
 // Execution: runtime/queue_steps.h.
 #include "runtime/queue_steps.h"
 #include "runtime/step_context.h"
@@ -19,7 +21,7 @@ class QueueStepKind final : public StepKindSpec {
     if (deliver_)
       return {"message", "biz",     "copies",     "lose_ack", "every", "max_attempts", "to",
               "timeout", "variant", "background", "after",    "label"};
-    return {"message", "biz", "copies", "timeout", "after", "label"};
+    return {"message", "biz", "copies", "timeout", "variant", "background", "after", "label"};
   }
 
   void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
@@ -27,7 +29,7 @@ class QueueStepKind final : public StepKindSpec {
     const std::string what = What(*this);
     st.name = parser.MessageOrReference(parser.RequiredValue(value, key, what, "a message name"), what);
     yaml::Reader& r = parser.reader();
-    if (deliver_ && node["variant"]) st.variant = parser.Symbol(node["variant"], what + ".variant");
+    if (node["variant"]) st.variant = parser.Symbol(node["variant"], what + ".variant");
     if (node["message"]) st.message_id = parser.Symbol(node["message"], what + ".message");
     auto count = [&](const char* k, long long lo, long long hi) {
       long long n = r.Int(node[k], what + "." + k);
@@ -63,6 +65,10 @@ class QueueStepKind final : public StepKindSpec {
       fit.AddNeed("a variant '" + s.variant + "' of message '" + s.name + "' (messages." + s.name + ".variants)");
     } else if (!deliver_ && m->second.fields.empty()) {
       fit.AddNeed("broker fields for message '" + s.name + "' (messages." + s.name + ".fields)");
+    } else if (!deliver_ && !s.variant.empty() &&
+               (!m->second.variants.count(s.variant) || m->second.variants.at(s.variant).fields.empty())) {
+      fit.AddNeed("a variant '" + s.variant + "' of message '" + s.name + "' that changes its broker entry (messages." +
+                  s.name + ".variants." + s.variant + ".fields)");
     }
     if (!deliver_ && !target.broker) fit.AddNeed("a broker (target 'broker') for step 'publish'");
     if (deliver_) {
@@ -70,6 +76,11 @@ class QueueStepKind final : public StepKindSpec {
         if (!TargetInstanceIndex(instance) && !target.start)
           fit.AddNeed("a start command (target 'start') for consumer instance '" + instance + "'");
     }
+  }
+
+  // Unbound (no message fits): a publish names what else it lacks.
+  std::string UnprovidedByAny(const Step&, const TargetDescription& target) const override {
+    return !deliver_ && !target.broker ? "a broker (target 'broker') for step 'publish'" : "";
   }
 
   std::vector<std::string> ParameterNames(const Step& step) const override { return {step.name}; }

@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -110,7 +112,9 @@ void StreamConsumer::run() {
   const std::string idle_ms =
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(claim_idle_).count());
 
-  auto process = [&](const Entry& e) {
+  // `fresh`: the entry's first delivery (XREADGROUP >), not a pending one
+  // read again or claimed from a dead consumer.
+  auto process = [&](const Entry& e, bool fresh) {
     auto id = e.fields.find("message_id");
     auto account = e.fields.find("account");
     auto amount = e.fields.find("amount");
@@ -121,9 +125,23 @@ void StreamConsumer::run() {
       } catch (const std::exception&) {
         std::cerr << "idemproof-ref: stream entry " << e.id << " has a bad amount; skipped\n";
       }
-      if (n != 0) routes_.apply_message(id->second, account->second, n);
-      // The chaos hook: die with the effect committed and the entry unacknowledged.
-      if (routes_.take_die_before_ack()) ::kill(::getpid(), SIGKILL);
+      // The entry's own chaos, as /inbox's query: slow_ms (the work, so a
+      // kill can land mid-work) and die_before_ack (this entry only).
+      auto number = [&](const char* field) -> std::int64_t {
+        auto f = e.fields.find(field);
+        if (f == e.fields.end()) return 0;
+        try {
+          return std::clamp<std::int64_t>(std::stoll(f->second), 0, 600'000);
+        } catch (const std::exception&) {
+          return 0;
+        }
+      };
+      const std::chrono::milliseconds work(number("slow_ms"));
+      if (n != 0) routes_.apply_message(id->second, account->second, n, work);
+      // The chaos hook: die with the effect committed and the entry
+      // unacknowledged. The entry's own field only on its first delivery:
+      // its redelivery carries the field too, and must get through.
+      if (routes_.take_die_before_ack() || (fresh && number("die_before_ack") > 0)) ::kill(::getpid(), SIGKILL);
     } else {
       std::cerr << "idemproof-ref: stream entry " << e.id << " lacks fields; skipped\n";
     }
@@ -146,19 +164,19 @@ void StreamConsumer::run() {
         auto r = command(ctx.get(), {"XREADGROUP", "GROUP", group_, consumer_, "COUNT", "100",
                                      "STREAMS", stream_, "0"});
         if (!r) continue;
-        for (const auto& e : parse_read(r.get())) process(e);
+        for (const auto& e : parse_read(r.get())) process(e, false);
         own_pending_done = true;
       }
       auto claimed = command(ctx.get(), {"XAUTOCLAIM", stream_, group_, consumer_, idle_ms, "0-0",
                                          "COUNT", "100"});
       if (!claimed) continue;
       if (claimed->type == REDIS_REPLY_ARRAY && claimed->elements >= 2) {
-        for (const auto& e : parse_entries(claimed->element[1])) process(e);
+        for (const auto& e : parse_entries(claimed->element[1])) process(e, false);
       }
       auto r = command(ctx.get(), {"XREADGROUP", "GROUP", group_, consumer_, "COUNT", "100",
                                    "BLOCK", "200", "STREAMS", stream_, ">"});
       if (!r) continue;
-      for (const auto& e : parse_read(r.get())) process(e);
+      for (const auto& e : parse_read(r.get())) process(e, true);
     } catch (const std::exception& ex) {
       // A store failure: the entry stays pending and is claimed again later.
       std::cerr << "idemproof-ref: consumer: " << ex.what() << "\n";

@@ -5,6 +5,8 @@
 // and judge a batch run cut off by a kill (range_continuity).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "batch_history_builder.h"
 #include "literal_history.h"
 #include "model/binding.h"
@@ -99,7 +101,7 @@ TEST_CASE("message and batch variants, applied probes and slow_ms are refused wi
     variants:
       slow: {quary: {slow_ms: "1"}}
 )") == "t.yaml:11:14: unknown key 'quary' in message 'credit' variant 'slow' (did you mean 'query'?); known keys: "
-        "query, headers, patch, json, body, content_type");
+        "query, headers, patch, json, body, content_type, fields");
   // variants on a message with no push to change
   CHECK(Error(kHead + R"(messages:
   credit:
@@ -164,7 +166,7 @@ TEST_CASE("a message parameter binds to every message of the target, and its app
   REQUIRE(unbound.size() == 1);
   const ScenarioFit fit = CheckScenarioAgainstTarget(unbound[0], *none);
   REQUIRE_FALSE(fit.needs.empty());
-  CHECK(fit.needs[0] == "a message (target 'messages'), a probe with role applied of the $message message");
+  CHECK(fit.needs[0] == "a message (target 'messages'), a probe with role applied of the $message message or callback");
 }
 
 TEST_CASE("message parameters are checked where a message, an action or a probe goes") {
@@ -297,6 +299,126 @@ TEST_CASE("key_released: once every request of a key was answered, the key is no
     const Verdict v = RunOracle("key_released", WithControl(h.history(), "kill", 300));
     CHECK(v.status == VerdictStatus::kUnknown);
   }
+}
+
+namespace {
+
+// A consumer with nothing of the reference's names: message `deposit`,
+// probe `deposits_seen`, callbacks `paid_event` / `refund_event`.
+const std::string kRenamed = R"(name: shop
+base_url: "http://127.0.0.1:1"
+start: [/bin/true]
+actions:
+  place:
+    role: create
+    request: {method: POST, path: /orders, json: {biz: "{{biz}}"}}
+  paid_event: {role: callback, of: place, request: {method: POST, path: /cb, json: {seq: "{{key}}", e: paid}}}
+  refund_event: {role: callback, of: paid_event, request: {method: POST, path: /cb, json: {seq: "{{key}}", e: refund}}}
+messages:
+  deposit:
+    fields: {id: "{{key}}", amount: "5"}
+    variants:
+      slow: {fields: {slow_ms: "1500"}}
+      die_before_ack: {fields: {die_before_ack: "1"}}
+probes:
+  deposits_seen: {role: applied, of: deposit, request: {path: /deposits}, value: "$.applied"}
+  paid_seen: {role: applied, of: paid_event, request: {path: /cb}, value: "$.applied"}
+  refunds_seen: {role: applied, of: refund_event, request: {path: /cb}, value: "$.applied"}
+broker: {redis: "127.0.0.1:1", stream: s, group: g}
+)";
+
+Scenario SuiteScenario(const std::string& file) {
+  auto s = LoadScenarioFile(std::string(IDEMPROOF_SOURCE_DIR) + "/scenarios/" + file, Vocab());
+  INFO(file << ": " << s.status().ToString());
+  REQUIRE(s.ok());
+  return *s;
+}
+
+// The one bound row of `file` against `t`, with the needs it has there.
+std::pair<Scenario, ScenarioFit> BindOne(const std::string& file, const TargetDescription& t) {
+  const auto bound = BindScenario(SuiteScenario(file), t);
+  REQUIRE(bound.size() == 1);
+  const ScenarioFit fit = CheckScenarioAgainstTarget(bound[0], t);
+  for (const auto& n : fit.needs) UNSCOPED_INFO(file << " needs " << n);
+  return {bound[0], fit};
+}
+
+}  // namespace
+
+// Issue 33 (and 34's first bullet): the stream and callback scenarios of the
+// suite bind by role to a target that shares none of the reference's names;
+// die_before_ack is a capability a message variant (broker fields) or a hook
+// provides; a target with neither is not applicable, naming it.
+TEST_CASE("the stream and callback scenarios bind by role, die_before_ack is a capability") {
+  auto t = Parse(kRenamed);
+  INFO(t.status().ToString());
+  REQUIRE(t.ok());
+  CHECK(t->messages.at("deposit").variants.at("slow").fields == HeaderList{{"slow_ms", "1500"}});
+
+  for (const char* file : {"queue/stream-redelivery.yaml", "queue/stream-kill-before-ack.yaml",
+                           "queue/stream-consumer-killed-mid-work.yaml"}) {
+    auto [row, fit] = BindOne(file, *t);
+    CHECK(row.binding == std::map<std::string, std::string>{{"message", "deposit"}, {"applied", "deposits_seen"}});
+    CHECK(fit.runnable());
+  }
+  // die_before_ack by the message's variant, on the publish right after it
+  auto [kill, kill_fit] = BindOne("queue/stream-kill-before-ack.yaml", *t);
+  const auto cause = std::find_if(kill.steps.begin(), kill.steps.end(), [](const Step& s) { return s.name == "die_before_ack"; });
+  REQUIRE(cause != kill.steps.end());
+  CHECK(cause->cause_resolved);
+  CHECK(cause->cause_variant == "die_before_ack");
+  CHECK(cause->action == "deposit");
+  CHECK(cause->cause_hook.empty());
+
+  auto [paid, paid_fit] = BindOne("side-effect/repeated-callback.yaml", *t);
+  CHECK(paid.binding.at("callback") == "paid_event");
+  CHECK(paid.binding.at("applied") == "paid_seen");
+  CHECK(paid_fit.runnable());
+  auto [refund, refund_fit] = BindOne("side-effect/repeated-follow-up-callback.yaml", *t);
+  CHECK(refund.binding.at("then") == "refund_event");
+  CHECK(refund.binding.at("applied") == "refunds_seen");
+  CHECK(refund_fit.runnable());
+
+  // Without the variants, and no hook: each row says what it lacks.
+  std::string bare = kRenamed;
+  const std::string variants =
+      "    variants:\n      slow: {fields: {slow_ms: \"1500\"}}\n      die_before_ack: {fields: {die_before_ack: \"1\"}}\n";
+  bare.erase(bare.find(variants), variants.size());
+  auto plain = Parse(bare);
+  REQUIRE(plain.ok());
+  auto [k, kfit] = BindOne("queue/stream-kill-before-ack.yaml", *plain);
+  REQUIRE(kfit.needs.size() == 1);
+  CHECK(kfit.needs[0] ==
+        "capability die_before_ack (the consumer dies after applying the next published message, before "
+        "acknowledging it): a variant 'die_before_ack' with broker fields of message 'deposit' or a hook "
+        "'die_before_ack'");
+  auto [w, wfit] = BindOne("queue/stream-consumer-killed-mid-work.yaml", *plain);
+  REQUIRE(wfit.needs.size() == 1);
+  CHECK(wfit.needs[0] == "a variant 'slow' of message 'deposit' that changes its broker entry "
+                         "(messages.deposit.variants.slow.fields)");
+  // The hook provides it as well.
+  auto hooked = Parse(bare + "hooks:\n  die_before_ack: {request: {method: POST, path: /chaos}}\n");
+  REQUIRE(hooked.ok());
+  auto [h, hfit] = BindOne("queue/stream-kill-before-ack.yaml", *hooked);
+  CHECK(hfit.runnable());
+}
+
+TEST_CASE("a message variant's broker fields need the message's fields, its push changes a push") {
+  CHECK(Error(kHead + R"(messages:
+  m:
+    push: {method: POST, path: /inbox}
+    variants:
+      slow: {fields: {slow_ms: "1"}}
+)").rfind("t.yaml:11:22: message 'm'.variants.slow.fields change its broker entry: give fields", 0) == 0);
+  CHECK(Error(kHead + R"(messages:
+  m:
+    fields: {id: "{{key}}"}
+    variants:
+      slow: {query: {slow_ms: "1"}, fields: {slow_ms: "1"}}
+)").rfind("t.yaml:11:7: message 'm'.variants change its push: give push", 0) == 0);
+  CHECK(Error(kHead + R"(probes:
+  p: {role: applied, of: create_order, request: {path: /x}}
+)").find("is not a declared message") != std::string::npos);
 }
 
 // Issue 33, class 1 at the side-effect boundary: a kill right after EACH http

@@ -8,6 +8,10 @@
 // this consumer's name (a restart) are processed first; entries idle longer
 // than `--claim-idle` on any consumer (a dead one) are taken over with
 // XAUTOCLAIM. An entry without the three fields is acknowledged and skipped.
+// An entry's own chaos: `slow_ms` (its work's duration, as POST /inbox's
+// query: a kill lands mid-work) and `die_before_ack` (> 0: the consumer
+// SIGKILLs itself after this entry's effect, before its XACK; on the entry's
+// first delivery only, so its redelivery gets through).
 //
 // Thread-safe: start()/stop() from the owning thread; stop() wakes the
 // consumer out of its blocking read (shutdown of its socket) and joins, so a
