@@ -87,7 +87,7 @@ void ResolveCauses(Scenario& s, const TargetDescription& target) {
 
 std::string DescribeParameter(const ScenarioParameter& p) {
   if (p.is_message()) return "a message (target 'messages')";
-  if (p.role == kAppliedRole) return "a probe with role applied of the $" + p.of + " message";
+  if (p.role == kAppliedRole) return "a probe with role applied of the $" + p.of + " message or callback";
   std::string out = std::string(p.is_probe() ? "a probe" : "an action") +
                     (p.role == kAnyActionRole ? std::string(" with a role") : " with role " + p.role);
   for (const auto& need : p.needs) {

@@ -10,14 +10,15 @@
 //   put       sets the state of a create's resource (PUT /orders/{id}/address)
 //   delete    removes or cancels a create's resource (DELETE /orders/{id})
 //   pay       charges an external system (the side-effect layer)
-//   callback  an external system's notification to the target (payment provider callbacks)
+//   callback  an external system's notification to the target (payment provider
+//             callbacks); its `of:` a create, or the callback it follows (refunded of paid)
 // Probe roles:
 //   counter   a number a create and its delete move (stock reserved and released)
 //   resource  the state of a create's resource (GET /orders/{id})
 //   ledger    the external system's record of a pay action's effects
 //   record    the target's own record of a pay action's effects
-//   applied   how often its `of:` MESSAGE's effect was applied (a queue
-//             consumer's counter; `of:` names a message, not an action)
+//   applied   how often its `of:` MESSAGE's (or callback action's) effect
+//             was applied (a queue consumer's counter, callbacks applied)
 // Message role (a scenario parameter, bound to every message of the target):
 //   message   a queue message (target `messages:`)
 // A scenario parameter's `role: any` is an action parameter bound to every

@@ -136,11 +136,15 @@ class ScenarioLoader {
       if (body["of"]) {
         p.of = r_.String(body["of"], what + ".of");
         const ScenarioParameter* of = FindParameter(s, p.of);
-        // A probe of role applied is of a message parameter; anything else of an action parameter.
+        // A probe of role applied is of a message (or callback action)
+        // parameter; anything else of an action parameter.
         const bool of_message = p.role == kAppliedRole;
-        if (of == nullptr || of->is_probe() || of->is_message() != of_message)
+        const bool fits = of != nullptr && !of->is_probe() &&
+                          (of_message ? of->is_message() || of->role == "callback" : !of->is_message());
+        if (!fits)
           r_.Fail(body["of"], what + ".of: '" + p.of + "' is not " +
-                                  (of_message ? "a message" : "an action") + " parameter declared before it");
+                                  (of_message ? "a message (or callback action)" : "an action") +
+                                  " parameter declared before it");
       }
       s.parameters.push_back(p);
     }

@@ -221,6 +221,9 @@ struct RequestVariant {
   std::optional<nlohmann::json> json;  // the whole json body
   std::optional<std::string> body;     // a raw body
   std::string content_type;            // with json/body: its Content-Type ("" = the default)
+  // A message's variant only: broker entry fields added or replaced
+  // (templated values), for a `publish` (ApplyVariant leaves the push alone).
+  HeaderList fields;
   SourceMark mark;
 };
 
@@ -362,7 +365,8 @@ struct MessageDescription {
   std::optional<RequestTemplate> push;  // how the deliverer pushes it to a consumer (2xx = ack)
   HeaderList fields;                    // the broker entry's fields (templated values), in order
   // Named changes to one push (`variants:`, as an action's), asked for by a
-  // `deliver` step's `variant:` (a slow push a kill can cut).
+  // `deliver` step's `variant:` (a slow push a kill can cut); a variant's
+  // `fields:` change the broker entry of a `publish` instead.
   std::map<std::string, RequestVariant> variants;
   SourceMark mark;
 };

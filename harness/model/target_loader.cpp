@@ -475,10 +475,12 @@ class TargetLoader {
     return s;
   }
 
-  // variants: {NAME: {query, headers, patch, json, body, content_type}}
+  // variants: {NAME: {query, headers, patch, json, body, content_type}}; a
+  // message's (`entry`) may also give `fields` (its broker entry's).
   std::map<std::string, RequestVariant> Variants(const YAML::Node& node, const std::string& what,
                                                  const RequestTemplate& request,
-                                                 const std::optional<RequestTemplate>& other_payload) {
+                                                 const std::optional<RequestTemplate>& other_payload,
+                                                 bool entry = false) {
     r_.ExpectMap(node, what + ".variants");
     std::map<std::string, RequestVariant> out;
     for (auto it = node.begin(); it != node.end(); ++it) {
@@ -488,8 +490,11 @@ class TargetLoader {
       const std::string vw = what + " variant '" + v.name + "'";
       const YAML::Node b = it->second;
       r_.ExpectMap(b, vw);
-      r_.CheckKeys(b, {"query", "headers", "patch", "json", "body", "content_type"}, vw);
+      std::vector<std::string> keys = {"query", "headers", "patch", "json", "body", "content_type"};
+      if (entry) keys.push_back("fields");
+      r_.CheckKeys(b, keys, vw);
       if (b.size() == 0) r_.Fail(b, vw + " changes nothing: give query, headers, patch, json or body");
+      if (b["fields"]) v.fields = Headers(b["fields"], vw + ".fields", false);
       if (b["query"]) v.query = Headers(b["query"], vw + ".query", /*http=*/false);
       if (b["headers"]) {
         v.headers = Headers(b["headers"], vw + ".headers");
@@ -826,7 +831,8 @@ class TargetLoader {
       of = Name(node["of"], what + ".of");
       if (role.empty()) r_.Fail(node["of"], what + ": 'of' needs a 'role'");
       if (role == "create") r_.Fail(node["of"], what + ": a create action is not 'of' another action");
-      if (role == kAppliedRole) message_of_.emplace_back(node["of"], what);  // of a message, not an action
+      if (role == kAppliedRole) message_of_.emplace_back(node["of"], what);  // of a message or a callback
+      else if (role == "callback") callback_of_.emplace_back(node["of"], what);
       else role_of_.emplace_back(node["of"], what);
     }
   }
@@ -846,17 +852,28 @@ class TargetLoader {
     }
   }
 
-  // Every `of:` names a declared action; an action's `of:` a create action;
-  // an `applied` probe's `of:` a declared message.
+  // Every `of:` names a declared action; an action's `of:` a create action,
+  // a callback's a create or the callback it follows (a refund the payment);
+  // an `applied` probe's `of:` a declared message or callback action.
   void CheckRoleOf(const TargetDescription& t) {
     std::vector<std::string> messages;
     for (const auto& [n, m] : t.messages) messages.push_back(n);
-    for (const auto& [node, what] : message_of_)
-      if (!t.messages.count(node.Scalar()))
+    for (const auto& [node, what] : message_of_) {
+      const ActionDescription* callback = t.FindAction(node.Scalar());
+      if (!t.messages.count(node.Scalar()) && (callback == nullptr || callback->role != "callback"))
         r_.Fail(node, what + ".of: '" + node.Scalar() + "' is not a declared message (role " + kAppliedRole +
                           " counts a message's applications)" + yaml::DidYouMean(node.Scalar(), messages));
+    }
     std::vector<std::string> declared;
     for (const auto& [n, a] : t.actions) declared.push_back(n);
+    for (const auto& [node, what] : callback_of_) {
+      const ActionDescription* of = t.FindAction(node.Scalar());
+      if (of == nullptr)
+        r_.Fail(node, what + ".of: '" + node.Scalar() + "' is not a declared action" +
+                          yaml::DidYouMean(node.Scalar(), declared));
+      if (of->role != "create" && of->role != "callback")
+        r_.Fail(node, what + ".of: action '" + of->name + "' has neither role create nor callback");
+    }
     for (const auto& [node, what] : role_of_) {
       const ActionDescription* of = t.FindAction(node.Scalar());
       if (of == nullptr)
@@ -1041,11 +1058,23 @@ class TargetLoader {
     m.name = name;
     m.mark = r_.MarkOf(node);
     if (node["push"]) m.push = Request(node["push"], what + ".push");
-    if (node["variants"]) {
-      if (!m.push) r_.Fail(node["variants"], what + ".variants change its push: give push (a request)");
-      m.variants = Variants(node["variants"], what, *m.push, std::nullopt);
-    }
     if (node["fields"]) m.fields = Headers(node["fields"], what + ".fields", false);
+    if (node["variants"]) {
+      // A variant changes the push, the broker entry (fields), or both: each
+      // needs what it changes.
+      const YAML::Node vs = node["variants"];
+      r_.ExpectMap(vs, what + ".variants");
+      for (auto it = vs.begin(); it != vs.end(); ++it) {
+        if (!it->second.IsMap()) continue;  // Variants says so
+        const bool entry_only = it->second.size() == 1 && it->second["fields"];
+        if (!m.push && !entry_only)
+          r_.Fail(vs, what + ".variants change its push: give push (a request)");
+        if (it->second["fields"] && !node["fields"])
+          r_.Fail(it->second["fields"], what + ".variants." + it->first.Scalar() +
+                                            ".fields change its broker entry: give fields (a broker entry)");
+      }
+      m.variants = Variants(vs, what, m.push ? *m.push : RequestTemplate{}, std::nullopt, /*entry=*/true);
+    }
     if (!m.push && m.fields.empty()) r_.Fail(node, what + ": give push (a request) or fields (a broker entry), or both");
     return m;
   }
@@ -1069,6 +1098,7 @@ class TargetLoader {
   std::vector<TemplateUse> templates_;
   std::vector<std::pair<YAML::Node, std::string>> role_of_;  // `of:` nodes and their owner, checked at the end
   std::vector<std::pair<YAML::Node, std::string>> message_of_;  // `of:` of applied probes (a message), likewise
+  std::vector<std::pair<YAML::Node, std::string>> callback_of_;  // `of:` of callback actions, likewise
   std::vector<std::string> extra_;  // template variables of the section being read
 };
 

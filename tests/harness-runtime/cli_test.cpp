@@ -183,6 +183,10 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"no-lease-renewal", "lease-overrun-live", "key_released", 1},
     // the same write-behind outcome lost on a slow store (latency, then the reset) (issue 33, class 8)
     {"outcome-write-behind", "store-fault-slow-store", "one_record", 1, "reference-postgres-store-faults.yaml"},
+    // the same kill mid-work on the Redis stream consumer: the entry's slow variant (broker fields)
+    {"seen-before-apply", "stream-consumer-killed-mid-work", "applied_once", 1},
+    // a key scoped by the URL as spelled, query included (issue 33, class 9): the query reordered executes again
+    {"key-includes-query", "route-spelling", "route_spelling", 1},
     // a kill right after each downstream answered, counted from the egress record (issue 33, class 1)
     {"no-intent", "kill-after-downstream", "downstream_once", 1, "reference-egress.yaml"},
     // the lease and crash families with the store failing around the owner's write (issue 33, class 8)
