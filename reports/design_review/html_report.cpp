@@ -292,6 +292,29 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
     }
     h += "</tbody></table>\n";
   }
+  // Every family, exercised or not, and what a family nothing exercised lacks.
+  if (!review.coverage.families.empty()) {
+    h += "<h3>Premises by family</h3>\n<p>Each family (scenario file) is exercised when a row of it ran and what "
+         "its properties are about happened; a family that ran while its premises stayed at 0 proved nothing; a "
+         "family nothing could exercise says what the target lacks.</p>\n"
+         "<table id=\"premises-by-family\"><thead><tr><th>family</th><th>layer</th><th>exercised</th><th>premises</th>"
+         "<th>what the target lacks</th></tr></thead><tbody>\n";
+    for (const auto& f : review.coverage.families) {
+      std::string premises;
+      for (const auto& [what, n] : f.premises)
+        premises += (premises.empty() ? "" : ", ") + what + " \u00d7" + std::to_string(n);
+      std::string lacking;
+      for (const auto& l : f.lacking) lacking += (lacking.empty() ? "" : "; ") + l;
+      for (const auto& l : f.not_applicable_on)
+        lacking += (lacking.empty() ? "not applicable on " : "; ") + l;
+      const bool flag = f.exercise != FamilyExercise::kExercised;
+      h += "<tr><td title=\"" + H(f.hunts) + "\">" + H(f.family) + "</td><td>" + H(f.layer_title) + "</td><td" +
+           (flag ? " class=\"flag\"" : "") + ">" + FamilyExerciseName(f.exercise) + "</td><td>" +
+           (premises.empty() ? "\u2014" : H(premises)) + "</td><td" + (lacking.empty() ? "" : " class=\"flag\"") +
+           ">" + (lacking.empty() ? "\u2014" : H(lacking)) + "</td></tr>\n";
+    }
+    h += "</tbody></table>\n";
+  }
   h += "</section>\n";
 
   // Families against actions: what lies between the files shows as an empty cell.

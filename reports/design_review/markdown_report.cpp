@@ -145,6 +145,29 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
     }
   }
 
+  // Every family, exercised or not, and what a family nothing exercised lacks.
+  if (!review.coverage.families.empty()) {
+    md += "\n### Premises by family\n\nEach family (scenario file) is exercised when a row of it ran and what its "
+          "properties are about happened; a family that ran while its premises stayed at 0 proved nothing; a "
+          "family nothing could exercise says what the target lacks.\n\n"
+          "| family | layer | exercised | premises | what the target lacks |\n|---|---|---|---|---|\n";
+    for (const auto& f : review.coverage.families) {
+      std::string premises;
+      for (const auto& [what, n] : f.premises)
+        premises += (premises.empty() ? "" : ", ") + what + " \u00d7" + std::to_string(n);
+      std::string lacking;
+      for (const auto& l : f.lacking) lacking += (lacking.empty() ? "" : "; ") + l;
+      for (const auto& l : f.not_applicable_on)
+        lacking += (lacking.empty() ? "not applicable on " : "; ") + l;
+      const bool flag = f.exercise != FamilyExercise::kExercised;
+      md += "| " + M(f.family) + " | " + M(f.layer_title) + " | " +
+            (flag ? "**\u26a0 " + std::string(FamilyExerciseName(f.exercise)) + "**"
+                  : std::string(FamilyExerciseName(f.exercise))) +
+            " | " + (premises.empty() ? std::string("\u2014") : M(premises)) + " | " +
+            (lacking.empty() ? std::string("\u2014") : "\u26a0 " + M(lacking)) + " |\n";
+    }
+  }
+
   const FamilyCoverage& cov = review.coverage;
   md += "\n## Families by action\n\nEach scenario file is a family of failures, bound to every action of the "
         "target that fits; a cell is the worst outcome of the family's rows on that action.\n\n";

@@ -359,6 +359,22 @@ FamilyCoverage CoverFamilies(const RunDirectoryContents& contents, const std::ve
       if (outcome == VerdictStatus::kNotApplicable &&
           std::find(row.lacking.begin(), row.lacking.end(), lacking) == row.lacking.end())
         row.lacking.push_back(lacking);
+      if (outcome == VerdictStatus::kNotApplicable) {
+        for (const auto& [param, bound] : s.binding) {
+          if (actions.count(bound) == 0) continue;
+          const std::string on = bound + ": " + lacking;
+          if (std::find(row.not_applicable_on.begin(), row.not_applicable_on.end(), on) == row.not_applicable_on.end())
+            row.not_applicable_on.push_back(on);
+        }
+      }
+      // What its properties are about, as often as it happened (judged verdicts only).
+      for (const auto& v : s.verdicts) {
+        if (v.premise.what.empty() || !v.premise.count || v.status == VerdictStatus::kNotApplicable) continue;
+        auto p = std::find_if(row.premises.begin(), row.premises.end(),
+                              [&](const auto& e) { return e.first == v.premise.what; });
+        if (p == row.premises.end()) row.premises.emplace_back(v.premise.what, *v.premise.count);
+        else p->second += *v.premise.count;
+      }
     }
     std::sort(in_layer.begin(), in_layer.end(), [&](std::size_t a, std::size_t b) {
       return coverage.families[a].family < coverage.families[b].family;
@@ -388,6 +404,13 @@ FamilyCoverage CoverFamilies(const RunDirectoryContents& contents, const std::ve
       judged.insert(action);
     }
     if (exercised) row.lacking.clear();
+    else row.not_applicable_on.clear();  // said once, by `lacking`
+    // Ran, yet every premise it counted stayed at 0: it proved nothing.
+    const bool reached = row.premises.empty() ||
+                         std::any_of(row.premises.begin(), row.premises.end(), [](const auto& p) { return p.second > 0; });
+    row.exercise = !exercised ? FamilyExercise::kNotExercised
+                   : reached  ? FamilyExercise::kExercised
+                              : FamilyExercise::kPremiseUnreached;
   }
   // A run with no bound row (an older run directory) says nothing per action.
   const bool any_bound = std::any_of(results.scenarios.begin(), results.scenarios.end(),
@@ -407,6 +430,15 @@ const char* LayerStateName(LayerState state) {
     case LayerState::kUndecided: return "undecided";
     case LayerState::kHeld: return "held";
     case LayerState::kNotTested: return "not tested";
+  }
+  return "?";
+}
+
+const char* FamilyExerciseName(FamilyExercise e) {
+  switch (e) {
+    case FamilyExercise::kExercised: return "exercised";
+    case FamilyExercise::kPremiseUnreached: return "ran, premise never occurred";
+    case FamilyExercise::kNotExercised: return "not exercised";
   }
   return "?";
 }

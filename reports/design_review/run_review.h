@@ -128,6 +128,14 @@ struct PremiseTotal {
   std::vector<std::string> unreached;  // scenarios where it never occurred
 };
 
+// Whether a family was exercised: some row ran and what its properties are
+// about happened (FamilyRow::premises); ran, but no counted premise ever
+// occurred (it proved nothing); or nothing ran (every row not applicable or
+// not run: FamilyRow::lacking says why).
+enum class FamilyExercise { kExercised, kPremiseUnreached, kNotExercised };
+// "exercised", "ran, premise never occurred", "not exercised".
+const char* FamilyExerciseName(FamilyExercise e);
+
 // One family of the run: a scenario file, bound to each fitting action of the
 // target (its rows "name[action,...]"), and what came of it per action.
 struct FamilyRow {
@@ -145,6 +153,13 @@ struct FamilyRow {
   // each said once. Empty when something was exercised.
   std::vector<std::string> lacking;
   std::string anchor;        // the first broken row's section; "" when none broke
+  FamilyExercise exercise = FamilyExercise::kNotExercised;
+  // Each premise its judged verdicts counted, summed over its rows, in
+  // oracle order: {"overlapping duplicates", 7}; uncounted ones left out.
+  std::vector<std::pair<std::string, std::int64_t>> premises;
+  // Rows bound to an action that were not applicable while others of the
+  // family ran: "action: what the target lacks" (what lies between the files).
+  std::vector<std::string> not_applicable_on;
 };
 
 // Families against actions: which failure classes reached which action.

@@ -236,6 +236,50 @@ TEST_CASE("the review lays the families out by action", "[review][families]") {
   CHECK(html.find("No family judged these actions: set_memo") != std::string::npos);
 }
 
+namespace {
+
+Verdict WithPremise(Verdict v, const std::string& what, std::int64_t count) {
+  v.premise.what = what;
+  v.premise.count = count;
+  return v;
+}
+
+}  // namespace
+
+// The premise table shows every family: exercised (a row ran and its
+// premise occurred), ran with its premises at 0 (proved nothing), or not
+// exercised with what the target lacks; a family that ran on one action and
+// was not applicable on another names the other and why.
+TEST_CASE("the premise table shows every family exercised or not, with what the target lacks",
+          "[review][families]") {
+  RunDirectoryContents contents;
+  TargetDescription target;
+  for (const char* a : {"create_order", "pay"}) target.actions[a];
+  contents.target = target;
+  auto& rows = contents.results.scenarios;
+  rows.push_back(FamilyRowResult("double-submit", {{"create", "create_order"}},
+                                 WithPremise(Verdict::Valid("one_record", "ok"), "repeated deliveries", 3)));
+  rows.push_back(FamilyRowResult("double-submit", {{"create", "pay"}},
+                                 Verdict::NotApplicable("one_record", "", {{"needs", {"a records probe"}}})));
+  rows.push_back(FamilyRowResult("replay-identity", {{"create", "create_order"}},
+                                 WithPremise(Verdict::Valid("identical_replay", "ok"), "replays", 0)));
+  rows.push_back(FamilyRowResult("stream-redelivery", {},
+                                 Verdict::NotApplicable("applied_once", "", {{"needs", {"a broker"}}})));
+  const RunReview review = ReviewRun(contents);
+  const std::string md = RenderMarkdownReport(contents, review, "t").markdown;
+  CHECK(md.find("### Premises by family") != std::string::npos);
+  CHECK(md.find("| double-submit | client | exercised | repeated deliveries \u00d73 | \u26a0 not applicable on pay: "
+                "needs a records probe |") != std::string::npos);
+  CHECK(md.find("| replay-identity | client | **\u26a0 ran, premise never occurred** | replays \u00d70 | \u2014 |") !=
+        std::string::npos);
+  CHECK(md.find("| stream-redelivery | client | **\u26a0 not exercised** | \u2014 | \u26a0 needs a broker |") !=
+        std::string::npos);
+  const std::string html = RenderHtmlReport(contents, review);
+  CHECK(html.find("<table id=\"premises-by-family\">") != std::string::npos);
+  CHECK(html.find(">stream-redelivery</td><td>client</td><td class=\"flag\">not exercised</td><td>\u2014</td>"
+                  "<td class=\"flag\">needs a broker</td>") != std::string::npos);
+}
+
 TEST_CASE("the checks below can fail", "[escape]") {
   CHECK(HasEventHandlerAttribute("<p>x</p><img src=x onerror=\"a()\">"));
   CHECK(HasEventHandlerAttribute("<svg ONLOAD=a()>"));
