@@ -5,6 +5,7 @@
 // Zero records after refusals the scenario did not ask for (every request
 // 401, 302, 404) are `unknown: nothing executed`, never valid.
 #include <map>
+#include <set>
 
 #include "oracles/oracle_support.h"
 #include "oracles/swallowed_answers.h"
@@ -76,15 +77,23 @@ Verdict OneRecord(const OracleInput& in) {
     nlohmann::json row = {{"action", action}, {"biz", biz}, {"records", *count}, {"requests", ops.size()}};
     if (swallowed_2xx > 0) row["swallowed_2xx"] = swallowed_2xx;
     std::string problem;
-    // Requests after the declared window may rightly execute again.
+    // Requests after the declared window may rightly execute again, and so
+    // may each other key sent for the business id (the same body under a new
+    // key is a new request: new_key_executes judges whether it ran).
     const int windows = WindowExecutions(ops, contract);
-    const std::int64_t allowed = expected_ok * windows;
+    std::set<std::string> keys;
+    for (const auto& op : ops)
+      if (!op.never_sent() && !op.invoke->key.empty()) keys.insert(op.invoke->key);
+    const std::int64_t key_count = std::max<std::size_t>(keys.size(), 1);
+    const std::int64_t allowed = expected_ok * windows * key_count;
     if (windows > 1) row["window_executions"] = windows;
-    if (any_success && windows > 1) {
+    if (key_count > 1) row["keys"] = key_count;
+    if (any_success && allowed > expected_ok) {
       row["expected"] = std::to_string(expected_ok) + ".." + std::to_string(allowed);
       if (*count < expected_ok || *count > allowed)
         problem = std::to_string(*count) + " records for " + action + " biz " + biz + " (expected " +
-                  std::to_string(expected_ok) + " to " + std::to_string(allowed) + ": " + std::to_string(windows) +
+                  std::to_string(expected_ok) + " to " + std::to_string(allowed) + ": " +
+                  (key_count > 1 ? std::to_string(key_count) + " keys, " : "") + std::to_string(windows) +
                   " retry windows, " + std::to_string(ops.size()) + " requests)";
     } else if (any_success) {
       row["expected"] = expected_ok;

@@ -771,6 +771,27 @@ TEST_CASE("one_record knows the window: a re-execution after it is expected, ins
   CHECK(RunOracle("one_record", no_window.history(), PlainTarget()).status == VerdictStatus::kInvalid);
 }
 
+TEST_CASE("one_record allows one record per key: the same business id under two keys is two executions") {
+  // explore's pairing: free sends k1/b1 and k2/b1 (the same body under a new
+  // key, issue #33 class 4): each key rightly executes once.
+  LiteralHistory two_keys;
+  two_keys.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k2", "b1", 60, 70, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 2, 100);
+  Verdict v = RunOracle("one_record", two_keys.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+
+  LiteralHistory three;  // two keys allow two executions, not three
+  three.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 30, Answer{201, R"({"id":3})"})
+      .Send("client-0", "create_order", "k2", "b1", 60, 70, Answer{201, R"({"id":2})"})
+      .Records("create_order", "b1", 3, 100);
+  Verdict w = RunOracle("one_record", three.history());
+  CHECK(w.status == VerdictStatus::kInvalid);
+  CHECK(w.evidence.find("2 keys") != std::string::npos);
+}
+
 TEST_CASE("missing key: a 5xx is a violation whether the key is required or optional") {
   LiteralHistory boom;
   boom.Send("client-0", "create_order", "", "b1", 0, 10, Answer{500, "{}"});
