@@ -31,6 +31,8 @@ const char* OpKindName(OpKind kind) {
     case OpKind::kRedeliver: return "redeliver";
     case OpKind::kRunBatch: return "run_batch";
     case OpKind::kRerun: return "rerun";
+    case OpKind::kKillMidWork: return "kill_mid_work";
+    case OpKind::kSendPastLease: return "send_past_lease";
   }
   return "?";
 }
@@ -41,7 +43,8 @@ const std::map<std::string, int>& DefaultWeights() {
   static const std::map<std::string, int> kWeights = {
       {"send", 10}, {"send_other", 3}, {"send_equivalent", 3}, {"send_changed", 2}, {"send_then_kill", 1}, {"send_background", 0}, {"burst", 2}, {"wait", 2}, {"wait_past_lease", 1}, {"wait_past_window", 0},
       {"kill", 1},  {"restart", 1},    {"hook", 2},  {"fault", 2}, {"pause", 1},
-      {"resume", 2}, {"deliver", 10},  {"redeliver", 3}, {"run_batch", 5}, {"rerun", 5}, {"cause", 2}};
+      {"resume", 2}, {"deliver", 10},  {"redeliver", 3}, {"run_batch", 5}, {"rerun", 5}, {"cause", 2},
+      {"kill_mid_work", 0}, {"send_past_lease", 0}};
   return kWeights;
 }
 
@@ -52,6 +55,11 @@ Step RequestStep(const char* kind, const std::string& action, const std::string&
   s.biz = biz;
   return s;
 }
+
+// kill_mid_work: how long the work runs before the kill (the scripted
+// crash points' wait: long enough for the request, push or run to reach its
+// slow part, well inside a 1.5 s slow variant).
+constexpr std::int64_t kMidWorkWaitMs = 400;
 
 // Estimated wall time of an op, for the window budget.
 std::int64_t EstimateMs(const Op& op) {
@@ -78,6 +86,9 @@ std::int64_t EstimateMs(const Op& op) {
     case OpKind::kRedeliver: return 50;
     case OpKind::kRunBatch:
     case OpKind::kRerun: return 200;
+    case OpKind::kKillMidWork: return kMidWorkWaitMs + 560;
+    case OpKind::kSendPastLease:
+      return 20 + std::chrono::duration_cast<std::chrono::milliseconds>(op.duration).count();
   }
   return 0;
 }
@@ -128,6 +139,22 @@ std::set<std::string> RequestVariables(const RequestTemplate& r) {
 static Step KindStep(const char* kind, const std::string& name = "") {
   Step s = MakeStep(kind);
   s.name = name;
+  return s;
+}
+
+// The capabilities kill_mid_work (on an action) and send_past_lease cause.
+static constexpr char kSlowCapability[] = "slow_request";
+static constexpr char kPastLeaseCapability[] = "slow_past_lease";
+
+// A resolved `cause: CAPABILITY` for `action`'s next request.
+static Step CauseStep(const char* capability, const std::string& action, const std::string& variant,
+                      const std::string& hook, bool first_only) {
+  Step s = KindStep("cause", capability);
+  s.action = action;
+  s.cause_resolved = true;
+  s.cause_variant = variant;
+  s.cause_hook = hook;
+  s.cause_first_only = first_only;
   return s;
 }
 
@@ -189,6 +216,45 @@ std::vector<Step> Op::Steps() const {
     case OpKind::kRedeliver: return {DeliverStep(*this)};
     case OpKind::kRunBatch:
     case OpKind::kRerun: return {BatchStep(*this)};
+    case OpKind::kKillMidWork: {
+      std::vector<Step> out;
+      Step work_step;
+      if (work == "send") {
+        // The variant belongs to the attempt: the retries after the restart
+        // repeat it byte for byte (a key that depends on the query meets
+        // the dead owner's claim).
+        out.push_back(CauseStep(kSlowCapability, action, variant, hook, /*first_only=*/false));
+        work_step = RequestStep("send", action, key, biz);
+        work_step.instance = kBalancedInstance;
+      } else if (work == "deliver") {
+        work_step = DeliverStep(*this);
+        work_step.variant = variant;
+        work_step.max_attempts = 1;  // the push the kill cuts off is not pushed again by itself
+      } else {
+        work_step = BatchStep(*this);
+        work_step.variant = variant;
+      }
+      work_step.background = true;
+      out.push_back(work_step);
+      Step wait = KindStep("wait");
+      wait.duration = std::chrono::milliseconds(kMidWorkWaitMs);
+      out.push_back(wait);
+      out.push_back(KindStep("kill"));
+      // The crash point is the kill; the start after it is where every
+      // retry, redelivery or rerun that follows meets what the dead work left.
+      out.push_back(KindStep("restart"));
+      return out;
+    }
+    case OpKind::kSendPastLease: {
+      Step send = RequestStep("send", action, key, biz);
+      send.background = true;
+      send.instance = kBalancedInstance;
+      // Past the lease, the owner still running: what follows is late for
+      // its lease (a send of its key is the duplicate class 2 is about).
+      Step wait = KindStep("wait");
+      wait.duration = duration;
+      return {CauseStep(kPastLeaseCapability, action, variant, hook, /*first_only=*/false), send, wait};
+    }
   }
   return {};
 }
@@ -232,6 +298,17 @@ std::string Op::ToString() const {
       if (kind == OpKind::kRunBatch) os << " [" << from << ", " << to << ")";
       if (fail_after) os << " fail_after " << *fail_after;
       break;
+    case OpKind::kKillMidWork:
+      os << "kill_mid_work " << work << " ";
+      if (work == "send") os << action << " " << key << "/" << biz;
+      if (work == "deliver") os << action << " " << key;
+      if (work == "run_batch") os << name << " [" << from << ", " << to << ")";
+      os << " (" << (variant.empty() ? "hook " + hook : "variant " + variant) << ")";
+      break;
+    case OpKind::kSendPastLease:
+      os << "send_past_lease " << action << " " << key << "/" << biz << " ("
+         << (variant.empty() ? "hook " + hook : "variant " + variant) << "), wait " << FormatDuration(duration);
+      break;
   }
   return os.str();
 }
@@ -240,7 +317,7 @@ bool Op::operator==(const Op& o) const {
   return kind == o.kind && action == o.action && key == o.key && biz == o.biz && name == o.name &&
          duration == o.duration && n == o.n && mode == o.mode && copies == o.copies && from == o.from &&
          to == o.to && fail_after == o.fail_after && instance == o.instance && caller == o.caller && variant == o.variant &&
-         hook == o.hook;
+         hook == o.hook && work == o.work;
 }
 
 std::ostream& operator<<(std::ostream& os, const Op& op) { return os << op.ToString(); }
@@ -496,6 +573,104 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     add_group("cause", cause_ops, why.empty() ? "no capability to cause" : why);
   }
 
+  // kill_mid_work: a crash point inside the work of every role the explore
+  // block lists: each action (its key/biz pairs) the target makes slow
+  // (slow_request: a variant or a hook), each message (its ids) and each job
+  // whose push or run declares the capability's variant ("slow").
+  {
+    std::vector<Op> cuts;
+    std::string why;
+    auto add_why = [&](const std::string& w) { why += (why.empty() ? "" : "; ") + w; };
+    const std::string slow_variant = FindCapability(kSlowCapability)->variant;
+    for (const auto& action : actions) {
+      auto p = ResolveCapability(kSlowCapability, action, target);
+      if (!p.ok()) {
+        add_why(p.status().message());
+        continue;
+      }
+      for (const auto& [key, biz] : pairs) {
+        if (key == kNoKey) continue;
+        Op op;
+        op.kind = OpKind::kKillMidWork;
+        op.work = "send";
+        op.action = action;
+        op.key = key;
+        op.biz = biz;
+        op.variant = p->variant;
+        op.hook = p->hook;
+        cuts.push_back(op);
+      }
+    }
+    for (const auto& message : b.messages) {
+      auto it = target.messages.find(message);
+      if (it == target.messages.end()) continue;  // refused below, with the deliver op
+      if (!it->second.variants.count(slow_variant)) {
+        add_why("message " + message + " declares no variant '" + slow_variant + "'");
+        continue;
+      }
+      for (const auto& key : b.keys) {
+        if (key == kNoKey) continue;
+        Op op;
+        op.kind = OpKind::kKillMidWork;
+        op.work = "deliver";
+        op.action = message;
+        op.key = key;
+        op.biz = b.biz.front();
+        op.variant = slow_variant;
+        cuts.push_back(op);
+      }
+    }
+    if (!b.jobs.empty() && target.batch && !target.batch->variants.count(slow_variant))
+      add_why("the target's batch declares no variant '" + slow_variant + "'");
+    if (!b.jobs.empty() && target.batch && target.batch->variants.count(slow_variant)) {
+      for (const auto& job : b.jobs) {
+        Op op;
+        op.kind = OpKind::kKillMidWork;
+        op.work = "run_batch";
+        op.name = job;
+        op.from = b.batch_from;
+        op.to = b.batch_to;
+        op.variant = slow_variant;
+        cuts.push_back(op);
+      }
+    }
+    add_group("kill_mid_work", target.start ? cuts : std::vector<Op>{},
+              !target.start ? no_start
+                            : "no explore action, message or job the target makes slow" +
+                                  (why.empty() ? std::string() : " (" + why + ")"));
+  }
+  // send_past_lease: each explore action with a slow_past_lease variant
+  // ({{slow_ms}}: the declared lease x 1.5), on its keyed pairs.
+  {
+    std::vector<Op> overruns;
+    std::string why;
+    for (const auto& action : actions) {
+      auto p = ResolveCapability(kPastLeaseCapability, action, target);
+      if (!p.ok()) {
+        why += (why.empty() ? "" : "; ") + p.status().message();
+        continue;
+      }
+      for (const auto& [key, biz] : pairs) {
+        if (key == kNoKey) continue;
+        Op op;
+        op.kind = OpKind::kSendPastLease;
+        op.duration = target.idempotency.lease ? *target.idempotency.lease + std::chrono::milliseconds(200)
+                                               : Duration::zero();
+        op.action = action;
+        op.key = key;
+        op.biz = biz;
+        op.variant = p->variant;
+        op.hook = p->hook;
+        overruns.push_back(op);
+      }
+    }
+    if (!target.idempotency.lease) {
+      overruns.clear();
+      why = "the target declares no idempotency.lease";
+    }
+    add_group("send_past_lease", overruns, why.empty() ? "no explore action with a keyed pair" : why);
+  }
+
   // pause / resume: the main instance, which idemproof must have started.
   {
     Op pause, resume;
@@ -585,6 +760,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   }
 
   a.initial_.managed = target.start.has_value();
+  a.lease_declared_ = target.idempotency.lease.has_value();
   if (target.idempotency.window) {
     a.initial_.budget_ms =
         std::chrono::duration_cast<std::chrono::milliseconds>(*target.idempotency.window).count() - 1000;
@@ -602,6 +778,7 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
   // Time-consuming ops stay inside the budget; a restart that brings a
   // killed target back is always allowed (so some op always is).
   const bool timed = op.kind == OpKind::kWait || op.kind == OpKind::kWaitPastLease ||
+                     op.kind == OpKind::kKillMidWork || op.kind == OpKind::kSendPastLease ||
                      (op.kind == OpKind::kRestart && m.up);
   if (timed && m.budget_ms >= 0 && m.elapsed_ms + EstimateMs(op) > m.budget_ms) return false;
   // A spawned instance answers whatever main's state: a send to it needs only
@@ -649,13 +826,41 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
     case OpKind::kDeliver: return m.up;
     case OpKind::kRedeliver: return m.up && m.delivered.count(op.key) > 0;
     case OpKind::kRunBatch: return m.up && !m.jobs_run.count(op.name);
-    case OpKind::kRerun: return m.up && m.jobs_run.count(op.name) > 0;
+    case OpKind::kRerun: return m.up && m.jobs_run.count(op.name) > 0 && !m.jobs_cut.count(op.name);
+    case OpKind::kKillMidWork: {
+      if (!m.up || !m.managed || m.background_sends >= 2) return false;
+      if (op.work == "run_batch") return !m.jobs_run.count(op.name);
+      if (op.work == "send") {
+        if (m.variant_pending.count(op.action)) return false;
+        auto it = needs_captured_.find(op.action);
+        if (it != needs_captured_.end()) {
+          for (const auto& var : it->second) {
+            if (!m.captured.count({var, op.biz})) return false;
+          }
+        }
+      }
+      return true;
+    }
+    case OpKind::kSendPastLease: {
+      if (!m.up || m.background_sends >= 2 || m.variant_pending.count(op.action)) return false;
+      auto it = needs_captured_.find(op.action);
+      if (it != needs_captured_.end()) {
+        for (const auto& var : it->second) {
+          if (!m.captured.count({var, op.biz})) return false;
+        }
+      }
+      return true;
+    }
   }
   return false;
 }
 
 void Alphabet::Apply(const Op& op, PlanModel& m) const {
   for (const Step& s : op.Steps()) ApplyStep(s, m);
+  if (op.kind == OpKind::kKillMidWork) {
+    if (op.work == "run_batch" && lease_declared_) m.jobs_cut.insert(op.name);
+  }
+  if (op.kind == OpKind::kWaitPastLease) m.jobs_cut.clear();
 }
 
 std::vector<std::pair<int, std::vector<Op>>> Alphabet::Choices(const PlanModel& m) const {

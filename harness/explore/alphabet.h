@@ -22,7 +22,14 @@
 // SIGCONT of the main instance), deliver (push a declared message to the
 // consumer), redeliver (push a message delivered before again, two copies at
 // once), run_batch (a batch job over the declared rows, possibly failing
-// part-way) and rerun (that job again). Each op renders to one or
+// part-way) and rerun (that job again); kill_mid_work (a crash point inside
+// the work of any role: an action's request, a message's push or a batch
+// run in its slow variant, in the background, a moment for the work to
+// begin, then SIGKILL and a start: what follows meets what the dead work
+// left) and send_past_lease (the action's slow_past_lease variant in the
+// background, then a wait past the lease: a later send of its key is a
+// duplicate after the lease lapsed while the owner still runs);
+// both opt-in (weight 0 unless explore.ops gives one). Each op renders to one or
 // more scenario steps, so a plan is an ordinary Scenario run by the
 // ordinary Interpreter.
 //
@@ -44,7 +51,10 @@
 // that ends paused is resumed by ToScenario (plan.h). deliver / redeliver /
 // run_batch / rerun need the target up and not paused; redeliver needs the
 // message delivered before; run_batch a job not run yet; rerun a job run
-// before. Every job run gets a clean run at the end (ToScenario), the
+// before (after a kill_mid_work of it, and a declared lease, only once a
+// wait_past_lease followed). kill_mid_work needs the target up, managed and
+// not paused; it and send_past_lease keep at most two requests in flight.
+// Every job run gets a clean run at the end (ToScenario), the
 // reference range_continuity compares with.
 //
 // Thread-safety: plain values; an Alphabet is read-only once built.
@@ -71,7 +81,7 @@ namespace idemproof::explore {
 
 enum class OpKind {
   kSend, kSendOther, kSendEquivalent, kSendChanged, kSendThenKill, kSendBackground, kBurst, kWait, kWaitPastLease, kWaitPastWindow, kKill, kRestart, kHook, kFault,
-  kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun, kCause
+  kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun, kCause, kKillMidWork, kSendPastLease
 };
 const char* OpKindName(OpKind kind);  // as under explore.ops
 
@@ -80,9 +90,11 @@ struct Op {
   std::string action;  // send / send_other / burst / fault; deliver / redeliver: the message name
   std::string key;     // symbolic; deliver / redeliver: the symbolic message id
   std::string biz;     // symbolic
-  std::string name;    // hook / fault name; cause: the capability; run_batch / rerun: the symbolic job
-  // cause: how the target provides it (model/capabilities.h): a variant of
-  // `action`'s next request, or a hook.
+  std::string name;    // hook / fault name; cause: the capability; run_batch / rerun / kill_mid_work: the symbolic job
+  // cause / kill_mid_work / send_past_lease: how the target provides the
+  // capability (model/capabilities.h): a variant of `action`'s next request
+  // (kill_mid_work on a message or a job: the variant of its push or run),
+  // or a hook.
   std::string variant;
   std::string hook;
   Duration duration{0};  // waits
@@ -98,6 +110,9 @@ struct Op {
   // send kinds: the target caller it goes as ("first" / "second", from
   // explore.callers); "" = none.
   std::string caller;
+  // kill_mid_work: whose work the kill cuts: "send" (action/key/biz),
+  // "deliver" (message `action`, id `key`) or "run_batch" (job `name`).
+  std::string work;
 
   // The scenario steps this op stands for.
   std::vector<Step> Steps() const;
@@ -141,6 +156,7 @@ class Alphabet {
   std::vector<std::pair<int, std::vector<Op>>> groups_;  // every op, by kind, weighted
   std::vector<ExcludedOp> excluded_;
   PlanModel initial_;
+  bool lease_declared_ = false;  // a job cut mid-run waits out a lease before its rerun
 };
 
 }  // namespace idemproof::explore

@@ -15,7 +15,7 @@ const std::vector<std::string>& OpKindNames() {
   static const std::vector<std::string> kNames = {
       "send",  "send_other", "send_equivalent", "send_changed", "send_then_kill", "send_background", "burst",   "wait",      "wait_past_lease", "wait_past_window", "kill",
       "restart", "hook",     "fault",           "pause",   "resume",    "deliver",         "redeliver",
-      "run_batch", "rerun", "cause"};
+      "run_batch", "rerun", "cause", "kill_mid_work", "send_past_lease"};
   return kNames;
 }
 
@@ -200,8 +200,10 @@ Result<ExploreSpec> ParseExploreSpec(const std::string& yaml_text, const std::st
     spec.explore = ReadBlock(r, root["explore"], spec.scenario);
     for (const auto& p : spec.scenario.parameters) {
       const auto& actions = spec.explore.actions;
+      const auto& messages = spec.explore.messages;
       if (!spec.scenario.ReferencesParameter(p.name) &&
-          std::find(actions.begin(), actions.end(), kParameterSigil + p.name) == actions.end())
+          std::find(actions.begin(), actions.end(), kParameterSigil + p.name) == actions.end() &&
+          std::find(messages.begin(), messages.end(), kParameterSigil + p.name) == messages.end())
         r.FailAt(p.mark, "parameter '" + p.name + "' is never used as $" + p.name);
     }
   } catch (const yaml::ConfigError& e) {
@@ -214,10 +216,13 @@ std::vector<ExploreSpec> BindExploreSpec(const ExploreSpec& spec, const TargetDe
   std::vector<ExploreSpec> out;
   for (Scenario& bound : BindScenario(spec.scenario, target)) {
     ExploreSpec s = spec;
-    for (auto& action : s.explore.actions) {
-      if (action.empty() || action[0] != kParameterSigil) continue;
-      auto it = bound.binding.find(action.substr(1));
-      if (it != bound.binding.end()) action = it->second;
+    // explore.actions and explore.messages may name for_each parameters.
+    for (auto* names : {&s.explore.actions, &s.explore.messages}) {
+      for (auto& name : *names) {
+        if (name.empty() || name[0] != kParameterSigil) continue;
+        auto it = bound.binding.find(name.substr(1));
+        if (it != bound.binding.end()) name = it->second;
+      }
     }
     s.scenario = std::move(bound);
     out.push_back(std::move(s));

@@ -11,7 +11,8 @@
 //     pairing: bound                # bound: keys[i] goes with biz[i]; free: any pair
 //     ops: {send: 10, send_other: 2, send_equivalent: 3, send_changed: 2, send_background: 0, burst: 2, wait: 2, wait_past_lease: 1,
 //           kill: 1, restart: 1, hook: 1, cause: 1, fault: 1, pause: 1, resume: 2,
-//           deliver: 10, redeliver: 3, run_batch: 5, rerun: 5}   # weights; 0 leaves an op out
+//           deliver: 10, redeliver: 3, run_batch: 5, rerun: 5,
+//           kill_mid_work: 0, send_past_lease: 0}   # weights; 0 leaves an op out
 //     hooks: [die_before_ack]       # default: every target hook but `heal`
 //     causes: [retryable_failure]   # capabilities the cause op causes (model/capabilities.h),
 //                                   # by a variant of an explore action or a hook;
@@ -19,7 +20,8 @@
 //     callers: [first, second]      # the target's callers a send may go as (caller_scope);
 //                                   # default: none (sends carry no caller's headers)
 //     faults: [drop]                # declared faults a send may go through
-//     messages: [credit]            # target messages deliver/redeliver push (ids: the keys pool)
+//     messages: [credit]            # target messages deliver/redeliver push (ids: the keys pool);
+//                                   # a "$PARAM" names a for_each parameter of role message
 //     batch: {jobs: [j1], from: 0, to: 100, fail_after: 60}   # run_batch/rerun jobs
 //     burst: {n: 8, mode: threads}
 //     wait: 100ms                   # the short wait

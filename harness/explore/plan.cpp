@@ -108,9 +108,10 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
     s.steps.insert(s.steps.end(), steps.begin(), steps.end());
     if (op.kind == OpKind::kPause) paused = true;
     if (op.kind == OpKind::kResume || op.kind == OpKind::kKill) paused = false;
+    if (op.kind == OpKind::kKillMidWork) paused = killed = false;  // it restarts the target itself
     if (op.kind == OpKind::kKill || op.kind == OpKind::kSendThenKill) killed = true;
     if (op.kind == OpKind::kRestart) killed = false;
-    if (op.kind == OpKind::kRunBatch &&
+    if ((op.kind == OpKind::kRunBatch || (op.kind == OpKind::kKillMidWork && op.work == "run_batch")) &&
         std::none_of(jobs.begin(), jobs.end(), [&](const Op& j) { return j.name == op.name; })) {
       jobs.push_back(op);
     }

@@ -33,7 +33,10 @@ struct PlanModel {
   bool paused = false;                 // the main instance is SIGSTOPped
   std::set<std::string> delivered;     // symbolic message ids pushed
   std::set<std::string> jobs_run;      // symbolic jobs run_batch started
-  int background_sends = 0;            // send_background ops so far
+  int background_sends = 0;            // send_background / send_past_lease ops so far
+  // Jobs whose run a kill_mid_work cut off: a service that leases a job to
+  // its run rightly refuses a rerun until that lease lapsed (wait_past_lease).
+  std::set<std::string> jobs_cut;
   // wait_past_window ops so far (at most one: each costs the whole window).
   // It opens a new window, so the budget counts again from it.
   int past_window_waits = 0;

@@ -187,7 +187,8 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
   std::set<std::string> written;
   int sends_to_second = 0, sends_as_second = 0;
   for (const std::string name : {"create-order", "cancel-order", "set-address", "inbox", "batch", "payment",
-                                 "callback", "in-flight", "takeover", "after-answer", "after-window", "callers"}) {
+                                 "callback", "in-flight", "takeover", "after-answer", "after-window", "callers",
+                                 "between-the-cases"}) {
     const ExploreSpec spec = Spec(name);
     auto a = Alphabet::Build(spec, target, interpreter);
     REQUIRE(a.ok());
@@ -228,6 +229,9 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
         CHECK(y.instance == x.instance);
         CHECK(y.caller == x.caller);
         CHECK(y.background == x.background);
+        CHECK(y.variant == x.variant);
+        CHECK(y.max_attempts == x.max_attempts);
+        CHECK(y.cause_first_only == x.cause_first_only);
         sends_as_second += x.KindName() == "send" && x.caller == "second";
         sends_to_second += x.KindName() == "send" && x.instance == "second";
         if (x.KindName() == "burst") {
@@ -252,7 +256,7 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
     }
   }
   // The new step kinds were among those written and read back.
-  for (const std::string k : {"pause", "resume", "deliver", "run_batch", "rerun", "clean_run", "spawn", "join"}) {
+  for (const std::string k : {"pause", "resume", "deliver", "run_batch", "rerun", "clean_run", "spawn", "join", "cause"}) {
     INFO(k);
     CHECK(written.count(k) == 1);
   }
@@ -700,4 +704,150 @@ TEST_CASE("wait_past_window: leaves the window once per plan, after a send, and 
   std::map<std::string, std::string> excluded;
   for (const auto& e : b->excluded()) excluded[e.op] = e.reason;
   CHECK(excluded["wait_past_window"].find("no idempotency.window") != std::string::npos);
+}
+
+namespace {
+
+TargetDescription RubyTarget() {
+  auto t = LoadTargetFile(kSource + "/scenarios/targets/foreign-ruby.yaml");
+  REQUIRE(t.ok());
+  return std::move(t).value();
+}
+
+std::vector<Op> OpsOf(const Alphabet& a, OpKind kind) {
+  for (const auto& [w, ops] : a.groups()) {
+    if (ops.front().kind == kind) return ops;
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send_past_lease outlives the lease",
+          "[explore]") {
+  // Opt-in: the files written before them draw the plans they drew.
+  {
+    const TargetDescription target = ReferenceTarget();
+    runtime::Interpreter interpreter(target, {});
+    auto a = Alphabet::Build(Spec("create-order"), target, interpreter);
+    REQUIRE(a.ok());
+    CHECK_FALSE(HasKind(*a, OpKind::kKillMidWork));
+    CHECK_FALSE(HasKind(*a, OpKind::kSendPastLease));
+  }
+  // between-the-cases.yaml on the box office: its create, its put and delete
+  // (of: it), its pushed message, bound from the target file alone.
+  const TargetDescription target = RubyTarget();
+  runtime::Interpreter interpreter(target, {});
+  auto loaded = LoadExploreSpec(kSource + "/scenarios/explore/between-the-cases.yaml", BuiltinOracles().Vocabulary());
+  INFO(loaded.status().ToString());
+  REQUIRE(loaded.ok());
+  std::vector<ExploreSpec> bound = BindExploreSpec(*loaded, target);
+  REQUIRE(bound.size() == 1);
+  REQUIRE(bound.front().scenario.unmet.empty());
+  ExploreSpec spec = bound.front();
+  CHECK(spec.explore.messages == std::vector<std::string>{"payment_settled"});  // $message bound
+  spec.explore.jobs = {"j1"};  // and a batch job, to cut every role
+  auto a = Alphabet::Build(spec, target, interpreter);
+  INFO(a.status().ToString());
+  REQUIRE(a.ok());
+
+  std::map<std::string, Op> cut;  // by work
+  std::set<std::string> cut_actions;
+  for (const auto& op : OpsOf(*a, OpKind::kKillMidWork)) {
+    cut.emplace(op.work, op);  // the first of each work
+    if (op.work == "send") cut_actions.insert(op.action);
+  }
+  REQUIRE(cut.size() == 3);
+  // Only the create declares a slow variant; put and delete do not.
+  CHECK(cut_actions == std::set<std::string>{"book_seats"});
+
+  // An action: its slow variant for the attempt, sent in the background, a
+  // moment, then SIGKILL and a start.
+  const Op& send_cut = cut["send"];
+  CHECK(send_cut.ToString() == "kill_mid_work send book_seats k1/b1 (variant slow)");
+  std::vector<Step> steps = send_cut.Steps();
+  REQUIRE(steps.size() == 5);
+  CHECK(steps[0].KindName() == "cause");
+  CHECK(steps[0].name == "slow_request");
+  CHECK(steps[0].cause_variant == "slow");
+  CHECK_FALSE(steps[0].cause_first_only);  // the retries repeat the slow request byte for byte
+  CHECK(steps[1].KindName() == "send");
+  CHECK(steps[1].background);
+  CHECK(steps[2].KindName() == "wait");
+  CHECK(steps[2].duration > Duration::zero());
+  CHECK(steps[3].KindName() == "kill");
+  CHECK(steps[4].KindName() == "restart");
+  // A message: its push in the slow variant, pushed once.
+  steps = cut["deliver"].Steps();
+  REQUIRE(steps.size() == 4);
+  CHECK(steps[0].KindName() == "deliver");
+  CHECK(steps[0].variant == "slow");
+  CHECK(steps[0].background);
+  CHECK(steps[0].max_attempts == 1);
+  CHECK(steps[2].KindName() == "kill");
+  // A batch run: in its slow variant.
+  steps = cut["run_batch"].Steps();
+  REQUIRE(steps.size() == 4);
+  CHECK(steps[0].KindName() == "run_batch");
+  CHECK(steps[0].variant == "slow");
+  CHECK(steps[0].background);
+
+  // Preconditions: the target up and started by idemproof; up again after.
+  PlanModel m = a->initial();
+  CHECK(a->Allowed(send_cut, m));
+  a->Apply(send_cut, m);
+  CHECK(m.up);
+  CHECK(m.used_keys.count({"k1", "b1"}) == 1);
+  Op kill;
+  kill.kind = OpKind::kKill;
+  PlanModel down = a->initial();
+  a->Apply(kill, down);
+  CHECK_FALSE(a->Allowed(cut["deliver"], down));
+  // A job cut mid-run is rerun only after its run's lease lapsed.
+  Op restart, rerun, past_lease;
+  restart.kind = OpKind::kRestart;
+  rerun = cut["run_batch"];
+  rerun.kind = OpKind::kRerun;
+  rerun.work.clear();
+  rerun.variant.clear();
+  past_lease.kind = OpKind::kWaitPastLease;
+  past_lease.duration = std::chrono::milliseconds(2200);
+  PlanModel j = a->initial();
+  a->Apply(cut["run_batch"], j);
+  CHECK(j.jobs_run.count("j1") == 1);
+  CHECK_FALSE(a->Allowed(rerun, j));
+  a->Apply(past_lease, j);
+  CHECK(a->Allowed(rerun, j));
+  // The plan's clean run and restart come with it.
+  Plan plan;
+  plan.ops = {cut["run_batch"]};
+  const Scenario s = ToScenario(spec, plan, "cut");
+  bool clean = false;
+  for (const auto& st : s.steps) clean |= st.KindName() == "clean_run" && st.of == "j1";
+  CHECK(clean);
+
+  // send_past_lease: the slow_past_lease variant ({{slow_ms}}) in the background.
+  const std::vector<Op> overruns = OpsOf(*a, OpKind::kSendPastLease);
+  REQUIRE_FALSE(overruns.empty());
+  const Op& over = overruns.front();
+  CHECK(over.ToString() == "send_past_lease book_seats k1/b1 (variant slow_past_lease), wait 2200ms");
+  steps = over.Steps();
+  REQUIRE(steps.size() == 3);
+  CHECK(steps[0].KindName() == "cause");
+  CHECK(steps[0].cause_variant == "slow_past_lease");
+  CHECK(steps[1].background);
+  CHECK(steps[2].KindName() == "wait");
+  CHECK(steps[2].duration == std::chrono::milliseconds(2200));  // the declared lease (2 s) and 200 ms
+  PlanModel o = a->initial();
+  o.budget_ms = -1;  // two overruns do not fit the box office's window budget
+  a->Apply(over, o);
+  CHECK(o.used_keys.count({"k1", "b1"}) == 1);
+  CHECK(o.up);
+  CHECK(a->Allowed(over, o));
+  a->Apply(over, o);
+  CHECK_FALSE(a->Allowed(over, o));  // at most two requests in flight per plan
+  CHECK_FALSE(a->Allowed(send_cut, o));
+  PlanModel windowed = a->initial();
+  a->Apply(over, windowed);
+  CHECK_FALSE(a->Allowed(over, windowed));  // 2 x 2.2 s would leave the 4 s window
 }
