@@ -541,8 +541,9 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     if (b.causes) {
       causes = *b.causes;
     } else {
+      // A message capability (die_before_ack) acts on a publish, no action's request.
       for (const auto& c : CapabilityTable())
-        if (!c.always) causes.push_back(c.name);
+        if (!c.always && !c.message) causes.push_back(c.name);
     }
     std::vector<Op> cause_ops;
     std::string why;

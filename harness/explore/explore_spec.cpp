@@ -90,7 +90,7 @@ ExploreBlock ReadBlock(const yaml::Reader& r, const YAML::Node& node, const Scen
     for (const auto& item : node["causes"]) {
       b.marks["cause " + item.Scalar()] = r.MarkOf(item);
       const CapabilityInfo* c = FindCapability(item.Scalar());
-      if (c == nullptr || c->always)
+      if (c == nullptr || c->always || c->message)  // a message capability acts on a publish, not an action
         r.Fail(item, "explore.causes: '" + item.Scalar() + "' is not a capability a cause op can cause" +
                          yaml::DidYouMean(item.Scalar(), CapabilityNames()) + " (slow_request, retryable_failure)");
     }
