@@ -857,7 +857,12 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
 }
 
 void Alphabet::Apply(const Op& op, PlanModel& m) const {
+  // A request cut by the kill never answers, and one outliving its lease
+  // answers only at the end (joined): neither captures anything for the ops
+  // that follow (a put of its resource would have no id to name).
+  const auto captured = m.captured;
   for (const Step& s : op.Steps()) ApplyStep(s, m);
+  if (op.kind == OpKind::kKillMidWork || op.kind == OpKind::kSendPastLease) m.captured = captured;
   if (op.kind == OpKind::kKillMidWork) {
     if (op.work == "run_batch" && lease_declared_) m.jobs_cut.insert(op.name);
   }

@@ -798,6 +798,18 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   a->Apply(send_cut, m);
   CHECK(m.up);
   CHECK(m.used_keys.count({"k1", "b1"}) == 1);
+  // The killed request never answered: nothing captured, so no put of its
+  // resource may follow (it would have no id to name).
+  Op put;
+  put.kind = OpKind::kSend;
+  put.action = "change_seats";
+  put.key = "k1";
+  put.biz = "b1";
+  CHECK_FALSE(a->Allowed(put, m));
+  Op create = put;
+  create.action = "book_seats";
+  a->Apply(create, m);
+  CHECK(a->Allowed(put, m));
   Op kill;
   kill.kind = OpKind::kKill;
   PlanModel down = a->initial();
@@ -843,6 +855,7 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   a->Apply(over, o);
   CHECK(o.used_keys.count({"k1", "b1"}) == 1);
   CHECK(o.up);
+  CHECK(o.captured.empty());  // it answers at the end only
   CHECK(a->Allowed(over, o));
   a->Apply(over, o);
   CHECK_FALSE(a->Allowed(over, o));  // at most two requests in flight per plan
