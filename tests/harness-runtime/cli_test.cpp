@@ -192,8 +192,6 @@ const std::vector<FlawCase> kFlawMatrix = {
     // the lease and crash families with the store failing around the owner's write (issue 33, class 8)
     {"outcome-write-behind", "store-fault-lease-overrun", "key_released", 1, "reference-postgres-store-faults.yaml"},
     {"no-lease-expiry", "store-fault-killed-owner", "lease_recovery", 1, "reference-postgres-store-faults.yaml"},
-    // a key scoped by the URL as spelled, query included (issue 33, class 9): the query reordered executes again
-    {"key-includes-query", "route-spelling", "route_spelling", 1},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the
