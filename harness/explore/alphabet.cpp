@@ -196,17 +196,9 @@ std::vector<Step> Op::Steps() const {
     case OpKind::kKill: return {KindStep("kill")};
     case OpKind::kRestart: return {KindStep("restart")};
     case OpKind::kHook: return {KindStep("hook", name)};
-    case OpKind::kCause: {
-      Step s = KindStep("cause", name);
-      s.action = action;
-      s.cause_resolved = true;
-      s.cause_variant = variant;
-      s.cause_hook = hook;
-      // The plan model gives a variant to the action's next request only
-      // (PlanModel::variant_pending): so does the generated step.
-      s.cause_first_only = true;
-      return {s};
-    }
+    // The plan model gives a variant to the action's next request only
+    // (PlanModel::variant_pending): so does the generated step.
+    case OpKind::kCause: return {CauseStep(name.c_str(), action, variant, hook, /*first_only=*/true)};
     case OpKind::kFault:
       return {KindStep("fault", name), RequestStep("send", action, key, biz),
               KindStep("heal", name)};

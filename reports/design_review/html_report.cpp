@@ -300,13 +300,8 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
          "<table id=\"premises-by-family\"><thead><tr><th>family</th><th>layer</th><th>exercised</th><th>premises</th>"
          "<th>what the target lacks</th></tr></thead><tbody>\n";
     for (const auto& f : review.coverage.families) {
-      std::string premises;
-      for (const auto& [what, n] : f.premises)
-        premises += (premises.empty() ? "" : ", ") + what + " \u00d7" + std::to_string(n);
-      std::string lacking;
-      for (const auto& l : f.lacking) lacking += (lacking.empty() ? "" : "; ") + l;
-      for (const auto& l : f.not_applicable_on)
-        lacking += (lacking.empty() ? "not applicable on " : "; ") + l;
+      const std::string premises = f.PremisesText();
+      const std::string lacking = f.LackingText();
       const bool flag = f.exercise != FamilyExercise::kExercised;
       h += "<tr><td title=\"" + H(f.hunts) + "\">" + H(f.family) + "</td><td>" + H(f.layer_title) + "</td><td" +
            (flag ? " class=\"flag\"" : "") + ">" + FamilyExerciseName(f.exercise) + "</td><td>" +

@@ -152,13 +152,8 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
           "family nothing could exercise says what the target lacks.\n\n"
           "| family | layer | exercised | premises | what the target lacks |\n|---|---|---|---|---|\n";
     for (const auto& f : review.coverage.families) {
-      std::string premises;
-      for (const auto& [what, n] : f.premises)
-        premises += (premises.empty() ? "" : ", ") + what + " \u00d7" + std::to_string(n);
-      std::string lacking;
-      for (const auto& l : f.lacking) lacking += (lacking.empty() ? "" : "; ") + l;
-      for (const auto& l : f.not_applicable_on)
-        lacking += (lacking.empty() ? "not applicable on " : "; ") + l;
+      const std::string premises = f.PremisesText();
+      const std::string lacking = f.LackingText();
       const bool flag = f.exercise != FamilyExercise::kExercised;
       md += "| " + M(f.family) + " | " + M(f.layer_title) + " | " +
             (flag ? "**\u26a0 " + std::string(FamilyExerciseName(f.exercise)) + "**"

@@ -434,6 +434,19 @@ const char* LayerStateName(LayerState state) {
   return "?";
 }
 
+std::string FamilyRow::PremisesText() const {
+  std::string out;
+  for (const auto& [what, n] : premises) out += (out.empty() ? "" : ", ") + what + " \u00d7" + std::to_string(n);
+  return out;
+}
+
+std::string FamilyRow::LackingText() const {
+  std::string out;
+  for (const auto& l : lacking) out += (out.empty() ? "" : "; ") + l;
+  for (const auto& l : not_applicable_on) out += (out.empty() ? "not applicable on " : "; ") + l;
+  return out;
+}
+
 const char* FamilyExerciseName(FamilyExercise e) {
   switch (e) {
     case FamilyExercise::kExercised: return "exercised";

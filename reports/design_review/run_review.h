@@ -160,6 +160,12 @@ struct FamilyRow {
   // Rows bound to an action that were not applicable while others of the
   // family ran: "action: what the target lacks" (what lies between the files).
   std::vector<std::string> not_applicable_on;
+
+  // "overlapping duplicates ×7, …" ("" when none): the premises column.
+  std::string PremisesText() const;
+  // `lacking`, then "not applicable on A: …; B: …" ("" when neither): the
+  // column naming what the target lacks.
+  std::string LackingText() const;
 };
 
 // Families against actions: which failure classes reached which action.
