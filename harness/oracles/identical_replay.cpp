@@ -10,9 +10,16 @@
 // A stored failure (a final non-2xx) is replayed like a success, and its
 // Retry-After with it: a repeat of the failed request must get it unchanged
 // (`failures: true` judges only the keys whose first answer was one).
+// A retry answered with a retryable failure while a fault on the target's
+// own store was active is not judged: with its store down, a correct
+// service cannot read the stored answer, and says so retryably.
+#include <algorithm>
+#include <limits>
 #include <utility>
 
+#include "base/duration.h"
 #include "base/header_list.h"
+#include "model/event_names.h"
 #include "oracles/oracle_support.h"
 #include "oracles/swallowed_answers.h"
 
@@ -23,6 +30,46 @@ namespace {
 bool TerminalAnswer(const HttpAnswer& a, const IdempotencyContract& c) {
   if (a.is_2xx()) return true;
   return !c.IsInProgress(a.status) && !c.IsMismatch(a.status) && a.status != c.missing_key && !c.IsRetryable(a.status);
+}
+
+// The spans [from, to) of the run in which a fault on the target's own store
+// (a tcp egress) was active: from its start to its heal, or to the end of its
+// declared window, whichever comes first.
+std::vector<std::pair<std::int64_t, std::int64_t>> StoreOutages(const OracleInput& in) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+  std::map<std::string, std::size_t> open;
+  for (const auto& e : in.history.events()) {
+    if (e.process != event_process::kNemesis || e.f != event_f::kFault || e.type != EventType::kInvoke) continue;
+    const std::string fault = e.value.value("fault", "");
+    const auto decl = in.scenario.faults.find(fault);
+    if (decl == in.scenario.faults.end()) continue;
+    const std::string& on = decl->second.on;
+    const auto egress = on.rfind("egress.", 0) == 0 ? in.target.egress.find(on.substr(7)) : in.target.egress.end();
+    if (on != kStoreHop && (egress == in.target.egress.end() || !egress->second.tcp)) continue;
+    if (e.value.value("phase", "") == "start") {
+      std::int64_t end = std::numeric_limits<std::int64_t>::max();
+      const nlohmann::json& params = decl->second.params;
+      if (params.is_object() && params.contains("window") && params["window"].is_string()) {
+        if (auto window = ParseDuration(params["window"].get<std::string>()); window.ok())
+          end = e.time_ns + window->count();
+      }
+      spans.push_back({e.time_ns, end});
+      open[fault] = spans.size() - 1;
+    } else if (const auto o = open.find(fault); o != open.end()) {
+      spans[o->second].second = std::min(spans[o->second].second, e.time_ns);
+      open.erase(o);
+    }
+  }
+  return spans;
+}
+
+// A retryable failure answered to a request that overlapped a store outage.
+bool FailedInStoreOutage(const Operation& op, const IdempotencyContract& contract,
+                         const std::vector<std::pair<std::int64_t, std::int64_t>>& outages) {
+  if (!op.answer() || !contract.IsRetryable(op.answer()->status)) return false;
+  return std::any_of(outages.begin(), outages.end(), [&](const auto& span) {
+    return op.invoke_ns() < span.second && op.complete_ns() >= span.first;
+  });
 }
 
 // How `later` falls short of replaying `first`: the answer differences, and
@@ -218,6 +265,8 @@ Verdict IdenticalReplay(const OracleInput& in) {
   int replays = 0, keys = 0;
   const auto swallowed = SwallowedAnswers(in.history, contract);
   AnswerTally refused;  // turned away by authentication: never reached the key check
+  const auto outages = StoreOutages(in);
+  int in_outage = 0;    // failed retryably while the store was down: not judged
   const bool failures_only = in.params.is_object() && in.params.value("failures", false);
   for (auto g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     // mismatch_rejected judges other payloads; a large request is a request of its own, replayed as any
@@ -228,6 +277,8 @@ Verdict IdenticalReplay(const OracleInput& in) {
       refused.Add(op);
       return true;
     });
+    in_outage += static_cast<int>(
+        std::erase_if(g.ops, [&](const Operation& op) { return FailedInStoreOutage(op, contract, outages); }));
     std::vector<const SwallowedAnswer*> mine;
     for (const auto& s : swallowed) {
       if (s.key == g.key && s.action == g.action) mine.push_back(&s);
@@ -275,6 +326,7 @@ Verdict IdenticalReplay(const OracleInput& in) {
   }
   nlohmann::json details = {{"violations", violations.json()}, {"replays_checked", replays}, {"keys", keys}};
   if (refused.total() > 0) details["refused_by_authentication"] = refused.Text();
+  if (in_outage > 0) details["failed_during_store_outage"] = in_outage;
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(replays);
   if (replays == 0)
     return Verdict::Unknown(name,

@@ -1789,3 +1789,53 @@ TEST_CASE("route_spelling catches a same spelling executed again and a distinct 
         std::string::npos);
   CHECK(d.evidence.find("another route answered with the first route's stored answer") != std::string::npos);
 }
+
+TEST_CASE("identical_replay: a retry failed retryably while the target's own store was down is not judged") {
+  // The explore file between-the-cases.yaml drew `send k1; fault store_down:
+  // send k1` on the correct box office: its store reset, the retry got 503
+  // store_unavailable, and this oracle called it a lost replay.
+  TargetDescription target = ShopTarget();
+  EgressDescription store;
+  store.name = "store";
+  store.upstream = "127.0.0.1:6379";
+  store.tcp = true;
+  target.egress["store"] = store;
+  Scenario s;
+  s.name = "literal";
+  s.hunts = "test";
+  FaultDeclaration down;
+  down.name = "store_down";
+  down.kind = "reset";
+  down.on = "egress.store";
+  down.params = nlohmann::json{{"window", "600ms"}};
+  s.faults["store_down"] = down;
+  OracleSpec spec;
+  spec.name = "identical_replay";
+  auto judge = [&](const History& h) { return BuiltinOracles().Check(spec, s, target, h); };
+
+  LiteralHistory during;  // the 503 came while the store was down, the replay after it came back
+  during.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Fault("store_down", "start", 100)
+      .Send("client-0", "create_order", "k1", "b1", 200, 210, kUnavailable)
+      .Fault("store_down", "heal", 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 910, Replayed());
+  Verdict v = judge(during.history());
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.details["failed_during_store_outage"] == 1);
+
+  LiteralHistory after;  // the store was back: a 503 for a completed key is no replay
+  after.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Fault("store_down", "start", 100)
+      .Fault("store_down", "heal", 150)
+      .Send("client-0", "create_order", "k1", "b1", 200, 210, kUnavailable);
+  CHECK(judge(after.history()).status == VerdictStatus::kInvalid);
+
+  LiteralHistory windowed;  // no heal step: the declared 600 ms window ends the outage
+  windowed.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Fault("store_down", "start", 100)
+      .Send("client-0", "create_order", "k1", "b1", 800, 810, kUnavailable);
+  CHECK(judge(windowed.history()).status == VerdictStatus::kInvalid);
+
+  s.faults["store_down"].on = "";  // a fault on the client's hop is no store outage
+  CHECK(judge(during.history()).status == VerdictStatus::kInvalid);
+}
