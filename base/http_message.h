@@ -14,6 +14,14 @@
 
 namespace idemproof {
 
+// Where an absolute URL's origin-form target starts ("http://h:1/a?b=1" ->
+// 10): its first '/' after "://"; url.size() when it has no path; 0 when it
+// has no "://" (all of it is the target).
+std::size_t TargetStart(std::string_view url);
+// The origin-form target of an absolute URL: "/a?b=1" ("/" when it has no
+// path; "" for "").
+std::string OriginForm(std::string_view url);
+
 struct HttpRequest {
   std::string method = "GET";
   std::string target;  // origin-form: "/orders?biz_no=b1"

@@ -212,10 +212,9 @@ std::string SentBeforeFailureNote(int attempts, long new_connections) {
 }
 
 void OutgoingRequest::set_url(const std::string& url) {
-  const std::size_t scheme = url.find("://");
-  const std::size_t path = scheme == std::string::npos ? 0 : url.find('/', scheme + 3);
-  origin = url.substr(0, std::min(path, url.size()));
-  message.target = path == std::string::npos ? "" : url.substr(path);
+  const std::size_t path = TargetStart(url);
+  origin = url.substr(0, path);
+  message.target = url.substr(path);
 }
 
 const char* to_string(HttpOutcome outcome) {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "base/header_list.h"
+#include "base/http_message.h"
 
 namespace idemproof {
 
@@ -171,12 +172,7 @@ std::map<std::string, std::string> Parts(const HistoryEvent& invoke, const Unjud
   if (!invoke.value.is_object() || !invoke.value.contains("request")) return out;
   const nlohmann::json& r = invoke.value["request"];
   out["method"] = r.value("method", std::string());
-  std::string url = r.value("url", std::string());
-  const auto scheme = url.find("://");
-  if (scheme != std::string::npos) {
-    const auto slash = url.find('/', scheme + 3);
-    url = slash == std::string::npos ? "/" : url.substr(slash);
-  }
+  const std::string url = OriginForm(r.value("url", std::string()));
   const auto q = url.find('?');
   out["path"] = url.substr(0, q);
   if (q != std::string::npos) {

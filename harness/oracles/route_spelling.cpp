@@ -10,6 +10,7 @@
 // Judged: every request whose payload is a respelling (model/payload.h),
 // against its key's first `spelling` request, when that one got a 2xx and
 // the respelling ran alone. Undeclared spellings are never sent.
+#include "base/http_message.h"
 #include "oracles/oracle_support.h"
 
 namespace idemproof::oracles {
@@ -18,13 +19,8 @@ namespace {
 
 // The origin-form target of a request event ("/orders/?a=1"), for evidence.
 std::string SpelledTarget(const Operation& op) {
-  std::string url = op.invoke->value.contains("request") ? op.invoke->value["request"].value("url", std::string()) : "";
-  const auto scheme = url.find("://");
-  if (scheme != std::string::npos) {
-    const auto slash = url.find('/', scheme + 3);
-    url = slash == std::string::npos ? "/" : url.substr(slash);
-  }
-  return url;
+  const nlohmann::json& e = op.invoke->value;
+  return OriginForm(e.contains("request") ? e["request"].value("url", std::string()) : std::string());
 }
 
 }  // namespace
