@@ -72,7 +72,7 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
       // A fault on an egress must be of that hop's protocol (an http kind
       // on a tcp egress, a tcp kind on an http one): a typo, never a skip.
       for (const auto& [name, fault] : bound.faults) {
-        auto egress = fault.on.rfind("egress.", 0) == 0 ? target->egress.find(fault.on.substr(7)) : target->egress.end();
+        auto egress = target->egress.find(EgressOfHop(fault.on));
         if (egress == target->egress.end()) continue;
         if (Status valid = injectors.ValidateOn(fault, egress->second.tcp); !valid.ok())
           fit.errors.push_back(Status::InvalidConfig(valid.message(), fault.mark));

@@ -115,7 +115,7 @@ static std::vector<Scenario> BindStores(const Scenario& scenario, const TargetDe
   for (const auto& store : stores) {
     Scenario s = scenario;
     for (auto& [name, fault] : s.faults)
-      if (fault.on == kStoreHop) fault.on = "egress." + store;
+      if (fault.on == kStoreHop) fault.on = EgressHop(store);
     for (Scenario& bound : BindScenario(s, target)) {
       if (stores.size() > 1) bound.name += "@" + store;
       out.push_back(std::move(bound));
@@ -143,14 +143,11 @@ static std::vector<Scenario> BindDownstreams(Scenario bound, const TargetDescrip
     Scenario s = bound;
     for (auto& [name, fault] : s.faults) {
       if (fault.on != kDownstreamHop) continue;
-      fault.on = "egress." + downstream;
+      fault.on = EgressHop(downstream);
       if (fault.kind != "kill-after-answer" || fault.params.contains("match")) continue;
       for (const auto& [probe_name, probe] : target.probes) {
         if (probe.role != "ledger" || probe.of != action || probe.egress != downstream) continue;
-        nlohmann::json match = nlohmann::json::object();
-        if (!probe.match.method.empty()) match["method"] = probe.match.method;
-        if (!probe.match.path.empty()) match["path"] = probe.match.path;
-        if (!match.empty()) fault.params["match"] = match;
+        if (nlohmann::json match = probe.match.AsFaultMatch(); !match.empty()) fault.params["match"] = match;
         break;
       }
     }

@@ -109,6 +109,17 @@ std::string BoundName(const std::string& name, const std::map<std::string, std::
 void StepKindSpec::Bind(Step& step, const std::map<std::string, std::string>& binding) const {
   step.action = BoundName(step.action, binding);
 }
+namespace {
+constexpr char kEgressHopPrefix[] = "egress.";
+}  // namespace
+
+std::string EgressHop(const std::string& egress) { return kEgressHopPrefix + egress; }
+
+std::string EgressOfHop(const std::string& on) {
+  const std::string prefix = kEgressHopPrefix;
+  return on.rfind(prefix, 0) == 0 ? on.substr(prefix.size()) : std::string();
+}
+
 Step MakeStep(const std::string& kind_name) {
   Step step;
   step.kind = &StepKindNamed(kind_name);

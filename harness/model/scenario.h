@@ -162,6 +162,10 @@ inline constexpr char kStoreHop[] = "store";
 // `on: downstream`: a fault on each http egress the scenario's actions call
 // (TargetDescription::DownstreamsOf; see FaultDeclaration::on).
 inline constexpr char kDownstreamHop[] = "downstream";
+// "egress.NAME": a fault on the target's downstream NAME (its `on:` once bound).
+std::string EgressHop(const std::string& egress);
+// NAME of an `on:` that is "egress.NAME"; "" for any other hop.
+std::string EgressOfHop(const std::string& on);
 
 // A fault the scenario may inject, by a fault step or for its whole length.
 struct FaultDeclaration {

@@ -55,9 +55,8 @@ ScenarioFit CheckScenarioAgainstTarget(const Scenario& scenario, const TargetDes
                   "' says its instances share none (target 'shared_store: false')");
   const bool unbound = !scenario.parameters.empty() && scenario.binding.empty();
   for (const auto& [name, fault] : scenario.faults) {
-    const std::string prefix = "egress.";
-    if (fault.on.rfind(prefix, 0) == 0 && !target.egress.count(fault.on.substr(prefix.size())))
-      check.AddNeed("egress '" + fault.on.substr(prefix.size()) + "' (target 'egress') for fault " + name);
+    if (const std::string egress = EgressOfHop(fault.on); !egress.empty() && !target.egress.count(egress))
+      check.AddNeed("egress '" + egress + "' (target 'egress') for fault " + name);
     // Left unbound: no action the scenario sends calls an http egress.
     if (fault.on == kDownstreamHop && !unbound)
       check.AddNeed("an http egress downstream an action it sends calls (target 'egress', named by the action's "

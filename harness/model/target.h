@@ -266,6 +266,9 @@ struct EgressMatch {
   std::string method;  // "" = any
   std::string path;    // "" = any
   std::vector<std::pair<JsonPath, std::string>> fields;
+  // {method, path} as a kill-after-answer fault's `match` (the declared
+  // ones only; {} when neither is).
+  nlohmann::json AsFaultMatch() const;
 };
 
 // A named observation: a request + JSON path, a command whose stdout

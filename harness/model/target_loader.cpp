@@ -21,6 +21,19 @@ using yaml::Reader;
 
 const std::vector<std::string> kMethods = {"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"};
 
+// Each route spelling: its respelling payload form (model/payload.h), its
+// key under idempotency.path_equivalence, and the field holding it.
+struct SpellingEntry {
+  const char* form;
+  const char* key;
+  PathEquivalence::Spelling PathEquivalence::*field;
+};
+constexpr SpellingEntry kSpellings[] = {
+    {"spelling_trailing_slash", "trailing_slash", &PathEquivalence::trailing_slash},
+    {"spelling_case", "case", &PathEquivalence::letter_case},
+    {"spelling_query_order", "query_order", &PathEquivalence::query_order},
+};
+
 // Collects templated strings while loading; checked once every capture name
 // is known (a capture may be defined after the action using it).
 struct TemplateUse {
@@ -714,9 +727,7 @@ class TargetLoader {
         r_.Fail(node[key], what + "." + key + " must be same or distinct, found '" + v + "'");
       }
     };
-    spelling("trailing_slash", p.trailing_slash);
-    spelling("case", p.letter_case);
-    spelling("query_order", p.query_order);
+    for (const auto& s : kSpellings) spelling(s.key, p.*s.field);
     if (node["query"]) p.query = Headers(node["query"], what + ".query", /*http=*/false);
     if (!p.Declared())
       r_.Fail(node, what + " declares no spelling: give trailing_slash, case or query_order (same or distinct)");
@@ -1167,17 +1178,22 @@ const ActionDescription* TargetDescription::FindAction(const std::string& n) con
 }
 
 PathEquivalence::Spelling PathEquivalence::For(const std::string& form) const {
-  if (form == "spelling_trailing_slash") return trailing_slash;
-  if (form == "spelling_case") return letter_case;
-  if (form == "spelling_query_order") return query_order;
+  for (const auto& s : kSpellings)
+    if (form == s.form) return this->*s.field;
   return Spelling::kUndeclared;
 }
 
 std::string PathEquivalence::KeyFor(const std::string& form) {
-  if (form == "spelling_trailing_slash") return "trailing_slash";
-  if (form == "spelling_case") return "case";
-  if (form == "spelling_query_order") return "query_order";
+  for (const auto& s : kSpellings)
+    if (form == s.form) return s.key;
   return "";
+}
+
+nlohmann::json EgressMatch::AsFaultMatch() const {
+  nlohmann::json match = nlohmann::json::object();
+  if (!method.empty()) match["method"] = method;
+  if (!path.empty()) match["path"] = path;
+  return match;
 }
 
 std::vector<std::string> TargetDescription::DownstreamsOf(const std::string& action) const {

@@ -50,11 +50,10 @@ Verdict DownstreamOnce(const OracleInput& in) {
     return Verdict::Unknown(name, "fault " + fault + " never struck a downstream call" +
                                       (missed.empty() ? "" : " (" + missed + ")") + ": no effect to count");
   const std::string on = struck->value.value("on", std::string());
-  const std::string prefix = "egress.";
   const nlohmann::json& request = struck->value.contains("request") ? struck->value["request"] : nlohmann::json();
-  if (on.rfind(prefix, 0) != 0 || !request.is_object())
+  const std::string egress = EgressOfHop(on);
+  if (egress.empty() || !request.is_object())
     return Verdict::Unknown(name, "fault " + fault + " struck no egress call (on: '" + on + "')");
-  const std::string egress = on.substr(prefix.size());
   const std::string method = request.value("method", std::string());
   const std::string path = PathOf(request.value("target", std::string()));
   const std::string call = method + " " + path + " at downstream " + egress;

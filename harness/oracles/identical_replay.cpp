@@ -44,7 +44,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> StoreOutages(const OracleInpu
     const auto decl = in.scenario.faults.find(fault);
     if (decl == in.scenario.faults.end()) continue;
     const std::string& on = decl->second.on;
-    const auto egress = on.rfind("egress.", 0) == 0 ? in.target.egress.find(on.substr(7)) : in.target.egress.end();
+    const auto egress = in.target.egress.find(EgressOfHop(on));
     if (on != kStoreHop && (egress == in.target.egress.end() || !egress->second.tcp)) continue;
     if (e.value.value("phase", "") == "start") {
       std::int64_t end = std::numeric_limits<std::int64_t>::max();

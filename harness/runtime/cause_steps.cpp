@@ -9,12 +9,9 @@ Status KillAfterChargeThroughEgress(StepContext& ctx, const ProbeDescription& le
   FaultDeclaration fault;
   fault.name = name;
   fault.kind = "kill-after-answer";
-  fault.on = "egress." + ledger.egress;
+  fault.on = EgressHop(ledger.egress);
   fault.mark = ledger.mark;
-  nlohmann::json match = nlohmann::json::object();
-  if (!ledger.match.method.empty()) match["method"] = ledger.match.method;
-  if (!ledger.match.path.empty()) match["path"] = ledger.match.path;
-  fault.params = {{"match", match}, {"first", 1}};
+  fault.params = {{"match", ledger.match.AsFaultMatch()}, {"first", 1}};
   ctx.caused_faults()[name] = fault;
   return StartOrHealFault(ctx, fault, true, index, {{"cause", name}, {"ledger", ledger.name}});
 }

@@ -4,6 +4,7 @@
 #include "injectors/fault_event.h"
 #include "injectors/fault_selector.h"
 #include "injectors/tcp_fault_proxy.h"
+#include "model/scenario.h"
 
 namespace idemproof::runtime {
 
@@ -92,7 +93,7 @@ Status EgressProxies::Start(const TemplateVars& vars) {
 // A running egress whose fault events go to on_fault_, marked "on": "egress.NAME".
 std::unique_ptr<EgressProxies::Running> EgressProxies::NewRunning(const std::string& name) const {
   auto r = std::make_unique<Running>();
-  const std::string on = "egress." + name;
+  const std::string on = EgressHop(name);
   Sink on_fault = on_fault_;
   r->log = std::make_unique<inj::FaultEventLog>([on_fault, on](const inj::FaultEvent& e) {
     nlohmann::json j = e;

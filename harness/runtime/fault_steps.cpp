@@ -29,9 +29,7 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
     scope.on_event = [&ctx](const nlohmann::json& event, std::int64_t steady_ns) {
       RecordInjectorEvent(ctx.recorder(), event, steady_ns);
     };
-    const std::string egress_prefix = "egress.";
-    if (fault.on.rfind(egress_prefix, 0) == 0 && ctx.egress()) {
-      const std::string name = fault.on.substr(egress_prefix.size());
+    if (const std::string name = EgressOfHop(fault.on); !name.empty() && ctx.egress()) {
       scope.egress_proxy = ctx.egress()->Proxy(name);
       scope.egress_tcp_proxy = ctx.egress()->TcpProxy(name);
       scope.egress_log = ctx.egress()->Log(name);
