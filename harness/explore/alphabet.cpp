@@ -566,6 +566,18 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     add_group("cause", cause_ops, why.empty() ? "no capability to cause" : why);
   }
 
+  // `op` once per keyed pair for `action`, the capability provided as `p` says.
+  auto add_keyed = [&](std::vector<Op>& out, Op op, const std::string& action, const CapabilityProvision& p) {
+    op.action = action;
+    op.variant = p.variant;
+    op.hook = p.hook;
+    for (const auto& [key, biz] : pairs) {
+      if (key == kNoKey) continue;
+      op.key = key;
+      op.biz = biz;
+      out.push_back(op);
+    }
+  };
   // kill_mid_work: a crash point inside the work of every role the explore
   // block lists: each action (its key/biz pairs) the target makes slow
   // (slow_request: a variant or a hook), each message (its ids) and each job
@@ -581,18 +593,10 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
         add_why(p.status().message());
         continue;
       }
-      for (const auto& [key, biz] : pairs) {
-        if (key == kNoKey) continue;
-        Op op;
-        op.kind = OpKind::kKillMidWork;
-        op.work = "send";
-        op.action = action;
-        op.key = key;
-        op.biz = biz;
-        op.variant = p->variant;
-        op.hook = p->hook;
-        cuts.push_back(op);
-      }
+      Op op;
+      op.kind = OpKind::kKillMidWork;
+      op.work = "send";
+      add_keyed(cuts, op, action, *p);
     }
     for (const auto& message : b.messages) {
       auto it = target.messages.find(message);
@@ -643,19 +647,11 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
         why += (why.empty() ? "" : "; ") + p.status().message();
         continue;
       }
-      for (const auto& [key, biz] : pairs) {
-        if (key == kNoKey) continue;
-        Op op;
-        op.kind = OpKind::kSendPastLease;
-        op.duration = target.idempotency.lease ? *target.idempotency.lease + std::chrono::milliseconds(200)
-                                               : Duration::zero();
-        op.action = action;
-        op.key = key;
-        op.biz = biz;
-        op.variant = p->variant;
-        op.hook = p->hook;
-        overruns.push_back(op);
-      }
+      Op op;
+      op.kind = OpKind::kSendPastLease;
+      op.duration = target.idempotency.lease ? *target.idempotency.lease + std::chrono::milliseconds(200)
+                                             : Duration::zero();
+      add_keyed(overruns, op, action, *p);
     }
     if (!target.idempotency.lease) {
       overruns.clear();
@@ -798,13 +794,7 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
     case OpKind::kBurst:
     case OpKind::kFault: {
       if (!m.up && !elsewhere) return false;
-      auto it = needs_captured_.find(op.action);
-      if (it != needs_captured_.end()) {
-        for (const auto& var : it->second) {
-          if (!m.captured.count({var, op.biz})) return false;
-        }
-      }
-      return true;
+      return Captured(op, m);
     }
     case OpKind::kWait:
     case OpKind::kWaitPastLease: return true;
@@ -825,27 +815,23 @@ bool Alphabet::Allowed(const Op& op, const PlanModel& m) const {
       if (op.work == "run_batch") return !m.jobs_run.count(op.name);
       if (op.work == "send") {
         if (m.variant_pending.count(op.action)) return false;
-        auto it = needs_captured_.find(op.action);
-        if (it != needs_captured_.end()) {
-          for (const auto& var : it->second) {
-            if (!m.captured.count({var, op.biz})) return false;
-          }
-        }
+        return Captured(op, m);
       }
       return true;
     }
     case OpKind::kSendPastLease: {
       if (!m.up || m.background_sends >= 2 || m.variant_pending.count(op.action)) return false;
-      auto it = needs_captured_.find(op.action);
-      if (it != needs_captured_.end()) {
-        for (const auto& var : it->second) {
-          if (!m.captured.count({var, op.biz})) return false;
-        }
-      }
-      return true;
+      return Captured(op, m);
     }
   }
   return false;
+}
+
+bool Alphabet::Captured(const Op& op, const PlanModel& m) const {
+  auto it = needs_captured_.find(op.action);
+  if (it == needs_captured_.end()) return true;
+  return std::all_of(it->second.begin(), it->second.end(),
+                     [&](const std::string& var) { return m.captured.count({var, op.biz}) > 0; });
 }
 
 void Alphabet::Apply(const Op& op, PlanModel& m) const {

@@ -150,6 +150,8 @@ class Alphabet {
 
  private:
   void ApplyStep(const Step& step, PlanModel& model) const;
+  // True when every variable `op.action`'s request uses is captured for op.biz.
+  bool Captured(const Op& op, const PlanModel& model) const;
   // Variables an action's request uses that some action captures.
   std::map<std::string, std::set<std::string>> needs_captured_;   // action -> variables
   std::map<std::string, std::set<std::string>> provides_;          // action -> variables
