@@ -163,6 +163,18 @@ Status PublishNow(StepContext& ctx, const Step& step, int index, const std::stri
   std::string error;
   bool settled = false;
   bool noted_pending = false;
+  // The broker's side of the publish, as a note: the consumer group's state.
+  auto broker_note = [&](const std::string& text) {
+    HistoryEvent note = MessageNote(subject, index, nlohmann::json::object());
+    note.value = {{"note", text},
+                  {"group", {{"name", broker.group},
+                             {"exists", state.exists},
+                             {"pending", state.pending},
+                             {"last_delivered_id", state.last_delivered_id}}},
+                  {"last_entry_id", last_id}};
+    if (!pending_ids.empty()) note.value["group"]["pending_ids"] = pending_ids;
+    return note;
+  };
   while (true) {
     auto publisher = RedisPublisher::Connect(*address, timeout);
     auto group = publisher.ok() ? publisher->Group(*stream, broker.group) : Result<StreamGroupState>(publisher.status());
@@ -186,28 +198,13 @@ Status PublishNow(StepContext& ctx, const Step& step, int index, const std::stri
     // their redelivery after a kill; the settle note comes only after it).
     if (step.background && !noted_pending && !settled && !pending_ids.empty()) {
       noted_pending = true;
-      HistoryEvent held = MessageNote(subject, index, nlohmann::json::object());
-      held.value = {{"note", "broker: entries delivered, not yet acknowledged"},
-                    {"group", {{"name", broker.group},
-                               {"exists", state.exists},
-                               {"pending", state.pending},
-                               {"pending_ids", pending_ids},
-                               {"last_delivered_id", state.last_delivered_id}}},
-                    {"last_entry_id", last_id}};
-      ctx.recorder().Append(std::move(held), monotonic_ns());
+      ctx.recorder().Append(broker_note("broker: entries delivered, not yet acknowledged"), monotonic_ns());
     }
     if (settled || std::chrono::steady_clock::now() >= deadline) break;
     if (ctx.Cancelled()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  HistoryEvent note = MessageNote(subject, index, nlohmann::json::object());
-  note.value = {{"note", settled ? "broker settled" : "broker did not settle"},
-                {"group", {{"name", broker.group},
-                           {"exists", state.exists},
-                           {"pending", state.pending},
-                           {"last_delivered_id", state.last_delivered_id}}},
-                {"last_entry_id", last_id}};
-  if (!pending_ids.empty()) note.value["group"]["pending_ids"] = pending_ids;
+  HistoryEvent note = broker_note(settled ? "broker settled" : "broker did not settle");
   if (!error.empty()) note.value["error"] = error;
   ctx.recorder().Append(std::move(note), monotonic_ns());
   return Status::Ok();
