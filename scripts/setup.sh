@@ -15,6 +15,7 @@ packages=(
   postgresql   # the server the PostgreSQL store's tests start themselves (initdb, postgres)
   python3 nodejs   # the foreign services of tests/foreign/ (Python, Node.js)
   ruby ruby-webrick ruby-redis   # the third foreign service (tests/foreign/box_office.rb: WEBrick, Redis)
+  haproxy openssl   # the TLS and HTTP/2 fronts of tests/transport/tls_front.sh (certificates per run)
 )
 bash scripts/install_missing.sh "${packages[@]}"
 # --packages-only: what the other scripts (sanitize.sh, fuzz.sh) build on.
