@@ -23,6 +23,8 @@
 #include "base/duration.h"
 #include "base/header_list.h"
 #include "base/status.h"
+#include "base/tls_options.h"
+#include "model/http_settings.h"
 #include "model/json_path.h"
 #include "model/roles.h"
 
@@ -168,6 +170,10 @@ struct IdempotencyContract {
   // Other spellings of a keyed route (`path_equivalence`); none declared:
   // the route-spelling family is not applicable.
   PathEquivalence path_equivalence;
+  // `validation_first: true`: the target validates a request before its key
+  // is looked up, so a reuse with another payload the target finds invalid
+  // may get a 4xx other than the mismatch status (400) and is refused all the same.
+  bool validation_first = false;
 
   // True for the declared retryable statuses, for 5xx unless stores_5xx,
   // and unless stores_4xx for every 4xx but the declared in-progress,
@@ -241,8 +247,12 @@ struct ActionDescription {
   // target-wide list).
   std::vector<JsonPath> volatile_paths;
   // What the action is for the bind stage (roles.h); "" = no role: only
-  // scenarios naming it literally send it.
+  // scenarios naming it literally send it. `role: [create, pay]` gives it
+  // several (an order endpoint that also charges): `role` is the first,
+  // `roles` all of them; compare through HasRole.
   std::string role;
+  std::vector<std::string> roles;
+  bool HasRole(const std::string& r) const;
   // The create action whose resource this one works on (a put, delete or
   // callback of that create); "" = none. Always an action with role create.
   std::string of;
@@ -289,14 +299,28 @@ struct ProbeDescription {
   // (`sums: "$.amount"`) = that member of the message (its push body, or its
   // broker entry's fields), as a balance summing amounts does.
   std::optional<JsonPath> sums;
+  // `caller: NAME` (a `callers:` entry): the probe's request goes with that
+  // caller's headers over the target's (a per-tenant listing); "" = none.
+  std::string caller;
+  // `from_answer: PATH`: no call; the value is that member of the first 2xx
+  // answer of its `of:` action for the probe's biz (a charge's txn id).
+  std::optional<JsonPath> from_answer;
   SourceMark mark;
 };
 
+// The capture variable under which a from_answer probe's value is kept (the
+// loader adds it to the probe's `of:` action's captures).
+inline std::string FromAnswerVariable(const std::string& probe) { return "from_answer." + probe; }
+
 // A named call the scenarios fire to steer the target (chaos control).
-// The hook named "heal", when declared, runs at the end of every scenario.
+// Scenarios ask for a hook by its `role:` (a capability it provides,
+// model/capabilities.h: slow_request, heal...); a hook without one takes
+// the role its name spells by default (slow_business -> slow_request,
+// heal -> heal). The hook with role heal runs at the end of every scenario.
 struct HookDescription {
   std::string name;
   TargetCall call;
+  std::string role;  // "" = none: only a `hook: NAME` step fires it
   SourceMark mark;
 };
 
@@ -365,6 +389,7 @@ struct ServiceDescription {
 // business id a consumer dedups by), {{biz}}, {{run}}...
 struct MessageDescription {
   std::string name;
+  std::string role = kMessageRole;  // the only message role (roles.h)
   std::optional<RequestTemplate> push;  // how the deliverer pushes it to a consumer (2xx = ack)
   HeaderList fields;                    // the broker entry's fields (templated values), in order
   // Named changes to one push (`variants:`, as an action's), asked for by a
@@ -473,6 +498,8 @@ struct TargetDescription {
   // clock ns, e.g. the reference's X-Arrival-Ns); "" = not reported. Bursts
   // record the target-side arrival spread from it.
   std::string arrival_header;
+  HttpSettings http;  // `http:` and `trace:` (model/http_settings.h)
+  TlsOptions tls;     // `tls:`: how https:// peers are checked (model/tls_settings.h)
   std::vector<JsonPath> volatile_paths;      // target-wide volatile JSON paths
   std::map<std::string, ActionDescription> actions;
   std::map<std::string, ProbeDescription> probes;
@@ -485,6 +512,11 @@ struct TargetDescription {
   std::vector<CallerDescription> callers;              // in declaration order (`callers:`)
 
   const ActionDescription* FindAction(const std::string& name) const;
+  // The hook with role `role` (a capability name); nullptr when none.
+  const HookDescription* HookFor(const std::string& role) const;
+  // The target-wide headers with caller `caller`'s (a `callers:` name) over
+  // those of the same name; the target's alone for "" or an unknown name.
+  HeaderList HeadersAs(const std::string& caller) const;
   // The http egress downstreams `action`'s work calls: its `calls:`, else
   // the egress of each ledger probe of it; sorted, no tcp egress.
   std::vector<std::string> DownstreamsOf(const std::string& action) const;

@@ -8,10 +8,12 @@
 
 #include <re2/re2.h>
 
+#include "model/capabilities.h"
 #include "model/pattern.h"
 #include "model/profile.h"
 #include "model/target.h"
 #include "model/template.h"
+#include "model/tls_settings.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof {
@@ -212,7 +214,7 @@ class TargetLoader {
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
                   "services", "messages", "broker", "max_body", "max_kept", "egress", "profile", "callers", "isolation",
-                  "instances", "balance", "shared_store"},
+                  "instances", "balance", "shared_store", "http", "trace", "tls"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -254,6 +256,8 @@ class TargetLoader {
     if (root["headers"]) t.headers = Headers(root["headers"], "headers");
     if (root["compare_headers"]) t.compare_headers = r_.StringList(root["compare_headers"], "compare_headers");
     if (root["arrival_header"]) t.arrival_header = HeaderName(root["arrival_header"], "arrival_header");
+    ParseHttpSettings(r_, root, t.http);
+    ParseTlsSettings(r_, root, t.file, t.tls);
     if (root["volatile"]) t.volatile_paths = Paths(root["volatile"], "volatile");
     YAML::Node actions = r_.Required(root, "actions", "target");
     r_.ExpectMap(actions, "actions");
@@ -276,8 +280,15 @@ class TargetLoader {
         std::string name = Name(it->first, "hook");
         HookDescription h;
         h.name = name;
-        h.call = Call(it->second, "hook '" + name + "'", {});
+        h.call = Call(it->second, "hook '" + name + "'", {"role"});
+        h.role = HookRole(name, it->second);
         h.mark = r_.MarkOf(it->first);
+        for (const auto& [other, earlier] : t.hooks)
+          if (!h.role.empty() && earlier.role == h.role)
+            r_.Fail(it->second["role"] ? it->second["role"] : it->first,
+                    "hook '" + name + "': hook '" + other + "' already has role " + h.role +
+                        " (by its " + (earlier.name == other && !it->second["role"] ? "name" : "role:") +
+                        "); one hook per role");
         t.hooks[name] = h;
       }
     }
@@ -345,6 +356,14 @@ class TargetLoader {
         r_.Fail(node, "calls: '" + name + "' is a tcp egress (protocol: tcp, the service's store): calls names http downstreams");
     }
     CheckRoleOf(t);
+    AddFromAnswerCaptures(t);
+    for (const auto& [node, name] : caller_uses_) {
+      std::vector<std::string> declared;
+      for (const auto& c : t.callers) declared.push_back(c.name);
+      if (std::find(declared.begin(), declared.end(), name) == declared.end())
+        r_.Fail(node, "caller: '" + name + "' is not a caller declared under 'callers'" +
+                          yaml::DidYouMean(name, declared));
+    }
     if (t.idempotency.key_header.empty()) {
       for (auto it = actions.begin(); it != actions.end(); ++it) {
         const ActionDescription& a = t.actions[it->first.Scalar()];
@@ -637,8 +656,10 @@ class TargetLoader {
   IdempotencyContract Contract(const YAML::Node& node, IdempotencyContract c) {
     r_.CheckKeys(node,
                  {"key_header", "key", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
-                  "lease", "retry_after", "recovery_bound", "key_max_length", "path_equivalence"},
+                  "lease", "retry_after", "recovery_bound", "key_max_length", "path_equivalence",
+                  "validation_first"},
                  "idempotency");
+    if (node["validation_first"]) c.validation_first = r_.Bool(node["validation_first"], "idempotency.validation_first");
     if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
       c.key_header.clear();  // the actions' templates carry {{key}}
     } else if (node["key_header"]) {
@@ -786,7 +807,7 @@ class TargetLoader {
     ActionDescription a;
     a.name = name;
     a.mark = r_.MarkOf(node);
-    RoleOf(node, what, ActionRoleNames(), a.role, a.of);
+    ActionRoles(node, what, a);
     a.request = Request(r_.Required(node, "request", what), what + ".request");
     if (node["other_payload"]) a.other_payload = Request(node["other_payload"], what + ".other_payload", true);
     if (node["records"]) {
@@ -825,19 +846,45 @@ class TargetLoader {
     return a;
   }
 
-  // `role:` (one of `roles`) and `of:` (an action name, checked once every
-  // action is loaded: see CheckRoleOf).
-  void RoleOf(const YAML::Node& node, const std::string& what, const std::vector<std::string>& roles,
-              std::string& role, std::string& of) {
-    if (node["role"]) {
-      role = r_.String(node["role"], what + ".role");
-      if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
-        std::string known;
-        for (const auto& k : roles) known += (known.empty() ? "" : ", ") + k;
-        r_.Fail(node["role"], what + ": unknown role '" + role + "'" + yaml::DidYouMean(role, roles) +
-                                  "; known: " + known);
-      }
+  // One role name at `node`, one of `roles`.
+  std::string KnownRole(const YAML::Node& node, const std::string& what, const std::vector<std::string>& roles) {
+    const std::string role = r_.String(node, what + ".role");
+    if (std::find(roles.begin(), roles.end(), role) == roles.end()) {
+      std::string known;
+      for (const auto& k : roles) known += (known.empty() ? "" : ", ") + k;
+      r_.Fail(node, what + ": unknown role '" + role + "'" + yaml::DidYouMean(role, roles) + "; known: " + known);
     }
+    return role;
+  }
+
+  // An action's `role: R` or `role: [R1, R2]` (an action that is several
+  // things at once: an order endpoint that also charges), and its `of:`.
+  void ActionRoles(const YAML::Node& node, const std::string& what, ActionDescription& a) {
+    const YAML::Node roles = node["role"];
+    if (roles && roles.IsSequence()) {
+      if (roles.size() == 0) r_.Fail(roles, what + ".role: give at least one role");
+      for (const auto& item : roles) {
+        const std::string role = KnownRole(item, what, ActionRoleNames());
+        if (a.HasRole(role)) r_.Fail(item, what + ".role: '" + role + "' is listed twice");
+        a.roles.push_back(role);
+      }
+      if (a.roles.size() > 1 && a.HasRole("callback"))
+        r_.Fail(roles, what + ".role: a callback is a notification to the target, not one role among others");
+      a.role = a.roles.front();
+      if (node["of"] && a.HasRole("create"))
+        r_.Fail(node["of"], what + ": a create action is not 'of' another action");
+      RoleOf(node, what, {}, a.role, a.of, /*role_read=*/true);
+      return;
+    }
+    RoleOf(node, what, ActionRoleNames(), a.role, a.of);
+    if (!a.role.empty()) a.roles = {a.role};
+  }
+
+  // `role:` (one of `roles`) and `of:` (an action name, checked once every
+  // action is loaded: see CheckRoleOf). `role_read`: the caller read the role.
+  void RoleOf(const YAML::Node& node, const std::string& what, const std::vector<std::string>& roles,
+              std::string& role, std::string& of, bool role_read = false) {
+    if (node["role"] && !role_read) role = KnownRole(node["role"], what, roles);
     if (node["of"]) {
       of = Name(node["of"], what + ".of");
       if (role.empty()) r_.Fail(node["of"], what + ": 'of' needs a 'role'");
@@ -871,7 +918,7 @@ class TargetLoader {
     for (const auto& [n, m] : t.messages) messages.push_back(n);
     for (const auto& [node, what] : message_of_) {
       const ActionDescription* callback = t.FindAction(node.Scalar());
-      if (!t.messages.count(node.Scalar()) && (callback == nullptr || callback->role != "callback"))
+      if (!t.messages.count(node.Scalar()) && (callback == nullptr || !callback->HasRole("callback")))
         r_.Fail(node, what + ".of: '" + node.Scalar() + "' is not a declared message (role " + kAppliedRole +
                           " counts a message's applications)" + yaml::DidYouMean(node.Scalar(), messages));
     }
@@ -882,7 +929,7 @@ class TargetLoader {
       if (of == nullptr)
         r_.Fail(node, what + ".of: '" + node.Scalar() + "' is not a declared action" +
                           yaml::DidYouMean(node.Scalar(), declared));
-      if (of->role != "create" && of->role != "callback")
+      if (!of->HasRole("create") && !of->HasRole("callback"))
         r_.Fail(node, what + ".of: action '" + of->name + "' has neither role create nor callback");
     }
     for (const auto& [node, what] : role_of_) {
@@ -890,8 +937,31 @@ class TargetLoader {
       if (of == nullptr)
         r_.Fail(node, what + ".of: '" + node.Scalar() + "' is not a declared action" +
                           yaml::DidYouMean(node.Scalar(), declared));
-      if (what.rfind("action ", 0) == 0 && of->role != "create")
+      if (what.rfind("action ", 0) == 0 && !of->HasRole("create"))
         r_.Fail(node, what + ".of: action '" + of->name + "' does not have role create");
+    }
+  }
+
+  // A hook's role: its `role:` (a capability a hook provides), else the
+  // one its name spells by default (capabilities.h), else none.
+  std::string HookRole(const std::string& name, const YAML::Node& node) {
+    std::vector<std::string> roles;
+    for (const auto& c : CapabilityTable())
+      if (!c.hook.empty()) roles.push_back(c.name);
+    if (node.IsMap() && node["role"]) return KnownRole(node["role"], "hook '" + name + "'", roles);
+    for (const auto& c : CapabilityTable())
+      if (!c.hook.empty() && c.hook == name) return c.name;
+    return "";
+  }
+
+  // A from_answer probe's value is captured from its action's first 2xx
+  // answer, under FromAnswerVariable (the runtime's captures keep it per biz).
+  void AddFromAnswerCaptures(TargetDescription& t) {
+    for (auto& [name, probe] : t.probes) {
+      if (!probe.from_answer) continue;
+      CaptureRule rule;
+      rule.path = *probe.from_answer;
+      t.actions.at(probe.of).capture[FromAnswerVariable(name)] = rule;
     }
   }
 
@@ -902,9 +972,20 @@ class TargetLoader {
     p.mark = r_.MarkOf(node);
     if (node.IsMap() && node["egress"]) {
       EgressProbe(node, what, p);
+    } else if (node.IsMap() && node["from_answer"]) {
+      // A member of its action's answer: no call of its own.
+      r_.CheckKeys(node, {"from_answer", "volatile", "role", "of", "counts", "sums"}, what);
+      p.from_answer = r_.Path(node["from_answer"], what + ".from_answer");
+      if (!node["of"]) r_.Fail(node["from_answer"], what + ".from_answer reads an action's answer: give of: ACTION");
+      from_answer_.insert(what);
     } else {
       if (node.IsMap() && node["match"]) r_.Fail(node["match"], what + ".match needs egress: (an egress probe)");
-      p.call = Call(node, what, {"value", "volatile", "role", "of", "counts", "sums"});
+      p.call = Call(node, what, {"value", "volatile", "role", "of", "counts", "sums", "caller"});
+      if (node["caller"]) {
+        if (!p.call.request) r_.Fail(node["caller"], what + ".caller sends its request as that caller: give request:");
+        p.caller = Name(node["caller"], what + ".caller");
+        caller_uses_.emplace_back(node["caller"], p.caller);
+      }
     }
     RoleOf(node, what, ProbeRoleNames(), p.role, p.of);
     // What a consumer counter moves by per message applied (applied_once).
@@ -1064,10 +1145,11 @@ class TargetLoader {
 
   MessageDescription Message(const std::string& name, const YAML::Node& node) {
     const std::string what = "message '" + name + "'";
-    r_.CheckKeys(node, {"push", "fields", "variants"}, what);
+    r_.CheckKeys(node, {"push", "fields", "variants", "role"}, what);
     MessageDescription m;
     m.name = name;
     m.mark = r_.MarkOf(node);
+    if (node["role"]) m.role = KnownRole(node["role"], what, {kMessageRole});
     if (node["push"]) m.push = Request(node["push"], what + ".push");
     if (node["fields"]) m.fields = Headers(node["fields"], what + ".fields", false);
     if (node["variants"]) {
@@ -1108,6 +1190,8 @@ class TargetLoader {
   std::vector<std::pair<YAML::Node, std::string>> calls_uses_;   // action `calls:` names, checked at the end
   std::vector<TemplateUse> templates_;
   std::vector<std::pair<YAML::Node, std::string>> role_of_;  // `of:` nodes and their owner, checked at the end
+  std::vector<std::pair<YAML::Node, std::string>> caller_uses_;  // probe `caller:` names, checked at the end
+  std::set<std::string> from_answer_;  // the `what` of from_answer probes (their `of:` is an action)
   std::vector<std::pair<YAML::Node, std::string>> message_of_;  // `of:` of applied probes (a message), likewise
   std::vector<std::pair<YAML::Node, std::string>> callback_of_;  // `of:` of callback actions, likewise
   std::vector<std::string> extra_;  // template variables of the section being read
@@ -1194,6 +1278,31 @@ nlohmann::json EgressMatch::AsFaultMatch() const {
   if (!method.empty()) match["method"] = method;
   if (!path.empty()) match["path"] = path;
   return match;
+}
+
+bool ActionDescription::HasRole(const std::string& r) const {
+  return std::find(roles.begin(), roles.end(), r) != roles.end() || (roles.empty() && !r.empty() && role == r);
+}
+
+const HookDescription* TargetDescription::HookFor(const std::string& role) const {
+  for (const auto& [name, hook] : hooks)
+    if (hook.role == role) return &hook;
+  return nullptr;
+}
+
+HeaderList TargetDescription::HeadersAs(const std::string& caller) const {
+  const CallerDescription* c = nullptr;
+  for (const auto& d : callers)
+    if (d.name == caller) c = &d;
+  if (c == nullptr) return headers;
+  HeaderList out;
+  for (const auto& [name, value] : headers) {
+    bool replaced = false;
+    for (const auto& h : c->headers) replaced = replaced || equals_ignoring_case(h.first, name);
+    if (!replaced) out.emplace_back(name, value);
+  }
+  for (const auto& h : c->headers) out.push_back(h);
+  return out;
 }
 
 std::vector<std::string> TargetDescription::DownstreamsOf(const std::string& action) const {
