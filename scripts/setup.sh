@@ -16,6 +16,8 @@ packages=(
   python3 nodejs   # the foreign services of tests/foreign/ (Python, Node.js)
   ruby ruby-webrick ruby-redis   # the third foreign service (tests/foreign/box_office.rb: WEBrick, Redis)
   haproxy openssl   # the TLS and HTTP/2 fronts of tests/transport/tls_front.sh (certificates per run)
+  libnghttp2-dev   # the HTTP/2 client of single-packet bursts (harness/clients/h2_burst)
+  python3-jsonschema python3-yaml   # tests/schema/validate_schemas.py: every shipped YAML against schemas/
 )
 bash scripts/install_missing.sh "${packages[@]}"
 # --packages-only: what the other scripts (sanitize.sh, fuzz.sh) build on.

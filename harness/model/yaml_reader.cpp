@@ -1,6 +1,7 @@
 #include "model/yaml_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -271,8 +272,15 @@ void Reader::ExpectMap(const YAML::Node& node, const std::string& what) const {
   if (!node.IsMap()) Fail(node, what + " must be a map, found " + NodeKind(node));
 }
 
+namespace {
+std::atomic<KeyTableRecorder> key_table_recorder{nullptr};
+}  // namespace
+
+void SetKeyTableRecorder(KeyTableRecorder recorder) { key_table_recorder.store(recorder); }
+
 void Reader::CheckKeys(const YAML::Node& map, const std::vector<std::string>& allowed,
                        const std::string& what) const {
+  if (KeyTableRecorder record = key_table_recorder.load(std::memory_order_relaxed)) record(what, allowed);
   ExpectMap(map, what);
   for (auto it = map.begin(); it != map.end(); ++it) {
     if (!it->first.IsScalar()) Fail(it->first, what + ": keys must be plain names");

@@ -40,6 +40,13 @@ std::string ClosestWord(const std::string& word, const std::vector<std::string>&
 // " (did you mean 'x'?)" or "".
 std::string DidYouMean(const std::string& word, const std::vector<std::string>& candidates);
 
+// Test hook (tests/schema): when set, every Reader::CheckKeys reports where
+// it checks (its `what`) and the keys it allows, so a test can hold the JSON
+// Schemas in schemas/ to the loaders' own key tables. nullptr (the default):
+// one relaxed load per call. Set it before loading, from one thread.
+using KeyTableRecorder = void (*)(const std::string& what, const std::vector<std::string>& allowed);
+void SetKeyTableRecorder(KeyTableRecorder recorder);
+
 class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}

@@ -520,7 +520,7 @@ TEST_CASE("an action without a role is a located error naming the roles it could
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kInvalidConfig);
   CHECK(r.status().ToString() ==
-        "reference.yaml:38:3: action 'pay' has no role, and every scenario asks for actions by role, so it could "
+        "reference.yaml:39:3: action 'pay' has no role, and every scenario asks for actions by role, so it could "
         "never be tested: give it role: one of create, put, delete, pay, callback");
 
   // One action without a role among roled ones is refused too, located at it.
