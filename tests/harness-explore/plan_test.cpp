@@ -525,7 +525,7 @@ TEST_CASE("the cause op provides a capability by the action's variant or the tar
   auto n = Alphabet::Build(spec, neither, interpreter);
   REQUIRE_FALSE(n.ok());
   INFO(n.status().ToString());
-  CHECK(n.status().ToString().find("create-order.yaml:17:") != std::string::npos);  // the causes: item
+  CHECK(n.status().ToString().find("create-order.yaml:18:") != std::string::npos);  // the causes: item
   CHECK(n.status().message().find("a variant 'fails_retryably' of action 'create_order' or a hook") !=
         std::string::npos);
 }
