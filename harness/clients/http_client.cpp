@@ -116,7 +116,11 @@ void configure(CURL* curl, Transfer& t) {
   curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
+  // The handle is reused: the version is set on every request.
+  const long version = r.http_version != 2                     ? CURL_HTTP_VERSION_1_1
+                       : r.origin.rfind("https://", 0) == 0 ? CURL_HTTP_VERSION_2TLS
+                                                             : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
+  curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, version);
   curl_easy_setopt(curl, CURLOPT_PROXY, "");  // never through an environment proxy
 
   if (m.method == "GET") {

@@ -58,6 +58,8 @@ struct OutgoingRequest {
   // The run's budget of kept body bytes, shared by its requests (may be
   // null: max_body alone); must outlive the send.
   KeptBudget* kept = nullptr;
+  // 2: HTTP/2 (h2c by prior knowledge on http://, ALPN h2 on https://); else HTTP/1.1.
+  int http_version = 1;
   static constexpr std::size_t kDefaultMaxBody = std::size_t{4} << 20;
 
   // The absolute URL: origin + message.target ("http://127.0.0.1:PORT/path?query").

@@ -149,7 +149,8 @@ void FreshLeaves(const std::optional<nlohmann::json>& json, std::vector<std::str
 
 Unjudged UnjudgedFor(const std::string& action_name, const TargetDescription& target) {
   Unjudged u;
-  u.headers = {"content-length", Lower(target.idempotency.key_header)};
+  // traceparent: the harness's own span per request (clients/trace_context.h).
+  u.headers = {"content-length", "traceparent", Lower(target.idempotency.key_header)};
   FreshHeaders(target.headers, u.headers);
   for (const auto& c : target.callers) FreshHeaders(c.headers, u.headers);
   const ActionDescription* action = target.FindAction(action_name);

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <vector>
 
+#include "clients/trace_context.h"
+
 namespace idemproof::runtime {
 
 namespace {
@@ -101,6 +103,9 @@ Result<OutgoingRequest> render(const RequestTemplate& tmpl, const std::string& b
       m.headers.emplace_back("Content-Type", tmpl.content_type);
   }
   for (const auto& h : extra) m.headers.push_back(h);
+  // A span per request of the run's trace (off: no trace id, `trace: false`).
+  if (auto trace = vars.find(kTraceIdVariable); trace != vars.end() && !HasHeader(m.headers, kTraceparentHeader))
+    m.headers.emplace_back(kTraceparentHeader, Traceparent(trace->second, NewSpanId()));
   out.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(timeout);
   return out;
 }
@@ -116,6 +121,7 @@ Result<OutgoingRequest> RenderRequest(const RequestTemplate& tmpl, const std::st
 Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDescription& target, KeptBudget* kept) {
   if (request.ok()) {
     request->max_body = static_cast<std::size_t>(target.max_body);
+    request->http_version = target.http.version;
     request->kept = kept;
   }
   return request;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "clients/h2_burst.h"
 #include "model/request_variant.h"
 #include "runtime/process_steps.h"
 #include "runtime/request_forms.h"
@@ -233,8 +234,9 @@ bool KeepSending(const StepContext& ctx, const Step& step, int r, int last_statu
 
 // The spread the burst achieved: harness side as the sender measured it,
 // target side from the declared arrival header of the answers.
+// `sender`: the sender's own facts (mode, single-packet segments), merged in.
 void NoteBurstSpread(StepContext& ctx, const Step& step, int index, const std::vector<HttpExchange>& exchanges,
-                     std::optional<std::int64_t> harness_ns) {
+                     std::optional<std::int64_t> harness_ns, const nlohmann::json& sender = nlohmann::json::object()) {
   const std::string& arrival_header = ctx.target().arrival_header;
   std::vector<std::int64_t> arrivals;
   if (!arrival_header.empty()) {
@@ -263,6 +265,7 @@ void NoteBurstSpread(StepContext& ctx, const Step& step, int index, const std::v
     burst["target_spread_us"] = static_cast<double>(*hi - *lo) / 1000.0;
   }
   if (!arrival_header.empty()) burst["arrival_header"] = arrival_header;
+  burst.update(sender);
   ctx.recorder().Append(NoteWith(index, {{"note", "burst spread"}, {"burst", burst}}), monotonic_ns());
 }
 
@@ -310,8 +313,11 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
 Status BurstStep(StepContext& ctx, const Step& step, int index) {
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
+  // `http: 2`: a last-byte burst is a single-packet group on one HTTP/2 connection.
+  const bool single_packet = step.mode == BurstMode::kLastByte && ctx.target().http.version == 2;
   BurstSender* sender = step.mode == BurstMode::kLastByte ? ctx.options().last_byte_burst : ctx.threads_burst();
-  if (sender == nullptr) return Status(StatusCode::kUnsupported, "no sender for a last-byte burst in this build");
+  if (sender == nullptr && !single_packet)
+    return Status(StatusCode::kUnsupported, "no sender for a last-byte burst in this build");
   std::vector<OutgoingRequest> requests;
   std::vector<HistoryEvent> invokes;
   std::vector<std::string> keys;
@@ -340,16 +346,34 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   ctx.MarkSent(step.action, step.biz);
   const std::int64_t released = monotonic_ns();
   for (const auto& invoke : invokes) ctx.recorder().Append(invoke, released);
-  std::vector<HttpExchange> exchanges = sender->Send(requests);
+  std::vector<HttpExchange> exchanges;
+  std::optional<std::int64_t> harness_ns;
+  nlohmann::json facts = nlohmann::json::object();
+  std::vector<nlohmann::json> h2_of;  // single-packet: per request, in request order
+  if (single_packet) {
+    H2BurstResult h2 = FireH2Burst(requests, H2BurstOptions{}, ctx.options().cancel);
+    // Per request: its stream and the segment of the release its final frame went in.
+    for (const H2StreamPlacement& p : h2.streams)
+      h2_of.push_back({{"stream_id", p.stream_id}, {"segment", p.segment}});
+    facts = {{"mode", "single_packet_h2"}, {"release_bytes", h2.release_bytes},
+             {"release_writes", h2.release_writes}, {"segments", h2.segments}, {"mss", h2.mss}};
+    exchanges = std::move(h2.exchanges);
+    harness_ns = h2.release_ns;
+  } else {
+    exchanges = sender->Send(requests);
+    harness_ns = sender->LastHarnessSpreadNs();
+  }
   std::vector<std::size_t> order(exchanges.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return exchanges[a].end_ns < exchanges[b].end_ns; });
   for (std::size_t i : order) {
-    ctx.recorder().Append(RequestCompletion(invokes[i], RecordOf(exchanges[i])), exchanges[i].end_ns);
+    HistoryEvent done = RequestCompletion(invokes[i], RecordOf(exchanges[i]));
+    if (i < h2_of.size()) done.value["h2"] = h2_of[i];
+    ctx.recorder().Append(done, exchanges[i].end_ns);
     ctx.Capture(*action, step.biz, exchanges[i]);
   }
-  NoteBurstSpread(ctx, step, index, exchanges, sender->LastHarnessSpreadNs());
+  NoteBurstSpread(ctx, step, index, exchanges, harness_ns, facts);
   return Status::Ok();
 }
 

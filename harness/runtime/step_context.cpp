@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "clients/trace_context.h"
 #include "platform/child_process.h"
 #include "platform/interrupt.h"
 #include "runtime/request_render.h"
@@ -68,6 +69,7 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
       routing_(target, options, scenario, env_.instances) {
   base_vars_ = options.vars;
   base_vars_["run"] = recorder_.naming().run();
+  if (target.http.trace) base_vars_[kTraceIdVariable] = TraceIdFor(recorder_.naming().run());  // a trace per scenario run
   // A scenario run is one "run" of the target ({{run}} is its namespace):
   // {{run_dir}} is that scenario run's folder, so each gets a fresh store.
   base_vars_["run_dir"] = dir_;
@@ -149,6 +151,7 @@ TemplateVars StepContext::VarsFor(const std::string& key, const std::string& biz
   // The instances keep the variables of the run that started them; a
   // request names from this run (namespace isolation reuses them).
   vars["run"] = base_vars_["run"];
+  if (target_.http.trace) vars[kTraceIdVariable] = base_vars_[kTraceIdVariable];
   if (target_.idempotency.lease) vars[kSlowMsVariable] = SlowMsFor(*target_.idempotency.lease);
   std::lock_guard<std::mutex> lock(mu_);
   vars["key"] = key;

@@ -246,6 +246,7 @@ Status TargetProcess::WaitUntilReady() {
                              std::min<Duration>(std::chrono::seconds(2),
                                                 std::max<Duration>(remaining, std::chrono::milliseconds(50))));
     if (!req.ok()) return req.status();
+    req->http_version = target_.http.version;
     HttpExchange e = client.send(*req);
     if (e.outcome == HttpOutcome::kAnswered && e.status == ready.status) return Status::Ok();
     last = e.outcome == HttpOutcome::kAnswered ? "status " + std::to_string(e.status) : e.error;
@@ -268,6 +269,7 @@ Status TargetProcess::CheckAnswers() {
   OutgoingRequest probe;
   probe.set_url(base_url_ + "/");
   probe.timeout = ms(std::min<Duration>(target_.request_timeout, std::chrono::seconds(5)));
+  probe.http_version = target_.http.version;
   HttpExchange e = client.send(probe);
   if (e.outcome == HttpOutcome::kAnswered) return Status::Ok();
   return unavailable("nothing answers HTTP at " + base_url_ + " (" + e.error +

@@ -1,0 +1,488 @@
+#include "clients/h2_burst.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <nghttp2/nghttp2.h>
+
+#include "clients/kept_budget.h"
+
+namespace idemproof::runtime {
+namespace {
+
+using std::chrono::nanoseconds;
+
+// One request's stream: what it sends and what came back.
+struct Stream {
+  std::size_t index = 0;
+  const std::string* body = nullptr;
+  std::size_t body_sent = 0;
+  bool released = false;  // the final frame may go
+  bool held = false;      // everything but the final frame went to the session
+  bool final_sent = false;
+  std::size_t final_end = 0;  // end offset of the final frame in the release buffer
+  int status = 0;
+  HttpHeaders headers;
+  std::string data;
+  std::uint64_t received = 0;
+  bool cut = false;  // body went past max_body: reset by us
+  bool closed = false;
+  std::uint32_t error_code = 0;
+  std::int64_t end_ns = 0;
+};
+
+struct Conn {
+  int fd = -1;
+  nghttp2_session* session = nullptr;
+  std::string out;  // serialized frames not yet written
+  std::size_t max_body = 0;
+  std::vector<Stream> streams;
+  std::int32_t goaway_last = -1;  // -1: no GOAWAY
+  std::string error;              // the connection broke: why
+
+  ~Conn() {
+    if (session != nullptr) nghttp2_session_del(session);
+    if (fd >= 0) ::close(fd);
+  }
+  Stream* Of(std::int32_t id) { return static_cast<Stream*>(nghttp2_session_get_stream_user_data(session, id)); }
+};
+
+std::int64_t Now() { return monotonic_ns(); }
+
+ssize_t OnSend(nghttp2_session*, const std::uint8_t* data, std::size_t length, int, void* user) {
+  static_cast<Conn*>(user)->out.append(reinterpret_cast<const char*>(data), length);
+  return static_cast<ssize_t>(length);
+}
+
+int OnFrameSend(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  auto* c = static_cast<Conn*>(user);
+  if ((frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS) &&
+      (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) != 0) {
+    if (Stream* s = c->Of(frame->hd.stream_id)) {
+      s->final_sent = true;
+      s->final_end = c->out.size();
+    }
+  }
+  return 0;
+}
+
+// Before the release: every body byte but the last, then DEFERRED; after
+// it: the rest with END_STREAM.
+ssize_t ReadBody(nghttp2_session*, std::int32_t, std::uint8_t* buf, std::size_t length, std::uint32_t* flags,
+                 nghttp2_data_source* source, void*) {
+  auto* s = static_cast<Stream*>(source->ptr);
+  const std::size_t size = s->body->size();
+  const std::size_t limit = s->released ? size : (size == 0 ? 0 : size - 1);
+  const std::size_t n = std::min(length, limit - s->body_sent);
+  std::memcpy(buf, s->body->data() + s->body_sent, n);
+  s->body_sent += n;
+  if (s->released) {
+    if (s->body_sent == size) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return static_cast<ssize_t>(n);
+  }
+  if (n == 0) {
+    s->held = true;
+    return NGHTTP2_ERR_DEFERRED;
+  }
+  return static_cast<ssize_t>(n);
+}
+
+int OnHeader(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name, std::size_t namelen,
+             const std::uint8_t* value, std::size_t valuelen, std::uint8_t, void* user) {
+  auto* c = static_cast<Conn*>(user);
+  if (frame->hd.type != NGHTTP2_HEADERS) return 0;
+  Stream* s = c->Of(frame->hd.stream_id);
+  if (s == nullptr) return 0;
+  const std::string n(reinterpret_cast<const char*>(name), namelen);
+  const std::string v(reinterpret_cast<const char*>(value), valuelen);
+  if (n == ":status") {
+    // An interim 1xx answer's headers are dropped with it.
+    s->status = std::atoi(v.c_str());
+    s->headers.clear();
+  } else if (s->status >= 200) {
+    s->headers.emplace_back(n, v);
+  }
+  return 0;
+}
+
+int OnData(nghttp2_session* session, std::uint8_t, std::int32_t id, const std::uint8_t* data, std::size_t len,
+           void* user) {
+  auto* c = static_cast<Conn*>(user);
+  Stream* s = c->Of(id);
+  if (s == nullptr || s->cut) return 0;
+  s->received += len;
+  const std::size_t room = c->max_body > s->data.size() ? c->max_body - s->data.size() : 0;
+  s->data.append(reinterpret_cast<const char*>(data), std::min(room, len));
+  if (len > room) {
+    // An endless answer ends here, as HttpClient's transfer abort.
+    s->cut = true;
+    nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, id, NGHTTP2_CANCEL);
+  }
+  return 0;
+}
+
+int OnClose(nghttp2_session*, std::int32_t id, std::uint32_t error_code, void* user) {
+  auto* c = static_cast<Conn*>(user);
+  if (Stream* s = c->Of(id)) {
+    s->closed = true;
+    s->error_code = error_code;
+    s->end_ns = Now();
+  }
+  return 0;
+}
+
+int OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
+  if (frame->hd.type == NGHTTP2_GOAWAY) static_cast<Conn*>(user)->goaway_last = frame->goaway.last_stream_id;
+  return 0;
+}
+
+// Writes c.out whole by `deadline`; counts the send() calls.
+bool WriteOut(Conn& c, std::int64_t deadline, int* writes = nullptr) {
+  std::size_t done = 0;
+  while (done < c.out.size()) {
+    const ssize_t n = ::send(c.fd, c.out.data() + done, c.out.size() - done, MSG_NOSIGNAL);
+    if (writes != nullptr) ++*writes;
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      c.error = std::string("write failed: ") + std::strerror(errno);
+      c.out.erase(0, done);
+      return false;
+    }
+    const std::int64_t left = deadline - Now();
+    pollfd p{c.fd, POLLOUT, 0};
+    if (left <= 0 || ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left / 1000000, 1))) < 0) {
+      c.error = "write timed out";
+      c.out.erase(0, done);
+      return false;
+    }
+  }
+  c.out.clear();
+  return true;
+}
+
+// Serializes what the session has to send and writes it.
+bool Flush(Conn& c, std::int64_t deadline) {
+  if (nghttp2_session_send(c.session) != 0) {
+    c.error = "HTTP/2 session failed to send";
+    return false;
+  }
+  return WriteOut(c, deadline);
+}
+
+// Reads what arrives within `wait_ns` into the session; false when the
+// connection ended or broke.
+bool Pump(Conn& c, std::int64_t wait_ns) {
+  pollfd p{c.fd, POLLIN, 0};
+  const int r = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(wait_ns / 1000000, 0)));
+  if (r <= 0) return r == 0 || errno == EINTR;
+  char buf[16384];
+  const ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
+  if (n == 0) {
+    c.error = "the server closed the connection";
+    return false;
+  }
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EINTR) return true;
+    c.error = std::string("read failed: ") + std::strerror(errno);
+    return false;
+  }
+  if (nghttp2_session_mem_recv(c.session, reinterpret_cast<const std::uint8_t*>(buf), static_cast<std::size_t>(n)) <
+      0) {
+    c.error = "HTTP/2 protocol error from the server";
+    return false;
+  }
+  return true;
+}
+
+// host and port of an http:// origin ("http://HOST:PORT", HOST may be [v6]).
+bool SplitOrigin(const std::string& origin, std::string* host, std::string* port) {
+  const std::string scheme = "http://";
+  if (origin.rfind(scheme, 0) != 0) return false;
+  std::string authority = origin.substr(scheme.size());
+  const std::size_t colon = authority.rfind(':');
+  if (colon == std::string::npos || authority.find(']', colon) != std::string::npos) {
+    *port = "80";
+    *host = authority;
+  } else {
+    *host = authority.substr(0, colon);
+    *port = authority.substr(colon + 1);
+  }
+  if (host->size() > 1 && host->front() == '[') *host = host->substr(1, host->size() - 2);
+  return !host->empty();
+}
+
+// A connected non-blocking TCP_NODELAY socket, or -1 with `error`.
+int Connect(const std::string& host, const std::string& port, nanoseconds timeout, std::string* error) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+    *error = "cannot resolve " + host + ": " + ::gai_strerror(rc);
+    return -1;
+  }
+  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> hold(found, &::freeaddrinfo);
+  const std::int64_t deadline = Now() + timeout.count();
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) return fd;
+    if (errno == EINPROGRESS) {
+      pollfd p{fd, POLLOUT, 0};
+      const std::int64_t left = std::max<std::int64_t>((deadline - Now()) / 1000000, 1);
+      int soerr = 0;
+      socklen_t len = sizeof soerr;
+      if (::poll(&p, 1, static_cast<int>(left)) == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 &&
+          soerr == 0)
+        return fd;
+      *error = "cannot connect to " + host + ":" + port + ": " + (soerr != 0 ? std::strerror(soerr) : "timed out");
+    } else {
+      *error = "cannot connect to " + host + ":" + port + ": " + std::strerror(errno);
+    }
+    ::close(fd);
+  }
+  return -1;
+}
+
+std::string Lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// HTTP/1.1 connection-specific headers HTTP/2 forbids (RFC 9113 8.2.2).
+bool ConnectionSpecific(const std::string& lower) {
+  return lower == "connection" || lower == "keep-alive" || lower == "proxy-connection" ||
+         lower == "transfer-encoding" || lower == "upgrade" || lower == "host";
+}
+
+nghttp2_nv Nv(const std::string& name, const std::string& value) {
+  return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+          reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
+          NGHTTP2_NV_FLAG_NONE};
+}
+
+void AllNotSent(H2BurstResult& r, const std::string& why) {
+  for (HttpExchange& e : r.exchanges) {
+    if (e.outcome == HttpOutcome::kAnswered || !e.error.empty()) continue;
+    e.outcome = HttpOutcome::kNotSent;
+    e.error = why;
+    e.start_ns = e.end_ns = Now();
+  }
+}
+
+}  // namespace
+
+H2BurstResult FireH2Burst(const std::vector<OutgoingRequest>& requests, const H2BurstOptions& options,
+                          const std::atomic<bool>* cancel) {
+  H2BurstResult r;
+  r.streams.resize(requests.size());
+  for (const OutgoingRequest& q : requests) {
+    HttpExchange e;
+    e.request = q;
+    r.exchanges.push_back(std::move(e));
+  }
+  if (requests.empty()) return r;
+  const OutgoingRequest& lead = requests.front();
+  for (const OutgoingRequest& q : requests) {
+    if (q.origin != lead.origin) {
+      AllNotSent(r, "a single-packet burst goes on one connection; requests to " + lead.origin + " and " +
+                        q.origin);
+      return r;
+    }
+  }
+  std::string host, port;
+  if (!SplitOrigin(lead.origin, &host, &port)) {
+    AllNotSent(r, "single-packet HTTP/2 bursts need an http:// origin (h2c) for now: " + lead.url());
+    return r;
+  }
+  Conn c;
+  std::string error;
+  const auto connect_timeout = std::min<nanoseconds>(options.connect_timeout, lead.timeout);
+  c.fd = Connect(host, port, connect_timeout, &error);
+  if (c.fd < 0) {
+    AllNotSent(r, error);
+    return r;
+  }
+  // The run's budget shared out among the answers (clients/kept_budget.h).
+  const std::size_t cap = lead.kept != nullptr ? lead.kept->Reserve(requests.size(), lead.max_body) : lead.max_body;
+  c.max_body = cap;
+  struct Release {
+    const OutgoingRequest& lead;
+    std::size_t cap;
+    H2BurstResult& r;
+    ~Release() {
+      if (lead.kept == nullptr) return;
+      for (const HttpExchange& e : r.exchanges) lead.kept->Release(cap, e.response_body.size());
+    }
+  } release_budget{lead, cap, r};
+
+  nghttp2_session_callbacks* cbs = nullptr;
+  nghttp2_session_callbacks_new(&cbs);
+  nghttp2_session_callbacks_set_send_callback(cbs, OnSend);
+  nghttp2_session_callbacks_set_on_frame_send_callback(cbs, OnFrameSend);
+  nghttp2_session_callbacks_set_on_header_callback(cbs, OnHeader);
+  nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cbs, OnData);
+  nghttp2_session_callbacks_set_on_stream_close_callback(cbs, OnClose);
+  nghttp2_session_callbacks_set_on_frame_recv_callback(cbs, OnFrameRecv);
+  const int made = nghttp2_session_client_new(&c.session, cbs, &c);
+  nghttp2_session_callbacks_del(cbs);
+  if (made != 0) {
+    AllNotSent(r, "cannot create an HTTP/2 session");
+    return r;
+  }
+  nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0}};
+  nghttp2_submit_settings(c.session, NGHTTP2_FLAG_NONE, settings, 1);
+
+  c.streams.resize(requests.size());
+  const std::string authority = lead.origin.substr(std::string("http://").size());
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    const HttpRequest& m = requests[i].message;
+    Stream& s = c.streams[i];
+    s.index = i;
+    s.body = &m.body;
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {":method", m.method.empty() ? "GET" : m.method},
+        {":scheme", "http"},
+        {":authority", authority},
+        {":path", m.target.empty() ? "/" : m.target}};
+    bool has_length = false;
+    for (const auto& [name, value] : m.headers) {
+      const std::string lower = Lower(name);
+      if (lower == "host") fields[2].second = value;
+      if (ConnectionSpecific(lower)) continue;
+      if (lower == "content-length") has_length = true;
+      fields.emplace_back(lower, value);
+    }
+    if (!has_length && !m.body.empty()) fields.emplace_back("content-length", std::to_string(m.body.size()));
+    std::vector<nghttp2_nv> nva;
+    for (const auto& [n, v] : fields) nva.push_back(Nv(n, v));
+    nghttp2_data_provider provider{};
+    provider.source.ptr = &s;
+    provider.read_callback = ReadBody;
+    const std::int32_t id = nghttp2_submit_request(c.session, nullptr, nva.data(), nva.size(), &provider, &s);
+    if (id < 0) {
+      r.exchanges[i].outcome = HttpOutcome::kNotSent;
+      r.exchanges[i].error = std::string("HTTP/2 request not submitted: ") + nghttp2_strerror(id);
+      continue;
+    }
+    r.streams[i].stream_id = id;
+  }
+
+  // Everything but the final frames; then `settle` with the connection
+  // read, so the server has parsed every stream's start.
+  const std::int64_t write_deadline = Now() + connect_timeout.count();
+  bool ok = Flush(c, write_deadline);
+  for (int rounds = 0; ok && rounds < 1000; ++rounds) {
+    const bool all_held = std::all_of(c.streams.begin(), c.streams.end(), [&](const Stream& s) {
+      return s.held || r.streams[s.index].stream_id == 0;
+    });
+    if (all_held || Now() > write_deadline) break;
+    ok = Pump(c, 10'000'000) && Flush(c, write_deadline);  // flow control: the server's WINDOW_UPDATEs
+  }
+  const std::int64_t settle_end = Now() + options.settle.count();
+  while (ok && Now() < settle_end) ok = Pump(c, std::max<std::int64_t>(settle_end - Now(), 0)) && Flush(c, settle_end + 1'000'000'000);
+  if (!ok) {
+    AllNotSent(r, "before the release: " + c.error);
+    return r;
+  }
+  if (cancel != nullptr && cancel->load()) {
+    AllNotSent(r, "cancelled");
+    return r;
+  }
+
+  // The release: every stream's final frame serialized into one buffer,
+  // written by one send() (TCP_NODELAY: it leaves at once, in as few
+  // segments as the MSS allows).
+  for (Stream& s : c.streams) {
+    if (r.streams[s.index].stream_id == 0) continue;
+    s.released = true;
+    nghttp2_session_resume_data(c.session, r.streams[s.index].stream_id);
+  }
+  if (nghttp2_session_send(c.session) != 0) {
+    AllNotSent(r, "HTTP/2 session failed to send the final frames");
+    return r;
+  }
+  int mss = 0;
+  socklen_t mss_len = sizeof mss;
+  ::getsockopt(c.fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len);
+  r.mss = mss;
+  r.release_bytes = c.out.size();
+  r.segments = mss > 0 ? static_cast<int>((r.release_bytes + static_cast<std::size_t>(mss) - 1) / static_cast<std::size_t>(mss)) : 1;
+  const std::int64_t released = Now();
+  const std::size_t release_bytes = c.out.size();
+  ok = WriteOut(c, released + connect_timeout.count(), &r.release_writes);
+  const std::int64_t release_done = Now();
+  r.release_ns = release_done - released;
+  const std::size_t written = ok ? release_bytes : release_bytes - c.out.size();
+  for (Stream& s : c.streams) {
+    H2StreamPlacement& p = r.streams[s.index];
+    if (p.stream_id != 0 && s.final_sent && s.final_end <= written)
+      p.segment = mss > 0 ? static_cast<int>((s.final_end - 1) / static_cast<std::size_t>(mss)) : 0;
+    r.exchanges[s.index].start_ns = released;
+    if (p.segment >= 0) r.exchanges[s.index].send_attempts = 1;
+  }
+
+  // The answers, by the longest request deadline from the release.
+  nanoseconds longest{0};
+  for (const OutgoingRequest& q : requests) longest = std::max<nanoseconds>(longest, q.timeout);
+  const std::int64_t deadline = released + longest.count();
+  auto open = [&] {
+    return std::any_of(c.streams.begin(), c.streams.end(),
+                       [&](const Stream& s) { return r.streams[s.index].segment >= 0 && !s.closed; });
+  };
+  for (int rounds = 0; ok && open() && rounds < 1'000'000; ++rounds) {
+    if (Now() >= deadline || (cancel != nullptr && cancel->load())) break;
+    ok = Pump(c, std::min<std::int64_t>(deadline - Now(), 100'000'000)) && Flush(c, deadline);
+  }
+  const std::string why = !c.error.empty()                                   ? c.error
+                          : cancel != nullptr && cancel->load()              ? "cancelled"
+                                                                              : "no answer by the deadline";
+  for (Stream& s : c.streams) {
+    HttpExchange& e = r.exchanges[s.index];
+    const H2StreamPlacement& p = r.streams[s.index];
+    if (p.stream_id == 0) continue;  // not submitted: already kNotSent
+    e.end_ns = s.closed ? s.end_ns : Now();
+    const bool refused = s.error_code == NGHTTP2_REFUSED_STREAM ||
+                         (c.goaway_last >= 0 && p.stream_id > c.goaway_last && s.status == 0);
+    if (p.segment < 0 || refused) {
+      e.outcome = HttpOutcome::kNotSent;
+      e.error = p.segment < 0 ? "its final frame never went out: " + why : "the server refused the stream unprocessed";
+    } else if (s.closed && s.status >= 200 && (s.error_code == NGHTTP2_NO_ERROR || s.cut)) {
+      e.outcome = HttpOutcome::kAnswered;
+      e.status = s.status;
+      e.response_headers = std::move(s.headers);
+      e.response_body = std::move(s.data);
+      e.body_truncated = s.cut;
+      e.body_size = s.received;
+      e.body_cut_by_kept = s.cut && cap < lead.max_body;
+      if (auto len = e.response_header("content-length"); len && s.cut) {
+        e.body_size = std::strtoull(len->c_str(), nullptr, 10);
+        e.body_size_exact = true;
+      } else {
+        e.body_size_exact = !s.cut;
+      }
+    } else {
+      e.outcome = HttpOutcome::kNoAnswer;
+      e.error = s.closed ? "stream reset by the server (HTTP/2 error " + std::to_string(s.error_code) + ")" : why;
+    }
+  }
+  return r;
+}
+
+}  // namespace idemproof::runtime
