@@ -2,7 +2,11 @@
 
 #include "injectors/burst.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -17,6 +21,9 @@
 #include <bit>
 
 #include <liburing.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -93,17 +100,19 @@ std::optional<std::int64_t> arrival_of(const HeaderList& headers, const std::str
   return std::nullopt;
 }
 
-void take_answer(Connection& c, BurstAnswer& a, error_code ec) {
-  if (ec == http::error::body_limit && c.parser.is_header_done()) {
+using ResponseParser = http::response_parser<http::string_body>;
+
+void take_answer(ResponseParser& parser, BurstAnswer& a, error_code ec) {
+  if (ec == http::error::body_limit && parser.is_header_done()) {
     // Answered, but past max_body: keep the status, headers and what was read.
-    auto& res = c.parser.get();
+    auto& res = parser.get();
     a.outcome = BurstOutcome::kAnswered;
     a.answered_ns = steady_now_ns();
     a.status = static_cast<int>(res.result_int());
     for (const auto& f : res) a.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
     a.body = std::move(res.body());
     a.body_truncated = true;
-    if (auto length = c.parser.content_length()) {
+    if (auto length = parser.content_length()) {
       a.body_size = *length;
       a.body_size_exact = true;
     } else {
@@ -116,7 +125,7 @@ void take_answer(Connection& c, BurstAnswer& a, error_code ec) {
     a.error = "read: " + ec.message();
     return;
   }
-  auto res = c.parser.release();
+  auto res = parser.release();
   a.outcome = BurstOutcome::kAnswered;
   a.answered_ns = steady_now_ns();
   a.status = static_cast<int>(res.result_int());
@@ -271,7 +280,7 @@ void fire_synchronized(const std::vector<std::string>& requests, const BurstOpti
     c.done = false;
     start_read(c, o.max_body, [&, i](error_code ec) {
       conns[i]->done = true;
-      if (conns[i]->prefix_written) take_answer(*conns[i], result.answers[i], ec);
+      if (conns[i]->prefix_written) take_answer(conns[i]->parser, result.answers[i], ec);
       if (--pending == 0) deadline.cancel();
     });
   }
@@ -322,6 +331,251 @@ void fire_synchronized(const std::vector<std::string>& requests, const BurstOpti
   }
 }
 
+// --- Last-byte sync over TLS -------------------------------------------------
+// One OpenSSL connection per request on a non-blocking socket, driven by
+// poll() with the phase's deadline (the same phases as above: connect and
+// handshake, prefix, settle, release, read).
+
+using Deadline = std::chrono::steady_clock::time_point;
+
+// Waits until `fd` is ready for `events` or the deadline passes.
+bool wait_fd(int fd, short events, Deadline deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return false;
+  pollfd p{fd, events, 0};
+  return ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(1, left.count()))) > 0;
+}
+
+std::string ssl_error_text(const std::string& what) {
+  std::string out = what;
+  while (unsigned long e = ERR_get_error()) {
+    char text[256];
+    ERR_error_string_n(e, text, sizeof text);
+    out += std::string(out == what ? ": " : "; ") + text;
+  }
+  return out;
+}
+
+struct TlsConnection {
+  int fd = -1;
+  SSL* ssl = nullptr;
+  BIO* socket_bio = nullptr;  // the SSL's rbio, and its wbio but at the sealing
+  std::string final_record;   // the final bytes sealed as TLS record(s)
+  ResponseParser parser;
+  std::string in;             // plaintext read, not yet parsed
+  bool ready = false;         // prefix written, final record sealed
+  bool done = false;
+  ~TlsConnection() {
+    if (ssl != nullptr) SSL_free(ssl);  // frees the BIOs it holds
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Drives a non-blocking SSL call until it succeeds, fails, or the deadline.
+// Returns > 0 on success.
+template <typename Call>
+int drive(TlsConnection& c, Deadline deadline, Call call) {
+  while (true) {
+    const int r = call();
+    if (r > 0) return r;
+    const int err = SSL_get_error(c.ssl, r);
+    short events = err == SSL_ERROR_WANT_READ ? POLLIN : err == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+    if (events == 0 || !wait_fd(c.fd, events, deadline)) return events == 0 ? -1 : 0;
+  }
+}
+
+// Connects, shakes hands and writes the prefix; seals the final bytes.
+// Leaves c.ready false and the answer's error set on any failure.
+void tls_prepare(TlsConnection& c, SSL_CTX* ctx, const tcp::endpoint& target, const std::string& request,
+                 const BurstOptions& o, const std::string& host, BurstAnswer& a) {
+  const Deadline connect_by = std::chrono::steady_clock::now() + o.connect_timeout;
+  c.fd = ::socket(target.protocol().family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (c.fd < 0) {
+    a.error = std::string("connect: ") + std::strerror(errno);
+    return;
+  }
+  if (::connect(c.fd, target.data(), static_cast<socklen_t>(target.size())) != 0 && errno != EINPROGRESS) {
+    a.error = std::string("connect: ") + std::strerror(errno);
+    return;
+  }
+  int soerr = 0;
+  socklen_t len = sizeof soerr;
+  if (!wait_fd(c.fd, POLLOUT, connect_by) || ::getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0 ||
+      soerr != 0) {
+    a.error = std::string("connect: ") + (soerr != 0 ? std::strerror(soerr) : "timed out");
+    return;
+  }
+  const int one = 1;
+  ::setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  c.ssl = SSL_new(ctx);
+  c.socket_bio = BIO_new_socket(c.fd, BIO_NOCLOSE);
+  SSL_set0_rbio(c.ssl, c.socket_bio);
+  BIO_up_ref(c.socket_bio);
+  SSL_set0_wbio(c.ssl, c.socket_bio);
+  const std::string& name = o.tls->NameFor(host);
+  error_code ip_ec;
+  asio::ip::make_address(name, ip_ec);
+  if (ip_ec) SSL_set_tlsext_host_name(c.ssl, name.c_str());  // SNI carries names, never addresses
+  if (!o.tls->insecure) {
+    X509_VERIFY_PARAM* param = SSL_get0_param(c.ssl);
+    if (ip_ec ? X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0) != 1
+              : X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str()) != 1) {
+      a.error = "tls: cannot check the name " + name;
+      return;
+    }
+  }
+  ERR_clear_error();
+  if (drive(c, connect_by, [&] { return SSL_connect(c.ssl); }) <= 0) {
+    const long verify = SSL_get_verify_result(c.ssl);
+    a.error = verify != X509_V_OK ? std::string("TLS: certificate verify failed (") +
+                                        X509_verify_cert_error_string(verify) + ")"
+                                  : ssl_error_text("TLS: handshake failed");
+    return;
+  }
+  const Deadline write_by = std::chrono::steady_clock::now() + o.write_timeout;
+  const std::size_t prefix = request.size() - o.final_bytes;
+  for (std::size_t off = 0; off < prefix;) {
+    const int n = drive(c, write_by, [&] {
+      return SSL_write(c.ssl, request.data() + off, static_cast<int>(std::min<std::size_t>(prefix - off, 1 << 14)));
+    });
+    if (n <= 0) {
+      a.error = ssl_error_text("write: TLS");
+      return;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  // Seal the final bytes into a record now, into memory: the release writes
+  // its bytes as they are, with no TLS work between two connections' writes.
+  BIO* sealed = BIO_new(BIO_s_mem());
+  BIO_up_ref(c.socket_bio);               // kept for the reads' alerts and close
+  SSL_set0_wbio(c.ssl, sealed);           // drops the wbio's reference to the socket
+  const int n = SSL_write(c.ssl, request.data() + prefix, static_cast<int>(o.final_bytes));
+  char* bytes = nullptr;
+  const long size = BIO_get_mem_data(sealed, &bytes);
+  if (n == static_cast<int>(o.final_bytes) && size > 0) c.final_record.assign(bytes, static_cast<std::size_t>(size));
+  SSL_set0_wbio(c.ssl, c.socket_bio);     // frees `sealed`
+  if (c.final_record.empty()) {
+    a.error = ssl_error_text("write: TLS sealing the final bytes");
+    return;
+  }
+  c.ready = true;
+}
+
+void fire_synchronized_tls(const std::vector<std::string>& requests, const BurstOptions& o,
+                           const std::vector<tcp::endpoint>& targets, BurstResult& result) {
+  const std::size_t n = requests.size();
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  if (ctx == nullptr) {
+    for (auto& a : result.answers) a.error = ssl_error_text("TLS: no context");
+    return;
+  }
+  static const unsigned char kAlpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  SSL_CTX_set_alpn_protos(ctx, kAlpn, sizeof kAlpn);
+  SSL_CTX_set_verify(ctx, o.tls->insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
+  if (!o.tls->insecure) {
+    const int loaded = o.tls->ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx)
+                                              : SSL_CTX_load_verify_locations(ctx, o.tls->ca_file.c_str(), nullptr);
+    if (loaded != 1) {
+      for (auto& a : result.answers) a.error = ssl_error_text("TLS: cannot load the CA " + o.tls->ca_file);
+      SSL_CTX_free(ctx);
+      return;
+    }
+  }
+  std::vector<std::unique_ptr<TlsConnection>> conns;
+  for (std::size_t i = 0; i < n; ++i) {
+    conns.push_back(std::make_unique<TlsConnection>());
+    const Endpoint& e = o.targets.empty() ? o.target : o.targets[i];
+    tls_prepare(*conns[i], ctx, targets[i], requests[i], o, e.host, result.answers[i]);
+  }
+  std::this_thread::sleep_for(o.settle);
+  std::vector<std::size_t> ready;
+  std::vector<FinalWrite> finals;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!conns[i]->ready) continue;
+    ready.push_back(i);
+    finals.push_back({conns[i]->fd, conns[i]->final_record.data(), conns[i]->final_record.size()});
+  }
+  const Released released = o.release == BurstRelease::kIoUring ? release_io_uring(finals, o.write_timeout)
+                                                                 : release_send_loop(finals);
+  result.release = released.how;
+  result.harness_spread_ns = released.spread_ns;
+  std::vector<std::size_t> reading;
+  for (std::size_t k = 0; k < ready.size(); ++k) {
+    const std::size_t i = ready[k];
+    TlsConnection& c = *conns[i];
+    if (released.written[k] != static_cast<int>(c.final_record.size())) {
+      // A partial record is no request: the target cannot have run it.
+      result.answers[i].error = released.written[k] < 0
+                                    ? "write final bytes: " + std::string(std::strerror(-released.written[k]))
+                                    : "write final bytes: partial";
+      continue;
+    }
+    result.answers[i].sent_ns = released.sent_ns[k];
+    c.parser.body_limit(o.max_body);
+    c.parser.eager(true);
+    reading.push_back(i);
+  }
+  // Reads: every answer in one poll loop, under one deadline.
+  const Deadline read_by = std::chrono::steady_clock::now() + o.read_timeout;
+  std::size_t open = reading.size();
+  while (open > 0) {
+    std::vector<pollfd> fds;
+    std::vector<std::size_t> which;
+    for (std::size_t i : reading) {
+      if (conns[i]->done) continue;
+      // Plaintext OpenSSL already holds needs no wait.
+      fds.push_back({conns[i]->fd, static_cast<short>(SSL_pending(conns[i]->ssl) > 0 ? 0 : POLLIN), 0});
+      which.push_back(i);
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(read_by - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    const bool any_pending = std::any_of(fds.begin(), fds.end(), [](const pollfd& p) { return p.events == 0; });
+    if (::poll(fds.data(), fds.size(), any_pending ? 0 : static_cast<int>(left.count())) < 0 && errno != EINTR) break;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+      if (fds[k].events != 0 && fds[k].revents == 0) continue;
+      TlsConnection& c = *conns[which[k]];
+      BurstAnswer& a = result.answers[which[k]];
+      char chunk[16384];
+      error_code ec;
+      bool finished = false;
+      while (!finished) {
+        const int r = SSL_read(c.ssl, chunk, sizeof chunk);
+        if (r <= 0) {
+          const int err = SSL_get_error(c.ssl, r);
+          if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) break;
+          // The peer closed (or broke) the connection: the answer ends here.
+          c.parser.put_eof(ec);
+          if (!ec && !c.parser.is_done()) ec = http::error::partial_message;
+          if (ec && err != SSL_ERROR_ZERO_RETURN && err != SSL_ERROR_SYSCALL) ec = asio::error::connection_reset;
+          finished = true;
+          break;
+        }
+        c.in.append(chunk, static_cast<std::size_t>(r));
+        while (!c.in.empty() && !c.parser.is_done()) {
+          const std::size_t used = c.parser.put(asio::buffer(c.in), ec);
+          c.in.erase(0, used);
+          if (ec == http::error::need_more) {
+            ec = {};
+            break;
+          }
+          if (ec) break;
+        }
+        if (ec || c.parser.is_done()) finished = true;
+      }
+      if (finished) {
+        c.done = true;
+        --open;
+        take_answer(c.parser, a, ec);
+      }
+    }
+  }
+  for (std::size_t i : reading) {
+    if (!conns[i]->done) result.answers[i].error = "read: timed out";
+  }
+  conns.clear();
+  SSL_CTX_free(ctx);
+}
+
 // The naive threads' start line: each arrives, then all go at once. Not
 // std::latch: libstdc++ 12's latch (atomic wait on a proxy word) was seen to
 // miss its wake-up and hang every waiter.
@@ -370,7 +624,7 @@ void fire_one_naive(const std::string& request, const BurstOptions& o, const tcp
   if (!c.prefix_written) return;
   run_phase(io, conns, only, o.read_timeout,
       [&](std::size_t, auto done) { start_read(c, o.max_body, done); },
-      [&](std::size_t, error_code ec) { take_answer(c, answer, ec); });
+      [&](std::size_t, error_code ec) { take_answer(c.parser, answer, ec); });
   c.socket.close(ignored);
 }
 
@@ -426,7 +680,11 @@ Result<BurstResult> fire_burst(const std::vector<std::string>& requests, const B
   BurstResult result;
   result.mode = o.mode;
   result.answers.resize(requests.size());
-  if (o.mode == BurstMode::kLastByte) {
+  if (o.tls && o.mode != BurstMode::kLastByte)
+    return Status(StatusCode::kUnsupported, "naive-thread bursts over TLS: use the libcurl client's concurrent sends");
+  if (o.mode == BurstMode::kLastByte && o.tls) {
+    fire_synchronized_tls(requests, o, targets, result);
+  } else if (o.mode == BurstMode::kLastByte) {
     fire_synchronized(requests, o, targets, result);
   } else {
     StartLine go(requests.size());

@@ -40,6 +40,7 @@
 #include "injectors/fault_event.h"
 #include "base/burst_mode.h"
 #include "base/status.h"
+#include "base/tls_options.h"
 
 namespace idemproof::injectors {
 
@@ -70,6 +71,14 @@ struct BurstOptions {
   // Header in which the target reports when it read each request (steady
   // clock ns, same host); empty: the target reports none.
   std::string arrival_header;
+  // Set: every connection speaks TLS (last-byte sync only). Each does its
+  // handshake (SNI and verification as these say, ALPN http/1.1) and writes
+  // its prefix as TLS records; the final bytes are sealed into one record
+  // ahead of the release, and the release writes those record bytes raw
+  // from the same loop (or io_uring submit) as plain bursts: the spread is
+  // that of N small writes, as over plain TCP. A handshake that fails
+  // verification is kNotSent with the TLS error: nothing was sent.
+  std::optional<TlsOptions> tls;
 };
 
 enum class BurstOutcome { kAnswered, kNotSent, kNoAnswer };

@@ -32,9 +32,14 @@ struct Transfer {
   HttpExchange exchange;
   const std::atomic<bool>* cancel = nullptr;
   curl_slist* header_list = nullptr;
+  curl_slist* connect_to = nullptr;  // tls.server_name: the name's connection goes to the URL's host
   int attempts = 0;  // CURLOPT_PREREQFUNCTION calls: the request went onto a connection
+  char error_text[CURL_ERROR_SIZE] = {};  // CURLOPT_ERRORBUFFER: libcurl's own words
 
-  ~Transfer() { curl_slist_free_all(header_list); }
+  ~Transfer() {
+    curl_slist_free_all(header_list);
+    curl_slist_free_all(connect_to);
+  }
 };
 
 // The cap of each of `n` requests like `first` sent at once: max_body, or
@@ -98,11 +103,48 @@ int on_prereq(void* user, char*, char*, int, int) {
   return CURL_PREREQFUNC_OK;
 }
 
+// An https:// request's TLS checks (the target file's tls:); verification
+// stays on (libcurl's default) unless insecure.
+void configure_tls(CURL* curl, Transfer& t) {
+  const OutgoingRequest& r = t.exchange.request;
+  const TlsOptions& tls = r.tls;
+  if (tls.insecure) {
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+  } else if (!tls.ca_file.empty()) {
+    curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
+  }
+  if (tls.server_name.empty()) return;
+  // The URL names server_name (SNI, the name checked, Host), CONNECT_TO
+  // sends its connection to the address the URL gave.
+  CURLU* url = curl_url();
+  char* host = nullptr;
+  char* port = nullptr;
+  if (curl_url_set(url, CURLUPART_URL, r.url().c_str(), 0) == CURLUE_OK &&
+      curl_url_get(url, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+      curl_url_get(url, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+      curl_url_set(url, CURLUPART_HOST, tls.server_name.c_str(), 0) == CURLUE_OK) {
+    const std::string rule = tls.server_name + ":" + port + ":" + host + ":" + port;
+    t.connect_to = curl_slist_append(t.connect_to, rule.c_str());
+    curl_easy_setopt(curl, CURLOPT_CONNECT_TO, t.connect_to);
+    char* renamed = nullptr;
+    if (curl_url_get(url, CURLUPART_URL, &renamed, 0) == CURLUE_OK) {
+      curl_easy_setopt(curl, CURLOPT_URL, renamed);
+      curl_free(renamed);
+    }
+  }
+  curl_free(host);
+  curl_free(port);
+  curl_url_cleanup(url);
+}
+
 void configure(CURL* curl, Transfer& t) {
   const OutgoingRequest& r = t.exchange.request;
   const HttpRequest& m = r.message;
   curl_easy_setopt(curl, CURLOPT_URL, r.url().c_str());  // libcurl copies it
+  if (r.origin.rfind("https://", 0) == 0) configure_tls(curl, t);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, t.error_text);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(r.timeout.count()));
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(std::max<std::int64_t>(1, r.timeout.count())));
@@ -149,6 +191,11 @@ void configure(CURL* curl, Transfer& t) {
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, t.header_list);
 }
 
+// The handshake's reason in libcurl's words ("SSL certificate problem: ...").
+std::string TlsErrorDetail(const Transfer& t) {
+  return t.error_text[0] != '\0' ? std::string(" (") + t.error_text + ")" : "";
+}
+
 // Classifies a finished transfer. A refused connection is the only failure
 // that proves the request never left; everything else after the connect may
 // have reached the target.
@@ -187,6 +234,15 @@ void finish(CURL* curl, CURLcode code, Transfer& t) {
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
       e.outcome = HttpOutcome::kNotSent;
+      break;
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+      // The handshake failed before any request byte: nothing went out.
+      e.outcome = HttpOutcome::kNotSent;
+      e.tls_refused = true;
+      e.error = "TLS: " + e.error + TlsErrorDetail(t);
       break;
     case CURLE_OPERATION_TIMEDOUT: {
       // A timeout before the connection was up means nothing was sent.

@@ -37,6 +37,7 @@
 
 #include "base/header_list.h"
 #include "base/http_message.h"
+#include "base/tls_options.h"
 
 namespace idemproof::runtime {
 
@@ -58,6 +59,11 @@ struct OutgoingRequest {
   // The run's budget of kept body bytes, shared by its requests (may be
   // null: max_body alone); must outlive the send.
   KeptBudget* kept = nullptr;
+  // How an https:// origin's certificate is checked (ignored for http://).
+  // With tls.server_name the URL's host is replaced by that name (SNI, the
+  // name verified and the Host header) while the connection still goes to
+  // the URL's address.
+  TlsOptions tls;
   // 2: HTTP/2 (h2c by prior knowledge on http://, ALPN h2 on https://); else HTTP/1.1.
   int http_version = 1;
   static constexpr std::size_t kDefaultMaxBody = std::size_t{4} << 20;
@@ -99,6 +105,9 @@ struct HttpExchange {
   std::int64_t end_ns = 0;
   bool connection_reused = false;  // no new connection was opened for this request
   int send_attempts = 0;           // times the request was put on a connection (see above)
+  // The TLS handshake failed (certificate not trusted, wrong name, no TLS
+  // peer): kNotSent, nothing was sent in clear; error says why.
+  bool tls_refused = false;
 
   // First response header with this name (case-insensitive), if any.
   std::optional<std::string> response_header(const std::string& name) const;

@@ -9,12 +9,19 @@ namespace inj = idemproof::injectors;
 
 namespace {
 
-// The authority ("127.0.0.1:PORT") of an http:// origin; nullopt for any other scheme.
+// The authority ("127.0.0.1:PORT") of an http:// or https:// origin (a
+// missing port: the scheme's); nullopt for any other scheme.
 std::optional<std::string> AuthorityOf(const std::string& origin) {
-  const std::string scheme = "http://";
-  if (origin.rfind(scheme, 0) != 0) return std::nullopt;
-  return origin.substr(scheme.size());
+  for (const std::string scheme : {"http://", "https://"}) {
+    if (origin.rfind(scheme, 0) != 0) continue;
+    std::string authority = origin.substr(scheme.size());
+    if (authority.find(':') == std::string::npos) authority += scheme == "https://" ? ":443" : ":80";
+    return authority;
+  }
+  return std::nullopt;
 }
+
+bool IsHttps(const OutgoingRequest& r) { return r.origin.rfind("https://", 0) == 0; }
 
 std::vector<HttpExchange> AllNotSent(const std::vector<OutgoingRequest>& requests, const std::string& why) {
   std::vector<HttpExchange> out;
@@ -36,15 +43,17 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<OutgoingRequest>
   last_spread_.reset();
   if (requests.empty()) return {};
   auto first = AuthorityOf(requests.front().origin);
-  if (!first) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + requests.front().url());
+  if (!first) return AllNotSent(requests, "last-byte bursts need an http:// or https:// URL: " + requests.front().url());
   auto endpoint = inj::parse_endpoint(*first);
   if (!endpoint) return AllNotSent(requests, endpoint.status().ToString());
 
   std::vector<std::string> raw;
   std::vector<inj::Endpoint> targets;
   for (const auto& r : requests) {
+    if (IsHttps(r) != IsHttps(requests.front()))
+      return AllNotSent(requests, "a last-byte burst over http:// and https:// at once: " + r.url());
     auto authority = AuthorityOf(r.origin);
-    if (!authority) return AllNotSent(requests, "last-byte bursts need an http:// URL: " + r.url());
+    if (!authority) return AllNotSent(requests, "last-byte bursts need an http:// or https:// URL: " + r.url());
     auto e = inj::parse_endpoint(*authority);
     if (!e) return AllNotSent(requests, e.status().ToString());
     targets.push_back(e.value());
@@ -53,12 +62,14 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<OutgoingRequest>
     snapshot.target = r.message.target.empty() ? "/" : r.message.target;
     snapshot.headers = r.message.headers;
     snapshot.body = r.message.body;
-    raw.push_back(inj::format_request(snapshot, *authority));
+    // tls.server_name is the Host too, as the libcurl client sends it.
+    raw.push_back(inj::format_request(snapshot, IsHttps(r) && !r.tls.server_name.empty() ? r.tls.server_name : *authority));
   }
   inj::BurstOptions options;
   options.target = endpoint.value();
   options.targets = std::move(targets);  // several instances: each request to its own
   options.mode = inj::BurstMode::kLastByte;
+  if (IsHttps(requests.front())) options.tls = requests.front().tls;
   options.final_bytes = options_.final_bytes;
   options.settle = options_.settle;
   options.read_timeout = requests.front().timeout;
@@ -103,6 +114,7 @@ std::vector<HttpExchange> LastByteBurst::Send(const std::vector<OutgoingRequest>
       case inj::BurstOutcome::kNotSent:
         e.outcome = HttpOutcome::kNotSent;
         e.error = a.error;
+        e.tls_refused = a.error.rfind("TLS: ", 0) == 0;
         break;
     }
     if (lead.kept != nullptr) lead.kept->Release(cap, e.response_body.size());

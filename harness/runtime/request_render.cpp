@@ -123,6 +123,7 @@ Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDesc
     request->max_body = static_cast<std::size_t>(target.max_body);
     request->http_version = target.http.version;
     request->kept = kept;
+    request->tls = target.tls;
   }
   return request;
 }

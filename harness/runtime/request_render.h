@@ -26,8 +26,9 @@ Result<OutgoingRequest> RenderRequest(const RequestTemplate& tmpl, const std::st
                                       const TemplateVars& vars, const HeaderList& target_headers,
                                       const HeaderList& extra, Duration timeout);
 
-// `request` with the target's max_body (the answer-body cap) and the run's
-// budget of kept body bytes (kept_budget.h; may be null) set.
+// `request` with the target's max_body (the answer-body cap), the run's
+// budget of kept body bytes (kept_budget.h; may be null) and the target's
+// tls: checks set.
 Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDescription& target, KeptBudget* kept);
 
 }  // namespace idemproof::runtime

@@ -185,6 +185,12 @@ Status TargetProcess::StartOnce() {
   }
   base_url_ = strip_trailing_slash(*url);
   Status ready = start.ready ? WaitUntilReady() : Status::Ok();
+  // No readiness request went through TLS: one request checks the handshake
+  // now, so a wrong CA stops the run here rather than as N unanswered sends.
+  if (ready.ok() && !start.ready && base_url_.rfind("https://", 0) == 0) {
+    Status tls = CheckAnswers();
+    if (IsTlsRefusal(tls)) ready = tls;
+  }
   if (ready.ok()) ready = CheckAnswering();
   if (!ready.ok()) child_->Kill();
   return ready;
@@ -246,9 +252,11 @@ Status TargetProcess::WaitUntilReady() {
                              std::min<Duration>(std::chrono::seconds(2),
                                                 std::max<Duration>(remaining, std::chrono::milliseconds(50))));
     if (!req.ok()) return req.status();
+    req->tls = target_.tls;
     req->http_version = target_.http.version;
     HttpExchange e = client.send(*req);
     if (e.outcome == HttpOutcome::kAnswered && e.status == ready.status) return Status::Ok();
+    if (e.tls_refused) return TlsRefused(e.error, base_url_, target_.file);
     last = e.outcome == HttpOutcome::kAnswered ? "status " + std::to_string(e.status) : e.error;
     if (auto exit = child_->Poll()) {
       return unavailable("the target exited (" + exit->ToString() + ") before it was ready; " +
@@ -269,9 +277,11 @@ Status TargetProcess::CheckAnswers() {
   OutgoingRequest probe;
   probe.set_url(base_url_ + "/");
   probe.timeout = ms(std::min<Duration>(target_.request_timeout, std::chrono::seconds(5)));
+  probe.tls = target_.tls;
   probe.http_version = target_.http.version;
   HttpExchange e = client.send(probe);
   if (e.outcome == HttpOutcome::kAnswered) return Status::Ok();
+  if (e.tls_refused) return TlsRefused(e.error, base_url_, target_.file);
   return unavailable("nothing answers HTTP at " + base_url_ + " (" + e.error +
                      "); start the target or declare how to start it (start:) in " + target_.file);
 }

@@ -3,6 +3,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "base/tls_options.h"
 #include "model/binding.h"
 #include "model/metrics.h"
 #include "session/run_contents.h"
@@ -129,6 +130,10 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
       result.error = run.error.ToString();
       if (run.error.code() == StatusCode::kUnavailable && run.target_pids.empty()) {
         out.stop_reason = "the target could not be reached or started: " + run.error.message();
+      } else if (IsTlsRefusal(run.error)) {
+        // Every other scenario would meet the same handshake: a configuration error.
+        out.stop_reason = run.error.message();
+        out.bad_config = true;
       }
     } else {
       result.verdicts = oracles.CheckAll(scenario, target, run.history);

@@ -62,6 +62,8 @@ struct SessionOutcome {
   bool interrupted = false;
   // Why the session stopped before the last scenario (target unreachable...).
   std::string stop_reason;
+  // The stop is the target file's fault (its tls: does not fit the target): exit 2.
+  bool bad_config = false;
 };
 
 // `scenarios` are loaded and already checked against the target (no fit

@@ -21,6 +21,11 @@
 #       and runs until SIGTERM/SIGINT or until haproxy or CMD ends; on any exit
 #       it stops both (TERM, KILL after 3 s) and reaps them. --log FILE: haproxy's
 #       HTTP log (with its timers) goes to FILE.
+#   tls_front.sh target IN.yaml OUT.yaml DIR [tls|h2c|plain]
+#       Writes OUT.yaml: the target file IN.yaml (a started target whose
+#       start.port_from_stdout names its port) behind the chosen front of
+#       this script (default tls): start.argv wrapped, base_url https:// (or
+#       http:// for h2c and plain) on the front's port, tls: {ca_file: DIR/ca.pem}.
 #
 # As a target's start command (the harness runs it in one process group, so
 # the fronts count as the target's own listeners and a kill stops them all):
@@ -161,7 +166,31 @@ front() {
   if [ -n "$backend_pid" ]; then wait -n "$haproxy_pid" "$backend_pid"; else wait "$haproxy_pid"; fi
 }
 
+target() {
+  local in=$1 out=$2 dir=$3 kind=${4:-tls} self
+  self=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/tls_front.sh
+  certs "$dir"
+  python3 - "$in" "$out" "$(cd "$dir" && pwd)" "$kind" "$self" <<'PY' || die "cannot write $out"
+import json, re, sys
+src, out, certs, kind, script = sys.argv[1:]
+text = open(src).read()
+scheme = "https" if kind == "tls" else "http"
+# base_url on the front's port; the harness reads that port off the wrapper's stdout.
+text, n1 = re.subn(r'^base_url: "http://127\.0\.0\.1:\{\{port\}\}"',
+                   'base_url: "%s://127.0.0.1:{{port}}"\ntls: {ca_file: %s}' % (scheme, json.dumps(certs + "/ca.pem")),
+                   text, count=1, flags=re.M)
+text, n2 = re.subn(r'^(start:\n  argv: \[)', r'\g<1>"bash", %s, "front", "--certs", %s, "--", '
+                   % (json.dumps(script), json.dumps(certs)), text, count=1, flags=re.M)
+text, n3 = re.subn(r"^(  port_from_stdout: ).*$", r"\g<1>'%s front on 127\\.0\\.0\\.1:(\\d+)'" % kind,
+                   text, count=1, flags=re.M)
+if (n1, n2, n3) != (1, 1, 1):
+    sys.exit("%s: no base_url on {{port}}, start.argv list or port_from_stdout to rewrite (%d %d %d)" % (src, n1, n2, n3))
+open(out, "w").write(text)
+PY
+}
+
 case ${1:-} in
+  target) [ $# -ge 4 ] || die "usage: tls_front.sh target IN.yaml OUT.yaml DIR [tls|h2c|plain]"; shift; target "$@" ;;
   certs) [ $# = 2 ] || die "usage: tls_front.sh certs DIR"; certs "$2" ;;
   front) shift; front "$@" ;;
   *) die "usage: tls_front.sh certs DIR | front --certs DIR (--backend HOST:PORT | -- CMD ...)" ;;
