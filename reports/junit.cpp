@@ -54,6 +54,12 @@ std::string RenderJUnit(const RunResults& r) {
     total.errors += c.errors;
     total.skipped += c.skipped;
     std::string classname = s.layer + "." + s.name;
+    // CI lists testcases by name alone: the binding and the shard in it tell
+    // two bindings' (and two shards') rows of one oracle apart.
+    std::string where;
+    for (const auto& [param, name] : s.binding) where += (where.empty() ? " [" : ", ") + param + "=" + name;
+    if (!where.empty()) where += "]";
+    if (r.shard) where += " (shard " + r.shard->shard.ToString() + ")";
     suites += "  <testsuite" + Attr("name", s.name) + CountAttrs(c) + Attr("time", Seconds(s.elapsed_ms)) +
               Attr("timestamp", r.started) + ">\n";
     suites += "    <properties>\n";
@@ -72,12 +78,13 @@ std::string RenderJUnit(const RunResults& r) {
     for (const auto& w : s.warnings) prop("warning", w);
     suites += "    </properties>\n";
     if (!s.error.empty() && s.verdicts.empty()) {
-      suites += "    <testcase" + Attr("classname", classname) + Attr("name", "run") + ">\n";
+      suites += "    <testcase" + Attr("classname", classname) + Attr("name", "run" + where) + ">\n";
       suites += "      <error" + Attr("message", s.error) + Attr("type", "run_error") + "/>\n";
       suites += "    </testcase>\n";
     }
     for (const auto& v : s.verdicts) {
-      suites += "    <testcase" + Attr("classname", classname) + Attr("name", v.oracle) + Attr("file", s.file) + ">\n";
+      suites += "    <testcase" + Attr("classname", classname) + Attr("name", v.oracle + where) + Attr("file", s.file) +
+                ">\n";
       std::string details = v.details.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
       // A deviation is a SHOULD missed: CI renders the testcase property and
       // its output; it fails the case only under --strict.

@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "cli/command_support.h"
 #include "cli/report_command.h"
 #include "cli/summary_table.h"
+#include "reports/design_review/ci_summary.h"
 #include "model/console_text.h"
 #include "model/naming.h"
 #include "model/profile.h"
@@ -50,12 +53,32 @@ class ProgressLine {
   bool tty_;
 };
 
+// --summary FILE (written) and $GITHUB_STEP_SUMMARY (appended to: the job's
+// other steps write there too). False, having said why, when one fails.
+bool WriteCiSummaries(const RunResults& results, const std::string& file) {
+  const std::string summary = RenderCiSummary(results);
+  bool ok = true;
+  auto write = [&](const std::string& path, std::ios::openmode mode, const char* what) {
+    std::ofstream out(path, std::ios::binary | mode);
+    out << summary;
+    out.flush();
+    if (out) return;
+    std::cerr << "idemproof: cannot write the " << what << " to '" << path << "'\n";
+    ok = false;
+  };
+  if (!file.empty()) write(file, std::ios::trunc, "job summary (--summary)");
+  if (const char* github = std::getenv("GITHUB_STEP_SUMMARY"); github != nullptr && *github != '\0')
+    write(github, std::ios::app, "job summary ($GITHUB_STEP_SUMMARY)");
+  return ok;
+}
+
 struct RunArgs {
   std::vector<std::string> paths;
   std::string target_file;
   std::string out_dir = "idemproof-runs";
   std::string junit_file;
   std::string json_file;
+  std::string summary_file;  // --summary: the CI job summary (Markdown)
   std::optional<std::uint64_t> seed;
   std::string run_namespace;
   std::string filter;
@@ -191,6 +214,7 @@ int Run(const RunArgs& args) {
   std::cout << "\n";
   cli::PrintSummaryTable(outcome.results, std::cout);
   WriteOutputs(outcome.results, args.junit_file, args.json_file, &*dir);
+  const bool summary_written = WriteCiSummaries(outcome.results, args.summary_file);
   std::cout << "\nrun directory: " << dir->path() << " (results.json, junit.xml, histories)\n";
   cli::WriteRunReports(dir->path(), std::cout, std::cerr);
   if (outcome.interrupted) {
@@ -199,7 +223,7 @@ int Run(const RunArgs& args) {
   }
   if (!outcome.stop_reason.empty()) {
     std::cerr << "idemproof: " << ConsoleSafe(outcome.stop_reason) << "\n";
-    return kExitUndecided;
+    return outcome.bad_config ? kExitUsage : kExitUndecided;
   }
   if (options.shard && selected.empty()) {
     std::cerr << "idemproof: shard " << shard->ToString() << " was dealt no scenario (" << options.shard->bound
@@ -208,6 +232,8 @@ int Run(const RunArgs& args) {
     std::cerr << "idemproof: nothing was tested: no row judged " << target->name
               << " (see the not-applicable reasons above), exit 3\n";
   }
+  // A summary CI was told to show and that is missing is no pass.
+  if (!summary_written && outcome.results.ExitCode() == 0) return kExitUsage;
   return outcome.results.ExitCode();
 }
 
@@ -222,6 +248,9 @@ void AddRunCommand(CLI::App& app, CommandTable& table) {
   cmd->add_option("--out", args->out_dir, "where run directories go")->capture_default_str();
   cmd->add_option("--junit", args->junit_file, "also write the JUnit XML here");
   cmd->add_option("--json", args->json_file, "also write results.json here");
+  cmd->add_option("--summary", args->summary_file,
+                  "also write the CI job summary (Markdown: verdicts per layer, violations with evidence and the "
+                  "command that reproduces each) here; appended to $GITHUB_STEP_SUMMARY too when that is set");
   cmd->add_option("--seed", args->seed, "replay a run: the seed it printed");
   cmd->add_option("--namespace", args->run_namespace,
                   "replay a run's keys, biz ids and uuids exactly: the namespace it printed (default: a fresh one)");
