@@ -1,8 +1,11 @@
 // idemproof-bench: measures what the injectors achieve against the reference
 // service (which it starts itself) and prints Markdown tables:
-//   1. arrival spread at the target for bursts of N = 2, 8, 32: last-byte sync
-//      vs naive threads vs curl multi (p50/p99 in µs);
-//   2. check-then-insert detection rate per burst mode and flaw pause;
+//   1. arrival spread at the target for bursts of N = 8, 20, 32: last-byte sync
+//      vs naive threads vs curl multi vs single-packet HTTP/2 (p50/p99 in µs;
+//      h2c through haproxy's `proto h2` front, so the reference's arrival
+//      times are those of haproxy's HTTP/1.1 forwarding, not of the packet);
+//   2. check-then-insert detection rate per burst mode and flaw pause (0, 10,
+//      50, 200 µs);
 //   3. proxy overhead: latency through the proxy (no fault) vs direct,
 //      interleaved request by request;
 //   4. (--sections explore) `idemproof explore` live: trials/s against the
@@ -36,7 +39,9 @@
 
 #include "curl_multi_burst.h"
 #include "explore_section.h"
+#include "h2_arrival_server.h"
 #include "relay_floor.h"
+#include "clients/h2_burst.h"
 #include "injectors/burst.h"
 #include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
@@ -57,14 +62,21 @@ std::vector<std::string> ref_args(std::vector<std::string> args) {
   return args;
 }
 
-enum class Mode { kSync, kSyncSendLoop, kThreads, kCurl };
-const std::vector<Mode> kModes{Mode::kSync, Mode::kSyncSendLoop, Mode::kThreads, Mode::kCurl};
+enum class Mode { kSync, kSyncSendLoop, kThreads, kCurl, kH2, kH2Direct };
+const std::vector<Mode> kModes{Mode::kSync, Mode::kSyncSendLoop, Mode::kThreads, Mode::kCurl, Mode::kH2, Mode::kH2Direct};
+// The h2c front (haproxy `proto h2`) in front of the reference of the section
+// running now, and the bench's own h2c server (h2_arrival_server.h, the
+// spread table only); 0: none (their single-packet rows are left out).
+std::uint16_t g_h2_port = 0;
+std::uint16_t g_h2_direct_port = 0;
 const char* name(Mode m) {
   switch (m) {
     case Mode::kSync: return "last-byte sync (io_uring)";
     case Mode::kSyncSendLoop: return "last-byte sync (send loop)";
     case Mode::kThreads: return "naive threads";
     case Mode::kCurl: return "curl multi";
+    case Mode::kH2: return "single-packet HTTP/2 (h2c, via haproxy)";
+    case Mode::kH2Direct: return "single-packet HTTP/2 (h2c, at an nghttp2 server's parse loop)";
   }
   return "?";
 }
@@ -89,8 +101,38 @@ struct Shot {
   std::optional<double> harness_us;    // spread on the harness side (not for curl)
 };
 
+// A single-packet HTTP/2 burst (clients/h2_burst.h) through the h2c front:
+// the arrival times are the reference's, behind haproxy's forwarding.
+Shot fire_h2(std::uint16_t port, std::size_t n, const RequestSnapshot& req) {
+  Shot s;
+  std::vector<idemproof::runtime::OutgoingRequest> requests(n);
+  for (auto& r : requests) {
+    r.origin = "http://127.0.0.1:" + std::to_string(port);
+    r.message = req;
+    r.timeout = std::chrono::seconds(30);
+  }
+  idemproof::runtime::H2BurstResult r = idemproof::runtime::FireH2Burst(requests, {});
+  std::vector<long long> arrivals;
+  s.complete = true;
+  for (const auto& e : r.exchanges) {
+    const bool answered = e.outcome == idemproof::runtime::HttpOutcome::kAnswered;
+    s.complete = s.complete && answered;
+    ++s.statuses[answered ? e.status : 0];
+    if (auto v = e.response_header("X-Arrival-Ns")) arrivals.push_back(std::atoll(v->c_str()));
+  }
+  if (arrivals.size() >= 2) {
+    auto [lo, hi] = std::minmax_element(arrivals.begin(), arrivals.end());
+    s.target_us = static_cast<double>(*hi - *lo) / 1000.0;
+  }
+  if (r.release_ns) s.harness_us = static_cast<double>(*r.release_ns) / 1000.0;
+  if (r.segments != 1) std::cerr << "single-packet release took " << r.segments << " segments\n";
+  return s;
+}
+
 Shot fire(Mode mode, std::uint16_t port, std::size_t n, const RequestSnapshot& req) {
   Shot s;
+  if (mode == Mode::kH2) return fire_h2(g_h2_port, n, req);
+  if (mode == Mode::kH2Direct) return fire_h2(g_h2_direct_port, n, req);
   if (mode == Mode::kCurl) {
     std::vector<std::string> headers;
     for (const auto& [k, v] : req.headers) headers.push_back(k + ": " + v);
@@ -134,29 +176,64 @@ long orders_for(std::uint16_t port, const std::string& biz) {
   return nlohmann::json::parse(a.body).at("count").get<long>();
 }
 
+std::uint16_t free_loopback_port();
+
+// Debian's haproxy with an h2c front (`bind ... proto h2`) in front of the
+// reference (HTTP/1.1 to it), for the single-packet rows; sets g_h2_port.
+// Empty on success, else why not (the rows are then left out).
+std::string start_h2c_front(ReferenceProcess& haproxy, std::uint16_t upstream_port) {
+  const std::uint16_t port = free_loopback_port();
+  if (port == 0) return "no free port";
+  const std::string config = "/tmp/idemproof-bench-h2c-" + std::to_string(getpid()) + ".cfg";
+  std::ofstream(config) << "global\n  maxconn 512\n"
+                        << "defaults\n  mode http\n  option http-keep-alive\n  timeout connect 5s\n"
+                        << "  timeout client 30s\n  timeout server 30s\n"
+                        << "frontend h2c\n  bind 127.0.0.1:" << port << " proto h2\n  default_backend reference\n"
+                        << "backend reference\n  server ref 127.0.0.1:" << upstream_port << "\n";
+  std::string why = haproxy.start_listening({"haproxy", "-db", "-f", config}, port);
+  if (why.empty()) g_h2_port = port;
+  return why;
+}
+
+// The modes measured now: the single-packet rows only with an h2c front.
+std::vector<Mode> modes() {
+  std::vector<Mode> out;
+  for (Mode m : kModes)
+    if ((m != Mode::kH2 || g_h2_port != 0) && (m != Mode::kH2Direct || g_h2_direct_port != 0)) out.push_back(m);
+  return out;
+}
+
 void spread_section(const std::string& ref_binary, int bursts) {
   ReferenceProcess ref;
   if (auto why = ref.start(ref_binary, ref_args({"--report-arrival"})); !why.empty()) {
     std::cerr << why << "\n";
     return;
   }
+  ReferenceProcess front;
+  if (auto why = start_h2c_front(front, ref.port()); !why.empty()) std::cerr << "no h2c front: " << why << "\n";
+  idemproof::bench::H2ArrivalServer h2_server;
+  if (auto why = h2_server.Start(); why.empty()) {
+    g_h2_direct_port = h2_server.port();
+  } else {
+    std::cerr << why << "\n";
+  }
   std::cout << "\n### Arrival spread at the target (GET /healthz, " << bursts
             << " bursts per cell, µs; harness = last final write - first)\n\n"
             << "| N | mode | target p50 | target p99 | harness p50 | harness p99 | incomplete bursts |\n"
             << "|---|---|---|---|---|---|---|\n";
   const RequestSnapshot health{"GET", "/healthz", {}, ""};
-  for (std::size_t n : {std::size_t{2}, std::size_t{8}, std::size_t{32}}) {
+  for (std::size_t n : {std::size_t{8}, std::size_t{20}, std::size_t{32}}) {
     std::map<Mode, std::vector<double>> target, harness;
     std::map<Mode, int> incomplete;
     for (int round = 0; round < bursts; ++round) {
-      for (Mode m : kModes) {
+      for (Mode m : modes()) {
         Shot s = fire(m, ref.port(), n, health);
         if (!s.complete) ++incomplete[m];
         if (s.target_us) target[m].push_back(*s.target_us);
         if (s.harness_us) harness[m].push_back(*s.harness_us);
       }
     }
-    for (Mode m : kModes) {
+    for (Mode m : modes()) {
       std::cout << "| " << n << " | " << name(m) << " | " << fmt(percentile(target[m], 50)) << " | "
                 << fmt(percentile(target[m], 99)) << " | "
                 << (harness[m].empty() ? "-" : fmt(percentile(harness[m], 50))) << " | "
@@ -165,7 +242,17 @@ void spread_section(const std::string& ref_binary, int bursts) {
     }
     std::cout << "| " << n << " | **sync vs threads, p50** | **"
               << fmt(percentile(target[Mode::kThreads], 50) / percentile(target[Mode::kSync], 50)) << "× tighter** | | | | |\n";
+    if (g_h2_port != 0)
+      std::cout << "| " << n << " | **single-packet h2 vs last-byte (send loop), p50** | **"
+                << fmt(percentile(target[Mode::kSyncSendLoop], 50) / percentile(target[Mode::kH2], 50))
+                << "×** | | | | |\n";
+    if (g_h2_direct_port != 0)
+      std::cout << "| " << n << " | **single-packet h2 at the parse loop vs last-byte (send loop), p50** | **"
+                << fmt(percentile(target[Mode::kSyncSendLoop], 50) / percentile(target[Mode::kH2Direct], 50))
+                << "×** | | | | |\n";
   }
+  g_h2_port = 0;
+  g_h2_direct_port = 0;
 }
 
 void detection_section(const std::string& ref_binary, int bursts, std::size_t n) {
@@ -173,7 +260,7 @@ void detection_section(const std::string& ref_binary, int bursts, std::size_t n)
             << " bursts per cell; detected = more than one order for the burst's biz_no)\n\n"
             << "| --check-insert-pause | mode | detected | rate | median orders | target spread p50 (µs) | answers (status×count, all bursts) |\n"
             << "|---|---|---|---|---|---|---|\n";
-  for (const char* pause : {"0us", "50us", "200us", "1000us"}) {
+  for (const char* pause : {"0us", "10us", "50us", "200us"}) {
     ReferenceProcess ref;
     if (auto why = ref.start(ref_binary, ref_args({"--flaw", "check-then-insert", "--check-insert-pause", pause,
                                                    "--report-arrival"}));
@@ -181,11 +268,13 @@ void detection_section(const std::string& ref_binary, int bursts, std::size_t n)
       std::cerr << why << "\n";
       return;
     }
+    ReferenceProcess front;
+    if (auto why = start_h2c_front(front, ref.port()); !why.empty()) std::cerr << "no h2c front: " << why << "\n";
     std::map<Mode, int> detected;
     std::map<Mode, std::vector<double>> orders, spread;
     std::map<Mode, std::map<long, int>> statuses;
     for (int round = 0; round < bursts; ++round) {
-      for (Mode m : kModes) {
+      for (Mode m : modes()) {
         const std::string biz = std::string("b-") + pause + "-" + std::to_string(static_cast<int>(m)) + "-" +
                                 std::to_string(round);
         Shot s = fire(m, ref.port(), n, create_order("k-" + biz, biz));
@@ -196,13 +285,14 @@ void detection_section(const std::string& ref_binary, int bursts, std::size_t n)
         if (count > 1) ++detected[m];
       }
     }
-    for (Mode m : kModes) {
+    for (Mode m : modes()) {
       std::cout << "| " << pause << " | " << name(m) << " | " << detected[m] << "/" << bursts << " | "
                 << fmt(100.0 * detected[m] / bursts, 0) << "% | " << fmt(percentile(orders[m], 50), 0) << " | "
                 << fmt(percentile(spread[m], 50)) << " | ";
       for (const auto& [st, c] : statuses[m]) std::cout << (st == 0 ? std::string("none") : std::to_string(st)) << "×" << c << " ";
       std::cout << "|\n";
     }
+    g_h2_port = 0;
   }
 }
 
