@@ -208,6 +208,7 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
                         {"metrics", MetricsToJson(r.TotalMetrics())},
                         {"scenarios", scenarios}};
   if (!r.run_namespace.empty()) doc["namespace"] = r.run_namespace;
+  if (r.tls_unverified) doc["target"]["tls_verification"] = "off";
   if (r.strict) doc["strict"] = true;
   doc["profile"] = r.profile;
   if (r.shard) doc["shard"] = ShardOfRunToJson(*r.shard);
@@ -225,6 +226,7 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
     if (doc.contains("target")) {
       r.target_name = doc["target"].value("name", "");
       r.target_file = doc["target"].value("file", "");
+      r.tls_unverified = doc["target"].value("tls_verification", "") == "off";
     }
     r.flaw = doc.value("flaw", "");
     r.started = doc.value("started", "");

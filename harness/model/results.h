@@ -70,6 +70,9 @@ struct RunResults {
   std::string run_namespace;  // "namespace"; "" in run directories older than it
   std::string target_name;
   std::string target_file;
+  // The target is https:// with tls: {insecure: true}: no certificate was
+  // checked (results.json "target": {"tls_verification": "off"}; the reports say so).
+  bool tls_unverified = false;
   std::string flaw;       // empty = none
   std::string profile = "ietf";  // the semantics profile judged by (model/profile.h)
   std::string started;    // RFC 3339 UTC

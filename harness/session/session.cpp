@@ -68,6 +68,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
   results.seed = options.seed;
   results.target_name = target.name;
   results.target_file = target.file;
+  results.tls_unverified = target.tls.insecure && target.base_url.rfind("https://", 0) == 0;
   results.flaw = options.flaw.value_or("");
   results.profile = target.idempotency.profile;
   results.strict = options.strict;
