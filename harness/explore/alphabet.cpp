@@ -50,9 +50,10 @@ const std::map<std::string, int>& DefaultWeights() {
 
 Step RequestStep(const char* kind, const std::string& action, const std::string& key, const std::string& biz) {
   Step s = MakeStep(kind);
-  s.action = action;
-  s.key = key;
-  s.biz = biz;
+  SendOptions& o = s.Options<SendOptions>();
+  o.action = action;
+  o.key = key;
+  o.biz = biz;
   return s;
 }
 
@@ -95,19 +96,21 @@ std::int64_t EstimateMs(const Op& op) {
 
 Step DeliverStep(const Op& op) {
   Step s = MakeStep("deliver");
-  s.name = op.action;
-  s.message_id = op.key;
-  s.biz = op.biz;
-  s.copies = op.copies;
+  QueueOptions& o = s.Options<QueueOptions>();
+  o.name = op.action;
+  o.message_id = op.key;
+  o.biz = op.biz;
+  o.copies = op.copies;
   return s;
 }
 
 Step BatchStep(const Op& op) {
   Step s = MakeStep(op.kind == OpKind::kRerun ? "rerun" : "run_batch");
-  s.job = op.name;
-  s.from = op.from;
-  s.to = op.to;
-  s.fail_after = op.fail_after;
+  BatchOptions& o = s.Options<BatchOptions>();
+  o.job = op.name;
+  o.from = op.from;
+  o.to = op.to;
+  o.fail_after = op.fail_after;
   return s;
 }
 
@@ -135,10 +138,22 @@ std::set<std::string> RequestVariables(const RequestTemplate& r) {
 
 }  // namespace
 
-// A step of `kind` naming `name` (hook, fault, heal), nothing else set.
-static Step KindStep(const char* kind, const std::string& name = "") {
-  Step s = MakeStep(kind);
-  s.name = name;
+// A hook step firing `name`.
+static Step HookStep(const std::string& name) {
+  Step s = MakeStep("hook");
+  s.Options<HookOptions>().name = name;
+  return s;
+}
+// A fault (`start`) or heal step of the declared fault `name`.
+static Step FaultStep(bool start, const std::string& name) {
+  Step s = MakeStep(start ? "fault" : "heal");
+  s.Options<FaultOptions>().name = name;
+  return s;
+}
+// A wait of `duration`.
+static Step WaitStep(Duration duration) {
+  Step s = MakeStep("wait");
+  s.Options<WaitOptions>().duration = duration;
   return s;
 }
 
@@ -149,12 +164,14 @@ static constexpr char kPastLeaseCapability[] = "slow_past_lease";
 // A resolved `cause: CAPABILITY` for `action`'s next request.
 static Step CauseStep(const char* capability, const std::string& action, const std::string& variant,
                       const std::string& hook, bool first_only) {
-  Step s = KindStep("cause", capability);
-  s.action = action;
-  s.cause_resolved = true;
-  s.cause_variant = variant;
-  s.cause_hook = hook;
-  s.cause_first_only = first_only;
+  Step s = MakeStep("cause");
+  CauseOptions& o = s.Options<CauseOptions>();
+  o.capability = capability;
+  o.action = action;
+  o.resolved = true;
+  o.variant = variant;
+  o.hook = hook;
+  o.first_only = first_only;
   return s;
 }
 
@@ -167,43 +184,45 @@ std::vector<Step> Op::Steps() const {
     case OpKind::kSendThenKill:
     case OpKind::kSendBackground: {
       Step s = RequestStep("send", action, key, biz);
-      s.kill_after_answer = kind == OpKind::kSendThenKill;
-      if (kind == OpKind::kSendOther) s.payload = PayloadVariant::kOther;
-      if (kind == OpKind::kSendEquivalent) s.payload = PayloadVariant::kEquivalent;
-      if (kind == OpKind::kSendChanged) s.payload = PayloadVariant::kValueChanged;
-      s.background = kind == OpKind::kSendBackground;
+      SendOptions& o = s.Options<SendOptions>();
+      o.kill_after_answer = kind == OpKind::kSendThenKill;
+      if (kind == OpKind::kSendOther) o.payload = PayloadVariant::kOther;
+      if (kind == OpKind::kSendEquivalent) o.payload = PayloadVariant::kEquivalent;
+      if (kind == OpKind::kSendChanged) o.payload = PayloadVariant::kValueChanged;
+      o.background = kind == OpKind::kSendBackground;
       // The main instance is where an unplaced request goes on a one-instance target.
-      s.instance = instance == "main" ? kBalancedInstance : instance;
-      s.caller = caller;
+      o.instance = instance == "main" ? kBalancedInstance : instance;
+      o.caller = caller;
       return {s};
     }
     case OpKind::kBurst: {
       Step s = RequestStep("burst", action, key, biz);
-      s.n = n;
-      s.mode = mode;
+      SendOptions& o = s.Options<SendOptions>();
+      o.n = n;
+      o.mode = mode;
       return {s};
     }
     case OpKind::kWait:
     case OpKind::kWaitPastLease:
     case OpKind::kWaitPastWindow: {
-      Step s = KindStep("wait");
+      Step s = MakeStep("wait");
+      WaitOptions& o = s.Options<WaitOptions>();
       // wait_past_window: `wait: past_window`, resolved from the target's
       // window when it runs (duration 0, as the scenario loader reads it).
-      s.past_window = kind == OpKind::kWaitPastWindow;
-      s.duration = s.past_window ? Duration::zero() : duration;
+      o.past_window = kind == OpKind::kWaitPastWindow;
+      o.duration = o.past_window ? Duration::zero() : duration;
       return {s};
     }
-    case OpKind::kKill: return {KindStep("kill")};
-    case OpKind::kRestart: return {KindStep("restart")};
-    case OpKind::kHook: return {KindStep("hook", name)};
+    case OpKind::kKill: return {MakeStep("kill")};
+    case OpKind::kRestart: return {MakeStep("restart")};
+    case OpKind::kHook: return {HookStep(name)};
     // The plan model gives a variant to the action's next request only
     // (PlanModel::variant_pending): so does the generated step.
     case OpKind::kCause: return {CauseStep(name.c_str(), action, variant, hook, /*first_only=*/true)};
     case OpKind::kFault:
-      return {KindStep("fault", name), RequestStep("send", action, key, biz),
-              KindStep("heal", name)};
-    case OpKind::kPause: return {KindStep("pause")};
-    case OpKind::kResume: return {KindStep("resume")};
+      return {FaultStep(true, name), RequestStep("send", action, key, biz), FaultStep(false, name)};
+    case OpKind::kPause: return {MakeStep("pause")};
+    case OpKind::kResume: return {MakeStep("resume")};
     case OpKind::kDeliver:
     case OpKind::kRedeliver: return {DeliverStep(*this)};
     case OpKind::kRunBatch:
@@ -217,35 +236,34 @@ std::vector<Step> Op::Steps() const {
         // the dead owner's claim).
         out.push_back(CauseStep(kSlowCapability, action, variant, hook, /*first_only=*/false));
         work_step = RequestStep("send", action, key, biz);
-        work_step.instance = kBalancedInstance;
+        work_step.Options<SendOptions>().instance = kBalancedInstance;
+        work_step.Options<SendOptions>().background = true;
       } else if (work == "deliver") {
         work_step = DeliverStep(*this);
-        work_step.variant = variant;
-        work_step.max_attempts = 1;  // the push the kill cuts off is not pushed again by itself
+        QueueOptions& o = work_step.Options<QueueOptions>();
+        o.variant = variant;
+        o.max_attempts = 1;  // the push the kill cuts off is not pushed again by itself
+        o.background = true;
       } else {
         work_step = BatchStep(*this);
-        work_step.variant = variant;
+        work_step.Options<BatchOptions>().variant = variant;
+        work_step.Options<BatchOptions>().background = true;
       }
-      work_step.background = true;
       out.push_back(work_step);
-      Step wait = KindStep("wait");
-      wait.duration = std::chrono::milliseconds(kMidWorkWaitMs);
-      out.push_back(wait);
-      out.push_back(KindStep("kill"));
+      out.push_back(WaitStep(std::chrono::milliseconds(kMidWorkWaitMs)));
+      out.push_back(MakeStep("kill"));
       // The crash point is the kill; the start after it is where every
       // retry, redelivery or rerun that follows meets what the dead work left.
-      out.push_back(KindStep("restart"));
+      out.push_back(MakeStep("restart"));
       return out;
     }
     case OpKind::kSendPastLease: {
       Step send = RequestStep("send", action, key, biz);
-      send.background = true;
-      send.instance = kBalancedInstance;
+      send.Options<SendOptions>().background = true;
+      send.Options<SendOptions>().instance = kBalancedInstance;
       // Past the lease, the owner still running: what follows is late for
       // its lease (a send of its key is the duplicate class 2 is about).
-      Step wait = KindStep("wait");
-      wait.duration = duration;
-      return {CauseStep(kPastLeaseCapability, action, variant, hook, /*first_only=*/false), send, wait};
+      return {CauseStep(kPastLeaseCapability, action, variant, hook, /*first_only=*/false), send, WaitStep(duration)};
     }
   }
   return {};
@@ -425,7 +443,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
   // them too.
   std::vector<std::string> instances{"main"};
   for (std::size_t i = 0; i < spec.insert_at(); ++i) {
-    if (spec.scenario.steps[i].kind->spawns_instance()) instances.push_back(spec.scenario.steps[i].name);
+    if (const auto* spawn = spec.scenario.steps[i].Find<SpawnOptions>()) instances.push_back(spawn->name);
   }
   std::vector<Op> sends, others, equivalents, changes, killing_sends, backgrounds, bursts, faults;
   for (const auto& action : actions) {

@@ -127,10 +127,11 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
   // The reference result of every job: a fresh job over the same rows.
   for (const auto& job : jobs) {
     Step clean = MakeStep("clean_run");
-    clean.job = "clean-" + job.name;
-    clean.of = job.name;
-    clean.from = job.from;
-    clean.to = job.to;
+    BatchOptions& o = clean.Options<BatchOptions>();
+    o.job = "clean-" + job.name;
+    o.of = job.name;
+    o.from = job.from;
+    o.to = job.to;
     s.steps.push_back(clean);
   }
   s.steps.insert(s.steps.end(), spec.scenario.steps.begin() + at, spec.scenario.steps.end());
@@ -138,9 +139,11 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
   // a scenario file rejects it): drop it.
   for (std::size_t i = s.steps.size(); i-- > 0;) {
     const Step& c = s.steps[i];
-    if (!c.kind->NeedsLaterRequest(c)) continue;
+    const CauseOptions* cause = c.Find<CauseOptions>();
+    if (cause == nullptr || !c.kind->NeedsLaterRequest(c)) continue;
     const bool felt = std::any_of(s.steps.begin() + static_cast<std::ptrdiff_t>(i) + 1, s.steps.end(), [&](const Step& n) {
-      return n.kind->sends_request() && n.action == c.action;
+      const SendOptions* send = n.Find<SendOptions>();
+      return n.kind->sends_request() && send != nullptr && send->action == cause->action;
     });
     if (!felt) s.steps.erase(s.steps.begin() + static_cast<std::ptrdiff_t>(i));
   }

@@ -34,8 +34,9 @@ Result<Layer> ParseLayer(const std::string& text) {
 std::vector<std::string> Scenario::ActionsUsed() const {
   std::vector<std::string> out;
   for (const auto& s : steps) {
-    if (s.kind->sends_request() && std::find(out.begin(), out.end(), s.action) == out.end())
-      out.push_back(s.action);
+    const auto* send = s.Find<SendOptions>();
+    if (send != nullptr && s.kind->sends_request() && std::find(out.begin(), out.end(), send->action) == out.end())
+      out.push_back(send->action);
   }
   return out;
 }
@@ -78,8 +79,8 @@ std::optional<Duration> PastWindowWait(const IdempotencyContract& contract) {
   return *contract.window + margin;
 }
 
-Duration WaitDuration(const Step& step, const IdempotencyContract& contract) {
-  if (!step.past_window) return step.duration;
+Duration WaitDuration(const WaitOptions& wait, const IdempotencyContract& contract) {
+  if (!wait.past_window) return wait.duration;
   return PastWindowWait(contract).value_or(Duration::zero());
 }
 
@@ -90,15 +91,25 @@ int Scenario::InstancesNeeded() const {
     if (auto i = TargetInstanceIndex(name)) needed = std::max(needed, *i + 1);
   };
   for (const Step& s : steps) {
-    named(s.instance);
-    for (const auto& c : s.consumers) named(c);
+    named(s.NamedInstance());
+    if (const auto* queue = s.Find<QueueOptions>())
+      for (const auto& c : queue->consumers) named(c);
   }
   return needed;
 }
 
-// The defaults of StepKindSpec that read a step's fields (model/step_kind.h
-// knows Step only by name).
-std::vector<std::string> StepKindSpec::ParameterNames(const Step& step) const { return {step.action}; }
+const std::string& Step::NamedInstance() const {
+  static const std::string kNone = kBalancedInstance;
+  return std::visit(
+      [](const auto& o) -> const std::string& {
+        if constexpr (requires { o.instance; }) {
+          return o.instance;
+        } else {
+          return kNone;
+        }
+      },
+      options);
+}
 
 std::string BoundName(const std::string& name, const std::map<std::string, std::string>& binding) {
   if (name.empty() || name[0] != kParameterSigil) return name;
@@ -106,9 +117,6 @@ std::string BoundName(const std::string& name, const std::map<std::string, std::
   return it == binding.end() ? name : it->second;
 }
 
-void StepKindSpec::Bind(Step& step, const std::map<std::string, std::string>& binding) const {
-  step.action = BoundName(step.action, binding);
-}
 namespace {
 constexpr char kEgressHopPrefix[] = "egress.";
 }  // namespace
@@ -123,6 +131,7 @@ std::string EgressOfHop(const std::string& on) {
 Step MakeStep(const std::string& kind_name) {
   Step step;
   step.kind = &StepKindNamed(kind_name);
+  step.options = step.kind->NewOptions();
   return step;
 }
 

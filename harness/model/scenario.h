@@ -18,12 +18,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/burst_mode.h"
 #include "base/duration.h"
 #include "base/status.h"
-#include "model/payload.h"
 #include "model/roles.h"
 #include "model/step_kind.h"
+#include "model/step_options.h"
 #include "model/target.h"
 #include "model/vocabulary.h"
 
@@ -46,115 +45,44 @@ Result<Layer> ParseLayer(const std::string& text);
 inline constexpr const char* kNoKey = "none";
 inline constexpr const char* kFreshKey = "fresh";
 
-// Instance names a step may use besides "main", the target's declared ones
-// ("instance-2"... model/target.h) and spawned ones: `instance: other` = an
-// instance other than the one the last request of the same key went to;
-// "" (a send or burst naming none) = wherever the balancer places it.
-inline constexpr const char* kOtherInstance = "other";
-inline constexpr const char* kBalancedInstance = "";
-
-// One step. Only the fields of its kind are meaningful.
+// One step: the header every kind has, and its kind's options
+// (model/step_options.h), the one struct its kind's Parse fills.
 struct Step {
   const StepKindSpec* kind = nullptr;  // REQUIRES (once built): registered in StepKinds()
   // Its kind's name ("send"): for messages and tests.
   std::string KindName() const { return kind == nullptr ? std::string("?") : std::string(kind->name()); }
   SourceMark mark;
-  Duration after{0};       // all kinds: sleep this long before the step
-  std::string label;       // all kinds: free text shown in reports; probe: the label
+  Duration after{0};  // sleep this long before the step
+  std::string label;  // free text shown in reports; probe: the label (`as:`)
+  // One of StepOptions: what kind->NewOptions() gives, filled by its Parse.
+  StepOptions options;
 
-  // send / burst
-  std::string action;
-  std::string key = "k1";  // symbolic, or kNoKey / kFreshKey
-  // `key_form: max_length`: the key grown to the target's
-  // idempotency.key_max_length (model/naming.h); false = the plain key.
-  bool key_at_max_length = false;
-  std::string biz = "b1";  // symbolic; also the biz a probe, hook or batch step binds ({{biz}})
-  PayloadVariant payload = PayloadVariant::kDefault;
-  // burst: the payloads of its requests in turn (request i gets
-  // payloads[i % size]); empty = every request gets `payload`.
-  std::vector<PayloadVariant> payloads;
-  // The payload of the step's request number `i` (0-based).
-  PayloadVariant PayloadOf(int i) const {
-    return payloads.empty() ? payload : payloads[static_cast<std::size_t>(i) % payloads.size()];
+  // The options as `T`. REQUIRES: the step's options are a T (its kind's;
+  // std::bad_variant_access otherwise).
+  template <typename T>
+  T& Options() {
+    return std::get<T>(options);
   }
-  // Every payload the step sends.
-  std::vector<PayloadVariant> AllPayloads() const { return payloads.empty() ? std::vector{payload} : payloads; }
-  int repeat = 1;          // send: how many sequential requests
-  Duration every{0};       // send: pause between repeats
-  // send `every: retry_after`: the pause before each repeat is the last
-  // answer's Retry-After (delay-seconds), as a client that honours it
-  // waits; `every` (1s) stands in when it gives none. Bounded by the
-  // recovery bound like `until: recovered` (request_steps.cpp).
-  bool every_retry_after = false;
-  // send `until: recovered`: after `repeat` sends, go on every `every` while
-  // the last answer is in progress, until the target's recovery bound
-  // (idempotency.lease, else idempotency.recovery_bound) has passed since
-  // the step began, plus one send after it. REQUIRES: every > 0.
-  bool until_recovered = false;
-  bool background = false; // send, deliver, run_batch: do not wait for the answer (see kJoin)
-  // send `then: kill`: SIGKILL the instance that answered the moment the answer has
-  // arrived (before the target may have stored it), as a kill step would.
-  bool kill_after_answer = false;
-  // send / burst `caller: first|second`: sent as the target's first /
-  // second declared caller (its `callers:` headers); "" = as the target's
-  // own headers say.
-  std::string caller;
-  std::optional<Duration> timeout;  // send/burst: overrides target request_timeout
-  int n = 2;               // burst: how many
-  BurstMode mode = BurstMode::kLastByte;
-
-  // run_batch / rerun / clean_run (see docs/scenario-reference.md, "Batch")
-  std::string job;         // symbolic job name ("j1"), mapped to a unique one per run
-  std::int64_t from = 0;   // run_batch / clean_run: first row id
-  std::int64_t to = 0;     // run_batch / clean_run: one past the last row id
-  std::optional<std::int64_t> fail_after;  // run_batch / rerun: the run fails after K rows
-  std::string of;          // clean_run: the job whose range it repeats (resolved by the loader)
-
-  // send / burst / pause / resume / start / stop / kill / restart: the
-  // target instance ("main" = the one started first; "instance-N" the
-  // target's others; spawned ones by name; kOtherInstance), or
-  // kBalancedInstance when the step names none: a request goes where the
-  // balancer places it, process control acts on "main" (ControlledInstance).
-  std::string instance = kBalancedInstance;
-  const std::string& ControlledInstance() const {
-    static const std::string kMain = "main";
-    return instance.empty() ? kMain : instance;
+  template <typename T>
+  const T& Options() const {
+    return std::get<T>(options);
   }
-  // (spawn: the new instance's name is in `name`; deliver / publish: the message's)
-  // deliver / publish
-  std::string message_id = "m1";  // symbolic message id, mapped like keys
-  int copies = 1;          // deliver: copies pushed at once per round (to `to` in turn); publish: entries added
-  int lose_ack = 0;        // deliver: the first N acks are dropped: the message is redelivered
-  int max_attempts = 10;   // deliver: rounds without an ack before giving up
-  std::vector<std::string> consumers{"main"};  // deliver (`to:`): consumer instances
-  // deliver / run_batch `variant:`: the declared variant of the message's
-  // push or of the batch run request this step's requests get; "" = none.
-  std::string variant;
-  // wait
-  Duration duration{0};
-  // `wait: past_window`: the duration comes from the target's
-  // idempotency.window when the step runs (PastWindowWait); `duration` is 0.
-  bool past_window = false;
-  // `wait: past_lease`: the target's idempotency.lease plus a fifth of it (at
-  // least 200ms), resolved when it runs (wait_step.cpp); `duration` is 0.
-  bool past_lease = false;
-  // hook / probe / fault / heal / deliver / publish / spawn: the name
-  // (cause: the capability; `action` is the next send's or burst's action)
-  std::string name;
-  // cause: how the target provides it, set by the bind stage (binding.h);
-  // unresolved, the runtime resolves it itself (ResolveCapability).
-  bool cause_resolved = false;
-  std::string cause_variant;  // the variant `action`'s next request gets; "" = none
-  std::string cause_hook;     // the hook fired; "" = none
-  std::string cause_ledger;   // the egress ledger probe whose downstream gets a kill-after-answer; "" = none
-  // cause `variant: first_only`: the variant changes the next request only,
-  // not the later requests of its key (they differ from it on purpose).
-  // Default (`attempt`): every later request of that key repeats it.
-  bool cause_first_only = false;
+  // The options as `T`, or nullptr when they are another kind's.
+  template <typename T>
+  const T* Find() const {
+    return std::get_if<T>(&options);
+  }
+  template <typename T>
+  T* Find() {
+    return std::get_if<T>(&options);
+  }
+  // The instance its `instance:` names (send, burst, process control);
+  // kBalancedInstance when it names none or its kind takes none.
+  const std::string& NamedInstance() const;
 };
 
-// A step of the registered kind `kind_name` (StepKindNamed), every field at
-// its default.
+// A step of the registered kind `kind_name` (StepKindNamed), its options its
+// kind's (NewOptions), every field at its default.
 Step MakeStep(const std::string& kind_name);
 
 // `on: store`: a fault on the service's own store (see FaultDeclaration::on).
@@ -255,7 +183,7 @@ struct Scenario {
 inline constexpr Duration kLongestPastWindow = std::chrono::minutes(10);
 std::optional<Duration> PastWindowWait(const IdempotencyContract& contract);
 // What a wait step sleeps: its duration, or PastWindowWait (0 without one).
-Duration WaitDuration(const Step& step, const IdempotencyContract& contract);
+Duration WaitDuration(const WaitOptions& wait, const IdempotencyContract& contract);
 
 // Loads and strictly validates a scenario file. Errors are kInvalidConfig with
 // file:line:column: YAML syntax, unknown keys or step kinds (closest known key

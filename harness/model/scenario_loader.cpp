@@ -193,6 +193,7 @@ class ScenarioLoader {
         r_.Fail(node, "unknown step kind '" + node.Scalar() + "'" + yaml::DidYouMean(node.Scalar(), KindNames()));
       }
       st.kind = kind;
+      st.options = kind->NewOptions();
       return st;
     }
     if (!node.IsMap()) r_.Fail(node, "a step must be a map like '{send: ACTION}' or a bare word like 'kill'");
@@ -213,6 +214,7 @@ class ScenarioLoader {
                                        "; a step is one of: " + known);
     }
     st.kind = kind;
+    st.options = kind->NewOptions();
     std::string what = std::string("step '") + kind->name() + "'";
     std::vector<std::string> allowed = kind->options();
     allowed.push_back(kind->name());
@@ -221,99 +223,7 @@ class ScenarioLoader {
     if (node["after"]) st.after = r_.DurationOf(node["after"], what + ".after");
     if (node["label"]) st.label = r_.String(node["label"], what + ".label");
     if (node["as"]) st.label = Symbol(node["as"], what + ".as");
-    if (node["key"]) st.key = Symbol(node["key"], what + ".key");
-    if (node["biz"]) st.biz = Symbol(node["biz"], what + ".biz");
-    if (node["key_form"]) {
-      const std::string form = r_.String(node["key_form"], what + ".key_form");
-      if (form != "plain" && form != "max_length")
-        r_.Fail(node["key_form"], what + ".key_form must be plain or max_length, found '" + form + "'" +
-                                      yaml::DidYouMean(form, {"plain", "max_length"}));
-      if (form == "max_length" && (st.key == kNoKey || st.key == kFreshKey))
-        r_.Fail(node["key_form"], what + ".key_form: max_length needs a named key (k1, k2...), not '" + st.key + "'");
-      st.key_at_max_length = form == "max_length";
-    }
-    if (node["payload"]) Payloads(node["payload"], what + ".payload", st);
-    if (node["caller"]) {
-      st.caller = r_.String(node["caller"], what + ".caller");
-      if (st.caller != "first" && st.caller != "second")
-        r_.Fail(node["caller"], what + ".caller must be first or second (the target's declared callers), found '" +
-                                    st.caller + "'" + yaml::DidYouMean(st.caller, {"first", "second"}));
-    }
-    if (node["repeat"]) {
-      long long n = r_.Int(node["repeat"], what + ".repeat");
-      if (n < 1 || n > 10000) r_.Fail(node["repeat"], what + ".repeat must be between 1 and 10000");
-      st.repeat = static_cast<int>(n);
-    }
-    if (node["every"] && node["every"].IsScalar() && node["every"].Scalar() == "retry_after") {
-      st.every_retry_after = true;  // wait as each answer's Retry-After says
-      st.every = std::chrono::seconds(1);
-    } else if (node["every"]) {
-      st.every = r_.DurationOf(node["every"], what + ".every");
-    }
-    if (node["until"]) {
-      const std::string u = r_.String(node["until"], what + ".until");
-      if (u != "recovered") r_.Fail(node["until"], what + ".until must be 'recovered', found '" + u + "'");
-      if (st.every <= Duration::zero())
-        r_.Fail(node["until"], what + ".until needs a positive 'every' (the pause between retries)");
-      st.until_recovered = true;
-    }
-    if (node["background"]) st.background = r_.Bool(node["background"], what + ".background");
-    if (node["then"]) {
-      const std::string then = r_.String(node["then"], what + ".then");
-      if (then != "kill") r_.Fail(node["then"], what + ".then must be 'kill', found '" + then + "'");
-      if (node["repeat"] || node["until"] || node["background"])
-        r_.Fail(node["then"], what + ".then: kill goes with one foreground request (no repeat, until or background)");
-      st.kill_after_answer = true;
-    }
-    if (node["timeout"]) st.timeout = r_.Timeout(node["timeout"], what + ".timeout");
-    if (node["instance"]) {
-      st.instance = Symbol(node["instance"], what + ".instance");
-      if (st.instance == kOtherInstance && !st.kind->sends_request())
-        r_.Fail(node["instance"], what + ".instance: 'other' places a request (send, burst); name the instance");
-      if (st.instance != kOtherInstance) parser_->KnownInstance(node["instance"], st.instance, what);
-    }
-    if (node["n"]) {
-      long long n = r_.Int(node["n"], what + ".n");
-      if (n < 2 || n > 1000) r_.Fail(node["n"], what + ".n must be between 2 and 1000");
-      st.n = static_cast<int>(n);
-    }
-    if (node["mode"]) {
-      std::string m = r_.String(node["mode"], what + ".mode");
-      if (m == "last_byte") st.mode = BurstMode::kLastByte;
-      else if (m == "threads") st.mode = BurstMode::kThreads;
-      else r_.Fail(node["mode"], what + ".mode must be 'last_byte' or 'threads', found '" + m + "'" +
-                                     yaml::DidYouMean(m, {"last_byte", "threads"}));
-    }
     return st;
-  }
-
-  // `payload: NAME` (model/payload.h); a burst may list several, cycled
-  // over its requests.
-  void Payloads(const YAML::Node& node, const std::string& what, Step& st) {
-    auto one = [&](const YAML::Node& item, const std::string& item_what) {
-      const std::string name = r_.String(item, item_what);
-      auto p = ParsePayloadName(name);
-      if (!p) {
-        std::string known;
-        for (const auto& n : PayloadNames()) known += (known.empty() ? "" : ", ") + n;
-        r_.Fail(item, item_what + ": unknown payload '" + name + "'" + yaml::DidYouMean(name, PayloadNames()) +
-                          "; known: " + known);
-        return PayloadVariant::kDefault;
-      }
-      return *p;
-    };
-    if (!node.IsSequence()) {
-      st.payload = one(node, what);
-      return;
-    }
-    if (!st.kind->takes_payload_list()) {
-      r_.Fail(node, what + ": only a burst takes a list of payloads");
-      return;
-    }
-    if (node.size() == 0) r_.Fail(node, what + " must not be an empty list");
-    for (std::size_t i = 0; i < node.size(); ++i)
-      st.payloads.push_back(one(node[i], what + "[" + std::to_string(i) + "]"));
-    if (!st.payloads.empty()) st.payload = st.payloads.front();
   }
 
   OracleSpec Oracle(const YAML::Node& node) {
@@ -449,6 +359,26 @@ void StepParser::KnownInstance(const YAML::Node& node, const std::string& name, 
   known.push_back("main");
   r_.Fail(node, what + ": instance '" + name + "' is not started by an earlier 'spawn' step, nor a target " +
                     "instance (main, instance-2, ...)" + yaml::DidYouMean(name, known));
+}
+
+int StepParser::Repeat(const YAML::Node& node, const std::string& what) {
+  const long long n = r_.Int(node, what);
+  if (n < 1 || n > 10000) r_.Fail(node, what + " must be between 1 and 10000");
+  return static_cast<int>(n);
+}
+
+Duration StepParser::Every(const YAML::Node& node, const std::string& what, bool* retry_after) {
+  *retry_after = node.IsScalar() && node.Scalar() == "retry_after";
+  if (*retry_after) return std::chrono::seconds(1);  // the stand-in when an answer gives none
+  return r_.DurationOf(node, what);
+}
+
+std::string StepParser::Instance(const YAML::Node& node, const std::string& what, bool places_request) {
+  const std::string instance = Symbol(node, what + ".instance");
+  if (instance == kOtherInstance && !places_request)
+    r_.Fail(node, what + ".instance: 'other' places a request (send, burst); name the instance");
+  if (instance != kOtherInstance) KnownInstance(node, instance, what);
+  return instance;
 }
 
 Result<Scenario> ParseScenario(const std::string& yaml_text, const std::string& file,

@@ -16,6 +16,8 @@ std::string StepKindSpec::UnprovidedByAny(const Step&, const TargetDescription&)
 bool StepKindSpec::NeedsOwnProcesses(const Step&) const { return false; }
 bool StepKindSpec::NeedsLaterRequest(const Step&) const { return false; }
 StepEffect StepKindSpec::Effect(const Step&) const { return {}; }
+std::vector<std::string> StepKindSpec::ParameterNames(const Step&) const { return {}; }
+void StepKindSpec::Bind(Step&, const std::map<std::string, std::string>&) const {}
 
 Status StepKindRegistry::Register(std::unique_ptr<StepKindSpec> kind) {
   if (Find(kind->name()) != nullptr)

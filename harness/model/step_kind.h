@@ -14,13 +14,18 @@
 // kinds' files sit above the runtime and define them.
 //
 // Add a step kind ("add a step kind" in README.md):
-//  1. harness/steps/NAME_step.cpp: a class deriving from StepKindSpec (name,
-//     options, Parse, and whatever of Check / Write / Plan / RuntimeNeeds /
-//     the traits it needs; Execute through runtime::StepContext), and a
-//     factory `std::unique_ptr<StepKindSpec> MakeNAMEStep()`;
-//  2. one line in harness/steps/builtin_step_kinds.cpp registering it, and the
+//  1. its options struct in model/step_options.h (or an existing family's),
+//     one alternative of StepOptions;
+//  2. harness/steps/NAME_step.cpp: a class deriving from StepKindSpec (name,
+//     options, NewOptions, Parse filling only its struct, and whatever of
+//     Check / Write / Plan / RuntimeNeeds / the traits it needs, each reading
+//     step.Options<ITS_STRUCT>(); Execute through runtime::StepContext), and
+//     a factory `std::unique_ptr<StepKindSpec> MakeNAMEStep()`;
+//  3. one line in harness/steps/builtin_step_kinds.cpp registering it, and the
 //     file in harness/steps/CMakeLists.txt;
-//  3. its keys in docs/scenario-reference.md.
+//  4. its keys in docs/scenario-reference.md.
+// A kind registered from outside the tree (a test's) keeps its options in
+// CustomOptions (a std::any) instead of step 1.
 // tests/harness-runtime/step_kind_registry_test.cpp registers a test-only kind
 // the same way and runs a scenario using it.
 //
@@ -36,6 +41,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/step_options.h"
 
 namespace YAML {
 class Node;
@@ -83,9 +89,13 @@ class StepKindSpec {
   // The keys a step of this kind may have besides its name.
   virtual std::vector<std::string> options() const = 0;
 
-  // Reads the step's value (`value`, under the key `key`) into `step`; the
-  // options every kind shares (after, label, key, biz, ...) are read by the
-  // loader afterwards. Errors through `parser` (they throw, with file:line:column).
+  // A step's options at their defaults: the alternative of StepOptions its
+  // Parse fills and its readers ask for (join: std::monostate).
+  virtual StepOptions NewOptions() const { return std::monostate{}; }
+  // Reads the step's value (`value`, under the key `key`) and its own keys
+  // (`node`'s) into its options (step.options holds NewOptions()); the header
+  // every kind has (after, label; a probe's `as`) is read by the loader
+  // afterwards. Errors through `parser` (they throw, with file:line:column).
   // A bare kind gets an undefined `value` and `key` when written bare.
   virtual void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
                      Step& step) const = 0;
@@ -119,17 +129,17 @@ class StepKindSpec {
   virtual Status Execute(const Step& step, int index, runtime::StepContext& ctx) const = 0;
 
   // Traits.
-  // Sends requests of `step.action` (send, burst): a cause acts on it.
+  // Sends requests of its SendOptions' action (send, burst): a cause acts on it.
   virtual bool sends_request() const { return false; }
-  // A `payload:` may be a list, cycled over its requests (burst).
-  virtual bool takes_payload_list() const { return false; }
   // Runs a batch job.
   virtual bool runs_batch() const { return false; }
-  // Starts another instance, named `step.name`.
+  // Starts another instance, named by its SpawnOptions.
   virtual bool spawns_instance() const { return false; }
   // The step's names that may be "$PARAM" references (an action, a probe).
+  // Default: none.
   virtual std::vector<std::string> ParameterNames(const Step& step) const;
   // Replaces the step's "$PARAM" names by `binding`'s values (bind stage).
+  // Default: nothing to replace.
   virtual void Bind(Step& step, const std::map<std::string, std::string>& binding) const;
   // Fills what the bind stage resolves against the target (a cause's provision).
   virtual void Resolve(Step& step, const TargetDescription& target) const;

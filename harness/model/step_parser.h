@@ -44,6 +44,16 @@ class StepParser {
   // earlier step spawned.
   void KnownInstance(const YAML::Node& node, const std::string& name, const std::string& what);
 
+  // The keys several kinds share, read alike (`what` is "step 'KIND'.KEY",
+  // for Instance "step 'KIND'"):
+  // `repeat:` 1..10000;
+  int Repeat(const YAML::Node& node, const std::string& what);
+  // `every:` a duration, or `retry_after` (*retry_after set, 1s returned);
+  Duration Every(const YAML::Node& node, const std::string& what, bool* retry_after);
+  // `instance:` a known instance (KnownInstance), or kOtherInstance when the
+  // step places a request.
+  std::string Instance(const YAML::Node& node, const std::string& what, bool places_request);
+
   // Instances spawned by the steps so far (besides "main").
   std::set<std::string>& spawned() { return instances_; }
   // The batch jobs so far: run_batch jobs -> [from, to), the clean runs'

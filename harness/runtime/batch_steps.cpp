@@ -7,7 +7,7 @@ namespace idemproof::runtime {
 
 namespace {
 
-Status BatchResult(StepContext& ctx, const Step& step, const TemplateVars& vars, std::int64_t after, int index) {
+Status BatchResult(StepContext& ctx, const BatchOptions& step, const TemplateVars& vars, std::int64_t after, int index) {
   const BatchDescription& batch = *ctx.target().batch;
   HistoryEvent invoke = BatchResultInvoke(vars.at("job"), step.job, after, index);
   auto result = ctx.Call(batch.result, vars);
@@ -48,7 +48,7 @@ const char* RoleOf(BatchRole role) {
 }  // namespace
 
 // One batch step, in the foreground or on a background thread.
-Status BatchNow(StepContext& ctx, const Step& step, int index, BatchRole role) {
+Status BatchNow(StepContext& ctx, const BatchOptions& step, int index, BatchRole role) {
   const TargetDescription& target = ctx.target();
   if (!target.batch) return Status(StatusCode::kUnsupported, "the target declares no batch section");
   const BatchDescription& batch = *target.batch;
@@ -72,7 +72,7 @@ Status BatchNow(StepContext& ctx, const Step& step, int index, BatchRole role) {
       tmpl = std::move(changed).value();
     }
     auto request = Capped(RenderRequest(tmpl, ctx.routing().BaseUrl(), vars, target.headers, {},
-                                        step.timeout.value_or(target.request_timeout)),
+                                        target.request_timeout),
                           target, ctx.options().kept);
     if (!request.ok()) return request.status();
     nlohmann::json info = {{"job", vars["job"]}, {"job_name", step.job}, {"role", RoleOf(role)},
@@ -94,7 +94,8 @@ Status BatchNow(StepContext& ctx, const Step& step, int index, BatchRole role) {
   return Status::Ok();
 }
 
-Status BatchStep(StepContext& ctx, const Step& step, int index, BatchRole role) {
+Status BatchStep(StepContext& ctx, const Step& batch_step, int index, BatchRole role) {
+  const BatchOptions& step = batch_step.Options<BatchOptions>();
   if (!step.background) return BatchNow(ctx, step, index, role);
   // In flight while later steps run (a kill cuts it); `join` waits for it.
   ctx.RunInBackground([&ctx, step, index, role] {

@@ -61,8 +61,9 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
 }
 
 Status FaultStep(StepContext& ctx, const Step& step, int index, bool start) {
-  const FaultDeclaration* fault = FindFault(ctx, step.name);
-  if (fault == nullptr) return Status(StatusCode::kInvalidConfig, "no fault named " + step.name);
+  const std::string& name = step.Options<FaultOptions>().name;
+  const FaultDeclaration* fault = FindFault(ctx, name);
+  if (fault == nullptr) return Status(StatusCode::kInvalidConfig, "no fault named " + name);
   return StartOrHealFault(ctx, *fault, start, index, nlohmann::json());
 }
 

@@ -113,7 +113,7 @@ class Interpreter::Execution {
     const StepEffect effect = step.kind->Effect(step);
     if (effect.brings_main_up) may_be_down_ = false;
     const bool may_end_any = effect.may_end_any;
-    if (effect.may_take_main_down || may_end_any || step.kill_after_answer) may_be_down_ = true;
+    if (effect.may_take_main_down || may_end_any) may_be_down_ = true;
     // A hook or a fault may reach any instance: the processes running now
     // are not watched any more (one started later is).
     if (may_end_any)

@@ -88,12 +88,14 @@ Status EgressProbe(StepContext& ctx, const ProbeDescription& probe, HistoryEvent
 
 }  // namespace
 
-Status ProbeStep(StepContext& ctx, const Step& step, int index) {
+Status ProbeStep(StepContext& ctx, const Step& probe_step, int index) {
+  const ProbeOptions& step = probe_step.Options<ProbeOptions>();
+  const std::string& label = probe_step.label;
   auto it = ctx.target().probes.find(step.name);
   if (it == ctx.target().probes.end())
     return Status(StatusCode::kUnsupported, "the target declares no probe " + step.name);
   const ProbeDescription& probe = it->second;
-  HistoryEvent invoke = ProbeInvoke(probe.name, step.label.empty() ? step.name : step.label, index);
+  HistoryEvent invoke = ProbeInvoke(probe.name, label.empty() ? step.name : label, index);
   if (!probe.egress.empty()) return EgressProbe(ctx, probe, std::move(invoke), step.biz, index);
   auto outcome = ctx.Call(probe.call, ctx.VarsFor("", step.biz, index));
   if (!outcome.ok()) {
@@ -127,48 +129,50 @@ Status ProbeStep(StepContext& ctx, const Step& step, int index) {
 }
 
 Status HookStep(StepContext& ctx, const Step& step, int index) {
-  return Hook(ctx, step.name, step.biz, index, StepContext::CallMode::kCancellable);
+  const HookOptions& hook = step.Options<HookOptions>();
+  return Hook(ctx, hook.name, hook.biz, index, StepContext::CallMode::kCancellable);
 }
 
-Status CauseStep(StepContext& ctx, const Step& step, int index) {
+Status CauseStep(StepContext& ctx, const Step& cause_step, int index) {
+  const CauseOptions& step = cause_step.Options<CauseOptions>();
   CapabilityProvision p;
-  if (step.cause_resolved) {
-    p.variant = step.cause_variant;
-    p.hook = step.cause_hook;
-    p.ledger = step.cause_ledger;
+  if (step.resolved) {
+    p.variant = step.variant;
+    p.hook = step.hook;
+    p.ledger = step.ledger;
     p.action = step.action;
   } else {
-    auto resolved = ResolveCapability(step.name, step.action, ctx.target());
+    auto resolved = ResolveCapability(step.capability, step.action, ctx.target());
     if (!resolved.ok()) return resolved.status();
     p = *resolved;
   }
-  if (step.name == "heal") {
+  if (step.capability == "heal") {
     const int dropped = ctx.ClearPendingVariants();
     if (dropped > 0) ctx.recorder().Note(index, "cause heal: " + std::to_string(dropped) + " pending variant(s) dropped");
   }
   if (!p.variant.empty()) {
-    ctx.SetPendingVariant(p.action, p.variant, step.cause_first_only);
-    ctx.recorder().Append(NoteWith(index, {{"note", "cause " + step.name + ": variant " + p.variant + " of " + p.action +
-                                             (step.cause_first_only ? " on its next request only"
+    ctx.SetPendingVariant(p.action, p.variant, step.first_only);
+    ctx.recorder().Append(NoteWith(index, {{"note", "cause " + step.capability + ": variant " + p.variant + " of " + p.action +
+                                             (step.first_only ? " on its next request only"
                                                                     : " on its next request and every later "
                                                                       "request of that key")},
-                                {"cause", step.name},
+                                {"cause", step.capability},
                                 {"action", p.action},
                                 {"variant", p.variant},
-                                {"scope", step.cause_first_only ? "first_only" : "attempt"}}),
+                                {"scope", step.first_only ? "first_only" : "attempt"}}),
                monotonic_ns());
   }
-  if (!p.hook.empty()) return Hook(ctx, p.hook, step.biz, index, StepContext::CallMode::kCancellable, step.name);
+  if (!p.hook.empty()) return Hook(ctx, p.hook, step.biz, index, StepContext::CallMode::kCancellable, step.capability);
   if (!p.ledger.empty()) return KillAfterChargeThroughEgress(ctx, ctx.target().probes.at(p.ledger), index);
   return Status::Ok();
 }
 
 // No step names the final heal: it binds the default biz.
-Status HealHook(StepContext& ctx) { return Hook(ctx, "heal", Step().biz, -1, StepContext::CallMode::kUncancelled); }
+Status HealHook(StepContext& ctx) { return Hook(ctx, "heal", kDefaultBiz, -1, StepContext::CallMode::kUncancelled); }
 
 Status ResetCall(StepContext& ctx) {
   if (!ctx.target().reset) return Status::Ok();
-  return HookCall(ctx, "reset", *ctx.target().reset, Step().biz, -1, StepContext::CallMode::kCancellable);
+  return HookCall(ctx, "reset", *ctx.target().reset, kDefaultBiz, -1, StepContext::CallMode::kCancellable);
 }
 
 void RecordsProbes(StepContext& ctx) {

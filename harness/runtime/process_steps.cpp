@@ -89,7 +89,8 @@ Status ControlTarget(StepContext& ctx, ProcessOp kind, int index, const std::str
   return status;
 }
 
-Status SpawnStep(StepContext& ctx, const Step& step, int index) {
+Status SpawnStep(StepContext& ctx, const Step& spawn_step, int index) {
+  const SpawnOptions& step = spawn_step.Options<SpawnOptions>();
   HistoryEvent invoke = ProcessInvoke(event_f::kSpawn, index, {{"instance", step.name}});
   HistoryEvent done = invoke;
   ctx.recorder().Append(std::move(invoke), monotonic_ns());

@@ -13,12 +13,12 @@ namespace idemproof::runtime {
 
 namespace {
 
-RequestSubject MessageSubject(StepContext& ctx, const Step& step, const std::string& id) {
+RequestSubject MessageSubject(StepContext& ctx, const QueueOptions& step, const std::string& id) {
   return {step.name, id, step.message_id, ctx.recorder().naming().Biz(step.biz), step.biz, ""};
 }
 
 // One deliver step, in the foreground or on a background thread.
-Status DeliverNow(StepContext& ctx, const Step& step, int index) {
+Status DeliverNow(StepContext& ctx, const QueueOptions& step, int index) {
   const TargetDescription& target = ctx.target();
   auto m = target.messages.find(step.name);
   if (m == target.messages.end() || !m->second.push)
@@ -85,7 +85,8 @@ Status DeliverNow(StepContext& ctx, const Step& step, int index) {
 
 }  // namespace
 
-Status DeliverStep(StepContext& ctx, const Step& step, int index) {
+Status DeliverStep(StepContext& ctx, const Step& queue_step, int index) {
+  const QueueOptions& step = queue_step.Options<QueueOptions>();
   if (!step.background) return DeliverNow(ctx, step, index);
   // In flight while later steps run (a kill cuts it); `join` waits for it.
   ctx.RunInBackground([&ctx, step, index] {
@@ -99,7 +100,7 @@ namespace {
 
 // One publish step with `variant` ("" = none), in the foreground or on a
 // background thread.
-Status PublishNow(StepContext& ctx, const Step& step, int index, const std::string& variant) {
+Status PublishNow(StepContext& ctx, const QueueOptions& step, int index, const std::string& variant) {
   const TargetDescription& target = ctx.target();
   auto m = target.messages.find(step.name);
   if (m == target.messages.end() || m->second.fields.empty() || !target.broker)
@@ -215,7 +216,8 @@ Status PublishNow(StepContext& ctx, const Step& step, int index, const std::stri
 
 // A variant a cause step left pending for the message (die_before_ack) is
 // taken now, on the interpreter's thread, by this publish alone.
-Status PublishStep(StepContext& ctx, const Step& step, int index) {
+Status PublishStep(StepContext& ctx, const Step& queue_step, int index) {
+  const QueueOptions& step = queue_step.Options<QueueOptions>();
   std::string variant = step.variant;
   const std::string pending = ctx.VariantFor(step.name, "", "default", "", nullptr);
   if (variant.empty()) variant = pending;

@@ -13,7 +13,7 @@ RequestRouting::RequestRouting(const TargetDescription& target, const Interprete
     : target_(target), options_(options), instances_(instances) {
   records_instances_ = target.instance_count > 1;
   for (const Step& step : scenario.steps)
-    records_instances_ = records_instances_ || step.kind->spawns_instance() || !step.instance.empty();
+    records_instances_ = records_instances_ || step.kind->spawns_instance() || !step.NamedInstance().empty();
 }
 
 void RequestRouting::Reset(const std::string& run) {
@@ -26,19 +26,19 @@ void RequestRouting::Reset(const std::string& run) {
                                          (std::uint64_t{words[0]} << 32) | words[1]);
 }
 
-Result<RequestRouting::Placement> RequestRouting::Place(const Step& step, const std::string& key) {
-  auto placed = PlaceBurst(step, {key});
+Result<RequestRouting::Placement> RequestRouting::Place(const std::string& instance, const std::string& key) {
+  auto placed = PlaceBurst(instance, {key});
   if (!placed.ok()) return placed.status();
   return placed->front();
 }
 
-Result<std::vector<RequestRouting::Placement>> RequestRouting::PlaceBurst(const Step& step,
+Result<std::vector<RequestRouting::Placement>> RequestRouting::PlaceBurst(const std::string& instance,
                                                                           const std::vector<std::string>& keys) {
   auto up = [this](const std::string& name) { return instances_->Up(name); };
   std::vector<std::string> names;
-  if (!step.instance.empty() && step.instance != kOtherInstance) {
-    names.assign(keys.size(), step.instance);
-  } else if (step.instance == kOtherInstance) {
+  if (!instance.empty() && instance != kOtherInstance) {
+    names.assign(keys.size(), instance);
+  } else if (instance == kOtherInstance) {
     auto other = balancer_->Other(keys.front(), up);
     if (!other)
       return Status(StatusCode::kUnsupported, "instance: other: no target instance up besides the one the last "
@@ -62,7 +62,7 @@ Result<std::vector<RequestRouting::Placement>> RequestRouting::PlaceBurst(const 
       if (!url.ok()) return url.status();
       p.url = *url;
     }
-    balancer_->Sent(keys[i], p.instance, step.instance == kOtherInstance);
+    balancer_->Sent(keys[i], p.instance, instance == kOtherInstance);
     out.push_back(std::move(p));
   }
   return out;

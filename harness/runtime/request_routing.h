@@ -56,10 +56,11 @@ class RequestRouting {
     std::string instance;
     std::string url;
   };
-  Result<Placement> Place(const Step& step, const std::string& key);
+  // `instance`: the step's (SendOptions::instance).
+  Result<Placement> Place(const std::string& instance, const std::string& key);
   // The `keys.size()` requests of a burst: an explicit or `other` instance
   // takes them all; else they go over the up instances in turn.
-  Result<std::vector<Placement>> PlaceBurst(const Step& step, const std::vector<std::string>& keys);
+  Result<std::vector<Placement>> PlaceBurst(const std::string& instance, const std::vector<std::string>& keys);
   // Whether requests record their instance (`value.instance`): the run may
   // have more than one (the target declares several, or a step spawns or names one).
   bool RecordsInstances() const { return records_instances_; }

@@ -13,20 +13,20 @@ namespace idemproof::runtime {
 
 namespace {
 
-RequestSubject SubjectOf(StepContext& ctx, const Step& step, const std::string& key, PayloadVariant payload) {
+RequestSubject SubjectOf(StepContext& ctx, const SendOptions& step, const std::string& key, PayloadVariant payload) {
   return {step.action, key, step.key, ctx.recorder().naming().Biz(step.biz), step.biz, PayloadName(payload)};
 }
 
 // The target caller a step's `caller: first|second` names; nullptr for none
 // (or one the target lacks: the bind stage made that scenario not applicable).
-const CallerDescription* CallerFor(const TargetDescription& target, const Step& step) {
+const CallerDescription* CallerFor(const TargetDescription& target, const SendOptions& step) {
   if (step.caller.empty()) return nullptr;
   const std::size_t i = CallerIndex(step.caller);
   return i < target.callers.size() ? &target.callers[i] : nullptr;
 }
 
 // The target's headers, with the step's caller's over those of the same name.
-HeaderList HeadersFor(const TargetDescription& target, const Step& step) {
+HeaderList HeadersFor(const TargetDescription& target, const SendOptions& step) {
   const CallerDescription* caller = CallerFor(target, step);
   if (caller == nullptr) return target.headers;
   HeaderList out;
@@ -42,7 +42,7 @@ HeaderList HeadersFor(const TargetDescription& target, const Step& step) {
 // The request variant a request of `step` under concrete `key` carries: a
 // cause step's pending one, or the one its attempt already carries (the
 // same action, key, payload class and caller).
-std::string VariantOf(StepContext& ctx, const Step& step, const std::string& key, PayloadVariant payload,
+std::string VariantOf(StepContext& ctx, const SendOptions& step, const std::string& key, PayloadVariant payload,
                       bool* repeated) {
   const CallerDescription* caller = CallerFor(ctx.target(), step);
   return ctx.VariantFor(step.action, key, payload == PayloadVariant::kOther ? "other" : "default",
@@ -51,7 +51,7 @@ std::string VariantOf(StepContext& ctx, const Step& step, const std::string& key
 
 // The length of the step's keys: the target's declared longest for
 // `key_form: max_length`, else 0 (the plain key).
-std::size_t KeyLength(StepContext& ctx, const Step& step) {
+std::size_t KeyLength(StepContext& ctx, const SendOptions& step) {
   return step.key_at_max_length ? ctx.target().idempotency.key_max_length : 0;
 }
 
@@ -65,7 +65,7 @@ struct RenderedAction {
 };
 
 // The invoke of a rendered request, with the form's rewrites.
-HistoryEvent InvokeOf(StepContext& ctx, const std::string& process, const char* f, const Step& step,
+HistoryEvent InvokeOf(StepContext& ctx, const std::string& process, const char* f, const SendOptions& step,
                       const std::string& key, PayloadVariant payload, const RenderedAction& r, int index,
                       const std::string& variant) {
   HistoryEvent invoke =
@@ -78,7 +78,7 @@ HistoryEvent InvokeOf(StepContext& ctx, const std::string& process, const char* 
 // `variant`: the action's request variant to apply ("" = none); `payload`:
 // the body template (other) or the form of the rendered default (payload.h).
 Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& action, const std::string& key,
-                                    const Step& step, int index, const std::string& base, const std::string& variant,
+                                    const SendOptions& step, int index, const std::string& base, const std::string& variant,
                                     PayloadVariant payload) {
   const TargetDescription& target = ctx.target();
   HeaderList extra;
@@ -155,14 +155,14 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
 // One request of a send step, on `client`, recorded as `process`; the
 // answer's status into `*status` (0 = no answer or not sent), the instance
 // it went to into `*instance`.
-Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process, const Step& step, int index,
+Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process, const SendOptions& step, int index,
                int* status = nullptr, std::string* instance = nullptr, std::string* retry_after = nullptr) {
   if (status != nullptr) *status = 0;
   if (retry_after != nullptr) retry_after->clear();
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
   const std::string key = ctx.recorder().KeyFor(step.key, KeyLength(ctx, step));
-  auto placed = ctx.routing().Place(step, key);
+  auto placed = ctx.routing().Place(step.instance, key);
   if (!placed.ok()) return placed.status();
   if (instance != nullptr) *instance = placed->instance;
   // A cause step's variant goes to this action's next request and stays
@@ -205,7 +205,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
 // answer's Retry-After in delay-seconds (`every` when it gave none; at least
 // 10ms, so `0` is a tight loop, not a busy one), never past the step's
 // time limit (KeepSending's: the recovery bound plus one pause).
-Duration PauseBefore(const StepContext& ctx, const Step& step, const std::string& retry_after,
+Duration PauseBefore(const StepContext& ctx, const SendOptions& step, const std::string& retry_after,
                      std::int64_t start_ns) {
   if (!step.every_retry_after) return step.every;
   Duration pause = step.every;
@@ -222,7 +222,7 @@ Duration PauseBefore(const StepContext& ctx, const Step& step, const std::string
 // `until: recovered`: whether send number `r` (0-based) still goes out.
 // Bounded in count (repeat + bound/every + 1, at most 10000) and in time
 // (the recovery bound plus one pause, since `start`).
-bool KeepSending(const StepContext& ctx, const Step& step, int r, int last_status, std::int64_t start_ns) {
+bool KeepSending(const StepContext& ctx, const SendOptions& step, int r, int last_status, std::int64_t start_ns) {
   if (r < step.repeat) return true;
   if (!step.until_recovered || !ctx.target().idempotency.IsInProgress(last_status)) return false;
   const Duration bound = ctx.target().idempotency.RecoveryBound();
@@ -235,7 +235,7 @@ bool KeepSending(const StepContext& ctx, const Step& step, int r, int last_statu
 // The spread the burst achieved: harness side as the sender measured it,
 // target side from the declared arrival header of the answers.
 // `sender`: the sender's own facts (mode, single-packet segments), merged in.
-void NoteBurstSpread(StepContext& ctx, const Step& step, int index, const std::vector<HttpExchange>& exchanges,
+void NoteBurstSpread(StepContext& ctx, const SendOptions& step, int index, const std::vector<HttpExchange>& exchanges,
                      std::optional<std::int64_t> harness_ns, const nlohmann::json& sender = nlohmann::json::object()) {
   const std::string& arrival_header = ctx.target().arrival_header;
   std::vector<std::int64_t> arrivals;
@@ -271,7 +271,8 @@ void NoteBurstSpread(StepContext& ctx, const Step& step, int index, const std::v
 
 }  // namespace
 
-Status SendStep(StepContext& ctx, const Step& step, int index) {
+Status SendStep(StepContext& ctx, const Step& send_step, int index) {
+  const SendOptions& step = send_step.Options<SendOptions>();
   if (step.background) {
     const std::string process = event_process::Client(ctx.NextBackgroundProcess());
     ctx.RunInBackground([&ctx, step, index, process] {
@@ -310,7 +311,8 @@ Status SendStep(StepContext& ctx, const Step& step, int index) {
   return Status::Ok();
 }
 
-Status BurstStep(StepContext& ctx, const Step& step, int index) {
+Status BurstStep(StepContext& ctx, const Step& burst_step, int index) {
+  const SendOptions& step = burst_step.Options<SendOptions>();
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
   // `http: 2`: a last-byte burst is a single-packet group on one HTTP/2 connection.
@@ -322,7 +324,7 @@ Status BurstStep(StepContext& ctx, const Step& step, int index) {
   std::vector<HistoryEvent> invokes;
   std::vector<std::string> keys;
   for (int i = 0; i < step.n; ++i) keys.push_back(ctx.recorder().KeyFor(step.key, KeyLength(ctx, step)));
-  auto placed = ctx.routing().PlaceBurst(step, keys);
+  auto placed = ctx.routing().PlaceBurst(step.instance, keys);
   if (!placed.ok()) return placed.status();
   for (int i = 0; i < step.n; ++i) {
     const std::string& key = keys[static_cast<std::size_t>(i)];

@@ -25,12 +25,14 @@ class BatchStepKind final : public StepKindSpec {
     return {"of", "from", "to", "biz", "after", "label"};
   }
   bool runs_batch() const override { return true; }
+  StepOptions NewOptions() const override { return BatchOptions{}; }
 
   // Ranges and job references. Jobs are checked in step order: a rerun needs
   // an earlier run_batch of its job, a clean run a job never used before.
   void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
-             Step& st) const override {
+             Step& step) const override {
     const std::string what = What(*this);
+    BatchOptions& st = step.Options<BatchOptions>();
     st.job = parser.Symbol(parser.RequiredValue(value, key, what, "a job name"), what);
     yaml::Reader& r = parser.reader();
     auto row = [&](const char* k) {
@@ -42,6 +44,9 @@ class BatchStepKind final : public StepKindSpec {
     auto& clean_jobs = parser.clean_jobs();
     if (node["fail_after"]) st.fail_after = row("fail_after");
     if (node["variant"]) st.variant = parser.Symbol(node["variant"], what + ".variant");
+    if (node["biz"]) st.biz = parser.Symbol(node["biz"], what + ".biz");
+    if (node["repeat"]) st.repeat = parser.Repeat(node["repeat"], what + ".repeat");
+    if (node["background"]) st.background = r.Bool(node["background"], what + ".background");
     if (role_ == BatchRole::kRun) {
       if (!node["from"] || !node["to"]) r.Fail(node, what + " needs 'from' and 'to' (rows [from, to))");
       st.from = row("from");
@@ -82,7 +87,8 @@ class BatchStepKind final : public StepKindSpec {
     clean_jobs.insert(st.job);
   }
 
-  void Check(const Step& s, StepFitCheck& fit) const override {
+  void Check(const Step& step, StepFitCheck& fit) const override {
+    const BatchOptions& s = step.Options<BatchOptions>();
     if (!fit.target().batch) {
       fit.AddNeed("a batch section (target 'batch') for " + What(*this));
     } else if (s.fail_after && !fit.target().batch->failing_run) {
@@ -92,7 +98,8 @@ class BatchStepKind final : public StepKindSpec {
     }
   }
 
-  Status Write(const Step& s, YAML::Emitter& out) const override {
+  Status Write(const Step& step, YAML::Emitter& out) const override {
+    const BatchOptions& s = step.Options<BatchOptions>();
     out << YAML::Key << name() << YAML::Value << s.job;
     if (role_ != BatchRole::kRerun) {
       out << YAML::Key << "from" << YAML::Value << s.from;
@@ -106,7 +113,8 @@ class BatchStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
-  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables&) const override {
+    const BatchOptions& step = s.Options<BatchOptions>();
     if (role_ == BatchRole::kRun) {
       m.jobs_run.insert(step.job);
       AddPlanTime(m, 200);

@@ -20,16 +20,18 @@ class CauseStepKind final : public StepKindSpec {
  public:
   const char* name() const override { return "cause"; }
   std::vector<std::string> options() const override { return {"action", "biz", "variant", "after", "label"}; }
+  StepOptions NewOptions() const override { return CauseOptions{}; }
 
   void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
-             Step& st) const override {
+             Step& step) const override {
     const std::string what = What(*this);
-    st.name = parser.Symbol(parser.RequiredValue(value, key, what, "a capability"), what);
-    if (FindCapability(st.name) == nullptr) {
+    CauseOptions& st = step.Options<CauseOptions>();
+    st.capability = parser.Symbol(parser.RequiredValue(value, key, what, "a capability"), what);
+    if (FindCapability(st.capability) == nullptr) {
       const auto names = CapabilityNames();
       std::string known;
       for (const auto& k : names) known += (known.empty() ? "" : ", ") + k;
-      parser.Fail(value, what + ": unknown capability '" + st.name + "'" + yaml::DidYouMean(st.name, names) +
+      parser.Fail(value, what + ": unknown capability '" + st.capability + "'" + yaml::DidYouMean(st.capability, names) +
                              "; known: " + known);
     }
     if (node["action"]) st.action = parser.NameOrReference(node["action"], what + ".action", false);
@@ -37,68 +39,86 @@ class CauseStepKind final : public StepKindSpec {
       const std::string v = parser.reader().String(node["variant"], what + ".variant");
       if (v != "attempt" && v != "first_only")
         parser.Fail(node["variant"], what + ".variant must be 'attempt' or 'first_only', found '" + v + "'");
-      st.cause_first_only = v == "first_only";
+      st.first_only = v == "first_only";
     }
+    if (node["biz"]) st.biz = parser.Symbol(node["biz"], what + ".biz");
   }
 
   // A cause acts on the next send or burst: its action (a variant is that
   // action's); a capability that changes a request needs one to follow.
   // A message capability acts on the next publish: its message.
   void AfterLoad(StepParser& parser, Scenario& s, std::size_t i, const YAML::Node& steps) const override {
-    Step& st = s.steps[i];
-    const bool message = FindCapability(st.name)->message;
+    CauseOptions& st = s.steps[i].Options<CauseOptions>();
+    const bool message = FindCapability(st.capability)->message;
     bool follows = false;
     for (std::size_t j = i + 1; j < s.steps.size() && !follows; ++j) {
       const Step& next = s.steps[j];
-      const std::string& on = message ? next.name : next.action;
-      if (message ? std::string(next.kind->name()) != "publish" : !next.kind->sends_request()) continue;
+      const QueueOptions* queue = next.Find<QueueOptions>();
+      const SendOptions* send = next.Find<SendOptions>();
+      if (message ? std::string(next.kind->name()) != "publish" || queue == nullptr
+                  : !next.kind->sends_request() || send == nullptr)
+        continue;
+      const std::string& on = message ? queue->name : send->action;
       if (st.action.empty()) st.action = on;
       follows = on == st.action;
     }
-    if (!follows && !FindCapability(st.name)->always)
+    if (!follows && !FindCapability(st.capability)->always)
       parser.Fail(steps[i], std::string("step 'cause': no ") + (message ? "publish step" : "send or burst step") +
-                                (st.action.empty() ? std::string() : " of " + st.action) + " follows for " + st.name +
+                                (st.action.empty() ? std::string() : " of " + st.action) + " follows for " + st.capability +
                                 " to act on");
   }
 
-  void Check(const Step& s, StepFitCheck& fit) const override {
-    auto provision = ResolveCapability(s.name, s.action, fit.target());
+  void Check(const Step& step, StepFitCheck& fit) const override {
+    const CauseOptions& s = step.Options<CauseOptions>();
+    auto provision = ResolveCapability(s.capability, s.action, fit.target());
     if (!provision.ok()) fit.AddNeed(provision.status().message());
   }
 
+  std::vector<std::string> ParameterNames(const Step& step) const override {
+    return {step.Options<CauseOptions>().action};
+  }
+  void Bind(Step& step, const std::map<std::string, std::string>& binding) const override {
+    CauseOptions& o = step.Options<CauseOptions>();
+    o.action = BoundName(o.action, binding);
+  }
+
   void Resolve(Step& step, const TargetDescription& target) const override {
-    auto p = ResolveCapability(step.name, step.action, target);
+    CauseOptions& o = step.Options<CauseOptions>();
+    auto p = ResolveCapability(o.capability, o.action, target);
     if (!p.ok()) return;
-    step.cause_resolved = true;
-    step.cause_variant = p->variant;
-    step.cause_hook = p->hook;
-    step.cause_ledger = p->ledger;
+    o.resolved = true;
+    o.variant = p->variant;
+    o.hook = p->hook;
+    o.ledger = p->ledger;
   }
 
   std::string UnprovidedByAny(const Step& step, const TargetDescription& target) const override {
-    auto unprovided = ResolveCapability(step.name, step.action, target);
+    const CauseOptions& o = step.Options<CauseOptions>();
+    auto unprovided = ResolveCapability(o.capability, o.action, target);
     bool any = unprovided.ok();
-    for (const auto& [name, action] : target.actions) any = any || ResolveCapability(step.name, name, target).ok();
-    for (const auto& [name, message] : target.messages) any = any || ResolveCapability(step.name, name, target).ok();
+    for (const auto& [name, action] : target.actions) any = any || ResolveCapability(o.capability, name, target).ok();
+    for (const auto& [name, message] : target.messages) any = any || ResolveCapability(o.capability, name, target).ok();
     return any ? std::string() : unprovided.status().message();
   }
 
-  bool NeedsLaterRequest(const Step& step) const override { return step.name != "heal"; }
+  bool NeedsLaterRequest(const Step& step) const override { return step.Options<CauseOptions>().capability != "heal"; }
 
-  Status Write(const Step& s, YAML::Emitter& out) const override {
-    out << YAML::Key << name() << YAML::Value << s.name;
+  Status Write(const Step& step, YAML::Emitter& out) const override {
+    const CauseOptions& s = step.Options<CauseOptions>();
+    out << YAML::Key << name() << YAML::Value << s.capability;
     if (!s.action.empty()) out << YAML::Key << "action" << YAML::Value << s.action;
-    if (s.cause_first_only) out << YAML::Key << "variant" << YAML::Value << "first_only";
+    if (s.first_only) out << YAML::Key << "variant" << YAML::Value << "first_only";
     return Status::Ok();
   }
 
-  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
-    if (step.name == "heal") {
+  void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables&) const override {
+    const CauseOptions& step = s.Options<CauseOptions>();
+    if (step.capability == "heal") {
       m.variant_pending.clear();
       m.hook_pending = false;
-    } else if (!step.cause_variant.empty()) {
+    } else if (!step.variant.empty()) {
       m.variant_pending.insert(step.action);
-    } else if (!step.cause_hook.empty()) {
+    } else if (!step.hook.empty()) {
       m.hook_pending = true;
     }
     AddPlanTime(m, 10);
@@ -106,10 +126,11 @@ class CauseStepKind final : public StepKindSpec {
 
   void RuntimeNeeds(const Step& step, const Scenario&, const TargetDescription& target,
                     const runtime::InterpreterOptions& options, std::vector<std::string>& needs) const override {
-    auto route = ResolveCapability(step.name, step.action, target);
+    const CauseOptions& o = step.Options<CauseOptions>();
+    auto route = ResolveCapability(o.capability, o.action, target);
     if (route.ok() && !route->ledger.empty() &&
         (options.faults == nullptr || !options.faults->Supports("kill-after-answer")))
-      needs.push_back("an injector for fault kind kill-after-answer (cause " + step.name + ")");
+      needs.push_back("an injector for fault kind kill-after-answer (cause " + o.capability + ")");
   }
 
   bool NeedsOwnProcesses(const Step& step) const override { return EndsTarget(step); }
@@ -125,7 +146,7 @@ class CauseStepKind final : public StepKindSpec {
 
  private:
   static bool EndsTarget(const Step& step) {
-    const CapabilityInfo* cause = FindCapability(step.name);
+    const CapabilityInfo* cause = FindCapability(step.Options<CauseOptions>().capability);
     return cause != nullptr && cause->ends_target;
   }
 };

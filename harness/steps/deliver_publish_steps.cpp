@@ -23,10 +23,12 @@ class QueueStepKind final : public StepKindSpec {
               "timeout", "variant", "background", "after",    "label"};
     return {"message", "biz", "copies", "timeout", "variant", "background", "after", "label"};
   }
+  StepOptions NewOptions() const override { return QueueOptions{}; }
 
   void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
-             Step& st) const override {
+             Step& step) const override {
     const std::string what = What(*this);
+    QueueOptions& st = step.Options<QueueOptions>();
     st.name = parser.MessageOrReference(parser.RequiredValue(value, key, what, "a message name"), what);
     yaml::Reader& r = parser.reader();
     if (node["variant"]) st.variant = parser.Symbol(node["variant"], what + ".variant");
@@ -45,17 +47,24 @@ class QueueStepKind final : public StepKindSpec {
       if (st.consumers.empty()) r.Fail(node["to"], what + ".to must name at least one instance");
       for (const auto& item : node["to"]) parser.KnownInstance(item, item.Scalar(), what + ".to");
     }
+    if (node["biz"]) st.biz = parser.Symbol(node["biz"], what + ".biz");
+    // (`every: retry_after` reads as its 1s stand-in here: a deliver honours no Retry-After.)
+    bool retry_after = false;
+    if (node["every"]) st.every = parser.Every(node["every"], what + ".every", &retry_after);
+    if (node["background"]) st.background = r.Bool(node["background"], what + ".background");
+    if (node["timeout"]) st.timeout = r.Timeout(node["timeout"], what + ".timeout");
   }
 
-  void Check(const Step& s, StepFitCheck& fit) const override {
+  void Check(const Step& step, StepFitCheck& fit) const override {
     const TargetDescription& target = fit.target();
+    const QueueOptions& s = step.Options<QueueOptions>();
     auto m = target.messages.find(s.name);
     if (m == target.messages.end()) {
       const std::string close = yaml::ClosestWord(s.name, NamesOf(target.messages));
       if (!close.empty()) {
         fit.AddError(Status::InvalidConfig("message '" + s.name + "' is not declared by target '" + target.name +
                                                "' (did you mean '" + close + "'?)",
-                                           s.mark));
+                                           step.mark));
       } else {
         fit.AddNeed("message '" + s.name + "' (target 'messages')");
       }
@@ -83,12 +92,16 @@ class QueueStepKind final : public StepKindSpec {
     return !deliver_ && !target.broker ? "a broker (target 'broker') for step 'publish'" : "";
   }
 
-  std::vector<std::string> ParameterNames(const Step& step) const override { return {step.name}; }
+  std::vector<std::string> ParameterNames(const Step& step) const override {
+    return {step.Options<QueueOptions>().name};
+  }
   void Bind(Step& step, const std::map<std::string, std::string>& binding) const override {
-    step.name = BoundName(step.name, binding);
+    QueueOptions& o = step.Options<QueueOptions>();
+    o.name = BoundName(o.name, binding);
   }
 
-  Status Write(const Step& s, YAML::Emitter& out) const override {
+  Status Write(const Step& step, YAML::Emitter& out) const override {
+    const QueueOptions& s = step.Options<QueueOptions>();
     if (!deliver_)
       return Status(StatusCode::kUnsupported, std::string("cannot write step kind ") + name() + " as YAML yet");
     out << YAML::Key << name() << YAML::Value << s.name;
@@ -107,7 +120,7 @@ class QueueStepKind final : public StepKindSpec {
 
   void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
     if (deliver_) {
-      m.delivered.insert(step.message_id);
+      m.delivered.insert(step.Options<QueueOptions>().message_id);
       AddPlanTime(m, 50);
     } else {
       AddPlanTime(m, 10);

@@ -15,25 +15,28 @@ class FaultOrHealStepKind final : public StepKindSpec {
   explicit FaultOrHealStepKind(bool start) : start_(start) {}
   const char* name() const override { return start_ ? "fault" : "heal"; }
   std::vector<std::string> options() const override { return {"after", "label"}; }
+  StepOptions NewOptions() const override { return FaultOptions{}; }
   void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
              Step& step) const override {
     const std::string what = What(*this);
-    step.name = parser.Symbol(parser.RequiredValue(value, key, what, "a fault name"), what);
-    if (!parser.scenario().faults.count(step.name)) {
+    FaultOptions& o = step.Options<FaultOptions>();
+    o.name = parser.Symbol(parser.RequiredValue(value, key, what, "a fault name"), what);
+    if (!parser.scenario().faults.count(o.name)) {
       std::vector<std::string> declared = NamesOf(parser.scenario().faults);
-      parser.Fail(value, what + ": fault '" + step.name + "' is not declared under 'faults'" +
-                             yaml::DidYouMean(step.name, declared));
+      parser.Fail(value, what + ": fault '" + o.name + "' is not declared under 'faults'" +
+                             yaml::DidYouMean(o.name, declared));
     }
   }
   Status Write(const Step& s, YAML::Emitter& out) const override {
-    out << YAML::Key << name() << YAML::Value << s.name;
+    out << YAML::Key << name() << YAML::Value << s.Options<FaultOptions>().name;
     return Status::Ok();
   }
   void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
   void RuntimeNeeds(const Step& step, const Scenario& scenario, const TargetDescription&,
                     const runtime::InterpreterOptions& options, std::vector<std::string>& needs) const override {
-    auto it = scenario.faults.find(step.name);
-    const std::string kind = it == scenario.faults.end() ? step.name : it->second.kind;
+    const std::string& fault = step.Options<FaultOptions>().name;
+    auto it = scenario.faults.find(fault);
+    const std::string kind = it == scenario.faults.end() ? fault : it->second.kind;
     if (options.faults == nullptr || !options.faults->Supports(kind)) needs.push_back("an injector for fault kind " + kind);
   }
   StepEffect Effect(const Step&) const override {

@@ -13,16 +13,19 @@ class HookStepKind final : public StepKindSpec {
  public:
   const char* name() const override { return "hook"; }
   std::vector<std::string> options() const override { return {"biz", "after", "label"}; }
-  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
+  StepOptions NewOptions() const override { return HookOptions{}; }
+  void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
              Step& step) const override {
     const std::string what = What(*this);
-    step.name = parser.Symbol(parser.RequiredValue(value, key, what, "a name"), what);
+    HookOptions& o = step.Options<HookOptions>();
+    o.name = parser.Symbol(parser.RequiredValue(value, key, what, "a name"), what);
+    if (node["biz"]) o.biz = parser.Symbol(node["biz"], what + ".biz");
   }
   void Check(const Step& s, StepFitCheck& fit) const override {
-    fit.CheckName(s.name, s.mark, "hook", NamesOf(fit.target().hooks));
+    fit.CheckName(s.Options<HookOptions>().name, s.mark, "hook", NamesOf(fit.target().hooks));
   }
   Status Write(const Step& s, YAML::Emitter& out) const override {
-    out << YAML::Key << name() << YAML::Value << s.name;
+    out << YAML::Key << name() << YAML::Value << s.Options<HookOptions>().name;
     return Status::Ok();
   }
   void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override {

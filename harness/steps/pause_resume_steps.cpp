@@ -13,18 +13,18 @@ class PauseOrResumeStepKind final : public InstanceControlStepKind {
  public:
   explicit PauseOrResumeStepKind(bool pause) : pause_(pause) {}
   const char* name() const override { return pause_ ? "pause" : "resume"; }
-  bool WritesBare(const Step& s) const override { return s.ControlledInstance() == "main"; }
+  bool WritesBare(const Step& s) const override { return Controlled(s) == "main"; }
   Status Write(const Step& s, YAML::Emitter& out) const override {
     out << YAML::Key << name() << YAML::Value << true;
-    if (s.ControlledInstance() != "main") out << YAML::Key << "instance" << YAML::Value << s.instance;
+    if (Controlled(s) != "main") out << YAML::Key << "instance" << YAML::Value << Controlled(s);
     return Status::Ok();
   }
   void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
-    if (step.ControlledInstance() == "main") m.paused = pause_;
+    if (Controlled(step) == "main") m.paused = pause_;
     AddPlanTime(m, 10);
   }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::PauseOrResume(ctx, pause_, step.ControlledInstance(), index);
+    return runtime::PauseOrResume(ctx, pause_, Controlled(step), index);
   }
 
  private:

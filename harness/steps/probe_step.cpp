@@ -13,24 +13,30 @@ class ProbeStepKind final : public StepKindSpec {
   const char* name() const override { return "probe"; }
   std::vector<std::string> options() const override { return {"as", "biz", "after"}; }
   bool owns_label() const override { return true; }
-  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
+  StepOptions NewOptions() const override { return ProbeOptions{}; }
+  void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
              Step& step) const override {
     const std::string what = What(*this);
-    step.name = parser.NameOrReference(parser.RequiredValue(value, key, what, "a name"), what, true);
-    step.label = step.name;  // a "$PARAM" label becomes the bound probe's name
+    ProbeOptions& o = step.Options<ProbeOptions>();
+    o.name = parser.NameOrReference(parser.RequiredValue(value, key, what, "a name"), what, true);
+    step.label = o.name;  // a "$PARAM" label becomes the bound probe's name
+    if (node["biz"]) o.biz = parser.Symbol(node["biz"], what + ".biz");
   }
-  std::vector<std::string> ParameterNames(const Step& step) const override { return {step.action, step.name}; }
+  std::vector<std::string> ParameterNames(const Step& step) const override {
+    return {step.Options<ProbeOptions>().name};
+  }
   void Bind(Step& step, const std::map<std::string, std::string>& binding) const override {
-    step.action = BoundName(step.action, binding);
-    step.name = BoundName(step.name, binding);
+    ProbeOptions& o = step.Options<ProbeOptions>();
+    o.name = BoundName(o.name, binding);
     step.label = BoundName(step.label, binding);
   }
   void Check(const Step& s, StepFitCheck& fit) const override {
-    fit.CheckName(s.name, s.mark, "probe", NamesOf(fit.target().probes));
+    fit.CheckName(s.Options<ProbeOptions>().name, s.mark, "probe", NamesOf(fit.target().probes));
   }
   Status Write(const Step& s, YAML::Emitter& out) const override {
-    out << YAML::Key << name() << YAML::Value << s.name;
-    if (!s.label.empty() && s.label != s.name) out << YAML::Key << "as" << YAML::Value << s.label;
+    const std::string& probe = s.Options<ProbeOptions>().name;
+    out << YAML::Key << name() << YAML::Value << probe;
+    if (!s.label.empty() && s.label != probe) out << YAML::Key << "as" << YAML::Value << s.label;
     return Status::Ok();
   }
   void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }

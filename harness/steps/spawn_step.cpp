@@ -13,22 +13,24 @@ class SpawnStepKind final : public StepKindSpec {
   const char* name() const override { return "spawn"; }
   std::vector<std::string> options() const override { return {"after", "label"}; }
   bool spawns_instance() const override { return true; }
+  StepOptions NewOptions() const override { return SpawnOptions{}; }
   void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
              Step& step) const override {
     const std::string what = What(*this);
-    step.name = parser.Symbol(parser.RequiredValue(value, key, what, "an instance name"), what);
-    if (step.name == "main" || parser.spawned().count(step.name))
-      parser.Fail(value, what + ": instance '" + step.name + "' already exists");
-    if (step.name == kOtherInstance || TargetInstanceIndex(step.name))
-      parser.Fail(value, what + ": '" + step.name + "' names the target's own instances (main, instance-N, other); "
+    std::string& name = step.Options<SpawnOptions>().name;
+    name = parser.Symbol(parser.RequiredValue(value, key, what, "an instance name"), what);
+    if (name == "main" || parser.spawned().count(name))
+      parser.Fail(value, what + ": instance '" + name + "' already exists");
+    if (name == kOtherInstance || TargetInstanceIndex(name))
+      parser.Fail(value, what + ": '" + name + "' names the target's own instances (main, instance-N, other); "
                                 "give the spawned one another name");
-    parser.spawned().insert(step.name);
+    parser.spawned().insert(name);
   }
   void Check(const Step&, StepFitCheck& fit) const override {
     if (!fit.target().start) fit.AddNeed(fit.NeedsStart(What(*this)));
   }
   Status Write(const Step& s, YAML::Emitter& out) const override {
-    out << YAML::Key << name() << YAML::Value << s.name;
+    out << YAML::Key << name() << YAML::Value << s.Options<SpawnOptions>().name;
     return Status::Ok();
   }
   void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }

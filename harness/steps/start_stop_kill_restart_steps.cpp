@@ -29,14 +29,14 @@ class ProcessControlStepKind final : public InstanceControlStepKind {
   }
   StepEffect Effect(const Step& step) const override {
     StepEffect e;
-    const bool on_main = step.ControlledInstance() == "main";
+    const bool on_main = Controlled(step) == "main";
     const bool up = op_ == runtime::ProcessOp::kStart || op_ == runtime::ProcessOp::kRestart;
     e.brings_main_up = up && on_main;
     e.may_take_main_down = !up && on_main;
     return e;
   }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::ControlTarget(ctx, op_, index, step.ControlledInstance());
+    return runtime::ControlTarget(ctx, op_, index, Controlled(step));
   }
 
  private:

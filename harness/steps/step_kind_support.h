@@ -53,14 +53,21 @@ class InstanceControlStepKind : public StepKindSpec {
  public:
   bool bare() const override { return true; }
   std::vector<std::string> options() const override { return {"instance", "after", "label"}; }
-  void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node&,
-             Step&) const override {
+  StepOptions NewOptions() const override { return InstanceOptions{}; }
+  void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node&,
+             Step& step) const override {
     NoValue(parser, value, *this);
+    if (node.IsMap() && node["instance"])
+      step.Options<InstanceOptions>().instance = parser.Instance(node["instance"], What(*this), false);
   }
   void Check(const Step&, StepFitCheck& fit) const override {
     if (!fit.target().start) fit.AddNeed(fit.NeedsStart(What(*this)));
   }
-  bool NeedsOwnProcesses(const Step& step) const override { return step.ControlledInstance() != "main"; }
+  bool NeedsOwnProcesses(const Step& step) const override { return Controlled(step) != "main"; }
+  // The instance it acts on: main unless `instance:` names another.
+  static const std::string& Controlled(const Step& step) {
+    return step.Options<InstanceOptions>().ControlledInstance();
+  }
 };
 
 }  // namespace idemproof::steps

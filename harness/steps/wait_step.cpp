@@ -21,10 +21,12 @@ class WaitStepKind final : public StepKindSpec {
  public:
   const char* name() const override { return "wait"; }
   std::vector<std::string> options() const override { return {"label"}; }
+  StepOptions NewOptions() const override { return WaitOptions{}; }
 
   void Parse(StepParser& parser, const YAML::Node&, const YAML::Node& value, const YAML::Node& key,
-             Step& step) const override {
+             Step& s) const override {
     const std::string what = What(*this);
+    WaitOptions& step = s.Options<WaitOptions>();
     const YAML::Node d = parser.RequiredValue(value, key, what, "a duration, past_window or past_lease");
     if (d.IsScalar() && d.Scalar() == "past_window") {
       step.past_window = true;  // resolved from the target's idempotency.window
@@ -38,8 +40,9 @@ class WaitStepKind final : public StepKindSpec {
     }
   }
 
-  void Check(const Step& s, StepFitCheck& fit) const override {
+  void Check(const Step& step, StepFitCheck& fit) const override {
     const TargetDescription& target = fit.target();
+    const WaitOptions& s = step.Options<WaitOptions>();
     if (s.past_lease && !PastLeaseWait(target.idempotency))
       fit.AddNeed("an in-progress lease (idempotency.lease) of at most " + FormatDuration(kLongestPastWindow) +
                   " for 'wait: past_lease'");
@@ -52,7 +55,8 @@ class WaitStepKind final : public StepKindSpec {
                   ")");
   }
 
-  Status Write(const Step& s, YAML::Emitter& out) const override {
+  Status Write(const Step& step, YAML::Emitter& out) const override {
+    const WaitOptions& s = step.Options<WaitOptions>();
     out << YAML::Key << name() << YAML::Value
         << (s.past_window  ? std::string("past_window")
             : s.past_lease ? std::string("past_lease")
@@ -60,7 +64,8 @@ class WaitStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
-  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables&) const override {
+    const WaitOptions& step = s.Options<WaitOptions>();
     if (step.past_window) {
       ++m.past_window_waits;
       m.elapsed_ms = 0;  // the next answer opens a new window
@@ -69,13 +74,14 @@ class WaitStepKind final : public StepKindSpec {
     }
   }
 
-  Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
+  Status Execute(const Step& s, int index, runtime::StepContext& ctx) const override {
+    const WaitOptions& step = s.Options<WaitOptions>();
     if (step.past_window && !PastWindowWait(ctx.target().idempotency))
       return Status::InvalidConfig("'wait: past_window' needs a retry window (idempotency.window) of at most " +
                                        FormatDuration(kLongestPastWindow),
-                                   step.mark);
+                                   s.mark);
     if (step.past_lease && !PastLeaseWait(ctx.target().idempotency))
-      return Status::InvalidConfig("'wait: past_lease' needs an in-progress lease (idempotency.lease)", step.mark);
+      return Status::InvalidConfig("'wait: past_lease' needs an in-progress lease (idempotency.lease)", s.mark);
     const Duration d = step.past_lease ? *PastLeaseWait(ctx.target().idempotency)
                                        : WaitDuration(step, ctx.target().idempotency);
     HistoryEvent wait = WaitEvent(index, FormatDuration(d), step.past_window);

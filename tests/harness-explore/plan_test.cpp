@@ -172,8 +172,8 @@ TEST_CASE("generated plans respect the preconditions and the length cap", "[expl
       for (const auto& step : s.steps) {
         if (step.KindName() == "pause") paused = true;
         if (step.KindName() == "resume" || step.KindName() == "kill") paused = false;
-        if (step.KindName() == "run_batch") run.insert(step.job);
-        if (step.KindName() == "clean_run") cleaned.insert(step.of);
+        if (step.KindName() == "run_batch") run.insert(step.Options<BatchOptions>().job);
+        if (step.KindName() == "clean_run") cleaned.insert(step.Options<BatchOptions>().of);
       }
       CHECK_FALSE(paused);
       CHECK(run == cleaned);
@@ -219,38 +219,57 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
         const Step& y = back->steps[i];
         INFO("step " << i);
         CHECK(y.KindName() == x.KindName());
-        CHECK(y.action == x.action);
-        CHECK(y.key == x.key);
-        CHECK(y.biz == x.biz);
-        CHECK(y.payload == x.payload);
-        CHECK(y.name == x.name);
         CHECK(y.label == x.label);
-        CHECK(y.duration == x.duration);
-        CHECK(y.instance == x.instance);
-        CHECK(y.caller == x.caller);
-        CHECK(y.background == x.background);
-        CHECK(y.variant == x.variant);
-        CHECK(y.max_attempts == x.max_attempts);
-        CHECK(y.cause_first_only == x.cause_first_only);
-        sends_as_second += x.KindName() == "send" && x.caller == "second";
-        sends_to_second += x.KindName() == "send" && x.instance == "second";
-        if (x.KindName() == "burst") {
-          CHECK(y.n == x.n);
-          CHECK(y.mode == x.mode);
+        REQUIRE(y.options.index() == x.options.index());
+        if (const auto* xs = x.Find<SendOptions>()) {
+          const SendOptions& ys = y.Options<SendOptions>();
+          CHECK(ys.action == xs->action);
+          CHECK(ys.key == xs->key);
+          CHECK(ys.biz == xs->biz);
+          CHECK(ys.payload == xs->payload);
+          CHECK(ys.instance == xs->instance);
+          CHECK(ys.caller == xs->caller);
+          CHECK(ys.background == xs->background);
+          sends_as_second += x.KindName() == "send" && xs->caller == "second";
+          sends_to_second += x.KindName() == "send" && xs->instance == "second";
+          if (x.KindName() == "burst") {
+            CHECK(ys.n == xs->n);
+            CHECK(ys.mode == xs->mode);
+          }
         }
-        if (x.KindName() == "deliver") {
-          CHECK(y.message_id == x.message_id);
-          CHECK(y.copies == x.copies);
-          CHECK(y.lose_ack == x.lose_ack);
-          CHECK(y.consumers == x.consumers);
+        if (const auto* xq = x.Find<QueueOptions>()) {
+          const QueueOptions& yq = y.Options<QueueOptions>();
+          CHECK(yq.name == xq->name);
+          CHECK(yq.variant == xq->variant);
+          CHECK(yq.background == xq->background);
+          CHECK(yq.max_attempts == xq->max_attempts);
+          CHECK(yq.message_id == xq->message_id);
+          CHECK(yq.copies == xq->copies);
+          CHECK(yq.lose_ack == xq->lose_ack);
+          CHECK(yq.consumers == xq->consumers);
         }
-        if (x.KindName() == "run_batch" || x.KindName() == "rerun" || x.KindName() == "clean_run") {
-          CHECK(y.job == x.job);
-          CHECK(y.from == x.from);
-          CHECK(y.to == x.to);
-          CHECK(y.fail_after == x.fail_after);
-          CHECK(y.of == x.of);
+        if (const auto* xb = x.Find<BatchOptions>()) {
+          const BatchOptions& yb = y.Options<BatchOptions>();
+          CHECK(yb.job == xb->job);
+          CHECK(yb.from == xb->from);
+          CHECK(yb.to == xb->to);
+          CHECK(yb.fail_after == xb->fail_after);
+          CHECK(yb.of == xb->of);
+          CHECK(yb.variant == xb->variant);
+          CHECK(yb.background == xb->background);
         }
+        if (const auto* xc = x.Find<CauseOptions>()) {
+          const CauseOptions& yc = y.Options<CauseOptions>();
+          CHECK(yc.capability == xc->capability);
+          CHECK(yc.action == xc->action);
+          CHECK(yc.first_only == xc->first_only);
+        }
+        if (const auto* xw = x.Find<WaitOptions>()) CHECK(y.Options<WaitOptions>().duration == xw->duration);
+        if (const auto* xi = x.Find<InstanceOptions>()) CHECK(y.Options<InstanceOptions>().instance == xi->instance);
+        if (const auto* xh = x.Find<HookOptions>()) CHECK(y.Options<HookOptions>().name == xh->name);
+        if (const auto* xf = x.Find<FaultOptions>()) CHECK(y.Options<FaultOptions>().name == xf->name);
+        if (const auto* xp = x.Find<SpawnOptions>()) CHECK(y.Options<SpawnOptions>().name == xp->name);
+        if (const auto* xp = x.Find<ProbeOptions>()) CHECK(y.Options<ProbeOptions>().name == xp->name);
         written.insert(x.KindName());
       }
     }
@@ -284,8 +303,8 @@ TEST_CASE("explore.callers: sends go as either declared caller, and a caller the
   as_second.caller = "second";
   CHECK(as_second.ToString() == "send create_order k1/b1 as second");
   CHECK(as_second != SendOp());
-  CHECK(as_second.Steps().front().caller == "second");
-  CHECK(SendOp().Steps().front().caller.empty());
+  CHECK(as_second.Steps().front().Options<SendOptions>().caller == "second");
+  CHECK(SendOp().Steps().front().Options<SendOptions>().caller.empty());
 
   const auto vocab = BuiltinOracles().Vocabulary();
   const std::string head = "name: x\nlayer: client\nhunts: y\nexpect: [caller_scope]\n";
@@ -316,7 +335,7 @@ TEST_CASE("a send to an instance the fixed steps spawned is allowed while main i
   to_second.instance = "second";
   CHECK(to_second.ToString() == "send create_order k1/b1 @second");
   CHECK(to_second != to_main);
-  CHECK(to_second.Steps().front().instance == "second");
+  CHECK(to_second.Steps().front().Options<SendOptions>().instance == "second");
   PlanModel m = a->initial();
   a->Apply(pause, m);
   CHECK_FALSE(a->Allowed(to_main, m));  // main is frozen: it would hang
@@ -353,8 +372,8 @@ TEST_CASE("send_background: opt-in, a send nobody waits for, at most two per pla
   CHECK(bg.ToString() == "send_background create_order k1/b1");
   REQUIRE(bg.Steps().size() == 1);
   CHECK(bg.Steps().front().KindName() == "send");
-  CHECK(bg.Steps().front().background);
-  CHECK_FALSE(SendOp().Steps().front().background);
+  CHECK(bg.Steps().front().Options<SendOptions>().background);
+  CHECK_FALSE(SendOp().Steps().front().Options<SendOptions>().background);
   PlanModel m = a->initial();
   CHECK(a->Allowed(bg, m));
   a->Apply(bg, m);
@@ -488,8 +507,8 @@ TEST_CASE("the cause op provides a capability by the action's variant or the tar
   const std::vector<Step> steps = cause.Steps();
   REQUIRE(steps.size() == 1);
   CHECK(steps[0].KindName() == "cause");
-  CHECK(steps[0].action == "create_order");
-  CHECK(steps[0].cause_variant == "fails_retryably");
+  CHECK(steps[0].Options<CauseOptions>().action == "create_order");
+  CHECK(steps[0].Options<CauseOptions>().variant == "fails_retryably");
 
   // A pending variant: no second one for the action; the request it changed may have released its key.
   const Op send = SendOp();
@@ -643,10 +662,11 @@ TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun"
   const Scenario bs = ToScenario(Spec("batch"), batch_plan, "p");
   REQUIRE(bs.steps.size() == 3);
   CHECK(bs.steps[2].KindName() == "clean_run");
-  CHECK(bs.steps[2].of == "j1");
-  CHECK(bs.steps[2].job != "j1");
-  CHECK(bs.steps[2].from == 0);
-  CHECK(bs.steps[2].to == 100);
+  const BatchOptions& clean = bs.steps[2].Options<BatchOptions>();
+  CHECK(clean.of == "j1");
+  CHECK(clean.job != "j1");
+  CHECK(clean.from == 0);
+  CHECK(clean.to == 100);
   // A plan that ends with the target killed restarts it before the clean
   // run (2000 clean trials of batch.yaml: 31 undecided, "no clean run").
   Op kill_op;
@@ -684,7 +704,7 @@ TEST_CASE("wait_past_window: leaves the window once per plan, after a send, and 
   CHECK(past.duration == std::chrono::milliseconds(4400));  // the window plus a tenth, as `wait: past_window`
   CHECK(past.ToString() == "wait_past_window 4400ms");
   REQUIRE(past.Steps().size() == 1);
-  CHECK(past.Steps().front().past_window);
+  CHECK(past.Steps().front().Options<WaitOptions>().past_window);
 
   PlanModel m = a->initial();
   CHECK_FALSE(a->Allowed(past, m));  // nothing sent yet: no window to leave
@@ -768,29 +788,29 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   std::vector<Step> steps = send_cut.Steps();
   REQUIRE(steps.size() == 5);
   CHECK(steps[0].KindName() == "cause");
-  CHECK(steps[0].name == "slow_request");
-  CHECK(steps[0].cause_variant == "slow");
-  CHECK_FALSE(steps[0].cause_first_only);  // the retries repeat the slow request byte for byte
+  CHECK(steps[0].Options<CauseOptions>().capability == "slow_request");
+  CHECK(steps[0].Options<CauseOptions>().variant == "slow");
+  CHECK_FALSE(steps[0].Options<CauseOptions>().first_only);  // the retries repeat the slow request byte for byte
   CHECK(steps[1].KindName() == "send");
-  CHECK(steps[1].background);
+  CHECK(steps[1].Options<SendOptions>().background);
   CHECK(steps[2].KindName() == "wait");
-  CHECK(steps[2].duration > Duration::zero());
+  CHECK(steps[2].Options<WaitOptions>().duration > Duration::zero());
   CHECK(steps[3].KindName() == "kill");
   CHECK(steps[4].KindName() == "restart");
   // A message: its push in the slow variant, pushed once.
   steps = cut["deliver"].Steps();
   REQUIRE(steps.size() == 4);
   CHECK(steps[0].KindName() == "deliver");
-  CHECK(steps[0].variant == "slow");
-  CHECK(steps[0].background);
-  CHECK(steps[0].max_attempts == 1);
+  CHECK(steps[0].Options<QueueOptions>().variant == "slow");
+  CHECK(steps[0].Options<QueueOptions>().background);
+  CHECK(steps[0].Options<QueueOptions>().max_attempts == 1);
   CHECK(steps[2].KindName() == "kill");
   // A batch run: in its slow variant.
   steps = cut["run_batch"].Steps();
   REQUIRE(steps.size() == 4);
   CHECK(steps[0].KindName() == "run_batch");
-  CHECK(steps[0].variant == "slow");
-  CHECK(steps[0].background);
+  CHECK(steps[0].Options<BatchOptions>().variant == "slow");
+  CHECK(steps[0].Options<BatchOptions>().background);
 
   // Preconditions: the target up and started by idemproof; up again after.
   PlanModel m = a->initial();
@@ -835,7 +855,7 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   plan.ops = {cut["run_batch"]};
   const Scenario s = ToScenario(spec, plan, "cut");
   bool clean = false;
-  for (const auto& st : s.steps) clean |= st.KindName() == "clean_run" && st.of == "j1";
+  for (const auto& st : s.steps) clean |= st.KindName() == "clean_run" && st.Options<BatchOptions>().of == "j1";
   CHECK(clean);
 
   // send_past_lease: the slow_past_lease variant ({{slow_ms}}) in the background.
@@ -846,10 +866,10 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   steps = over.Steps();
   REQUIRE(steps.size() == 3);
   CHECK(steps[0].KindName() == "cause");
-  CHECK(steps[0].cause_variant == "slow_past_lease");
-  CHECK(steps[1].background);
+  CHECK(steps[0].Options<CauseOptions>().variant == "slow_past_lease");
+  CHECK(steps[1].Options<SendOptions>().background);
   CHECK(steps[2].KindName() == "wait");
-  CHECK(steps[2].duration == std::chrono::milliseconds(2200));  // the declared lease (2 s) and 200 ms
+  CHECK(steps[2].Options<WaitOptions>().duration == std::chrono::milliseconds(2200));  // the declared lease (2 s) and 200 ms
   PlanModel o = a->initial();
   o.budget_ms = -1;  // two overruns do not fit the box office's window budget
   a->Apply(over, o);

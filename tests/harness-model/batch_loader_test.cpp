@@ -86,13 +86,13 @@ TEST_CASE("batch steps load, reruns and clean runs take the job's range") {
   const auto& s = r->steps;
   REQUIRE(s.size() == 4);
   CHECK(s[0].KindName() == "run_batch");
-  CHECK(s[0].fail_after == std::optional<std::int64_t>(600));
+  CHECK(s[0].Options<BatchOptions>().fail_after == std::optional<std::int64_t>(600));
   CHECK(s[1].KindName() == "rerun");
-  CHECK((s[1].from == 0 && s[1].to == 1000));
-  CHECK(s[2].repeat == 3);
+  CHECK((s[1].Options<BatchOptions>().from == 0 && s[1].Options<BatchOptions>().to == 1000));
+  CHECK(s[2].Options<BatchOptions>().repeat == 3);
   CHECK(s[3].KindName() == "clean_run");
-  CHECK(s[3].of == "j1");
-  CHECK((s[3].from == 0 && s[3].to == 1000));
+  CHECK(s[3].Options<BatchOptions>().of == "j1");
+  CHECK((s[3].Options<BatchOptions>().from == 0 && s[3].Options<BatchOptions>().to == 1000));
   CHECK(r->UsesBatch());
 }
 

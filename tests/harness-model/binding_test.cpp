@@ -129,7 +129,7 @@ TEST_CASE("a scenario's parameters: roles, needs, of and $references are checked
   CHECK(s.parameters[0].name == "create");
   CHECK(s.parameters[0].role == "create");
   CHECK(s.parameters[0].needs == std::vector<std::string>{"records"});
-  CHECK(s.steps[0].action == "$create");
+  CHECK(s.steps[0].Options<SendOptions>().action == "$create");
 
   const std::string head = "layer: client\nhunts: x\n";
   CHECK(ScenarioError(head + "for_each:\n  c: {role: creat}\nsteps:\n  - send: $c\nexpect: [one_record]\n")
@@ -170,8 +170,8 @@ TEST_CASE("the bind stage yields one concrete scenario per fitting action, names
     const std::string action = s.binding.at("create");
     CHECK(s.bound_from == "double-submit");
     CHECK(s.unmet.empty());
-    CHECK(s.steps[0].action == action);
-    CHECK(s.steps[1].action == action);
+    CHECK(s.steps[0].Options<SendOptions>().action == action);
+    CHECK(s.steps[1].Options<SendOptions>().action == action);
     CHECK(s.ActionsUsed() == std::vector<std::string>{action});
     CHECK(s.expect[0].params.at("actions") == nlohmann::json::array({action}));
     CHECK(CheckScenarioAgainstTarget(s, t).runnable());
@@ -217,10 +217,10 @@ expect:
   // create_note has a counter but no delete; only create_order has both.
   REQUIRE(Names(bound) == std::vector<std::string>{"delete-once[create_order,cancel_order,stock]"});
   const Scenario& b = bound[0];
-  CHECK(b.steps[0].name == "stock");
+  CHECK(b.steps[0].Options<ProbeOptions>().name == "stock");
   CHECK(b.steps[0].label == "before");
-  CHECK(b.steps[2].action == "cancel_order");
-  CHECK(b.steps[3].name == "stock");
+  CHECK(b.steps[2].Options<SendOptions>().action == "cancel_order");
+  CHECK(b.steps[3].Options<ProbeOptions>().name == "stock");
   CHECK(b.steps[3].label == "stock");  // a probe step's default label is the bound probe's name
   CHECK(b.expect[0].params.at("b") == "stock");
   CHECK(b.binding == std::map<std::string, std::string>{
@@ -282,7 +282,7 @@ TEST_CASE("a recorded binding applies again (idemproof check), a wrong one is an
   auto again = ApplyBinding(s, {{"create", "create_refund"}});
   REQUIRE(again.ok());
   CHECK(again->name == "double-submit[create_refund]");
-  CHECK(again->steps[0].action == "create_refund");
+  CHECK(again->steps[0].Options<SendOptions>().action == "create_refund");
   CHECK_FALSE(ApplyBinding(s, {}).ok());
   CHECK_FALSE(ApplyBinding(s, {{"other", "create_refund"}}).ok());
   CHECK(ApplyBinding(ScenarioOf("name: lit\nlayer: client\nhunts: x\nsteps:\n  - send: a\nexpect: [one_record]\n"), {})

@@ -146,9 +146,9 @@ TEST_CASE("a message parameter binds to every message of the target, and its app
   REQUIRE(bound.size() == 2);
   CHECK(bound[0].name == "s[credit,credits]");
   CHECK(bound[1].name == "s[debit,debits]");
-  CHECK(bound[0].steps[1].name == "credit");
-  CHECK(bound[0].steps[1].variant == "slow");
-  CHECK(bound[0].steps[1].background);
+  CHECK(bound[0].steps[1].Options<QueueOptions>().name == "credit");
+  CHECK(bound[0].steps[1].Options<QueueOptions>().variant == "slow");
+  CHECK(bound[0].steps[1].Options<QueueOptions>().background);
   CHECK(bound[0].expect[0].params["actions"] == json::array({"credit"}));
   // credit has the slow variant: runnable; debit has none: not_applicable, saying so
   const ScenarioFit credit = CheckScenarioAgainstTarget(bound[0], *t);
@@ -204,7 +204,7 @@ expect: [one_record]
                                 "s.yaml", Vocab());
   INFO(scenario.status().ToString());
   REQUIRE(scenario.ok());
-  CHECK(scenario->steps[2].past_lease);
+  CHECK(scenario->steps[2].Options<WaitOptions>().past_lease);
   auto bare = Parse(kHead);
   REQUIRE(bare.ok());
   const auto bound = BindScenario(*scenario, *bare);
@@ -363,12 +363,15 @@ TEST_CASE("the stream and callback scenarios bind by role, die_before_ack is a c
   }
   // die_before_ack by the message's variant, on the publish right after it
   auto [kill, kill_fit] = BindOne("queue/stream-kill-before-ack.yaml", *t);
-  const auto cause = std::find_if(kill.steps.begin(), kill.steps.end(), [](const Step& s) { return s.name == "die_before_ack"; });
-  REQUIRE(cause != kill.steps.end());
-  CHECK(cause->cause_resolved);
-  CHECK(cause->cause_variant == "die_before_ack");
-  CHECK(cause->action == "deposit");
-  CHECK(cause->cause_hook.empty());
+  const auto step = std::find_if(kill.steps.begin(), kill.steps.end(), [](const Step& s) {
+    return s.Find<CauseOptions>() != nullptr && s.Options<CauseOptions>().capability == "die_before_ack";
+  });
+  REQUIRE(step != kill.steps.end());
+  const CauseOptions& cause = step->Options<CauseOptions>();
+  CHECK(cause.resolved);
+  CHECK(cause.variant == "die_before_ack");
+  CHECK(cause.action == "deposit");
+  CHECK(cause.hook.empty());
 
   auto [paid, paid_fit] = BindOne("side-effect/repeated-callback.yaml", *t);
   CHECK(paid.binding.at("callback") == "paid_event");

@@ -129,13 +129,13 @@ expect: [one_record]
   CHECK(r->layer == Layer::kCluster);
   CHECK(std::string(LayerName(r->layer)) == "cluster");
   CHECK(r->min_instances == 2);
-  CHECK(r->steps[0].instance == kBalancedInstance);
-  CHECK(r->steps[1].instance == "other");
-  CHECK(r->steps[2].instance == kBalancedInstance);
-  CHECK(r->steps[3].instance == "instance-3");
-  CHECK(r->steps[4].ControlledInstance() == "main");
-  CHECK(r->steps[5].instance == "instance-2");
-  CHECK(r->steps[6].ControlledInstance() == "main");
+  CHECK(r->steps[0].Options<SendOptions>().instance == kBalancedInstance);
+  CHECK(r->steps[1].Options<SendOptions>().instance == "other");
+  CHECK(r->steps[2].NamedInstance() == kBalancedInstance);
+  CHECK(r->steps[3].NamedInstance() == "instance-3");
+  CHECK(r->steps[4].Options<InstanceOptions>().ControlledInstance() == "main");
+  CHECK(r->steps[5].Options<InstanceOptions>().instance == "instance-2");
+  CHECK(r->steps[6].Options<InstanceOptions>().ControlledInstance() == "main");
   CHECK(r->InstancesNeeded() == 3);
 }
 

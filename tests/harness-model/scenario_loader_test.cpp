@@ -76,25 +76,26 @@ expect:
   REQUIRE(s.steps.size() == 13);
   CHECK(s.steps[0].KindName() == "probe");
   CHECK(s.steps[0].label == "before");
-  CHECK(s.steps[1].key == "k1");
-  CHECK(s.steps[1].biz == "b1");
-  const Step& send = s.steps[2];
+  CHECK(s.steps[1].Options<SendOptions>().key == "k1");
+  CHECK(s.steps[1].Options<SendOptions>().biz == "b1");
+  const Step& send_step = s.steps[2];
+  const SendOptions& send = send_step.Options<SendOptions>();
   CHECK(send.biz == "b2");
   CHECK(send.payload == PayloadVariant::kOther);
-  CHECK(send.after == 50ms);
+  CHECK(send_step.after == 50ms);
   CHECK(send.repeat == 3);
   CHECK(send.every == 10ms);
   CHECK(send.background);
   CHECK(send.timeout == Duration(2s));
-  CHECK(send.label == "impatient caller");
-  CHECK(send.mark.line == 11);
-  CHECK(send.mark.column == 5);
+  CHECK(send_step.label == "impatient caller");
+  CHECK(send_step.mark.line == 11);
+  CHECK(send_step.mark.column == 5);
   CHECK(s.steps[3].KindName() == "burst");
-  CHECK(s.steps[3].n == 8);
-  CHECK(s.steps[3].mode == BurstMode::kThreads);
-  CHECK(s.steps[3].key == kNoKey);
-  CHECK(s.steps[4].duration == 1500ms);
-  CHECK(s.steps[5].name == "slow_business");
+  CHECK(s.steps[3].Options<SendOptions>().n == 8);
+  CHECK(s.steps[3].Options<SendOptions>().mode == BurstMode::kThreads);
+  CHECK(s.steps[3].Options<SendOptions>().key == kNoKey);
+  CHECK(s.steps[4].Options<WaitOptions>().duration == 1500ms);
+  CHECK(s.steps[5].Options<HookOptions>().name == "slow_business");
   CHECK(s.steps[6].KindName() == "fault");
   CHECK(s.steps[7].KindName() == "heal");
   CHECK(s.steps[8].KindName() == "join");
@@ -208,7 +209,7 @@ TEST_CASE("send until: recovered repeats past repeat while in progress, and need
                              expect,
                          "s.yaml", Vocab());
   REQUIRE(r.ok());
-  CHECK(r->steps[0].until_recovered);
+  CHECK(r->steps[0].Options<SendOptions>().until_recovered);
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    until: recovered\n" + expect) ==
         "s.yaml:5:12: step 'send'.until needs a positive 'every' (the pause between retries)");
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    every: 1s\n    until: done\n" + expect) ==
@@ -225,7 +226,7 @@ TEST_CASE("egress faults and the cause step: loaded, positioned errors, checked 
   CHECK_FALSE(r->faults.at("cut").params.contains("on"));  // not an injector option
   CHECK(r->faults.at("cut").params.at("duration") == "1s");
   CHECK(r->steps[0].KindName() == "cause");
-  CHECK(r->steps[0].name == "kill_after_charge");
+  CHECK(r->steps[0].Options<CauseOptions>().capability == "kill_after_charge");
 
   CHECK(ErrorOf(kHead + "faults:\n  cut: {kind: delay, on: provider}\nsteps: [{fault: cut}]\n" + expect).rfind(
             "s.yaml:4:26: fault 'cut'.on must be egress.NAME", 0) == 0);
@@ -276,8 +277,8 @@ expect: [one_record]
 )", "s.yaml", Vocab());
   INFO(r.status().ToString());
   REQUIRE(r.ok());
-  CHECK(r->steps[0].payload == PayloadVariant::kReordered);
-  CHECK(r->steps[1].payloads == std::vector<PayloadVariant>{PayloadVariant::kDefault, PayloadVariant::kValueChanged});
+  CHECK(r->steps[0].Options<SendOptions>().payload == PayloadVariant::kReordered);
+  CHECK(r->steps[1].Options<SendOptions>().payloads == std::vector<PayloadVariant>{PayloadVariant::kDefault, PayloadVariant::kValueChanged});
 
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    payload: reorderd\n" + "expect: [one_record]\n").rfind(
             "s.yaml:5:14: step 'send'.payload: unknown payload 'reorderd' (did you mean 'reordered'?); known: default, ",
@@ -306,8 +307,8 @@ expect: [one_record]
 )", "s.yaml", Vocab());
   INFO(r.status().ToString());
   REQUIRE(r.ok());
-  CHECK(r->steps[0].key_at_max_length);
-  CHECK_FALSE(r->steps[1].key_at_max_length);
+  CHECK(r->steps[0].Options<SendOptions>().key_at_max_length);
+  CHECK_FALSE(r->steps[1].Options<SendOptions>().key_at_max_length);
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    key_form: max_lenght\n" + "expect: [one_record]\n") ==
         "s.yaml:5:15: step 'send'.key_form must be plain or max_length, found 'max_lenght' (did you mean "
         "'max_length'?)");
@@ -322,7 +323,7 @@ TEST_CASE("payload large needs a JSON array in the body or a large variant") {
   auto r = ParseScenario(kHead + "steps:\n  - send: create_order\n    payload: large\nexpect: [one_record]\n",
                          "s.yaml", Vocab());
   REQUIRE(r.ok());
-  CHECK(r->steps[0].payload == PayloadVariant::kLarge);
+  CHECK(r->steps[0].Options<SendOptions>().payload == PayloadVariant::kLarge);
   // The shop's create_order has a JSON body without an array, and no variant named large.
   CHECK(CheckScenarioAgainstTarget(*r, idemproof::testing::ShopTarget()).needs ==
         std::vector<std::string>{"a JSON array in the body, or a 'large' variant, for action 'create_order' (payload large)"});
@@ -333,7 +334,7 @@ TEST_CASE("wait past_window waits past the target's own window and needs one") {
   auto r = ParseScenario(kHead + "steps:\n  - send: create_order\n  - wait: past_window\n  - send: create_order\n" + expect,
                          "s.yaml", Vocab());
   REQUIRE(r.ok());
-  const Step& wait = r->steps[1];
+  const WaitOptions& wait = r->steps[1].Options<WaitOptions>();
   CHECK(wait.past_window);
   CHECK(wait.duration == Duration::zero());
   // ShopTarget declares a 4s window: a tenth more. PlainTarget declares none.
@@ -355,8 +356,8 @@ TEST_CASE("wait past_window waits past the target's own window and needs one") {
   // A plain duration still loads as before; anything else names both forms.
   auto plain_wait = ParseScenario(kHead + "steps:\n  - wait: 250ms\n" + expect, "s.yaml", Vocab());
   REQUIRE(plain_wait.ok());
-  CHECK_FALSE(plain_wait->steps[0].past_window);
-  CHECK(plain_wait->steps[0].duration == 250ms);
+  CHECK_FALSE(plain_wait->steps[0].Options<WaitOptions>().past_window);
+  CHECK(plain_wait->steps[0].Options<WaitOptions>().duration == 250ms);
   CHECK(ErrorOf(kHead + "steps:\n  - wait: past_windwo\n" + expect) ==
         "s.yaml:4:11: step 'wait': 'past_windwo' is neither a duration (250ms, 4s) nor past_window or past_lease (did you mean "
         "'past_window'?)");

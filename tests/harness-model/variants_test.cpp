@@ -134,9 +134,9 @@ TEST_CASE("cause steps load, name the action they act on, and reject what cannot
   auto s = Scenario_("steps:\n  - cause: retryable_failure\n  - wait: 1s\n  - send: create_order\n  - cause: heal\n");
   REQUIRE(s.ok());
   CHECK(s->steps[0].KindName() == "cause");
-  CHECK(s->steps[0].name == "retryable_failure");
-  CHECK(s->steps[0].action == "create_order");
-  CHECK(s->steps[3].action.empty());  // heal needs no request after it
+  CHECK(s->steps[0].Options<CauseOptions>().capability == "retryable_failure");
+  CHECK(s->steps[0].Options<CauseOptions>().action == "create_order");
+  CHECK(s->steps[3].Options<CauseOptions>().action.empty());  // heal needs no request after it
   auto typo = Scenario_("steps:\n  - cause: slow_reqest\n  - send: a\n");
   REQUIRE_FALSE(typo.ok());
   CHECK(typo.status().ToString().rfind(
@@ -164,15 +164,15 @@ expect: [one_record]
   const Scenario& order = bound[0].name == "s[create_order]" ? bound[0] : bound[1];
   const Scenario& note = bound[0].name == "s[create_order]" ? bound[1] : bound[0];
   // create_order: both by its variants.
-  CHECK(order.steps[0].cause_resolved);
-  CHECK(order.steps[0].cause_variant == "fails_retryably");
-  CHECK(order.steps[0].cause_hook.empty());
-  CHECK(order.steps[2].cause_variant == "slow");
+  CHECK(order.steps[0].Options<CauseOptions>().resolved);
+  CHECK(order.steps[0].Options<CauseOptions>().variant == "fails_retryably");
+  CHECK(order.steps[0].Options<CauseOptions>().hook.empty());
+  CHECK(order.steps[2].Options<CauseOptions>().variant == "slow");
   CHECK(CheckScenarioAgainstTarget(order, t).runnable());
   // create_note: retryable_failure by the hook; slow_request by nothing.
-  CHECK(note.steps[0].cause_hook == "fail_next_retryable");
-  CHECK(note.steps[0].cause_variant.empty());
-  CHECK_FALSE(note.steps[2].cause_resolved);
+  CHECK(note.steps[0].Options<CauseOptions>().hook == "fail_next_retryable");
+  CHECK(note.steps[0].Options<CauseOptions>().variant.empty());
+  CHECK_FALSE(note.steps[2].Options<CauseOptions>().resolved);
   ScenarioFit fit = CheckScenarioAgainstTarget(note, t);
   CHECK(fit.errors.empty());
   CHECK(fit.needs == std::vector<std::string>{

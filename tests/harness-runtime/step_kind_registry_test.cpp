@@ -22,29 +22,43 @@ using namespace idemproof;
 namespace {
 
 // TEST-ONLY kind: `stamp: WORD` with `times: N` (1..5) appends N notes
-// "stamped WORD" to the history; it needs a hook named WORD.
+// "stamped WORD" to the history; it needs a hook named WORD. Registered
+// outside harness/steps/, it keeps its options in CustomOptions.
+struct StampOptions {
+  std::string word;
+  int times = 1;
+};
+
 class StampStepKind final : public StepKindSpec {
  public:
   const char* name() const override { return "stamp"; }
   std::vector<std::string> options() const override { return {"times", "after", "label"}; }
+  StepOptions NewOptions() const override { return CustomOptions{StampOptions{}}; }
+  static StampOptions& Of(Step& step) { return std::any_cast<StampOptions&>(step.Options<CustomOptions>().value); }
+  static const StampOptions& Of(const Step& step) {
+    return std::any_cast<const StampOptions&>(step.Options<CustomOptions>().value);
+  }
   void Parse(StepParser& parser, const YAML::Node& node, const YAML::Node& value, const YAML::Node& key,
              Step& step) const override {
-    step.name = parser.Symbol(parser.RequiredValue(value, key, "step 'stamp'", "a word"), "step 'stamp'");
+    StampOptions& o = Of(step);
+    o.word = parser.Symbol(parser.RequiredValue(value, key, "step 'stamp'", "a word"), "step 'stamp'");
     if (node["times"]) {
       const long long n = parser.reader().Int(node["times"], "step 'stamp'.times");
       if (n < 1 || n > 5) parser.Fail(node["times"], "step 'stamp'.times must be between 1 and 5");
-      step.repeat = static_cast<int>(n);
+      o.times = static_cast<int>(n);
     }
   }
   void Check(const Step& step, StepFitCheck& fit) const override {
-    if (!fit.target().hooks.count(step.name)) fit.AddNeed("a hook '" + step.name + "' to stamp");
+    const std::string& word = Of(step).word;
+    if (!fit.target().hooks.count(word)) fit.AddNeed("a hook '" + word + "' to stamp");
   }
   Status Write(const Step&, YAML::Emitter&) const override {
     return Status(StatusCode::kUnsupported, "stamp has no writer");
   }
   void Plan(const Step&, explore::PlanModel&, const ProvidedVariables&) const override {}
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    for (int i = 0; i < step.repeat; ++i) ctx.recorder().Note(index, "stamped " + step.name);
+    const StampOptions& o = Of(step);
+    for (int i = 0; i < o.times; ++i) ctx.recorder().Note(index, "stamped " + o.word);
     return Status::Ok();
   }
 };
@@ -77,7 +91,11 @@ TEST_CASE("a test-only step kind registered like a built-in loads, checks and ru
   REQUIRE(scenario.ok());
   REQUIRE(scenario->steps.size() == 3);
   CHECK(scenario->steps[1].KindName() == "stamp");
-  CHECK(scenario->steps[1].repeat == 3);
+  CHECK(StampStepKind::Of(scenario->steps[1]).times == 3);
+  CHECK(StampStepKind::Of(scenario->steps[1]).word == "blue");
+  // Its options are its own: no built-in family's.
+  CHECK(scenario->steps[1].Find<SendOptions>() == nullptr);
+  CHECK(scenario->steps[0].Find<CustomOptions>() == nullptr);
 
   auto target = ParseTarget(kTarget, "t.yaml");
   INFO(target.status().ToString());
@@ -131,6 +149,34 @@ TEST_CASE("a registered step kind's errors carry file, line and column like a bu
   REQUIRE_FALSE(unknown_kind.ok());
   CHECK(unknown_kind.status().message().find("did you mean 'stamp'") != std::string::npos);
   CHECK(unknown_kind.status().message().find("send, burst, wait") != std::string::npos);
+}
+
+TEST_CASE("a step holds its kind's options and no other kind's", "[steps][registry]") {
+  auto s = ParseScenario("layer: gateway\nhunts: x\nsteps:\n  - send: create_order\n    key: k2\n    repeat: 2\n"
+                         "  - wait: 250ms\n  - kill\n  - hook: blue\n    biz: b2\n  - join\n"
+                         "expect: [one_record]\n",
+                         "s.yaml", BuiltinOracles().Vocabulary());
+  INFO(s.status().ToString());
+  REQUIRE(s.ok());
+  REQUIRE(s->steps.size() == 5);
+  const Step& send = s->steps[0];
+  REQUIRE(send.Find<SendOptions>() != nullptr);
+  CHECK(send.Options<SendOptions>().key == "k2");
+  CHECK(send.Options<SendOptions>().repeat == 2);
+  CHECK(send.Find<WaitOptions>() == nullptr);
+  CHECK(s->steps[1].Options<WaitOptions>().duration == std::chrono::milliseconds(250));
+  CHECK(s->steps[1].Find<SendOptions>() == nullptr);
+  // A bare kind gets its options at their defaults.
+  CHECK(s->steps[2].Options<InstanceOptions>().ControlledInstance() == "main");
+  CHECK(s->steps[3].Options<HookOptions>().name == "blue");
+  CHECK(s->steps[3].Options<HookOptions>().biz == "b2");
+  CHECK(std::holds_alternative<std::monostate>(s->steps[4].options));
+  // Asking for another kind's options is an error, not a default.
+  CHECK_THROWS_AS(s->steps[1].Options<SendOptions>(), std::bad_variant_access);
+  // MakeStep gives the kind's options at their defaults.
+  const Step made = MakeStep("deliver");
+  CHECK(made.Options<QueueOptions>().message_id == "m1");
+  CHECK(made.Options<QueueOptions>().consumers == std::vector<std::string>{"main"});
 }
 
 TEST_CASE("the registry refuses a step kind registered twice", "[steps][registry]") {
