@@ -422,6 +422,19 @@ Proposal InferContract(const std::vector<ProbeAnswer>& answers, const TargetDesc
       // Sent every time: the file may call it a MUST or a SHOULD; either matches.
       const std::string seen = c.retry_after == IdempotencyContract::RetryAfter::kNone ? "recommended" : retry_after.declared;
       Decide(retry_after, seen, "seen: Retry-After on every in-progress answer");
+      // A delay shorter than the declared min (`retry_after: {min}`, 1s by
+      // default) tells a client to retry at once: the retry_after oracle's
+      // complaint, so a difference even with the same level.
+      const long min_s = std::chrono::duration_cast<std::chrono::seconds>(c.retry_after_min).count();
+      for (const ProbeAnswer* dup : with_retry_after) {
+        const std::string value = *find_header(dup->headers, "Retry-After");
+        const bool digits = !value.empty() && std::all_of(value.begin(), value.end(), [](unsigned char ch) { return std::isdigit(ch); });
+        if (digits && value.size() < 9 && std::stol(value) < min_s) {
+          retry_after.comment = "seen: Retry-After: " + value + ", shorter than the min " + std::to_string(min_s) + "s";
+          retry_after.differs = true;
+          break;
+        }
+      }
     } else {
       Decide(retry_after, "", "seen: an in-progress answer without Retry-After");
     }

@@ -144,6 +144,14 @@ TEST_CASE("a dropped replay marker, a skipped mismatch check and an executed key
     CHECK(p.Find("in_progress")->differs);
     CHECK_FALSE(p.Find("retry_after")->decided);
   }
+  SECTION("a Retry-After shorter than the min") {
+    std::vector<ProbeAnswer> answers = Correct();
+    answers[5].headers = {{"Retry-After", "0"}};
+    const Proposal p = InferContract(answers, t);
+    INFO(ProposalText(p));
+    CHECK(p.Find("retry_after")->differs);
+    CHECK(p.Find("retry_after")->comment.find("Retry-After: 0, shorter than the min 1s") != std::string::npos);
+  }
   SECTION("a replay that executed again") {
     const Proposal p = InferContract(Correct("new-id"), t);
     INFO(ProposalText(p));
