@@ -18,7 +18,7 @@ void SubstituteJson(nlohmann::json& value, const Assignment& binding) {
 }
 
 bool Fits(const ScenarioParameter& p, const ActionDescription& a, const TargetDescription& target) {
-  if (p.role == kAnyActionRole ? a.role.empty() : a.role != p.role) return false;
+  if (p.role == kAnyActionRole ? a.role.empty() : !a.HasRole(p.role)) return false;
   for (const auto& need : p.needs) {
     if (need == "calls" && target.DownstreamsOf(a.name).empty()) return false;
     if (need == "records" && !a.records) return false;

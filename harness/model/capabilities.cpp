@@ -57,9 +57,9 @@ Result<CapabilityProvision> ResolveCapability(const std::string& name, const std
       return p;
     }
   }
-  if (!info->hook.empty() && target.hooks.count(info->hook)) {
+  if (const HookDescription* hook = info->hook.empty() ? nullptr : target.HookFor(info->name)) {
     p.kind = CapabilityProvision::Kind::kHook;
-    p.hook = info->hook;
+    p.hook = hook->name;
     return p;
   }
   if (info->egress && !action.empty()) {
@@ -77,7 +77,9 @@ Result<CapabilityProvision> ResolveCapability(const std::string& name, const std
     ways = "a variant '" + info->variant + "' with broker fields of message '" + (action.empty() ? "?" : action) + "'";
   else if (!info->variant.empty())
     ways = "a variant '" + info->variant + "' of action '" + (action.empty() ? "?" : action) + "'";
-  if (!info->hook.empty()) ways += std::string(ways.empty() ? "" : " or ") + "a hook '" + info->hook + "'";
+  if (!info->hook.empty())
+    ways += std::string(ways.empty() ? "" : " or ") + "a hook '" + info->hook + "' (or any hook with role " +
+            info->name + ")";
   if (info->egress)
     ways += std::string(ways.empty() ? "" : " or ") + "a ledger probe with egress: of action '" +
             (action.empty() ? "?" : action) + "'";

@@ -15,6 +15,9 @@
 //   die_before_ack      die_before_ack of the next publish's die_before_ack
 //                       message (its broker entry's fields)
 //
+// A hook provides the capability its `role:` names (the capability's name);
+// a hook without a role has the one whose default spelling above is its name.
+//
 // A message capability (die_before_ack) acts on the next `publish` step:
 // its variant is one of that message's (messages.NAME.variants with
 // `fields:`), added to the entry that publish adds.

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -210,6 +212,7 @@ class TargetLoader {
   TargetDescription Load(const std::string& text) {
     const YAML::Node root = r_.Load(text);
     if (!root.IsDefined() || root.IsNull()) r_.Fail(root, "target file is empty");
+    ExpandFileVariables(root);
     r_.CheckKeys(root,
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
@@ -286,9 +289,7 @@ class TargetLoader {
         for (const auto& [other, earlier] : t.hooks)
           if (!h.role.empty() && earlier.role == h.role)
             r_.Fail(it->second["role"] ? it->second["role"] : it->first,
-                    "hook '" + name + "': hook '" + other + "' already has role " + h.role +
-                        " (by its " + (earlier.name == other && !it->second["role"] ? "name" : "role:") +
-                        "); one hook per role");
+                    "hook '" + name + "': hook '" + other + "' already has role " + h.role + "; one hook per role");
         t.hooks[name] = h;
       }
     }
@@ -940,6 +941,34 @@ class TargetLoader {
       if (what.rfind("action ", 0) == 0 && !of->HasRole("create"))
         r_.Fail(node, what + ".of: action '" + of->name + "' does not have role create");
     }
+  }
+
+  // {{target_dir}} (the target file's folder, absolute) and {{env.NAME}}
+  // (the harness's environment) in every value of the file, once, here: a
+  // service shipped beside its target file starts from there, and an unset
+  // variable is an error at its node, never an empty string.
+  void ExpandFileVariables(YAML::Node node) {
+    if (node.IsMap()) {
+      for (auto it = node.begin(); it != node.end(); ++it) ExpandFileVariables(it->second);
+      return;
+    }
+    if (node.IsSequence()) {
+      for (auto item : node) ExpandFileVariables(item);
+      return;
+    }
+    if (!node.IsScalar() || node.Scalar().find("{{") == std::string::npos) return;
+    const std::string dir = std::filesystem::absolute(std::filesystem::path(r_.file())).parent_path().string();
+    auto expanded = ExpandSome(node.Scalar(), [&](const std::string& name) -> Result<std::optional<std::string>> {
+      if (name == kTargetDirVariable) return std::optional<std::string>(dir);
+      if (name.rfind("env.", 0) != 0) return std::optional<std::string>();
+      const char* value = std::getenv(name.substr(4).c_str());
+      if (value == nullptr)
+        return Status::InvalidArgument("'{{" + name + "}}': the environment variable " + name.substr(4) +
+                                       " is not set (set it, or write the value here)");
+      return std::optional<std::string>(value);
+    });
+    if (!expanded.ok()) r_.Fail(node, expanded.status().message());
+    node = *expanded;
   }
 
   // A hook's role: its `role:` (a capability a hook provides), else the

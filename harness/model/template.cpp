@@ -114,6 +114,21 @@ Result<nlohmann::json> ExpandTemplateJson(const nlohmann::json& doc, const Templ
   return doc;
 }
 
+Result<std::string> ExpandSome(std::string_view text, const PartialResolver& resolve) {
+  std::string out;
+  out.reserve(text.size());
+  Status s = Walk(
+      text, [&](std::string_view lit) { out.append(lit); },
+      [&](const std::string& name) {
+        auto value = resolve(name);
+        if (!value.ok()) return value.status();
+        out += *value ? **value : "{{" + name + "}}";
+        return Status::Ok();
+      });
+  if (!s.ok()) return s;
+  return out;
+}
+
 Result<std::vector<std::string>> TemplateVariables(std::string_view text) {
   std::vector<std::string> names;
   Status s = Walk(

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +38,11 @@ const std::vector<std::string>& BuiltinTemplateVariables();
 // 1.5, in whole milliseconds), for a variant that makes a request outlive its
 // lease in a live process. Defined only when the target declares a lease.
 inline constexpr const char* kSlowMsVariable = "slow_ms";
+
+// {{target_dir}}: the folder of the target file (absolute), and {{env.NAME}}:
+// the environment variable NAME (unset: a located error). The target loader
+// expands both at load (ExpandSome), so the runtime never sees them.
+inline constexpr const char* kTargetDirVariable = "target_dir";
 std::string SlowMsFor(std::chrono::nanoseconds lease);
 
 // Replaces every {{name}} in `text`. Errors (kInvalidArgument): unknown
@@ -46,6 +53,13 @@ Result<std::string> ExpandTemplate(std::string_view text, const TemplateVars& va
 // Expands every string value (not object keys) in a JSON tree; numbers,
 // booleans and null are copied unchanged.
 Result<nlohmann::json> ExpandTemplateJson(const nlohmann::json& doc, const TemplateVars& vars);
+
+// Expands only the variables `resolve` gives a value for (nullopt: left as
+// "{{name}}" for a later expansion); an error of `resolve` is returned. The
+// target loader expands the file's own variables ({{target_dir}},
+// {{env.NAME}}) this way, once, at load.
+using PartialResolver = std::function<Result<std::optional<std::string>>(const std::string& name)>;
+Result<std::string> ExpandSome(std::string_view text, const PartialResolver& resolve);
 
 // The variable names `text` refers to, in order of appearance, duplicates
 // removed. Errors as ExpandTemplate for malformed text.

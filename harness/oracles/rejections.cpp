@@ -137,9 +137,10 @@ Verdict MismatchRejected(const OracleInput& in) {
       // A request the harness changed (a value, a field) may fail the
       // target's validation before its key is looked up: refused all the same
       // (a 400 that is also the declared missing-key status too: it had a key).
+      // With validation_first declared, so may another payload.
       const bool derived = IsChangedFormName(op.invoke->payload);
-      if (derived && (c == AnswerClass::kOtherFinal || c == AnswerClass::kMissingKey) && a->status >= 400 &&
-          a->status < 500 &&
+      if ((derived || contract.validation_first) &&
+          (c == AnswerClass::kOtherFinal || c == AnswerClass::kMissingKey) && a->status >= 400 && a->status < 500 &&
           !(contract.replay && IsReplayMarked(*a, contract))) {
         ++judged;
         answered.Add(op);
