@@ -2,16 +2,12 @@
 
 namespace idemproof::runtime {
 
-namespace {
-
 const FaultDeclaration* FindFault(StepContext& ctx, const std::string& name) {
   auto it = ctx.scenario().faults.find(name);
   if (it != ctx.scenario().faults.end()) return &it->second;
   auto caused = ctx.caused_faults().find(name);
   return caused == ctx.caused_faults().end() ? nullptr : &caused->second;
 }
-
-}  // namespace
 
 Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool start, int index,
                         const nlohmann::json& extra) {
@@ -58,13 +54,6 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
   }
   ctx.recorder().Append(std::move(done), monotonic_ns());
   return Status::Ok();
-}
-
-Status FaultStep(StepContext& ctx, const Step& step, int index, bool start) {
-  const std::string& name = step.Options<FaultOptions>().name;
-  const FaultDeclaration* fault = FindFault(ctx, name);
-  if (fault == nullptr) return Status(StatusCode::kInvalidConfig, "no fault named " + name);
-  return StartOrHealFault(ctx, *fault, start, index, nlohmann::json());
 }
 
 void HealFaults(StepContext& ctx) {

@@ -1,5 +1,7 @@
-// The fault steps of a scenario run: `fault` starts a declared fault through
-// the FaultRunner (run_types.h), `heal` heals it, recorded as f fault,
+// Faults in a scenario run, shared by the fault / heal steps
+// (steps/fault_heal_steps.cpp), the cause step (a kill-after-charge through
+// an egress) and the interpreter (HealFaults at the end): a fault starts
+// through the FaultRunner (run_types.h) and heals, recorded as f fault,
 // process nemesis ({"fault", "phase": "start" | "heal"}, completion ok with
 // "injector" / "injected", fail with "error": a fault that did not arm is
 // data). The injectors' own events land on the proxy lane
@@ -17,9 +19,9 @@
 
 namespace idemproof::runtime {
 
-// `start`: a fault step (else heal). kInvalidConfig: no such declared
-// fault; kUnsupported: no injector for its kind.
-Status FaultStep(StepContext& ctx, const Step& step, int index, bool start);
+// The fault `name`: one the scenario declares, else one a cause step armed;
+// nullptr for neither.
+const FaultDeclaration* FindFault(StepContext& ctx, const std::string& name);
 // Heals every fault still started (events with step -1), then HealAll().
 void HealFaults(StepContext& ctx);
 // Starts (`start`) or heals one fault, recorded as a fault step; `extra`

@@ -9,7 +9,6 @@
 #include "clients/kept_budget.h"
 #include "model/history_events.h"
 #include "model/naming.h"
-#include "runtime/batch_steps.h"
 #include "runtime/fault_steps.h"
 #include "runtime/probe_steps.h"
 #include "runtime/process_steps.h"

@@ -12,10 +12,11 @@
 //  - executes the steps in order, sleeping each step's `after` first: sends
 //    (with `repeat`/`every`, or in the background until a `join`), bursts,
 //    waits, hooks, probes, start/stop/kill/restart of the target. Each step
-//    runs through its kind (model/step_kind.h, harness/steps/), most of
-//    them on a step family behind one StepContext (step_context.h):
-//    request_steps, process_steps, fault_steps, probe_steps, batch_steps,
-//    queue_steps; this file keeps the run loop, the watch and the heal;
+//    runs through its kind (model/step_kind.h, harness/steps/), through one
+//    StepContext (step_context.h); the batch, spawn and fault kinds run in
+//    their own files, the others still on a family here (request_steps,
+//    process_steps, probe_steps, queue_steps); this file keeps the run loop,
+//    the watch and the heal;
 //  - captures the declared variables from the first 2xx answer of each
 //    (action, biz), so later requests of that biz can use them;
 //  - at the end, even when a step failed or the run was interrupted: waits

@@ -89,21 +89,6 @@ Status ControlTarget(StepContext& ctx, ProcessOp kind, int index, const std::str
   return status;
 }
 
-Status SpawnStep(StepContext& ctx, const Step& spawn_step, int index) {
-  const SpawnOptions& step = spawn_step.Options<SpawnOptions>();
-  HistoryEvent invoke = ProcessInvoke(event_f::kSpawn, index, {{"instance", step.name}});
-  HistoryEvent done = invoke;
-  ctx.recorder().Append(std::move(invoke), monotonic_ns());
-  pid_t pid = 0;
-  Status s = ctx.instances().Spawn(step.name, &pid);
-  done.type = s.ok() ? EventType::kOk : EventType::kFail;
-  done.value["pid"] = pid;
-  if (!s.ok()) done.value["error"] = s.message();
-  if (s.ok()) ctx.recorder().out().target_pids.push_back(pid);
-  ctx.recorder().Append(std::move(done), monotonic_ns());
-  return s;
-}
-
 Status PauseOrResume(StepContext& ctx, bool pause, const std::string& name, int index) {
   std::optional<pid_t> pid = ctx.instances().Pid(name);
   if (!pid)

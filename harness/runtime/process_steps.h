@@ -1,10 +1,13 @@
-// The process steps of a scenario run, recorded as nemesis events
+// Process control in a scenario run, shared by its steps
+// (steps/start_stop_kill_restart_steps.cpp, pause_resume_steps.cpp, a send's
+// `then: kill`) and the interpreter (its own start and stop, the resume of
+// whatever is paused at the end), recorded as nemesis events
 // (model/history_events.h): `start`, `stop`, `kill`, `restart` of a target
 // instance, main by default (f = the step's name, value {"pid", "port",
-// "exit", "error"}, and "instance" for any other than main), `spawn` of another instance (same command, same store, its own
-// port and logs; {"instance", "pid"}), `pause` / `resume` (SIGSTOP /
-// SIGCONT; {"instance", "pid"}), and the start of the target file's
-// services before the target (f services, {"services": {vars}}).
+// "exit", "error"}, and "instance" for any other than main), `pause` /
+// `resume` (SIGSTOP / SIGCONT; {"instance", "pid"}), and the start of the
+// target file's services before the target (f services, {"services":
+// {vars}}). (`spawn` runs in steps/spawn_step.cpp.)
 // A target without a start command: `start` only publishes its URL (no
 // event); the others are kUnsupported.
 //
@@ -24,7 +27,6 @@ Status ControlTarget(StepContext& ctx, ProcessOp kind, int index, const std::str
 // `instances:`), each a `start` event with its "instance". The first that
 // does not come up stops the run (kUnavailable), as main would.
 Status StartDeclaredInstances(StepContext& ctx);
-Status SpawnStep(StepContext& ctx, const Step& step, int index);
 // pause: SIGSTOP `instance`, remembered until resumed; resume: SIGCONT.
 Status PauseOrResume(StepContext& ctx, bool pause, const std::string& instance, int index);
 // Starts the services, then the egress proxies (StartEgress); their

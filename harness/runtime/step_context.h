@@ -1,5 +1,6 @@
-// StepContext: what one scenario run lends its step families (request_steps,
-// process_steps, fault_steps, probe_steps, batch_steps, queue_steps): the
+// StepContext: what one scenario run lends its steps (harness/steps/, and
+// the families still here: request_steps, process_steps, fault_steps,
+// probe_steps, queue_steps): the
 // target and options, its recorder (run_recorder.h: the run's names, the
 // history it records into, its notes and output), its routing
 // (request_routing.h: where requests go, over the target instances or an

@@ -1,7 +1,7 @@
 // `fault: NAME` starts a fault the scenario declares under `faults:`, `heal:
 // NAME` heals it; both need an injector for the fault's kind. A fault may end
 // any instance and act beyond the target's process (a proxy, an egress).
-// Execution: runtime/fault_steps.h (FaultStep).
+// Execution: the declared fault through runtime/fault_steps.h (StartOrHealFault).
 #include "runtime/fault_steps.h"
 #include "runtime/run_types.h"
 #include "runtime/step_context.h"
@@ -45,8 +45,12 @@ class FaultOrHealStepKind final : public StepKindSpec {
     e.touches_environment = start_;
     return e;
   }
+  // kInvalidConfig: no such declared fault; kUnsupported: no injector for its kind.
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::FaultStep(ctx, step, index, start_);
+    const std::string& fault_name = step.Options<FaultOptions>().name;
+    const FaultDeclaration* fault = runtime::FindFault(ctx, fault_name);
+    if (fault == nullptr) return Status(StatusCode::kInvalidConfig, "no fault named " + fault_name);
+    return runtime::StartOrHealFault(ctx, *fault, start_, index, nlohmann::json());
   }
 
  private:

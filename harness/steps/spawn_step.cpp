@@ -1,7 +1,7 @@
 // `spawn: NAME` starts another instance of the target (same command, same
 // store) that later steps name by NAME. It needs the target's start command
-// and a run of its own processes. Execution: runtime/process_steps.h (SpawnStep).
-#include "runtime/process_steps.h"
+// and a run of its own processes. Recorded as a nemesis event f spawn
+// ({"instance"}, then {"pid"} or "error"); its pid joins the run's target pids.
 #include "runtime/step_context.h"
 #include "steps/step_kind_support.h"
 
@@ -36,7 +36,18 @@ class SpawnStepKind final : public StepKindSpec {
   void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
   bool NeedsOwnProcesses(const Step&) const override { return true; }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::SpawnStep(ctx, step, index);
+    const std::string& name = step.Options<SpawnOptions>().name;
+    HistoryEvent invoke = ProcessInvoke(event_f::kSpawn, index, {{"instance", name}});
+    HistoryEvent done = invoke;
+    ctx.recorder().Append(std::move(invoke), runtime::monotonic_ns());
+    pid_t pid = 0;
+    Status s = ctx.instances().Spawn(name, &pid);
+    done.type = s.ok() ? EventType::kOk : EventType::kFail;
+    done.value["pid"] = pid;
+    if (!s.ok()) done.value["error"] = s.message();
+    if (s.ok()) ctx.recorder().out().target_pids.push_back(pid);
+    ctx.recorder().Append(std::move(done), runtime::monotonic_ns());
+    return s;
   }
 };
 
