@@ -5,6 +5,7 @@
 #include "injectors/message_framing.h"
 
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
@@ -36,8 +37,25 @@ Tracked::~Tracked() {
   if (id_) loop_.closers.erase(id_);
 }
 
+ProxyLoop::ProxyLoop(ProxySettings s, FaultEventLog* e) : settings(std::move(s)), events(e) {
+  if (!settings.upstream_tls) return;
+  const TlsOptions& tls = *settings.upstream_tls;
+  upstream_tls = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+  error_code ec;
+  if (tls.insecure) {
+    upstream_tls->set_verify_mode(asio::ssl::verify_none, ec);
+  } else {
+    upstream_tls->set_verify_mode(asio::ssl::verify_peer, ec);
+    if (tls.ca_file.empty()) upstream_tls->set_default_verify_paths(ec);
+    else upstream_tls->load_verify_file(tls.ca_file, ec);
+  }
+  if (ec) upstream_tls_error = "upstream TLS: CA " + tls.ca_file + ": " + ec.message();
+}
+
 void UpstreamConn::close() {
   error_code ec;
+  // `tls` stays until the next handshake replaces it: an operation may still
+  // be pending on it, and completes with the socket's error.
   stream.socket().close(ec);
   connected = false;
   buffer.clear();
@@ -60,6 +78,23 @@ ProxyResponse gateway_error(const UpstreamAnswer& failed, unsigned version) {
   return r;
 }
 
+// The TLS handshake on a fresh upstream connection: SNI (a name, never an
+// address) and the certificate checked for the target's name or address.
+static ProxyTask<Status> upstream_handshake(ProxyLoop& p, UpstreamConn& c) {
+  if (!p.upstream_tls_error.empty()) co_return Status(StatusCode::kUnavailable, p.upstream_tls_error);
+  const TlsOptions& tls = *p.settings.upstream_tls;
+  const std::string name = tls.NameFor(p.settings.upstream.host);
+  c.tls = std::make_unique<asio::ssl::stream<beast::tcp_stream&>>(c.stream, *p.upstream_tls);
+  error_code ec;
+  asio::ip::make_address(name, ec);
+  if (ec) SSL_set_tlsext_host_name(c.tls->native_handle(), name.c_str());
+  if (!tls.insecure) c.tls->set_verify_callback(asio::ssl::rfc2818_verification(name), ec);
+  ec = {};
+  co_await c.tls->async_handshake(asio::ssl::stream_base::client, asio::redirect_error(kAwait, ec));
+  if (ec) co_return Status(StatusCode::kUnavailable, "upstream TLS handshake: " + ec.message());
+  co_return Status::Ok();
+}
+
 ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequest req) {
   UpstreamAnswer out;
   error_code ec;
@@ -77,12 +112,21 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
       co_return out;
     }
     c.stream.socket().set_option(tcp::no_delay(true), ec);
+    if (p.upstream_tls) {
+      Status shaken = co_await upstream_handshake(p, c);
+      if (!shaken.ok()) {
+        out.error = shaken.message();
+        c.close();
+        co_return out;
+      }
+    }
     c.connected = true;
   }
   const bool head = req.method() == http::verb::head;
   FrameForRelay(req, /*keep_alive=*/true);
   c.stream.expires_after(p.settings.upstream_timeout);
-  co_await http::async_write(c.stream, req, asio::redirect_error(kAwait, ec));
+  if (c.tls) co_await http::async_write(*c.tls, req, asio::redirect_error(kAwait, ec));
+  else co_await http::async_write(c.stream, req, asio::redirect_error(kAwait, ec));
   if (ec) {
     out.error = "upstream write: " + ec.message();
     out.timed_out = ec == beast::error::timeout;
@@ -95,7 +139,8 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
   http::response_parser<http::string_body> parser;
   parser.body_limit(p.settings.body_limit);
   if (head) parser.skip(true);
-  co_await async_read_capped(c.stream, c.buffer, parser, asio::redirect_error(kAwait, ec));
+  if (c.tls) co_await async_read_capped(*c.tls, c.buffer, parser, asio::redirect_error(kAwait, ec));
+  else co_await async_read_capped(c.stream, c.buffer, parser, asio::redirect_error(kAwait, ec));
   if (ec) {
     out.error = "upstream read: " + ec.message();
     out.timed_out = ec == beast::error::timeout;

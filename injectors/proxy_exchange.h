@@ -30,6 +30,8 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
@@ -48,7 +50,7 @@ using ProxyTask = boost::asio::awaitable<T>;
 // The state every session of one proxy shares. Touched only on the proxy's
 // thread (or after it was joined), except the counters.
 struct ProxyLoop {
-  ProxyLoop(ProxySettings s, FaultEventLog* e) : settings(std::move(s)), events(e) {}
+  ProxyLoop(ProxySettings s, FaultEventLog* e);
 
   // Records `event` in the log given at construction, if any.
   void record(FaultEvent event) {
@@ -58,6 +60,10 @@ struct ProxyLoop {
   ProxySettings settings;
   FaultEventLog* events;
   boost::asio::ip::tcp::endpoint upstream;
+  // settings.upstream_tls: the context every upstream connection shakes
+  // hands with, or why there is none (a CA file that does not load).
+  std::unique_ptr<boost::asio::ssl::context> upstream_tls;
+  std::string upstream_tls_error;
   std::atomic<std::int64_t> accepted{0}, open{0}, requests{0}, sends{0}, injected{0};
 
   bool closing = false;  // heal() has begun: start nothing new
@@ -90,6 +96,9 @@ struct UpstreamConn {
   void close();
 
   boost::beast::tcp_stream stream;
+  // Over `stream` when the upstream speaks TLS (ProxyLoop::upstream_tls);
+  // made anew by each connection's handshake.
+  std::unique_ptr<boost::asio::ssl::stream<boost::beast::tcp_stream&>> tls;
   boost::beast::flat_buffer buffer;
   bool connected = false;
   Tracked tracked;

@@ -8,6 +8,9 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <optional>
+
+#include "base/tls_options.h"
 
 #include "injectors/endpoint.h"
 #include "injectors/fault_event.h"
@@ -21,6 +24,9 @@ struct ProxySettings {
   std::chrono::nanoseconds client_idle_timeout = std::chrono::seconds(120);
   std::chrono::nanoseconds heal_timeout = std::chrono::seconds(5);  // drain, then force
   std::size_t body_limit = 64 * 1024 * 1024;
+  // Set: the proxy speaks TLS to the upstream (an https:// target), checking
+  // it as these say; the client's side stays plain HTTP on loopback.
+  std::optional<TlsOptions> upstream_tls;
   // Optional: called on the proxy's thread for every request written upstream
   // (faults' copies included) once its answer is read or lost: the egress
   // record of a proxy between a service and its downstream. Must be quick.

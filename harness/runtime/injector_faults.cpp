@@ -92,19 +92,23 @@ YAML::Node BlockOf(const FaultDeclaration& fault) {
 struct BaseUrlParts {
   std::string authority;  // host:port
   std::string path;       // "" or "/api/v9"
+  bool https = false;
 };
 
 Result<BaseUrlParts> SplitBaseUrl(const std::string& url) {
-  const std::string scheme = "http://";
+  const bool https = url.rfind("https://", 0) == 0;
+  const std::string scheme = https ? "https://" : "http://";
   if (url.rfind(scheme, 0) != 0) {
     return Status(StatusCode::kUnsupported,
-                  "proxy faults need an http:// target; base URL is '" + url + "'");
+                  "proxy faults need an http:// or https:// target; base URL is '" + url + "'");
   }
   BaseUrlParts out;
+  out.https = https;
   const std::size_t slash = url.find('/', scheme.size());
   out.authority = url.substr(scheme.size(), slash == std::string::npos ? std::string::npos
                                                                        : slash - scheme.size());
   if (slash != std::string::npos) out.path = url.substr(slash);
+  if (https && out.authority.find(':') == std::string::npos) out.authority += ":443";
   while (!out.path.empty() && out.path.back() == '/') out.path.pop_back();
   return out;
 }
@@ -221,6 +225,9 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
     inj::ProxySettings settings;
     settings.upstream = upstream.value();
     settings.body_limit = scope.max_body;  // an endless answer ends at the cap here too
+    // An https:// target: the harness's requests reach its own loopback proxy
+    // in plain HTTP, the proxy speaks TLS to the target with the target's checks.
+    if (parts->https) settings.upstream_tls = scope.target_tls;
     p->proxy = std::make_unique<inj::ChaosProxy>(settings, p->log.get());
     if (Status st = p->proxy->start(); !st.ok()) return FromInjectors(st, "chaos proxy: ");
     client_base_url_ = "http://" + p->proxy->endpoint().to_string() + parts->path;

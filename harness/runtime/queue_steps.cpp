@@ -48,6 +48,7 @@ Status DeliverNow(StepContext& ctx, const QueueOptions& step, int index) {
     if (!base.ok()) return base.status();
     auto request = RenderRequest(push, *base, vars, push.base.empty() ? target.headers : HeaderList{}, {}, timeout);
     if (!request.ok()) return request.status();
+    request->tls = target.tls;
     if (push.base.empty()) request->http_version = target.http.version;  // to the target itself
     plan.consumers.push_back(std::move(request).value());
     plan.consumer_names.push_back(consumer);

@@ -6,6 +6,8 @@
 # and tls: (tls_front.sh target).
 #  - clean: the libcurl sends, the naive burst and the last-byte burst (its
 #    final byte sealed in a TLS record) through TLS: exit 0;
+#  - a proxy fault (lost-answer-retry: the chaos proxy speaks TLS to the
+#    target) clean, and request-id-key caught through it;
 #  - check-then-insert caught by the last-byte burst, a key flaw
 #    (no-fingerprint) by a plain send, both through HTTPS/1.1: exit 1;
 #  - server_name: SNI and the name verified instead of 127.0.0.1 (the libcurl
@@ -39,8 +41,10 @@ variant misnamed 's|^tls: {ca_file: \(.*\)}$|tls: {ca_file: \1, server_name: els
 answered() { grep -rho '"X-Arrival-Ns"' "$work/runs-$1" 2>/dev/null | wc -l; }
 
 paths=(scenarios/client/double-submit.yaml scenarios/concurrency/identical-burst.yaml
-       scenarios/concurrency/synchronized-burst.yaml scenarios/client/key-reuse-other-payload.yaml)
+       scenarios/concurrency/synchronized-burst.yaml scenarios/client/key-reuse-other-payload.yaml
+       scenarios/gateway/lost-answer-retry.yaml)
 run clean 0 "$work/tls.yaml"
+verdict clean lost-answer-retry faults_fired valid
 verdict clean synchronized-burst one_record valid
 verdict clean key-reuse-other-payload mismatch_rejected valid
 python3 - "$work/clean.json" <<'PY' || fail "clean: the last-byte burst recorded no spread"
@@ -59,6 +63,12 @@ verdict check-then-insert synchronized-burst one_record invalid violation
 paths=(scenarios/client/key-reuse-other-payload.yaml)
 run no-fingerprint 1 "$work/tls.yaml" --flaw no-fingerprint
 verdict no-fingerprint key-reuse-other-payload mismatch_rejected invalid
+
+# The chaos proxy in front of the https:// target (plain HTTP from the
+# harness on loopback, TLS from the proxy to the target).
+paths=(scenarios/gateway/lost-answer-retry.yaml)
+run request-id-key 1 "$work/tls.yaml" --flaw request-id-key
+verdict request-id-key lost-answer-retry one_record invalid violation
 
 paths=(scenarios/client/double-submit.yaml scenarios/concurrency/synchronized-burst.yaml)
 run named 0 "$work/named.yaml"
