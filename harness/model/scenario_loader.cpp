@@ -196,7 +196,9 @@ class ScenarioLoader {
       st.options = kind->NewOptions();
       return st;
     }
-    if (!node.IsMap()) r_.Fail(node, "a step must be a map like '{send: ACTION}' or a bare word like 'kill'");
+    // An empty map ("- {}") has no first key to name.
+    if (!node.IsMap() || node.size() == 0)
+      r_.Fail(node, "a step must be a map like '{send: ACTION}' or a bare word like 'kill'");
     std::optional<YAML::Node> kind_key;  // see Oracle(): never assign a Node
     for (auto it = node.begin(); it != node.end(); ++it) {
       std::string k = r_.String(it->first, "step key");

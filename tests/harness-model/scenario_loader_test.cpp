@@ -157,6 +157,9 @@ TEST_CASE("scenario errors name file:line:column and what is wrong") {
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    key: \"k 1\"\n" + expect) ==
         "s.yaml:5:10: step 'send'.key: bad name 'k 1' (letters, digits, _ . -)");
   CHECK(ErrorOf(kHead + "steps: [{send: a}\n" + expect).rfind("s.yaml:4:1: YAML syntax error: ", 0) == 0);
+  // An empty step is an error at its place (it crashed the loader).
+  CHECK(ErrorOf(kHead + "steps:\n  - {}\n" + expect) ==
+        "s.yaml:4:5: a step must be a map like '{send: ACTION}' or a bare word like 'kill'");
 }
 
 TEST_CASE("without a fault-kind list, any fault kind is accepted") {
