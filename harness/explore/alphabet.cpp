@@ -374,7 +374,7 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     }
   } else {
     for (const auto& [name, hook] : target.hooks) {
-      if (name != "heal") hooks.push_back(name);
+      if (hook.role != "heal") hooks.push_back(name);
     }
   }
 

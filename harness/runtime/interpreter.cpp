@@ -195,7 +195,7 @@ class Interpreter::Execution {
       }
       if (alive()) RecordsProbes(ctx_);
     }
-    if (ctx_.target().hooks.count("heal") && alive() && !(ctx_.Cancelled() && main.Managed())) {
+    if (ctx_.target().HookFor("heal") && alive() && !(ctx_.Cancelled() && main.Managed())) {
       Status s = HealHook(ctx_);
       if (!s.ok()) ctx_.recorder().Note(-1, "heal hook failed: " + s.ToString());
     }

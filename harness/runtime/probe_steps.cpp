@@ -86,6 +86,28 @@ Status EgressProbe(StepContext& ctx, const ProbeDescription& probe, HistoryEvent
   return Status::Ok();
 }
 
+// A from_answer probe: the member its action's first 2xx answer for the
+// biz had (captured), parsed as JSON when it parses, as a command's stdout
+// is. No such answer yet: not run, a note says so (as a missing capture).
+Status FromAnswerProbe(StepContext& ctx, const ProbeDescription& probe, HistoryEvent invoke,
+                       const std::string& biz_name, int index) {
+  const TemplateVars vars = ctx.VarsFor("", biz_name, index);
+  auto it = vars.find(FromAnswerVariable(probe.name));
+  if (it == vars.end()) {
+    ctx.recorder().Note(index, "probe " + probe.name + " not run: no 2xx answer of " + probe.of + " for this biz gave " +
+                                   probe.from_answer->text());
+    return Status::Ok();
+  }
+  const std::int64_t now = monotonic_ns();
+  HistoryEvent done = CompletionOf(invoke, EventType::kOk);
+  nlohmann::json value = nlohmann::json::parse(it->second, nullptr, false);
+  done.value["value"] = value.is_discarded() ? nlohmann::json(it->second) : value;
+  done.value["from_answer"] = probe.of + " " + probe.from_answer->text();
+  ctx.recorder().Append(std::move(invoke), now);
+  ctx.recorder().Append(std::move(done), now);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ProbeStep(StepContext& ctx, const Step& probe_step, int index) {
@@ -97,7 +119,10 @@ Status ProbeStep(StepContext& ctx, const Step& probe_step, int index) {
   const ProbeDescription& probe = it->second;
   HistoryEvent invoke = ProbeInvoke(probe.name, label.empty() ? step.name : label, index);
   if (!probe.egress.empty()) return EgressProbe(ctx, probe, std::move(invoke), step.biz, index);
-  auto outcome = ctx.Call(probe.call, ctx.VarsFor("", step.biz, index));
+  if (probe.from_answer) return FromAnswerProbe(ctx, probe, std::move(invoke), step.biz, index);
+  const HeaderList headers = ctx.target().HeadersAs(probe.caller);
+  auto outcome = ctx.Call(probe.call, ctx.VarsFor("", step.biz, index), StepContext::CallMode::kCancellable, &headers);
+  if (!probe.caller.empty()) invoke.value["caller"] = probe.caller;
   if (!outcome.ok()) {
     if (ctx.IsMissingCapture(outcome.status())) {
       ctx.recorder().Note(index, "probe " + probe.name + " not run: " + outcome.status().message());
@@ -168,7 +193,12 @@ Status CauseStep(StepContext& ctx, const Step& cause_step, int index) {
 }
 
 // No step names the final heal: it binds the default biz.
-Status HealHook(StepContext& ctx) { return Hook(ctx, "heal", kDefaultBiz, -1, StepContext::CallMode::kUncancelled); }
+// The hook with role heal (by default the one named heal).
+Status HealHook(StepContext& ctx) {
+  const HookDescription* heal = ctx.target().HookFor("heal");
+  if (heal == nullptr) return Status::Ok();
+  return Hook(ctx, heal->name, kDefaultBiz, -1, StepContext::CallMode::kUncancelled);
+}
 
 Status ResetCall(StepContext& ctx) {
   if (!ctx.target().reset) return Status::Ok();

@@ -28,15 +28,7 @@ const CallerDescription* CallerFor(const TargetDescription& target, const SendOp
 // The target's headers, with the step's caller's over those of the same name.
 HeaderList HeadersFor(const TargetDescription& target, const SendOptions& step) {
   const CallerDescription* caller = CallerFor(target, step);
-  if (caller == nullptr) return target.headers;
-  HeaderList out;
-  for (const auto& [name, value] : target.headers) {
-    bool replaced = false;
-    for (const auto& h : caller->headers) replaced = replaced || equals_ignoring_case(h.first, name);
-    if (!replaced) out.emplace_back(name, value);
-  }
-  for (const auto& h : caller->headers) out.push_back(h);
-  return out;
+  return caller == nullptr ? target.headers : target.HeadersAs(caller->name);
 }
 
 // The request variant a request of `step` under concrete `key` carries: a

@@ -246,12 +246,14 @@ int StepContext::ClearPendingVariants() {
   return n;
 }
 
-Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const TemplateVars& vars, CallMode mode) {
+Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const TemplateVars& vars, CallMode mode,
+                                                   const HeaderList* headers) {
   CallOutcome out;
   if (call.request) {
     const bool uncancelled = mode == CallMode::kUncancelled;
     const std::string base = call.request->base.empty() ? routing_.BaseUrl() : (env_.services ? env_.services->Url(call.request->base) : "");
-    auto request = Capped(RenderRequest(*call.request, base, vars, call.request->base.empty() ? target_.headers : HeaderList{},
+    const HeaderList& own = headers != nullptr ? *headers : target_.headers;
+    auto request = Capped(RenderRequest(*call.request, base, vars, call.request->base.empty() ? own : HeaderList{},
                                         {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout),
                           target_, options_.kept);
     if (!request.ok()) return request.status();

@@ -182,8 +182,10 @@ class StepContext {
   // (the final heal must reach the target even after Ctrl-C).
   enum class CallMode { kCancellable, kUncancelled };
   static constexpr std::size_t kCommandStdoutHead = 4096;
+  // `headers`: the target-wide headers to send instead of the target's (a
+  // probe's caller's, TargetDescription::HeadersAs); null = the target's.
   Result<CallOutcome> Call(const TargetCall& call, const TemplateVars& vars,
-                           CallMode mode = CallMode::kCancellable);
+                           CallMode mode = CallMode::kCancellable, const HeaderList* headers = nullptr);
 
  private:
   const TargetDescription& target_;

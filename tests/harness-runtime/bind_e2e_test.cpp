@@ -12,8 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
+#include <cstdlib>
 #include <string>
 #include <vector>
+#include <yaml-cpp/yaml.h>
 
 #include "test_support.h"
 
@@ -256,4 +259,167 @@ TEST_CASE("route-spelling judges each spelling as path_equivalence declares it, 
     CHECK(evidence.find("spelled /api/v3/" + action.substr(7) + "s/ for request") != std::string::npos);
     CHECK(evidence.find("(trailing_slash: same, idempotency.path_equivalence) was answered 404") != std::string::npos);
   }
+}
+
+// Issue 34 item 4, names by role: a copy of reference.yaml with EVERY
+// action, probe, hook and message under an opaque name (a1, p3, h2, m1),
+// roles kept (a renamed hook declares the role its old name spelt): the rows
+// that ask for probes, messages, hooks and callbacks get the same verdicts
+// (scenario, oracle, status) as through the original. Before hooks had
+// roles, a renamed hook provided nothing (or its role: key was an error).
+namespace {
+
+// The hook roles the reference's hook names spell by default (capabilities.h).
+const std::map<std::string, std::string> kDefaultHookRoles = {
+    {"slow_business", "slow_request"},  {"fail_next_retryable", "retryable_failure"}, {"heal", "heal"},
+    {"kill_after_charge", "kill_after_charge"}, {"fail_next_final", "final_failure"},
+    {"die_before_ack", "die_before_ack"}};
+
+// `yaml` with every name under actions, probes, hooks and messages replaced
+// (prefix + its index) and every `of:` following; `renamed` gets old -> new.
+std::string RenameEverything(const std::string& yaml, std::map<std::string, std::string>& renamed) {
+  YAML::Node root = YAML::Load(yaml);
+  for (const auto& [section, prefix] : std::vector<std::pair<std::string, std::string>>{
+           {"actions", "a"}, {"probes", "p"}, {"hooks", "h"}, {"messages", "m"}}) {
+    if (!root[section]) continue;
+    int i = 0;
+    for (auto it = root[section].begin(); it != root[section].end(); ++it)
+      renamed[it->first.as<std::string>()] = prefix + std::to_string(++i);
+  }
+  for (const std::string section : {"actions", "probes", "hooks", "messages"}) {
+    if (!root[section]) continue;
+    YAML::Node out(YAML::NodeType::Map);
+    for (auto it = root[section].begin(); it != root[section].end(); ++it) {
+      const std::string old = it->first.as<std::string>();
+      YAML::Node body = YAML::Clone(it->second);
+      if (body["of"]) body["of"] = renamed.at(body["of"].as<std::string>());
+      if (section == "hooks" && !body["role"]) body["role"] = kDefaultHookRoles.at(old);
+      out[renamed.at(old)] = body;
+    }
+    root[section] = out;
+  }
+  YAML::Emitter emitted;
+  emitted << root;
+  return emitted.c_str();
+}
+
+// (scenario, oracle, status) of every verdict of a results file, sorted.
+std::multiset<std::string> VerdictTriples(const std::string& results_file) {
+  std::multiset<std::string> out;
+  const json doc = json::parse(ReadFile(results_file));  // kept alive: the loop reads into it
+  for (const auto& s : doc.at("scenarios"))
+    for (const auto& v : s.at("verdicts"))
+      out.insert(s.value("scenario", s.at("name").get<std::string>()) + " " + v.at("oracle").get<std::string>() +
+                 " " + v.at("status").get<std::string>());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a copy of the reference target with every action, probe, hook and message renamed gets the same verdicts",
+          "[cli][bind][roles][slow]") {
+  const std::string dir = ScratchDir("renamed-everything");
+  const std::string original = SourceDir() + "/scenarios/targets/reference.yaml";
+  std::map<std::string, std::string> renamed;
+  const std::string copy = dir + "/target.yaml";
+  WriteFile(copy, RenameEverything(ReadFile(original), renamed));
+  const YAML::Node written = YAML::LoadFile(copy);
+  for (const char* old : {"create_order", "pay", "payment_paid", "payment_refunded", "inbox_applied",
+                          "callbacks_applied", "ledger", "stock", "credit", "kill_after_charge", "die_before_ack", "heal"}) {
+    INFO(old);
+    CHECK(renamed.count(old) == 1);
+    for (const char* section : {"actions", "probes", "hooks", "messages"}) CHECK_FALSE(written[section][old]);
+  }
+  // The families that ask for probes, messages, hooks and callback actions.
+  const std::vector<std::string> suite = {SourceDir() + "/scenarios/side-effect", SourceDir() + "/scenarios/queue",
+                                          SourceDir() + "/scenarios/client/delete-releases-once.yaml",
+                                          SourceDir() + "/scenarios/client/put-target-state.yaml"};
+  std::multiset<std::string> verdicts[2];
+  for (int i = 0; i < 2; ++i) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), suite.begin(), suite.end());
+    const std::string out = dir + "/" + std::to_string(i);
+    args.insert(args.end(), {"--target", i == 0 ? original : copy, "--seed", "7", "--out", out + "/runs", "--json",
+                             out + "/results.json"});
+    CliResult r = RunIdemproof(args, dir, std::chrono::seconds(300));
+    INFO((i == 0 ? "original" : "renamed copy") << "\n" << Diagnose(r));
+    REQUIRE(r.exit_code == 0);
+    verdicts[i] = VerdictTriples(out + "/results.json");
+  }
+  CHECK(verdicts[0].size() >= 30);
+  CHECK(verdicts[0].count("kill-after-charge intent_reconciled valid") == 1);  // the hook, by role
+  CHECK(verdicts[0].count("stream-kill-before-ack applied_once valid") == 1);  // the hook, by role
+  CHECK(verdicts[1] == verdicts[0]);
+  // The renamed rows are named by the new names.
+  CHECK(ReadFile(dir + "/1/results.json").find("repeated-callback[" + renamed.at("create_order") + "," +
+                                               renamed.at("payment_paid")) != std::string::npos);
+}
+
+// Issue 34 item 5: one target file (tests/harness-runtime/data/ergonomics/)
+// starts the service shipped beside it ({{target_dir}}), takes a caller's
+// credential from the environment ({{env.NAME}}), declares one endpoint as
+// create and pay at once, reads the charge record from the action's own
+// answer (from_answer:) and counts the tenant's own listing as that caller
+// (caller:). Each of these was a load error before.
+TEST_CASE("a target file with target_dir, env, several roles, from_answer and a caller probe runs",
+          "[cli][bind][roles][slow]") {
+  const std::string dir = ScratchDir("ergonomics");
+  const std::string data = SourceDir() + "/tests/harness-runtime/data/ergonomics";
+  const std::vector<std::string> suite = {data + "/tenant-charge.yaml",
+                                          SourceDir() + "/scenarios/client/double-submit.yaml",
+                                          SourceDir() + "/scenarios/client/key-reuse-other-payload.yaml",
+                                          SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml"};
+  auto run = [&](const std::string& cmd) {
+    std::vector<std::string> args = {cmd};
+    args.insert(args.end(), suite.begin(), suite.end());
+    args.insert(args.end(), {"--target", data + "/target.yaml"});
+    if (cmd == "run") args.insert(args.end(), {"--out", dir + "/runs", "--json", dir + "/results.json"});
+    return RunIdemproof(args, dir, std::chrono::seconds(120));
+  };
+  // Unset: a located error, exit 2, before anything starts.
+  ::unsetenv("IDEMPROOF_TENANT_TOKEN");
+  CliResult unset = run("lint");
+  INFO(Diagnose(unset));
+  CHECK(unset.exit_code == 2);
+  CHECK(unset.err.find("target.yaml:15:37: '{{env.IDEMPROOF_TENANT_TOKEN}}': the environment variable "
+                       "IDEMPROOF_TENANT_TOKEN is not set") != std::string::npos);
+
+  ::setenv("IDEMPROOF_TENANT_TOKEN", "tok-34", 1);
+  CliResult lint = run("lint");
+  INFO(Diagnose(lint));
+  CHECK(lint.exit_code == 0);
+  // The one action binds as a create and as a pay.
+  CHECK(lint.out.find("client/double-submit[charge]  (create=charge)") != std::string::npos);
+  CHECK(lint.out.find("side-effect/tenant-charge[charge,provider_charges,charge_txn]  (pay=charge, "
+                      "ledger=provider_charges, record=charge_txn)") != std::string::npos);
+  // lint --target lists the rows a run would not run, with the reason (issue 34).
+  CHECK(lint.out.find("will run 3 row(s):") != std::string::npos);
+  CHECK(lint.out.find("not applicable 1 row(s):\n  side-effect/kill-after-charge[charge,provider_charges,charge_txn]: "
+                      "needs capability kill_after_charge") != std::string::npos);
+  CliResult r = run("run");
+  ::unsetenv("IDEMPROOF_TENANT_TOKEN");
+  INFO(Diagnose(r));
+  REQUIRE(r.exit_code == 0);
+  const std::map<std::string, json> rows = RowsOf(dir + "/results.json");
+  REQUIRE(rows.count("tenant-charge[charge,provider_charges,charge_txn]") == 1);
+  const json& charge = rows.at("tenant-charge[charge,provider_charges,charge_txn]");
+  CHECK(VerdictOf(charge, "intent_reconciled") == "valid");
+  CHECK(VerdictOf(charge, "one_record") == "valid");
+  CHECK(VerdictOf(rows.at("double-submit[charge]"), "one_record") == "valid");
+  CHECK(VerdictOf(rows.at("key-reuse-other-payload[charge]"), "mismatch_rejected") == "valid");
+  // The probes' values: the record from the answer, the tenant's listing as
+  // the tenant (1; with the target's headers alone the service lists 0).
+  std::string record, mine;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/runs/latest")) {
+    if (entry.path().filename().string().rfind("tenant-charge", 0) != 0) continue;
+    std::istringstream lines(ReadFile((entry.path() / "history.jsonl").string()));
+    for (std::string line; std::getline(lines, line);) {
+      const json e = json::parse(line);
+      if (e.at("f") != "probe" || e.at("type") != "ok") continue;
+      if (e.at("value").value("probe", "") == "charge_txn") record = e.at("value").at("value").dump();
+      if (e.at("value").value("probe", "") == "tenant_charges") mine = e.at("value").at("value").dump();
+    }
+  }
+  CHECK(record == "\"txn-1\"");
+  CHECK(mine == "1");
 }
