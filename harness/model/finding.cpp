@@ -82,6 +82,7 @@ nlohmann::json FindingToJson(const Finding& f) {
   if (f.records) j["records"] = *f.records;
   if (!f.expected.is_null()) j["expected"] = f.expected;
   if (!f.missing_ranges.empty()) j["missing_ranges"] = f.missing_ranges;
+  for (const FindingValue& v : f.values) j["values"].push_back({{"label", v.label}, {"value", v.value}});
   return j;
 }
 
@@ -101,6 +102,11 @@ Finding FindingFromJson(const nlohmann::json& doc) {
       f.expected = value;
     } else if (name == "missing_ranges" && value.is_array()) {
       for (const auto& r : value) f.missing_ranges.push_back(Text(r));
+    } else if (name == "values" && value.is_array() &&
+               std::all_of(value.begin(), value.end(), [](const nlohmann::json& v) {
+                 return v.is_object() && v.contains("label") && v["label"].is_string() && v.contains("value");
+               })) {
+      for (const auto& v : value) f.values.push_back({v["label"].get<std::string>(), v["value"]});
     } else {
       f.subject[name] = value;
     }

@@ -8,7 +8,9 @@
 // ("status": the finding is about the status code alone, and the profile's
 // status rule applies; "effect"), every op under its role's name (an object,
 // or an array for the roles that hold several), "differences", "records",
-// "expected" and "missing_ranges" when set. An op is a reference to the
+// "expected", "missing_ranges" and "values" ([{"label", "value"}]: values
+// the finding compares that are no answer, e.g. probe_equal's two probes)
+// when set. An op is a reference to the
 // history: {"index", "process", ...} (oracles' OpJson); a role's member
 // without an "index" (an answer a proxy swallowed: no request of the history
 // got it) is evidence of the subject, not an op.
@@ -51,6 +53,14 @@ struct FindingOp {
   std::int64_t index() const;
 };
 
+// A labelled value a finding compares (a probe's reading), not an answer.
+struct FindingValue {
+  std::string label;
+  nlohmann::json value;
+
+  bool operator==(const FindingValue&) const = default;
+};
+
 struct Finding {
   nlohmann::json subject = nlohmann::json::object();  // key, action, biz, ...
   std::string problem;                                // what broke, one line
@@ -60,6 +70,7 @@ struct Finding {
   std::optional<std::int64_t> records;
   nlohmann::json expected;  // null: not said
   std::vector<std::string> missing_ranges;
+  std::vector<FindingValue> values;  // in the order compared
 
   // Adds `ref` as an op of `role`; a ref without "index" (a swallowed
   // answer) goes to subject[role's name] instead, null nowhere.

@@ -74,9 +74,10 @@ Verdict ProbeEqual(const OracleInput& in) {
   nlohmann::json a = WithoutPaths(*va, vol), b = WithoutPaths(*vb, vol);
   nlohmann::json details = {{"a", {{"label", la}, {"value", *va}}}, {"b", {{"label", lb}, {"value", *vb}}}};
   if (a == b) return Verdict::Valid(name, "probe '" + la + "' == probe '" + lb + "': " + Cut(a), details);
-  // The finding: no request, the two values' differences.
+  // The finding: no request; the two values as read, and their differences.
   Finding f = MakeFinding("probe '" + la + "' = " + Cut(a) + " but probe '" + lb + "' = " + Cut(b),
                           {{"a", la}, {"b", lb}});
+  f.values = {{la, *va}, {lb, *vb}};
   f.differences = ValueDifferences(a, b);
   Violations violations;
   violations.Add(f);

@@ -119,6 +119,14 @@ ViolationView ReadViolation(const std::string& oracle, const nlohmann::json& v, 
   out.records = f.records;
   if (!f.expected.is_null()) out.expected_records = JsonText(f.expected);
   out.missing_ranges = f.missing_ranges;
+  // Values it compares that are no answer (probe_equal's probes).
+  for (const FindingValue& v : f.values) {
+    AnswerView a;
+    a.role = "probe " + v.label;
+    a.outcome = "ok";
+    a.body = v.value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    out.answers.push_back(std::move(a));
+  }
   return out;
 }
 
@@ -133,20 +141,7 @@ void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
     }
     const nlohmann::json& d = verdict.details;
     int shown = 0;
-    if (d.is_object() && d.contains("a") && d.contains("b") && d["a"].is_object() && d["b"].is_object()) {
-      // probe_equal: two probe values, not answers; its finding says no more.
-      ViolationView v;
-      v.oracle = verdict.oracle;
-      v.problem = verdict.evidence;
-      for (const char* side : {"a", "b"}) {
-        AnswerView a;
-        a.role = "probe " + d[side].value("label", std::string(side));
-        a.outcome = "ok";
-        a.body = d[side].contains("value") ? d[side]["value"].dump(2, ' ', false, nlohmann::json::error_handler_t::replace) : "";
-        v.answers.push_back(std::move(a));
-      }
-      review.violations.push_back(std::move(v));
-    } else if (d.is_object() && d.contains("violations") && d["violations"].is_array() && !d["violations"].empty()) {
+    if (d.is_object() && d.contains("violations") && d["violations"].is_array() && !d["violations"].empty()) {
       for (const auto& v : d["violations"]) {
         if (shown == kViolationsShown) {
           ++review.violations_omitted;

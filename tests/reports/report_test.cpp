@@ -5,6 +5,7 @@
 #include <regex>
 #include <sstream>
 
+#include "model/finding.h"
 #include "report_files.h"
 #include "reports/design_review/design_reports.h"
 #include "reports/design_review/html_report.h"
@@ -397,4 +398,34 @@ TEST_CASE("a timeline has a lane per process, faults as bands and lost answers m
   CHECK(svg.find("201 replay") != std::string::npos);
   CHECK(XmlProblem(svg) == "");
   CHECK(RenderTimelineSvg(History(), options).find("empty history") != std::string::npos);
+}
+
+// #32: the report read probe_equal's two values from details.a / details.b,
+// by their shape; they travel in its finding now (Finding::values).
+TEST_CASE("probe_equal's two probe values reach the report through its finding", "[review]") {
+  Finding f = MakeFinding("probe 'before' = 3 but probe 'after' = 4", {{"a", "before"}, {"b", "after"}});
+  f.values = {{"before", {{"available", 3}}}, {"after", {{"available", 4}}}};
+  f.differences = {"$.available: 3 != 4"};
+  const Finding back = FindingFromJson(FindingToJson(f));
+  CHECK(back.values == f.values);
+  CHECK(back.subject == f.subject);  // "values" is no subject member
+
+  RunDirectoryContents contents;
+  ScenarioResult s;
+  s.name = "stock-after-replay";
+  s.layer = "client";
+  // Only the finding: no details.a / details.b to guess from.
+  s.verdicts.push_back(Verdict::Invalid("probe_equal", f.problem, {{"violations", {FindingToJson(f)}}}));
+  contents.results.scenarios.push_back(s);
+  const RunReview review = ReviewRun(contents);
+  REQUIRE(review.scenarios.size() == 1);
+  REQUIRE(review.scenarios[0].violations.size() == 1);
+  const ViolationView& v = review.scenarios[0].violations[0];
+  CHECK(v.problem == f.problem);
+  REQUIRE(v.answers.size() == 2);
+  CHECK(v.answers[0].role == "probe before");
+  CHECK(v.answers[0].body.find("\"available\": 3") != std::string::npos);
+  CHECK(v.answers[1].role == "probe after");
+  CHECK(v.answers[1].body.find("\"available\": 4") != std::string::npos);
+  CHECK(v.differences == f.differences);
 }
