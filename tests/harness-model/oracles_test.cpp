@@ -612,6 +612,9 @@ TEST_CASE("probe_equal") {
   Verdict v = RunOracle("probe_equal", twice_released.history(), ShopTarget(), {{"a", "before"}, {"b", "after"}});
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence == "probe 'before' = 1000 but probe 'after' = 1001");
+  // Its finding carries both values as read (the report shows them from it).
+  const Finding f = FindingFromJson(v.details["violations"][0]);
+  CHECK(f.values == std::vector<FindingValue>{{"before", 1000}, {"after", 1001}});
 
   LiteralHistory put;  // declared volatile $.updated_at of probe "order" is ignored; the address is not
   put.Probe("order", "p1", {{"address", "1 Main St"}, {"updated_at", "t1"}}, 0)
