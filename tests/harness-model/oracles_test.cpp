@@ -1569,6 +1569,25 @@ TEST_CASE("requests that are the same, or differ only as their forms say, are no
   CHECK(m.evidence.find("differ") == std::string::npos);
 }
 
+// Issue 35: every request carries its own span (traceparent): the harness's
+// header, not a difference between a key's requests.
+TEST_CASE("requests that differ only in their traceparent span are not called different",
+          "[oracles][request-differences]") {
+  LiteralHistory h;
+  h.Carrying({"POST", "http://127.0.0.1:1/orders",
+              {{"Idempotency-Key", "k1"}, {"traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}},
+              R"({"biz_no":"b1","qty":1})"})
+      .Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Carrying({"POST", "http://127.0.0.1:1/orders",
+                 {{"Idempotency-Key", "k1"}, {"traceparent", "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"}},
+                 R"({"biz_no":"b1","qty":1})"})
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, Replayed());
+  Verdict v = RunOracle("identical_replay", h.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK_FALSE(v.details.contains("request_differences"));
+}
+
 // Issue 33, class 6: a failed request repeated unchanged gets the stored
 // failure unchanged, Retry-After included.
 TEST_CASE("identical_replay: a stored failure repeated must come back unchanged, Retry-After included",

@@ -117,6 +117,22 @@ TEST_CASE("a minimal target gets the IETF draft defaults") {
   CHECK(r->actions.at("a").request.method == "GET");
 }
 
+// Issue 35: HTTP/2 and trace context are the target file's to choose.
+TEST_CASE("http: 2 and trace: false are read from the target file and other values are located errors") {
+  const std::string head = "name: t\nbase_url: http://127.0.0.1:9\n";
+  const std::string actions = "actions:\n  a: {role: create, request: {path: /a}}\n";
+  auto plain = ParseTarget(head + actions, "t.yaml");
+  REQUIRE(plain.ok());
+  CHECK(plain->http.version == 1);
+  CHECK(plain->http.trace);
+  auto h2 = ParseTarget(head + "http: 2\ntrace: false\n" + actions, "t.yaml");
+  REQUIRE(h2.ok());
+  CHECK(h2->http.version == 2);
+  CHECK_FALSE(h2->http.trace);
+  CHECK(ErrorOf(head + "http: 3\n" + actions) == "t.yaml:3:7: http: 3 is not one of 1, 2");
+  CHECK(ErrorOf(head + "trace: sometimes\n" + actions).rfind("t.yaml:3:8: ", 0) == 0);
+}
+
 TEST_CASE("key_header: none: the key travels where the templates put {{key}}") {
   // Found with the foreign Python target (--key-in body): Square's
   // idempotency_key or AWS's ClientToken are body members, not headers.
