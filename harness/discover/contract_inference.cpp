@@ -408,7 +408,7 @@ Proposal InferContract(const std::vector<ProbeAnswer>& answers, const TargetDesc
     }
     if (!refusals.empty()) {
       Decide(in_progress, SeenStatusText(Distinct(refusals), c.in_progress),
-             "seen: a duplicate while the first (slow variant) ran was refused");
+             "seen: a duplicate while the slow first ran was refused");
     } else if (!waited.empty()) {
       Decide(in_progress, "", "no in-progress status seen: the duplicate while the first ran was answered " +
                                   std::to_string(waited.front()->status));
