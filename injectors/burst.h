@@ -78,7 +78,7 @@ struct BurstOptions {
   // from the same loop (or io_uring submit) as plain bursts: the spread is
   // that of N small writes, as over plain TCP. A handshake that fails
   // verification is kNotSent with the TLS error: nothing was sent.
-  std::optional<TlsOptions> tls;
+  std::optional<TlsOptions> tls = std::nullopt;
 };
 
 enum class BurstOutcome { kAnswered, kNotSent, kNoAnswer };

@@ -26,7 +26,7 @@ struct ProxySettings {
   std::size_t body_limit = 64 * 1024 * 1024;
   // Set: the proxy speaks TLS to the upstream (an https:// target), checking
   // it as these say; the client's side stays plain HTTP on loopback.
-  std::optional<TlsOptions> upstream_tls;
+  std::optional<TlsOptions> upstream_tls = std::nullopt;
   // Optional: called on the proxy's thread for every request written upstream
   // (faults' copies included) once its answer is read or lost: the egress
   // record of a proxy between a service and its downstream. Must be quick.
