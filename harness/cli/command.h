@@ -58,5 +58,7 @@ void AddExploreCommand(CLI::App& app, CommandTable& table);
 void AddReportCommand(CLI::App& app, CommandTable& table);
 void AddSimulateCommand(CLI::App& app, CommandTable& table);
 void AddProxyCommand(CLI::App& app, CommandTable& table);
+void AddInitCommand(CLI::App& app, CommandTable& table);
+void AddDiscoverCommand(CLI::App& app, CommandTable& table);
 
 }  // namespace idemproof::cli

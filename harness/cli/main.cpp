@@ -21,11 +21,13 @@ int main(int argc, char** argv) {
 
   // In the order `idemproof --help` lists them.
   cli::CommandTable commands;
+  cli::AddInitCommand(app, commands);
   cli::AddRunCommand(app, commands);
   cli::AddLintCommand(app, commands);
   cli::AddCheckCommand(app, commands);
   cli::AddMergeCommand(app, commands);
   cli::AddExploreCommand(app, commands);
+  cli::AddDiscoverCommand(app, commands);
   cli::AddReportCommand(app, commands);
   cli::AddSimulateCommand(app, commands);
   cli::AddProxyCommand(app, commands);
