@@ -34,6 +34,9 @@ variant() {  # variant NAME SED-EXPRESSION: $work/NAME.yaml from tls.yaml
 variant wrong-ca 's|certs/ca.pem"}|certs/other-ca.pem"}|'
 variant insecure 's|^tls: {ca_file: .*}$|tls: {insecure: true}|'
 variant named 's|^tls: {ca_file: \(.*\)}$|tls: {ca_file: \1, server_name: front.idemproof.test}|'
+variant relative 's|^tls: {ca_file: .*}$|tls: {ca_file: certs/ca.pem}|'
+variant typo 's|^tls: {ca_file: \(.*\)}$|tls: {ca_fil: \1}|'
+variant contradicting 's|^tls: {ca_file: \(.*\)}$|tls: {ca_file: \1, insecure: true}|'
 variant misnamed 's|^tls: {ca_file: \(.*\)}$|tls: {ca_file: \1, server_name: elsewhere.idemproof.test}|'
 
 # How many requests the service behind the front answered in a run (its
@@ -75,6 +78,15 @@ run named 0 "$work/named.yaml"
 verdict named synchronized-burst one_record valid
 run misnamed 2 "$work/misnamed.yaml"
 grep -q "match\|mismatch" "$work/misnamed.out" || fail "misnamed: no name error: $(tail -2 "$work/misnamed.out")"
+
+# tls: in the target file: a ca_file relative to the file's folder; a
+# misspelt key and ca_file with insecure: true are located errors.
+run relative 0 "$work/relative.yaml"
+run typo 2 "$work/typo.yaml"
+grep -q "typo.yaml:[0-9]*:[0-9]*.*ca_fil" "$work/typo.out" || fail "typo: no located error: $(tail -2 "$work/typo.out")"
+run contradicting 2 "$work/contradicting.yaml"
+grep -q "contradicting.yaml:[0-9]*:[0-9]*.*insecure" "$work/contradicting.out" ||
+  fail "contradicting: no located error: $(tail -2 "$work/contradicting.out")"
 
 run wrong-ca 2 "$work/wrong-ca.yaml"
 grep -q "failed the TLS handshake, nothing was sent.*unable to get local issuer certificate" "$work/wrong-ca.out" ||
