@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -244,4 +245,22 @@ TEST_CASE("init's target from the Node service's document lints clean and its sc
   InitLintAndRun("node", Doc("foreign-node.yaml"),
                  "node {{source_dir}}/tests/foreign/billing_service.js --port {{port}} --provider http://127.0.0.1:9 "
                  "--db {{run_dir}}/billing.log");
+}
+
+TEST_CASE("idemproof init exits 2 naming the document it could not read", "[init]") {
+  const std::string dir = ScratchDir("init-bad");
+  CliResult missing = RunIdemproof({"init", "--openapi", dir + "/absent.yaml"}, dir);
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err.find(dir + "/absent.yaml: cannot read") != std::string::npos);
+  WriteFile(dir + "/broken.json", "{\"openapi\": \"3.0.3\",\n \"paths\": {\"/a\": }\n}\n");
+  CliResult broken = RunIdemproof({"init", "--openapi", dir + "/broken.json", "-o", dir + "/t.yaml"}, dir);
+  CHECK(broken.exit_code == 2);
+  CHECK(broken.err.find(dir + "/broken.json:2:") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir + "/t.yaml"));  // nothing written
+  // an existing output is kept unless --force
+  WriteFile(dir + "/kept.yaml", "mine\n");
+  CliResult kept = RunIdemproof({"init", "--openapi", SourceDir() + "/docs/openapi/reference.yaml", "-o",
+                                 dir + "/kept.yaml"}, dir);
+  CHECK(kept.exit_code == 2);
+  CHECK(ReadFile(dir + "/kept.yaml") == "mine\n");
 }
