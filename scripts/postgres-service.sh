@@ -62,6 +62,20 @@ if [ "$(id -u)" -eq 0 ]; then
   fi
   chown "$(id -u nobody):$(id -g nobody)" "$dir"
   as=(setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups)
+  # A parent nobody may not search (a private 0700 folder holding the run
+  # folder) makes initdb fail with nothing said: name it.
+  if ! "${as[@]}" test -x "$dir"; then
+    blocked=$dir
+    parent=$dir
+    while [ "$parent" != / ]; do
+      parent=$(dirname "$parent")
+      "${as[@]}" test -x "$parent" || blocked=$parent
+    done
+    echo "PostgreSQL runs as nobody (this runs as root), and nobody cannot reach $dir:" \
+         "$blocked is mode $(stat -c %a "$blocked") owned by $(stat -c %U "$blocked");" \
+         "put the run folder (--out) under a folder others may search, or chmod o+x $blocked" >&2
+    exit 1
+  fi
 fi
 
 if [ -z "$(ls -A "$dir")" ]; then

@@ -525,9 +525,13 @@ Result<Alphabet> Alphabet::Build(const ExploreSpec& spec, const TargetDescriptio
     w.duration = *past;
     add_group("wait_past_window", {w}, "");
   } else {
+    // Say which: a 24 h window was declared, just not one to wait out.
+    const auto& window = target.idempotency.window;
     add_group("wait_past_window", {},
-              "the target declares no idempotency.window (or one longer than " + FormatDuration(kLongestPastWindow) +
-                  ")");
+              window ? "the declared idempotency.window (" + FormatDuration(*window) +
+                           ") is longer than the longest wait explore makes past it (" +
+                           FormatDuration(kLongestPastWindow) + "): no plan waits it out"
+                     : std::string("the target declares no idempotency.window"));
   }
   const std::string no_start = "the target has no start command (process control needs one)";
   Op kill, restart;

@@ -30,12 +30,6 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-std::string tail(std::string s) {
-  if (s.size() > 400) s = "..." + s.substr(s.size() - 400);
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
-  return s.empty() ? "(stderr empty)" : "stderr: " + s;
-}
-
 }  // namespace
 
 ServiceProcesses::ServiceProcesses(const std::map<std::string, ServiceDescription>& services,
@@ -81,7 +75,7 @@ Status ServiceProcesses::StartOne(const ServiceDescription& svc) {
       if (!proc.Running()) {
         return Status(StatusCode::kUnavailable,
                       "exited before printing a line matching '" + svc.ready_stdout + "'; " +
-                          tail(read_file(proc.stderr_path())));
+                          OutputTail(proc.stderr_path(), proc.stdout_path()));
       }
       if (cancel_ != nullptr && cancel_->load()) return Status(StatusCode::kUnavailable, "interrupted while starting");
       if (std::chrono::steady_clock::now() >= deadline) {

@@ -97,12 +97,21 @@ pid_t TargetProcess::pid() const {
   return child_->pid();
 }
 
-std::string TargetProcess::StderrTail() const {
-  std::string all = read_from(stderr_path(), 0);
-  if (all.size() > 600) all = "..." + all.substr(all.size() - 600);
-  while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
-  return all.empty() ? "(stderr empty)" : "stderr: " + all;
+std::string OutputTail(const std::string& stderr_path, const std::string& stdout_path) {
+  auto last = [](const std::string& path) {
+    std::string all = path.empty() ? "" : read_from(path, 0);
+    if (all.size() > 600) all = "..." + all.substr(all.size() - 600);
+    while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
+    return all;
+  };
+  const std::string err = last(stderr_path), out = last(stdout_path);
+  if (err.empty() && out.empty()) return "(stderr and stdout empty)";
+  std::string text = err.empty() ? "" : "stderr: " + err;
+  if (!out.empty()) text += (text.empty() ? "" : "; ") + std::string("stdout: ") + out;
+  return text;
 }
+
+std::string TargetProcess::StderrTail() const { return OutputTail(stderr_path(), stdout_path()); }
 
 Status TargetProcess::Start() {
   if (!Managed()) {

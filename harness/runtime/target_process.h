@@ -97,6 +97,7 @@ class TargetProcess {
   Status CheckAnswers();
   // The LISTEN sockets on base_url's port belong to the started process group.
   Status CheckAnswering();
+  // OutputTail of its stderr and stdout files.
   std::string StderrTail() const;
 
   const TargetDescription& target_;
@@ -107,5 +108,11 @@ class TargetProcess {
   std::optional<ChildProcess> child_;
   std::string base_url_;
 };
+
+// The last lines (at most 600 bytes each) of a process's stderr and stdout
+// files, for an error about a start that failed: "stderr: ...; stdout: ...",
+// either left out when empty, "(stderr and stdout empty)" when both are. A
+// service that dies before its ready line often says why on stdout alone.
+std::string OutputTail(const std::string& stderr_path, const std::string& stdout_path);
 
 }  // namespace idemproof::runtime

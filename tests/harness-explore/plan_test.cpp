@@ -724,6 +724,19 @@ TEST_CASE("wait_past_window: leaves the window once per plan, after a send, and 
   std::map<std::string, std::string> excluded;
   for (const auto& e : b->excluded()) excluded[e.op] = e.reason;
   CHECK(excluded["wait_past_window"].find("no idempotency.window") != std::string::npos);
+
+  // A declared window too long to wait out (24 h) is named as such, never
+  // as "no window" (issue 34).
+  TargetDescription day = target;
+  day.idempotency.window = std::chrono::hours(24);
+  auto d = Alphabet::Build(Spec("create-order"), day, interpreter);
+  REQUIRE(d.ok());
+  CHECK_FALSE(HasKind(*d, OpKind::kWaitPastWindow));
+  std::map<std::string, std::string> day_excluded;
+  for (const auto& e : d->excluded()) day_excluded[e.op] = e.reason;
+  CHECK(day_excluded["wait_past_window"] ==
+        "the declared idempotency.window (24h) is longer than the longest wait explore makes past it (10m): no plan "
+        "waits it out");
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include "test_support.h"
@@ -422,4 +423,42 @@ TEST_CASE("a target file with target_dir, env, several roles, from_answer and a 
   }
   CHECK(record == "\"txn-1\"");
   CHECK(mine == "1");
+}
+
+// Issue 34 item 5: a service or target that dies before its ready line says
+// why in its last output lines, stdout too ("(stderr empty)" hid a cause a
+// service printed on stdout); the PostgreSQL helper, run as root under a
+// private (0700) folder, names the folder nobody cannot search.
+TEST_CASE("a start that dies before its ready line shows its last output lines and the PostgreSQL permission cause",
+          "[cli][start]") {
+  const std::string dir = ScratchDir("dies-before-ready");
+  WriteFile(dir + "/dies.yaml",
+            "name: dies\n"
+            "base_url: \"http://127.0.0.1:{{port}}\"\n"
+            "start:\n"
+            "  argv: [sh, -c, \"echo the config file /etc/x.conf is missing; exit 3\"]\n"
+            "  port_from_stdout: 'listening on (\\d+)'\n"
+            "actions:\n"
+            "  go: {role: create, request: {method: POST, path: /a}}\n");
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/client/double-submit.yaml", "--target",
+                              dir + "/dies.yaml", "--out", dir + "/runs"},
+                             dir, std::chrono::seconds(60));
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("the target exited (exit 3) before printing a line matching 'listening on (\\d+)'; stdout: the "
+                   "config file /etc/x.conf is missing") != std::string::npos);
+
+  if (::geteuid() != 0) return;  // the helper runs PostgreSQL as nobody only as root
+  const std::string private_dir = dir + "/private";
+  std::filesystem::create_directories(private_dir);
+  std::filesystem::permissions(private_dir, std::filesystem::perms::owner_all);
+  CliResult pg = RunIdemproof({"run", SourceDir() + "/scenarios/client/double-submit.yaml", "--target",
+                               SourceDir() + "/scenarios/targets/reference-postgres.yaml", "--out",
+                               private_dir + "/runs"},
+                              dir, std::chrono::seconds(60));
+  INFO(Diagnose(pg));
+  CHECK(pg.exit_code == 3);
+  CHECK(pg.err.find("service postgres: exited before printing a line matching") != std::string::npos);
+  CHECK(pg.err.find("PostgreSQL runs as nobody (this runs as root), and nobody cannot reach") != std::string::npos);
+  CHECK(pg.err.find(private_dir + " is mode 700 owned by root") != std::string::npos);
 }
