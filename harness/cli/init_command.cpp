@@ -45,8 +45,12 @@ int Init(const InitArgs& args) {
     const auto from = args.output.empty() || args.output == "-"
                           ? std::filesystem::current_path(ec)
                           : std::filesystem::absolute(args.output, ec).parent_path();
+    // Relative inside the checkout (the line survives a move of it), absolute elsewhere.
+    const auto source = std::filesystem::weakly_canonical(IDEMPROOF_SOURCE_DIR, ec);
+    const auto inside = std::filesystem::weakly_canonical(from, ec).lexically_relative(source);
     const auto relative = std::filesystem::relative(schema, from, ec);
-    options.schema_ref = ec || relative.empty() ? schema.string() : relative.string();
+    const bool in_checkout = !inside.empty() && *inside.begin() != "..";
+    options.schema_ref = ec || relative.empty() || !in_checkout ? schema.string() : relative.string();
   }
   auto text = init::WriteTarget(*doc, options);
   if (!text.ok()) {
