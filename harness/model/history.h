@@ -47,7 +47,7 @@
 //    when the target reads markers with a separate call, "markers": <its
 //    JSON value>; fail/info carry "error".
 //  - f "deliver", process "deliverer-N" / f "publish", process "publisher":
-//    queue deliveries (see runtime/queue_steps.h); action = the message
+//    queue deliveries (see steps/deliver_publish_steps.cpp); action = the message
 //    name, key = the concrete message id, key_name its symbolic name.
 //  - f "pause" | "resume" | "spawn" | "services", process "nemesis":
 //      {"instance", "pid"} / {"services": {"services.NAME.url": ...}}

@@ -12,7 +12,6 @@
 #include "runtime/fault_steps.h"
 #include "runtime/probe_steps.h"
 #include "runtime/process_steps.h"
-#include "runtime/queue_steps.h"
 #include "runtime/request_steps.h"
 #include "runtime/step_context.h"
 

@@ -13,9 +13,9 @@
 //    (with `repeat`/`every`, or in the background until a `join`), bursts,
 //    waits, hooks, probes, start/stop/kill/restart of the target. Each step
 //    runs through its kind (model/step_kind.h, harness/steps/), through one
-//    StepContext (step_context.h); the batch, spawn and fault kinds run in
+//    StepContext (step_context.h); the batch, spawn, fault, deliver and publish kinds run in
 //    their own files, the others still on a family here (request_steps,
-//    process_steps, probe_steps, queue_steps); this file keeps the run loop,
+//    process_steps, probe_steps); this file keeps the run loop,
 //    the watch and the heal;
 //  - captures the declared variables from the first 2xx answer of each
 //    (action, biz), so later requests of that biz can use them;
@@ -32,7 +32,7 @@
 // `cause` steps (cause_steps.h) may arm one. `spawn` starts another instance of the target (same
 // command, same store); `pause`/`resume` SIGSTOP/SIGCONT an instance (every
 // paused one is resumed first thing at the end); `deliver`/`publish` are the
-// queue steps (queue_steps.h).
+// queue steps (steps/deliver_publish_steps.cpp).
 // A request without an answer is an `info` event, one that certainly never
 // left a `fail` event: the target's failures are data, never tool errors.
 //
