@@ -163,6 +163,12 @@ void configure(CURL* curl, Transfer& t) {
                        : r.origin.rfind("https://", 0) == 0 ? CURL_HTTP_VERSION_2TLS
                                                              : CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE;
   curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, version);
+  // libcurl 7.88 breaks a reused h2c prior-knowledge connection ("Error in
+  // the HTTP2 framing layer" on the second request, curl's CLI too): h2c
+  // requests each get their own connection (ALPN h2 over TLS reuses fine).
+  const long fresh = version == CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE ? 1L : 0L;
+  curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, fresh);
+  curl_easy_setopt(curl, CURLOPT_FORBID_REUSE, fresh);
   curl_easy_setopt(curl, CURLOPT_PROXY, "");  // never through an environment proxy
 
   if (m.method == "GET") {

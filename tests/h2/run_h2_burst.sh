@@ -8,7 +8,8 @@
 #     request carries a well-formed traceparent, one trace per scenario run;
 #   - `trace: false`: none carries one;
 #   - synchronized-burst (32, single-packet over h2): the correct reference
-#     exit 0, --flaw check-then-insert caught (exit 1, one_record invalid).
+#     exit 0, --flaw check-then-insert caught (exit 1, one_record invalid);
+#   - double-submit: libcurl's sends over h2c, a replay and a probe, exit 0.
 # usage: run_h2_burst.sh IDEMPROOF SOURCE_DIR WORK_DIR
 set -uo pipefail
 bin=$1 src=$2 work=$3
@@ -52,4 +53,10 @@ run flawed "$work/h2c.yaml" "$src/scenarios/concurrency/synchronized-burst.yaml"
 rc=$?
 [ $rc = 1 ] || { cat "$work/flawed.out"; fail "check-then-insert over h2: exit $rc, expected 1"; }
 grep -Eq "one_record +invalid +[0-9]+ records" "$work/flawed.out" || { cat "$work/flawed.out"; fail "one_record not invalid"; }
+# Plain sends over h2c (libcurl, prior knowledge): a key sent twice on one
+# client, its replay and the records probe all answered.
+run double "$work/h2c.yaml" "$src/scenarios/client/double-submit.yaml"
+rc=$?
+[ $rc = 0 ] || { cat "$work/double.out"; fail "double-submit over h2c: exit $rc, expected 0"; }
+"${check[@]}" "$(history_of double double-submit.create_order)" traceparent || fail "traceparent on sends"
 echo "ok: single-packet HTTP/2 bursts through haproxy's h2c front"
