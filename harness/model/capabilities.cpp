@@ -78,8 +78,7 @@ Result<CapabilityProvision> ResolveCapability(const std::string& name, const std
   else if (!info->variant.empty())
     ways = "a variant '" + info->variant + "' of action '" + (action.empty() ? "?" : action) + "'";
   if (!info->hook.empty())
-    ways += std::string(ways.empty() ? "" : " or ") + "a hook '" + info->hook + "' (or any hook with role " +
-            info->name + ")";
+    ways += std::string(ways.empty() ? "" : " or ") + "a hook '" + info->hook + "'";  // or any with that role
   if (info->egress)
     ways += std::string(ways.empty() ? "" : " or ") + "a ledger probe with egress: of action '" +
             (action.empty() ? "?" : action) + "'";

@@ -1316,7 +1316,11 @@ bool ActionDescription::HasRole(const std::string& r) const {
 const HookDescription* TargetDescription::HookFor(const std::string& role) const {
   for (const auto& [name, hook] : hooks)
     if (hook.role == role) return &hook;
-  return nullptr;
+  // A hook built without the loader (role unset) by its default name.
+  const CapabilityInfo* info = FindCapability(role);
+  if (info == nullptr || info->hook.empty()) return nullptr;
+  auto it = hooks.find(info->hook);
+  return it != hooks.end() && it->second.role.empty() ? &it->second : nullptr;
 }
 
 HeaderList TargetDescription::HeadersAs(const std::string& caller) const {
