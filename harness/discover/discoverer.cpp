@@ -58,10 +58,10 @@ ActionSteps StepsFor(const TargetDescription& target, const ActionDescription& a
   setup(p + "b2", p + "s2");
   send(action.name, ProbeKind::kKeyless, "none", p + "b2", "");
   // A slow first request, the way the target provides it (capabilities.h):
-  // the action's variant `slow`, else the hook `slow_business` (then healed,
+  // the action's variant `slow`, else the hook providing slow_request (then healed,
   // so the next action's probes are not slow: two hook requests more).
   const bool by_variant = action.variants.count("slow") > 0;
-  const bool by_hook = !by_variant && target.hooks.count("slow_business") > 0;
+  const bool by_hook = !by_variant && target.HookFor("slow_request") != nullptr;  // the hook with that role (default name slow_business)
   if (by_variant || by_hook) {
     setup(p + "b3", p + "s3");
     out.steps.push_back({"", std::nullopt, "  - cause: slow_request\n    action: " + action.name + "\n"});
@@ -70,7 +70,7 @@ ActionSteps StepsFor(const TargetDescription& target, const ActionDescription& a
     out.steps.push_back({"", std::nullopt, "  - join\n"});
     if (by_hook) {
       out.steps.push_back({"", std::nullopt, "  - cause: heal\n"});
-      out.requests += 1 + (target.hooks.count("heal") ? 1 : 0);
+      out.requests += 1 + (target.HookFor("heal") ? 1 : 0);
     }
   }
   return out;
@@ -92,7 +92,7 @@ ProbePlan PlanProbes(const TargetDescription& target) {
   std::stable_sort(keyed.begin(), keyed.end(), [](const ActionDescription* a, const ActionDescription* b) {
     return RoleRank(a->role) < RoleRank(b->role);
   });
-  plan.requests = target.hooks.count("heal") ? 1 : 0;  // the runtime fires heal at the end
+  plan.requests = target.HookFor("heal") ? 1 : 0;  // the runtime fires heal at the end
   int n = 0;
   for (const ActionDescription* action : keyed) {
     ActionSteps steps = StepsFor(target, *action, n + 1);

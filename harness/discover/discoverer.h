@@ -11,7 +11,7 @@
 // pay, put or delete; callbacks dedup by their own message id and are left
 // out): first, replay, changed (other_payload, else `payload: value_changed`),
 // keyless; with a `slow` variant also a slow first in the background and a
-// duplicate 300 ms later (or by the hook `slow_business`, healed after). An action that works on a create's resource (`of:`)
+// duplicate 300 ms later (or by the hook providing slow_request, healed after). An action that works on a create's resource (`of:`)
 // gets one create of that resource per business id it uses first (setup).
 // The runtime also reads each sent action's records probe per business id
 // at the end, and fires the `heal` hook when declared: counted too.

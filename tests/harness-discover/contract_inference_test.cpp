@@ -189,6 +189,16 @@ TEST_CASE("the probe plan stays within its bounds and leaves callbacks out", "[d
   CHECK(yaml.find("payload: other") != std::string::npos);
   CHECK(yaml.find("key: none") != std::string::npos);
   CHECK(yaml.find("cause: slow_request") != std::string::npos);
+
+  // No slow variant: the hook providing slow_request, whatever its name, then healed.
+  for (const char* file : {"foreign-python.yaml", "reference-renamed.yaml"}) {
+    auto other = LoadTargetFile(std::string(IDEMPROOF_SOURCE_DIR) + "/scenarios/targets/" + file);
+    REQUIRE(other.ok());
+    const ProbePlan by_hook = PlanProbes(*other);
+    INFO(file);
+    CHECK(by_hook.requests <= kMostRequests);
+    CHECK(ProbeScenarioYaml(by_hook).find("cause: heal") != std::string::npos);
+  }
 }
 
 TEST_CASE("the key is judged on the creates: a keyless PUT that executes is a note, not optional", "[discover]") {
