@@ -12,31 +12,19 @@
 #include "model/console_text.h"
 #include "model/pattern.h"
 #include "model/results.h"
+#include "load_helpers.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "oracles/oracle.h"
 
 using namespace idemproof;
+using namespace idemproof::testing;
 
 namespace {
 
 const std::string kTarget =
     "name: t\nbase_url: http://127.0.0.1:1\n"
     "actions:\n  create_order: {role: create, request: {method: POST, path: /orders}}\n";
-
-std::string TargetError(const std::string& text) {
-  auto r = ParseTarget(text, "t.yaml");
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kInvalidConfig);
-  return r.status().ToString();
-}
-
-std::string ScenarioError(const std::string& text) {
-  auto r = ParseScenario(text, "s.yaml", BuiltinOracles().Vocabulary());
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kInvalidConfig);
-  return r.status().ToString();
-}
 
 const std::string kScenarioHead = "layer: client\nhunts: x\n";
 

@@ -6,11 +6,13 @@
 
 #include "literal_history.h"
 #include "model/history_events.h"
+#include "load_helpers.h"
 #include "model/scenario.h"
 #include "model/target.h"
 #include "oracles/oracle.h"
 
 using namespace idemproof;
+using namespace idemproof::testing;
 
 namespace {
 
@@ -18,21 +20,7 @@ const std::string kStart =
     "start: {argv: [ref, --port, '0'], port_from_stdout: 'listening on (\\d+)'}\n";
 const std::string kAction = "actions:\n  a: {role: create, request: {method: POST, path: /a}}\n";
 
-std::string TargetError(const std::string& text) {
-  auto r = ParseTarget(text, "t.yaml");
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kInvalidConfig);
-  return r.status().ToString();
-}
-
 ScenarioVocabulary Vocab() { return BuiltinOracles().Vocabulary(); }
-
-std::string ScenarioError(const std::string& text) {
-  auto r = ParseScenario(text, "s.yaml", Vocab());
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kInvalidConfig);
-  return r.status().ToString();
-}
 
 TargetDescription Target(int instances) {
   std::string text = "name: t\nbase_url: http://127.0.0.1:{{port}}\n" + kStart + kAction;

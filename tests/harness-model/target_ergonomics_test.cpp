@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "literal_history.h"
+#include "load_helpers.h"
 #include "model/binding.h"
 #include "model/capabilities.h"
 #include "model/scenario.h"
@@ -27,33 +28,6 @@ TargetDescription Target(const std::string& text) {
   return std::move(t).value();
 }
 
-Scenario ScenarioOf(const std::string& text) {
-  auto s = ParseScenario(text, "s.yaml", BuiltinOracles().Vocabulary());
-  INFO(s.status().ToString());
-  REQUIRE(s.ok());
-  return std::move(s).value();
-}
-
-std::string TargetError(const std::string& text) {
-  auto t = ParseTarget(text, "t.yaml");
-  REQUIRE_FALSE(t.ok());
-  CHECK(t.status().code() == StatusCode::kInvalidConfig);
-  return t.status().ToString();
-}
-
-const std::string kDoubleSubmit = R"(name: double-submit
-layer: client
-hunts: a second click creates a second record
-for_each:
-  create: {role: create, needs: [records]}
-steps:
-  - send: $create
-  - send: $create
-    after: 10ms
-expect:
-  - one_record: {actions: [$create]}
-  - identical_replay
-)";
 
 const Answer kCreated{201, R"({"id":1,"biz_no":"b1"})"};
 Answer Replayed() {
