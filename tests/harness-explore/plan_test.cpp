@@ -533,6 +533,8 @@ TEST_CASE("the cause op provides a capability by the action's variant or the tar
   TargetDescription hooked = target;
   hooked.actions.at("create_order").variants.clear();
   hooked.hooks["fail_next_retryable"] = target.hooks.at("heal");
+  hooked.hooks["fail_next_retryable"].name = "fail_next_retryable";
+  hooked.hooks["fail_next_retryable"].role = "retryable_failure";  // as the loader gives a hook of that name
   auto h = Alphabet::Build(spec, hooked, interpreter);
   REQUIRE(h.ok());
   bool by_hook = false;
