@@ -118,10 +118,11 @@ Result<OutgoingRequest> RenderRequest(const RequestTemplate& tmpl, const std::st
   return render(tmpl, base_url, vars, target_headers, extra, timeout);
 }
 
-Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDescription& target, KeptBudget* kept) {
+Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDescription& target, KeptBudget* kept,
+                               Hop hop) {
   if (request.ok()) {
     request->max_body = static_cast<std::size_t>(target.max_body);
-    request->http_version = target.http.version;
+    request->http_version = hop == Hop::kTarget ? target.http.version : 1;
     request->kept = kept;
     request->tls = target.tls;
   }

@@ -26,9 +26,15 @@ Result<OutgoingRequest> RenderRequest(const RequestTemplate& tmpl, const std::st
                                       const TemplateVars& vars, const HeaderList& target_headers,
                                       const HeaderList& extra, Duration timeout);
 
+// Whom a request goes to: only the target's own instances speak its `http:`
+// version; the harness's own chaos proxy and the target's services (a
+// stub, a provider) are spoken to in HTTP/1.1.
+enum class Hop { kTarget, kHarnessProxyOrService };
+
 // `request` with the target's max_body (the answer-body cap), the run's
-// budget of kept body bytes (kept_budget.h; may be null) and the target's
-// tls: checks set.
-Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDescription& target, KeptBudget* kept);
+// budget of kept body bytes (kept_budget.h; may be null), the target's
+// tls: checks and, for `hop` kTarget, its HTTP version set.
+Result<OutgoingRequest> Capped(Result<OutgoingRequest> request, const TargetDescription& target, KeptBudget* kept,
+                               Hop hop);
 
 }  // namespace idemproof::runtime

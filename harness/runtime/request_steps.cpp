@@ -67,6 +67,12 @@ HistoryEvent InvokeOf(StepContext& ctx, const std::string& process, const char* 
   return invoke;
 }
 
+// Whether `url` is the harness's own chaos proxy in front of main (an armed
+// proxy fault), which speaks HTTP/1.1 whatever the target's `http:`.
+bool ThroughHarnessProxy(StepContext& ctx, const std::string& url) {
+  return ctx.routing().Routed() && url == ctx.routing().ClientBaseUrl();
+}
+
 // `variant`: the action's request variant to apply ("" = none); `payload`:
 // the body template (other) or the form of the rendered default (payload.h).
 Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& action, const std::string& key,
@@ -126,7 +132,7 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
   // Without a key, a body member or header that is just {{key}} is left out.
   if (key.empty()) request = WithoutKeyPlaceholders(request);
   auto rendered = Capped(RenderRequest(request, url, vars, HeadersFor(target, step), extra, deadline), target,
-                         ctx.options().kept);
+                         ctx.options().kept, ThroughHarnessProxy(ctx, url) ? Hop::kHarnessProxyOrService : Hop::kTarget);
   if (!rendered.ok()) {
     if (ctx.IsMissingCapture(rendered.status())) return RenderedAction{{}, {}, rendered.status().message()};
     return rendered.status();
@@ -308,7 +314,9 @@ Status BurstStep(StepContext& ctx, const Step& burst_step, int index) {
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
   // `http: 2`: a last-byte burst is a single-packet group on one HTTP/2 connection.
-  const bool single_packet = step.mode == BurstMode::kLastByte && ctx.target().http.version == 2;
+  // Not through the harness's own proxy (an armed fault): it speaks HTTP/1.1.
+  const bool single_packet = step.mode == BurstMode::kLastByte && ctx.target().http.version == 2 &&
+                             !ctx.routing().Routed();
   BurstSender* sender = step.mode == BurstMode::kLastByte ? ctx.options().last_byte_burst : ctx.threads_burst();
   if (sender == nullptr && !single_packet)
     return Status(StatusCode::kUnsupported, "no sender for a last-byte burst in this build");

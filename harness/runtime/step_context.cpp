@@ -255,7 +255,7 @@ Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const
     const HeaderList& own = headers != nullptr ? *headers : target_.headers;
     auto request = Capped(RenderRequest(*call.request, base, vars, call.request->base.empty() ? own : HeaderList{},
                                         {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout),
-                          target_, options_.kept);
+                          target_, options_.kept, call.request->base.empty() ? Hop::kTarget : Hop::kHarnessProxyOrService);
     if (!request.ok()) return request.status();
     std::optional<HttpClient> uncancellable;
     if (uncancelled) uncancellable.emplace();

@@ -87,7 +87,7 @@ Status BatchNow(StepContext& ctx, const BatchOptions& step, int index, BatchRole
     }
     auto request = Capped(RenderRequest(tmpl, ctx.routing().BaseUrl(), vars, target.headers, {},
                                         target.request_timeout),
-                          target, ctx.options().kept);
+                          target, ctx.options().kept, runtime::Hop::kTarget);
     if (!request.ok()) return request.status();
     nlohmann::json info = {{"job", vars["job"]}, {"job_name", step.job}, {"role", BatchRoleName(role)},
                            {"from", step.from}, {"to", step.to},        {"attempt", attempt}};

@@ -9,7 +9,9 @@
 #   - `trace: false`: none carries one;
 #   - synchronized-burst (32, single-packet over h2): the correct reference
 #     exit 0, --flaw check-then-insert caught (exit 1, one_record invalid);
-#   - double-submit: libcurl's sends over h2c, a replay and a probe, exit 0.
+#   - double-submit: libcurl's sends over h2c, a replay and a probe, exit 0;
+#   - kill-after-charge (a hook to the payment stub, HTTP/1.1): exit 0, as
+#     only the target itself is spoken to in HTTP/2.
 # usage: run_h2_burst.sh IDEMPROOF SOURCE_DIR WORK_DIR
 set -uo pipefail
 bin=$1 src=$2 work=$3
@@ -59,4 +61,9 @@ run double "$work/h2c.yaml" "$src/scenarios/client/double-submit.yaml"
 rc=$?
 [ $rc = 0 ] || { cat "$work/double.out"; fail "double-submit over h2c: exit $rc, expected 0"; }
 "${check[@]}" "$(history_of double double-submit.create_order)" traceparent || fail "traceparent on sends"
+# The target's services speak HTTP/1.1: h2c prior knowledge to the payment
+# stub went unanswered (the whole suite over h2c: exit 3).
+run stubhook "$work/h2c.yaml" "$src/scenarios/side-effect/kill-after-charge.yaml"
+rc=$?
+[ $rc = 0 ] || { cat "$work/stubhook.out"; fail "kill-after-charge over h2c (a hook to the stub): exit $rc, expected 0"; }
 echo "ok: single-packet HTTP/2 bursts through haproxy's h2c front"
