@@ -6,21 +6,30 @@
 #   IDEMPROOF_JOBS       parallel compile jobs (default: 2)
 #   IDEMPROOF_TARGETS    build only these targets, space-separated (default: all;
 #                        scripts/suite.sh builds the three a run needs)
+#   IDEMPROOF_PACKAGES   suite: only what building and running the suite needs
+#                        (scripts/suite.sh); all (default): the tests' too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# What building (every target: CMake finds all libraries) and running the
+# suite against the reference need.
 packages=(
   build-essential cmake pkg-config
   libboost1.74-dev libcurl4-openssl-dev libyaml-cpp-dev librapidcheck-dev
   catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libpq-dev libssl-dev
-  libhiredis-dev redis-server chromium liburing-dev libre2-dev
+  libhiredis-dev redis-server liburing-dev libre2-dev
+  libnghttp2-dev   # the HTTP/2 client of single-packet bursts (harness/clients/h2_burst)
+)
+# What the tests start or read besides: a first verdict needs none of it.
+test_packages=(
+  chromium   # the report's screenshots (tests/reports)
   postgresql   # the server the PostgreSQL store's tests start themselves (initdb, postgres)
   python3 nodejs   # the foreign services of tests/foreign/ (Python, Node.js)
   ruby ruby-webrick ruby-redis   # the third foreign service (tests/foreign/box_office.rb: WEBrick, Redis)
   haproxy openssl   # the TLS and HTTP/2 fronts of tests/transport/tls_front.sh (certificates per run)
-  libnghttp2-dev   # the HTTP/2 client of single-packet bursts (harness/clients/h2_burst)
   python3-jsonschema python3-yaml   # tests/schema/validate_schemas.py: every shipped YAML against schemas/
 )
+[ "${IDEMPROOF_PACKAGES:-all}" = suite ] || packages+=("${test_packages[@]}")
 bash scripts/install_missing.sh "${packages[@]}"
 # --packages-only: what the other scripts (sanitize.sh, fuzz.sh) build on.
 if [ "${1:-}" = --packages-only ]; then exit 0; fi

@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Only what a run needs: the CLI, the reference service and its payment stub
 # (scripts/test.sh builds the rest, the 60-odd test executables).
-IDEMPROOF_TARGETS=${IDEMPROOF_TARGETS:-idemproof idemproof-ref idemproof-stub} bash scripts/setup.sh
+IDEMPROOF_PACKAGES=${IDEMPROOF_PACKAGES:-suite} \
+  IDEMPROOF_TARGETS=${IDEMPROOF_TARGETS:-idemproof idemproof-ref idemproof-stub} bash scripts/setup.sh
 build_dir=${IDEMPROOF_BUILD_DIR:-build}
 out=${IDEMPROOF_OUT:-idemproof-runs}
 status=0
