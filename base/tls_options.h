@@ -25,12 +25,14 @@ struct TlsOptions {
 
 // The error of a target whose TLS handshake failed (`error`: the client's
 // words): kInvalidConfig, a run stops on it with exit 2 (the target file's
-// tls: does not fit the target); nothing was sent.
-inline Status TlsRefused(const std::string& error, const std::string& url, const std::string& file) {
+// tls: does not fit the target); nothing was sent. `who`, when not the
+// target itself: "service stub", "egress stub" (whose tls: it is).
+inline Status TlsRefused(const std::string& error, const std::string& url, const std::string& file,
+                         const std::string& who = "") {
   return Status(StatusCode::kInvalidConfig,
-                "tls: " + url + " failed the TLS handshake, nothing was sent: " + error +
-                    " (the target file " + file + " names the CA to trust: tls: {ca_file: ...}, or "
-                    "tls: {insecure: true} to check nothing)");
+                "tls: " + (who.empty() ? "" : who + ": ") + url + " failed the TLS handshake, nothing was sent: " +
+                    error + " (its tls: in the target file " + file +
+                    " names the CA to trust: {ca_file: ...}, or {insecure: true} to check nothing)");
 }
 inline bool IsTlsRefusal(const Status& s) {
   return s.code() == StatusCode::kInvalidConfig && s.message().rfind("tls: ", 0) == 0;

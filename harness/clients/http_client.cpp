@@ -334,6 +334,24 @@ HttpExchange HttpClient::send(const OutgoingRequest& request) {
   return std::move(t.exchange);
 }
 
+HttpExchange HttpClient::connect_only(const OutgoingRequest& request) {
+  Transfer t;
+  t.exchange.request = request;
+  t.cancel = cancel_;
+  t.exchange.start_ns = monotonic_ns();
+  curl_easy_reset(easy_->handle);
+  configure(easy_->handle, t);
+  curl_easy_setopt(easy_->handle, CURLOPT_CONNECT_ONLY, 1L);
+  curl_easy_setopt(easy_->handle, CURLOPT_FRESH_CONNECT, 1L);
+  curl_easy_setopt(easy_->handle, CURLOPT_FORBID_REUSE, 1L);
+  CURLcode code = curl_easy_perform(easy_->handle);
+  finish(easy_->handle, code, t);
+  if (code == CURLE_OK) t.exchange.error.clear();
+  t.exchange.outcome = HttpOutcome::kNotSent;  // no request went out
+  t.exchange.status = 0;
+  return std::move(t.exchange);
+}
+
 std::vector<HttpExchange> HttpClient::send_concurrently(const std::vector<OutgoingRequest>& requests) {
   std::vector<std::unique_ptr<Transfer>> transfers;
   std::vector<CURL*> handles;

@@ -130,6 +130,12 @@ class HttpClient {
   // Sends one request on this client's connection (reused when still open).
   HttpExchange send(const OutgoingRequest& request);
 
+  // Connects to request.origin and, for https://, shakes hands as
+  // request.tls says; sends no request and closes the connection. outcome
+  // is kNotSent either way: error "" when the connection came up, else why
+  // (tls_refused when the handshake failed).
+  HttpExchange connect_only(const OutgoingRequest& request);
+
   // Sends every request at once, each on its own new connection (curl multi,
   // one thread): a naive concurrent burst. Results are in the order of
   // `requests`. Each request keeps its own deadline.

@@ -341,8 +341,11 @@ struct MarkerFields {
 //               ascending row-id order, the row minus the declared volatile
 //               paths as compact JSON with members sorted by name, each
 //               followed by "\n"
-enum class ChecksumAlgorithm { kNone, kSha256Rows };
-const char* ChecksumAlgorithmName(ChecksumAlgorithm algorithm);  // "none", "sha256-rows"
+//  kSameAsClean the target's own form, opaque: a marker's checksum equals
+//               the clean run's marker's over the same [from, to)
+enum class ChecksumAlgorithm { kNone, kSha256Rows, kSameAsClean };
+// "none", "sha256-rows", "same-as-clean"
+const char* ChecksumAlgorithmName(ChecksumAlgorithm algorithm);
 
 // Batch jobs (the "batch re-run" layer): how to run a job over a data range,
 // make a run fail after K rows, and read back its result rows and range
@@ -353,9 +356,12 @@ struct BatchDescription {
   RequestTemplate run;                        // a (re)run of rows [from, to)
   std::optional<RequestTemplate> failing_run; // the same run, failing after {{fail_after}} rows
   TargetCall result;        // one job's result (request, or command printing JSON)
-  JsonPath rows;            // in the result: the array of result rows
+  JsonPath rows;            // in the result: the array of result rows (totals form: the row count)
   JsonPath row_id;          // in a row: its identity (the data-range key); an integer
   std::vector<JsonPath> volatile_paths;  // in a row: fields a rerun may change (write stamps)
+  // The totals form (no row_id): the result gives no rows, only their count
+  // at `rows` and the target's own total at `sum` (a number or numeric text).
+  std::optional<JsonPath> sum;
   std::optional<JsonPath> markers;       // in the result: the array of markers
   std::optional<TargetCall> markers_call;  // or a separate call for the markers...
   JsonPath markers_items;                  // ...and the array in its value ("$")
@@ -370,6 +376,7 @@ struct BatchDescription {
   SourceMark mark;
 
   bool declares_markers() const { return markers.has_value() || markers_call.has_value(); }
+  bool totals() const { return sum.has_value(); }
 };
 
 // A helper process the harness starts before the target and stops after it
@@ -381,6 +388,7 @@ struct ServiceDescription {
   StartCommand start;         // argv, env, cwd, port_from_stdout, free_port, ready, timeouts (flaw_args unused)
   std::string ready_stdout;   // RE2 regex: ready once its stdout matches; "" = not checked
   std::string url = "http://127.0.0.1:{{port}}";  // templated: {{services.NAME.url}}
+  TlsOptions tls;  // `tls:`: how an https:// url is checked (its ready request; an egress to it)
   SourceMark mark;
 };
 
@@ -440,6 +448,9 @@ struct EgressDescription {
   std::string upstream;          // templated http:// URL (tcp: HOST:PORT) of the real downstream
   std::vector<JsonPath> record;  // JSON fields of request bodies kept in each entry (http only)
   bool tcp = false;              // `protocol: tcp` (default http)
+  // How the proxy checks an https:// upstream: `tls:`, else the tls: of the
+  // service whose {{services.NAME.url}} the upstream is, else verification on.
+  TlsOptions tls;
   SourceMark mark;
 };
 

@@ -313,7 +313,7 @@ class TargetLoader {
       r_.ExpectMap(root["egress"], "egress");
       for (auto it = root["egress"].begin(); it != root["egress"].end(); ++it) {
         std::string name = Name(it->first, "egress");
-        t.egress[name] = Egress(name, it->second);
+        t.egress[name] = Egress(name, it->second, t.services);
       }
     }
     if (root["callers"]) {
@@ -1063,10 +1063,12 @@ class TargetLoader {
   }
 
   // A downstream behind the harness's proxy (see EgressDescription).
-  EgressDescription Egress(const std::string& name, const YAML::Node& node) {
+  // `services`: the target's, already read (an egress to one takes its tls:).
+  EgressDescription Egress(const std::string& name, const YAML::Node& node,
+                           const std::map<std::string, ServiceDescription>& services) {
     const std::string what = "egress '" + name + "'";
     r_.ExpectMap(node, what);
-    r_.CheckKeys(node, {"upstream", "record", "protocol"}, what);
+    r_.CheckKeys(node, {"upstream", "record", "protocol", "tls"}, what);
     EgressDescription e;
     e.name = name;
     e.mark = r_.MarkOf(node);
@@ -1082,14 +1084,22 @@ class TargetLoader {
     if (e.tcp) {
       // Raw bytes: no request to record, no URL to forward to.
       if (node["record"]) r_.Fail(node["record"], what + ".record: a tcp egress has no requests to record (http only)");
+      if (node["tls"]) r_.Fail(node["tls"], what + ".tls: a tcp egress copies raw bytes, it speaks no TLS of its own (http only)");
       if (e.upstream.find("://") != std::string::npos)
         r_.Fail(up, what + ".upstream of a tcp egress is HOST:PORT (e.g. \"127.0.0.1:{{services.postgres.port}}\"), not a URL");
       return e;
     }
     // A template ({{services.NAME.url}}) is checked once expanded, by the runtime.
-    if (e.upstream.rfind("http://", 0) != 0 && e.upstream.rfind("{{", 0) != 0)
-      r_.Fail(up, what + ".upstream must be an http:// URL");
+    if (e.upstream.rfind("http://", 0) != 0 && e.upstream.rfind("https://", 0) != 0 &&
+        e.upstream.rfind("{{", 0) != 0)
+      r_.Fail(up, what + ".upstream must be an http:// or https:// URL");
     if (node["record"]) e.record = Paths(node["record"], what + ".record");
+    // No tls: of its own: that of the service it forwards to, if it names one.
+    for (const auto& [service, svc] : services) {
+      if (node["tls"] || e.upstream.rfind("{{services." + service + ".url}}", 0) != 0) continue;
+      e.tls = svc.tls;
+    }
+    ParseTlsSettings(r_, node, r_.file(), e.tls, what + ".tls");
     return e;
   }
 
@@ -1110,9 +1120,22 @@ class TargetLoader {
     }
     extra_ = kBatchResultVars;
     YAML::Node result = r_.Required(node, "result", what);
-    b.result = Call(result, "batch.result", {"rows", "row_id", "volatile", "markers"});
+    b.result = Call(result, "batch.result", {"rows", "row_id", "volatile", "markers", "sum"});
     b.rows = r_.Path(r_.Required(result, "rows", "batch.result"), "batch.result.rows");
-    b.row_id = r_.Path(r_.Required(result, "row_id", "batch.result"), "batch.result.row_id");
+    // Per-row (row_id) or totals (sum): one form, said outright.
+    if (result["sum"]) {
+      if (result["row_id"])
+        r_.Fail(result["sum"], "batch.result.sum: a totals result has no row_id; give row_id (rows is the array of "
+                               "rows) or sum (rows is the row count)");
+      if (result["volatile"])
+        r_.Fail(result["volatile"], "batch.result.volatile: a totals result has no rows to leave fields out of");
+      b.sum = r_.Path(result["sum"], "batch.result.sum");
+    } else if (result["row_id"]) {
+      b.row_id = r_.Path(result["row_id"], "batch.result.row_id");
+    } else {
+      r_.Fail(result, "batch.result needs row_id (rows is the array of rows) or sum (rows is the row count, sum the "
+                      "target's own total of them)");
+    }
     if (result["volatile"]) b.volatile_paths = Paths(result["volatile"], "batch.result.volatile");
     if (result["markers"]) b.markers = r_.Path(result["markers"], "batch.result.markers");
     if (node["markers"]) {
@@ -1136,8 +1159,13 @@ class TargetLoader {
       std::string c = r_.String(node["checksum"], "batch.checksum");
       if (c == "none") b.checksum = ChecksumAlgorithm::kNone;
       else if (c == "sha256-rows") b.checksum = ChecksumAlgorithm::kSha256Rows;
+      else if (c == "same-as-clean") b.checksum = ChecksumAlgorithm::kSameAsClean;
       else r_.Fail(node["checksum"], "batch.checksum: unknown algorithm '" + c + "'" +
-                                         yaml::DidYouMean(c, {"none", "sha256-rows"}) + " (none, sha256-rows)");
+                                         yaml::DidYouMean(c, {"none", "sha256-rows", "same-as-clean"}) +
+                                         " (none, sha256-rows, same-as-clean)");
+      if (b.checksum == ChecksumAlgorithm::kSha256Rows && b.totals())
+        r_.Fail(node["checksum"], "batch.checksum sha256-rows hashes rows: a totals result has none (same-as-clean "
+                                  "compares the target's own checksums with the clean run's, none skips them)");
       if (b.checksum != ChecksumAlgorithm::kNone && !b.marker.checksum)
         r_.Fail(node["checksum"], "batch.checksum needs batch.marker.checksum (where a marker holds it)");
     }
@@ -1154,13 +1182,13 @@ class TargetLoader {
     const std::string what = "service '" + name + "'";
     r_.CheckKeys(node,
                  {"argv", "env", "cwd", "port_from_stdout", "free_port", "ready", "ready_stdout",
-                  "start_timeout", "stop_timeout", "url"},
+                  "start_timeout", "stop_timeout", "url", "tls"},
                  what);
     ServiceDescription svc;
     svc.name = name;
     svc.mark = r_.MarkOf(node);
     YAML::Node start = YAML::Clone(node);
-    for (const char* k : {"ready_stdout", "url"}) start.remove(k);
+    for (const char* k : {"ready_stdout", "url", "tls"}) start.remove(k);
     svc.start = Start(start);
     svc.start.mark = svc.mark;
     if (node["ready_stdout"]) {
@@ -1169,6 +1197,7 @@ class TargetLoader {
         r_.Fail(node["ready_stdout"], what + ".ready_stdout: " + re.status().message());
     }
     if (node["url"]) svc.url = Templated(node["url"], what + ".url");
+    ParseTlsSettings(r_, node, r_.file(), svc.tls, what + ".tls");
     return svc;
   }
 
@@ -1232,6 +1261,7 @@ const char* ChecksumAlgorithmName(ChecksumAlgorithm algorithm) {
   switch (algorithm) {
     case ChecksumAlgorithm::kNone: return "none";
     case ChecksumAlgorithm::kSha256Rows: return "sha256-rows";
+    case ChecksumAlgorithm::kSameAsClean: return "same-as-clean";
   }
   return "?";
 }

@@ -26,7 +26,10 @@ namespace idemproof {
 // Reads `tls:` of `map` (may be absent) into `out`; a relative ca_file is
 // resolved against the folder of `file` (the target file). An unknown key,
 // a wrong type, a ca_file that is not a readable file, or ca_file together
-// with insecure: true fails at its file:line:column.
-void ParseTlsSettings(const yaml::Reader& r, const YAML::Node& map, const std::string& file, TlsOptions& out);
+// with insecure: true fails at its file:line:column, named `what` ("tls",
+// "service 'stub'.tls", ...). The same keys serve the target, a service and
+// an egress.
+void ParseTlsSettings(const yaml::Reader& r, const YAML::Node& map, const std::string& file, TlsOptions& out,
+                      const std::string& what = "tls");
 
 }  // namespace idemproof

@@ -5,6 +5,7 @@
 #include "injectors/fault_selector.h"
 #include "injectors/tcp_fault_proxy.h"
 #include "model/scenario.h"
+#include "clients/http_client.h"
 
 namespace idemproof::runtime {
 
@@ -44,6 +45,22 @@ nlohmann::json EntryOf(const EgressDescription& egress, const inj::UpstreamExcha
   return entry;
 }
 
+// An https:// downstream is checked once before its proxy starts, as the
+// target's own ready check is: a certificate its tls: does not trust stops
+// the run (exit 2) before the target sends anything through the proxy,
+// rather than each call failing inside the proxy as the target's problem.
+// Anything else (nothing listening yet) is left to the proxy to meet.
+Status CheckHandshake(const EgressDescription& egress, const std::string& url) {
+  HttpClient client;
+  OutgoingRequest hello;
+  hello.set_url(url);
+  hello.tls = egress.tls;
+  hello.timeout = std::chrono::seconds(5);
+  HttpExchange e = client.connect_only(hello);
+  if (e.tls_refused) return TlsRefused(e.error, url, egress.mark.file, "egress " + egress.name);
+  return Status::Ok();
+}
+
 }  // namespace
 
 EgressProxies::EgressProxies(const std::map<std::string, EgressDescription>& egress, Sink on_record,
@@ -60,17 +77,23 @@ Status EgressProxies::Start(const TemplateVars& vars) {
       if (Status st = StartTcp(egress, *url); !st.ok()) return st;
       continue;
     }
-    std::string authority = url->substr(url->rfind("http://", 0) == 0 ? 7 : 0);
+    const bool https = url->rfind("https://", 0) == 0;
+    std::string authority = url->substr(https ? 8 : url->rfind("http://", 0) == 0 ? 7 : 0);
     while (!authority.empty() && authority.back() == '/') authority.pop_back();
-    if (url->rfind("http://", 0) != 0 || authority.find('/') != std::string::npos)
+    if ((!https && url->rfind("http://", 0) != 0) || authority.find('/') != std::string::npos)
       return Status(StatusCode::kInvalidConfig, "egress " + name + ": upstream '" + *url +
-                                                    "' must be http://HOST:PORT without a path (" +
+                                                    "' must be http(s)://HOST:PORT without a path (" +
                                                     egress.mark.ToString() + ")");
     auto upstream = inj::parse_endpoint(authority);
     if (!upstream.ok()) return Status(StatusCode::kInvalidConfig, "egress " + name + ": " + upstream.status().message());
+    if (https) {
+      if (Status shaken = CheckHandshake(egress, *url); !shaken.ok()) return shaken;
+    }
     auto r = NewRunning(name);
     inj::ProxySettings settings;
     settings.upstream = upstream.value();
+    // The target speaks plain HTTP to the proxy, the proxy TLS to the downstream.
+    if (https) settings.upstream_tls = egress.tls;
     const EgressDescription* desc = &egress;
     settings.on_exchange = [this, desc](const inj::UpstreamExchange& x) {
       nlohmann::json entry = EntryOf(*desc, x);

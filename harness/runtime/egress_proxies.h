@@ -15,10 +15,14 @@
 // A tcp egress (`protocol: tcp`) gets a TcpFaultProxy (injectors/
 // tcp_fault_proxy.h) instead: raw bytes to `upstream` (HOST:PORT), no record,
 // egress.NAME.port / egress.NAME.address published, its fault events as above.
+// An https:// upstream: the target still speaks plain HTTP to the proxy, the
+// proxy speaks TLS to the downstream, checked as the egress's `tls:` says;
+// one handshake (no request) is made at Start() to check it.
 // Stop() (and the destructor) heals every proxy: nothing listens afterwards.
 //
-// Errors are values: kInvalidConfig (an upstream that is no http://HOST:PORT
-// URL: a proxy forwards request-targets unchanged, so it has no path),
+// Errors are values: kInvalidConfig (an upstream that is no http(s)://HOST:PORT
+// URL: a proxy forwards request-targets unchanged, so it has no path; a
+// downstream whose handshake failed: TlsRefused, base/tls_options.h),
 // kUnavailable (a proxy could not listen), kInvalidArgument (a template).
 //
 // Thread-safety: Start/Stop/Proxy from the interpreter's thread; Records()

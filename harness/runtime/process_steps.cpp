@@ -121,7 +121,8 @@ Status StartServices(StepContext& ctx) {
   if (!s.ok()) done.value["error"] = s.message();
   ctx.recorder().Append(std::move(done), monotonic_ns());
   for (const auto& [k, v] : services->Vars()) ctx.base_vars()[k] = v;
-  if (!s.ok()) return Status(StatusCode::kUnavailable, s.message());
+  // A service whose handshake failed is a configuration error (exit 2), as the target's.
+  if (!s.ok()) return Status(IsTlsRefusal(s) ? s.code() : StatusCode::kUnavailable, s.message());
   return StartEgress(ctx);
 }
 

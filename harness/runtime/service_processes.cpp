@@ -41,6 +41,8 @@ ServiceProcesses::~ServiceProcesses() { Stop(); }
 Status ServiceProcesses::Start() {
   for (const auto& [name, svc] : services_) {
     Status s = StartOne(svc);
+    // A refused handshake stays one (the run stops with exit 2), said of the service.
+    if (IsTlsRefusal(s)) return Status(s.code(), "tls: service " + name + ": " + s.message().substr(5));
     if (!s.ok()) return Status(s.code(), "service " + name + ": " + s.message());
   }
   return Status::Ok();
@@ -52,6 +54,7 @@ Status ServiceProcesses::StartOne(const ServiceDescription& svc) {
   running->as_target.name = svc.name;
   running->as_target.file = svc.mark.file;
   running->as_target.base_url = svc.url;
+  running->as_target.tls = svc.tls;
   running->as_target.start = svc.start;
   running->process = std::make_unique<TargetProcess>(running->as_target, vars_, dir_ + "/service-" + svc.name,
                                                      std::nullopt, cancel_);

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -438,13 +439,13 @@ TEST_CASE("egress errors carry file:line:column") {
   CHECK(ErrorOf(EgressTarget("probes:\n  c: {request: {path: /x}, match: {path: /x}}\n")).find("t.yaml:13:") != std::string::npos);
   // An unknown key in match.
   CHECK(ErrorOf(EgressTarget("probes:\n  c: {egress: stub, match: {paht: /x}}\n")).find("t.yaml:13:") != std::string::npos);
-  // upstream is required and must be http://.
+  // upstream is required and must be http:// or https://.
   CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n"
                 "egress:\n  p: {record: [\"$.x\"]}\n")
             .find("t.yaml:5:6: egress 'p': missing required key 'upstream'") != std::string::npos);
   CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n"
-                "egress:\n  p: {upstream: \"https://x:1\"}\n")
-            .find("t.yaml:5:17: egress 'p'.upstream must be an http:// URL") != std::string::npos);
+                "egress:\n  p: {upstream: \"ftp://x:1\"}\n")
+            .find("t.yaml:5:17: egress 'p'.upstream must be an http:// or https:// URL") != std::string::npos);
   // An unknown egress variable in a template.
   CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {request: {path: \"/{{egress.q.url}}\"}}}\n")
             .find("t.yaml:3:") != std::string::npos);
@@ -452,6 +453,33 @@ TEST_CASE("egress errors carry file:line:column") {
   CHECK(ErrorOf("name: t\nbase_url: \"http://127.0.0.1:{{port}}\"\nstart:\n  argv: [x]\n"
                 "  port_from_stdout: '(\\d+)'\n  free_port: true\nactions: {a: {role: create, request: {path: /}}}\n")
             .find("t.yaml:6:14: start: give free_port or port_from_stdout, not both") != std::string::npos);
+}
+
+TEST_CASE("a service and an egress take tls: as the target does, an egress to a service takes the service's") {
+  const std::string head = "name: t\nbase_url: \"http://127.0.0.1:1\"\nactions: {a: {role: create, request: {path: /}}}\n";
+  const std::string ca = std::filesystem::absolute("tls-test-ca.pem").string();
+  { std::ofstream(ca) << "not read here\n"; }
+  auto ok = ParseTarget(head + "services:\n  stub: {argv: [s], url: \"https://127.0.0.1:{{port}}\", free_port: true,\n"
+                               "         tls: {ca_file: \"" + ca + "\", server_name: stub.test}}\n"
+                               "egress:\n  own: {upstream: \"https://127.0.0.1:2\", tls: {insecure: true}}\n"
+                               "  to_stub: {upstream: \"{{services.stub.url}}\"}\n"
+                               "  to_stub_own: {upstream: \"{{services.stub.url}}\", tls: {server_name: other.test}}\n",
+                        "t.yaml");
+  REQUIRE(ok.ok());
+  CHECK(ok->services.at("stub").tls.ca_file == ca);
+  CHECK(ok->services.at("stub").tls.server_name == "stub.test");
+  CHECK(ok->egress.at("own").tls.insecure);
+  CHECK(ok->egress.at("to_stub").tls == ok->services.at("stub").tls);  // forwards to the stub: its checks
+  CHECK(ok->egress.at("to_stub_own").tls.server_name == "other.test");  // its own tls: wins, whole
+  CHECK(ok->egress.at("to_stub_own").tls.ca_file.empty());
+  // The same keys as the target's tls:, located and named by their place.
+  CHECK(ErrorOf(head + "services:\n  stub: {argv: [s], tls: {ca_fil: x}}\n")
+            .find("t.yaml:5:27: unknown key 'ca_fil' in service 'stub'.tls") != std::string::npos);
+  CHECK(ErrorOf(head + "egress:\n  p: {upstream: \"https://x:1\", tls: {insecure: yes please}}\n")
+            .find("t.yaml:5:48: egress 'p'.tls.insecure must be true or false") != std::string::npos);
+  CHECK(ErrorOf(head + "egress:\n  db: {protocol: tcp, upstream: \"127.0.0.1:1\", tls: {insecure: true}}\n")
+            .find("t.yaml:5:53: egress 'db'.tls: a tcp egress copies raw bytes") != std::string::npos);
+  std::filesystem::remove(ca);
 }
 
 TEST_CASE("egress protocol: tcp puts the store behind a byte proxy, its misuses are errors at line:column") {

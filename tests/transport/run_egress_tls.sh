@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Egress in front of an HTTPS downstream (issue #35): the reference's payment
+# stub behind a real TLS front (tls_front.sh started as the stub service's
+# command), from a target file that differs from
+# scenarios/targets/reference-egress.yaml only in the stub service's start,
+# url and tls: and the egress's tls:. The harness's egress proxy takes the
+# reference's plain HTTP and speaks TLS to the stub.
+#  - kill-after-charge (the kill fault on the egress hop) and
+#    kill-after-downstream: exit 0, the egress record holds the charges, each
+#    answered by the stub through TLS, and the ledger probe counts one;
+#  - no-intent caught through it: exit 1 (downstream_once reads the record);
+#  - the egress's tls: names a wrong CA: exit 2 with the TLS error, no charge
+#    reached the stub; the service's own tls: a wrong CA: exit 2 too (its
+#    ready check); a misspelt key in a service's tls: is a located error.
+# Usage: run_egress_tls.sh IDEMPROOF SOURCE_DIR WORK_DIR
+set -uo pipefail
+idemproof=$1 src=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+cd "$src" || exit 2
+. "$src/tests/foreign/foreign_lib.sh"
+for tool in haproxy openssl python3; do
+  command -v "$tool" >/dev/null || { echo "FAIL: $tool not found (scripts/setup.sh installs it)"; exit 1; }
+done
+
+certs=$work/certs
+bash tests/transport/tls_front.sh certs "$certs" || exit 1
+python3 - "$src" "$work/egress-tls.yaml" "$(cd "$certs" && pwd)" <<'PY' || exit 1
+import sys
+src, out, certs = sys.argv[1:]
+text = open(f"{src}/scenarios/targets/reference-egress.yaml").read()
+def swap(old, new):
+    global text
+    if old not in text:
+        sys.exit(f"run_egress_tls.sh: reference-egress.yaml no longer has {old!r}")
+    text = text.replace(old, new, 1)
+swap('name: reference-egress\n', 'name: reference-egress-tls\n')
+swap('''    argv: ["{{build_dir}}/payment-stub/idemproof-stub", "--port", "0"]
+    port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'
+''', f'''    argv: ["bash", "{src}/tests/transport/tls_front.sh", "front", "--certs", "{certs}", "--",
+           "{{{{build_dir}}}}/payment-stub/idemproof-stub", "--port", "0"]
+    port_from_stdout: 'tls front on 127\\.0\\.0\\.1:(\\d+)'
+    url: "https://127.0.0.1:{{{{port}}}}"
+    tls: {{ca_file: "{certs}/ca.pem"}}
+''')
+swap('''    upstream: "{{services.stub.url}}"
+''', f'''    upstream: "{{{{services.stub.url}}}}"
+    tls: {{ca_file: "{certs}/ca.pem"}}
+''')
+open(out, "w").write(text)
+PY
+variant() {  # variant NAME SED-EXPRESSION: $work/NAME.yaml from egress-tls.yaml
+  sed "$2" "$work/egress-tls.yaml" >"$work/$1.yaml"
+  cmp -s "$work/egress-tls.yaml" "$work/$1.yaml" && { fail "variant $1: nothing changed"; return 1; }
+}
+# The egress's tls: is the second one (after the service's).
+variant egress-wrong-ca '/^egress:/,$ s|/ca.pem"}|/other-ca.pem"}|'
+variant service-wrong-ca '/^services:/,/^egress:/ s|/ca.pem"}|/other-ca.pem"}|'
+variant service-typo '/^services:/,/^egress:/ s|tls: {ca_file:|tls: {ca_fil:|'
+
+# Charges the egress record saw, and how many of them the stub answered 2xx
+# (through TLS: the proxy's only way to the stub).
+charges() {
+  python3 - "$work/runs-$1" <<'PY'
+import glob, json, sys
+sent = answered = 0
+for path in glob.glob(sys.argv[1] + "/latest/**/history.jsonl", recursive=True):
+    for line in open(path):
+        e = json.loads(line)
+        v = e.get("value", {})
+        if e.get("process") == "egress" and v.get("method") == "POST" and v.get("path") == "/charge":
+            sent += 1
+            answered += isinstance(v.get("status"), int) and 200 <= v["status"] < 300
+print(sent, answered)
+PY
+}
+
+paths=(scenarios/side-effect/kill-after-charge.yaml scenarios/side-effect/kill-after-downstream.yaml)
+run clean 0 "$work/egress-tls.yaml"
+verdict clean kill-after-charge intent_reconciled valid
+verdict clean kill-after-charge faults_fired valid
+verdict clean kill-after-downstream downstream_once valid
+read -r sent answered <<<"$(charges clean)"
+echo "  egress record: $sent charge(s), $answered answered 2xx by the stub through TLS"
+[ "$sent" -ge 2 ] && [ "$sent" = "$answered" ] || fail "clean: the egress record has $sent charge(s), $answered answered"
+python3 - "$work/runs-clean" <<'PY' || fail "clean: the ledger probe did not count one charge"
+import glob, json, sys
+for path in glob.glob(sys.argv[1] + "/latest/**/history.jsonl", recursive=True):
+    if "kill-after-charge" not in path: continue
+    values = [json.loads(l)["value"] for l in open(path)]
+    ledger = [v["value"] for v in values if v.get("label") == "charges" and "value" in v]
+    print("  kill-after-charge ledger (charges): %s" % ledger[-1:])
+    sys.exit(0 if ledger and isinstance(ledger[-1], list) and len(ledger[-1]) == 1 else 1)
+sys.exit(1)
+PY
+
+paths=(scenarios/side-effect/kill-after-downstream.yaml)
+run no-intent 1 "$work/egress-tls.yaml" --flaw no-intent
+verdict no-intent kill-after-downstream downstream_once invalid violation
+
+run egress-wrong-ca 2 "$work/egress-wrong-ca.yaml"
+grep -q "egress stub.*failed the TLS handshake, nothing was sent.*unable to get local issuer certificate" \
+  "$work/egress-wrong-ca.out" || fail "egress-wrong-ca: no TLS error on the console: $(tail -3 "$work/egress-wrong-ca.out")"
+read -r sent answered <<<"$(charges egress-wrong-ca)"
+[ "$answered" = 0 ] || fail "egress-wrong-ca: $answered charge(s) reached the stub"
+
+run service-wrong-ca 2 "$work/service-wrong-ca.yaml"
+grep -q "service stub.*failed the TLS handshake, nothing was sent.*unable to get local issuer certificate" \
+  "$work/service-wrong-ca.out" || fail "service-wrong-ca: no TLS error on the console: $(tail -3 "$work/service-wrong-ca.out")"
+
+run service-typo 2 "$work/service-typo.yaml"
+grep -q "service-typo.yaml:[0-9]*:[0-9]*.*ca_fil" "$work/service-typo.out" ||
+  fail "service-typo: no located error: $(tail -2 "$work/service-typo.out")"
+
+[ "$failures" = 0 ] && echo "egress tls: all checks passed" || echo "egress tls: $failures failure(s)"
+exit $((failures > 0))
