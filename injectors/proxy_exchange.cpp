@@ -3,6 +3,7 @@
 #include "base/beast_capped_read.h"
 #include "injectors/asio_names.h"
 #include "injectors/message_framing.h"
+#include "injectors/upstream_h2.h"
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl.hpp>
@@ -50,6 +51,7 @@ ProxyLoop::ProxyLoop(ProxySettings s, FaultEventLog* e) : settings(std::move(s))
     else upstream_tls->load_verify_file(tls.ca_file, ec);
   }
   if (ec) upstream_tls_error = "upstream TLS: CA " + tls.ca_file + ": " + ec.message();
+  if (settings.upstream_http2) offer_h2(*upstream_tls);
 }
 
 void UpstreamConn::close() {
@@ -92,7 +94,20 @@ static ProxyTask<Status> upstream_handshake(ProxyLoop& p, UpstreamConn& c) {
   ec = {};
   co_await c.tls->async_handshake(asio::ssl::stream_base::client, asio::redirect_error(kAwait, ec));
   if (ec) co_return Status(StatusCode::kUnavailable, "upstream TLS handshake: " + ec.message());
+  if (p.settings.upstream_http2) {
+    if (std::string refused = h2_refusal(c.tls->native_handle()); !refused.empty())
+      co_return Status(StatusCode::kUnavailable, refused);
+  }
   co_return Status::Ok();
+}
+
+// The egress record of one request written upstream, once its answer is read
+// or lost; nothing when no one keeps the record.
+static void keep_record(ProxyLoop& p, const ProxyRequest& req, std::int64_t written_ns, const UpstreamAnswer& a) {
+  if (!p.settings.on_exchange) return;
+  UpstreamExchange record{snapshot(req), std::nullopt, a.error, a.timed_out, written_ns};
+  if (a.response) record.answer = snapshot(*a.response, a.done_ns);
+  p.settings.on_exchange(record);
 }
 
 ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequest req) {
@@ -102,6 +117,9 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
     out.error = "proxy is healing";
     co_return out;
   }
+  // HTTP/2: a fresh connection per exchange (upstream_h2.h).
+  const bool h2 = p.settings.upstream_http2;
+  if (h2) c.close();
   if (!c.connected) {
     c.stream.expires_after(p.settings.upstream_timeout);
     co_await c.stream.async_connect(p.upstream, asio::redirect_error(kAwait, ec));
@@ -125,6 +143,15 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
   const bool head = req.method() == http::verb::head;
   FrameForRelay(req, /*keep_alive=*/true);
   c.stream.expires_after(p.settings.upstream_timeout);
+  if (h2) {
+    H2Exchange x = co_await exchange_h2(p, c, req);
+    c.close();
+    if (x.written) {
+      ++p.sends;
+      keep_record(p, req, x.written_ns, x.answer);
+    }
+    co_return std::move(x.answer);
+  }
   if (c.tls) co_await http::async_write(*c.tls, req, asio::redirect_error(kAwait, ec));
   else co_await http::async_write(c.stream, req, asio::redirect_error(kAwait, ec));
   if (ec) {
@@ -134,8 +161,7 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
     co_return out;
   }
   ++p.sends;
-  std::optional<UpstreamExchange> record;  // only when someone keeps the egress record
-  if (p.settings.on_exchange) record = UpstreamExchange{snapshot(req), std::nullopt, "", false, steady_now_ns()};
+  const std::int64_t written_ns = steady_now_ns();
   http::response_parser<http::string_body> parser;
   parser.body_limit(p.settings.body_limit);
   if (head) parser.skip(true);
@@ -145,20 +171,13 @@ ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& p, UpstreamConn& c, ProxyRequ
     out.error = "upstream read: " + ec.message();
     out.timed_out = ec == beast::error::timeout;
     c.close();
-    if (record) {
-      record->error = out.error;
-      record->timed_out = out.timed_out;
-      p.settings.on_exchange(*record);
-    }
+    keep_record(p, req, written_ns, out);
     co_return out;
   }
   c.stream.expires_never();
   out.response = parser.release();
   out.done_ns = steady_now_ns();
-  if (record) {
-    record->answer = snapshot(*out.response, out.done_ns);
-    p.settings.on_exchange(*record);
-  }
+  keep_record(p, req, written_ns, out);
   if (!out.response->keep_alive()) c.close();
   co_return out;
 }

@@ -27,6 +27,10 @@ struct ProxySettings {
   // Set: the proxy speaks TLS to the upstream (an https:// target), checking
   // it as these say; the client's side stays plain HTTP on loopback.
   std::optional<TlsOptions> upstream_tls = std::nullopt;
+  // True: the proxy speaks HTTP/2 to the upstream (a target that says
+  // `http: 2`): h2c prior knowledge, or ALPN h2 over upstream_tls; one
+  // connection per exchange (upstream_h2.h). The client's side stays HTTP/1.1.
+  bool upstream_http2 = false;
   // Optional: called on the proxy's thread for every request written upstream
   // (faults' copies included) once its answer is read or lost: the egress
   // record of a proxy between a service and its downstream. Must be quick.

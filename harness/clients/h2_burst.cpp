@@ -260,17 +260,6 @@ int Connect(const std::string& host, const std::string& port, nanoseconds timeou
   return -1;
 }
 
-std::string Lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-// HTTP/1.1 connection-specific headers HTTP/2 forbids (RFC 9113 8.2.2).
-bool ConnectionSpecific(const std::string& lower) {
-  return lower == "connection" || lower == "keep-alive" || lower == "proxy-connection" ||
-         lower == "transfer-encoding" || lower == "upgrade" || lower == "host";
-}
-
 nghttp2_nv Nv(const std::string& name, const std::string& value) {
   return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
           reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(), value.size(),
@@ -356,20 +345,7 @@ H2BurstResult FireH2Burst(const std::vector<OutgoingRequest>& requests, const H2
     Stream& s = c.streams[i];
     s.index = i;
     s.body = &m.body;
-    std::vector<std::pair<std::string, std::string>> fields = {
-        {":method", m.method.empty() ? "GET" : m.method},
-        {":scheme", "http"},
-        {":authority", authority},
-        {":path", m.target.empty() ? "/" : m.target}};
-    bool has_length = false;
-    for (const auto& [name, value] : m.headers) {
-      const std::string lower = Lower(name);
-      if (lower == "host") fields[2].second = value;
-      if (ConnectionSpecific(lower)) continue;
-      if (lower == "content-length") has_length = true;
-      fields.emplace_back(lower, value);
-    }
-    if (!has_length && !m.body.empty()) fields.emplace_back("content-length", std::to_string(m.body.size()));
+    const HeaderList fields = http2_request_fields(m.method, "http", authority, m.target, m.headers, m.body.size());
     std::vector<nghttp2_nv> nva;
     for (const auto& [n, v] : fields) nva.push_back(Nv(n, v));
     nghttp2_data_provider provider{};

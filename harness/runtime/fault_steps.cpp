@@ -23,6 +23,7 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
     scope.target_base_url = ctx.routing().BaseUrl();
     scope.max_body = static_cast<std::size_t>(ctx.target().max_body);
     scope.target_tls = ctx.target().tls;
+    scope.target_http2 = ctx.target().http.version == 2;
     scope.on_event = [&ctx](const nlohmann::json& event, std::int64_t steady_ns) {
       RecordInjectorEvent(ctx.recorder(), event, steady_ns);
     };

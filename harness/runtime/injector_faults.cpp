@@ -228,6 +228,8 @@ Result<nlohmann::json> InjectorFaults::Start(const FaultDeclaration& fault, cons
     // An https:// target: the harness's requests reach its own loopback proxy
     // in plain HTTP, the proxy speaks TLS to the target with the target's checks.
     if (parts->https) settings.upstream_tls = scope.target_tls;
+    // A target that says http: 2 may speak nothing else (h2c prior knowledge).
+    settings.upstream_http2 = scope.target_http2;
     p->proxy = std::make_unique<inj::ChaosProxy>(settings, p->log.get());
     if (Status st = p->proxy->start(); !st.ok()) return FromInjectors(st, "chaos proxy: ");
     client_base_url_ = "http://" + p->proxy->endpoint().to_string() + parts->path;

@@ -49,6 +49,7 @@ class BurstSender {
 struct FaultScope {
   std::string target_base_url;  // the target's own base URL now
   TlsOptions target_tls;        // how an https:// target is checked (the proxy speaks TLS to it)
+  bool target_http2 = false;    // the target says http: 2 (the proxy speaks HTTP/2 to it)
   std::size_t max_body = std::size_t{4} << 20;  // the target's answer-body cap
   // Called for every event of the injectors (from their threads): the event
   // JSON and its steady-clock time (monotonic_ns()). Must be quick.

@@ -11,7 +11,9 @@
 #     exit 0, --flaw check-then-insert caught (exit 1, one_record invalid);
 #   - double-submit: libcurl's sends over h2c, a replay and a probe, exit 0;
 #   - kill-after-charge (a hook to the payment stub, HTTP/1.1): exit 0, as
-#     only the target itself is spoken to in HTTP/2.
+#     only the target itself is spoken to in HTTP/2;
+#   - the chaos proxy in front of the h2c target speaks HTTP/2 upstream
+#     (lost-answer-retry: exit 0; --flaw request-id-key caught, exit 1).
 # usage: run_h2_burst.sh IDEMPROOF SOURCE_DIR WORK_DIR
 set -uo pipefail
 bin=$1 src=$2 work=$3
@@ -66,4 +68,14 @@ rc=$?
 run stubhook "$work/h2c.yaml" "$src/scenarios/side-effect/kill-after-charge.yaml"
 rc=$?
 [ $rc = 0 ] || { cat "$work/stubhook.out"; fail "kill-after-charge over h2c (a hook to the stub): exit $rc, expected 0"; }
+# The chaos proxy's upstream in HTTP/2: an h2c-only front answered nothing
+# to its HTTP/1.1 ('upstream read: end of stream', exit 3).
+run gateway "$work/h2c.yaml" "$src/scenarios/gateway/lost-answer-retry.yaml"
+rc=$?
+[ $rc = 0 ] || { cat "$work/gateway.out"; fail "lost-answer-retry through the proxy over h2c: exit $rc, expected 0"; }
+grep -Eq "faults_fired +valid" "$work/gateway.out" || { cat "$work/gateway.out"; fail "faults_fired not valid"; }
+run gateway-flawed "$work/h2c.yaml" "$src/scenarios/gateway/lost-answer-retry.yaml" --flaw request-id-key
+rc=$?
+[ $rc = 1 ] || { cat "$work/gateway-flawed.out"; fail "request-id-key through the proxy over h2c: exit $rc, expected 1"; }
+grep -Eq "one_record +invalid" "$work/gateway-flawed.out" || { cat "$work/gateway-flawed.out"; fail "one_record not invalid"; }
 echo "ok: single-packet HTTP/2 bursts through haproxy's h2c front"
