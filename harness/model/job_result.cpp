@@ -61,19 +61,34 @@ std::vector<const ResultRow*> JobResult::RowsIn(std::int64_t from, std::int64_t 
   return out;
 }
 
+std::string JobTotals::Text() const {
+  return std::to_string(rows) + (rows == 1 ? " row" : " rows") + ", sum " +
+         (sum.is_string() ? sum.get<std::string>() : sum.dump());
+}
+
 Result<JobResult> ReadJobResult(const BatchDescription& batch, const nlohmann::json& result,
                                 const std::optional<nlohmann::json>& markers_doc) {
   JobResult out;
-  auto rows = ArrayAt(batch.rows, result, "result");
-  if (!rows.ok()) return rows.status();
   std::size_t n = 0;
-  for (const auto& doc : *rows) {
-    auto id = IntAt(batch.row_id, doc, "row " + std::to_string(n++));
-    if (!id.ok()) return id.status();
-    out.rows.push_back(ResultRow{*id, doc, WithoutPaths(doc, batch.volatile_paths)});
+  if (batch.totals()) {
+    auto count = IntAt(batch.rows, result, "result");
+    if (!count.ok()) return count.status();
+    auto sum = batch.sum->Find(result);
+    if (!sum.ok()) return Status::InvalidArgument("result: " + batch.sum->text() + " is missing");
+    if (!sum->is_number() && !sum->is_string())
+      return Status::InvalidArgument("result: " + batch.sum->text() + " is neither a number nor text");
+    out.totals = JobTotals{*count, *sum};
+  } else {
+    auto rows = ArrayAt(batch.rows, result, "result");
+    if (!rows.ok()) return rows.status();
+    for (const auto& doc : *rows) {
+      auto id = IntAt(batch.row_id, doc, "row " + std::to_string(n++));
+      if (!id.ok()) return id.status();
+      out.rows.push_back(ResultRow{*id, doc, WithoutPaths(doc, batch.volatile_paths)});
+    }
+    std::stable_sort(out.rows.begin(), out.rows.end(),
+                     [](const ResultRow& a, const ResultRow& b) { return a.id < b.id; });
   }
-  std::stable_sort(out.rows.begin(), out.rows.end(),
-                   [](const ResultRow& a, const ResultRow& b) { return a.id < b.id; });
   if (!batch.declares_markers()) return out;
 
   std::vector<nlohmann::json> items;
@@ -119,7 +134,7 @@ Result<JobResult> ReadJobResult(const BatchDescription& batch, const nlohmann::j
 }
 
 std::string RowsChecksum(ChecksumAlgorithm algorithm, const std::vector<const ResultRow*>& rows) {
-  if (algorithm == ChecksumAlgorithm::kNone) return "";
+  if (algorithm != ChecksumAlgorithm::kSha256Rows) return "";
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
   EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
   for (const ResultRow* r : rows) {
@@ -163,6 +178,45 @@ std::vector<std::int64_t> RewrittenRows(const JobResult& before, const JobResult
   for (const auto& [id, rows] : a) {
     auto it = b.find(id);
     if (it == b.end() || it->second != rows) out.push_back(id);
+  }
+  return out;
+}
+
+std::string MarkerChanges(const JobResult& before, const JobResult& after) {
+  if (!before.markers || !after.markers) return "";
+  std::set<std::string> a, b;
+  for (const auto& m : *before.markers) a.insert(m.raw.dump());
+  std::vector<std::string> keys;
+  for (const auto& m : *after.markers) {
+    b.insert(m.raw.dump());
+    if (!a.count(m.raw.dump())) keys.push_back(m.key);
+  }
+  std::size_t removed = 0;
+  for (const auto& s : a) removed += b.count(s) ? 0 : 1;
+  if (keys.empty() && removed == 0) return "";
+  const auto plural = [](std::size_t n, const char* word) {
+    return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+  };
+  if (!keys.empty()) return "changed the markers of " + plural(keys.size(), "partition") + " (e.g. " + keys.front() + ")";
+  return "changed the markers (" + plural(removed, "marker") + " removed)";
+}
+
+MarkerCoverage CoverageOf(const std::vector<RangeMarker>& markers, std::int64_t from, std::int64_t to) {
+  MarkerCoverage out;
+  if (to <= from) return out;
+  // Per id of [from, to): how many markers cover it (a difference array).
+  std::vector<int> delta(static_cast<std::size_t>(to - from) + 1, 0);
+  for (const auto& m : markers) {
+    const std::int64_t lo = std::max(m.from, from), hi = std::min(m.to, to);
+    if (lo >= hi) continue;
+    ++delta[static_cast<std::size_t>(lo - from)];
+    --delta[static_cast<std::size_t>(hi - from)];
+  }
+  int n = 0;
+  for (std::int64_t id = from; id < to; ++id) {
+    n += delta[static_cast<std::size_t>(id - from)];
+    if (n == 0) out.uncovered.push_back(id);
+    if (n > 1) out.overlapped.push_back(id);
   }
   return out;
 }

@@ -39,8 +39,19 @@ struct RangeMarker {
   nlohmann::json raw;     // as reported
 };
 
+// A totals-form result (BatchDescription::totals()): the row count and the
+// target's own sum, as reported.
+struct JobTotals {
+  std::int64_t rows = 0;
+  nlohmann::json sum;  // a number, or numeric text (compared as reported)
+
+  bool operator==(const JobTotals& o) const { return rows == o.rows && sum == o.sum; }
+  std::string Text() const;  // "1000 rows, sum 5004870"
+};
+
 struct JobResult {
-  std::vector<ResultRow> rows;  // sorted by id (stable: copies of one id keep report order)
+  std::vector<ResultRow> rows;  // sorted by id (stable: copies of one id keep report order); none in totals form
+  std::optional<JobTotals> totals;  // the totals form only
   std::optional<std::vector<RangeMarker>> markers;  // absent: the target declares none
 
   // Rows with from <= id < to, in id order.
@@ -53,7 +64,8 @@ struct JobResult {
 Result<JobResult> ReadJobResult(const BatchDescription& batch, const nlohmann::json& result,
                                 const std::optional<nlohmann::json>& markers_doc);
 
-// The checksum `algorithm` gives for `rows` (see ChecksumAlgorithm); "" for kNone.
+// The checksum `algorithm` gives for `rows` (see ChecksumAlgorithm); "" unless
+// kSha256Rows (the other forms are not computed by the tool).
 std::string RowsChecksum(ChecksumAlgorithm algorithm, const std::vector<const ResultRow*>& rows);
 
 // A rerun's rows against a clean run's, per row id.
@@ -74,6 +86,16 @@ RowComparison CompareRows(const JobResult& rerun, const JobResult& clean);
 // Row ids present in `before` whose rows (as a whole, volatile paths
 // included) are not the same in `after`: the rows a run in between rewrote.
 std::vector<std::int64_t> RewrittenRows(const JobResult& before, const JobResult& after);
+
+// Every change of the markers from `before` to `after`, one phrase ("changed
+// the markers of 2 partitions (e.g. 42)"), or "" when none.
+std::string MarkerChanges(const JobResult& before, const JobResult& after);
+
+// The ids in [from, to) no marker covers, and those several cover.
+struct MarkerCoverage {
+  std::vector<std::int64_t> uncovered, overlapped;
+};
+MarkerCoverage CoverageOf(const std::vector<RangeMarker>& markers, std::int64_t from, std::int64_t to);
 
 // "0–599" / "3, 7–9, 12" (sorted, duplicates removed); at most `max_ranges`
 // ranges, then ", …".

@@ -32,7 +32,8 @@ std::optional<JobResult> LastResult(const BatchDescription& batch, const std::ve
 }
 
 std::optional<std::int64_t> RerunDiffRows(const TargetDescription& target, const History& history) {
-  if (!target.batch) return std::nullopt;
+  // A totals result has no rows to diff: the metric is absent, not 0.
+  if (!target.batch || target.batch->totals()) return std::nullopt;
   auto runs = BatchRuns(history);
   auto snapshots = JobSnapshots(history);
   std::optional<std::int64_t> total;

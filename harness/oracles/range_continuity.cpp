@@ -3,6 +3,7 @@
 // redone beyond one partition), the result equals a clean run's row by row,
 // the markers agree with the rows, and later reruns change nothing.
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "model/batch_history.h"
@@ -95,7 +96,7 @@ std::vector<std::string> CheckMarkers(const BatchDescription& batch, const JobRe
     if (static_cast<std::int64_t>(rows.size()) != m.rows_written)
       bad_counts.push_back("partition " + m.key + " says " + std::to_string(m.rows_written) + " rows written, " +
                            std::to_string(rows.size()) + " present");
-    if (batch.checksum != ChecksumAlgorithm::kNone) {
+    if (batch.checksum == ChecksumAlgorithm::kSha256Rows) {
       std::string want = RowsChecksum(batch.checksum, rows);
       if (!m.checksum || *m.checksum != want) bad_sums.push_back(m.key);
     }
@@ -137,24 +138,222 @@ std::vector<std::string> Changes(const JobResult& before, const JobResult& after
   std::sort(changed.begin(), changed.end());
   changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
   if (!changed.empty()) out.push_back("changed " + Plural(changed.size(), "row") + " (" + FormatIdRanges(changed) + ")");
-  if (before.markers && after.markers) {
-    std::set<std::string> a, b;
-    for (const auto& m : *before.markers) a.insert(m.raw.dump());
-    std::vector<std::string> keys;
-    for (const auto& m : *after.markers) {
-      b.insert(m.raw.dump());
-      if (!a.count(m.raw.dump())) keys.push_back(m.key);
-    }
-    std::size_t removed = 0;
-    for (const auto& s : a) removed += b.count(s) ? 0 : 1;
-    if (!keys.empty() || removed > 0) {
-      std::string what = "changed the markers";
-      if (!keys.empty()) what += " of " + Plural(keys.size(), "partition") + " (e.g. " + keys.front() + ")";
-      else what += " (" + Plural(removed, "marker") + " removed)";
-      out.push_back(what);
-    }
-  }
+  if (std::string m = MarkerChanges(before, after); !m.empty()) out.push_back(m);
   return out;
+}
+
+// The findings of one verdict: each a phrase of the evidence and a Finding
+// with the failed run, the rerun whose result broke it, the rows missing.
+class Findings {
+ public:
+  Findings(std::string job, const BatchRun& failing) : job_(std::move(job)), failing_(failing) {}
+  void Add(const std::string& problem, const BatchRun& rerun, const std::vector<std::int64_t>& missing = {}) {
+    phrases_.push_back(problem);
+    Finding f = MakeFinding(problem, {{"job", job_}});
+    f.With(FindingRole::kFailure, RunJson(failing_));
+    f.With(FindingRole::kRetry, RunJson(rerun));
+    if (!missing.empty()) f.missing_ranges = IdRanges(missing);
+    violations_.Add(f);
+  }
+  bool empty() const { return phrases_.empty(); }
+  std::string Evidence() const { return "job " + job_ + ": " + Join(phrases_, "; "); }
+  nlohmann::json json() const { return violations_.json(); }
+
+ private:
+  std::string job_;
+  const BatchRun& failing_;
+  std::vector<std::string> phrases_;
+  Violations violations_;
+};
+
+// The markers of `result` against the clean run's over the same [from, to):
+// rows_written (when `counts`) and, under `checksum: same-as-clean`, the
+// target's own checksums. One phrase, or none; counts in `details`.
+std::vector<std::string> AgainstCleanMarkers(const BatchDescription& batch, const JobResult& result,
+                                             const JobResult& clean, bool counts, nlohmann::json& details) {
+  const bool sums = batch.checksum == ChecksumAlgorithm::kSameAsClean;
+  if (!result.markers || !clean.markers || (!counts && !sums)) return {};
+  std::vector<std::string> differ;
+  std::int64_t compared = 0;
+  for (const auto& m : *result.markers) {
+    auto c = std::find_if(clean.markers->begin(), clean.markers->end(),
+                          [&](const RangeMarker& o) { return o.from == m.from && o.to == m.to; });
+    if (c == clean.markers->end()) continue;
+    std::vector<std::string> what;
+    if (counts && m.rows_written != c->rows_written)
+      what.push_back("rows_written " + std::to_string(m.rows_written) + ", clean run " + std::to_string(c->rows_written));
+    if (sums) {
+      ++compared;
+      if (!m.checksum || !c->checksum || *m.checksum != *c->checksum) what.push_back("checksum differs");
+    }
+    if (!what.empty()) differ.push_back(m.key + ": " + Join(what, ", "));
+  }
+  details["markers"]["clean_run_differences"] = differ;
+  if (sums) details["markers"]["checksums_compared"] = compared;
+  if (differ.empty()) return {};
+  std::vector<std::string> shown(differ.begin(), differ.begin() + std::min<std::size_t>(differ.size(), 3));
+  return {"markers differ from the clean run's over the same range in " + Plural(differ.size(), "partition") + " (" +
+          Join(shown, "; ") + (differ.size() > 3 ? "; …" : "") + ")"};
+}
+
+// ---- The totals form: a result of a row count and a sum, no rows. ----
+
+nlohmann::json TotalsJson(const JobTotals& t) { return {{"rows", t.rows}, {"sum", t.sum}}; }
+
+// What a rerun's totals say against the clean run's, "" when equal. Totals
+// cannot say which rows or where: the phrase says so.
+std::string TotalsDiff(const JobTotals& got, const JobTotals& want) {
+  const auto sum_text = [](const JobTotals& t) { return t.sum.is_string() ? t.sum.get<std::string>() : t.sum.dump(); };
+  const bool sums = !(got.sum == want.sum);
+  const std::string totals = "total " + Plural(got.rows, "row") + (sums ? " (sum " + sum_text(got) + ")" : "") +
+                             ", clean run " + std::to_string(want.rows) +
+                             (sums ? " (sum " + sum_text(want) + ")" : "") + ": ";
+  if (got.rows < want.rows)
+    return totals + Plural(want.rows - got.rows, "row") + " missing (by totals; no per-row ids to say where)";
+  if (got.rows > want.rows)
+    return totals + Plural(got.rows - want.rows, "row") +
+           " too many, doubled or not in the clean run (by totals; no per-row ids to say which or where)";
+  if (sums)
+    return "total " + Plural(got.rows, "row") + " as the clean run, but sum " + sum_text(got) + " against " +
+           sum_text(want) + ": rows differ in content, or as many were lost as doubled (by totals; no per-row ids to "
+           "say which)";
+  return "";
+}
+
+// The markers of a totals result: their rows_written add up to the total,
+// each id of the clean run's range [from, to) is under exactly one marker,
+// and they agree with the clean run's markers over the same range.
+std::vector<std::string> CheckTotalsMarkers(const BatchDescription& batch, const JobResult& result,
+                                            const JobResult& clean, const BatchRun& clean_run,
+                                            nlohmann::json& details) {
+  std::vector<std::string> findings;
+  const auto& markers = *result.markers;
+  std::int64_t written = 0;
+  for (const auto& m : markers) written += m.rows_written;
+  const MarkerCoverage cover = CoverageOf(markers, clean_run.from, clean_run.to);
+  details["markers"] = {{"count", markers.size()},
+                        {"rows_written_total", written},
+                        {"uncovered_ids", FormatIdRanges(cover.uncovered, 20)},
+                        {"overlapped_ids", FormatIdRanges(cover.overlapped, 20)},
+                        {"checksum", ChecksumAlgorithmName(batch.checksum)}};
+  if (written != result.totals->rows)
+    findings.push_back("the markers' rows_written add up to " + std::to_string(written) + ", the totals say " +
+                       Plural(result.totals->rows, "row"));
+  if (!cover.uncovered.empty())
+    findings.push_back("rows " + FormatIdRanges(cover.uncovered) + " covered by no range marker");
+  if (!cover.overlapped.empty())
+    findings.push_back("rows " + FormatIdRanges(cover.overlapped) + " covered by several markers");
+  for (auto& f : AgainstCleanMarkers(batch, result, clean, /*counts=*/true, details)) findings.push_back(f);
+  return findings;
+}
+
+using ReadResult = std::function<std::optional<JobResult>(const BatchRun&, std::string&)>;
+
+// The runs range_continuity judges for one job, found by RangeContinuity.
+struct JudgedRuns {
+  std::string job;
+  const BatchRun* failing = nullptr;
+  bool killed = false;  // cut off, not failed by fail_after
+  std::vector<const BatchRun*> reruns;
+  const BatchRun* completing = nullptr;
+  const BatchRun* clean = nullptr;
+};
+
+// range_continuity where the target gives totals, not rows.
+Verdict ByTotals(const std::string& name, const OracleInput& in, const JudgedRuns& j, const ReadResult& read,
+                 const std::vector<JobSnapshot>& snapshots, const JobResult& clean, const JobResult& first,
+                 nlohmann::json details) {
+  const BatchDescription& batch = *in.target.batch;
+  const JobTotals& want = *clean.totals;
+  details["by"] = "totals";
+  details["clean_totals"] = TotalsJson(want);
+  if (want.rows == 0)
+    return Verdict::Unknown(name, "the clean run of rows [" + std::to_string(j.clean->from) + ", " +
+                                      std::to_string(j.clean->to) + ") produced no rows (by its totals): nothing to compare",
+                            details);
+  Findings findings(j.job, *j.failing);
+  // 1. The rerun that completed ends at the clean run's totals.
+  details["after_rerun"] = TotalsJson(*first.totals);
+  if (std::string d = TotalsDiff(*first.totals, want); !d.empty()) {
+    auto a = j.completing->answer();
+    if (a && IsReplayMarked(*a, in.target.idempotency)) d += " (the rerun was answered as a replay: swallowed)";
+    findings.Add("after the rerun: " + d, *j.completing);
+  }
+
+  // 2. What the failed run left to resume from: rows its totals count that
+  // no marker accounts for must be redone, at most one partition of them.
+  const std::int64_t allowance = in.params.contains("redo_rows") ? in.params["redo_rows"].get<std::int64_t>()
+                                                                 : batch.partition_rows.value_or(-1);
+  std::string why;
+  if (allowance < 0) {
+    details["redone_rows"] = "not checked: the target declares no batch.partition_rows";
+  } else if (!batch.declares_markers()) {
+    details["redone_rows"] = "not checked: totals give no per-row ids to say which rows a rerun rewrote, and the "
+                             "target declares no markers";
+  } else if (SnapshotAfter(snapshots, *j.failing) == nullptr) {
+    details["redone_rows"] = "not checked: the run was cut off and its result not read before the rerun";
+  } else {
+    auto before = read(*j.failing, why);
+    if (!before) return Verdict::Unknown(name, why, details);
+    std::int64_t marked = 0;
+    for (const auto& m : *before->markers) marked += m.rows_written;
+    const std::int64_t unmarked = before->totals->rows - marked;
+    details["redone_rows"] = {{"by", "the failed run's totals and markers (which rows a rerun rewrote is not known: "
+                                     "no per-row ids)"},
+                              {"written", before->totals->rows}, {"marked", marked}, {"unmarked", unmarked},
+                              {"allowed", allowance}};
+    if (unmarked > allowance)
+      findings.Add("the failed run wrote " + Plural(before->totals->rows, "row") + " (by its totals) but its markers "
+                   "account for " + std::to_string(marked) + ": a rerun has nothing to resume from for " +
+                   Plural(unmarked, "row") + " already written (at most " + std::to_string(allowance) +
+                   ", one partition, may be redone)",
+                   *j.completing);
+  }
+
+  // 3. Later reruns change nothing: same totals, same markers.
+  details["later_reruns"] = nlohmann::json::array();
+  JobResult last = first;
+  const BatchRun* last_run = j.completing;
+  int ordinal = 1;
+  for (const BatchRun* r : j.reruns) {
+    if (r->index() <= j.completing->index()) continue;
+    ++ordinal;
+    auto later = read(*r, why);
+    if (!later) return Verdict::Unknown(name, why, details);
+    std::vector<std::string> changes;
+    if (!(*later->totals == *first.totals))
+      changes.push_back("changed the totals (" + first.totals->Text() + " → " + later->totals->Text() + ")");
+    if (std::string m = MarkerChanges(first, *later); !m.empty()) changes.push_back(m);
+    details["later_reruns"].push_back({{"index", r->index()}, {"changes", changes}, {"totals", TotalsJson(*later->totals)}});
+    if (!changes.empty()) findings.Add("rerun " + std::to_string(ordinal) + " " + Join(changes, " and "), *r);
+    last = std::move(*later);
+    last_run = r;
+  }
+
+  // 4. The markers agree with the totals and with the clean run's.
+  if (batch.declares_markers()) {
+    for (const auto& m : CheckTotalsMarkers(batch, last, clean, *j.clean, details)) findings.Add(m, *last_run);
+  } else {
+    details["markers"] = "not checked: the target declares no markers";
+  }
+
+  const auto rerun_count = static_cast<std::int64_t>(j.reruns.size());
+  if (!findings.empty()) {
+    details["violations"] = findings.json();
+    return Verdict::Invalid(name, findings.Evidence(), details).Counted(rerun_count);
+  }
+  const std::string how = j.killed ? "was cut off (no answer: killed) in a run of "
+                                   : "failed after " + std::to_string(*j.failing->fail_after) + " of ";
+  std::string evidence = "job " + j.job + " " + how + std::to_string(j.failing->to - j.failing->from) + " rows; " +
+                         Plural(j.reruns.size(), "rerun") + "; totals equal the clean run's (" + want.Text() +
+                         "; no per-row ids: rows not compared one by one)";
+  if (last.markers) {
+    evidence += ", " + Plural(last.markers->size(), "marker") + " agree with the totals and the clean run's markers";
+    if (batch.checksum == ChecksumAlgorithm::kSameAsClean && details["markers"].value("checksums_compared", 0) == 0)
+      evidence += " (checksums not compared: no clean-run marker over the same range)";
+  }
+  if (ordinal > 1) evidence += ", later reruns changed nothing";
+  return Verdict::Valid(name, evidence, details).Counted(rerun_count);
 }
 
 }  // namespace
@@ -257,6 +456,9 @@ Verdict RangeContinuity(const OracleInput& in) {
   if (!clean_result) return Verdict::Unknown(name, why, details);
   auto first = read(*completing, why);
   if (!first) return Verdict::Unknown(name, why, details);
+  if (batch.totals())
+    return ByTotals(name, in, JudgedRuns{job, failing, killed, reruns, completing, clean}, read, snapshots,
+                    *clean_result, *first, std::move(details));
   if (clean_result->rows.empty())
     return Verdict::Unknown(name, "the clean run of rows [" + std::to_string(clean->from) + ", " +
                                       std::to_string(clean->to) + ") produced no rows: nothing to compare",
@@ -282,17 +484,9 @@ Verdict RangeContinuity(const OracleInput& in) {
     partitions = &*clean_result->markers;
   }
 
-  std::vector<std::string> findings;  // the evidence, one phrase each
-  // Each phrase as a finding: the failed run, the rerun whose result broke
-  // it, the rows missing then.
-  Violations violations;
+  Findings findings(job, *failing);  // the evidence, one phrase each
   const auto found = [&](const std::string& problem, const BatchRun& rerun, const std::vector<std::int64_t>& missing) {
-    findings.push_back(problem);
-    Finding f = MakeFinding(problem, {{"job", job}});
-    f.With(FindingRole::kFailure, RunJson(*failing));
-    f.With(FindingRole::kRetry, RunJson(rerun));
-    if (!missing.empty()) f.missing_ranges = IdRanges(missing);
-    violations.Add(f);
+    findings.Add(problem, rerun, missing);
   };
   // 1. The rerun that completed finishes the missing rows, and only those.
   RowComparison after_first = CompareRows(*first, *clean_result);
@@ -350,14 +544,16 @@ Verdict RangeContinuity(const OracleInput& in) {
   // 4. The markers agree with the rows they describe.
   if (batch.declares_markers()) {
     for (const auto& m : CheckMarkers(batch, *last, *clean_result, details)) found(m, *last_run, {});
+    for (const auto& m : AgainstCleanMarkers(batch, *last, *clean_result, /*counts=*/false, details))
+      found(m, *last_run, {});
   } else {
     details["markers"] = "not checked: the target declares no markers";
   }
 
   const auto rerun_count = static_cast<std::int64_t>(reruns.size());
   if (!findings.empty()) {
-    details["violations"] = violations.json();
-    return Verdict::Invalid(name, "job " + job + ": " + Join(findings, "; "), details).Counted(rerun_count);
+    details["violations"] = findings.json();
+    return Verdict::Invalid(name, findings.Evidence(), details).Counted(rerun_count);
   }
   const std::string how = killed ? "was cut off (no answer: killed) in a run of "
                                   : "failed after " + std::to_string(*failing->fail_after) + " of ";

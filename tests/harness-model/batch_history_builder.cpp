@@ -92,11 +92,15 @@ std::int64_t BatchHistory::Run(const std::string& job, const std::string& role, 
 
 BatchHistory& BatchHistory::Result(const std::string& job, std::int64_t after, const nlohmann::json& rows,
                                    const nlohmann::json& markers) {
+  return ResultDoc(job, after, {{"rows", rows}, {"markers", markers}});
+}
+
+BatchHistory& BatchHistory::ResultDoc(const std::string& job, std::int64_t after, const nlohmann::json& doc) {
   HistoryEvent inv = BatchResultInvoke("job-" + job, job, after, -1);
   inv.time_ns = static_cast<std::int64_t>(t_++) * 1'000'000;
   h_.Append(inv);
   HistoryEvent done = CompletionOf(inv, EventType::kOk);
-  done.value["result"] = {{"rows", rows}, {"markers", markers}};
+  done.value["result"] = doc;
   h_.Append(done);
   return *this;
 }

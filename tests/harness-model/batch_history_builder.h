@@ -43,6 +43,8 @@ class BatchHistory {
   // The job's result read after the run at `after`.
   BatchHistory& Result(const std::string& job, std::int64_t after, const nlohmann::json& rows,
                        const nlohmann::json& markers);
+  // The same with the whole document the result call returned (a totals form).
+  BatchHistory& ResultDoc(const std::string& job, std::int64_t after, const nlohmann::json& doc);
   // A result read that failed.
   BatchHistory& ResultFailed(const std::string& job, std::int64_t after, const std::string& error);
 
