@@ -106,6 +106,12 @@ bool RunResults::Incomplete() const {
   return false;
 }
 
+std::string RunResults::TlsNote() const {
+  if (!tls_unverified) return "";
+  return "TLS verification was off (tls: {insecure: true}): the target's certificate was not checked, "
+         "so this run cannot tell it from an impostor.";
+}
+
 std::string RunResults::ShardNote() const {
   if (shard) {
     const std::string line = "shard " + shard->shard.ToString() + ": " + std::to_string(scenarios.size()) + " of " +

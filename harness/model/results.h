@@ -107,6 +107,9 @@ struct RunResults {
   // scenario(s)", "merged shards 1, 2, 3, 4 of 4: 6 scenario(s)", or with
   // INCOMPLETE and what is missing; "" for a run that is neither.
   std::string ShardNote() const;
+  // "TLS verification was off (...)" when tls_unverified, else "": one
+  // sentence for every page, so none reads like a run that checked.
+  std::string TlsNote() const;
   // Sum over scenarios.
   Metrics TotalMetrics() const;
 };

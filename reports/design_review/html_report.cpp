@@ -174,6 +174,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
        "</code> \u00b7 exit code " + std::to_string(review.exit_code) + " \u00b7 run " + H(r.run_id) + " \u00b7 " +
        H(r.started) + "</p>" +
        (r.ShardNote().empty() ? std::string() : "<p class=\"shard\">" + H(r.ShardNote()) + "</p>") +
+       (r.TlsNote().empty() ? std::string() : "<p class=\"tls-off\"><strong>" + H(r.TlsNote()) + "</strong></p>") +
        (r.NotApplicableNote().empty() ? std::string() : "<p class=\"untested\">" + H(r.NotApplicableNote()) + "</p>") +
        "</header>\n<main>\n";
 

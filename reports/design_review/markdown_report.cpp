@@ -58,9 +58,7 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
         "` \u00b7 exit code " + std::to_string(review.exit_code) + " \u00b7 run " + M(r.run_id) + " \u00b7 " +
         M(r.started) + "\n\n";
   if (const std::string note = r.ShardNote(); !note.empty()) md += "**" + M(note) + "**\n\n";
-  if (r.tls_unverified)
-    md += "**TLS verification was off** (tls: {insecure: true}): the target's certificate was not checked, "
-          "so this run cannot tell it from an impostor.\n\n";
+  if (const std::string note = r.TlsNote(); !note.empty()) md += "**" + M(note) + "**\n\n";
   if (const std::string note = r.NotApplicableNote(); !note.empty()) md += "**" + M(note) + "**\n\n";
 
   md += "## Verdict at a glance\n\n| layer | verdict | scenarios | broken | held | undecided | n/a |\n"

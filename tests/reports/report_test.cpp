@@ -164,6 +164,22 @@ TEST_CASE("the review of a clean run holds every tested layer", "[review]") {
   CHECK(review.exit_code == 0);
 }
 
+// A run that checked no certificate must not read like one that did, on
+// either page (results.json's target.tls_verification "off").
+TEST_CASE("both reports say TLS verification was off, and only then", "[review][tls]") {
+  RunDirectoryContents contents = Read("clean");
+  for (const bool off : {false, true}) {
+    contents.results.tls_unverified = off;
+    const RunReview review = ReviewRun(contents);
+    const std::string html = RenderHtmlReport(contents, review);
+    const std::string md = RenderMarkdownReport(contents, review, "t").markdown;
+    INFO("tls_unverified " << off);
+    CHECK((html.find("TLS verification was off") != std::string::npos) == off);
+    CHECK((html.find("class=\"tls-off\"") != std::string::npos) == off);
+    CHECK((md.find("TLS verification was off") != std::string::npos) == off);
+  }
+}
+
 namespace {
 
 ScenarioResult FamilyRowResult(const std::string& family, std::map<std::string, std::string> binding,
