@@ -360,16 +360,19 @@ TEST_CASE("a copy of the reference target with every action, probe, hook and mes
 // starts the service shipped beside it ({{target_dir}}), takes a caller's
 // credential from the environment ({{env.NAME}}), declares one endpoint as
 // create and pay at once, reads the charge record from the action's own
-// answer (from_answer:) and counts the tenant's own listing as that caller
-// (caller:). Each of these was a load error before.
-TEST_CASE("a target file with target_dir, env, several roles, from_answer and a caller probe runs",
+// answer (from_answer:), counts the tenant's own listing as that caller
+// (caller:), and judges a batch job whose API gives totals and markers, no
+// rows (result: {rows, sum}, checksum: same-as-clean). Each of these was a
+// load error before.
+TEST_CASE("a target file with target_dir, env, several roles, from_answer, a caller probe and a totals batch runs",
           "[cli][bind][roles][slow]") {
   const std::string dir = ScratchDir("ergonomics");
   const std::string data = SourceDir() + "/tests/harness-runtime/data/ergonomics";
   const std::vector<std::string> suite = {data + "/tenant-charge.yaml",
                                           SourceDir() + "/scenarios/client/double-submit.yaml",
                                           SourceDir() + "/scenarios/client/key-reuse-other-payload.yaml",
-                                          SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml"};
+                                          SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml",
+                                          SourceDir() + "/scenarios/batch/rerun-after-partial-failure.yaml"};
   auto run = [&](const std::string& cmd) {
     std::vector<std::string> args = {cmd};
     args.insert(args.end(), suite.begin(), suite.end());
@@ -382,7 +385,7 @@ TEST_CASE("a target file with target_dir, env, several roles, from_answer and a 
   CliResult unset = run("lint");
   INFO(Diagnose(unset));
   CHECK(unset.exit_code == 2);
-  CHECK(unset.err.find("target.yaml:15:37: '{{env.IDEMPROOF_TENANT_TOKEN}}': the environment variable "
+  CHECK(unset.err.find("target.yaml:17:37: '{{env.IDEMPROOF_TENANT_TOKEN}}': the environment variable "
                        "IDEMPROOF_TENANT_TOKEN is not set") != std::string::npos);
 
   ::setenv("IDEMPROOF_TENANT_TOKEN", "tok-34", 1);
@@ -394,7 +397,7 @@ TEST_CASE("a target file with target_dir, env, several roles, from_answer and a 
   CHECK(lint.out.find("side-effect/tenant-charge[charge,provider_charges,charge_txn]  (pay=charge, "
                       "ledger=provider_charges, record=charge_txn)") != std::string::npos);
   // lint --target lists the rows a run would not run, with the reason (issue 34).
-  CHECK(lint.out.find("will run 3 row(s):") != std::string::npos);
+  CHECK(lint.out.find("will run 4 row(s):") != std::string::npos);
   CHECK(lint.out.find("not applicable 1 row(s):\n  side-effect/kill-after-charge[charge,provider_charges,charge_txn]: "
                       "needs capability kill_after_charge") != std::string::npos);
   CliResult r = run("run");
@@ -408,6 +411,15 @@ TEST_CASE("a target file with target_dir, env, several roles, from_answer and a 
   CHECK(VerdictOf(charge, "one_record") == "valid");
   CHECK(VerdictOf(rows.at("double-submit[charge]"), "one_record") == "valid");
   CHECK(VerdictOf(rows.at("key-reuse-other-payload[charge]"), "mismatch_rejected") == "valid");
+  // The settlement job, judged by its totals and its own marker digests.
+  REQUIRE(rows.count("rerun-after-partial-failure") == 1);
+  CHECK(VerdictOf(rows.at("rerun-after-partial-failure"), "range_continuity") == "valid");
+  for (const auto& v : rows.at("rerun-after-partial-failure").at("verdicts"))
+    if (v.at("oracle") == "range_continuity") {
+      CHECK(v.at("evidence").get<std::string>().find("totals equal the clean run's (1000 rows, sum 5008061; no "
+                                                     "per-row ids") != std::string::npos);
+      CHECK(v.at("details").at("markers").at("checksums_compared") == 100);
+    }
   // The probes' values: the record from the answer, the tenant's listing as
   // the tenant (1; with the target's headers alone the service lists 0).
   std::string record, mine;
