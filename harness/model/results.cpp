@@ -107,9 +107,16 @@ bool RunResults::Incomplete() const {
 }
 
 std::string RunResults::TlsNote() const {
-  if (!tls_unverified) return "";
-  return "TLS verification was off (tls: {insecure: true}): the target's certificate was not checked, "
-         "so this run cannot tell it from an impostor.";
+  std::string note;
+  if (tls_unverified)
+    note = "TLS verification was off (tls: {insecure: true}): the target's certificate was not checked, "
+           "so this run cannot tell it from an impostor.";
+  if (tls_unverified_peers.empty()) return note;
+  std::string peers;
+  for (const auto& p : tls_unverified_peers) peers += (peers.empty() ? "" : ", ") + p;
+  return note + (note.empty() ? "" : " ") + "TLS verification was off for " + peers +
+         " (tls: {insecure: true}): " + (tls_unverified_peers.size() == 1 ? "its certificate was" : "their certificates were") +
+         " not checked.";
 }
 
 std::string RunResults::ShardNote() const {
@@ -215,6 +222,7 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
                         {"scenarios", scenarios}};
   if (!r.run_namespace.empty()) doc["namespace"] = r.run_namespace;
   if (r.tls_unverified) doc["target"]["tls_verification"] = "off";
+  if (!r.tls_unverified_peers.empty()) doc["target"]["tls_unverified"] = r.tls_unverified_peers;
   if (r.strict) doc["strict"] = true;
   doc["profile"] = r.profile;
   if (r.shard) doc["shard"] = ShardOfRunToJson(*r.shard);
@@ -233,6 +241,7 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
       r.target_name = doc["target"].value("name", "");
       r.target_file = doc["target"].value("file", "");
       r.tls_unverified = doc["target"].value("tls_verification", "") == "off";
+      r.tls_unverified_peers = doc["target"].value("tls_unverified", std::vector<std::string>{});
     }
     r.flaw = doc.value("flaw", "");
     r.started = doc.value("started", "");

@@ -73,6 +73,10 @@ struct RunResults {
   // The target is https:// with tls: {insecure: true}: no certificate was
   // checked (results.json "target": {"tls_verification": "off"}; the reports say so).
   bool tls_unverified = false;
+  // The services and egress ("service stub", "egress stub") reached over
+  // https:// with tls: {insecure: true}: results.json "target":
+  // {"tls_unverified": [...]}, and the reports name them.
+  std::vector<std::string> tls_unverified_peers;
   std::string flaw;       // empty = none
   std::string profile = "ietf";  // the semantics profile judged by (model/profile.h)
   std::string started;    // RFC 3339 UTC
@@ -107,8 +111,9 @@ struct RunResults {
   // scenario(s)", "merged shards 1, 2, 3, 4 of 4: 6 scenario(s)", or with
   // INCOMPLETE and what is missing; "" for a run that is neither.
   std::string ShardNote() const;
-  // "TLS verification was off (...)" when tls_unverified, else "": one
-  // sentence for every page, so none reads like a run that checked.
+  // "TLS verification was off (...)" when tls_unverified or a peer went
+  // unverified, else "": one sentence for every page, so none reads like a
+  // run that checked.
   std::string TlsNote() const;
   // Sum over scenarios.
   Metrics TotalMetrics() const;

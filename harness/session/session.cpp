@@ -48,6 +48,24 @@ void AddFaultWarnings(const Scenario& scenario, ScenarioResult& result) {
   }
 }
 
+// The services and egress the target file says to reach over https://
+// without checking their certificate (an egress's upstream may be a
+// service's {{services.NAME.url}}: https when that url is).
+std::vector<std::string> UnverifiedPeers(const TargetDescription& target) {
+  auto https = [](const std::string& url) { return url.rfind("https://", 0) == 0; };
+  std::vector<std::string> out;
+  for (const auto& [name, svc] : target.services)
+    if (svc.tls.insecure && https(svc.url)) out.push_back("service " + name);
+  for (const auto& [name, egress] : target.egress) {
+    if (!egress.tls.insecure || egress.tcp) continue;
+    bool over_tls = https(egress.upstream);
+    for (const auto& [service, svc] : target.services)
+      if (egress.upstream.rfind("{{services." + service + ".url}}", 0) == 0) over_tls = https(svc.url);
+    if (over_tls) out.push_back("egress " + name);
+  }
+  return out;
+}
+
 }  // namespace
 
 ScenarioResult NotApplicableResult(const Scenario& scenario, const std::vector<std::string>& needs) {
@@ -69,6 +87,7 @@ SessionOutcome RunSession(const TargetDescription& target, const std::vector<Sce
   results.target_name = target.name;
   results.target_file = target.file;
   results.tls_unverified = target.tls.insecure && target.base_url.rfind("https://", 0) == 0;
+  results.tls_unverified_peers = UnverifiedPeers(target);
   results.flaw = options.flaw.value_or("");
   results.profile = target.idempotency.profile;
   results.strict = options.strict;

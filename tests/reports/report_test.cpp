@@ -178,6 +178,19 @@ TEST_CASE("both reports say TLS verification was off, and only then", "[review][
     CHECK((html.find("class=\"tls-off\"") != std::string::npos) == off);
     CHECK((md.find("TLS verification was off") != std::string::npos) == off);
   }
+  // A service or an egress whose certificate went unchecked is named, the
+  // target's own verification being on; results.json keeps them.
+  contents.results.tls_unverified = false;
+  contents.results.tls_unverified_peers = {"egress stub"};
+  const RunReview review = ReviewRun(contents);
+  const std::string html = RenderHtmlReport(contents, review);
+  const std::string md = RenderMarkdownReport(contents, review, "t").markdown;
+  CHECK(html.find("TLS verification was off for egress stub") != std::string::npos);
+  CHECK(md.find("TLS verification was off for egress stub") != std::string::npos);
+  auto back = RunResultsFromJson(RunResultsToJson(contents.results));
+  REQUIRE(back.ok());
+  CHECK(back->tls_unverified_peers == std::vector<std::string>{"egress stub"});
+  CHECK_FALSE(back->tls_unverified);
 }
 
 namespace {

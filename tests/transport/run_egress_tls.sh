@@ -11,7 +11,9 @@
 #  - no-intent caught through it: exit 1 (downstream_once reads the record);
 #  - the egress's tls: names a wrong CA: exit 2 with the TLS error, no charge
 #    reached the stub; the service's own tls: a wrong CA: exit 2 too (its
-#    ready check); a misspelt key in a service's tls: is a located error.
+#    ready check); a misspelt key in a service's tls: is a located error;
+#  - insecure: true on the egress: exit 0, results.json, report.md and
+#    report.html name the egress whose certificate was not checked.
 # Usage: run_egress_tls.sh IDEMPROOF SOURCE_DIR WORK_DIR
 set -uo pipefail
 idemproof=$1 src=$2 work=$3
@@ -56,6 +58,7 @@ variant() {  # variant NAME SED-EXPRESSION: $work/NAME.yaml from egress-tls.yaml
 variant egress-wrong-ca '/^egress:/,$ s|/ca.pem"}|/other-ca.pem"}|'
 variant service-wrong-ca '/^services:/,/^egress:/ s|/ca.pem"}|/other-ca.pem"}|'
 variant service-typo '/^services:/,/^egress:/ s|tls: {ca_file:|tls: {ca_fil:|'
+variant egress-insecure '/^egress:/,$ s|tls: {ca_file: .*}$|tls: {insecure: true}|'
 
 # Charges the egress record saw, and how many of them the stub answered 2xx
 # (through TLS: the proxy's only way to the stub).
@@ -110,6 +113,19 @@ grep -q "service stub.*failed the TLS handshake, nothing was sent.*unable to get
 run service-typo 2 "$work/service-typo.yaml"
 grep -q "service-typo.yaml:[0-9]*:[0-9]*.*ca_fil" "$work/service-typo.out" ||
   fail "service-typo: no located error: $(tail -2 "$work/service-typo.out")"
+
+# insecure: true on the egress: the charges go through unchecked, and every
+# page of the run says whose certificate was not checked.
+paths=(scenarios/side-effect/kill-after-downstream.yaml)
+run egress-insecure 0 "$work/egress-insecure.yaml"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["target"]; sys.exit(t.get("tls_unverified") != ["egress stub"] or "tls_verification" in t)' \
+  "$work/egress-insecure.json" || fail "egress-insecure: results.json does not name the egress as unverified"
+for page in report.md report.html; do
+  grep -q "TLS verification was off for egress stub" "$work/runs-egress-insecure/latest/$page" ||
+    fail "egress-insecure: $page does not say the egress was not verified"
+done
+python3 -c 'import json,sys; sys.exit("tls_unverified" in json.load(open(sys.argv[1]))["target"])' \
+  "$work/clean.json" || fail "clean: results.json says a peer was not verified"
 
 [ "$failures" = 0 ] && echo "egress tls: all checks passed" || echo "egress tls: $failures failure(s)"
 exit $((failures > 0))
