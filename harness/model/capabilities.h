@@ -47,7 +47,7 @@ struct CapabilityInfo {
   std::string variant;  // the action variant that provides it; "" = none
   std::string hook;     // the target hook that provides it; "" = none
   bool always = false;  // provided even by neither (heal)
-  // Else provided by an egress kill-after-answer (runtime/cause_steps.h) on
+  // Else provided by an egress kill-after-answer (steps/cause_step.cpp) on
   // the downstream of a ledger probe with `egress:` of the next send's action.
   bool egress = false;
   // The target may end because of it (no target_exited event then).

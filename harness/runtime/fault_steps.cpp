@@ -27,12 +27,12 @@ Status StartOrHealFault(StepContext& ctx, const FaultDeclaration& fault, bool st
     scope.on_event = [&ctx](const nlohmann::json& event, std::int64_t steady_ns) {
       RecordInjectorEvent(ctx.recorder(), event, steady_ns);
     };
-    if (const std::string name = EgressOfHop(fault.on); !name.empty() && ctx.egress()) {
-      scope.egress_proxy = ctx.egress()->Proxy(name);
-      scope.egress_tcp_proxy = ctx.egress()->TcpProxy(name);
-      scope.egress_log = ctx.egress()->Log(name);
+    if (const std::string name = EgressOfHop(fault.on); !name.empty() && ctx.env().egress()) {
+      scope.egress_proxy = ctx.env().egress()->Proxy(name);
+      scope.egress_tcp_proxy = ctx.env().egress()->TcpProxy(name);
+      scope.egress_log = ctx.env().egress()->Log(name);
     }
-    if (auto pid = ctx.instances().Pid("main"); pid && *pid > 0) scope.target_pid = std::to_string(*pid);
+    if (auto pid = ctx.env().instances().Pid("main"); pid && *pid > 0) scope.target_pid = std::to_string(*pid);
     auto r = faults->Start(fault, scope);
     ctx.routing().UpdateClientRoute();
     ctx.started_faults().insert(fault.name);

@@ -10,9 +10,8 @@
 #include "model/history_events.h"
 #include "model/naming.h"
 #include "runtime/fault_steps.h"
-#include "runtime/probe_steps.h"
+#include "runtime/hook_calls.h"
 #include "runtime/process_steps.h"
-#include "runtime/request_steps.h"
 #include "runtime/step_context.h"
 
 namespace idemproof::runtime {
@@ -115,7 +114,7 @@ class Interpreter::Execution {
     // A hook or a fault may reach any instance: the processes running now
     // are not watched any more (one started later is).
     if (may_end_any)
-      for (pid_t pid : ctx_.instances().OtherPids()) unwatched_.insert(pid);
+      for (pid_t pid : ctx_.env().instances().OtherPids()) unwatched_.insert(pid);
     // A hook or a fault may have armed something in a service: not kept.
     if (effect.touches_environment) environment_touched_ = true;
     Watch(index);
@@ -123,13 +122,13 @@ class Interpreter::Execution {
 
   // Says every instance that ended on its own since the last look.
   void Watch(int index) {
-    for (const auto& ended : ctx_.instances().EndedOthers()) {
+    for (const auto& ended : ctx_.env().instances().EndedOthers()) {
       if (unwatched_.count(ended.pid) || !said_.insert(ended.pid).second) continue;
       HistoryEvent e = TargetExited(index, ended.pid, "exited (" + ended.exit.ToString() + ")");
       e.value["instance"] = ended.name;
       ctx_.recorder().Append(std::move(e), monotonic_ns());
     }
-    TargetProcess& main = ctx_.instances().main();
+    TargetProcess& main = ctx_.env().instances().main();
     if (may_be_down_ || !main.Managed()) return;
     if (auto exit = main.Exited()) {
       HistoryEvent e = TargetExited(index, main.pid(), "exited (" + exit->ToString() + ")");
@@ -147,13 +146,13 @@ class Interpreter::Execution {
           interpreter_.options_.shared_dir + "/env-" + std::to_string(interpreter_.environment_starts_ + 1);
       std::error_code ec;
       std::filesystem::create_directories(dir, ec);
-      ctx_.SetEnvironmentDir(dir);
+      ctx_.env().SetDir(dir);
     }
     ++interpreter_.environment_starts_;
-    Status started = StartServices(ctx_);
+    Status started = ctx_.env().StartServices();
     ctx_.StartInstances();
-    if (started.ok()) started = ControlTarget(ctx_, ProcessOp::kStart, -1);
-    if (started.ok()) started = StartDeclaredInstances(ctx_);
+    if (started.ok()) started = ControlTarget(ctx_.env(), ctx_.recorder(), ProcessOp::kStart, -1);
+    if (started.ok()) started = StartDeclaredInstances(ctx_.env(), ctx_.recorder());
     return started;
   }
 
@@ -175,12 +174,13 @@ class Interpreter::Execution {
   // under namespace isolation, kept running for the next run when it is).
   void Finish() {
     // A paused instance would hold background sends (and the stop) up.
-    for (const auto& name : std::set<std::string>(ctx_.paused())) PauseOrResume(ctx_, false, name, -1);
+    for (const auto& name : std::set<std::string>(ctx_.env().paused()))
+      PauseOrResume(ctx_.env(), ctx_.recorder(), false, name, -1);
     ctx_.JoinBackground();
     // Background sends may have outlived the last step: so may a crash.
-    if (ctx_.HasInstances() && ctx_.recorder().out().error.ok()) Watch(-1);
+    if (ctx_.env().HasInstances() && ctx_.recorder().out().error.ok()) Watch(-1);
     HealFaults(ctx_);
-    TargetProcess& main = ctx_.instances().main();
+    TargetProcess& main = ctx_.env().instances().main();
     ScenarioRun& out = ctx_.recorder().out();
     auto alive = [&] { return main.Managed() ? main.Running() : out.error.code() != StatusCode::kUnavailable; };
     if (!ctx_.Cancelled()) {
@@ -190,7 +190,7 @@ class Interpreter::Execution {
         // on the same store to read the records, and say so.
         ctx_.recorder().Note(-1, "the target was down at the end of the steps: started again on the same store to read "
                       "the records");
-        ControlTarget(ctx_, ProcessOp::kStart, -1);
+        ControlTarget(ctx_.env(), ctx_.recorder(), ProcessOp::kStart, -1);
       }
       if (alive()) RecordsProbes(ctx_);
     }
@@ -203,7 +203,7 @@ class Interpreter::Execution {
       interpreter_.kept_ = std::make_unique<TargetEnvironment>(ctx_.Release());
       return;
     }
-    if (main.Managed() && main.Running()) ControlTarget(ctx_, ProcessOp::kStop, -1);
+    if (main.Managed() && main.Running()) ControlTarget(ctx_.env(), ctx_.recorder(), ProcessOp::kStop, -1);
     TargetEnvironment own = ctx_.Release();
     own.Stop();
   }

@@ -12,11 +12,9 @@
 //  - executes the steps in order, sleeping each step's `after` first: sends
 //    (with `repeat`/`every`, or in the background until a `join`), bursts,
 //    waits, hooks, probes, start/stop/kill/restart of the target. Each step
-//    runs through its kind (model/step_kind.h, harness/steps/), through one
-//    StepContext (step_context.h); the batch, spawn, fault, deliver and publish kinds run in
-//    their own files, the others still on a family here (request_steps,
-//    process_steps, probe_steps); this file keeps the run loop,
-//    the watch and the heal;
+//    runs through its kind (model/step_kind.h, harness/steps/, one file per
+//    kind or family), through one StepContext (step_context.h); this file
+//    keeps the run loop, the watch and the heal;
 //  - captures the declared variables from the first 2xx answer of each
 //    (action, biz), so later requests of that biz can use them;
 //  - at the end, even when a step failed or the run was interrupted: waits
@@ -29,7 +27,7 @@
 // egress_proxies.h) start after the services and stop after the target;
 // {{egress.NAME.url}} points the target at them, their records are history
 // events and egress probes, faults `on: egress.NAME` act on them, and
-// `cause` steps (cause_steps.h) may arm one. `spawn` starts another instance of the target (same
+// `cause` steps (steps/cause_step.cpp) may arm one. `spawn` starts another instance of the target (same
 // command, same store); `pause`/`resume` SIGSTOP/SIGCONT an instance (every
 // paused one is resumed first thing at the end); `deliver`/`publish` are the
 // queue steps (steps/deliver_publish_steps.cpp).

@@ -66,72 +66,21 @@ StepContext::StepContext(const TargetDescription& target, const InterpreterOptio
       dir_(std::move(dir)),
       recorder_(options.seed, run_namespace, scenario.name, ordinal),
       client_(options.cancel),
-      routing_(target, options, scenario, env_.instances) {
-  base_vars_ = options.vars;
-  base_vars_["run"] = recorder_.naming().run();
-  if (target.http.trace) base_vars_[kTraceIdVariable] = TraceIdFor(recorder_.naming().run());  // a trace per scenario run
-  // A scenario run is one "run" of the target ({{run}} is its namespace):
-  // {{run_dir}} is that scenario run's folder, so each gets a fresh store.
-  base_vars_["run_dir"] = dir_;
-  if (target.idempotency.lease) base_vars_[kSlowMsVariable] = SlowMsFor(*target.idempotency.lease);
-  env_.dir = dir_;
+      env_(target, options, recorder_, dir_),
+      routing_(target, options, scenario, env_.instances_holder()) {
   for (const auto& [name, action] : target.actions) {
     for (const auto& [var, path] : action.capture) capture_names_.insert(var);
   }
 }
 
-StepContext::~StepContext() {
-  JoinBackground();
-  env_.route->Bind(nullptr);
-}
-
-void EventRoute::Bind(RunRecorder* recorder) {
-  std::lock_guard<std::mutex> lock(mu_);
-  recorder_ = recorder;
-}
-
-void EventRoute::Record(HistoryEvent e, std::int64_t steady_ns) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (recorder_ != nullptr) recorder_->Append(std::move(e), steady_ns);
-}
-
-void EventRoute::Injector(const nlohmann::json& event, std::int64_t steady_ns) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (recorder_ != nullptr) RecordInjectorEvent(*recorder_, event, steady_ns);
-}
-
-void TargetEnvironment::Stop() {
-  if (instances) instances->StopAll();
-  if (egress) egress->Stop();
-  if (services) services->Stop();
-}
-
-void StepContext::SetEnvironmentDir(const std::string& dir) {
-  env_.dir = dir;
-  base_vars_["run_dir"] = dir;
-}
+StepContext::~StepContext() { JoinBackground(); }
 
 void StepContext::Adopt(TargetEnvironment env) {
-  env_.route->Bind(nullptr);
-  env_ = std::move(env);
-  for (const auto& [k, v] : env_.vars) base_vars_[k] = v;
-  base_vars_["run_dir"] = env_.dir;
-  ++env_.runs;
-  env_.route->Bind(&recorder_);
-  if (env_.instances) routing_.Reset(recorder_.naming().run());
+  env_.Adopt(std::move(env));
+  if (env_.HasInstances()) routing_.Reset(recorder_.naming().run());
 }
 
-TargetEnvironment StepContext::Release() {
-  env_.route->Bind(nullptr);
-  if (env_.services)
-    for (const auto& [k, v] : env_.services->Vars()) env_.vars[k] = v;
-  if (env_.egress)
-    for (const auto& [k, v] : env_.egress->Vars()) env_.vars[k] = v;
-  TargetEnvironment out = std::move(env_);
-  env_ = TargetEnvironment{};
-  env_.dir = dir_;
-  return out;
-}
+TargetEnvironment StepContext::Release() { return env_.Release(); }
 
 bool StepContext::Cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
 
@@ -147,11 +96,12 @@ bool StepContext::Sleep(Duration d) {
 }
 
 TemplateVars StepContext::VarsFor(const std::string& key, const std::string& biz_name, int step) {
-  TemplateVars vars = env_.instances ? env_.instances->TargetVars() : base_vars_;
+  TemplateVars& base = env_.base_vars();
+  TemplateVars vars = env_.HasInstances() ? env_.instances().TargetVars() : base;
   // The instances keep the variables of the run that started them; a
   // request names from this run (namespace isolation reuses them).
-  vars["run"] = base_vars_["run"];
-  if (target_.http.trace) vars[kTraceIdVariable] = base_vars_[kTraceIdVariable];
+  vars["run"] = base["run"];
+  if (target_.http.trace) vars[kTraceIdVariable] = base[kTraceIdVariable];
   if (target_.idempotency.lease) vars[kSlowMsVariable] = SlowMsFor(*target_.idempotency.lease);
   std::lock_guard<std::mutex> lock(mu_);
   vars["key"] = key;
@@ -196,16 +146,8 @@ std::vector<std::pair<std::string, std::string>> StepContext::Sent() {
 }
 
 void StepContext::StartInstances() {
-  env_.instances = std::make_unique<TargetInstances>(target_, base_vars_, env_.dir + "/target", options_.flaw,
-                                                     options_.cancel);
-  env_.route->Bind(&recorder_);
+  env_.StartInstances();
   routing_.Reset(recorder_.naming().run());
-}
-
-Result<std::string> StepContext::ServiceUrl(const std::string& name) {
-  const std::string url = env_.services ? env_.services->Url(name) : "";
-  if (url.empty()) return Status(StatusCode::kUnsupported, "no running service '" + name + "'");
-  return url;
 }
 
 void StepContext::RunInBackground(std::function<void()> work) { background_.emplace_back(std::move(work)); }
@@ -251,12 +193,14 @@ Result<StepContext::CallOutcome> StepContext::Call(const TargetCall& call, const
   CallOutcome out;
   if (call.request) {
     const bool uncancelled = mode == CallMode::kUncancelled;
-    const std::string base = call.request->base.empty() ? routing_.BaseUrl() : (env_.services ? env_.services->Url(call.request->base) : "");
+    const std::string base = call.request->base.empty() ? routing_.BaseUrl() : (env_.services() ? env_.services()->Url(call.request->base) : "");
     const HeaderList& own = headers != nullptr ? *headers : target_.headers;
     auto request = Capped(RenderRequest(*call.request, base, vars, call.request->base.empty() ? own : HeaderList{},
                                         {}, uncancelled ? Duration(std::chrono::seconds(2)) : target_.request_timeout),
                           target_, options_.kept, call.request->base.empty() ? Hop::kTarget : Hop::kHarnessProxyOrService);
     if (!request.ok()) return request.status();
+    // A service's own tls: checks its https:// url (its CA need not be the target's).
+    if (auto svc = target_.services.find(call.request->base); svc != target_.services.end()) request->tls = svc->second.tls;
     std::optional<HttpClient> uncancellable;
     if (uncancelled) uncancellable.emplace();
     HttpExchange e = uncancellable ? uncancellable->send(*request) : client_.send(*request);

@@ -1,11 +1,13 @@
 // StepContext: what one scenario run lends its steps (harness/steps/, and
-// the families still here: request_steps, process_steps, fault_steps,
-// probe_steps, queue_steps): the
-// target and options, its recorder (run_recorder.h: the run's names, the
-// history it records into, its notes and output), its routing
+// the helpers here they share with the interpreter: process_steps,
+// fault_steps, hook_calls): the target and options, and three parts a
+// step family may take alone: its recorder (run_recorder.h: the run's
+// names, the history it records into, its notes and output), its routing
 // (request_routing.h: where requests go, over the target instances or an
-// active fault's proxy), the template variables of a request, the captured
-// values, the processes (the target instances, the services) and the target
+// active fault's proxy) and its environment (run_environment.h: the target
+// instances, the services, the egress proxies, the base variables). Beside
+// them: the template variables of a request, the captured values, the
+// pending variants, the background sends, the faults started, and the target
 // calls of probes, hooks and batch results.
 // The interpreter (interpreter.h) owns it for one Run(), runs the steps in
 // order through it and heals at the end.
@@ -35,49 +37,16 @@
 #include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
-#include "runtime/egress_proxies.h"
 #include "runtime/request_routing.h"
+#include "runtime/run_environment.h"
 #include "runtime/run_recorder.h"
 #include "runtime/run_types.h"
-#include "runtime/service_processes.h"
-#include "runtime/target_instances.h"
 
 namespace idemproof::runtime {
 
 // The recorded form of what the HTTP client sent and got.
 RecordedRequest RecordOf(const OutgoingRequest& request);
 RecordedExchange RecordOf(const HttpExchange& exchange);
-
-// Where the events of a long-lived part (the egress proxies and their faults)
-// go: the scenario run using it now, or nowhere between runs (dropped).
-// Thread-safety: any thread; Bind waits for a delivery in progress.
-class EventRoute {
- public:
-  void Bind(RunRecorder* recorder);
-  void Record(HistoryEvent e, std::int64_t steady_ns);
-  void Injector(const nlohmann::json& event, std::int64_t steady_ns);
-
- private:
-  std::mutex mu_;
-  RunRecorder* recorder_ = nullptr;  // guarded by mu_
-};
-
-// The processes a scenario run talks to: the services, the egress proxies
-// and the target instances. A run owns them; under namespace isolation the
-// interpreter keeps them between runs (interpreter.h), so the next run
-// adopts them instead of starting its own.
-struct TargetEnvironment {
-  std::unique_ptr<ServiceProcesses> services;
-  std::unique_ptr<EgressProxies> egress;  // after services: stopped before them
-  std::unique_ptr<TargetInstances> instances;
-  std::shared_ptr<EventRoute> route = std::make_shared<EventRoute>();
-  TemplateVars vars;  // what the services and egress proxies added to the base variables
-  std::string dir;    // where they run ({{run_dir}} of the target): the first run's folder, or a shared one
-  int runs = 0;       // scenario runs it served
-
-  // Stops the instances, then the egress proxies, then the services.
-  void Stop();
-};
 
 class StepContext {
  public:
@@ -126,29 +95,17 @@ class StepContext {
   // Variants already bound to an attempt stay: they are its request's bytes.
   int ClearPendingVariants();
 
-  // The variables every process and template starts from (run, run_dir,
-  // services...). Interpreter's thread.
-  TemplateVars& base_vars() { return base_vars_; }
-  // The target instances; null until StartInstances().
-  TargetInstances& instances() { return *env_.instances; }
-  bool HasInstances() const { return env_.instances != nullptr; }
+  // The processes (target instances, services, egress proxies), the folder
+  // they run in and the base variables.
+  RunEnvironment& env() { return env_; }
+  // Creates the target instances (env().StartInstances()) and routes
+  // requests over them.
   void StartInstances();
-  std::unique_ptr<ServiceProcesses>& services() { return env_.services; }
-  // The proxies between the target and its downstreams (target `egress:`).
-  std::unique_ptr<EgressProxies>& egress() { return env_.egress; }
-  // Where the egress proxies' events go (bound to this run while it uses them).
-  const std::shared_ptr<EventRoute>& route() { return env_.route; }
-  // The folder the services and the target run in ({{run_dir}} of their
-  // commands): this run's, unless SetEnvironmentDir() chose a shared one.
-  // REQUIRES: before StartServices / StartInstances.
-  const std::string& environment_dir() const { return env_.dir; }
-  void SetEnvironmentDir(const std::string& dir);
   // Namespace isolation: takes over the processes an earlier run left
-  // running (their variables join the base ones), or hands them back.
+  // running, or hands them back (RunEnvironment's, the routing reset over
+  // the adopted instances).
   void Adopt(TargetEnvironment env);
   TargetEnvironment Release();
-  // A service's URL (`base:`), or an error naming it.
-  Result<std::string> ServiceUrl(const std::string& name);
 
   // Any thread. Where requests go (placement, balancer, base URLs).
   RequestRouting& routing() { return routing_; }
@@ -159,9 +116,8 @@ class StepContext {
   int NextBackgroundProcess() { return next_process_++; }
   void JoinBackground();
 
-  // Faults started and not healed; instances paused and not resumed.
+  // Faults started and not healed.
   std::set<std::string>& started_faults() { return started_faults_; }
-  std::set<std::string>& paused() { return paused_; }
   // Faults a `cause` step declared itself (not in the scenario's `faults:`).
   std::map<std::string, FaultDeclaration>& caused_faults() { return caused_faults_; }
 
@@ -195,14 +151,12 @@ class StepContext {
   const std::string dir_;
   RunRecorder recorder_;
   std::set<std::string> capture_names_;
-  TemplateVars base_vars_;
   HttpClient client_;
   std::map<std::string, FaultDeclaration> caused_faults_;
-  TargetEnvironment env_;
-  RequestRouting routing_;  // over env_.instances
+  RunEnvironment env_;      // after recorder_: it records into it
+  RequestRouting routing_;  // over env_'s instances
   std::vector<std::thread> background_;
   std::set<std::string> started_faults_;
-  std::set<std::string> paused_;
   int command_counter_ = 0;
   int next_process_ = 1;
 

@@ -6,15 +6,77 @@
 // of that key repeats it, as a client's retry repeats its request byte for
 // byte, unless `variant: first_only` says the later ones differ on purpose. The bind stage resolves how (Resolve); a capability
 // that changes a request needs a later send or burst of its action.
-// Execution: runtime/probe_steps.h (CauseStep).
 #include "model/capabilities.h"
-#include "runtime/probe_steps.h"
+#include "runtime/fault_steps.h"
+#include "runtime/hook_calls.h"
 #include "runtime/run_types.h"
 #include "runtime/step_context.h"
 #include "steps/step_kind_support.h"
 
 namespace idemproof::steps {
 namespace {
+
+// The runtime this file drives (the step context, hooks, faults).
+using namespace runtime;
+
+// The egress route of kill_after_charge, when the target declares no
+// kill_after_charge hook but a ledger probe with `egress:` of the action:
+// arms a kill-after-answer on `ledger`'s egress downstream for the next
+// request its `match` picks (method and path: a charge), killing the
+// target's main instance once the downstream answered; recorded as the fault
+// "kill_after_charge" with {"cause": "kill_after_charge"}, healed at the end
+// of the run, judged by faults_fired (a kill that never fired is unknown).
+// REQUIRES: !ledger.egress.empty().
+Status KillAfterChargeThroughEgress(StepContext& ctx, const ProbeDescription& ledger, int index) {
+  const std::string name = "kill_after_charge";
+  FaultDeclaration fault;
+  fault.name = name;
+  fault.kind = "kill-after-answer";
+  fault.on = EgressHop(ledger.egress);
+  fault.mark = ledger.mark;
+  fault.params = {{"match", ledger.match.AsFaultMatch()}, {"first", 1}};
+  ctx.caused_faults()[name] = fault;
+  return StartOrHealFault(ctx, fault, true, index, {{"cause", name}, {"ledger", ledger.name}});
+}
+
+// One cause step: a variant left pending for the action's next request (a
+// note {"cause", "action", "variant"} records it), a hook fired (its events
+// carry "cause"), or a kill armed on an egress; heal also drops every
+// pending variant.
+Status CauseNow(StepContext& ctx, const Step& cause_step, int index) {
+  const CauseOptions& step = cause_step.Options<CauseOptions>();
+  CapabilityProvision p;
+  if (step.resolved) {
+    p.variant = step.variant;
+    p.hook = step.hook;
+    p.ledger = step.ledger;
+    p.action = step.action;
+  } else {
+    auto resolved = ResolveCapability(step.capability, step.action, ctx.target());
+    if (!resolved.ok()) return resolved.status();
+    p = *resolved;
+  }
+  if (step.capability == "heal") {
+    const int dropped = ctx.ClearPendingVariants();
+    if (dropped > 0) ctx.recorder().Note(index, "cause heal: " + std::to_string(dropped) + " pending variant(s) dropped");
+  }
+  if (!p.variant.empty()) {
+    ctx.SetPendingVariant(p.action, p.variant, step.first_only);
+    ctx.recorder().Append(NoteWith(index, {{"note", "cause " + step.capability + ": variant " + p.variant + " of " + p.action +
+                                             (step.first_only ? " on its next request only"
+                                                                    : " on its next request and every later "
+                                                                      "request of that key")},
+                                {"cause", step.capability},
+                                {"action", p.action},
+                                {"variant", p.variant},
+                                {"scope", step.first_only ? "first_only" : "attempt"}}),
+               monotonic_ns());
+  }
+  if (!p.hook.empty()) return FireHook(ctx, p.hook, step.biz, index, StepContext::CallMode::kCancellable, step.capability);
+  if (!p.ledger.empty()) return KillAfterChargeThroughEgress(ctx, ctx.target().probes.at(p.ledger), index);
+  return Status::Ok();
+}
+
 
 class CauseStepKind final : public StepKindSpec {
  public:
@@ -141,7 +203,7 @@ class CauseStepKind final : public StepKindSpec {
   }
 
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::CauseStep(ctx, step, index);
+    return CauseNow(ctx, step, index);
   }
 
  private:

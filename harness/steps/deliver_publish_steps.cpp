@@ -76,7 +76,7 @@ Status DeliverNow(StepContext& ctx, const QueueOptions& step, int index) {
   plan.every = step.every;
   const std::vector<std::string> consumers = push.base.empty() ? step.consumers : std::vector<std::string>{push.base};
   for (const auto& consumer : consumers) {
-    auto base = push.base.empty() ? ctx.instances().Url(consumer) : ctx.ServiceUrl(push.base);
+    auto base = push.base.empty() ? ctx.env().instances().Url(consumer) : ctx.env().ServiceUrl(push.base);
     if (!base.ok()) return base.status();
     auto request = RenderRequest(push, *base, vars, push.base.empty() ? target.headers : HeaderList{}, {}, timeout);
     if (!request.ok()) return request.status();

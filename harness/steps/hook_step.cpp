@@ -1,8 +1,8 @@
 // `hook: NAME` fires a target hook (its `biz:` binds {{biz}}). It may end
 // any instance and arm something beyond the target's process, so the
 // interpreter stops watching the running instances and keeps no process.
-// Execution: runtime/probe_steps.h (HookStep).
-#include "runtime/probe_steps.h"
+// Execution: runtime/hook_calls.h (FireHook).
+#include "runtime/hook_calls.h"
 #include "runtime/step_context.h"
 #include "steps/step_kind_support.h"
 
@@ -39,7 +39,8 @@ class HookStepKind final : public StepKindSpec {
     return e;
   }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::HookStep(ctx, step, index);
+    const HookOptions& hook = step.Options<HookOptions>();
+    return runtime::FireHook(ctx, hook.name, hook.biz, index, runtime::StepContext::CallMode::kCancellable);
   }
 };
 

@@ -24,7 +24,7 @@ class PauseOrResumeStepKind final : public InstanceControlStepKind {
     AddPlanTime(m, 10);
   }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::PauseOrResume(ctx, pause_, Controlled(step), index);
+    return runtime::PauseOrResume(ctx.env(), ctx.recorder(), pause_, Controlled(step), index);
   }
 
  private:

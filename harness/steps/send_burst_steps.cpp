@@ -3,19 +3,403 @@
 // `then: kill`) and `burst: ACTION` (n requests released together, by the
 // last-byte sender or threads). They share the request's options (key, biz,
 // payload, caller, timeout, instance) and their check against the target.
-// Execution: runtime/request_steps.h.
+//
+// Execution: each request is an invoke event appended before it leaves, and
+// its completion (model/history_events.h: f send | burst, process client-N |
+// burst-N); every burst also leaves a note {"note": "burst spread", "burst":
+// {...}}. While a fault routes the client (RequestRouting::Routed), every
+// request takes a fresh connection. A request whose template needs a value no
+// answer captured is not sent: a note says so (data, not an error). Sends run
+// on the interpreter's thread; the background ones on threads the context
+// joins.
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "clients/h2_burst.h"
 #include "model/capabilities.h"
-#include "runtime/request_steps.h"
+#include "model/request_variant.h"
+#include "runtime/process_steps.h"
+#include "runtime/request_forms.h"
+#include "runtime/request_render.h"
 #include "runtime/run_types.h"
 #include "runtime/step_context.h"
 #include "steps/step_kind_support.h"
 
 namespace idemproof::steps {
 namespace {
+
+// The runtime this file drives (its clients, the step context).
+using namespace runtime;
+
+
+RequestSubject SubjectOf(StepContext& ctx, const SendOptions& step, const std::string& key, PayloadVariant payload) {
+  return {step.action, key, step.key, ctx.recorder().naming().Biz(step.biz), step.biz, PayloadName(payload)};
+}
+
+// The target caller a step's `caller: first|second` names; nullptr for none
+// (or one the target lacks: the bind stage made that scenario not applicable).
+const CallerDescription* CallerFor(const TargetDescription& target, const SendOptions& step) {
+  if (step.caller.empty()) return nullptr;
+  const std::size_t i = CallerIndex(step.caller);
+  return i < target.callers.size() ? &target.callers[i] : nullptr;
+}
+
+// The target's headers, with the step's caller's over those of the same name.
+HeaderList HeadersFor(const TargetDescription& target, const SendOptions& step) {
+  const CallerDescription* caller = CallerFor(target, step);
+  return caller == nullptr ? target.headers : target.HeadersAs(caller->name);
+}
+
+// The request variant a request of `step` under concrete `key` carries: a
+// cause step's pending one, or the one its attempt already carries (the
+// same action, key, payload class and caller).
+std::string VariantOf(StepContext& ctx, const SendOptions& step, const std::string& key, PayloadVariant payload,
+                      bool* repeated) {
+  const CallerDescription* caller = CallerFor(ctx.target(), step);
+  return ctx.VariantFor(step.action, key, payload == PayloadVariant::kOther ? "other" : "default",
+                        caller == nullptr ? "" : caller->name, repeated);
+}
+
+// The length of the step's keys: the target's declared longest for
+// `key_form: max_length`, else 0 (the plain key).
+std::size_t KeyLength(StepContext& ctx, const SendOptions& step) {
+  return step.key_at_max_length ? ctx.target().idempotency.key_max_length : 0;
+}
+
+// One request of an action, and what a payload form rewrote in it; or,
+// with `unsent` set, why it is not sent (a captured variable whose answer
+// never came, a payload form with nothing it may change): noted, not an error.
+struct RenderedAction {
+  OutgoingRequest request;
+  std::vector<std::string> rewrites;
+  std::string unsent;
+};
+
+// The invoke of a rendered request, with the form's rewrites.
+HistoryEvent InvokeOf(StepContext& ctx, const std::string& process, const char* f, const SendOptions& step,
+                      const std::string& key, PayloadVariant payload, const RenderedAction& r, int index,
+                      const std::string& variant) {
+  HistoryEvent invoke =
+      RequestInvoke(process, f, SubjectOf(ctx, step, key, payload), RecordOf(r.request), index, variant);
+  if (payload != PayloadVariant::kDefault && payload != PayloadVariant::kOther) invoke.value["rewrites"] = r.rewrites;
+  if (const CallerDescription* c = CallerFor(ctx.target(), step)) invoke.value["caller"] = c->name;
+  return invoke;
+}
+
+// Whether `url` is the harness's own chaos proxy in front of main (an armed
+// proxy fault), which speaks HTTP/1.1 whatever the target's `http:`.
+bool ThroughHarnessProxy(StepContext& ctx, const std::string& url) {
+  return ctx.routing().Routed() && url == ctx.routing().ClientBaseUrl();
+}
+
+// `variant`: the action's request variant to apply ("" = none); `payload`:
+// the body template (other) or the form of the rendered default (payload.h).
+Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& action, const std::string& key,
+                                    const SendOptions& step, int index, const std::string& base, const std::string& variant,
+                                    PayloadVariant payload) {
+  const TargetDescription& target = ctx.target();
+  HeaderList extra;
+  if (!key.empty() && !target.idempotency.key_header.empty()) extra.emplace_back(target.idempotency.key_header, key);
+  TemplateVars vars = ctx.VarsFor(key, step.biz, index);
+  const Duration deadline = step.timeout.value_or(target.request_timeout);
+  const std::string url = base.empty() ? ctx.routing().ClientBaseUrl() : base;
+  RequestTemplate request = action.request;
+  if (payload == PayloadVariant::kOther) {
+    if (!action.other_payload)
+      return Status(StatusCode::kUnsupported, "action " + action.name + " declares no other_payload");
+    request.json = action.other_payload->json;
+    request.body = action.other_payload->body;
+    request.content_type = action.other_payload->content_type;
+  }
+  if (!variant.empty()) {
+    auto v = action.variants.find(variant);
+    if (v == action.variants.end())
+      return Status(StatusCode::kUnsupported, "action " + action.name + " declares no variant " + variant);
+    auto applied = ApplyVariant(request, v->second);
+    if (!applied.ok())
+      return Status(applied.status().code(), "action " + action.name + ": " + applied.status().message());
+    request = std::move(applied).value();
+  }
+  // payload large starts from the action's own `large` variant, when it declares one.
+  if (payload == PayloadVariant::kLarge && variant.empty()) {
+    auto v = action.variants.find(kLargeVariant);
+    if (v != action.variants.end()) {
+      auto applied = ApplyVariant(request, v->second);
+      if (!applied.ok())
+        return Status(applied.status().code(), "action " + action.name + ": " + applied.status().message());
+      request = std::move(applied).value();
+    }
+  }
+  // A route spelling: judged only where the target declares how it treats
+  // that spelling; every request of the family carries path_equivalence.query.
+  if (IsSpellingForm(payload)) {
+    const PathEquivalence& spellings = target.idempotency.path_equivalence;
+    const std::string form = PayloadName(payload);
+    if (payload != PayloadVariant::kSpelling && spellings.For(form) == PathEquivalence::Spelling::kUndeclared)
+      return RenderedAction{{}, {}, "idempotency.path_equivalence." + PathEquivalence::KeyFor(form) +
+                                        " is not declared: this spelling is not judged"};
+    if (!spellings.query.empty()) {
+      RequestVariant added;
+      added.name = "path_equivalence.query";
+      added.query = spellings.query;
+      auto applied = ApplyVariant(request, added);
+      if (!applied.ok())
+        return Status(applied.status().code(), "action " + action.name + ": " + applied.status().message());
+      request = std::move(applied).value();
+    }
+  }
+  // Without a key, a body member or header that is just {{key}} is left out.
+  if (key.empty()) request = WithoutKeyPlaceholders(request);
+  auto rendered = Capped(RenderRequest(request, url, vars, HeadersFor(target, step), extra, deadline), target,
+                         ctx.options().kept, ThroughHarnessProxy(ctx, url) ? Hop::kHarnessProxyOrService : Hop::kTarget);
+  if (!rendered.ok()) {
+    if (ctx.IsMissingCapture(rendered.status())) return RenderedAction{{}, {}, rendered.status().message()};
+    return rendered.status();
+  }
+  RenderedAction out{std::move(rendered).value(), {}, {}};
+  if (payload != PayloadVariant::kDefault && payload != PayloadVariant::kOther) {
+    const std::string fresh = ctx.VarsFor(key, step.biz, index).at("uuid");
+    auto rewrites = ApplyPayloadForm(out.request.message, payload, action.fingerprint_ignores, key, fresh);
+    if (!rewrites.ok()) {
+      out.unsent = std::string("payload ") + PayloadName(payload) + ": " + rewrites.status().message();
+      return out;
+    }
+    out.rewrites = std::move(rewrites).value();
+  }
+  return out;
+}
+
+// One request of a send step, on `client`, recorded as `process`; the
+// answer's status into `*status` (0 = no answer or not sent), the instance
+// it went to into `*instance`.
+Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process, const SendOptions& step, int index,
+               int* status = nullptr, std::string* instance = nullptr, std::string* retry_after = nullptr) {
+  if (status != nullptr) *status = 0;
+  if (retry_after != nullptr) retry_after->clear();
+  const ActionDescription* action = ctx.target().FindAction(step.action);
+  if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
+  const std::string key = ctx.recorder().KeyFor(step.key, KeyLength(ctx, step));
+  auto placed = ctx.routing().Place(step.instance, key);
+  if (!placed.ok()) return placed.status();
+  if (instance != nullptr) *instance = placed->instance;
+  // A cause step's variant goes to this action's next request and stays
+  // with its attempt: every retry of the key repeats it.
+  bool repeated = false;
+  const std::string variant = VariantOf(ctx, step, key, step.payload, &repeated);
+  auto rendered = RenderAction(ctx, *action, key, step, index, placed->url, variant, step.payload);
+  if (!rendered.ok()) return rendered.status();
+  if (!rendered->unsent.empty()) {
+    ctx.recorder().Note(index, "not sent: " + rendered->unsent);
+    return Status::Ok();
+  }
+  const OutgoingRequest* request = &rendered->request;
+  ctx.MarkSent(step.action, step.biz);
+  HistoryEvent invoke = InvokeOf(ctx, process, event_f::kSend, step, key, step.payload, *rendered, index, variant);
+  if (repeated) invoke.value["variant_repeated"] = true;
+  if (ctx.routing().RecordsInstances()) invoke.value["instance"] = placed->instance;
+  if (step.every_retry_after) invoke.value["honours_retry_after"] = true;  // the retry_after oracle's progress check
+  // The invoke goes in before the request leaves, so concurrent sends
+  // interleave in the history as they did on the wire.
+  ctx.recorder().Append(invoke, monotonic_ns());
+  HttpExchange e;
+  if (ctx.routing().Routed()) {
+    // A fault may close the connection before any answer byte; on a reused
+    // connection libcurl would then resend silently (an unasked duplicate).
+    HttpClient fresh(ctx.options().cancel);
+    e = fresh.send(*request);
+  } else {
+    e = client.send(*request);
+  }
+  ctx.recorder().Append(RequestCompletion(invoke, RecordOf(e)), e.end_ns);
+  ctx.Capture(*action, step.biz, e);
+  if (status != nullptr && e.outcome == HttpOutcome::kAnswered) *status = e.status;
+  if (retry_after != nullptr && e.outcome == HttpOutcome::kAnswered)
+    *retry_after = e.response_header("Retry-After").value_or("");
+  return Status::Ok();
+}
+
+// The pause before a repeat: `every`, or with `every: retry_after` the last
+// answer's Retry-After in delay-seconds (`every` when it gave none; at least
+// 10ms, so `0` is a tight loop, not a busy one), never past the step's
+// time limit (KeepSending's: the recovery bound plus one pause).
+Duration PauseBefore(const StepContext& ctx, const SendOptions& step, const std::string& retry_after,
+                     std::int64_t start_ns) {
+  if (!step.every_retry_after) return step.every;
+  Duration pause = step.every;
+  std::string v = retry_after;
+  while (!v.empty() && v.back() == ' ') v.pop_back();
+  while (!v.empty() && v.front() == ' ') v.erase(v.begin());
+  if (!v.empty() && v.size() <= 6 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    pause = std::max<Duration>(std::chrono::seconds(std::stoll(v)), std::chrono::milliseconds(10));
+  const Duration left = ctx.target().idempotency.RecoveryBound() + step.every -
+                        std::chrono::duration_cast<Duration>(std::chrono::nanoseconds(monotonic_ns() - start_ns));
+  return std::max(Duration::zero(), std::min(pause, left));
+}
+
+// `until: recovered`: whether send number `r` (0-based) still goes out.
+// Bounded in count (repeat + bound/every + 1, at most 10000) and in time
+// (the recovery bound plus one pause, since `start`).
+bool KeepSending(const StepContext& ctx, const SendOptions& step, int r, int last_status, std::int64_t start_ns) {
+  if (r < step.repeat) return true;
+  if (!step.until_recovered || !ctx.target().idempotency.IsInProgress(last_status)) return false;
+  const Duration bound = ctx.target().idempotency.RecoveryBound();
+  const std::int64_t limit_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(bound + step.every).count();
+  const std::int64_t cap = step.repeat + bound / step.every + 1;
+  return r < std::min<std::int64_t>(cap, 10000) && monotonic_ns() - start_ns <= limit_ns;
+}
+
+// The spread the burst achieved: harness side as the sender measured it,
+// target side from the declared arrival header of the answers.
+// `sender`: the sender's own facts (mode, single-packet segments), merged in.
+void NoteBurstSpread(StepContext& ctx, const SendOptions& step, int index, const std::vector<HttpExchange>& exchanges,
+                     std::optional<std::int64_t> harness_ns, const nlohmann::json& sender = nlohmann::json::object()) {
+  const std::string& arrival_header = ctx.target().arrival_header;
+  std::vector<std::int64_t> arrivals;
+  if (!arrival_header.empty()) {
+    for (const auto& e : exchanges) {
+      if (e.outcome != HttpOutcome::kAnswered) continue;
+      auto v = e.response_header(arrival_header);
+      if (!v) continue;
+      try {
+        std::size_t used = 0;
+        const long long t = std::stoll(*v, &used);
+        if (used == v->size()) arrivals.push_back(t);
+      } catch (const std::exception&) {
+        // not a number: the target's data, not ours to fix
+      }
+    }
+  }
+  nlohmann::json burst = {{"step", index},
+                          {"n", step.n},
+                          {"mode", step.mode == BurstMode::kLastByte ? "last_byte" : "threads"},
+                          {"harness_spread_us", nullptr},
+                          {"target_spread_us", nullptr},
+                          {"arrivals_reported", arrivals.size()}};
+  if (harness_ns) burst["harness_spread_us"] = static_cast<double>(*harness_ns) / 1000.0;
+  if (arrivals.size() >= 2) {
+    auto [lo, hi] = std::minmax_element(arrivals.begin(), arrivals.end());
+    burst["target_spread_us"] = static_cast<double>(*hi - *lo) / 1000.0;
+  }
+  if (!arrival_header.empty()) burst["arrival_header"] = arrival_header;
+  burst.update(sender);
+  ctx.recorder().Append(NoteWith(index, {{"note", "burst spread"}, {"burst", burst}}), monotonic_ns());
+}
+
+// One send step: its requests in the foreground, or on a background thread.
+Status SendNow(StepContext& ctx, const Step& send_step, int index) {
+  const SendOptions& step = send_step.Options<SendOptions>();
+  if (step.background) {
+    const std::string process = event_process::Client(ctx.NextBackgroundProcess());
+    ctx.RunInBackground([&ctx, step, index, process] {
+      HttpClient client(ctx.options().cancel);
+      const std::int64_t start_ns = monotonic_ns();
+      int last = 0;
+      std::string retry_after;
+      for (int r = 0; KeepSending(ctx, step, r, last, start_ns); ++r) {
+        if (r > 0 && !ctx.Sleep(PauseBefore(ctx, step, retry_after, start_ns))) break;
+        Status s = SendOne(ctx, client, process, step, index, &last, nullptr, &retry_after);
+        if (!s.ok()) {
+          ctx.recorder().Note(index, "background send failed: " + s.ToString());
+          break;
+        }
+      }
+    });
+    return Status::Ok();
+  }
+  const std::int64_t start_ns = monotonic_ns();
+  int last = 0;
+  std::string answered_by = "main";
+  std::string retry_after;
+  for (int r = 0; KeepSending(ctx, step, r, last, start_ns); ++r) {
+    if (r > 0 && !ctx.Sleep(PauseBefore(ctx, step, retry_after, start_ns))) return Status::Ok();
+    if (ctx.Cancelled()) return Status::Ok();
+    Status s = SendOne(ctx, ctx.client(), event_process::Client(0), step, index, &last, &answered_by, &retry_after);
+    if (!s.ok()) return s;
+  }
+  if (step.kill_after_answer) {
+    // At once: whatever the target does after answering (storing the answer
+    // late, acknowledging) is cut off, as a crash would cut it. The instance
+    // killed is the one the request went to.
+    if (last == 0) ctx.recorder().Note(index, "then: kill without an answer to the request (killed all the same)");
+    return ControlTarget(ctx.env(), ctx.recorder(), ProcessOp::kKill, index, answered_by);
+  }
+  return Status::Ok();
+}
+
+// One burst step: n requests rendered, then released together.
+Status BurstNow(StepContext& ctx, const Step& burst_step, int index) {
+  const SendOptions& step = burst_step.Options<SendOptions>();
+  const ActionDescription* action = ctx.target().FindAction(step.action);
+  if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
+  // `http: 2`: a last-byte burst is a single-packet group on one HTTP/2 connection.
+  // Not through the harness's own proxy (an armed fault): it speaks HTTP/1.1.
+  const bool single_packet = step.mode == BurstMode::kLastByte && ctx.target().http.version == 2 &&
+                             !ctx.routing().Routed();
+  BurstSender* sender = step.mode == BurstMode::kLastByte ? ctx.options().last_byte_burst : ctx.threads_burst();
+  if (sender == nullptr && !single_packet)
+    return Status(StatusCode::kUnsupported, "no sender for a last-byte burst in this build");
+  std::vector<OutgoingRequest> requests;
+  std::vector<HistoryEvent> invokes;
+  std::vector<std::string> keys;
+  for (int i = 0; i < step.n; ++i) keys.push_back(ctx.recorder().KeyFor(step.key, KeyLength(ctx, step)));
+  auto placed = ctx.routing().PlaceBurst(step.instance, keys);
+  if (!placed.ok()) return placed.status();
+  for (int i = 0; i < step.n; ++i) {
+    const std::string& key = keys[static_cast<std::size_t>(i)];
+    const RequestRouting::Placement& place = (*placed)[static_cast<std::size_t>(i)];
+    const PayloadVariant payload = step.PayloadOf(i);
+    // A pending variant goes to the first request and stays with its
+    // attempt: the burst's other requests of that key repeat it.
+    bool repeated = false;
+    const std::string v = VariantOf(ctx, step, key, payload, &repeated);
+    auto rendered = RenderAction(ctx, *action, key, step, index, place.url, v, payload);
+    if (!rendered.ok()) return rendered.status();
+    if (!rendered->unsent.empty()) {
+      ctx.recorder().Note(index, "burst not sent: " + rendered->unsent);
+      return Status::Ok();
+    }
+    invokes.push_back(InvokeOf(ctx, event_process::Burst(i), event_f::kBurst, step, key, payload, *rendered, index, v));
+    if (repeated) invokes.back().value["variant_repeated"] = true;
+    if (ctx.routing().RecordsInstances()) invokes.back().value["instance"] = place.instance;
+    requests.push_back(std::move(rendered->request));
+  }
+  ctx.MarkSent(step.action, step.biz);
+  const std::int64_t released = monotonic_ns();
+  for (const auto& invoke : invokes) ctx.recorder().Append(invoke, released);
+  std::vector<HttpExchange> exchanges;
+  std::optional<std::int64_t> harness_ns;
+  nlohmann::json facts = nlohmann::json::object();
+  std::vector<nlohmann::json> h2_of;  // single-packet: per request, in request order
+  if (single_packet) {
+    H2BurstResult h2 = FireH2Burst(requests, H2BurstOptions{}, ctx.options().cancel);
+    // Per request: its stream and the segment of the release its final frame went in.
+    for (const H2StreamPlacement& p : h2.streams)
+      h2_of.push_back({{"stream_id", p.stream_id}, {"segment", p.segment}});
+    facts = {{"mode", "single_packet_h2"}, {"release_bytes", h2.release_bytes},
+             {"release_writes", h2.release_writes}, {"segments", h2.segments}, {"mss", h2.mss}};
+    exchanges = std::move(h2.exchanges);
+    harness_ns = h2.release_ns;
+  } else {
+    exchanges = sender->Send(requests);
+    harness_ns = sender->LastHarnessSpreadNs();
+  }
+  std::vector<std::size_t> order(exchanges.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return exchanges[a].end_ns < exchanges[b].end_ns; });
+  for (std::size_t i : order) {
+    HistoryEvent done = RequestCompletion(invokes[i], RecordOf(exchanges[i]));
+    if (i < h2_of.size()) done.value["h2"] = h2_of[i];
+    ctx.recorder().Append(done, exchanges[i].end_ns);
+    ctx.Capture(*action, step.biz, exchanges[i]);
+  }
+  NoteBurstSpread(ctx, step, index, exchanges, harness_ns, facts);
+  return Status::Ok();
+}
+
 
 // Whether a json body holds an array somewhere (payload large grows it).
 bool HasArray(const std::optional<nlohmann::json>& json) {
@@ -247,7 +631,7 @@ class SendStepKind final : public RequestStepKind {
     return e;
   }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::SendStep(ctx, step, index);
+    return SendNow(ctx, step, index);
   }
 };
 
@@ -276,7 +660,7 @@ class BurstStepKind final : public RequestStepKind {
       needs.push_back("a last-byte synchronised burst sender (step at " + step.mark.ToString() + ")");
   }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::BurstStep(ctx, step, index);
+    return BurstNow(ctx, step, index);
   }
 };
 

@@ -41,7 +41,7 @@ class SpawnStepKind final : public StepKindSpec {
     HistoryEvent done = invoke;
     ctx.recorder().Append(std::move(invoke), runtime::monotonic_ns());
     pid_t pid = 0;
-    Status s = ctx.instances().Spawn(name, &pid);
+    Status s = ctx.env().instances().Spawn(name, &pid);
     done.type = s.ok() ? EventType::kOk : EventType::kFail;
     done.value["pid"] = pid;
     if (!s.ok()) done.value["error"] = s.message();

@@ -36,7 +36,7 @@ class ProcessControlStepKind final : public InstanceControlStepKind {
     return e;
   }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
-    return runtime::ControlTarget(ctx, op_, index, Controlled(step));
+    return runtime::ControlTarget(ctx.env(), ctx.recorder(), op_, index, Controlled(step));
   }
 
  private:

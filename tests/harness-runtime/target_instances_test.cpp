@@ -2,6 +2,9 @@
 // instances while background sends look instances up on their own threads.
 // scripts/tsan.sh runs this case in a -fsanitize=thread build: a lookup
 // without the instances' lock is a data race ThreadSanitizer reports.
+// And the environment part of a run (run_environment.h) on its own: the
+// process control starts, pauses and stops the target with an environment
+// and a recorder, no step context.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -14,6 +17,9 @@
 #include "model/target.h"
 #include "oracles/oracle.h"
 #include "runtime/interpreter.h"
+#include "runtime/process_steps.h"
+#include "runtime/run_environment.h"
+#include "runtime/run_recorder.h"
 #include "runtime/target_instances.h"
 #include "test_support.h"
 
@@ -140,4 +146,56 @@ TEST_CASE("instances lookups in a tight loop while instances spawn", "[interpret
   CHECK(instances.Url("e").ok());
   instances.StopAll();
   CHECK_FALSE(instances.Url("a").ok());
+}
+
+TEST_CASE("the run environment starts, pauses and stops the target with a recorder and no step context",
+          "[interpreter][environment]") {
+  const std::string dir = ScratchDir("run-environment");
+  auto target = SpawnableReference();
+  INFO(target.status().ToString());
+  REQUIRE(target.ok());
+  InterpreterOptions options;
+  RunRecorder recorder(7, "envtest", "environment", 0);
+  RunEnvironment env(*target, options, recorder, dir);
+  CHECK(env.base_vars().at("run_dir") == dir);
+  CHECK(env.base_vars().at("run") == recorder.naming().run());
+  CHECK_FALSE(env.HasInstances());
+  // No services: nothing started, nothing recorded.
+  REQUIRE(env.StartServices().ok());
+  CHECK(env.services() != nullptr);
+  auto url = env.ServiceUrl("payments");
+  REQUIRE_FALSE(url.ok());
+  CHECK(url.status().message() == "no running service 'payments'");
+
+  env.StartInstances();
+  REQUIRE(env.HasInstances());
+  Status started = ControlTarget(env, recorder, ProcessOp::kStart, -1);
+  INFO(started.ToString());
+  REQUIRE(started.ok());
+  const pid_t pid = env.instances().main().pid();
+  CHECK(pid > 0);
+  CHECK(recorder.out().target_pids == std::vector<pid_t>{pid});
+  REQUIRE(PauseOrResume(env, recorder, true, "main", 0).ok());
+  CHECK(env.paused() == std::set<std::string>{"main"});
+  REQUIRE(PauseOrResume(env, recorder, false, "main", 1).ok());
+  CHECK(env.paused().empty());
+  CHECK(PauseOrResume(env, recorder, true, "nowhere", 2).code() == StatusCode::kUnsupported);
+  REQUIRE(ControlTarget(env, recorder, ProcessOp::kStop, 3).ok());
+  CHECK_FALSE(env.instances().main().Running());
+
+  // Every control went into the recorder's history, in order, with its pid.
+  std::vector<std::string> ops;
+  for (const auto& e : recorder.out().history.events()) {
+    if (e.type != EventType::kOk) continue;
+    ops.push_back(e.f);
+    CHECK(e.value.value("pid", 0) == pid);
+  }
+  CHECK(ops == std::vector<std::string>{event_f::kStart, event_f::kPause, event_f::kResume, event_f::kStop});
+
+  // Handed back (namespace isolation keeps it so), it runs where it ran.
+  TargetEnvironment kept = env.Release();
+  CHECK_FALSE(env.HasInstances());
+  CHECK(kept.dir == dir);
+  REQUIRE(kept.instances != nullptr);
+  kept.Stop();
 }
