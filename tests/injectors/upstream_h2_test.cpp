@@ -1,7 +1,8 @@
 // The chaos proxy's upstream in HTTP/2 (ProxySettings::upstream_http2)
 // against a real h2c server on loopback: a libnghttp2 server session on a
 // blocking socket in a thread of the test (prior knowledge, as haproxy's
-// `bind ... proto h2`). The client's side stays HTTP/1.1 (libcurl).
+// `bind ... proto h2`), and a TLS server that knows no ALPN. The client's
+// side stays HTTP/1.1 (libcurl).
 #include <catch2/catch.hpp>
 
 #include <netinet/in.h>
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <map>
 #include <mutex>
 #include <string>
@@ -20,6 +22,9 @@
 #include <vector>
 
 #include <nghttp2/nghttp2.h>
+#include <openssl/evp.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include "base/header_list.h"
 #include "injectors/chaos_proxy.h"
@@ -36,7 +41,8 @@ using idemproof::testkit::TestClient;
 namespace {
 
 // An h2c-only server: answers every request 201 with two headers in a fixed
-// order and "got N bytes" (or resets its stream), and keeps what it read. It
+// order and "got N bytes" (or resets its stream, or holds it unanswered
+// until the connection closes), and keeps what it read. It
 // speaks nothing but HTTP/2: an HTTP/1.1 request is a bad preface to it, and
 // it closes the connection. Connections one after the other, each bounded by
 // 5 s; stops with the object.
@@ -47,7 +53,8 @@ class H2cUpstream {
     std::string body;
   };
 
-  explicit H2cUpstream(bool reset = false) : reset_(reset) {
+  enum class Mode { kAnswer, kReset, kHold };
+  explicit H2cUpstream(Mode mode = Mode::kAnswer) : mode_(mode) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -112,7 +119,8 @@ class H2cUpstream {
       std::lock_guard lock(c->self->mu_);
       c->self->seen_.push_back(c->streams[id]);
     }
-    if (c->self->reset_) return nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
+    if (c->self->mode_ == Mode::kHold) return 0;
+    if (c->self->mode_ == Mode::kReset) return nghttp2_submit_rst_stream(s, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
     c->answers[id] = "got " + std::to_string(c->streams[id].body.size()) + " bytes";
     const std::string length = std::to_string(c->answers[id].size());
     auto nv = [](const char* n, const std::string& v) {
@@ -173,7 +181,7 @@ class H2cUpstream {
     nghttp2_session_del(c.session);
   }
 
-  bool reset_;
+  Mode mode_;
   int fd_ = -1;
   std::uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
@@ -244,7 +252,7 @@ TEST_CASE("upstream_http2: an HTTP/1.1 request goes to an h2c-only upstream as a
 }
 
 TEST_CASE("upstream_http2: a stream the upstream resets is a 502 that names the code", "[injectors][proxy][h2]") {
-  H2cUpstream upstream(/*reset=*/true);
+  H2cUpstream upstream(H2cUpstream::Mode::kReset);
   FaultEventLog events;
   ChaosProxy proxy(H2Settings(upstream.port()), &events);
   REQUIRE(proxy.start().ok());
@@ -254,4 +262,109 @@ TEST_CASE("upstream_http2: a stream the upstream resets is a 502 that names the 
   CHECK(header_value(a.headers, "X-Idemproof-Proxy") == "upstream-error");
   CHECK(a.body.find("REFUSED_STREAM") != std::string::npos);
   CHECK(upstream.seen().size() == 1);
+}
+
+TEST_CASE("upstream_http2: heal closes an exchange the upstream holds, without forcing", "[injectors][proxy][h2]") {
+  H2cUpstream upstream(H2cUpstream::Mode::kHold);
+  FaultEventLog events;
+  ChaosProxy proxy(H2Settings(upstream.port()), &events);  // upstream timeout 5 s, heal_timeout 5 s
+  REQUIRE(proxy.start().ok());
+  const std::string url = "http://" + proxy.endpoint().to_string() + "/orders";
+  auto held = std::async(std::launch::async, [url] { return TestClient().send("POST", url, {}, "{}", 20000); });
+  for (int i = 0; i < 2500 && upstream.seen().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  REQUIRE(upstream.seen().size() == 1);  // the stream is open upstream, unanswered
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(proxy.heal());  // drained: the exchange's connection was closed, not left to the timeout
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
+  REQUIRE(held.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+  CHECK(held.get().status != 201);
+}
+
+namespace {
+// A TLS server that knows no ALPN (a self-signed EC certificate made in
+// memory): it finishes the handshake selecting no protocol, then reads until
+// the peer closes. One connection, bounded by 5 s.
+class TlsNoAlpnServer {
+ public:
+  TlsNoAlpnServer() {
+    ctx_ = SSL_CTX_new(TLS_server_method());
+    // No TLS 1.3 session tickets: written after the handshake, they met the
+    // socket the proxy had just closed (SIGPIPE in the test process).
+    SSL_CTX_set_num_tickets(ctx_, 0);
+    EVP_PKEY* key = EVP_EC_gen("prime256v1");
+    X509* cert = X509_new();
+    ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
+    X509_gmtime_adj(X509_getm_notBefore(cert), 0);
+    X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
+    X509_set_pubkey(cert, key);
+    X509_NAME_add_entry_by_txt(X509_get_subject_name(cert), "CN", MBSTRING_ASC,
+                               reinterpret_cast<const unsigned char*>("127.0.0.1"), -1, -1, 0);
+    X509_set_issuer_name(cert, X509_get_subject_name(cert));
+    X509_sign(cert, key, EVP_sha256());
+    REQUIRE(SSL_CTX_use_certificate(ctx_, cert) == 1);
+    REQUIRE(SSL_CTX_use_PrivateKey(ctx_, key) == 1);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd_, 4) == 0);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { Serve(); });
+  }
+  ~TlsNoAlpnServer() {
+    thread_.join();
+    ::close(fd_);
+    SSL_CTX_free(ctx_);
+  }
+  std::uint16_t port() const { return port_; }
+  bool handshaken() const { return handshaken_; }
+
+ private:
+  void Serve() {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) return;
+    const int c = ::accept(fd_, nullptr, nullptr);
+    if (c < 0) return;
+    timeval tv{5, 0};
+    ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    SSL* ssl = SSL_new(ctx_);
+    SSL_set_fd(ssl, c);
+    if (SSL_accept(ssl) == 1) {
+      handshaken_ = true;
+      char buf[1024];
+      while (SSL_read(ssl, buf, sizeof buf) > 0) {
+      }
+    }
+    SSL_free(ssl);
+    ::close(c);
+  }
+  SSL_CTX* ctx_ = nullptr;
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::atomic<bool> handshaken_{false};
+  std::thread thread_;
+};
+}  // namespace
+
+TEST_CASE("upstream_http2 over TLS: a server that does not select h2 in ALPN is a 502 saying so", "[injectors][proxy][h2]") {
+  TlsNoAlpnServer server;
+  ProxySettings settings = H2Settings(server.port());
+  settings.upstream_tls = idemproof::TlsOptions{"", /*insecure=*/true, ""};
+  FaultEventLog events;
+  ChaosProxy proxy(settings, &events);
+  REQUIRE(proxy.start().ok());
+  ClientAnswer a = TestClient().send("POST", "http://" + proxy.endpoint().to_string() + "/orders", {}, "{}");
+  REQUIRE(a.answered);
+  // The server's side of the handshake may end a moment after the proxy's.
+  for (int i = 0; i < 2500 && !server.handshaken(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  CHECK(server.handshaken());
+  CHECK(a.status == 502);
+  CHECK(header_value(a.headers, "X-Idemproof-Proxy") == "upstream-error");
+  CHECK(a.body.find("did not select h2 in ALPN (it selected no protocol)") != std::string::npos);
+  CHECK(proxy.counters().upstream_sends == 0);  // nothing was written to it
 }
