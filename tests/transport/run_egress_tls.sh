@@ -8,6 +8,8 @@
 #  - kill-after-charge (the kill fault on the egress hop) and
 #    kill-after-downstream: exit 0, the egress record holds the charges, each
 #    answered by the stub through TLS, and the ledger probe counts one;
+#  - reference.yaml's own hook to the stub and its ledger probe (base: stub)
+#    over the service's tls:, its egress taking that tls: too: exit 0;
 #  - no-intent caught through it: exit 1 (downstream_once reads the record);
 #  - the egress's tls: names a wrong CA: exit 2 with the TLS error, no charge
 #    reached the stub; the service's own tls: a wrong CA: exit 2 too (its
@@ -15,40 +17,43 @@
 #  - insecure: true on the egress: exit 0, results.json, report.md and
 #    report.html name the egress whose certificate was not checked.
 # Usage: run_egress_tls.sh IDEMPROOF SOURCE_DIR WORK_DIR
-set -uo pipefail
-idemproof=$1 src=$2 work=$3
-rm -rf "$work" && mkdir -p "$work"
-cd "$src" || exit 2
-. "$src/tests/foreign/foreign_lib.sh"
-for tool in haproxy openssl python3; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool not found (scripts/setup.sh installs it)"; exit 1; }
-done
+. "$2/tests/transport/transport_lib.sh" "$@"
 
 certs=$work/certs
 bash tests/transport/tls_front.sh certs "$certs" || exit 1
-python3 - "$src" "$work/egress-tls.yaml" "$(cd "$certs" && pwd)" <<'PY' || exit 1
+# egress-tls.yaml: reference-egress.yaml with the stub behind the front, the
+# egress naming its own tls:. hooks-tls.yaml: reference.yaml with the same
+# stub, reached by the reference through an egress that names no tls: (it
+# takes the service's), and by the harness's own hook and ledger probe
+# (base: stub) over the service's tls:.
+python3 - "$src" "$work" "$(cd "$certs" && pwd)" <<'PY' || exit 1
 import sys
-src, out, certs = sys.argv[1:]
-text = open(f"{src}/scenarios/targets/reference-egress.yaml").read()
-def swap(old, new):
-    global text
+src, work, certs = sys.argv[1:]
+def swap(text, old, new, source):
     if old not in text:
-        sys.exit(f"run_egress_tls.sh: reference-egress.yaml no longer has {old!r}")
-    text = text.replace(old, new, 1)
-swap('name: reference-egress\n', 'name: reference-egress-tls\n')
-swap('''    argv: ["{{build_dir}}/payment-stub/idemproof-stub", "--port", "0"]
+        sys.exit(f"run_egress_tls.sh: {source} no longer has {old!r}")
+    return text.replace(old, new, 1)
+def stub_behind_front(source):
+    text = open(f"{src}/scenarios/targets/{source}").read()
+    return swap(text, '''    argv: ["{{build_dir}}/payment-stub/idemproof-stub", "--port", "0"]
     port_from_stdout: 'listening on 127\\.0\\.0\\.1:(\\d+)'
 ''', f'''    argv: ["bash", "{src}/tests/transport/tls_front.sh", "front", "--certs", "{certs}", "--",
            "{{{{build_dir}}}}/payment-stub/idemproof-stub", "--port", "0"]
     port_from_stdout: 'tls front on 127\\.0\\.0\\.1:(\\d+)'
     url: "https://127.0.0.1:{{{{port}}}}"
     tls: {{ca_file: "{certs}/ca.pem"}}
-''')
-swap('''    upstream: "{{services.stub.url}}"
+''', source)
+text = stub_behind_front("reference-egress.yaml")
+text = swap(text, "name: reference-egress\n", "name: reference-egress-tls\n", "reference-egress.yaml")
+text = swap(text, '''    upstream: "{{services.stub.url}}"
 ''', f'''    upstream: "{{{{services.stub.url}}}}"
     tls: {{ca_file: "{certs}/ca.pem"}}
-''')
-open(out, "w").write(text)
+''', "reference-egress.yaml")
+open(f"{work}/egress-tls.yaml", "w").write(text)
+text = stub_behind_front("reference.yaml")
+text = swap(text, '"--payment-provider", "{{services.stub.url}}"', '"--payment-provider", "{{egress.stub.url}}"',
+            "reference.yaml")
+open(f"{work}/hooks-tls.yaml", "w").write(text + 'egress:\n  stub: {upstream: "{{services.stub.url}}"}\n')
 PY
 variant() {  # variant NAME SED-EXPRESSION: $work/NAME.yaml from egress-tls.yaml
   sed "$2" "$work/egress-tls.yaml" >"$work/$1.yaml"
@@ -94,6 +99,24 @@ for path in glob.glob(sys.argv[1] + "/latest/**/history.jsonl", recursive=True):
     print("  kill-after-charge ledger (charges): %s" % ledger[-1:])
     sys.exit(0 if ledger and isinstance(ledger[-1], list) and len(ledger[-1]) == 1 else 1)
 sys.exit(1)
+PY
+
+# The hook arming the stub's kill and the ledger probe go to the https://
+# stub with its tls:, the reference's charges through the egress.
+paths=(scenarios/side-effect/kill-after-charge.yaml)
+run hooks 0 "$work/hooks-tls.yaml"
+verdict hooks kill-after-charge intent_reconciled valid
+verdict hooks kill-after-charge one_record valid
+read -r sent answered <<<"$(charges hooks)"
+echo "  egress record: $sent charge(s) (the stub kills the reference before it answers the first)"
+[ "$sent" -ge 1 ] || fail "hooks: no charge in the egress record"
+python3 - "$work/runs-hooks" <<'PY' || fail "hooks: the ledger probe (base: stub) did not read one charge"
+import glob, json, sys
+ok = [json.loads(l)["value"] for p in glob.glob(sys.argv[1] + "/latest/**/history.jsonl", recursive=True)
+      for l in open(p) if '"ledger"' in l]
+ledger = [v["value"] for v in ok if v.get("label") == "ledger" and "value" in v]
+print("  ledger probe over the service's tls: %s" % ledger[-1:])
+sys.exit(0 if ledger and ledger[-1] == [ledger[-1][0]] else 1)
 PY
 
 paths=(scenarios/side-effect/kill-after-downstream.yaml)

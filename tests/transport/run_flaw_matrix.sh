@@ -14,14 +14,7 @@
 # None of these goes through the harness's chaos proxy (its h2 upstream is
 # checked by tests/h2/run_h2_burst.sh).
 # Usage: run_flaw_matrix.sh IDEMPROOF SOURCE_DIR WORK_DIR
-set -uo pipefail
-idemproof=$1 src=$2 work=$3
-rm -rf "$work" && mkdir -p "$work"
-cd "$src" || exit 2
-. "$src/tests/foreign/foreign_lib.sh"
-for tool in haproxy openssl python3; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool not found (scripts/setup.sh installs it)"; exit 1; }
-done
+. "$2/tests/transport/transport_lib.sh" "$@"
 
 certs=$work/certs
 bash tests/transport/tls_front.sh target scenarios/targets/reference.yaml "$work/tls.yaml" "$certs" tls || exit 1

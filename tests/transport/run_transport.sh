@@ -15,14 +15,7 @@
 #  - a wrong CA: exit 2 with the TLS error, no request reached the service;
 #  - insecure: true: exit 0, results.json and report.md say verification was off.
 # Usage: run_transport.sh IDEMPROOF SOURCE_DIR WORK_DIR
-set -uo pipefail
-idemproof=$1 src=$2 work=$3
-rm -rf "$work" && mkdir -p "$work"
-cd "$src" || exit 2
-. "$src/tests/foreign/foreign_lib.sh"
-for tool in haproxy openssl python3; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool not found (scripts/setup.sh installs it)"; exit 1; }
-done
+. "$2/tests/transport/transport_lib.sh" "$@"
 
 front=tests/transport/tls_front.sh
 certs=$work/certs
