@@ -24,6 +24,7 @@
 #include "injectors/registry.h"
 #include "injectors/tcp_fault_injector.h"
 #include "injectors/tcp_fault_proxy.h"
+#include "support/loopback_listener.h"
 
 using namespace idemproof::injectors;
 using namespace std::chrono_literals;
@@ -35,15 +36,8 @@ namespace {
 class EchoServer {
  public:
   EchoServer() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd_, 16) == 0);
-    socklen_t n = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &n);
-    port_ = ntohs(a.sin_port);
+    fd_ = idemproof::testkit::listen_loopback(&port_);
+    REQUIRE(fd_ >= 0);
     accept_ = std::thread([this] { AcceptLoop(); });
   }
   ~EchoServer() {

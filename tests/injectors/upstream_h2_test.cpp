@@ -29,6 +29,7 @@
 #include "base/header_list.h"
 #include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
+#include "support/loopback_listener.h"
 #include "support/test_client.h"
 
 using namespace idemproof::injectors;
@@ -36,6 +37,7 @@ using idemproof::find_header;
 using idemproof::HeaderList;
 using idemproof::testkit::ClientAnswer;
 using idemproof::testkit::header_value;
+using idemproof::testkit::listen_loopback;
 using idemproof::testkit::TestClient;
 
 namespace {
@@ -55,15 +57,8 @@ class H2cUpstream {
 
   enum class Mode { kAnswer, kReset, kHold };
   explicit H2cUpstream(Mode mode = Mode::kAnswer) : mode_(mode) {
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd_, 16) == 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    fd_ = listen_loopback(&port_);
+    REQUIRE(fd_ >= 0);
     thread_ = std::thread([this] { Serve(); });
   }
   ~H2cUpstream() {
@@ -305,15 +300,8 @@ class TlsNoAlpnServer {
     REQUIRE(SSL_CTX_use_PrivateKey(ctx_, key) == 1);
     X509_free(cert);
     EVP_PKEY_free(key);
-    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd_, 4) == 0);
-    socklen_t len = sizeof a;
-    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
-    port_ = ntohs(a.sin_port);
+    fd_ = listen_loopback(&port_);
+    REQUIRE(fd_ >= 0);
     thread_ = std::thread([this] { Serve(); });
   }
   ~TlsNoAlpnServer() {
