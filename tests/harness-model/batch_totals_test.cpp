@@ -201,3 +201,37 @@ TEST_CASE("range_continuity by totals is unknown, never valid, when the totals c
   CHECK(v.status == VerdictStatus::kUnknown);
   CHECK(v.evidence.find("does not match batch.result: result: $.totals.rows is missing") != std::string::npos);
 }
+
+TEST_CASE("checksum: same-as-clean compares per-row results' markers with the clean run's, never recomputing them") {
+  // The same target with per-row results.
+  std::string text = kTotalsBatch;
+  const std::string totals = "    rows: \"$.totals.rows\"\n    sum: \"$.totals.amount\"\n";
+  text.replace(text.find(totals), totals.size(), "    rows: \"$.rows\"\n    row_id: \"$.id\"\n    volatile: [\"$.run\"]\n");
+  auto target = ParseTarget(text, "rows.yaml");
+  REQUIRE(target.ok());
+  // Markers whose checksum is the target's own (not the tool's SHA-256 form).
+  const auto own = [](const json& rows) {
+    json m = MarkersJson(rows, 0, 1000);
+    for (auto& marker : m) marker["checksum"] = "own-" + marker["partition"].get<std::string>();
+    return m;
+  };
+  BatchHistory h;
+  auto r1 = h.Run("j1", "run", 0, 1000, 600, 500);
+  h.Result("j1", r1, RowsJson(0, 600, 1), json::array());
+  json done = Concat({RowsJson(0, 600, 1), RowsJson(600, 1000, 2)});
+  json markers = own(done);
+  SECTION("equal to the clean run's: valid") {}
+  SECTION("one differs: invalid, naming the partition") { markers[5]["checksum"] = "own-other"; }
+  auto r2 = h.Run("j1", "rerun", 0, 1000, std::nullopt, 200);
+  h.Result("j1", r2, done, markers);
+  auto c = h.Run("j2", "clean", 0, 1000, std::nullopt, 200, false, "j1");
+  h.Result("j2", c, RowsJson(0, 1000, 1), own(RowsJson(0, 1000, 1)));
+  Verdict v = RunOracle("range_continuity", h.history(), *target);
+  INFO(v.evidence);
+  const bool differs = markers[5]["checksum"] == "own-other";
+  CHECK(v.status == (differs ? VerdictStatus::kInvalid : VerdictStatus::kValid));
+  CHECK(v.details["markers"]["checksums_compared"] == 100);
+  if (differs)
+    CHECK(v.evidence.find("markers differ from the clean run's over the same range in 1 partition (5: checksum "
+                          "differs)") != std::string::npos);
+}
