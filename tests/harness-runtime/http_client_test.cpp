@@ -38,6 +38,24 @@ int ClosedPort() {
 
 }  // namespace
 
+// An egress checks its https:// downstream this way at start: a connection,
+// no request (a TLS refusal is tls_refused; tests/transport covers that).
+TEST_CASE("connect_only opens a connection and sends nothing", "[http]") {
+  LocalHttpServer server(LocalHttpServer::Behaviour::kAnswer);
+  HttpClient client;
+  auto up = client.connect_only(Post(server.url("/orders")));
+  CHECK(up.outcome == HttpOutcome::kNotSent);
+  CHECK(up.error.empty());
+  CHECK_FALSE(up.tls_refused);
+  for (int i = 0; i < 100 && server.connections() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK(server.connections() == 1);
+  CHECK(server.requests() == 0);
+  auto down = client.connect_only(Post("http://127.0.0.1:" + std::to_string(ClosedPort()) + "/"));
+  CHECK(down.outcome == HttpOutcome::kNotSent);
+  CHECK_FALSE(down.error.empty());
+  CHECK_FALSE(down.tls_refused);
+}
+
 TEST_CASE("an answer is recorded with status, headers, body and times", "[http]") {
   LocalHttpServer server(LocalHttpServer::Behaviour::kAnswer);
   HttpClient client;
