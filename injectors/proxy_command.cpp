@@ -25,6 +25,7 @@ int run_proxy_command(const ProxyCommandOptions& o, std::ostream& out, std::ostr
   settings.listen = listen.value();
   settings.upstream = upstream.value();
   settings.upstream_timeout = timeout.value();
+  settings.upstream_http2 = o.upstream_http2;
 
   Registry registry;
   register_builtin_injectors(registry);

@@ -2,6 +2,7 @@
 //
 //   idemproof proxy --upstream 127.0.0.1:8080 [--listen 127.0.0.1:0]
 //                   [--fault 'drop-response: {first: 1}']... [--upstream-timeout 30s]
+//                   [--upstream-http2]
 //
 // Each --fault is one injector block in YAML (flow style), exactly as in a
 // scenario: a bare kind (`hedge`) or `kind: {options}`. The command prints
@@ -31,6 +32,7 @@ struct ProxyCommandOptions {
   std::string upstream;
   std::vector<std::string> faults;
   std::string upstream_timeout = "30s";
+  bool upstream_http2 = false;  // h2c prior knowledge to the upstream (ProxySettings::upstream_http2)
 };
 
 int run_proxy_command(const ProxyCommandOptions& options, std::ostream& out, std::ostream& err);

@@ -21,6 +21,8 @@ void AddProxyCommand(CLI::App& app, CommandTable& table) {
                   "an injector block in YAML, e.g. 'drop-response: {first: 1}' (repeatable)");
   cmd->add_option("--upstream-timeout", args->upstream_timeout, "deadline of each upstream exchange")
       ->capture_default_str();
+  cmd->add_flag("--upstream-http2", args->upstream_http2,
+                "speak HTTP/2 to the upstream (h2c, prior knowledge): one stream per exchange");
   table.Add({cmd, [args] { return injectors::run_proxy_command(*args, std::cout, std::cerr); },
              /*handles_signals=*/true});
 }

@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +31,7 @@
 #include "injectors/chaos_proxy.h"
 #include "injectors/fault_event.h"
 #include "support/loopback_listener.h"
+#include "support/reference_process.h"
 #include "support/test_client.h"
 
 using namespace idemproof::injectors;
@@ -273,6 +275,21 @@ TEST_CASE("upstream_http2: heal closes an exchange the upstream holds, without f
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(2));
   REQUIRE(held.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
   CHECK(held.get().status != 201);
+}
+
+TEST_CASE("idemproof proxy --upstream-http2 forwards to an h2c-only upstream", "[injectors][proxy][h2]") {
+  H2cUpstream upstream;
+  idemproof::testkit::ReferenceProcess proxy;  // any child that prints `listening on`
+  const std::string binary = std::string(IDEMPROOF_BINARY_DIR) + "/harness/cli/idemproof";
+  REQUIRE(proxy.start_command({binary, "proxy", "--upstream", "127.0.0.1:" + std::to_string(upstream.port()),
+                               "--upstream-http2"}) == "");
+  ClientAnswer a = TestClient().send("POST", "http://127.0.0.1:" + std::to_string(proxy.port()) + "/x", {}, "abc");
+  REQUIRE(a.answered);
+  CHECK(a.status == 201);
+  CHECK(a.body == "got 3 bytes");
+  const int status = proxy.stop();
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 namespace {
