@@ -48,19 +48,12 @@ const std::map<std::string, int>& DefaultWeights() {
   return kWeights;
 }
 
-Step RequestStep(const char* kind, const std::string& action, const std::string& key, const std::string& biz) {
+// A step of `kind` for `op`, its options filled by the kind (StepKindSpec::FromOp).
+Step StepOf(const char* kind, const Op& op) {
   Step s = MakeStep(kind);
-  SendOptions& o = s.Options<SendOptions>();
-  o.action = action;
-  o.key = key;
-  o.biz = biz;
+  s.kind->FromOp(op, s);
   return s;
 }
-
-// kill_mid_work: how long the work runs before the kill (the scripted
-// crash points' wait: long enough for the request, push or run to reach its
-// slow part, well inside a 1.5 s slow variant).
-constexpr std::int64_t kMidWorkWaitMs = 400;
 
 // Estimated wall time of an op, for the window budget.
 std::int64_t EstimateMs(const Op& op) {
@@ -94,26 +87,6 @@ std::int64_t EstimateMs(const Op& op) {
   return 0;
 }
 
-Step DeliverStep(const Op& op) {
-  Step s = MakeStep("deliver");
-  QueueOptions& o = s.Options<QueueOptions>();
-  o.name = op.action;
-  o.message_id = op.key;
-  o.biz = op.biz;
-  o.copies = op.copies;
-  return s;
-}
-
-Step BatchStep(const Op& op) {
-  Step s = MakeStep(op.kind == OpKind::kRerun ? "rerun" : "run_batch");
-  BatchOptions& o = s.Options<BatchOptions>();
-  o.job = op.name;
-  o.from = op.from;
-  o.to = op.to;
-  o.fail_after = op.fail_after;
-  return s;
-}
-
 void CollectVariables(const std::string& text, std::set<std::string>& out) {
   auto vars = TemplateVariables(text);
   if (vars.ok()) out.insert(vars->begin(), vars->end());
@@ -138,43 +111,6 @@ std::set<std::string> RequestVariables(const RequestTemplate& r) {
 
 }  // namespace
 
-// A hook step firing `name`.
-static Step HookStep(const std::string& name) {
-  Step s = MakeStep("hook");
-  s.Options<HookOptions>().name = name;
-  return s;
-}
-// A fault (`start`) or heal step of the declared fault `name`.
-static Step FaultStep(bool start, const std::string& name) {
-  Step s = MakeStep(start ? "fault" : "heal");
-  s.Options<FaultOptions>().name = name;
-  return s;
-}
-// A wait of `duration`.
-static Step WaitStep(Duration duration) {
-  Step s = MakeStep("wait");
-  s.Options<WaitOptions>().duration = duration;
-  return s;
-}
-
-// The capabilities kill_mid_work (on an action) and send_past_lease cause.
-static constexpr char kSlowCapability[] = "slow_request";
-static constexpr char kPastLeaseCapability[] = "slow_past_lease";
-
-// A resolved `cause: CAPABILITY` for `action`'s next request.
-static Step CauseStep(const char* capability, const std::string& action, const std::string& variant,
-                      const std::string& hook, bool first_only) {
-  Step s = MakeStep("cause");
-  CauseOptions& o = s.Options<CauseOptions>();
-  o.capability = capability;
-  o.action = action;
-  o.resolved = true;
-  o.variant = variant;
-  o.hook = hook;
-  o.first_only = first_only;
-  return s;
-}
-
 std::vector<Step> Op::Steps() const {
   switch (kind) {
     case OpKind::kSend:
@@ -182,89 +118,44 @@ std::vector<Step> Op::Steps() const {
     case OpKind::kSendEquivalent:
     case OpKind::kSendChanged:
     case OpKind::kSendThenKill:
-    case OpKind::kSendBackground: {
-      Step s = RequestStep("send", action, key, biz);
-      SendOptions& o = s.Options<SendOptions>();
-      o.kill_after_answer = kind == OpKind::kSendThenKill;
-      if (kind == OpKind::kSendOther) o.payload = PayloadVariant::kOther;
-      if (kind == OpKind::kSendEquivalent) o.payload = PayloadVariant::kEquivalent;
-      if (kind == OpKind::kSendChanged) o.payload = PayloadVariant::kValueChanged;
-      o.background = kind == OpKind::kSendBackground;
-      // The main instance is where an unplaced request goes on a one-instance target.
-      o.instance = instance == "main" ? kBalancedInstance : instance;
-      o.caller = caller;
-      return {s};
-    }
-    case OpKind::kBurst: {
-      Step s = RequestStep("burst", action, key, biz);
-      SendOptions& o = s.Options<SendOptions>();
-      o.n = n;
-      o.mode = mode;
-      return {s};
-    }
+    case OpKind::kSendBackground: return {StepOf("send", *this)};
+    case OpKind::kBurst: return {StepOf("burst", *this)};
     case OpKind::kWait:
     case OpKind::kWaitPastLease:
-    case OpKind::kWaitPastWindow: {
-      Step s = MakeStep("wait");
-      WaitOptions& o = s.Options<WaitOptions>();
-      // wait_past_window: `wait: past_window`, resolved from the target's
-      // window when it runs (duration 0, as the scenario loader reads it).
-      o.past_window = kind == OpKind::kWaitPastWindow;
-      o.duration = o.past_window ? Duration::zero() : duration;
-      return {s};
-    }
+    case OpKind::kWaitPastWindow: return {StepOf("wait", *this)};
     case OpKind::kKill: return {MakeStep("kill")};
     case OpKind::kRestart: return {MakeStep("restart")};
-    case OpKind::kHook: return {HookStep(name)};
+    case OpKind::kHook: return {StepOf("hook", *this)};
     // The plan model gives a variant to the action's next request only
     // (PlanModel::variant_pending): so does the generated step.
-    case OpKind::kCause: return {CauseStep(name.c_str(), action, variant, hook, /*first_only=*/true)};
-    case OpKind::kFault:
-      return {FaultStep(true, name), RequestStep("send", action, key, biz), FaultStep(false, name)};
+    case OpKind::kCause: return {StepOf("cause", *this)};
+    case OpKind::kFault: return {StepOf("fault", *this), StepOf("send", *this), StepOf("heal", *this)};
     case OpKind::kPause: return {MakeStep("pause")};
     case OpKind::kResume: return {MakeStep("resume")};
     case OpKind::kDeliver:
-    case OpKind::kRedeliver: return {DeliverStep(*this)};
-    case OpKind::kRunBatch:
-    case OpKind::kRerun: return {BatchStep(*this)};
+    case OpKind::kRedeliver: return {StepOf("deliver", *this)};
+    case OpKind::kRunBatch: return {StepOf("run_batch", *this)};
+    case OpKind::kRerun: return {StepOf("rerun", *this)};
     case OpKind::kKillMidWork: {
+      // The work in its slow variant in the background (a send's by a cause
+      // before it), a wait into it, the kill, the restart.
       std::vector<Step> out;
-      Step work_step;
       if (work == "send") {
-        // The variant belongs to the attempt: the retries after the restart
-        // repeat it byte for byte (a key that depends on the query meets
-        // the dead owner's claim).
-        out.push_back(CauseStep(kSlowCapability, action, variant, hook, /*first_only=*/false));
-        work_step = RequestStep("send", action, key, biz);
-        work_step.Options<SendOptions>().instance = kBalancedInstance;
-        work_step.Options<SendOptions>().background = true;
-      } else if (work == "deliver") {
-        work_step = DeliverStep(*this);
-        QueueOptions& o = work_step.Options<QueueOptions>();
-        o.variant = variant;
-        o.max_attempts = 1;  // the push the kill cuts off is not pushed again by itself
-        o.background = true;
+        out.push_back(StepOf("cause", *this));
+        out.push_back(StepOf("send", *this));
       } else {
-        work_step = BatchStep(*this);
-        work_step.Options<BatchOptions>().variant = variant;
-        work_step.Options<BatchOptions>().background = true;
+        out.push_back(StepOf(work == "deliver" ? "deliver" : "run_batch", *this));
       }
-      out.push_back(work_step);
-      out.push_back(WaitStep(std::chrono::milliseconds(kMidWorkWaitMs)));
+      out.push_back(StepOf("wait", *this));
       out.push_back(MakeStep("kill"));
       // The crash point is the kill; the start after it is where every
       // retry, redelivery or rerun that follows meets what the dead work left.
       out.push_back(MakeStep("restart"));
       return out;
     }
-    case OpKind::kSendPastLease: {
-      Step send = RequestStep("send", action, key, biz);
-      send.Options<SendOptions>().background = true;
-      send.Options<SendOptions>().instance = kBalancedInstance;
-      // Past the lease, the owner still running: what follows is late for
-      // its lease (a send of its key is the duplicate class 2 is about).
-      return {CauseStep(kPastLeaseCapability, action, variant, hook, /*first_only=*/false), send, WaitStep(duration)};
-    }
+    // Past the lease, the owner still running: what follows is late for
+    // its lease (a send of its key is the duplicate class 2 is about).
+    case OpKind::kSendPastLease: return {StepOf("cause", *this), StepOf("send", *this), StepOf("wait", *this)};
   }
   return {};
 }

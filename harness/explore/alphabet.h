@@ -85,6 +85,14 @@ enum class OpKind {
 };
 const char* OpKindName(OpKind kind);  // as under explore.ops
 
+// kill_mid_work: how long the work runs before the kill (the scripted
+// crash points' wait: long enough for the request, push or run to reach its
+// slow part, well inside a 1.5 s slow variant).
+inline constexpr std::int64_t kMidWorkWaitMs = 400;
+// The capabilities kill_mid_work (on an action) and send_past_lease cause.
+inline constexpr char kSlowCapability[] = "slow_request";
+inline constexpr char kPastLeaseCapability[] = "slow_past_lease";
+
 struct Op {
   OpKind kind = OpKind::kSend;
   std::string action;  // send / send_other / burst / fault; deliver / redeliver: the message name
@@ -114,7 +122,8 @@ struct Op {
   // "deliver" (message `action`, id `key`) or "run_batch" (job `name`).
   std::string work;
 
-  // The scenario steps this op stands for.
+  // The scenario steps this op stands for: which kinds, in order, here; each
+  // step's options from its kind (StepKindSpec::FromOp, harness/steps/).
   std::vector<Step> Steps() const;
   // One line: "send create_order k1/b1", "wait 100ms", "kill".
   std::string ToString() const;

@@ -62,6 +62,7 @@ struct InterpreterOptions;  // runtime/run_types.h
 }  // namespace runtime
 namespace explore {
 struct PlanModel;  // explore/plan_model.h
+struct Op;         // explore/alphabet.h
 }  // namespace explore
 
 // What a step may have done to the target's processes, for the interpreter's
@@ -120,6 +121,11 @@ class StepKindSpec {
   // How the step changes explore's model of the plan (explore/plan_model.h);
   // the step's `after` is already counted (most kinds: 10ms of plan time).
   virtual void Plan(const Step& step, explore::PlanModel& model, const ProvidedVariables& provides) const = 0;
+  // Explore's op `op` (explore/alphabet.h): Op::Steps() says which kinds it
+  // is made of and makes each step; its kind fills the step's options (as
+  // NewOptions() made them) from the op's fields. Default: nothing to fill
+  // (kill, restart, pause, resume).
+  virtual void FromOp(const explore::Op& /*op*/, Step& /*step*/) const {}
 
   // What running the step needs that `options` lacks (a last-byte sender, an
   // injector), appended to `needs`.

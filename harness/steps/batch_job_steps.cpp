@@ -219,6 +219,19 @@ class BatchStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
+  // A run_batch or rerun op, or the run a kill_mid_work cuts (in its slow
+  // variant, in the background).
+  void FromOp(const explore::Op& op, Step& step) const override {
+    BatchOptions& o = step.Options<BatchOptions>();
+    o.job = op.name;
+    o.from = op.from;
+    o.to = op.to;
+    o.fail_after = op.fail_after;
+    if (op.kind != explore::OpKind::kKillMidWork) return;
+    o.variant = op.variant;
+    o.background = true;
+  }
+
   void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables&) const override {
     const BatchOptions& step = s.Options<BatchOptions>();
     if (role_ == BatchRole::kRun) {

@@ -173,6 +173,21 @@ class CauseStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
+  // A cause op (resolved already, the variant on the next request only), or
+  // the slow variant a kill_mid_work or send_past_lease gives its send's
+  // whole attempt (the retries after the restart repeat it).
+  void FromOp(const explore::Op& op, Step& step) const override {
+    using explore::OpKind;
+    CauseOptions& o = step.Options<CauseOptions>();
+    o.capability = op.kind == OpKind::kKillMidWork     ? explore::kSlowCapability
+                   : op.kind == OpKind::kSendPastLease ? explore::kPastLeaseCapability
+                                                       : op.name;
+    o.first_only = op.kind == OpKind::kCause;
+    o.action = op.action;
+    o.resolved = true;
+    o.variant = op.variant;
+    o.hook = op.hook;
+  }
   void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables&) const override {
     const CauseOptions& step = s.Options<CauseOptions>();
     if (step.capability == "heal") {

@@ -362,6 +362,21 @@ class QueueStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
+  // A deliver or redeliver op's push, or the push a kill_mid_work cuts: in
+  // its slow variant, in the background, pushed once (a push the kill cuts
+  // off is not pushed again by itself).
+  void FromOp(const explore::Op& op, Step& step) const override {
+    QueueOptions& o = step.Options<QueueOptions>();
+    o.name = op.action;
+    o.message_id = op.key;
+    o.biz = op.biz;
+    o.copies = op.copies;
+    if (op.kind != explore::OpKind::kKillMidWork) return;
+    o.variant = op.variant;
+    o.max_attempts = 1;
+    o.background = true;
+  }
+
   void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
     if (deliver_) {
       m.delivered.insert(step.Options<QueueOptions>().message_id);

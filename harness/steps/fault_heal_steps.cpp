@@ -31,6 +31,8 @@ class FaultOrHealStepKind final : public StepKindSpec {
     out << YAML::Key << name() << YAML::Value << s.Options<FaultOptions>().name;
     return Status::Ok();
   }
+  // A fault op: its fault starts, a send, the heal.
+  void FromOp(const explore::Op& op, Step& step) const override { step.Options<FaultOptions>().name = op.name; }
   void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
   void RuntimeNeeds(const Step& step, const Scenario& scenario, const TargetDescription&,
                     const runtime::InterpreterOptions& options, std::vector<std::string>& needs) const override {

@@ -28,6 +28,7 @@ class HookStepKind final : public StepKindSpec {
     out << YAML::Key << name() << YAML::Value << s.Options<HookOptions>().name;
     return Status::Ok();
   }
+  void FromOp(const explore::Op& op, Step& step) const override { step.Options<HookOptions>().name = op.name; }
   void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override {
     m.hook_pending = true;
     AddPlanTime(m, 10);

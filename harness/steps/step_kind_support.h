@@ -12,6 +12,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "explore/alphabet.h"
 #include "explore/plan_model.h"
 #include "model/scenario.h"
 #include "model/step_kind.h"

@@ -899,3 +899,104 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   a->Apply(over, windowed);
   CHECK_FALSE(a->Allowed(over, windowed));  // 2 x 2.2 s would leave the 4 s window
 }
+
+// Each op's steps come from their kinds (StepKindSpec::FromOp): which kinds
+// in what order from Op::Steps, each step's options from its kind's file.
+// Written as the repro files write them, every op kind reads as before the
+// builders moved out of alphabet.cpp.
+TEST_CASE("every op kind's steps, filled by their step kinds, write as the repro files did", "[explore][ops]") {
+  auto yaml_of = [](const Op& op) {
+    Scenario s;
+    s.name = "ops";
+    s.steps = op.Steps();
+    auto text = WriteScenarioYaml(s, "");
+    REQUIRE(text.ok());
+    const std::size_t at = text->find("steps:");
+    REQUIRE(at != std::string::npos);
+    std::size_t end = at;  // up to the next top-level key, if any
+    while ((end = text->find('\n', end + 1)) != std::string::npos && end + 1 < text->size() &&
+           ((*text)[end + 1] == ' ' || (*text)[end + 1] == '-')) {
+    }
+    return text->substr(at, end == std::string::npos ? std::string::npos : end + 1 - at);
+  };
+  Op op = SendOp();
+  CHECK(yaml_of(op) == "steps:\n  - send: create_order\n    key: k1\n    biz: b1\n");  // main: balanced, unwritten
+  op.kind = OpKind::kSendOther;
+  op.instance = "second";
+  op.caller = "first";
+  CHECK(yaml_of(op) == "steps:\n  - send: create_order\n    key: k1\n    biz: b1\n    payload: other\n"
+                       "    instance: second\n    caller: first\n");
+  op = SendOp();
+  op.kind = OpKind::kSendThenKill;
+  CHECK(yaml_of(op) == "steps:\n  - send: create_order\n    key: k1\n    biz: b1\n    then: kill\n");
+  op.kind = OpKind::kBurst;
+  op.n = 5;
+  op.mode = BurstMode::kLastByte;
+  CHECK(yaml_of(op) == "steps:\n  - burst: create_order\n    key: k1\n    biz: b1\n    n: 5\n    mode: last_byte\n");
+  op = SendOp();
+  op.kind = OpKind::kFault;
+  op.name = "drop";
+  CHECK(yaml_of(op) == "steps:\n  - fault: drop\n  - send: create_order\n    key: k1\n    biz: b1\n  - heal: drop\n");
+  Op wait;
+  wait.kind = OpKind::kWait;
+  wait.duration = std::chrono::milliseconds(250);
+  CHECK(yaml_of(wait) == "steps:\n  - wait: 250ms\n");
+  wait.kind = OpKind::kWaitPastWindow;
+  CHECK(yaml_of(wait) == "steps:\n  - wait: past_window\n");
+  Op deliver;
+  deliver.kind = OpKind::kRedeliver;
+  deliver.action = "credit";
+  deliver.key = "m1";
+  deliver.biz = "b1";
+  deliver.copies = 2;
+  CHECK(yaml_of(deliver) == "steps:\n  - deliver: credit\n    message: m1\n    biz: b1\n    copies: 2\n");
+  Op batch;
+  batch.kind = OpKind::kRunBatch;
+  batch.name = "j1";
+  batch.from = 0;
+  batch.to = 100;
+  batch.fail_after = 60;
+  CHECK(yaml_of(batch) == "steps:\n  - run_batch: j1\n    from: 0\n    to: 100\n    fail_after: 60\n");
+
+  // kill_mid_work on a send: the slow variant for the whole attempt, the send
+  // in the background, 400 ms into it the kill, then the restart.
+  Op mid = SendOp();
+  mid.kind = OpKind::kKillMidWork;
+  mid.work = "send";
+  mid.variant = "slow";
+  const std::vector<Step> steps = mid.Steps();
+  REQUIRE(steps.size() == 5);
+  const CauseOptions& cause = steps[0].Options<CauseOptions>();
+  CHECK(cause.capability == kSlowCapability);
+  CHECK(cause.resolved);
+  CHECK(cause.variant == "slow");
+  CHECK_FALSE(cause.first_only);
+  CHECK(yaml_of(mid) == "steps:\n  - cause: slow_request\n    action: create_order\n  - send: create_order\n"
+                        "    key: k1\n    biz: b1\n    background: true\n  - wait: 400ms\n"
+                        "  - kill\n  - restart\n");
+  mid.work = "deliver";
+  mid.action = "credit";
+  CHECK(yaml_of(mid) == "steps:\n  - deliver: credit\n    message: k1\n    biz: b1\n    max_attempts: 1\n"
+                        "    variant: slow\n    background: true\n  - wait: 400ms\n  - kill\n  - restart\n");
+  // send_past_lease: the past-lease variant, the send, the wait past the lease.
+  Op past = SendOp();
+  past.kind = OpKind::kSendPastLease;
+  past.hook = "slow_business";
+  past.duration = std::chrono::milliseconds(1500);
+  const std::vector<Step> past_steps = past.Steps();
+  REQUIRE(past_steps.size() == 3);
+  CHECK(past_steps[0].Options<CauseOptions>().capability == kPastLeaseCapability);
+  CHECK(past_steps[0].Options<CauseOptions>().hook == "slow_business");
+  CHECK(yaml_of(past) == "steps:\n  - cause: slow_past_lease\n    action: create_order\n  - send: create_order\n"
+                         "    key: k1\n    biz: b1\n    background: true\n  - wait: 1500ms\n");
+  // A cause op: its variant on the next request only.
+  Op c = SendOp();
+  c.kind = OpKind::kCause;
+  c.name = "slow_request";
+  c.variant = "slow";
+  CHECK(c.Steps().front().Options<CauseOptions>().first_only);
+  Op hook;
+  hook.kind = OpKind::kHook;
+  hook.name = "blue";
+  CHECK(yaml_of(hook) == "steps:\n  - hook: blue\n");
+}
