@@ -18,7 +18,7 @@
 //     one alternative of StepOptions;
 //  2. harness/steps/NAME_step.cpp: a class deriving from StepKindSpec (name,
 //     options, NewOptions, Parse filling only its struct, and whatever of
-//     Check / Write / Plan / RuntimeNeeds / the traits it needs, each reading
+//     Check / Write / Plan / FromOp / RuntimeNeeds / the traits it needs, each reading
 //     step.Options<ITS_STRUCT>(); Execute through runtime::StepContext), and
 //     a factory `std::unique_ptr<StepKindSpec> MakeNAMEStep()`;
 //  3. one line in harness/steps/builtin_step_kinds.cpp registering it, and the
