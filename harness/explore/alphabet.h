@@ -84,6 +84,12 @@ enum class OpKind {
   kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun, kCause, kKillMidWork, kSendPastLease
 };
 const char* OpKindName(OpKind kind);  // as under explore.ops
+// The ops that are one send: send, send_other, send_equivalent,
+// send_changed, send_then_kill, send_background.
+inline bool IsSendOp(OpKind kind) {
+  return kind == OpKind::kSend || kind == OpKind::kSendOther || kind == OpKind::kSendEquivalent ||
+         kind == OpKind::kSendChanged || kind == OpKind::kSendThenKill || kind == OpKind::kSendBackground;
+}
 
 // kill_mid_work: how long the work runs before the kill (the scripted
 // crash points' wait: long enough for the request, push or run to reach its

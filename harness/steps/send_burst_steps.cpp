@@ -628,29 +628,19 @@ class SendStepKind final : public RequestStepKind {
   void FromOp(const explore::Op& op, Step& step) const override {
     using explore::OpKind;
     SendOptions& o = RequestOf(op, step);
-    switch (op.kind) {
-      case OpKind::kSend:
-      case OpKind::kSendOther:
-      case OpKind::kSendEquivalent:
-      case OpKind::kSendChanged:
-      case OpKind::kSendThenKill:
-      case OpKind::kSendBackground:
-        o.kill_after_answer = op.kind == OpKind::kSendThenKill;
-        if (op.kind == OpKind::kSendOther) o.payload = PayloadVariant::kOther;
-        if (op.kind == OpKind::kSendEquivalent) o.payload = PayloadVariant::kEquivalent;
-        if (op.kind == OpKind::kSendChanged) o.payload = PayloadVariant::kValueChanged;
-        o.background = op.kind == OpKind::kSendBackground;
-        // The main instance is where an unplaced request goes on a one-instance target.
-        o.instance = op.instance == "main" ? kBalancedInstance : op.instance;
-        o.caller = op.caller;
-        break;
-      case OpKind::kKillMidWork:
-      case OpKind::kSendPastLease:
-        o.instance = kBalancedInstance;
-        o.background = true;
-        break;
-      default: break;  // a fault's send: the action, key and biz alone
-    }
+    if (explore::IsSendOp(op.kind)) {
+      o.kill_after_answer = op.kind == OpKind::kSendThenKill;
+      if (op.kind == OpKind::kSendOther) o.payload = PayloadVariant::kOther;
+      if (op.kind == OpKind::kSendEquivalent) o.payload = PayloadVariant::kEquivalent;
+      if (op.kind == OpKind::kSendChanged) o.payload = PayloadVariant::kValueChanged;
+      o.background = op.kind == OpKind::kSendBackground;
+      // The main instance is where an unplaced request goes on a one-instance target.
+      o.instance = op.instance == "main" ? kBalancedInstance : op.instance;
+      o.caller = op.caller;
+    } else if (op.kind == OpKind::kKillMidWork || op.kind == OpKind::kSendPastLease) {
+      o.instance = kBalancedInstance;
+      o.background = true;
+    }  // else a fault's send: the action, key and biz alone
   }
   void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables& provides) const override {
     const SendOptions& step = s.Options<SendOptions>();
