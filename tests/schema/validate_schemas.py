@@ -22,8 +22,12 @@ import sys
 import tempfile
 
 import jsonschema
-import referencing
 import yaml
+
+try:  # jsonschema >= 4.18; Debian bookworm's python3-jsonschema is 4.10 (RefResolver)
+    import referencing
+except ImportError:
+    referencing = None
 
 SOURCE, BINARY = sys.argv[1], sys.argv[2]
 SCHEMAS = os.path.join(SOURCE, "schemas")
@@ -47,11 +51,17 @@ def load_schema(name):
         return json.load(f)
 
 
-REGISTRY = referencing.Registry().with_resources(
-    (name + ".schema.json", referencing.Resource.from_contents(load_schema(name)))
-    for name in ("target", "scenario", "explore"))
-VALIDATORS = {name: jsonschema.Draft202012Validator(load_schema(name), registry=REGISTRY)
-              for name in ("target", "scenario", "explore")}
+NAMES = ("target", "scenario", "explore")
+if referencing is not None:
+    REGISTRY = referencing.Registry().with_resources(
+        (name + ".schema.json", referencing.Resource.from_contents(load_schema(name))) for name in NAMES)
+    VALIDATORS = {name: jsonschema.Draft202012Validator(load_schema(name), registry=REGISTRY) for name in NAMES}
+else:
+    STORE = {name + ".schema.json": load_schema(name) for name in NAMES}
+    VALIDATORS = {name: jsonschema.Draft202012Validator(
+        STORE[name + ".schema.json"],
+        resolver=jsonschema.RefResolver(name + ".schema.json", STORE[name + ".schema.json"], store=STORE))
+        for name in NAMES}
 for v in VALIDATORS.values():
     jsonschema.Draft202012Validator.check_schema(v.schema)
 
