@@ -3,9 +3,9 @@
 // the request upstream, answer the client, wait, close or reset the client's
 // connection, and record the fault event.
 //
-// Below it, what the proxy's sessions and faults share: ProxyLoop (the state
-// of one proxy's event loop), Tracked (how heal() reaches a socket or timer),
-// UpstreamConn, UpstreamAnswer and the snapshots that go into FaultEvents.
+// Below it, what the proxy's sessions and faults share: sending upstream,
+// answering the client, and the snapshots that go into FaultEvents (the loop,
+// its connections and answers are in proxy_loop.h).
 // The proxy's session code is in chaos_proxy.cpp; concurrent upstream copies
 // are in upstream_flight.h.
 //
@@ -17,100 +17,9 @@
 // threads (atomics).
 #pragma once
 
-#include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange
-
-#include <atomic>
-#include <chrono>
-#include <cstdint>
-#include <functional>
-#include <map>
-#include <optional>
-#include <string>
-
-#include <boost/asio/awaitable.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl/context.hpp>
-#include <boost/asio/ssl/stream.hpp>
-#include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
-
-#include "injectors/fault_event.h"
-#include "injectors/proxy_settings.h"
+#include "injectors/proxy_loop.h"
 
 namespace idemproof::injectors {
-
-using ProxyRequest = boost::beast::http::request<boost::beast::http::string_body>;
-using ProxyResponse = boost::beast::http::response<boost::beast::http::string_body>;
-template <typename T>
-using ProxyTask = boost::asio::awaitable<T>;
-
-// The state every session of one proxy shares. Touched only on the proxy's
-// thread (or after it was joined), except the counters.
-struct ProxyLoop {
-  ProxyLoop(ProxySettings s, FaultEventLog* e);
-
-  // Records `event` in the log given at construction, if any.
-  void record(FaultEvent event) {
-    if (events) events->record(std::move(event));
-  }
-
-  ProxySettings settings;
-  FaultEventLog* events;
-  boost::asio::ip::tcp::endpoint upstream;
-  // settings.upstream_tls: the context every upstream connection shakes
-  // hands with, or why there is none (a CA file that does not load).
-  std::unique_ptr<boost::asio::ssl::context> upstream_tls;
-  std::string upstream_tls_error;
-  std::atomic<std::int64_t> accepted{0}, open{0}, requests{0}, sends{0}, injected{0};
-
-  bool closing = false;  // heal() has begun: start nothing new
-  std::uint64_t next_id = 0;
-  std::map<std::uint64_t, std::function<void()>> closers;
-
-  // Declared last, destroyed first: coroutine frames still alive when the
-  // io_context dies (forced heal) unregister from `closers` and count down
-  // `open` above.
-  boost::asio::io_context io{1};
-};
-
-// Registers how to close one socket or timer, so heal() can reach it; closes
-// at once when the proxy is already healing.
-class Tracked {
- public:
-  Tracked(ProxyLoop& loop, std::function<void()> close);
-  ~Tracked();
-  Tracked(const Tracked&) = delete;
-  Tracked& operator=(const Tracked&) = delete;
-
- private:
-  ProxyLoop& loop_;
-  std::uint64_t id_ = 0;
-};
-
-// One keep-alive connection to the upstream, connected on first use.
-struct UpstreamConn {
-  explicit UpstreamConn(ProxyLoop& loop) : stream(loop.io), tracked(loop, [this] { close(); }) {}
-  void close();
-
-  boost::beast::tcp_stream stream;
-  // Over `stream` when the upstream speaks TLS (ProxyLoop::upstream_tls);
-  // made anew by each connection's handshake.
-  std::unique_ptr<boost::asio::ssl::stream<boost::beast::tcp_stream&>> tls;
-  boost::beast::flat_buffer buffer;
-  bool connected = false;
-  Tracked tracked;
-};
-
-// The outcome of one request sent upstream: an answer, or why there is none.
-struct UpstreamAnswer {
-  std::optional<ProxyResponse> response;
-  std::string error;
-  bool timed_out = false;
-  std::int64_t done_ns = 0;  // when the answer was fully read
-};
 
 // One request/answer on `conn`, connecting first if needed; never throws.
 ProxyTask<UpstreamAnswer> send_upstream(ProxyLoop& loop, UpstreamConn& conn, ProxyRequest request);

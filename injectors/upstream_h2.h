@@ -17,7 +17,7 @@
 
 #include <boost/asio/ssl/context.hpp>
 
-#include "injectors/proxy_exchange.h"
+#include "injectors/proxy_loop.h"
 
 namespace idemproof::injectors {
 
