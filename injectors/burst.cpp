@@ -36,6 +36,7 @@
 
 #include "base/beast_capped_read.h"
 #include "base/header_list.h"
+#include "base/tls_client.h"
 
 namespace idemproof::injectors {
 
@@ -346,16 +347,6 @@ bool wait_fd(int fd, short events, Deadline deadline) {
   return ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(1, left.count()))) > 0;
 }
 
-std::string ssl_error_text(const std::string& what) {
-  std::string out = what;
-  while (unsigned long e = ERR_get_error()) {
-    char text[256];
-    ERR_error_string_n(e, text, sizeof text);
-    out += std::string(out == what ? ": " : "; ") + text;
-  }
-  return out;
-}
-
 struct TlsConnection {
   int fd = -1;
   SSL* ssl = nullptr;
@@ -412,24 +403,13 @@ void tls_prepare(TlsConnection& c, SSL_CTX* ctx, const tcp::endpoint& target, co
   SSL_set0_rbio(c.ssl, c.socket_bio);
   BIO_up_ref(c.socket_bio);
   SSL_set0_wbio(c.ssl, c.socket_bio);
-  const std::string& name = o.tls->NameFor(host);
-  error_code ip_ec;
-  asio::ip::make_address(name, ip_ec);
-  if (ip_ec) SSL_set_tlsext_host_name(c.ssl, name.c_str());  // SNI carries names, never addresses
-  if (!o.tls->insecure) {
-    X509_VERIFY_PARAM* param = SSL_get0_param(c.ssl);
-    if (ip_ec ? X509_VERIFY_PARAM_set1_host(param, name.c_str(), 0) != 1
-              : X509_VERIFY_PARAM_set1_ip_asc(param, name.c_str()) != 1) {
-      a.error = "tls: cannot check the name " + name;
-      return;
-    }
+  if (Status named = PrepareTlsClient(c.ssl, *o.tls, host); !named.ok()) {
+    a.error = named.message();
+    return;
   }
   ERR_clear_error();
   if (drive(c, connect_by, [&] { return SSL_connect(c.ssl); }) <= 0) {
-    const long verify = SSL_get_verify_result(c.ssl);
-    a.error = verify != X509_V_OK ? std::string("TLS: certificate verify failed (") +
-                                        X509_verify_cert_error_string(verify) + ")"
-                                  : ssl_error_text("TLS: handshake failed");
+    a.error = TlsHandshakeError(c.ssl);
     return;
   }
   const Deadline write_by = std::chrono::steady_clock::now() + o.write_timeout;
@@ -439,7 +419,7 @@ void tls_prepare(TlsConnection& c, SSL_CTX* ctx, const tcp::endpoint& target, co
       return SSL_write(c.ssl, request.data() + off, static_cast<int>(std::min<std::size_t>(prefix - off, 1 << 14)));
     });
     if (n <= 0) {
-      a.error = ssl_error_text("write: TLS");
+      a.error = OpenSslErrors("write: TLS");
       return;
     }
     off += static_cast<std::size_t>(n);
@@ -455,7 +435,7 @@ void tls_prepare(TlsConnection& c, SSL_CTX* ctx, const tcp::endpoint& target, co
   if (n == static_cast<int>(o.final_bytes) && size > 0) c.final_record.assign(bytes, static_cast<std::size_t>(size));
   SSL_set0_wbio(c.ssl, c.socket_bio);     // frees `sealed`
   if (c.final_record.empty()) {
-    a.error = ssl_error_text("write: TLS sealing the final bytes");
+    a.error = OpenSslErrors("write: TLS sealing the final bytes");
     return;
   }
   c.ready = true;
@@ -464,23 +444,13 @@ void tls_prepare(TlsConnection& c, SSL_CTX* ctx, const tcp::endpoint& target, co
 void fire_synchronized_tls(const std::vector<std::string>& requests, const BurstOptions& o,
                            const std::vector<tcp::endpoint>& targets, BurstResult& result) {
   const std::size_t n = requests.size();
-  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
-  if (ctx == nullptr) {
-    for (auto& a : result.answers) a.error = ssl_error_text("TLS: no context");
+  static constexpr char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  auto made = MakeTlsClientContext(*o.tls, std::string_view(kHttp11, sizeof kHttp11));
+  if (!made.ok()) {
+    for (auto& a : result.answers) a.error = made.status().message();
     return;
   }
-  static const unsigned char kAlpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
-  SSL_CTX_set_alpn_protos(ctx, kAlpn, sizeof kAlpn);
-  SSL_CTX_set_verify(ctx, o.tls->insecure ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, nullptr);
-  if (!o.tls->insecure) {
-    const int loaded = o.tls->ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx)
-                                              : SSL_CTX_load_verify_locations(ctx, o.tls->ca_file.c_str(), nullptr);
-    if (loaded != 1) {
-      for (auto& a : result.answers) a.error = ssl_error_text("TLS: cannot load the CA " + o.tls->ca_file);
-      SSL_CTX_free(ctx);
-      return;
-    }
-  }
+  SSL_CTX* ctx = made->get();
   std::vector<std::unique_ptr<TlsConnection>> conns;
   for (std::size_t i = 0; i < n; ++i) {
     conns.push_back(std::make_unique<TlsConnection>());
@@ -572,8 +542,7 @@ void fire_synchronized_tls(const std::vector<std::string>& requests, const Burst
   for (std::size_t i : reading) {
     if (!conns[i]->done) result.answers[i].error = "read: timed out";
   }
-  conns.clear();
-  SSL_CTX_free(ctx);
+  conns.clear();  // every SSL before the context `made` holds
 }
 
 // The naive threads' start line: each arrives, then all go at once. Not
