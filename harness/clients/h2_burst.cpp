@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -16,13 +17,20 @@
 #include <unistd.h>
 
 #include <nghttp2/nghttp2.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
+#include "base/tls_client.h"
 #include "clients/kept_budget.h"
 
 namespace idemproof::runtime {
 namespace {
 
 using std::chrono::nanoseconds;
+
+// The most plaintext OpenSSL seals into one record (its default
+// max_send_fragment): one SSL_write of more becomes several records.
+constexpr std::size_t kTlsRecordPlaintext = 16384;
 
 // One request's stream: what it sends and what came back.
 struct Stream {
@@ -45,8 +53,15 @@ struct Stream {
 
 struct Conn {
   int fd = -1;
+  // https://: OpenSSL over two memory BIOs (owned by ssl), so that this file
+  // alone reads and writes the socket and the release stays one send() of
+  // bytes sealed beforehand.
+  SSL* ssl = nullptr;
+  BIO* tls_in = nullptr;   // bytes read from the socket, for OpenSSL
+  BIO* tls_out = nullptr;  // bytes OpenSSL made, for the socket
   nghttp2_session* session = nullptr;
-  std::string out;  // serialized frames not yet written
+  std::string out;   // serialized frames not yet sealed (their plaintext)
+  std::string wire;  // bytes for the socket not yet written (TLS records over https://)
   std::size_t max_body = 0;
   std::vector<Stream> streams;
   std::int32_t goaway_last = -1;  // -1: no GOAWAY
@@ -54,6 +69,7 @@ struct Conn {
 
   ~Conn() {
     if (session != nullptr) nghttp2_session_del(session);
+    if (ssl != nullptr) SSL_free(ssl);
     if (fd >= 0) ::close(fd);
   }
   Stream* Of(std::int32_t id) { return static_cast<Stream*>(nghttp2_session_get_stream_user_data(session, id)); }
@@ -148,11 +164,37 @@ int OnFrameRecv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
   return 0;
 }
 
-// Writes c.out whole by `deadline`; counts the send() calls.
-bool WriteOut(Conn& c, std::int64_t deadline, int* writes = nullptr) {
+// Appends what OpenSSL has made (records, alerts) to c.wire.
+void TakeTlsOutput(Conn& c) {
+  char buf[16384];
+  for (int n; (n = BIO_read(c.tls_out, buf, sizeof buf)) > 0;) c.wire.append(buf, static_cast<std::size_t>(n));
+}
+
+// Moves c.out to c.wire: as it is (h2c), or sealed by ONE SSL_write into
+// as many records as its size needs (one up to 16 KiB).
+bool Seal(Conn& c) {
+  if (c.ssl == nullptr) {
+    c.wire += c.out;
+    c.out.clear();
+    return true;
+  }
+  if (!c.out.empty()) {
+    // Into memory: never short, never waiting for the socket.
+    if (SSL_write(c.ssl, c.out.data(), static_cast<int>(c.out.size())) != static_cast<int>(c.out.size())) {
+      c.error = OpenSslErrors("TLS: sealing frames failed");
+      return false;
+    }
+    c.out.clear();
+  }
+  TakeTlsOutput(c);
+  return true;
+}
+
+// Writes c.wire whole by `deadline`; counts the send() calls.
+bool WriteWire(Conn& c, std::int64_t deadline, int* writes = nullptr) {
   std::size_t done = 0;
-  while (done < c.out.size()) {
-    const ssize_t n = ::send(c.fd, c.out.data() + done, c.out.size() - done, MSG_NOSIGNAL);
+  while (done < c.wire.size()) {
+    const ssize_t n = ::send(c.fd, c.wire.data() + done, c.wire.size() - done, MSG_NOSIGNAL);
     if (writes != nullptr) ++*writes;
     if (n > 0) {
       done += static_cast<std::size_t>(n);
@@ -160,28 +202,55 @@ bool WriteOut(Conn& c, std::int64_t deadline, int* writes = nullptr) {
     }
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       c.error = std::string("write failed: ") + std::strerror(errno);
-      c.out.erase(0, done);
+      c.wire.erase(0, done);
       return false;
     }
     const std::int64_t left = deadline - Now();
     pollfd p{c.fd, POLLOUT, 0};
     if (left <= 0 || ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left / 1000000, 1))) < 0) {
       c.error = "write timed out";
-      c.out.erase(0, done);
+      c.wire.erase(0, done);
       return false;
     }
   }
-  c.out.clear();
+  c.wire.clear();
   return true;
 }
 
-// Serializes what the session has to send and writes it.
+// Serializes what the session has to send, seals it over TLS, and writes it.
 bool Flush(Conn& c, std::int64_t deadline) {
   if (nghttp2_session_send(c.session) != 0) {
     c.error = "HTTP/2 session failed to send";
     return false;
   }
-  return WriteOut(c, deadline);
+  return Seal(c) && WriteWire(c, deadline);
+}
+
+// Hands `n` bytes the server sent to the session: as they came (h2c), or
+// what OpenSSL opens of them (TLS).
+bool Feed(Conn& c, const char* bytes, std::size_t n) {
+  auto to_session = [&c](const char* data, std::size_t size) {
+    if (nghttp2_session_mem_recv(c.session, reinterpret_cast<const std::uint8_t*>(data), size) >= 0) return true;
+    c.error = "HTTP/2 protocol error from the server";
+    return false;
+  };
+  if (c.ssl == nullptr) return to_session(bytes, n);
+  BIO_write(c.tls_in, bytes, static_cast<int>(n));
+  // Bounded: each round opens one record of what came; 16 KiB holds fewer than 1024.
+  for (int rounds = 0; rounds < 1024; ++rounds) {
+    char plain[16384];
+    const int got = SSL_read(c.ssl, plain, sizeof plain);
+    if (got > 0) {
+      if (!to_session(plain, static_cast<std::size_t>(got))) return false;
+      continue;
+    }
+    const int err = SSL_get_error(c.ssl, got);
+    if (err == SSL_ERROR_WANT_READ) break;
+    c.error = err == SSL_ERROR_ZERO_RETURN ? "the server closed the TLS connection" : OpenSslErrors("TLS: read failed");
+    return false;
+  }
+  TakeTlsOutput(c);  // what reading made OpenSSL send (a key update's answer)
+  return true;
 }
 
 // Reads what arrives within `wait_ns` into the session; false when the
@@ -201,29 +270,108 @@ bool Pump(Conn& c, std::int64_t wait_ns) {
     c.error = std::string("read failed: ") + std::strerror(errno);
     return false;
   }
-  if (nghttp2_session_mem_recv(c.session, reinterpret_cast<const std::uint8_t*>(buf), static_cast<std::size_t>(n)) <
-      0) {
-    c.error = "HTTP/2 protocol error from the server";
+  return Feed(c, buf, static_cast<std::size_t>(n));
+}
+
+// The TLS handshake on c.fd, by `deadline`, offering only h2 in ALPN. On
+// failure c.error says why, and *refused whether the handshake itself
+// failed (the peer's certificate, no TLS peer): nothing was sent.
+bool Handshake(Conn& c, SSL_CTX* ctx, const TlsOptions& tls, const std::string& host, std::int64_t deadline,
+               const std::atomic<bool>* cancel, bool* refused) {
+  c.ssl = SSL_new(ctx);
+  if (c.ssl == nullptr) {
+    c.error = OpenSslErrors("TLS: no session");
+    return false;
+  }
+  c.tls_in = BIO_new(BIO_s_mem());
+  c.tls_out = BIO_new(BIO_s_mem());
+  SSL_set_bio(c.ssl, c.tls_in, c.tls_out);
+  if (Status named = PrepareTlsClient(c.ssl, tls, host); !named.ok()) {
+    c.error = named.message();
+    *refused = true;
+    return false;
+  }
+  ERR_clear_error();
+  // Bounded by the deadline (each wait at most 100 ms) and, beyond it, by rounds.
+  bool done = false;
+  for (int rounds = 0; !done && rounds < 100000; ++rounds) {
+    const int step = SSL_connect(c.ssl);
+    TakeTlsOutput(c);
+    const bool wrote = WriteWire(c, deadline);  // a failed check's alert goes out too
+    if (step == 1) {
+      if (!wrote) return false;
+      done = true;
+      break;
+    }
+    if (SSL_get_error(c.ssl, step) != SSL_ERROR_WANT_READ) {
+      c.error = TlsHandshakeError(c.ssl);
+      *refused = true;
+      return false;
+    }
+    if (!wrote) return false;
+    if (cancel != nullptr && cancel->load()) {
+      c.error = "cancelled";
+      return false;
+    }
+    const std::int64_t left = deadline - Now();
+    pollfd p{c.fd, POLLIN, 0};
+    if (left <= 0 || ::poll(&p, 1, static_cast<int>(std::clamp<std::int64_t>(left / 1000000, 1, 100))) < 0) break;
+    if (p.revents == 0) continue;
+    char buf[16384];
+    const ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+      c.error = std::string("TLS: handshake failed: ") +
+                (n == 0 ? "the server closed the connection" : std::strerror(errno));
+      *refused = true;
+      return false;
+    }
+    if (n > 0) BIO_write(c.tls_in, buf, static_cast<int>(n));
+  }
+  if (!done) {
+    c.error = "TLS: handshake timed out";
+    return false;
+  }
+  const unsigned char* proto = nullptr;
+  unsigned int proto_len = 0;
+  SSL_get0_alpn_selected(c.ssl, &proto, &proto_len);
+  if (proto_len != 2 || std::memcmp(proto, "h2", 2) != 0) {
+    c.error = "the server did not select h2 in ALPN (it selected " +
+              (proto_len == 0 ? std::string("no protocol")
+                              : "'" + std::string(reinterpret_cast<const char*>(proto), proto_len) + "'") +
+              "): a single-packet burst needs HTTP/2";
     return false;
   }
   return true;
 }
 
-// host and port of an http:// origin ("http://HOST:PORT", HOST may be [v6]).
-bool SplitOrigin(const std::string& origin, std::string* host, std::string* port) {
-  const std::string scheme = "http://";
-  if (origin.rfind(scheme, 0) != 0) return false;
-  std::string authority = origin.substr(scheme.size());
+// An origin's parts: "http://HOST:PORT" or "https://HOST:PORT" (HOST may
+// be [v6]; no port: the scheme's).
+struct OriginParts {
+  bool tls = false;
+  std::string host;       // brackets removed
+  std::string port;
+  bool port_written = false;  // the origin names its port
+  std::string authority;      // as written
+};
+bool SplitOrigin(const std::string& origin, OriginParts* parts) {
+  const std::size_t mark = origin.find("://");
+  if (mark == std::string::npos) return false;
+  const std::string scheme = origin.substr(0, mark);
+  if (scheme != "http" && scheme != "https") return false;
+  parts->tls = scheme == "https";
+  parts->authority = origin.substr(mark + 3);
+  const std::string& authority = parts->authority;
   const std::size_t colon = authority.rfind(':');
   if (colon == std::string::npos || authority.find(']', colon) != std::string::npos) {
-    *port = "80";
-    *host = authority;
+    parts->port = parts->tls ? "443" : "80";
+    parts->host = authority;
   } else {
-    *host = authority.substr(0, colon);
-    *port = authority.substr(colon + 1);
+    parts->host = authority.substr(0, colon);
+    parts->port = authority.substr(colon + 1);
+    parts->port_written = true;
   }
-  if (host->size() > 1 && host->front() == '[') *host = host->substr(1, host->size() - 2);
-  return !host->empty();
+  if (parts->host.size() > 1 && parts->host.front() == '[') parts->host = parts->host.substr(1, parts->host.size() - 2);
+  return !parts->host.empty();
 }
 
 // A connected non-blocking TCP_NODELAY socket, or -1 with `error`.
@@ -266,11 +414,12 @@ nghttp2_nv Nv(const std::string& name, const std::string& value) {
           NGHTTP2_NV_FLAG_NONE};
 }
 
-void AllNotSent(H2BurstResult& r, const std::string& why) {
+void AllNotSent(H2BurstResult& r, const std::string& why, bool tls_refused = false) {
   for (HttpExchange& e : r.exchanges) {
     if (e.outcome == HttpOutcome::kAnswered || !e.error.empty()) continue;
     e.outcome = HttpOutcome::kNotSent;
     e.error = why;
+    e.tls_refused = tls_refused;
     e.start_ns = e.end_ns = Now();
   }
 }
@@ -295,18 +444,36 @@ H2BurstResult FireH2Burst(const std::vector<OutgoingRequest>& requests, const H2
       return r;
     }
   }
-  std::string host, port;
-  if (!SplitOrigin(lead.origin, &host, &port)) {
-    AllNotSent(r, "single-packet HTTP/2 bursts need an http:// origin (h2c) for now: " + lead.url());
+  OriginParts origin;
+  if (!SplitOrigin(lead.origin, &origin)) {
+    AllNotSent(r, "single-packet HTTP/2 bursts need an http:// or https:// origin: " + lead.url());
     return r;
+  }
+  // The context first: a CA file that cannot be loaded costs no connection.
+  TlsClientContext tls_context;
+  if (origin.tls) {
+    static constexpr char kOnlyH2[] = {2, 'h', '2'};
+    auto made = MakeTlsClientContext(lead.tls, std::string_view(kOnlyH2, sizeof kOnlyH2));
+    if (!made.ok()) {
+      AllNotSent(r, made.status().message(), /*tls_refused=*/made.status().code() == StatusCode::kInvalidConfig);
+      return r;
+    }
+    tls_context = std::move(made).value();
   }
   Conn c;
   std::string error;
   const auto connect_timeout = std::min<nanoseconds>(options.connect_timeout, lead.timeout);
-  c.fd = Connect(host, port, connect_timeout, &error);
+  c.fd = Connect(origin.host, origin.port, connect_timeout, &error);
   if (c.fd < 0) {
     AllNotSent(r, error);
     return r;
+  }
+  if (origin.tls) {
+    bool refused = false;
+    if (!Handshake(c, tls_context.get(), lead.tls, origin.host, Now() + connect_timeout.count(), cancel, &refused)) {
+      AllNotSent(r, c.error, refused);
+      return r;
+    }
   }
   // The run's budget shared out among the answers (clients/kept_budget.h).
   const std::size_t cap = lead.kept != nullptr ? lead.kept->Reserve(requests.size(), lead.max_body) : lead.max_body;
@@ -339,13 +506,17 @@ H2BurstResult FireH2Burst(const std::vector<OutgoingRequest>& requests, const H2
   nghttp2_submit_settings(c.session, NGHTTP2_FLAG_NONE, settings, 1);
 
   c.streams.resize(requests.size());
-  const std::string authority = lead.origin.substr(std::string("http://").size());
+  // tls.server_name stands for the URL's host in :authority too, as libcurl sends it.
+  std::string authority = origin.authority;
+  if (origin.tls && !lead.tls.server_name.empty())
+    authority = lead.tls.server_name + (origin.port_written ? ":" + origin.port : "");
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const HttpRequest& m = requests[i].message;
     Stream& s = c.streams[i];
     s.index = i;
     s.body = &m.body;
-    const HeaderList fields = http2_request_fields(m.method, "http", authority, m.target, m.headers, m.body.size());
+    const HeaderList fields =
+        http2_request_fields(m.method, origin.tls ? "https" : "http", authority, m.target, m.headers, m.body.size());
     std::vector<nghttp2_nv> nva;
     for (const auto& [n, v] : fields) nva.push_back(Nv(n, v));
     nghttp2_data_provider provider{};
@@ -383,8 +554,9 @@ H2BurstResult FireH2Burst(const std::vector<OutgoingRequest>& requests, const H2
   }
 
   // The release: every stream's final frame serialized into one buffer,
-  // written by one send() (TCP_NODELAY: it leaves at once, in as few
-  // segments as the MSS allows).
+  // sealed by one SSL_write over TLS (one record up to 16 KiB), written by
+  // one send() (TCP_NODELAY: it leaves at once, in as few segments as the
+  // MSS allows). The sealing comes before the clock starts.
   for (Stream& s : c.streams) {
     if (r.streams[s.index].stream_id == 0) continue;
     s.released = true;
@@ -394,22 +566,43 @@ H2BurstResult FireH2Burst(const std::vector<OutgoingRequest>& requests, const H2
     AllNotSent(r, "HTTP/2 session failed to send the final frames");
     return r;
   }
+  const std::size_t wire_start = c.wire.size();  // 0: the settle wrote everything before
+  if (!Seal(c)) {
+    AllNotSent(r, "sealing the final frames: " + c.error);
+    return r;
+  }
+  // Where each record ends on the wire: a stream's final frame counts only
+  // once the whole record that holds it arrived (its tag comes last).
+  std::vector<std::size_t> record_ends;
+  if (c.ssl != nullptr) {
+    for (std::size_t at = wire_start; at + 5 <= c.wire.size();) {
+      at += 5 + ((static_cast<std::size_t>(static_cast<unsigned char>(c.wire[at + 3])) << 8) |
+                 static_cast<unsigned char>(c.wire[at + 4]));
+      record_ends.push_back(std::min(at, c.wire.size()));
+    }
+  }
+  r.tls_records = static_cast<int>(record_ends.size());
+  auto wire_end_of = [&](std::size_t frame_end) {
+    if (c.ssl == nullptr) return wire_start + frame_end;
+    if (record_ends.empty()) return c.wire.size();
+    return record_ends[std::min((frame_end - 1) / kTlsRecordPlaintext, record_ends.size() - 1)];
+  };
   int mss = 0;
   socklen_t mss_len = sizeof mss;
   ::getsockopt(c.fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len);
   r.mss = mss;
-  r.release_bytes = c.out.size();
+  r.release_bytes = c.wire.size();
   r.segments = mss > 0 ? static_cast<int>((r.release_bytes + static_cast<std::size_t>(mss) - 1) / static_cast<std::size_t>(mss)) : 1;
   const std::int64_t released = Now();
-  const std::size_t release_bytes = c.out.size();
-  ok = WriteOut(c, released + connect_timeout.count(), &r.release_writes);
+  const std::size_t release_bytes = c.wire.size();
+  ok = WriteWire(c, released + connect_timeout.count(), &r.release_writes);
   const std::int64_t release_done = Now();
   r.release_ns = release_done - released;
-  const std::size_t written = ok ? release_bytes : release_bytes - c.out.size();
+  const std::size_t written = ok ? release_bytes : release_bytes - c.wire.size();
   for (Stream& s : c.streams) {
     H2StreamPlacement& p = r.streams[s.index];
-    if (p.stream_id != 0 && s.final_sent && s.final_end <= written)
-      p.segment = mss > 0 ? static_cast<int>((s.final_end - 1) / static_cast<std::size_t>(mss)) : 0;
+    if (p.stream_id != 0 && s.final_sent && wire_end_of(s.final_end) <= written)
+      p.segment = mss > 0 ? static_cast<int>((wire_end_of(s.final_end) - 1) / static_cast<std::size_t>(mss)) : 0;
     r.exchanges[s.index].start_ns = released;
     if (p.segment >= 0) r.exchanges[s.index].send_attempts = 1;
   }

@@ -334,8 +334,9 @@ Status BurstNow(StepContext& ctx, const Step& burst_step, int index) {
   const SendOptions& step = burst_step.Options<SendOptions>();
   const ActionDescription* action = ctx.target().FindAction(step.action);
   if (action == nullptr) return Status(StatusCode::kUnsupported, "unknown action " + step.action);
-  // `http: 2`: a last-byte burst is a single-packet group on one HTTP/2 connection.
-  // Not through the harness's own proxy (an armed fault): it speaks HTTP/1.1.
+  // `http: 2`: a last-byte burst is a single-packet group on one HTTP/2
+  // connection (h2c, or TLS with the requests' tls:, as rendered). Not
+  // through the harness's own proxy (an armed fault): it speaks HTTP/1.1.
   const bool single_packet = step.mode == BurstMode::kLastByte && ctx.target().http.version == 2 &&
                              !ctx.routing().Routed();
   BurstSender* sender = step.mode == BurstMode::kLastByte ? ctx.options().last_byte_burst : ctx.threads_burst();
@@ -380,6 +381,7 @@ Status BurstNow(StepContext& ctx, const Step& burst_step, int index) {
       h2_of.push_back({{"stream_id", p.stream_id}, {"segment", p.segment}});
     facts = {{"mode", "single_packet_h2"}, {"release_bytes", h2.release_bytes},
              {"release_writes", h2.release_writes}, {"segments", h2.segments}, {"mss", h2.mss}};
+    if (h2.tls_records > 0) facts["tls_records"] = h2.tls_records;  // https://: the records sealed ahead
     exchanges = std::move(h2.exchanges);
     harness_ns = h2.release_ns;
   } else {
