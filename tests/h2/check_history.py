@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads a run's history back (issue #35).
-usage: check_history.py HISTORY.jsonl single-packet N   every request of the burst in
+usage: check_history.py HISTORY.jsonl single-packet N [tls]   every request of the burst in
            segment 0 of one release write, N distinct odd stream ids, the note says so
+           (tls: the final frames sealed in one TLS record)
        check_history.py HISTORY.jsonl traceparent        every request carries a well-formed
            W3C traceparent, one trace id for the whole history, a span id per request
        check_history.py HISTORY.jsonl no-traceparent     no request carries one"""
@@ -39,8 +40,11 @@ if what == "single-packet":
         fail(f"the release was not one write in one segment: {b}")
     if not 0 < b.get("release_bytes", 0) <= b.get("mss", 0):
         fail(f"release bytes not within one MSS: {b}")
+    over_tls = sys.argv[4:5] == ["tls"]
+    if b.get("tls_records", 0) != (1 if over_tls else 0):
+        fail(f"tls_records {b.get('tls_records', 0)}, expected {1 if over_tls else 0}: {b}")
     print(f"ok: {n} streams {sorted(ids)[0]}..{sorted(ids)[-1]}, final frames {b['release_bytes']} bytes "
-          f"in 1 write, 1 segment (mss {b['mss']}), harness {b['harness_spread_us']} us, "
+          f"in 1 write{', 1 TLS record' if over_tls else ''}, 1 segment (mss {b['mss']}), harness {b['harness_spread_us']} us, "
           f"target {b['target_spread_us']} us")
 elif what in ("traceparent", "no-traceparent"):
     form = re.compile(r"^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$")
