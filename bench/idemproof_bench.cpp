@@ -3,7 +3,11 @@
 //   1. arrival spread at the target for bursts of N = 8, 20, 32: last-byte sync
 //      vs naive threads vs curl multi vs single-packet HTTP/2 (p50/p99 in µs;
 //      h2c through haproxy's `proto h2` front, so the reference's arrival
-//      times are those of haproxy's HTTP/1.1 forwarding, not of the packet);
+//      times are those of haproxy's HTTP/1.1 forwarding, not of the packet),
+//      and over TLS through haproxy's TLS front (ALPN h2,http/1.1; certificates
+//      made by tests/transport/tls_front.sh): last-byte HTTP/1.1 and
+//      single-packet HTTP/2, each beside its plain row through the same
+//      haproxy, with the ratio TLS / plain;
 //   2. check-then-insert detection rate per burst mode and flaw pause (0, 10,
 //      50, 200 µs);
 //   3. proxy overhead: latency through the proxy (no fault) vs direct,
@@ -23,6 +27,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -32,6 +37,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -62,20 +68,36 @@ std::vector<std::string> ref_args(std::vector<std::string> args) {
   return args;
 }
 
-enum class Mode { kSync, kSyncSendLoop, kThreads, kCurl, kH2, kH2Direct };
-const std::vector<Mode> kModes{Mode::kSync, Mode::kSyncSendLoop, Mode::kThreads, Mode::kCurl, Mode::kH2, Mode::kH2Direct};
+enum class Mode { kSync, kSyncSendLoop, kThreads, kCurl, kSyncFront, kSyncTls, kH2, kH2Tls, kH2Direct };
+const std::vector<Mode> kModes{Mode::kSync, Mode::kSyncSendLoop, Mode::kThreads, Mode::kCurl, Mode::kSyncFront,
+                               Mode::kSyncTls, Mode::kH2, Mode::kH2Tls, Mode::kH2Direct};
 // The h2c front (haproxy `proto h2`) in front of the reference of the section
 // running now, and the bench's own h2c server (h2_arrival_server.h, the
 // spread table only); 0: none (their single-packet rows are left out).
 std::uint16_t g_h2_port = 0;
 std::uint16_t g_h2_direct_port = 0;
+// The same haproxy's plain HTTP/1.1 and TLS fronts (the spread table only)
+// and the CA its TLS front's certificate is checked with; 0: none (the TLS
+// rows and their plain counterparts are left out).
+std::uint16_t g_plain_front_port = 0;
+std::uint16_t g_tls_port = 0;
+std::string g_ca_file;
+// A TLS row's plain counterpart: the same burst through the same haproxy, in clear.
+std::optional<Mode> plain_of(Mode m) {
+  if (m == Mode::kSyncTls) return Mode::kSyncFront;
+  if (m == Mode::kH2Tls) return Mode::kH2;
+  return std::nullopt;
+}
 const char* name(Mode m) {
   switch (m) {
     case Mode::kSync: return "last-byte sync (io_uring)";
     case Mode::kSyncSendLoop: return "last-byte sync (send loop)";
     case Mode::kThreads: return "naive threads";
     case Mode::kCurl: return "curl multi";
+    case Mode::kSyncFront: return "last-byte HTTP/1.1 (io_uring, via haproxy)";
+    case Mode::kSyncTls: return "last-byte HTTP/1.1 over TLS (io_uring, via haproxy)";
     case Mode::kH2: return "single-packet HTTP/2 (h2c, via haproxy)";
+    case Mode::kH2Tls: return "single-packet HTTP/2 over TLS (ALPN h2, via haproxy)";
     case Mode::kH2Direct: return "single-packet HTTP/2 (h2c, at an nghttp2 server's parse loop)";
   }
   return "?";
@@ -101,15 +123,18 @@ struct Shot {
   std::optional<double> harness_us;    // spread on the harness side (not for curl)
 };
 
-// A single-packet HTTP/2 burst (clients/h2_burst.h) through the h2c front:
-// the arrival times are the reference's, behind haproxy's forwarding.
-Shot fire_h2(std::uint16_t port, std::size_t n, const RequestSnapshot& req) {
+// A single-packet HTTP/2 burst (clients/h2_burst.h) to `origin` (through a
+// haproxy front, h2c or TLS: the arrival times are the reference's, behind
+// haproxy's forwarding; or the bench's own h2c server).
+Shot fire_h2(const std::string& origin, std::size_t n, const RequestSnapshot& req,
+             const idemproof::TlsOptions& tls = {}) {
   Shot s;
   std::vector<idemproof::runtime::OutgoingRequest> requests(n);
   for (auto& r : requests) {
-    r.origin = "http://127.0.0.1:" + std::to_string(port);
+    r.origin = origin;
     r.message = req;
     r.timeout = std::chrono::seconds(30);
+    r.tls = tls;
   }
   idemproof::runtime::H2BurstResult r = idemproof::runtime::FireH2Burst(requests, {});
   std::vector<long long> arrivals;
@@ -126,13 +151,17 @@ Shot fire_h2(std::uint16_t port, std::size_t n, const RequestSnapshot& req) {
   }
   if (r.release_ns) s.harness_us = static_cast<double>(*r.release_ns) / 1000.0;
   if (r.segments != 1) std::cerr << "single-packet release took " << r.segments << " segments\n";
+  if (!s.complete && !r.exchanges.empty() && !r.exchanges.front().error.empty())
+    std::cerr << "single-packet burst to " << origin << ": " << r.exchanges.front().error << "\n";
   return s;
 }
 
 Shot fire(Mode mode, std::uint16_t port, std::size_t n, const RequestSnapshot& req) {
   Shot s;
-  if (mode == Mode::kH2) return fire_h2(g_h2_port, n, req);
-  if (mode == Mode::kH2Direct) return fire_h2(g_h2_direct_port, n, req);
+  const auto loopback = [](std::uint16_t p) { return "127.0.0.1:" + std::to_string(p); };
+  if (mode == Mode::kH2) return fire_h2("http://" + loopback(g_h2_port), n, req);
+  if (mode == Mode::kH2Tls) return fire_h2("https://" + loopback(g_tls_port), n, req, {g_ca_file, false, ""});
+  if (mode == Mode::kH2Direct) return fire_h2("http://" + loopback(g_h2_direct_port), n, req);
   if (mode == Mode::kCurl) {
     std::vector<std::string> headers;
     for (const auto& [k, v] : req.headers) headers.push_back(k + ": " + v);
@@ -144,7 +173,8 @@ Shot fire(Mode mode, std::uint16_t port, std::size_t n, const RequestSnapshot& r
     return s;
   }
   BurstOptions o;
-  o.target = {"127.0.0.1", port};
+  o.target = {"127.0.0.1", mode == Mode::kSyncFront ? g_plain_front_port : mode == Mode::kSyncTls ? g_tls_port : port};
+  if (mode == Mode::kSyncTls) o.tls = idemproof::TlsOptions{g_ca_file, false, ""};
   o.arrival_header = "X-Arrival-Ns";  // the reference's --report-arrival
   o.mode = mode == Mode::kThreads ? BurstMode::kThreads : BurstMode::kLastByte;
   o.release = mode == Mode::kSyncSendLoop ? BurstRelease::kSendLoop : BurstRelease::kIoUring;
@@ -178,28 +208,62 @@ long orders_for(std::uint16_t port, const std::string& biz) {
 
 std::uint16_t free_loopback_port();
 
+// Runs argv to its end (no shell); its exit status, -1 when it did not run.
+int run_to_end(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 // Debian's haproxy with an h2c front (`bind ... proto h2`) in front of the
 // reference (HTTP/1.1 to it), for the single-packet rows; sets g_h2_port.
+// `certs` set (a folder tls_front.sh's `certs` filled): a plain HTTP/1.1 and a
+// TLS front (ALPN h2,http/1.1) too, for the TLS rows and their plain
+// counterparts; sets g_plain_front_port, g_tls_port and g_ca_file.
 // Empty on success, else why not (the rows are then left out).
-std::string start_h2c_front(ReferenceProcess& haproxy, std::uint16_t upstream_port) {
+std::string start_h2c_front(ReferenceProcess& haproxy, std::uint16_t upstream_port, const std::string& certs = "") {
   const std::uint16_t port = free_loopback_port();
-  if (port == 0) return "no free port";
+  const std::uint16_t plain = certs.empty() ? 0 : free_loopback_port();
+  const std::uint16_t tls = certs.empty() ? 0 : free_loopback_port();
+  if (port == 0 || (!certs.empty() && (plain == 0 || tls == 0))) return "no free port";
   const std::string config = "/tmp/idemproof-bench-h2c-" + std::to_string(getpid()) + ".cfg";
-  std::ofstream(config) << "global\n  maxconn 512\n"
-                        << "defaults\n  mode http\n  option http-keep-alive\n  timeout connect 5s\n"
-                        << "  timeout client 30s\n  timeout server 30s\n"
-                        << "frontend h2c\n  bind 127.0.0.1:" << port << " proto h2\n  default_backend reference\n"
-                        << "backend reference\n  server ref 127.0.0.1:" << upstream_port << "\n";
+  std::ofstream out(config);
+  out << "global\n  maxconn 512\n"
+      << "defaults\n  mode http\n  option http-keep-alive\n  timeout connect 5s\n"
+      << "  timeout client 30s\n  timeout server 30s\n"
+      << "frontend h2c\n  bind 127.0.0.1:" << port << " proto h2\n  default_backend reference\n";
+  if (!certs.empty())
+    out << "frontend plain\n  bind 127.0.0.1:" << plain << "\n  default_backend reference\n"
+        << "frontend tls\n  bind 127.0.0.1:" << tls << " ssl crt " << certs
+        << "/server.pem alpn h2,http/1.1\n  default_backend reference\n";
+  out << "backend reference\n  server ref 127.0.0.1:" << upstream_port << "\n";
+  out.close();
   std::string why = haproxy.start_listening({"haproxy", "-db", "-f", config}, port);
-  if (why.empty()) g_h2_port = port;
-  return why;
+  if (!why.empty()) return why;
+  g_h2_port = port;
+  if (!certs.empty()) {
+    g_plain_front_port = plain;
+    g_tls_port = tls;
+    g_ca_file = certs + "/ca.pem";
+  }
+  return "";
 }
 
 // The modes measured now: the single-packet rows only with an h2c front.
 std::vector<Mode> modes() {
   std::vector<Mode> out;
   for (Mode m : kModes)
-    if ((m != Mode::kH2 || g_h2_port != 0) && (m != Mode::kH2Direct || g_h2_direct_port != 0)) out.push_back(m);
+    if ((m != Mode::kH2 || g_h2_port != 0) && (m != Mode::kH2Direct || g_h2_direct_port != 0) &&
+        (m != Mode::kSyncFront || g_plain_front_port != 0) && ((m != Mode::kSyncTls && m != Mode::kH2Tls) || g_tls_port != 0))
+      out.push_back(m);
   return out;
 }
 
@@ -209,8 +273,15 @@ void spread_section(const std::string& ref_binary, int bursts) {
     std::cerr << why << "\n";
     return;
   }
+  // The TLS front's CA and certificate, made as the transport tests make them.
+  const std::string certs =
+      (std::filesystem::temp_directory_path() / ("idemproof-bench-certs-" + std::to_string(getpid()))).string();
+  const bool made_certs =
+      run_to_end({"bash", std::string(IDEMPROOF_SOURCE_DIR) + "/tests/transport/tls_front.sh", "certs", certs}) == 0;
+  if (!made_certs) std::cerr << "no certificates (tls_front.sh certs): the TLS rows are left out\n";
   ReferenceProcess front;
-  if (auto why = start_h2c_front(front, ref.port()); !why.empty()) std::cerr << "no h2c front: " << why << "\n";
+  if (auto why = start_h2c_front(front, ref.port(), made_certs ? certs : ""); !why.empty())
+    std::cerr << "no h2c front: " << why << "\n";
   idemproof::bench::H2ArrivalServer h2_server;
   if (auto why = h2_server.Start(); why.empty()) {
     g_h2_direct_port = h2_server.port();
@@ -219,8 +290,9 @@ void spread_section(const std::string& ref_binary, int bursts) {
   }
   std::cout << "\n### Arrival spread at the target (GET /healthz, " << bursts
             << " bursts per cell, µs; harness = last final write - first)\n\n"
-            << "| N | mode | target p50 | target p99 | target max | harness p50 | harness p99 | incomplete bursts |\n"
-            << "|---|---|---|---|---|---|---|---|\n";
+            << "| N | mode | target p50 | target p99 | target max | harness p50 | harness p99 | incomplete bursts "
+               "| TLS / plain, target p50 | TLS / plain, harness p50 |\n"
+            << "|---|---|---|---|---|---|---|---|---|---|\n";
   const RequestSnapshot health{"GET", "/healthz", {}, ""};
   for (std::size_t n : {std::size_t{8}, std::size_t{20}, std::size_t{32}}) {
     std::map<Mode, std::vector<double>> target, harness;
@@ -233,26 +305,39 @@ void spread_section(const std::string& ref_binary, int bursts) {
         if (s.harness_us) harness[m].push_back(*s.harness_us);
       }
     }
+    // A TLS row against its plain counterpart through the same haproxy.
+    auto ratio = [](const std::vector<double>& tls, const std::vector<double>& plain) {
+      return tls.empty() || plain.empty() ? std::string("-")
+                                          : fmt(percentile(tls, 50) / percentile(plain, 50), 2) + "×";
+    };
     for (Mode m : modes()) {
       std::cout << "| " << n << " | " << name(m) << " | " << fmt(percentile(target[m], 50)) << " | "
                 << fmt(percentile(target[m], 99)) << " | " << fmt(percentile(target[m], 100)) << " | "
                 << (harness[m].empty() ? "-" : fmt(percentile(harness[m], 50))) << " | "
-                << (harness[m].empty() ? "-" : fmt(percentile(harness[m], 99))) << " | " << incomplete[m]
-                << " |\n";
+                << (harness[m].empty() ? "-" : fmt(percentile(harness[m], 99))) << " | " << incomplete[m] << " | ";
+      if (auto plain = plain_of(m))
+        std::cout << ratio(target[m], target[*plain]) << " | " << ratio(harness[m], harness[*plain]) << " |\n";
+      else
+        std::cout << " | |\n";
     }
     std::cout << "| " << n << " | **sync vs threads, p50** | **"
-              << fmt(percentile(target[Mode::kThreads], 50) / percentile(target[Mode::kSync], 50)) << "× tighter** | | | | | |\n";
+              << fmt(percentile(target[Mode::kThreads], 50) / percentile(target[Mode::kSync], 50)) << "× tighter** | | | | | | | |\n";
     if (g_h2_port != 0)
       std::cout << "| " << n << " | **single-packet h2 vs last-byte (send loop), p50** | **"
                 << fmt(percentile(target[Mode::kSyncSendLoop], 50) / percentile(target[Mode::kH2], 50))
-                << "×** | | | | | |\n";
+                << "×** | | | | | | | |\n";
     if (g_h2_direct_port != 0)
       std::cout << "| " << n << " | **single-packet h2 at the parse loop vs last-byte (send loop), p50** | **"
                 << fmt(percentile(target[Mode::kSyncSendLoop], 50) / percentile(target[Mode::kH2Direct], 50))
-                << "×** | | | | | |\n";
+                << "×** | | | | | | | |\n";
   }
   g_h2_port = 0;
   g_h2_direct_port = 0;
+  g_plain_front_port = 0;
+  g_tls_port = 0;
+  front.stop();  // before its certificates go
+  std::error_code ignored;
+  std::filesystem::remove_all(certs, ignored);
 }
 
 void detection_section(const std::string& ref_binary, int bursts, std::size_t n) {
