@@ -58,7 +58,9 @@ void RunEnvironment::StartInstances() {
 Status RunEnvironment::StartServices() {
   auto& services = env_.services;
   services = std::make_unique<ServiceProcesses>(target_.services, base_vars_, env_.dir, options_.cancel);
-  if (target_.services.empty()) return Status::Ok();
+  // A downstream the target file does not start (a provider's sandbox) may
+  // still sit behind an egress proxy.
+  if (target_.services.empty()) return StartEgress();
   HistoryEvent invoke = ProcessInvoke(event_f::kServices, -1, nlohmann::json::object());
   HistoryEvent done = invoke;
   recorder_.Append(std::move(invoke), monotonic_ns());

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -240,6 +241,50 @@ TEST_CASE("kill-after-charge with an egress upstream that refuses connections: f
       refused = refused || v.at("detail").get<std::string>().find("nothing killed") != std::string::npos;
   }
   CHECK(refused);
+}
+
+TEST_CASE("a downstream the target file does not start (no services:): the egress proxy still stands in front of it",
+          "[cli][egress][slow]") {
+  const std::string dir = ScratchDir("egress-external-downstream");
+  // The payment stub runs beside the harness, as a provider's sandbox would:
+  // started here, not under the target's services:.
+  auto stub = runtime::ChildProcess::Spawn({{BuildDir() + "/payment-stub/idemproof-stub", "--port", "0"},
+                                            {}, dir, dir + "/stub.stdout", dir + "/stub.stderr"});
+  REQUIRE(stub.ok());
+  std::string port;
+  for (int i = 0; i < 200 && port.empty(); ++i) {  // at most 10 s
+    const std::string out = std::filesystem::exists(dir + "/stub.stdout") ? ReadFile(dir + "/stub.stdout") : "";
+    const std::string mark = "listening on 127.0.0.1:";
+    if (const auto at = out.find(mark); at != std::string::npos && out.find('\n', at) != std::string::npos)
+      port = out.substr(at + mark.size(), out.find('\n', at) - at - mark.size());
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  REQUIRE(!port.empty());
+  std::string target = ReadFile(SourceDir() + kEgressTarget);
+  const auto services = target.find("\nservices:\n");
+  const auto egress = target.find("\negress:\n");
+  REQUIRE(services != std::string::npos);
+  REQUIRE(egress > services);
+  target.erase(services, egress - services);
+  const std::string upstream = "upstream: \"{{services.stub.url}}\"";
+  REQUIRE(target.find(upstream) != std::string::npos);
+  target.replace(target.find(upstream), upstream.size(), "upstream: \"http://127.0.0.1:" + port + "\"");
+  WriteFile(dir + "/target.yaml", target);
+  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml", "--target",
+                              dir + "/target.yaml", "--out", dir + "/runs", "--json", dir + "/r.json"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 0);
+  const json results = json::parse(ReadFile(dir + "/r.json"));
+  REQUIRE(results.at("scenarios").size() == 1);
+  const json& s = results.at("scenarios")[0];
+  INFO(s.dump(1));
+  CHECK(VerdictOf(s, "intent_reconciled") == "valid");
+  CHECK(VerdictOf(s, "faults_fired") == "valid");  // killed through the proxy, after the stub answered
+  const std::vector<json> events = HistoryEvents(dir + "/runs");
+  CHECK(ChargesReachingTheStub(events) == 1);
+  stub->Terminate(std::chrono::seconds(2));
 }
 
 // kill-after-downstream (issue 33, class 1): a kill right after each http
