@@ -64,18 +64,41 @@ int ChargesReachingTheStub(const std::vector<json>& events) {
   return n;
 }
 
+// Runs kill-after-charge against `target` (extra: more run options) into
+// dir; the one row of its results.json (null when there is none).
+struct KillAfterChargeRun {
+  CliResult cli;
+  json row;
+};
+KillAfterChargeRun RunKillAfterCharge(const std::string& dir, const std::string& target,
+                                      const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"run", SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml", "--target",
+                                   target, "--out", dir + "/runs", "--json", dir + "/r.json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  KillAfterChargeRun out{RunIdemproof(args, dir), json()};
+  const json results = json::parse(ReadFile(dir + "/r.json"));
+  if (results.at("scenarios").size() == 1) out.row = results.at("scenarios")[0];
+  return out;
+}
+
+// reference-egress.yaml with its stub's upstream replaced by `url`.
+std::string EgressTargetWithUpstream(const std::string& url) {
+  std::string target = ReadFile(SourceDir() + kEgressTarget);
+  const std::string upstream = "upstream: \"{{services.stub.url}}\"";
+  const auto at = target.find(upstream);
+  REQUIRE(at != std::string::npos);
+  return target.replace(at, upstream.size(), "upstream: \"" + url + "\"");
+}
+
 }  // namespace
 
 TEST_CASE("kill-after-charge through the egress proxy: the correct reference passes with exactly one charge", "[cli][egress][slow]") {
   const std::string dir = ScratchDir("egress-correct");
-  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml", "--target",
-                              SourceDir() + kEgressTarget, "--out", dir + "/runs", "--json", dir + "/r.json"},
-                             dir);
-  INFO(Diagnose(r));
-  CHECK(r.exit_code == 0);
-  const json results = json::parse(ReadFile(dir + "/r.json"));
-  REQUIRE(results.at("scenarios").size() == 1);
-  const json& s = results.at("scenarios")[0];
+  const KillAfterChargeRun run = RunKillAfterCharge(dir, SourceDir() + kEgressTarget);
+  INFO(Diagnose(run.cli));
+  CHECK(run.cli.exit_code == 0);
+  REQUIRE(run.row.is_object());
+  const json& s = run.row;
   INFO(s.dump(1));
   CHECK(VerdictOf(s, "intent_reconciled") == "valid");
   CHECK(VerdictOf(s, "one_record") == "valid");
@@ -102,15 +125,11 @@ TEST_CASE("kill-after-charge through the egress proxy: the correct reference pas
 
 TEST_CASE("kill-after-charge through the egress proxy catches the reference's no-intent flaw", "[cli][egress][flaws][slow]") {
   const std::string dir = ScratchDir("egress-no-intent");
-  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml", "--target",
-                              SourceDir() + kEgressTarget, "--flaw", "no-intent", "--out", dir + "/runs", "--json",
-                              dir + "/r.json"},
-                             dir);
-  INFO(Diagnose(r));
-  CHECK(r.exit_code == 1);
-  const json results = json::parse(ReadFile(dir + "/r.json"));
-  REQUIRE(results.at("scenarios").size() == 1);
-  const json& s = results.at("scenarios")[0];
+  const KillAfterChargeRun run = RunKillAfterCharge(dir, SourceDir() + kEgressTarget, {"--flaw", "no-intent"});
+  INFO(Diagnose(run.cli));
+  CHECK(run.cli.exit_code == 1);
+  REQUIRE(run.row.is_object());
+  const json& s = run.row;
   INFO(s.dump(1));
   CHECK(VerdictOf(s, "intent_reconciled") == "invalid");
   const std::vector<json> events = HistoryEvents(dir + "/runs");
@@ -218,20 +237,13 @@ TEST_CASE("kill-after-charge with an egress upstream that refuses connections: f
   socklen_t len = sizeof addr;
   REQUIRE(::getsockname(held, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
   const std::string dead = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
-  std::string target = ReadFile(SourceDir() + kEgressTarget);
-  const std::string upstream = "upstream: \"{{services.stub.url}}\"";
-  REQUIRE(target.find(upstream) != std::string::npos);
-  target.replace(target.find(upstream), upstream.size(), "upstream: \"" + dead + "\"");
-  WriteFile(dir + "/target.yaml", target);
-  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml", "--target",
-                              dir + "/target.yaml", "--out", dir + "/runs", "--json", dir + "/r.json"},
-                             dir);
+  WriteFile(dir + "/target.yaml", EgressTargetWithUpstream(dead));
+  const KillAfterChargeRun run = RunKillAfterCharge(dir, dir + "/target.yaml");
   ::close(held);
-  INFO(Diagnose(r));
-  CHECK(r.exit_code != 0);
-  const json results = json::parse(ReadFile(dir + "/r.json"));
-  REQUIRE(results.at("scenarios").size() == 1);
-  const json& s = results.at("scenarios")[0];
+  INFO(Diagnose(run.cli));
+  CHECK(run.cli.exit_code != 0);
+  REQUIRE(run.row.is_object());
+  const json& s = run.row;
   INFO(s.dump(1));
   CHECK(VerdictOf(s, "faults_fired") == "unknown");
   bool refused = false;  // the proxy's own event says so
@@ -261,24 +273,18 @@ TEST_CASE("a downstream the target file does not start (no services:): the egres
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   REQUIRE(!port.empty());
-  std::string target = ReadFile(SourceDir() + kEgressTarget);
+  std::string target = EgressTargetWithUpstream("http://127.0.0.1:" + port);
   const auto services = target.find("\nservices:\n");
   const auto egress = target.find("\negress:\n");
   REQUIRE(services != std::string::npos);
   REQUIRE(egress > services);
   target.erase(services, egress - services);
-  const std::string upstream = "upstream: \"{{services.stub.url}}\"";
-  REQUIRE(target.find(upstream) != std::string::npos);
-  target.replace(target.find(upstream), upstream.size(), "upstream: \"http://127.0.0.1:" + port + "\"");
   WriteFile(dir + "/target.yaml", target);
-  CliResult r = RunIdemproof({"run", SourceDir() + "/scenarios/side-effect/kill-after-charge.yaml", "--target",
-                              dir + "/target.yaml", "--out", dir + "/runs", "--json", dir + "/r.json"},
-                             dir);
-  INFO(Diagnose(r));
-  CHECK(r.exit_code == 0);
-  const json results = json::parse(ReadFile(dir + "/r.json"));
-  REQUIRE(results.at("scenarios").size() == 1);
-  const json& s = results.at("scenarios")[0];
+  const KillAfterChargeRun run = RunKillAfterCharge(dir, dir + "/target.yaml");
+  INFO(Diagnose(run.cli));
+  CHECK(run.cli.exit_code == 0);
+  REQUIRE(run.row.is_object());
+  const json& s = run.row;
   INFO(s.dump(1));
   CHECK(VerdictOf(s, "intent_reconciled") == "valid");
   CHECK(VerdictOf(s, "faults_fired") == "valid");  // killed through the proxy, after the stub answered
