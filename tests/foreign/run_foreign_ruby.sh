@@ -77,9 +77,32 @@ echo "== the bugs the suite catches, each by the scenario aimed at its class, $r
 # (marker-before-rows and lease-no-renewal also by the older scenarios that
 # caught them by chance: a fail_after between a marker and its rows, a
 # frozen owner).
-while read -r bug scenario oracle; do
+# A fourth column gives a timing-dependent row more than one attempt per run:
+# fire-and-forget-store under store-fault-lease-overrun shows only when the
+# owner's answer leaves before its background write reaches the store. One
+# CI run missed it (the write had landed although the reset came after the
+# answer); the box office's answer waits for its lease renewer, which takes
+# the store's one connection, so a renewal falling in the completion can hold
+# the answer until the write committed. The slow-store row has no renewer.
+while read -r bug scenario oracle attempts; do
   for i in $(seq "$runs"); do
-    run "$bug-$i" 1 "$target" --flaw "$bug" --filter "$scenario" && verdict "$bug-$i" "$scenario" "$oracle" invalid violation
+    for a in $(seq "${attempts:-1}"); do
+      name=$bug-$i${attempts:+-a$a}
+      if [ "$a" -lt "${attempts:-1}" ]; then  # an attempt that may miss: its failure is not yet the row's
+        "$idemproof" run "${paths[@]}" --target "$target" --out "$work/runs-$name" --seed "$((7 + a - 1))" \
+          --flaw "$bug" --filter "$scenario" >"$work/$name.out" 2>&1 </dev/null
+        rc=$?
+        cp "$work/runs-$name/latest/results.json" "$work/$name.json" 2>/dev/null
+        if [ "$rc" = 1 ]; then  # caught: by the aimed oracle, or the row fails
+          echo "$name: exit 1 (want 1), at attempt $a"
+          verdict "$name" "$scenario" "$oracle" invalid violation
+          break
+        fi
+        echo "$name: exit $rc, not caught at attempt $a of ${attempts}: trying again"
+        continue
+      fi
+      run "$name" 1 "$target" --flaw "$bug" --filter "$scenario" && verdict "$name" "$scenario" "$oracle" invalid violation
+    done
   done
 done <<'EOF'
 marker-before-rows rerun-after-partial-failure range_continuity
@@ -90,7 +113,7 @@ key-truncate long-key-prefix new_key_executes
 answer-truncate large-answer-replay identical_replay
 failure-replay-differs failure-replayed-unchanged identical_replay
 fire-and-forget-store store-fault-slow-store key_released
-fire-and-forget-store store-fault-lease-overrun key_released
+fire-and-forget-store store-fault-lease-overrun key_released 2
 seen-before-apply consumer-killed-mid-work applied_once
 marker-before-rows killed-mid-run range_continuity
 lease-no-renewal lease-overrun-live one_record
