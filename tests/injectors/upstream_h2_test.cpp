@@ -23,9 +23,6 @@
 #include <vector>
 
 #include <nghttp2/nghttp2.h>
-#include <openssl/evp.h>
-#include <openssl/ssl.h>
-#include <openssl/x509.h>
 
 #include "base/header_list.h"
 #include "injectors/chaos_proxy.h"
@@ -33,6 +30,7 @@
 #include "support/loopback_listener.h"
 #include "support/reference_process.h"
 #include "support/test_client.h"
+#include "support/tls_test_server.h"
 
 using namespace idemproof::injectors;
 using idemproof::find_header;
@@ -292,72 +290,9 @@ TEST_CASE("idemproof proxy --upstream-http2 forwards to an h2c-only upstream", "
   CHECK(WEXITSTATUS(status) == 0);
 }
 
-namespace {
-// A TLS server that knows no ALPN (a self-signed EC certificate made in
-// memory): it finishes the handshake selecting no protocol, then reads until
-// the peer closes. One connection, bounded by 5 s.
-class TlsNoAlpnServer {
- public:
-  TlsNoAlpnServer() {
-    ctx_ = SSL_CTX_new(TLS_server_method());
-    // No TLS 1.3 session tickets: written after the handshake, they met the
-    // socket the proxy had just closed (SIGPIPE in the test process).
-    SSL_CTX_set_num_tickets(ctx_, 0);
-    EVP_PKEY* key = EVP_EC_gen("prime256v1");
-    X509* cert = X509_new();
-    ASN1_INTEGER_set(X509_get_serialNumber(cert), 1);
-    X509_gmtime_adj(X509_getm_notBefore(cert), 0);
-    X509_gmtime_adj(X509_getm_notAfter(cert), 3600);
-    X509_set_pubkey(cert, key);
-    X509_NAME_add_entry_by_txt(X509_get_subject_name(cert), "CN", MBSTRING_ASC,
-                               reinterpret_cast<const unsigned char*>("127.0.0.1"), -1, -1, 0);
-    X509_set_issuer_name(cert, X509_get_subject_name(cert));
-    X509_sign(cert, key, EVP_sha256());
-    REQUIRE(SSL_CTX_use_certificate(ctx_, cert) == 1);
-    REQUIRE(SSL_CTX_use_PrivateKey(ctx_, key) == 1);
-    X509_free(cert);
-    EVP_PKEY_free(key);
-    fd_ = listen_loopback(&port_);
-    REQUIRE(fd_ >= 0);
-    thread_ = std::thread([this] { Serve(); });
-  }
-  ~TlsNoAlpnServer() {
-    thread_.join();
-    ::close(fd_);
-    SSL_CTX_free(ctx_);
-  }
-  std::uint16_t port() const { return port_; }
-  bool handshaken() const { return handshaken_; }
-
- private:
-  void Serve() {
-    pollfd p{fd_, POLLIN, 0};
-    if (::poll(&p, 1, 5000) <= 0) return;
-    const int c = ::accept(fd_, nullptr, nullptr);
-    if (c < 0) return;
-    timeval tv{5, 0};
-    ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    SSL* ssl = SSL_new(ctx_);
-    SSL_set_fd(ssl, c);
-    if (SSL_accept(ssl) == 1) {
-      handshaken_ = true;
-      char buf[1024];
-      while (SSL_read(ssl, buf, sizeof buf) > 0) {
-      }
-    }
-    SSL_free(ssl);
-    ::close(c);
-  }
-  SSL_CTX* ctx_ = nullptr;
-  int fd_ = -1;
-  std::uint16_t port_ = 0;
-  std::atomic<bool> handshaken_{false};
-  std::thread thread_;
-};
-}  // namespace
 
 TEST_CASE("upstream_http2 over TLS: a server that does not select h2 in ALPN is a 502 saying so", "[injectors][proxy][h2]") {
-  TlsNoAlpnServer server;
+  idemproof::testkit::NoAlpnTlsServer server;
   ProxySettings settings = H2Settings(server.port());
   settings.upstream_tls = idemproof::TlsOptions{"", /*insecure=*/true, ""};
   FaultEventLog events;
