@@ -4,12 +4,13 @@
 #include <cctype>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "base/http_message.h"
+#include "model/pattern.h"
 #include "model/roles.h"
 
 namespace idemproof::init {
@@ -89,15 +90,16 @@ json ToJson(const YAML::Node& node) {
       if (node.Tag() == "!") return s;
       if (s == "true" || s == "false") return s == "true";
       if (s == "null" || s == "~") return nullptr;
-      static const std::regex kInt("-?[0-9]+"), kNum("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
-      if (std::regex_match(s, kInt)) {
+      static const Pattern kInt = *Pattern::Compile("-?[0-9]+");
+      static const Pattern kNum = *Pattern::Compile("-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+      if (kInt.FullMatch(s)) {
         try {
           return std::stoll(s);
         } catch (...) {
           return s;
         }
       }
-      if (std::regex_match(s, kNum)) return std::stod(s);
+      if (kNum.FullMatch(s)) return std::stod(s);
       return s;
     }
     default:
@@ -164,8 +166,9 @@ json BuildFromSchema(const YAML::Node& schema, int depth) {
 }
 
 bool LooksLikeIdentifier(const std::string& name) {
-  static const std::regex kId("(.*_(no|id|ref|number|key)|id|ref|reference|customer|account|biz.*|.*[a-z](Id|No|Ref))");
-  return std::regex_match(name, kId);
+  static const Pattern kId =
+      *Pattern::Compile("(.*_(no|id|ref|number|key)|id|ref|reference|customer|account|biz.*|.*[a-z](Id|No|Ref))");
+  return kId.FullMatch(name);
 }
 
 // The top-level string member of `body` that carries the business id: the
@@ -554,9 +557,10 @@ class Writer {
     out << "name: " << Quote(name) << "\n";
     std::string server_path;
     if (!doc_.servers.empty()) {
-      static const std::regex kUrl("^(https?://[^/]+)?(/.*)?$");
-      std::smatch m;
-      if (std::regex_match(doc_.servers[0], m, kUrl) && m[2].matched && m[2].str() != "/") server_path = m[2].str();
+      // The path of an absolute or a relative server URL ("/v1" of "https://h/v1").
+      const std::string_view url = doc_.servers[0];
+      const std::string_view path = url.substr(TargetStart(url));
+      if (path.size() > 1 && path.front() == '/') server_path = std::string(path);
       if (!server_path.empty() && server_path.back() == '/') server_path.pop_back();
     }
     if (!options_.base_url.empty()) {

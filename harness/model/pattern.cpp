@@ -22,6 +22,10 @@ bool Pattern::Search(std::string_view subject) const {
   return re_ && RE2::PartialMatch(re2::StringPiece(subject.data(), subject.size()), *re_);
 }
 
+bool Pattern::FullMatch(std::string_view subject) const {
+  return re_ && RE2::FullMatch(re2::StringPiece(subject.data(), subject.size()), *re_);
+}
+
 std::optional<std::string> Pattern::FirstGroup(std::string_view subject) const {
   if (!re_ || groups() < 1) return std::nullopt;
   re2::StringPiece m[2];  // the whole match, group 1

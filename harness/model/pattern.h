@@ -30,6 +30,8 @@ class Pattern {
   int groups() const;
   // True when the pattern matches somewhere in `subject`.
   bool Search(std::string_view subject) const;
+  // True when the pattern matches the whole of `subject`.
+  bool FullMatch(std::string_view subject) const;
   // Group 1 of the first match; nullopt when there is none.
   // REQUIRES: groups() >= 1.
   std::optional<std::string> FirstGroup(std::string_view subject) const;

@@ -122,6 +122,10 @@ TEST_CASE("regexes from files run on RE2: a 50 KB line cannot crash the harness"
   CHECK(p->FirstGroup(line) == "4242");  // std::regex recursed per character here: SIGSEGV
   CHECK_FALSE(p->FirstGroup(std::string(50 * 1024, 'x')).has_value());
   CHECK(p->Search(line));
+  CHECK_FALSE(p->FullMatch(line));  // the whole line: it starts with x, ends with y
+  CHECK(Pattern::Compile("-?[0-9]+")->FullMatch("-42"));
+  CHECK_FALSE(Pattern::Compile("-?[0-9]+")->FullMatch("42x"));  // where Search says yes
+  CHECK(Pattern::Compile("-?[0-9]+")->Search("42x"));
   // A capture rule over a header value uses the same engine.
   CaptureRule rule;
   rule.header = "Location";
