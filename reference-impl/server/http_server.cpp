@@ -1,4 +1,6 @@
-// idemproof-ref: the HTTP/1.1 front of ReferenceService (Boost.Beast).
+// idemproof-ref: the HTTP/1.1 front of ReferenceService (Boost.Beast), and
+// the door to its h2c front (h2_session.h): a connection that starts with the
+// HTTP/2 client preface is handed over there, on the same port.
 //
 // The only translation unit with Beast in it. Each connection is a Session on
 // its own strand; a fully read request is handed to a worker pool (business
@@ -47,6 +49,8 @@
 #include "idemproof/ref/service_store.h"
 #include "idemproof/ref/side_effect_routes.h"
 #include "idemproof/ref/stream_consumer.h"
+#include "h2_session.h"
+#include "server_context.h"
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -62,25 +66,36 @@ constexpr auto kDrainTimeout = std::chrono::seconds(2);
 constexpr auto kShutdownDeadline = std::chrono::seconds(30);
 constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 
-struct ServerContext {
-  ReferenceService& service;
-  const ServiceOptions& options;
-  asio::io_context& workers;
-  asio::io_context& io;  // the I/O threads' context
-  std::atomic<int> in_flight{0};  // requests read whose answer is not yet written
-  std::atomic<bool> stopping{false};
-};
-
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, ServerContext& ctx) : stream_(std::move(socket)), ctx_(ctx) {}
 
   void start() {
-    asio::dispatch(stream_.get_executor(),
-                   beast::bind_front_handler(&Session::read_request, shared_from_this()));
+    asio::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::sniff, shared_from_this()));
   }
 
  private:
+  // Reads the connection's first bytes: the HTTP/2 preface hands the socket
+  // to an h2c session; anything else stays in buffer_ for Beast's parser, so
+  // an HTTP/1.1 client sees no difference.
+  void sniff() {
+    stream_.expires_after(kReadTimeout);
+    stream_.async_read_some(buffer_.prepare(8192),
+                            beast::bind_front_handler(&Session::on_sniff, shared_from_this()));
+  }
+
+  void on_sniff(beast::error_code ec, std::size_t n) {
+    if (ec == asio::error::eof) return close();
+    if (ec) return;  // timeout, reset, shutdown: the socket dies with this session
+    buffer_.commit(n);
+    const std::string_view got(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    const std::size_t common = std::min(got.size(), kH2Preface.size());
+    if (got.substr(0, common) != kH2Preface.substr(0, common)) return read_request();
+    if (got.size() < kH2Preface.size()) return sniff();
+    stream_.expires_never();
+    start_h2_session(stream_.release_socket(), std::string(got), ctx_);
+  }
+
   void read_request() {
     parser_.emplace();
     parser_->body_limit(ctx_.options.body_limit);
@@ -121,24 +136,10 @@ class Session : public std::enable_shared_from_this<Session> {
     const unsigned version = message.version();
 
     ++ctx_.in_flight;
-    auto business_step = [self = shared_from_this(), request = std::move(request), arrival_ns,
-                          keep_alive, version]() mutable {
-      HttpResponse answer = self->ctx_.service.handle_request(request);
-      asio::post(self->stream_.get_executor(), [self, answer = std::move(answer), arrival_ns,
-                                                keep_alive, version]() mutable {
-        self->write(std::move(answer), arrival_ns, keep_alive, version, /*counted=*/true);
-      });
-    };
-    if (ctx_.options.dispatch_after_reads) {
-      // Deferred behind the completions already queued (the other reads that
-      // became ready with this one), so waking a worker does not delay them.
-      asio::defer(ctx_.io,
-                  [&workers = ctx_.workers, step = std::move(business_step)]() mutable {
-                    asio::post(workers, std::move(step));
-                  });
-    } else {
-      asio::post(ctx_.workers, std::move(business_step));
-    }
+    run_business_step(ctx_, stream_.get_executor(), std::move(request),
+                      [self = shared_from_this(), arrival_ns, keep_alive, version](HttpResponse answer) {
+                        self->write(std::move(answer), arrival_ns, keep_alive, version, /*counted=*/true);
+                      });
   }
 
   void write(HttpResponse answer, std::optional<std::int64_t> arrival_ns, bool keep_alive,
