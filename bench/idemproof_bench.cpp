@@ -9,7 +9,8 @@
 //      single-packet HTTP/2, each beside its plain row through the same
 //      haproxy, with the ratio TLS / plain;
 //   2. check-then-insert detection rate per burst mode and flaw pause (0, 10,
-//      50, 200 µs);
+//      50, 200 µs), single-packet HTTP/2 also straight at the reference's own
+//      h2c front (no haproxy);
 //   3. proxy overhead: latency through the proxy (no fault) vs direct,
 //      interleaved request by request;
 //   4. (--sections explore) `idemproof explore` live: trials/s against the
@@ -68,9 +69,12 @@ std::vector<std::string> ref_args(std::vector<std::string> args) {
   return args;
 }
 
-enum class Mode { kSync, kSyncSendLoop, kThreads, kCurl, kSyncFront, kSyncTls, kH2, kH2Tls, kH2Direct };
-const std::vector<Mode> kModes{Mode::kSync, Mode::kSyncSendLoop, Mode::kThreads, Mode::kCurl, Mode::kSyncFront,
-                               Mode::kSyncTls, Mode::kH2, Mode::kH2Tls, Mode::kH2Direct};
+enum class Mode { kSync, kSyncSendLoop, kThreads, kCurl, kSyncFront, kSyncTls, kH2, kH2Tls, kH2Direct, kH2Ref };
+const std::vector<Mode> kModes{Mode::kSync,    Mode::kSyncSendLoop, Mode::kThreads,  Mode::kCurl,  Mode::kSyncFront,
+                               Mode::kSyncTls, Mode::kH2,           Mode::kH2Tls,    Mode::kH2Direct, Mode::kH2Ref};
+// Whether the single-packet row straight at the reference's h2c front (its
+// own port) is measured (the detection table only).
+bool g_h2_at_ref = false;
 // The h2c front (haproxy `proto h2`) in front of the reference of the section
 // running now, and the bench's own h2c server (h2_arrival_server.h, the
 // spread table only); 0: none (their single-packet rows are left out).
@@ -99,6 +103,7 @@ const char* name(Mode m) {
     case Mode::kH2: return "single-packet HTTP/2 (h2c, via haproxy)";
     case Mode::kH2Tls: return "single-packet HTTP/2 over TLS (ALPN h2, via haproxy)";
     case Mode::kH2Direct: return "single-packet HTTP/2 (h2c, at an nghttp2 server's parse loop)";
+    case Mode::kH2Ref: return "single-packet HTTP/2 (h2c, at the reference)";
   }
   return "?";
 }
@@ -162,6 +167,7 @@ Shot fire(Mode mode, std::uint16_t port, std::size_t n, const RequestSnapshot& r
   if (mode == Mode::kH2) return fire_h2("http://" + loopback(g_h2_port), n, req);
   if (mode == Mode::kH2Tls) return fire_h2("https://" + loopback(g_tls_port), n, req, {g_ca_file, false, ""});
   if (mode == Mode::kH2Direct) return fire_h2("http://" + loopback(g_h2_direct_port), n, req);
+  if (mode == Mode::kH2Ref) return fire_h2("http://" + loopback(port), n, req);
   if (mode == Mode::kCurl) {
     std::vector<std::string> headers;
     for (const auto& [k, v] : req.headers) headers.push_back(k + ": " + v);
@@ -262,6 +268,7 @@ std::vector<Mode> modes() {
   std::vector<Mode> out;
   for (Mode m : kModes)
     if ((m != Mode::kH2 || g_h2_port != 0) && (m != Mode::kH2Direct || g_h2_direct_port != 0) &&
+        (m != Mode::kH2Ref || g_h2_at_ref) &&
         (m != Mode::kSyncFront || g_plain_front_port != 0) && ((m != Mode::kSyncTls && m != Mode::kH2Tls) || g_tls_port != 0))
       out.push_back(m);
   return out;
@@ -345,12 +352,14 @@ void detection_section(const std::string& ref_binary, int bursts, std::size_t n)
             << " bursts per cell; detected = more than one order for the burst's biz_no)\n\n"
             << "| --check-insert-pause | mode | detected | rate | median orders | target spread p50 (µs) | answers (status×count, all bursts) |\n"
             << "|---|---|---|---|---|---|---|\n";
+  g_h2_at_ref = true;
   for (const char* pause : {"0us", "10us", "50us", "200us"}) {
     ReferenceProcess ref;
     if (auto why = ref.start(ref_binary, ref_args({"--flaw", "check-then-insert", "--check-insert-pause", pause,
                                                    "--report-arrival"}));
         !why.empty()) {
       std::cerr << why << "\n";
+      g_h2_at_ref = false;
       return;
     }
     ReferenceProcess front;
@@ -379,6 +388,7 @@ void detection_section(const std::string& ref_binary, int bursts, std::size_t n)
     }
     g_h2_port = 0;
   }
+  g_h2_at_ref = false;
 }
 
 // A free loopback port (bound, then released: a small race, fine for a bench).
