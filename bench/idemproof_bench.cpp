@@ -73,7 +73,7 @@ enum class Mode { kSync, kSyncSendLoop, kThreads, kCurl, kSyncFront, kSyncTls, k
 const std::vector<Mode> kModes{Mode::kSync,    Mode::kSyncSendLoop, Mode::kThreads,  Mode::kCurl,  Mode::kSyncFront,
                                Mode::kSyncTls, Mode::kH2,           Mode::kH2Tls,    Mode::kH2Direct, Mode::kH2Ref};
 // Whether the single-packet row straight at the reference's h2c front (its
-// own port) is measured (the detection table only).
+// own port) is measured.
 bool g_h2_at_ref = false;
 // The h2c front (haproxy `proto h2`) in front of the reference of the section
 // running now, and the bench's own h2c server (h2_arrival_server.h, the
@@ -289,6 +289,7 @@ void spread_section(const std::string& ref_binary, int bursts) {
   ReferenceProcess front;
   if (auto why = start_h2c_front(front, ref.port(), made_certs ? certs : ""); !why.empty())
     std::cerr << "no h2c front: " << why << "\n";
+  g_h2_at_ref = true;  // the reference's own h2c front: the packet and last-byte at one server
   idemproof::bench::H2ArrivalServer h2_server;
   if (auto why = h2_server.Start(); why.empty()) {
     g_h2_direct_port = h2_server.port();
@@ -333,6 +334,9 @@ void spread_section(const std::string& ref_binary, int bursts) {
       std::cout << "| " << n << " | **single-packet h2 vs last-byte (send loop), p50** | **"
                 << fmt(percentile(target[Mode::kSyncSendLoop], 50) / percentile(target[Mode::kH2], 50))
                 << "×** | | | | | | | |\n";
+    std::cout << "| " << n << " | **single-packet h2 vs last-byte (send loop), both at the reference, p50** | **"
+              << fmt(percentile(target[Mode::kSyncSendLoop], 50) / percentile(target[Mode::kH2Ref], 50))
+              << "×** | | | | | | | |\n";
     if (g_h2_direct_port != 0)
       std::cout << "| " << n << " | **single-packet h2 at the parse loop vs last-byte (send loop), p50** | **"
                 << fmt(percentile(target[Mode::kSyncSendLoop], 50) / percentile(target[Mode::kH2Direct], 50))
@@ -340,6 +344,7 @@ void spread_section(const std::string& ref_binary, int bursts) {
   }
   g_h2_port = 0;
   g_h2_direct_port = 0;
+  g_h2_at_ref = false;
   g_plain_front_port = 0;
   g_tls_port = 0;
   front.stop();  // before its certificates go
