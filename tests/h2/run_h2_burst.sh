@@ -53,9 +53,15 @@ rc=$?
 [ $rc = 0 ] || { cat "$work/correct.out"; fail "synchronized-burst on the correct reference over h2: exit $rc, expected 0"; }
 "${check[@]}" "$(history_of correct synchronized-burst.create_order)" single-packet 32 || fail "single-packet 32"
 
-run flawed "$work/h2c.yaml" "$src/scenarios/concurrency/synchronized-burst.yaml" --flaw check-then-insert
-rc=$?
+# A race: one burst may miss on a loaded machine (CI ran it beside other
+# tests); up to 3 runs, each a fresh burst.
+for attempt in 1 2 3; do
+  run flawed "$work/h2c.yaml" "$src/scenarios/concurrency/synchronized-burst.yaml" --flaw check-then-insert
+  rc=$?
+  [ $rc = 1 ] && break
+done
 [ $rc = 1 ] || { cat "$work/flawed.out"; fail "check-then-insert over h2: exit $rc, expected 1"; }
+echo "check-then-insert over h2: caught at attempt $attempt"
 grep -Eq "one_record +invalid +[0-9]+ records" "$work/flawed.out" || { cat "$work/flawed.out"; fail "one_record not invalid"; }
 # Plain sends over h2c (libcurl, prior knowledge): a key sent twice on one
 # client, its replay and the records probe all answered.

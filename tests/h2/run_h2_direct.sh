@@ -33,9 +33,15 @@ grep -Eq "one_record +valid" "$work/correct.out" || { cat "$work/correct.out"; f
 python3 "$src/tests/h2/check_history.py" "$(history_of correct synchronized-burst.create_order)" single-packet 32 ||
   fail "single-packet 32"
 
-run flawed "$src/scenarios/concurrency/synchronized-burst.yaml" --flaw check-then-insert
-rc=$?
+# A race: one burst may miss on a loaded machine (CI ran it beside other
+# tests); up to 3 runs, each a fresh burst.
+for attempt in 1 2 3; do
+  run flawed "$src/scenarios/concurrency/synchronized-burst.yaml" --flaw check-then-insert
+  rc=$?
+  [ $rc = 1 ] && break
+done
 [ $rc = 1 ] || { cat "$work/flawed.out"; fail "check-then-insert at the reference's h2c: exit $rc, expected 1"; }
+echo "check-then-insert at the reference's h2c: caught at attempt $attempt"
 grep -Eq "one_record +invalid +[0-9]+ records" "$work/flawed.out" || { cat "$work/flawed.out"; fail "one_record not invalid"; }
 
 # The same port, both protocols, outside a run.
