@@ -60,8 +60,6 @@ using tcp = asio::ip::tcp;
 namespace idemproof::ref {
 namespace {
 
-constexpr auto kReadTimeout = std::chrono::seconds(30);
-constexpr auto kWriteTimeout = std::chrono::seconds(30);
 constexpr auto kDrainTimeout = std::chrono::seconds(2);
 constexpr auto kShutdownDeadline = std::chrono::seconds(30);
 constexpr std::uint32_t kHeaderLimit = 16 * 1024;
@@ -79,7 +77,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // to an h2c session; anything else stays in buffer_ for Beast's parser, so
   // an HTTP/1.1 client sees no difference.
   void sniff() {
-    stream_.expires_after(kReadTimeout);
+    stream_.expires_after(ctx_.options.io_timeout);
     stream_.async_read_some(buffer_.prepare(8192),
                             beast::bind_front_handler(&Session::on_sniff, shared_from_this()));
   }
@@ -100,7 +98,7 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     parser_->body_limit(ctx_.options.body_limit);
     parser_->header_limit(kHeaderLimit);
-    stream_.expires_after(kReadTimeout);
+    stream_.expires_after(ctx_.options.io_timeout);
     async_read_capped(stream_, buffer_, *parser_,
                       beast::bind_front_handler(&Session::on_read, shared_from_this()));
   }
@@ -154,7 +152,7 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.keep_alive(keep_alive && !ctx_.stopping.load());
     response_.body() = std::move(answer.body);
     response_.prepare_payload();
-    stream_.expires_after(kWriteTimeout);
+    stream_.expires_after(ctx_.options.io_timeout);
     http::async_write(stream_, response_,
                       beast::bind_front_handler(&Session::on_write, shared_from_this(), counted));
   }

@@ -48,6 +48,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("--check-insert-pause", pause, "pause of the check-then-insert flaw");
   app.add_flag("--report-arrival", o.report_arrival, "add X-Arrival-Ns to every answer");
   app.add_option("--body-limit", o.body_limit, "largest accepted body in bytes (else 413)");
+  std::string io_timeout = "30s";
+  app.add_option("--io-timeout", io_timeout,
+                 "how long a client may take to send a request or take an answer, and an idle connection stays"
+                 " open (HTTP/1.1 and h2c)");
   app.add_option("--flaw", flaw, "one named mistake; 'list' prints them");
   app.add_option("--flaw-route", o.service.flaw_route,
                  "only this route template has the flaw (e.g. /refunds); request-path flaws only");
@@ -107,6 +111,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
       {"--sweep-interval", sweep, &sweep_value},
       {"--provider-timeout", provider_timeout, &o.provider_timeout},
       {"--claim-idle", claim_idle, &o.claim_idle},
+      {"--io-timeout", io_timeout, &o.io_timeout},
   };
   for (const auto& d : durations) {
     if (d.out == &sweep_value && sweep.empty()) continue;
@@ -127,6 +132,10 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
   if (o.service.lease.count() <= 0 || o.service.dedup_ttl.count() <= 0) {
     std::cerr << "idemproof-ref: --lease and --dedup-ttl must be positive\n";
+    return {std::nullopt, 2};
+  }
+  if (o.io_timeout.count() <= 0) {
+    std::cerr << "idemproof-ref: --io-timeout must be positive\n";
     return {std::nullopt, 2};
   }
   if (!o.store.empty() && !is_postgres_url(o.store)) {

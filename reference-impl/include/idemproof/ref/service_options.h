@@ -34,6 +34,12 @@ struct ServiceOptions {
   Nanos check_insert_pause = std::chrono::microseconds(200);
   bool report_arrival = false;
   std::size_t body_limit = 64 * 1024;   // bytes; a larger body gets 413
+  // How long the client may take, on HTTP/1.1 and h2c alike: to send a whole
+  // request (counted from when its connection, or its h2 stream, starts
+  // waiting for it), to take a whole answer, and to start a request on an
+  // idle connection. Past it the request is dropped (h2: the stream reset)
+  // and an idle connection closed. The business step has no such deadline.
+  Nanos io_timeout = std::chrono::seconds(30);
   // Side effects (side_effect_routes.h, stream_consumer.h).
   std::string payment_provider;         // base URL of the provider; "" = none
   Nanos provider_timeout = std::chrono::seconds(5);
