@@ -24,8 +24,12 @@ namespace {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
-constexpr auto kReadTimeout = std::chrono::seconds(30);
-constexpr auto kTick = std::chrono::milliseconds(250);  // how soon SIGTERM's GOAWAY goes out
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kLongestTick = std::chrono::milliseconds(250);  // how soon SIGTERM's GOAWAY goes out
+// After SIGTERM, what waits on the client (a request not fully sent, an answer
+// not taken) gets this long, so a stalled client cannot hold the exit.
+constexpr auto kStopGrace = std::chrono::milliseconds(500);
 constexpr std::uint32_t kMaxConcurrentStreams = 128;
 constexpr std::size_t kHeaderLimit = 16 * 1024;
 constexpr std::size_t kWriteChunk = 64 * 1024;
@@ -42,10 +46,19 @@ class InFlight {
   ServerContext& ctx_;
 };
 
+// What a stream waits for.
+enum class Phase {
+  reading,      // the rest of the request (until END_STREAM): the client
+  in_business,  // the business step: the service (no deadline here, as HTTP/1.1)
+  answering,    // the answer is submitted; the client takes it (flow control)
+  reset,        // reset by this side; nghttp2 closes it once RST_STREAM is out
+};
+
 struct Stream {
   HttpRequest request;
   std::size_t header_bytes = 0;
-  bool answered = false;  // a response is submitted: further frames are ignored
+  Phase phase = Phase::reading;  // past reading, further request frames are ignored
+  Clock::time_point since;       // when `phase` began
   std::optional<InFlight> counted;
   std::string answer_body;  // the data provider's source, alive until the stream closes
   std::size_t answer_sent = 0;
@@ -79,7 +92,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     if (!make_session()) return close();
     nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, kMaxConcurrentStreams}};
     nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, settings, 1);
-    last_read_ = std::chrono::steady_clock::now();
+    last_progress_ = Clock::now();
     arm_tick();
     if (!feed(received.data(), received.size())) return;
     read();
@@ -102,7 +115,6 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   void read() {
     socket_.async_read_some(asio::buffer(in_), [self = shared_from_this()](boost::system::error_code ec, std::size_t n) {
       if (ec) return self->close();
-      self->last_read_ = std::chrono::steady_clock::now();
       if (self->feed(self->in_.data(), n)) self->read();
     });
   }
@@ -136,6 +148,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
       return;
     }
     writing_ = true;
+    write_started_ = Clock::now();
     asio::async_write(socket_, asio::buffer(out_), [self = shared_from_this()](boost::system::error_code ec, std::size_t) {
       self->writing_ = false;
       if (ec) return self->close();
@@ -143,6 +156,9 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     });
   }
 
+  // Drops the connection and its streams, their in-flight counts with them;
+  // a stream in a business step keeps its count until the step ends (as an
+  // HTTP/1.1 request whose client left).
   void close() {
     if (closed_) return;
     closed_ = true;
@@ -150,6 +166,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
     tick_.cancel();
+    std::erase_if(streams_, [](const auto& entry) { return entry.second->phase != Phase::in_business; });
   }
 
   void go_away(std::uint32_t error_code) {
@@ -159,27 +176,71 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
                           nullptr, 0);
   }
   void go_away_if_stopping() {
-    if (ctx_.stopping.load()) go_away(NGHTTP2_NO_ERROR);
+    if (!ctx_.stopping.load()) return;
+    if (!stop_seen_) stop_seen_ = Clock::now();
+    go_away(NGHTTP2_NO_ERROR);
   }
 
-  // Every kTick: SIGTERM's GOAWAY, and the read timeout (30 s without a
-  // frame while no stream is open).
+  // The deadline of what has waited on the client since `since`:
+  // --io-timeout, cut to kStopGrace (from `since` or SIGTERM, the later).
+  Clock::time_point client_deadline(Clock::time_point since) const {
+    auto deadline = since + ctx_.options.io_timeout;
+    if (stop_seen_) deadline = std::min(deadline, std::max(since, *stop_seen_) + kStopGrace);
+    return deadline;
+  }
+
+  // Resets stream `id` (RST_STREAM `error_code`); its in-flight count ends now,
+  // the Stream (the answer's data source) when nghttp2 closes it.
+  void reset(std::int32_t id, Stream& stream, std::uint32_t error_code) {
+    nghttp2_submit_rst_stream(session_, NGHTTP2_FLAG_NONE, id, error_code);
+    stream.phase = Phase::reset;
+    stream.counted.reset();
+  }
+
+  // Every tick (kLongestTick, or a quarter of --io-timeout when shorter):
+  //  - SIGTERM's GOAWAY;
+  //  - a stream whose request is not all in, or whose answer is not all
+  //    taken, within its deadline is reset: REFUSED_STREAM while reading
+  //    (nothing was executed, a retry is safe), CANCEL while answering;
+  //  - a write the client does not take within its deadline closes the
+  //    connection;
+  //  - no stream left and no progress (a stream opened or closed, a request
+  //    frame, an answer submitted; not PING or SETTINGS) for --io-timeout:
+  //    GOAWAY, closed once it is out.
+  void on_tick() {
+    const auto now = Clock::now();
+    go_away_if_stopping();
+    for (auto& [id, stream] : streams_) {
+      if (stream->phase != Phase::reading && stream->phase != Phase::answering) continue;
+      if (now >= client_deadline(stream->since)) {
+        reset(id, *stream, stream->phase == Phase::reading ? NGHTTP2_REFUSED_STREAM : NGHTTP2_CANCEL);
+      }
+    }
+    if (writing_ && now >= client_deadline(write_started_)) return close();
+    // A stream reset here stays in streams_ until its RST_STREAM is out: the
+    // closing GOAWAY (nothing is sent after it) waits for the next tick.
+    if (streams_.empty() && !goaway_sent_ && now - last_progress_ >= ctx_.options.io_timeout) {
+      goaway_sent_ = true;
+      nghttp2_session_terminate_session(session_, NGHTTP2_NO_ERROR);
+    }
+    flush();
+  }
+
   void arm_tick() {
-    tick_.expires_after(kTick);
+    const auto period = std::clamp<Clock::duration>(ctx_.options.io_timeout / 4, std::chrono::milliseconds(1),
+                                                    kLongestTick);
+    tick_.expires_after(period);
     tick_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
       if (ec || self->closed_) return;
-      if (self->streams_.empty() && std::chrono::steady_clock::now() - self->last_read_ >= kReadTimeout) {
-        self->go_away(NGHTTP2_NO_ERROR);
-      }
-      self->go_away_if_stopping();
-      self->flush();
+      self->on_tick();
       if (!self->closed_) self->arm_tick();
     });
   }
 
   // Submits `answer` on stream `id` (X-Arrival-Ns when asked and known).
   void respond(std::int32_t id, Stream& stream, HttpResponse answer, std::optional<std::int64_t> arrival_ns) {
-    stream.answered = true;
+    stream.phase = Phase::answering;
+    stream.since = last_progress_ = Clock::now();
     std::vector<std::pair<std::string, std::string>> fields;
     fields.emplace_back(":status", std::to_string(answer.status));
     for (auto& [name, value] : answer.headers) {
@@ -203,15 +264,20 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
 
   // The worker's answer, back on the strand.
   void on_answer(std::int32_t id, HttpResponse answer, std::int64_t arrival_ns) {
-    if (closed_) return;
+    if (closed_) {
+      streams_.erase(id);  // nowhere to answer; its in-flight count ends
+      return;
+    }
     auto it = streams_.find(id);
-    if (it == streams_.end()) return;  // reset by the client meanwhile
+    if (it == streams_.end() || it->second->phase != Phase::in_business) return;  // reset meanwhile
     respond(id, *it->second, std::move(answer), arrival_ns);
     go_away_if_stopping();
     flush();
   }
 
   void dispatch(std::int32_t id, Stream& stream) {
+    stream.phase = Phase::in_business;
+    stream.since = Clock::now();
     stream.counted.emplace(ctx_);
     auto& request = stream.request;
     run_business_step(ctx_, socket_.get_executor(), std::move(request),
@@ -228,7 +294,10 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
 
   static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* user) {
     if (frame->hd.type == NGHTTP2_HEADERS && frame->headers.cat == NGHTTP2_HCAT_REQUEST) {
-      of(user).streams_[frame->hd.stream_id] = std::make_unique<Stream>();
+      H2Session& self = of(user);
+      auto stream = std::make_unique<Stream>();
+      stream->since = self.last_progress_ = Clock::now();
+      self.streams_[frame->hd.stream_id] = std::move(stream);
     }
     return 0;
   }
@@ -236,7 +305,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   static int on_header(nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name, std::size_t namelen,
                        const std::uint8_t* value, std::size_t valuelen, std::uint8_t, void* user) {
     Stream* stream = of(user).find(frame->hd.stream_id);
-    if (stream == nullptr) return 0;
+    if (stream == nullptr || stream->phase != Phase::reading) return 0;
     stream->header_bytes += namelen + valuelen;
     if (stream->header_bytes > kHeaderLimit) return 0;  // answered 431 at END_STREAM
     const std::string_view n(reinterpret_cast<const char*>(name), namelen);
@@ -257,7 +326,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
                            void* user) {
     H2Session& self = of(user);
     Stream* stream = self.find(id);
-    if (stream == nullptr || stream->answered) return 0;
+    if (stream == nullptr || stream->phase != Phase::reading) return 0;
     if (stream->request.body.size() + len > self.ctx_.options.body_limit) {
       // Answered now; nghttp2 resets the rest of the upload (NO_ERROR).
       stream->request.body.clear();
@@ -271,15 +340,15 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     return 0;
   }
 
-  // A request is complete when its END_STREAM is parsed: stamp, dispatch.
+  // A request frame is progress; a request is complete when its END_STREAM is
+  // parsed: stamp, dispatch.
   static int on_frame_recv(nghttp2_session*, const nghttp2_frame* frame, void* user) {
-    if ((frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) ||
-        (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) {
-      return 0;
-    }
+    if (frame->hd.type != NGHTTP2_HEADERS && frame->hd.type != NGHTTP2_DATA) return 0;
     H2Session& self = of(user);
     Stream* stream = self.find(frame->hd.stream_id);
-    if (stream == nullptr || stream->answered) return 0;
+    if (stream == nullptr || stream->phase != Phase::reading) return 0;
+    self.last_progress_ = Clock::now();
+    if ((frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
     if (stream->header_bytes > kHeaderLimit) {
       self.respond(frame->hd.stream_id, *stream,
                    problem_response(431, "headers-too-large", "Request header fields too large",
@@ -292,7 +361,12 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   }
 
   static int on_stream_close(nghttp2_session*, std::int32_t id, std::uint32_t, void* user) {
-    of(user).streams_.erase(id);  // its in-flight count with it
+    // Its in-flight count ends with it; a stream this side reset is no progress.
+    H2Session& self = of(user);
+    const auto it = self.streams_.find(id);
+    if (it == self.streams_.end()) return 0;
+    if (it->second->phase != Phase::reset) self.last_progress_ = Clock::now();
+    self.streams_.erase(it);
     return 0;
   }
 
@@ -316,7 +390,9 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
   bool writing_ = false;
   bool closed_ = false;
   bool goaway_sent_ = false;
-  std::chrono::steady_clock::time_point last_read_;
+  Clock::time_point last_progress_;  // see on_tick
+  Clock::time_point write_started_;  // of the write in progress
+  std::optional<Clock::time_point> stop_seen_;  // when this session first saw ctx.stopping
 };
 
 }  // namespace

@@ -20,10 +20,14 @@ inline constexpr std::string_view kH2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n
 
 // Serves `socket` as an h2c connection until it closes: every request goes
 // through run_business_step (counted in ctx.in_flight until its stream
-// closes), answers are submitted on the socket's strand; at most 128
-// concurrent streams; a body over options.body_limit is answered 413, a
-// header block over 16 KiB 431; no frame for 30 s with no stream open, or
-// ctx.stopping, sends GOAWAY and closes once the open streams are answered.
+// closes or is reset), answers are submitted on the socket's strand; at most
+// 128 concurrent streams; a body over options.body_limit is answered 413, a
+// header block over 16 KiB 431. What waits on the client has
+// options.io_timeout, as on HTTP/1.1: a request not all in (RST_STREAM
+// REFUSED_STREAM) or an answer not all taken (CANCEL) is reset, a write not
+// taken closes the connection, and one with no stream and no progress sends
+// GOAWAY and closes. ctx.stopping: GOAWAY at once, and what waits on the
+// client 0.5 s more at most; streams in a business step are answered.
 // REQUIRES: `socket`'s executor is a strand; `received` holds the bytes
 // already read from it, starting with kH2Preface; ctx outlives the session.
 void start_h2_session(boost::asio::ip::tcp::socket socket, std::string received, ServerContext& ctx);

@@ -35,6 +35,10 @@ struct HttpCall {
 
 HttpResult http_call(const HttpCall& call);
 
+// A blocking loopback connection to `port` (connect bounded by 5 s through
+// SO_SNDTIMEO); -1 when it could not be made. The caller closes it.
+int connect_loopback(int port);
+
 // Sends raw bytes over a fresh loopback connection and returns what came back
 // until the peer closed or `timeout` passed.
 std::string raw_exchange(int port, const std::string& bytes,

@@ -51,39 +51,6 @@ double cpu_seconds(pid_t pid) {
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
-// The descriptors process `pid` has open: how many, and the highest number.
-struct OpenDescriptors {
-  int count = 0;
-  int highest = -1;
-};
-OpenDescriptors open_descriptors(pid_t pid) {
-  OpenDescriptors open;
-  for (const auto& entry :
-       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
-    ++open.count;
-    open.highest = std::max(open.highest, std::stoi(entry.path().filename().string()));
-  }
-  return open;
-}
-
-// A loopback connection to `port` (connect bounded by 5 s through
-// SO_SNDTIMEO); -1 when it could not be made.
-int connect_loopback(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  const timeval deadline{5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &deadline, sizeof deadline);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 }  // namespace
 
 TEST_CASE("server: create, replay byte for byte, count once", "[server][slow]") {

@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <regex>
 #include <stdexcept>
 #include <thread>
@@ -74,6 +76,15 @@ std::optional<int> wait_for_exit(pid_t pid, Clock::time_point deadline, bool& re
 }
 
 }  // namespace
+
+OpenDescriptors open_descriptors(pid_t pid) {
+  OpenDescriptors open;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+    ++open.count;
+    open.highest = std::max(open.highest, std::stoi(entry.path().filename().string()));
+  }
+  return open;
+}
 
 std::string reference_binary() {
   return std::string(IDEMPROOF_BINARY_DIR) + "/reference-impl/idemproof-ref";

@@ -44,6 +44,14 @@ class ServiceProcess {
   int port_ = 0;
 };
 
+// The descriptors process `pid` has open (/proc/PID/fd): how many, and the
+// highest number.
+struct OpenDescriptors {
+  int count = 0;
+  int highest = -1;
+};
+OpenDescriptors open_descriptors(pid_t pid);
+
 // Result of running the binary to completion (e.g. `--flaw list`).
 struct ExitedProcess {
   std::optional<int> exit_code;  // nullopt: killed at the deadline or by a signal
