@@ -77,8 +77,8 @@ std::string lower(std::string_view s) {
 
 class H2Session : public std::enable_shared_from_this<H2Session> {
  public:
-  H2Session(tcp::socket socket, ServerContext& ctx)
-      : socket_(std::move(socket)), ctx_(ctx), tick_(socket_.get_executor()) {}
+  H2Session(tcp::socket socket, ServerContext& ctx, ConnectionSlot slot)
+      : socket_(std::move(socket)), ctx_(ctx), slot_(std::in_place, std::move(slot)), tick_(socket_.get_executor()) {}
   ~H2Session() {
     if (session_ != nullptr) nghttp2_session_del(session_);
   }
@@ -166,6 +166,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
     socket_.shutdown(tcp::socket::shutdown_both, ignored);
     socket_.close(ignored);
     tick_.cancel();
+    slot_.reset();
     std::erase_if(streams_, [](const auto& entry) { return entry.second->phase != Phase::in_business; });
   }
 
@@ -382,6 +383,7 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
 
   tcp::socket socket_;
   ServerContext& ctx_;
+  std::optional<ConnectionSlot> slot_;  // until close()
   asio::steady_timer tick_;
   nghttp2_session* session_ = nullptr;
   std::map<std::int32_t, std::unique_ptr<Stream>> streams_;  // open request streams
@@ -397,8 +399,8 @@ class H2Session : public std::enable_shared_from_this<H2Session> {
 
 }  // namespace
 
-void start_h2_session(tcp::socket socket, std::string received, ServerContext& ctx) {
-  auto session = std::make_shared<H2Session>(std::move(socket), ctx);
+void start_h2_session(tcp::socket socket, std::string received, ServerContext& ctx, ConnectionSlot slot) {
+  auto session = std::make_shared<H2Session>(std::move(socket), ctx, std::move(slot));
   asio::dispatch(session->executor(), [session, received = std::move(received)] { session->start(received); });
 }
 

@@ -28,8 +28,10 @@ inline constexpr std::string_view kH2Preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n
 // taken closes the connection, and one with no stream and no progress sends
 // GOAWAY and closes. ctx.stopping: GOAWAY at once, and what waits on the
 // client 0.5 s more at most; streams in a business step are answered.
+// `slot` counts the connection until it closes.
 // REQUIRES: `socket`'s executor is a strand; `received` holds the bytes
 // already read from it, starting with kH2Preface; ctx outlives the session.
-void start_h2_session(boost::asio::ip::tcp::socket socket, std::string received, ServerContext& ctx);
+void start_h2_session(boost::asio::ip::tcp::socket socket, std::string received, ServerContext& ctx,
+                      ConnectionSlot slot);
 
 }  // namespace idemproof::ref

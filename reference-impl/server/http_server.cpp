@@ -66,7 +66,7 @@ constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, ServerContext& ctx) : stream_(std::move(socket)), ctx_(ctx) {}
+  Session(tcp::socket&& socket, ServerContext& ctx) : stream_(std::move(socket)), ctx_(ctx), slot_(ctx) {}
 
   void start() {
     asio::dispatch(stream_.get_executor(), beast::bind_front_handler(&Session::sniff, shared_from_this()));
@@ -91,7 +91,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (got.substr(0, common) != kH2Preface.substr(0, common)) return read_request();
     if (got.size() < kH2Preface.size()) return sniff();
     stream_.expires_never();
-    start_h2_session(stream_.release_socket(), std::string(got), ctx_);
+    start_h2_session(stream_.release_socket(), std::string(got), ctx_, std::move(slot_));
   }
 
   void read_request() {
@@ -186,6 +186,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   ServerContext& ctx_;
+  ConnectionSlot slot_;  // handed to the h2c session with the socket
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
@@ -226,13 +227,37 @@ class WorkerPool {
   std::vector<std::thread> threads_;
 };
 
+// A line on stderr at most once a minute, saying how many it stood for since
+// the last one (near a limit the same event repeats: one line each would
+// flood the log).
+class OncePerMinuteNote {
+ public:
+  // `line` now if a minute has passed since the last one said, else counted.
+  void note(const std::string& line, const char* counted_as) {
+    ++since_said_;
+    const auto now = std::chrono::steady_clock::now();
+    if (said_at_ && now - *said_at_ < std::chrono::seconds(60)) return;
+    std::cerr << "idemproof-ref: " << line;
+    if (said_at_) std::cerr << " (" << since_said_ << " " << counted_as << " since the last such line)";
+    std::cerr << "\n";
+    said_at_ = now;
+    since_said_ = 0;
+  }
+
+ private:
+  std::optional<std::chrono::steady_clock::time_point> said_at_;
+  std::uint64_t since_said_ = 0;
+};
+
 // Accepts connections. Out of descriptors (EMFILE/ENFILE, or the kernel out
 // of socket memory), an accept fails at once while the connection stays
 // queued, so accepting again at once spins a core and starves the sessions
 // that could free one: it waits instead, 10 ms doubling to 200 ms (back to
 // 10 ms after an accept succeeds), and says so on stderr at most once a
 // minute (near the limit, accepts succeed and fail in turns: one line each
-// would flood the log).
+// would flood the log). With --max-connections open (HTTP/1.1 and h2c, each
+// session's ConnectionSlot), a new connection is closed as soon as it is
+// accepted, said on stderr as rarely.
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
   Listener(asio::io_context& ioc, tcp::acceptor acceptor, ServerContext& ctx)
@@ -254,7 +279,6 @@ class Listener : public std::enable_shared_from_this<Listener> {
  private:
   static constexpr auto kFirstBackoff = std::chrono::milliseconds(10);
   static constexpr auto kLongestBackoff = std::chrono::milliseconds(200);
-  static constexpr auto kSayEvery = std::chrono::seconds(60);
 
   static bool out_of_resources(const beast::error_code& ec) {
     return ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space ||
@@ -267,23 +291,29 @@ class Listener : public std::enable_shared_from_this<Listener> {
     if (out_of_resources(ec)) return back_off(ec);
     if (!ec) {
       backoff_ = std::chrono::milliseconds(0);
-      std::make_shared<Session>(std::move(socket), ctx_)->start();
+      if (static_cast<std::size_t>(ctx_.connections.load()) >= ctx_.options.max_connections) {
+        refuse(socket);
+      } else {
+        std::make_shared<Session>(std::move(socket), ctx_)->start();
+      }
     }
     accept();
   }
 
+  // --max-connections are open: this one is closed at once, unread.
+  void refuse(tcp::socket& socket) {
+    beast::error_code ignored;
+    socket.close(ignored);
+    refused_note_.note(std::to_string(ctx_.options.max_connections) +
+                           " connections open (--max-connections): closing new ones at once",
+                       "connections closed");
+  }
+
   void back_off(const beast::error_code& ec) {
     backoff_ = backoff_.count() == 0 ? kFirstBackoff : std::min(backoff_ * 2, kLongestBackoff);
-    ++failed_since_said_;
-    const auto now = std::chrono::steady_clock::now();
-    if (!said_at_ || now - *said_at_ >= kSayEvery) {
-      std::cerr << "idemproof-ref: cannot accept a connection: " << ec.message()
-                << "; accepting again after a pause, 10 ms doubling to 200 ms";
-      if (said_at_) std::cerr << " (" << failed_since_said_ << " failed accepts since the last such line)";
-      std::cerr << "\n";
-      said_at_ = now;
-      failed_since_said_ = 0;
-    }
+    backoff_note_.note("cannot accept a connection: " + ec.message() +
+                           "; accepting again after a pause, 10 ms doubling to 200 ms",
+                       "failed accepts");
     backoff_timer_.expires_after(backoff_);
     backoff_timer_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
       if (wait_ec || !self->acceptor_.is_open()) return;  // stopped
@@ -295,8 +325,8 @@ class Listener : public std::enable_shared_from_this<Listener> {
   tcp::acceptor acceptor_;
   asio::steady_timer backoff_timer_;  // on the acceptor's strand
   std::chrono::milliseconds backoff_{0};  // 0: the last accept succeeded
-  std::optional<std::chrono::steady_clock::time_point> said_at_;  // the last stderr line
-  std::uint64_t failed_since_said_ = 0;
+  OncePerMinuteNote backoff_note_;
+  OncePerMinuteNote refused_note_;
   ServerContext& ctx_;
 };
 

@@ -23,7 +23,25 @@ struct ServerContext {
   boost::asio::io_context& workers;
   boost::asio::io_context& io;  // the I/O threads' context
   std::atomic<int> in_flight{0};  // requests read whose answer is not yet written
+  std::atomic<int> connections{0};  // open client connections, HTTP/1.1 and h2c (ConnectionSlot)
   std::atomic<bool> stopping{false};
+};
+
+// One open connection in ctx.connections while its holder lives; it moves
+// with the socket when an HTTP/1.1 session hands it to an h2c one.
+class ConnectionSlot {
+ public:
+  explicit ConnectionSlot(ServerContext& ctx) : ctx_(&ctx) { ++ctx_->connections; }
+  ~ConnectionSlot() {
+    if (ctx_ != nullptr) --ctx_->connections;
+  }
+  ConnectionSlot(ConnectionSlot&& other) noexcept : ctx_(std::exchange(other.ctx_, nullptr)) {}
+  ConnectionSlot& operator=(ConnectionSlot&&) = delete;
+  ConnectionSlot(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
+
+ private:
+  ServerContext* ctx_;
 };
 
 // Runs service.handle_request(request) on a worker, then answer(response)

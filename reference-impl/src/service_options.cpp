@@ -48,6 +48,9 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   app.add_option("--check-insert-pause", pause, "pause of the check-then-insert flaw");
   app.add_flag("--report-arrival", o.report_arrival, "add X-Arrival-Ns to every answer");
   app.add_option("--body-limit", o.body_limit, "largest accepted body in bytes (else 413)");
+  app.add_option("--max-connections", o.max_connections,
+                 "open client connections (HTTP/1.1 and h2c together); one more is closed at once")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000}));
   std::string io_timeout = "30s";
   app.add_option("--io-timeout", io_timeout,
                  "how long a client may take to send a request or take an answer, and an idle connection stays"

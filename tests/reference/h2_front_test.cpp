@@ -2,8 +2,8 @@
 // idemproof-ref process, HTTP/2 frames written by hand over loopback sockets
 // (prior knowledge), the frames it sends back read by their 9-byte headers.
 // A request stream left unfinished, an answer the client does not take, many
-// idle connections, SIGTERM with such streams open; and HTTP/1.1 under the
-// same --io-timeout.
+// idle connections, SIGTERM with such streams open; HTTP/1.1 under the same
+// --io-timeout; the caps on streams and connections.
 #include <catch2/catch.hpp>
 
 #include <poll.h>
@@ -125,6 +125,7 @@ class Wire {
 
   bool connected() const { return fd_ >= 0; }
   bool peer_closed() const { return peer_closed_; }
+  const std::string& received() const { return in_; }  // not yet taken as frames
 
   bool send(std::string_view bytes) {
     return fd_ >= 0 && ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
@@ -317,4 +318,69 @@ TEST_CASE("h2c: SIGTERM with streams the client holds up exits within a second",
   // It said so: GOAWAY before the close.
   const auto goaway = wire.frame_where([](const Frame& f) { return f.type == kGoawayFrame; }, 2s);
   CHECK(goaway.has_value());
+}
+
+TEST_CASE("caps: 128 streams per h2c connection, --max-connections over HTTP/1.1 and h2c together",
+          "[h2][caps][slow]") {
+  constexpr int kCap = 20;
+  TempDir dir;
+  ServiceProcess service(args_for(dir, {"--max-connections", std::to_string(kCap)}));
+
+  // One connection opens 129 streams whose bodies never come: the 129th is
+  // refused (SETTINGS_MAX_CONCURRENT_STREAMS 128), the others stay open.
+  auto many_streams = std::make_unique<Wire>(service.port());
+  REQUIRE(many_streams->connected());
+  std::string burst = client_start();
+  for (std::uint32_t id = 1; id <= 257; id += 2) burst += request_headers(id, "POST", "/orders", false);
+  REQUIRE(many_streams->send(burst));
+  const auto refused = many_streams->frame_where([](const Frame& f) { return f.type == kRstStreamFrame; }, 5s);
+  REQUIRE(refused.has_value());
+  CHECK(refused->stream == 257);
+  CHECK(refused->error_code() == kRefusedStream);
+
+  // kCap connections in all: 9 more h2c and 10 HTTP/1.1, each answered once.
+  std::vector<std::unique_ptr<Wire>> open;
+  open.push_back(std::move(many_streams));
+  const auto h2_answered = [](Wire& wire) {
+    return wire.send(client_start() + request_headers(1, "GET", "/healthz", true)) &&
+           wire.frame_where([](const Frame& f) { return f.type == kHeadersFrame && f.stream == 1; }, 5s);
+  };
+  const auto http1_answered = [](Wire& wire) {
+    if (!wire.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")) return false;
+    for (auto deadline = Clock::now() + 5s; Clock::now() < deadline;) {
+      if (wire.received().find("\"ok\"") != std::string::npos) return true;
+      if (!wire.read_some(100ms) && wire.peer_closed()) return false;
+    }
+    return false;
+  };
+  for (int i = 1; i < kCap; ++i) {
+    auto wire = std::make_unique<Wire>(service.port());
+    REQUIRE(wire->connected());
+    REQUIRE((i < kCap / 2 ? h2_answered(*wire) : http1_answered(*wire)));
+    open.push_back(std::move(wire));
+  }
+
+  // One more, h2c or HTTP/1.1: closed at once, unanswered.
+  const auto start = Clock::now();
+  Wire extra_h2(service.port());
+  REQUIRE(extra_h2.connected());
+  extra_h2.send(client_start() + request_headers(1, "GET", "/healthz", true));
+  CHECK_FALSE(extra_h2.frame_where([](const Frame&) { return true; }, 3s).has_value());  // not even SETTINGS
+  CHECK(extra_h2.peer_closed());
+  Wire extra_http1(service.port());
+  REQUIRE(extra_http1.connected());
+  CHECK_FALSE(http1_answered(extra_http1));
+  CHECK(extra_http1.peer_closed());
+  std::cout << "caps: connections past --max-connections " << kCap << " closed within "
+            << seconds_since(start) << " s\n";
+
+  // One of them leaves (an HTTP/1.1 one): a new connection is served again.
+  open.back().reset();
+  bool served = false;
+  for (auto deadline = Clock::now() + 10s; !served && Clock::now() < deadline;) {
+    Wire again(service.port());
+    served = again.connected() && h2_answered(again);
+    if (!served) std::this_thread::sleep_for(50ms);
+  }
+  CHECK(served);
 }

@@ -40,6 +40,9 @@ struct ServiceOptions {
   // idle connection. Past it the request is dropped (h2: the stream reset)
   // and an idle connection closed. The business step has no such deadline.
   Nanos io_timeout = std::chrono::seconds(30);
+  // Open client connections, HTTP/1.1 and h2c together; one past it is
+  // closed as soon as it is accepted.
+  std::size_t max_connections = 4096;
   // Side effects (side_effect_routes.h, stream_consumer.h).
   std::string payment_provider;         // base URL of the provider; "" = none
   Nanos provider_timeout = std::chrono::seconds(5);
