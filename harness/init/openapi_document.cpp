@@ -116,6 +116,15 @@ class Reader {
     }
     return YAML::Node();
   }
+  // The form media type's entry (application/x-www-form-urlencoded, else
+  // multipart/form-data), or a null node.
+  YAML::Node FormMedia(const YAML::Node& content) const {
+    if (!content.IsDefined() || !content.IsMap()) return YAML::Node();
+    for (const char* type : {"application/x-www-form-urlencoded", "multipart/form-data"})
+      for (const auto& kv : content)
+        if (kv.first.Scalar().rfind(type, 0) == 0) return Resolve(kv.second);
+    return YAML::Node();
+  }
 
   Parameter ReadParameter(const YAML::Node& raw, std::vector<std::string>& notes) const {
     const YAML::Node p = Resolve(raw);
@@ -123,6 +132,7 @@ class Reader {
     Parameter out;
     out.name = p["name"].Scalar();
     out.in = p["in"].Scalar();
+    if (p["description"] && p["description"].IsScalar()) out.description = p["description"].Scalar();
     out.required = p["required"] && p["required"].IsScalar() && p["required"].Scalar() == "true";
     if (p["schema"]) out.schema = Schema(p["schema"], 0, notes);
     if (p["example"]) out.example = p["example"];
@@ -140,6 +150,11 @@ class Reader {
     out.path = path;
     out.line = MarkOf(op).line;
     if (op["operationId"]) out.operation_id = op["operationId"].Scalar();
+    if (op["summary"] && op["summary"].IsScalar()) out.summary = op["summary"].Scalar();
+    if (op["description"] && op["description"].IsScalar()) out.description = op["description"].Scalar();
+    if (op["tags"] && op["tags"].IsSequence())
+      for (const auto& t : op["tags"])
+        if (t.IsScalar()) out.tags.push_back(t.Scalar());
     out.parameters = shared;
     if (op["parameters"] && op["parameters"].IsSequence()) {
       for (const auto& raw : op["parameters"]) {
@@ -152,7 +167,13 @@ class Reader {
     }
     if (op["requestBody"]) {
       const YAML::Node body = Resolve(op["requestBody"]);
-      const YAML::Node media = body.IsMap() ? JsonMedia(body["content"]) : YAML::Node();
+      YAML::Node media = body.IsMap() ? JsonMedia(body["content"]) : YAML::Node();
+      if (media.IsMap()) {
+        out.request_media = "json";
+      } else if (body.IsMap()) {
+        media = FormMedia(body["content"]);
+        if (media.IsMap()) out.request_media = "form";
+      }
       if (media.IsMap()) {
         if (media["schema"]) out.request_schema = Schema(media["schema"], 0, notes);
         if (media["example"]) out.request_examples.push_back(media["example"]);
@@ -171,7 +192,7 @@ class Reader {
             out.request_schema["examples"].IsSequence())
           for (const auto& ex : out.request_schema["examples"]) out.request_examples.push_back(ex);
       } else if (body.IsMap() && body["content"]) {
-        notes.push_back(method + " " + path + ": the request body has no JSON media type; not read");
+        notes.push_back(method + " " + path + ": the request body has no JSON or form media type; not read");
       }
     }
     if (op["responses"] && op["responses"].IsMap()) {
@@ -222,6 +243,18 @@ class Reader {
       for (const auto& s : root_["servers"])
         if (s.IsMap() && s["url"]) doc.servers.push_back(s["url"].Scalar());
     if (root_["x-idempotency"]) doc.idempotency = root_["x-idempotency"];
+    if (root_["components"] && root_["components"].IsMap() && root_["components"]["securitySchemes"] &&
+        root_["components"]["securitySchemes"].IsMap())
+      for (const auto& kv : root_["components"]["securitySchemes"]) {
+        const YAML::Node scheme = Resolve(kv.second);
+        if (scheme.IsMap() && scheme["type"] && scheme["type"].Scalar() == "apiKey" && scheme["in"] &&
+            scheme["in"].Scalar() == "header" && scheme["name"] && scheme["name"].IsScalar()) {
+          std::string name = scheme["name"].Scalar();
+          std::transform(name.begin(), name.end(), name.begin(),
+                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+          doc.security_headers.push_back(name);
+        }
+      }
     const YAML::Node paths = root_["paths"];
     if (!paths || !paths.IsMap() || paths.size() == 0)
       Fail(paths ? paths : root_, "the document has no `paths:`: nothing to describe");

@@ -27,6 +27,7 @@ namespace idemproof::init {
 struct Parameter {
   std::string name;
   std::string in;          // path, query, header, cookie
+  std::string description; // "" when none
   bool required = false;
   YAML::Node schema;       // resolved; null when none
   YAML::Node example;      // null when none
@@ -43,9 +44,16 @@ struct Operation {
   std::string method;       // upper case: GET, POST, PUT, PATCH, DELETE
   std::string path;         // as the document spells it: /orders/{id}
   std::string operation_id; // "" when none
+  std::string summary;      // "" when none
+  std::string description;  // "" when none
+  std::vector<std::string> tags;  // as written, in document order
   int line = 0;             // where the operation starts (1-based)
   std::vector<Parameter> parameters;  // path-level and own, the own winning
-  YAML::Node request_schema;          // JSON body's schema, resolved; null when none
+  // The request body's media: "json" (application/json, any *json type),
+  // "form" (application/x-www-form-urlencoded or multipart/form-data, read
+  // only when no JSON media is there), "" for no body read.
+  std::string request_media;
+  YAML::Node request_schema;          // that media's schema, resolved; null when none
   // Request body examples, in document order (media `example`, each of
   // `examples`' values, else the schema's `example`).
   std::vector<YAML::Node> request_examples;
@@ -67,6 +75,13 @@ struct OpenApiDocument {
   YAML::Node idempotency;    // the root's x-idempotency; null when absent
   std::vector<Operation> operations;  // in document order
   std::vector<std::string> notes;     // what the reader did not follow
+  // Names of the `apiKey` security schemes `in: header`
+  // (components.securitySchemes), lower-cased: credentials, not keys.
+  std::vector<std::string> security_headers;
+  // What the reader could not read and went past, each "file:line:column:
+  // what" naming the document's place (a dangling or external $ref, a
+  // recursive schema cut).
+  std::vector<std::string> warnings;
 };
 
 // Reads the document at `path`. Errors (kNotFound, kInvalidConfig with
