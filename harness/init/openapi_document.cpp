@@ -17,6 +17,8 @@
 
 #include <yaml-cpp/eventhandler.h>
 
+#include "model/console_text.h"
+
 namespace idemproof::init {
 
 namespace {
@@ -99,44 +101,20 @@ struct BadByte {
 };
 BadByte FirstBadUtf8(const std::string& text) {
   BadByte out;
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
   std::size_t i = 0;
-  while (i < n) {
-    const unsigned char c = s[i];
-    std::size_t len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
-    if (c < 0x80) {
-      if (c == 0) break;
-      if (c == '\n') {
-        ++out.line;
-        out.column = 1;
-      } else {
-        ++out.column;
-      }
-      ++i;
-      continue;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;  // no UTF-16 surrogates
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;  // nothing past U+10FFFF
+  while (i < text.size()) {
+    if (text[i] == '\0') break;
+    const std::size_t n = Utf8SequenceLength(text, i);  // the console's check: one UTF-8 rule
+    if (n == 0) break;
+    if (text[i] == '\n') {
+      ++out.line;
+      out.column = 1;
     } else {
-      break;
+      ++out.column;
     }
-    if (i + len > n || s[i + 1] < lo || s[i + 1] > hi) break;
-    bool ok = true;
-    for (std::size_t k = 2; k < len; ++k) ok = ok && s[i + k] >= 0x80 && s[i + k] <= 0xBF;
-    if (!ok) break;
-    i += len;
-    ++out.column;
+    i += n;
   }
-  if (i < n) out.at = i;
+  if (i < text.size()) out.at = i;
   return out;
 }
 
