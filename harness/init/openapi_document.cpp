@@ -33,6 +33,8 @@ const char* const kMethods[] = {"get", "put", "post", "delete", "patch"};
 constexpr int kMaxRefChain = 64;
 // How deep an example-like value may nest (a recursion bound of the walks).
 constexpr int kMaxValueDepth = 256;
+// The longest operationId read as a name (the writer makes an action name of it).
+constexpr std::size_t kMaxOperationId = 128;
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -750,6 +752,12 @@ class Reader {
       return out;
     }
     out.operation_id = ScalarOr(Child(op, "operationId"));
+    if (out.operation_id.size() > kMaxOperationId) {  // no name: the writer names it from its method and path
+      Warn(Child(op, "operationId"), what + ": operationId is " + std::to_string(out.operation_id.size()) +
+                                         " bytes long, more than the " + std::to_string(kMaxOperationId) +
+                                         " of a name; not used");
+      out.operation_id.clear();
+    }
     out.summary = ScalarOr(Child(op, "summary"));
     out.description = ScalarOr(Child(op, "description"));
     if (const YAML::Node tags = Child(op, "tags"); tags.IsSequence())

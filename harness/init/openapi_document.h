@@ -67,7 +67,7 @@ struct Response {
 struct Operation {
   std::string method;       // upper case: GET, POST, PUT, PATCH, DELETE
   std::string path;         // as the document spells it: /orders/{id}
-  std::string operation_id; // "" when none
+  std::string operation_id; // "" when none, or longer than 128 bytes (a warning)
   std::string summary;      // "" when none
   std::string description;  // "" when none
   std::vector<std::string> tags;  // as written, in document order

@@ -508,6 +508,17 @@ components:
   CHECK(noted);
 }
 
+TEST_CASE("a 1 MB operationId is no name: a warning at its place, the operation read", "[init][reader]") {
+  auto doc = Timed("1mb-operation-id", [] {
+    return ParseOpenApi("openapi: 3.0.3\npaths:\n  /a:\n    post:\n      operationId: " + std::string(1 << 20, 'x') +
+                            "\n      responses: {\"200\": {description: ok}}\n",
+                        "long.yaml");
+  });
+  REQUIRE(doc.ok());
+  CHECK(doc->operations.at(0).operation_id.empty());
+  CHECK(Warned(*doc, "long.yaml:5:20:", "operationId is 1048576 bytes long"));
+}
+
 TEST_CASE("Swagger 2.0 is refused with how to convert it", "[init][reader]") {
   auto doc = ParseOpenApi("swagger: \"2.0\"\ninfo: {title: t}\npaths: {}\n", "old.yaml");
   RefusedAt(doc, "old.yaml:1:", "swagger2openapi");
