@@ -14,7 +14,8 @@
 // callbacks, links.
 //
 // Bounded (issue 43): the file must be a regular file of at most
-// ReadLimits::max_bytes (a FIFO or device is refused before any read);
+// ReadLimits::max_bytes (a FIFO or device is refused before any read) and
+// max_document_nodes nodes (counted before yaml-cpp builds its tree);
 // the text must be UTF-8 (the first bad byte is named with its line and
 // column); every example-like value handed out (examples, defaults, enums,
 // x-idempotency) expands to at most ReadLimits::max_value_nodes nodes with
@@ -31,7 +32,9 @@
 //
 // Every error and warning names the document's file:line:column.
 //
-// Thread-safety: plain values; the loader shares nothing.
+// Thread-safety: the YAML nodes handed out are shared (between operations
+// naming the same schema, and with the document itself): read them, never
+// assign into them. Two loads share nothing but one immutable undefined node.
 #pragma once
 
 #include <atomic>
