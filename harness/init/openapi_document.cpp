@@ -212,7 +212,8 @@ class NodeCounter : public YAML::EventHandler {
   struct TooMany {
     YAML::Mark mark;
   };
-  explicit NodeCounter(std::size_t max) : max_(max) {}
+  struct Cancelled {};
+  NodeCounter(std::size_t max, const std::atomic<bool>* cancel) : max_(max), cancel_(cancel) {}
   void OnDocumentStart(const YAML::Mark&) override {}
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { Count(mark); }
@@ -230,8 +231,10 @@ class NodeCounter : public YAML::EventHandler {
  private:
   void Count(const YAML::Mark& mark) {
     if (++count_ > max_) throw TooMany{mark};
+    if ((count_ & 1023) == 0 && cancel_ && cancel_->load()) throw Cancelled{};
   }
   std::size_t max_;
+  const std::atomic<bool>* cancel_;
   std::size_t count_ = 0;
 };
 
@@ -995,12 +998,14 @@ Result<OpenApiDocument> ParseOpenApi(const std::string& raw_text, const std::str
     if (!json && text.size() > limits.max_document_nodes) {
       std::istringstream in(text);
       YAML::Parser parser(in);
-      NodeCounter counter(limits.max_document_nodes);
+      NodeCounter counter(limits.max_document_nodes, limits.cancel);
       parser.HandleNextDocument(counter);
     }
     root = YAML::Load(text);
   } catch (const NodeCounter::TooMany& e) {
     return too_many(e.mark.line + 1, e.mark.column + 1);
+  } catch (const NodeCounter::Cancelled&) {
+    return Status(StatusCode::kTimeout, "interrupted while reading " + file);
   } catch (const YAML::Exception& e) {
     return Status::InvalidConfig("not YAML or JSON: " + e.msg, SourceMark{file, e.mark.line + 1, e.mark.column + 1});
   }
