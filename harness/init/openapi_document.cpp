@@ -543,6 +543,7 @@ class Reader {
     YAML::Node out(YAML::NodeType::Map);
     std::vector<std::pair<std::string, YAML::Node>> properties;
     std::unordered_map<std::string, std::size_t> property_at;
+    bool has_properties = false;  // `properties: {}` stays (an object with no members)
     std::vector<std::string> required;
     std::unordered_set<std::string> required_seen;
 
@@ -553,6 +554,7 @@ class Reader {
       for (const auto& kv : part) {
         const std::string key = ScalarOr(kv.first);
         if (key == "properties" && kv.second.IsMap()) {
+          has_properties = true;
           std::unordered_set<std::string> in_part;  // a duplicate key: the first is read
           for (const auto& p : kv.second) {
             Tick(p.second);
@@ -616,7 +618,7 @@ class Reader {
       }
     }
     take(node, false, true, false);
-    if (!properties.empty()) {
+    if (has_properties) {
       YAML::Node props(YAML::NodeType::Map);
       for (auto& [name, value] : properties) props.force_insert(name, value);
       out["properties"] = props;
@@ -789,7 +791,8 @@ class Reader {
         }
         const YAML::Node answer = Resolve(kv.second);
         if (answer.IsMap()) {
-          const YAML::Node media = JsonMedia(Child(answer, "content"));
+          // The schema of a 2xx answer only: the writer reads the success's (records, captures).
+          const YAML::Node media = r.status >= 200 && r.status < 300 ? JsonMedia(Child(answer, "content")) : None();
           if (const YAML::Node schema = Child(media, "schema"); schema.IsDefined())
             r.schema.reset(Schema(schema, limits_.max_response_schema_nodes));
           if (const YAML::Node headers = Child(answer, "headers"); headers.IsMap()) {

@@ -62,7 +62,7 @@ struct Parameter {
 
 struct Response {
   int status = 0;          // 0 for `default`
-  YAML::Node schema;       // the JSON answer's schema, resolved (bounded); null when none
+  YAML::Node schema;       // a 2xx JSON answer's schema, resolved (bounded); null when none or not 2xx
   // Documented answer headers: name -> required.
   std::map<std::string, bool> headers;
 };
@@ -121,8 +121,8 @@ struct ReadLimits {
   std::size_t max_bytes = 32u << 20;            // the document's size
   std::size_t max_document_nodes = 1000000;     // its keys and values, counted before a tree is built
   std::size_t max_value_nodes = 100000;         // one example-like value, aliases expanded
-  std::size_t max_schema_nodes = 5000;          // one schema handed out (a parameter's, a body's)
-  std::size_t max_response_schema_nodes = 1000; // one answer schema (the writer looks two levels down)
+  std::size_t max_schema_nodes = 1000;          // one schema handed out (a parameter's, a body's)
+  std::size_t max_response_schema_nodes = 200;  // one answer schema (the writer looks two levels down)
   int max_schema_depth = 12;                    // nesting of properties / items / allOf
   std::size_t max_visits = 10000000;            // nodes visited by the whole reading
   std::chrono::milliseconds max_time{20000};    // the whole reading, parse included

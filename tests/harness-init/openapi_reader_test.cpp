@@ -240,7 +240,7 @@ TEST_CASE("a YAML alias bomb does not expand: an example is refused at its place
     });
     REQUIRE(doc.ok());
     INFO(AllWarnings(*doc));
-    CHECK(Warned(*doc, "bomb.yaml:", "expands past 5000 nodes"));
+    CHECK(Warned(*doc, "bomb.yaml:", "expands past 1000 nodes"));
     CHECK(doc->operations[0].request_schema["properties"]["p0"].IsMap());
   }
 }
@@ -352,11 +352,11 @@ TEST_CASE("100 000 parameters are read within seconds, each found at once", "[in
 TEST_CASE("the reading's own budget: nodes visited, and a raised cancel flag", "[init][reader]") {
   std::string text = WithBody("            schema: {$ref: \"#/components/schemas/S\"}\n",
                               "components:\n  schemas:\n    S:\n      properties:\n");
-  for (int i = 0; i < 3000; ++i) text += "        p" + std::to_string(i) + ": {type: string}\n";
+  for (int i = 0; i < 800; ++i) text += "        p" + std::to_string(i) + ": {type: string}\n";
   ReadLimits few;
-  few.max_visits = 1000;
+  few.max_visits = 500;
   auto stopped = ParseOpenApi(text, "big.yaml", few);
-  RefusedAt(stopped, "big.yaml:", "expands past 1000 nodes visited");
+  RefusedAt(stopped, "big.yaml:", "expands past 500 nodes visited");
   std::atomic<bool> cancel{true};
   ReadLimits cancelled;
   cancelled.cancel = &cancel;
@@ -365,7 +365,7 @@ TEST_CASE("the reading's own budget: nodes visited, and a raised cancel flag", "
   CHECK(interrupted.status().code() == StatusCode::kTimeout);
   auto whole = ParseOpenApi(text, "big.yaml");
   REQUIRE(whole.ok());
-  CHECK(whole->operations[0].request_schema["properties"].size() == 3000);
+  CHECK(whole->operations[0].request_schema["properties"].size() == 800);
 }
 
 // ---- Robust reading (issue 44 item 2).
@@ -517,6 +517,17 @@ TEST_CASE("a 1 MB operationId is no name: a warning at its place, the operation 
   REQUIRE(doc.ok());
   CHECK(doc->operations.at(0).operation_id.empty());
   CHECK(Warned(*doc, "long.yaml:5:20:", "operationId is 1048576 bytes long"));
+}
+
+TEST_CASE("an object schema with `properties: {}` keeps them, empty", "[init][reader]") {
+  // ob-uk-payment-initiation's File schema: the writer walks `properties` of an object
+  auto doc = ParseOpenApi(WithBody("            schema: {type: object, properties: {}, additionalProperties: false}\n"),
+                          "empty.yaml");
+  REQUIRE(doc.ok());
+  const YAML::Node schema = doc->operations.at(0).request_schema;
+  REQUIRE(schema["properties"].IsMap());
+  CHECK(schema["properties"].size() == 0);
+  CHECK(schema["additionalProperties"].Scalar() == "false");
 }
 
 TEST_CASE("Swagger 2.0 is refused with how to convert it", "[init][reader]") {
