@@ -478,12 +478,9 @@ class Reader {
     Build build;
     build.max_nodes = max_nodes;
     YAML::Node out = BuildSchema(node, 0, build);
-    if (build.cut_size)
-      Warn(node, "this schema expands past " + std::to_string(max_nodes) +
-                     " nodes (large, branching $refs, or YAML aliases): read down to there, the rest as any");
-    if (build.cut_depth)
-      Warn(node, "this schema nests deeper than " + std::to_string(limits_.max_schema_depth) +
-                     " levels: read down to there, the rest as any");
+    // Routine on a big document: counted, one warning in all (at the first).
+    if (build.cut_size && cut_size_++ == 0) first_cut_size_ = Place(node);
+    if (build.cut_depth && cut_depth_++ == 0) first_cut_depth_ = Place(node);
     if (!m.is_null()) schemas_.emplace(key, out);
     return out;
   }
@@ -908,6 +905,17 @@ class Reader {
         if (name == "head" || name == "options" || name == "trace") Note(path + ": " + name + " not read");
       }
     }
+    if (cut_size_ > 0)
+      warnings_.insert(warnings_.begin(), first_cut_size_ + ": " + std::to_string(cut_size_) +
+                                              " schema(s), the first here, expand past their bound (" +
+                                              std::to_string(limits_.max_schema_nodes) + " nodes, a 2xx answer's " +
+                                              std::to_string(limits_.max_response_schema_nodes) +
+                                              "; large, branching $refs, or YAML aliases): read down to there, the rest as any");
+    if (cut_depth_ > 0)
+      warnings_.insert(warnings_.begin(), first_cut_depth_ + ": " + std::to_string(cut_depth_) +
+                                              " schema(s), the first here, nest deeper than " +
+                                              std::to_string(limits_.max_schema_depth) +
+                                              " levels: read down to there, the rest as any");
     doc.notes = std::move(notes_);
     if (dropped_notes_ > 0) doc.notes.push_back(std::to_string(dropped_notes_) + " more notes like these");
     doc.warnings = std::move(warnings_);
@@ -929,6 +937,8 @@ class Reader {
   std::vector<std::string> warnings_, notes_;
   std::unordered_set<std::string> warned_, noted_;
   std::size_t dropped_warnings_ = 0, dropped_notes_ = 0;
+  std::size_t cut_size_ = 0, cut_depth_ = 0;
+  std::string first_cut_size_, first_cut_depth_;
 };
 
 }  // namespace
