@@ -48,7 +48,6 @@ YAML::Node None() {
   static const YAML::Node kNone(YAML::NodeType::Undefined);
   return kNone;
 }
-YAML::Node AnySchema() { return YAML::Node(YAML::NodeType::Map); }
 
 // `node[key]` without the traps of yaml-cpp's operator[]: never on a
 // scalar (it throws), never non-const (a miss would add a pair). A miss is
@@ -279,6 +278,25 @@ class Reader {
          std::chrono::steady_clock::time_point started)
       : file_(std::move(file)), root_(std::move(root)), limits_(limits),
         deadline_(started + limits.max_time) {}
+
+  // A new node in the document's own yaml-cpp memory. yaml-cpp merges the
+  // memory pools of two nodes when one is assigned into the other, copying
+  // the whole pool's index: built schemas that share the document's values
+  // (no copies) and each other must live in its pool. `arena_` is an
+  // orphan sequence of that pool (added to the root map and taken out).
+  YAML::Node Fresh(YAML::NodeType::value type) {
+    if (!arena_.IsDefined()) {
+      YAML::Node root = root_;
+      YAML::Node slot = root[kArenaKey];
+      slot.push_back(0);
+      arena_.reset(slot);
+      root.remove(kArenaKey);
+    }
+    YAML::Node node(type);
+    arena_.push_back(node);  // merges node's one-node pool into the document's
+    return node;
+  }
+  YAML::Node AnySchema() { return Fresh(YAML::NodeType::Map); }
 
   SourceMark MarkOf(const YAML::Node& node) const {
     const YAML::Mark m = node.Mark();
@@ -513,7 +531,7 @@ class Reader {
     if (!node.IsDefined()) return AnySchema();
     if (!node.IsMap()) {  // `true` / `false` (3.1) or junk: its size bounded
       CheckValue(node, false);
-      return YAML::Clone(node);
+      return node;
     }
     return BuildSchema(node, depth, b);
   }
@@ -537,7 +555,7 @@ class Reader {
       }
       b.path.push_back(m.pos);
     }
-    YAML::Node out(YAML::NodeType::Map);
+    YAML::Node out = Fresh(YAML::NodeType::Map);
     std::vector<std::pair<std::string, YAML::Node>> properties;
     std::unordered_map<std::string, std::size_t> property_at;
     bool has_properties = false;  // `properties: {}` stays (an object with no members)
@@ -585,7 +603,7 @@ class Reader {
         } else {
           // What the writer turns into JSON gets its numbers checked; anything else its size only.
           CheckValue(kv.second, IsValueKey(key));
-          out[key] = YAML::Clone(kv.second);
+          out[key] = kv.second;  // shared: the same pool, nothing copied
         }
       }
     };
@@ -616,12 +634,12 @@ class Reader {
     }
     take(node, false, true, false);
     if (has_properties) {
-      YAML::Node props(YAML::NodeType::Map);
+      YAML::Node props = Fresh(YAML::NodeType::Map);
       for (auto& [name, value] : properties) props.force_insert(name, value);
       out["properties"] = props;
     }
     if (!required.empty()) {
-      YAML::Node r(YAML::NodeType::Sequence);
+      YAML::Node r = Fresh(YAML::NodeType::Sequence);
       for (const auto& name : required) r.push_back(name);
       out["required"] = r;
     }
@@ -925,8 +943,10 @@ class Reader {
   }
 
  private:
+  static constexpr const char* kArenaKey = "\x01idemproof-init-arena";
   std::string file_;
   YAML::Node root_;
+  YAML::Node arena_{YAML::NodeType::Undefined};
   ReadLimits limits_;
   std::chrono::steady_clock::time_point deadline_;
   std::size_t visits_ = 0;
