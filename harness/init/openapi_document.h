@@ -20,10 +20,12 @@
 // column); every example-like value handed out (examples, defaults, enums,
 // x-idempotency) expands to at most ReadLimits::max_value_nodes nodes with
 // numbers in a double's range, else an error at its place; every schema
-// handed out is a tree of at most max_schema_nodes nodes, max_schema_depth
-// deep, a recursive `$ref` cut where it meets itself (a warning each); the
-// whole reading visits at most max_visits nodes within max_time. So a YAML
-// alias bomb or a branching recursive schema costs at most those bounds.
+// handed out is a tree of at most max_schema_nodes nodes (a 2xx answer's
+// max_response_schema_nodes; other answers' schemas are not built),
+// max_schema_depth deep (the schemas cut: one warning, counted), a schema
+// that contains itself cut where it recurs (a warning each); the whole
+// reading visits at most max_visits nodes within max_time. So a YAML alias
+// bomb or a branching recursive schema costs at most those bounds.
 //
 // Not fatal (a warning, the reading goes on): a `$ref` that names nothing,
 // points into another file or is a cycle (read as "any": an empty schema,
