@@ -245,7 +245,7 @@ TEST_CASE("a YAML alias bomb does not expand: an example is refused at its place
   }
 }
 
-TEST_CASE("--openapi must be a regular file: /dev/zero, a FIFO and a folder are refused before any read",
+TEST_CASE("init --openapi must name a regular file: /dev/zero, a FIFO and a folder are refused before any read",
           "[init][reader]") {
   auto zero = Timed("dev-zero", [] { return LoadOpenApi("/dev/zero"); });
   RefusedAt(zero, "/dev/zero:", "a character device, not a regular file");
@@ -370,7 +370,7 @@ TEST_CASE("the reading's own budget: nodes visited, and a raised cancel flag", "
 
 // ---- Robust reading (issue 44 item 2).
 
-TEST_CASE("a dangling, external or cyclic $ref is a warning naming its place; the rest is read", "[init][reader]") {
+TEST_CASE("a dangling, external or cyclic $ref is a warning naming its place, and the rest is read", "[init][reader]") {
   auto doc = ParseOpenApi(R"(openapi: 3.0.3
 info: {title: t, version: "1"}
 paths:
