@@ -349,6 +349,22 @@ TEST_CASE("100 000 parameters are read within seconds, each found at once", "[in
   CHECK(op.FindParameter("query", "P5") == nullptr);
 }
 
+TEST_CASE("a document of more nodes than the cap is refused before yaml-cpp builds them", "[init][reader]") {
+  ReadLimits few;
+  few.max_document_nodes = 1000;
+  std::string items;
+  for (int i = 0; i < 2000; ++i) items += "1,";
+  // JSON, and YAML's flow style with a quote inside a '…' string (no guide to where strings are)
+  RefusedAt(ParseOpenApi("{\"openapi\": \"3.0.3\",\n \"x\": [" + items + "1]}", "flat.json", few), "flat.json:2:",
+            "more than 1000 nodes");
+  RefusedAt(ParseOpenApi("{'\"': x,\n x: [" + items + "1]}", "flat.yaml", few), "flat.yaml:2:", "more than 1000 nodes");
+  // block YAML: counted by yaml-cpp's streaming parser
+  std::string block = "openapi: 3.0.3\nx:\n";
+  for (int i = 0; i < 2000; ++i) block += "  - 1\n";
+  RefusedAt(ParseOpenApi(block, "flat.yaml", few), "flat.yaml:", "more than 1000 nodes");
+  CHECK(ReadLimits{}.max_document_nodes == 1000000);
+}
+
 TEST_CASE("the reading's own budget: nodes visited, and a raised cancel flag", "[init][reader]") {
   std::string text = WithBody("            schema: {$ref: \"#/components/schemas/S\"}\n",
                               "components:\n  schemas:\n    S:\n      properties:\n");
