@@ -14,6 +14,7 @@
 #include "init/target_writer.h"
 #include "model/console_text.h"
 #include "model/target.h"
+#include "platform/interrupt.h"
 
 namespace idemproof::cli {
 
@@ -28,11 +29,17 @@ struct InitArgs {
 };
 
 int Init(const InitArgs& args) {
-  auto doc = init::LoadOpenApi(args.openapi);
+  // Bounded (docs/init.md): a regular file only, its size, nodes and time
+  // capped; SIGINT/SIGTERM stop the reading.
+  init::ReadLimits limits;
+  limits.cancel = &runtime::InterruptFlag();
+  auto doc = init::LoadOpenApi(args.openapi, limits);
+  if (runtime::InterruptSignal() != 0) return kExitInterrupted;
   if (!doc.ok()) {
     std::cerr << ConsoleSafe(doc.status().ToString()) << "\n";
     return kExitUsage;
   }
+  for (const auto& warning : doc->warnings) std::cerr << "warning: " << ConsoleSafe(warning) << "\n";
   init::InitOptions options;
   options.document_label = args.openapi;
   options.base_url = args.base_url;
