@@ -19,6 +19,7 @@
 #include "init/target_writer.h"
 #include "model/console_text.h"
 #include "model/target.h"
+#include "platform/interrupt.h"
 
 namespace idemproof::cli {
 
@@ -99,12 +100,18 @@ int Init(const InitArgs& args) {
     std::cerr << "idemproof init: --post takes a path starting with '/', not '" << ConsoleSafe(args.post) << "'\n";
     return kExitUsage;
   }
-  Result<init::OpenApiDocument> doc =
-      args.openapi.empty() ? Result<init::OpenApiDocument>(CommandLineDocument(args)) : init::LoadOpenApi(args.openapi);
+  // Bounded (docs/init.md): a regular file only, its size, nodes and time
+  // capped; SIGINT/SIGTERM stop the reading.
+  init::ReadLimits limits;
+  limits.cancel = &runtime::InterruptFlag();
+  Result<init::OpenApiDocument> doc = args.openapi.empty() ? Result<init::OpenApiDocument>(CommandLineDocument(args))
+                                                           : init::LoadOpenApi(args.openapi, limits);
+  if (runtime::InterruptSignal() != 0) return kExitInterrupted;
   if (!doc.ok()) {
     std::cerr << ConsoleSafe(doc.status().ToString()) << "\n";
     return kExitUsage;
   }
+  for (const auto& warning : doc->warnings) std::cerr << "warning: " << ConsoleSafe(warning) << "\n";
   const std::string source = args.openapi.empty() ? "--post " + args.post : args.openapi;
   init::InitOptions options;
   options.document_label = source;
