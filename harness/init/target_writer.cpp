@@ -931,7 +931,8 @@ class Writer {
     out.Lit("actions:\n");
     for (const auto& plan : plans_) {
       const Operation& op = *plan.op;
-      out.Lit("  ").Comment(op.method + " " + op.path + " (" + options_.document_label + ":" + std::to_string(op.line) + ")");
+      out.Lit("  ").Comment(op.method + " " + op.path + " (" + options_.document_label +
+                            (op.line > 0 ? ":" + std::to_string(op.line) : "") + ")");
       for (const auto& c : plan.confirms) out.Lit("  ").Comment("CONFIRM: " + c);
       if (!plan.setup.empty()) out.Lit("  ").Comment("CONFIRM: " + plan.setup);
       if (key_in_request_ && plan.key.in == KeyPlace::In::kNone)
