@@ -220,6 +220,25 @@ TEST_CASE("init quotes any text so a YAML reader reads it back, and comments nev
   CHECK_FALSE(QuoteYaml("\xED\xA0\x80").ok());   // a surrogate
   CHECK(*QuoteYaml("a\xE2\x80\xA8" "b") == "\"a\\u2028b\"");
   CHECK(CommentText("a\xFF\nb") == "a  b");
+  // the writer: a value that is not UTF-8 is refused with a clear error; in
+  // a comment (the title) it is blanked
+  OpenApiDocument doc;
+  doc.file = "latin1.yaml";
+  doc.version = "3.0.3";
+  doc.title = "Caf\xE9\nstart: x";
+  Operation op;
+  op.method = "PUT";
+  op.path = "/caf\xE9";
+  doc.operations.push_back(op);
+  auto refused = WriteTarget(doc, InitOptions{"latin1.yaml", "http://127.0.0.1:9", "", ""});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().ToString().find("latin1.yaml") != std::string::npos);
+  CHECK(refused.status().message().find("not UTF-8") != std::string::npos);
+  doc.operations[0].path = "/cafe";
+  auto written = WriteTarget(doc, InitOptions{"latin1.yaml", "http://127.0.0.1:9", "", ""});
+  REQUIRE(written.ok());
+  CHECK(YAML::Load(*written)["start"].IsDefined() == false);
+  CHECK(ParseTarget(*written, "latin1-target.yaml").ok());
 }
 
 namespace {
