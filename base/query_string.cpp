@@ -1,5 +1,6 @@
 #include "base/query_string.h"
 
+#include <cctype>
 #include <utility>
 
 namespace idemproof {
@@ -50,6 +51,22 @@ std::optional<std::string> query_parameter(std::string_view query, std::string_v
     return percent_decode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
   }
   return std::nullopt;
+}
+
+std::string percent_encode(std::string_view text) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
 }
 
 }  // namespace idemproof

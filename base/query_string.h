@@ -14,4 +14,7 @@ std::pair<std::string, std::string> split_target(std::string_view target);
 // nullopt when absent or when its encoding is broken.
 std::optional<std::string> query_parameter(std::string_view query, std::string_view name);
 
+// RFC 3986 unreserved characters kept, every other byte %XX (upper case).
+std::string percent_encode(std::string_view text);
+
 }  // namespace idemproof

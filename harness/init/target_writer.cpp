@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <fnmatch.h>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <set>
@@ -9,9 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/duration.h"
 #include "base/http_message.h"
+#include "base/query_string.h"
+#include "init/yaml_out.h"
 #include "model/pattern.h"
 #include "model/roles.h"
+#include "model/template.h"
 
 namespace idemproof::init {
 
@@ -99,7 +106,11 @@ json ToJson(const YAML::Node& node) {
           return s;
         }
       }
-      if (kNum.FullMatch(s)) return std::stod(s);
+      if (kNum.FullMatch(s)) {
+        // 1e999: kept as the document's text (JSON has no infinity).
+        const double d = std::strtod(s.c_str(), nullptr);
+        return std::isfinite(d) ? json(d) : json(s);
+      }
       return s;
     }
     default:
@@ -107,27 +118,34 @@ json ToJson(const YAML::Node& node) {
   }
 }
 
-// JSON written as a YAML flow node ("key": value, with blanks after the
-// separators: YAML needs them where JSON does not).
-std::string Flow(const json& v) {
-  if (v.is_object()) {
-    std::string out = "{";
-    bool first = true;
-    for (const auto& [k, item] : v.items()) {
-      out += (first ? "" : ", ") + json(k).dump() + ": " + Flow(item);
-      first = false;
-    }
-    return out + "}";
-  }
-  if (v.is_array()) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + Flow(v[i]);
-    return out + "]";
-  }
-  return v.dump();
+// Every string of a JSON value from the document escaped for the template
+// language, so the request sends the document's text (members are not
+// expanded, so they stay).
+json EscapeStrings(json v) {
+  if (v.is_string()) return EscapeTemplateLiteral(v.get_ref<const std::string&>());
+  if (v.is_structured())
+    for (auto& item : v) item = EscapeStrings(std::move(item));
+  return v;
 }
 
-std::string Quote(const std::string& s) { return json(s).dump(); }
+// A document's path with its parameter {param} as {{var}}; the rest is the
+// document's text, escaped.
+std::string TemplatePath(const std::string& path, const std::string& param, const std::string& var) {
+  const std::string braces = "{" + param + "}";
+  const std::size_t at = path.find(braces);
+  if (at == std::string::npos) return EscapeTemplateLiteral(path);
+  return EscapeTemplateLiteral(path.substr(0, at)) + "{{" + var + "}}" +
+         EscapeTemplateLiteral(path.substr(at + braces.size()));
+}
+
+// An HTTP field name (RFC 9110 token): what a header name may be.
+bool IsHeaderToken(const std::string& name) {
+  if (name.empty()) return false;
+  for (const char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos))
+      return false;
+  return true;
+}
 
 // A body built from a schema's required properties (all properties when
 // none is required), each from its example, default, enum or type.
@@ -174,14 +192,37 @@ bool LooksLikeIdentifier(const std::string& name) {
 // The top-level string member of `body` that carries the business id: the
 // one named as `preferred` (the listing's filter parameter), else the
 // first identifier-like one, else the first string.
-std::string BizField(const json& body, const std::string& preferred) {
+std::string BizField(const json& body, const std::string& preferred, const std::string& key_member) {
   if (!body.is_object()) return "";
-  if (!preferred.empty() && body.contains(preferred) && body[preferred].is_string()) return preferred;
+  if (!preferred.empty() && preferred != key_member && body.contains(preferred) && body[preferred].is_string())
+    return preferred;
   for (const auto& [k, v] : body.items())
-    if (v.is_string() && LooksLikeIdentifier(k)) return k;
+    if (v.is_string() && k != key_member && LooksLikeIdentifier(k)) return k;
   for (const auto& [k, v] : body.items())
-    if (v.is_string()) return k;
+    if (v.is_string() && k != key_member) return k;
   return "";
+}
+
+// A body as application/x-www-form-urlencoded template text: the writer's
+// {{biz}} and {{key}} kept, the document's text percent-encoded (nested
+// values as their JSON).
+std::string FormBody(const json& body) {
+  std::string out;
+  if (!body.is_object()) return out;
+  for (const auto& [k, v] : body.items()) {
+    std::string value;
+    if (v.is_string() && (v == "{{biz}}" || v == "{{key}}")) {
+      value = v.get<std::string>();
+    } else if (v.is_string()) {
+      // the document's text, escaped: back to the text, then encoded
+      const auto text = ExpandTemplate(v.get_ref<const std::string&>(), {});
+      value = percent_encode(text.ok() ? *text : v.get<std::string>());
+    } else {
+      value = percent_encode(v.dump());
+    }
+    out += (out.empty() ? "" : "&") + percent_encode(k) + "=" + value;
+  }
+  return out;
 }
 
 // The other payload: the body with its first integer changed (+1), else its
@@ -242,10 +283,92 @@ std::string FirstArray(const YAML::Node& schema) {
   return "";
 }
 
-bool IsKeyHeaderName(const std::string& name) {
-  const std::string l = Lower(name);
-  return l.find("idempoten") != std::string::npos;
+// Lower case, letters and digits only: "X-Idempotency-Key" -> "xidempotencykey".
+std::string Folded(const std::string& name) {
+  std::string out;
+  for (const char c : name)
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
+
+bool Holds(const std::string& text, std::initializer_list<const char*> words) {
+  return std::any_of(words.begin(), words.end(), [&](const char* w) { return text.find(w) != std::string::npos; });
+}
+
+// A name that says it is the key whatever its description: any spelling of
+// idempotency or deduplication.
+bool NameSaysKey(const std::string& folded) { return Holds(folded, {"idempoten", "dedup", "clienttoken"}); }
+// A name that is the key only when its description says so.
+bool NameMayBeKey(const std::string& folded) {
+  return Holds(folded, {"requestid", "requesttoken", "clientreference", "referenceid", "uniquekey",
+                        "operationid", "transactionid", "correlationid", "nonce"});
+}
+// A description speaking of idempotency, retries or duplicates.
+bool DescriptionSaysKey(const std::string& description) {
+  return Holds(Lower(description), {"idempoten", "dedup", "duplicat", "retry", "retries", "retried", "replay"});
+}
+// Credentials are never the key, whatever their description says.
+bool IsCredential(const std::string& folded) {
+  return Holds(folded, {"authorization", "apikey", "subscriptionkey", "cookie", "signature", "accesstoken", "secret"});
+}
+
+bool IsKeyName(const std::string& name, const std::string& description) {
+  const std::string f = Folded(name);
+  if (IsCredential(f)) return false;
+  if (NameSaysKey(f)) return true;
+  return DescriptionSaysKey(description) && (NameMayBeKey(f) || Lower(description).find("idempoten") != std::string::npos);
+}
+
+
+}  // namespace
+
+std::string KeyPlace::Where() const {
+  switch (in) {
+    case In::kHeader: return "header " + name;
+    case In::kJson: return "json member " + name;
+    case In::kForm: return "form member " + name;
+    case In::kNone: break;
+  }
+  return "none";
+}
+
+namespace {
+// The first candidate, unless a later one's name says it and the first's
+// only its description.
+bool Better(const KeyPlace& found, const std::string& name) {
+  return found.in == KeyPlace::In::kNone || (!NameSaysKey(Folded(found.name)) && NameSaysKey(Folded(name)));
+}
+}  // namespace
+
+KeyPlace FindKey(const Operation& op, const std::vector<std::string>& security_headers) {
+  KeyPlace key;
+  for (const auto& p : op.parameters) {
+    if (p.in != "header" || !IsHeaderToken(p.name)) continue;
+    if (std::find(security_headers.begin(), security_headers.end(), Lower(p.name)) != security_headers.end()) continue;
+    if (IsKeyName(p.name, p.description) && Better(key, p.name))
+      key = KeyPlace{KeyPlace::In::kHeader, p.name, p.required, !NameSaysKey(Folded(p.name))};
+  }
+  if (key.in != KeyPlace::In::kNone) return key;
+  const YAML::Node props = Child(op.request_schema, "properties");
+  if (!props.IsMap() || (op.request_media != "json" && op.request_media != "form")) return key;
+  std::set<std::string> required;
+  if (const YAML::Node r = Child(op.request_schema, "required"); r.IsSequence())
+    for (const auto& n : r)
+      if (n.IsScalar()) required.insert(n.Scalar());
+  for (const auto& kv : props) {
+    const std::string name = kv.first.Scalar();
+    const YAML::Node d = Child(kv.second, "description");
+    // A key is a string (a member of another type is no key, whatever its description).
+    const YAML::Node type = Child(kv.second, "type");
+    if (type.IsScalar() && type.Scalar() != "string") continue;
+    if (!IsKeyName(name, d.IsScalar() ? d.Scalar() : "") || !Better(key, name)) continue;
+    key = KeyPlace{op.request_media == "json" ? KeyPlace::In::kJson : KeyPlace::In::kForm, name,
+                   required.count(name) > 0, !NameSaysKey(Folded(name))};
+  }
+  return key;
+}
+
+namespace {
 
 // What an operation's x-idempotency says.
 struct Marking {
@@ -271,63 +394,166 @@ struct ActionPlan {
   std::string records_count;
   std::string capture_var, capture_path;
   std::string slow_param;
+  KeyPlace key;                // where its operation takes the key; kNone when it declares none
+  bool form = false;           // the body is form-encoded
+  std::string setup;           // what the user completes (a path parameter no create makes); "" when none
+  bool keyless = false;        // declares no key, kept (a PUT, PATCH or DELETE)
 };
 
 class Writer {
  public:
-  Writer(const OpenApiDocument& doc, const InitOptions& options) : doc_(doc), options_(options) {}
+  Writer(const OpenApiDocument& doc, const InitOptions& options, InitSummary* summary)
+      : doc_(doc), options_(options), summary_(summary) {}
 
   Result<std::string> Write() {
-    ChooseKeyHeader();
+    // Every write operation's key, and whether the document names one anywhere.
+    struct Candidate {
+      const Operation* op;
+      Marking mark;
+      KeyPlace key;
+      bool keyed;
+    };
+    std::vector<Candidate> candidates;
+    bool any_key = false;
     for (const auto& op : doc_.operations) {
       if (op.method == "GET") continue;
-      Marking mark;
-      if (Status s = ReadMarking(op, mark); !s.ok()) return s;
-      const bool keyed = mark.present ? mark.keyed : op.FindParameter("header", key_header_) != nullptr;
-      if (!keyed && op.method == "POST") {
-        left_out_.push_back(op.method + " " + op.path + ": declares no " + key_header_ +
-                            " header and no x-idempotency (a POST is not idempotent by itself: the suite would "
-                            "judge a promise the service never made). CONFIRM: add it as an action if the service "
-                            "deduplicates it (a callback: role callback, of: its create)");
-        continue;
-      }
-      ActionPlan plan;
-      plan.op = &op;
-      plan.name = Unique(op.operation_id.empty() ? SnakeCase(Lower(op.method) + "_" + op.path) : SnakeCase(op.operation_id));
-      if (!keyed)
-        plan.confirms.push_back("declares no " + key_header_ + " header: kept as an action since " + op.method +
-                                " is idempotent by its method; the suite sends it under a key anyway");
-      if (!mark.role.empty()) {
-        plan.role = mark.role;
+      Candidate c{&op, {}, {}, false};
+      if (Status s = ReadMarking(op, c.mark); !s.ok()) return s;
+      if (!c.mark.key_header.empty() || (op.idempotency.IsMap() && op.idempotency["key_header"])) {
+        if (!IsHeaderToken(c.mark.key_header))
+          return Located(op.idempotency["key_header"],
+                         "x-idempotency: key_header '" + CommentText(c.mark.key_header) + "' is no HTTP header name");
+        const Parameter* declared = op.FindParameter("header", c.mark.key_header);
+        c.key = KeyPlace{KeyPlace::In::kHeader, c.mark.key_header, declared == nullptr || declared->required, false};
       } else {
-        GuessRole(op, plan);
+        c.key = FindKey(op, doc_.security_headers);
       }
-      plan.of = mark.of;
-      plans_.push_back(std::move(plan));
+      c.keyed = c.mark.present ? c.mark.keyed : c.key.in != KeyPlace::In::kNone;
+      any_key = any_key || c.key.in != KeyPlace::In::kNone || c.mark.present;
+      candidates.push_back(c);
     }
-    if (plans_.empty()) {
+    if (candidates.empty()) {
       return Status::InvalidConfig(
           "no POST, PUT, PATCH or DELETE operation to make an action of (GET endpoints alone cannot be tested "
           "for idempotency)",
           SourceMark{doc_.file, 0, 0});
     }
+    const bool chosen = !options_.path_globs.empty() || !options_.tags.empty() || !options_.operation_ids.empty();
+    const bool some_keyed = std::any_of(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.keyed; });
+    const bool big = !chosen && !options_.keyed_only && candidates.size() > kDefaultKeyedOnlyAbove && some_keyed;
+    const bool keyed_only = options_.keyed_only || big;
+    if (big)
+      Note(std::to_string(candidates.size()) + " write operations (more than " +
+           std::to_string(kDefaultKeyedOnlyAbove) +
+           "): only those that carry a key are written; --path, --tag or --operation-id choose others");
+    if (summary_) summary_->operations_read = doc_.operations.size();
+    for (const auto& c : candidates) {
+      const Operation& op = *c.op;
+      InitRow row{op.method + " " + op.path, "", c.mark.present && c.key.in == KeyPlace::In::kNone ? "x-idempotency" : c.key.Where(), ""};
+      if (!Selected(op)) {
+        row.note = "not selected";
+      } else if (keyed_only && !c.keyed) {
+        row.note = big ? "no key (a big document: keyed ones only)" : "no key (--keyed-only)";
+      } else if (!c.keyed && op.method == "POST" && any_key) {
+        row.note = "no key: a POST is not idempotent by itself";
+        keyless_posts_.push_back(&op);
+      } else {
+        ActionPlan plan;
+        plan.op = &op;
+        plan.key = c.keyed ? c.key : KeyPlace{};
+        plan.name = Unique(op.operation_id.empty() ? SnakeCase(Lower(op.method) + "_" + op.path) : SnakeCase(op.operation_id));
+        if (!any_key) {
+          plan.confirms.push_back("the document declares no idempotency key anywhere: a candidate, sent under "
+                                  "the key header below; delete it if the service does not deduplicate it");
+        } else if (!c.keyed) {
+          plan.keyless = true;
+        } else if (plan.key.by_description) {
+          plan.confirms.push_back("the key: " + plan.key.Where() + ", taken from its description");
+        }
+        if (!c.mark.role.empty()) {
+          plan.role = c.mark.role;
+        } else {
+          GuessRole(op, plan);
+        }
+        plan.of = c.mark.of;
+        row.action = plan.name;
+        plans_.push_back(std::move(plan));
+      }
+      rows_.push_back(std::move(row));
+    }
+    if (plans_.empty()) {
+      std::string why;
+      for (const auto& r : rows_) why += (why.empty() ? "" : "; ") + r.operation + ": " + r.note;
+      return Status::InvalidConfig("no write operation left to make an action of (" + CommentText(why.substr(0, 400)) +
+                                       (why.size() > 400 ? "…" : "") + ")",
+                                   SourceMark{doc_.file, 0, 0});
+    }
+    ChooseKeyMode();
+    const std::string no_key = key_in_request_ ? "no idempotency key" : "no " + key_header_ + " header";
+    for (auto& plan : plans_)
+      if (plan.keyless)
+        plan.confirms.push_back("declares " + no_key + ": kept as an action since " + plan.op->method +
+                                " is idempotent by its method; the suite sends it under a key anyway");
+    for (const Operation* op : keyless_posts_)
+      left_out_.push_back(op->method + " " + op->path + ": declares " + no_key +
+                          " and no x-idempotency (a POST is not idempotent by itself: the suite would judge a "
+                          "promise the service never made). CONFIRM: add it as an action if the service "
+                          "deduplicates it (a callback: role callback, of: its create)");
     // Creates first: their captures are what the others' paths need.
     for (auto& plan : plans_)
       if (plan.role == "create" || plan.role == "pay") FillCreate(plan);
     for (auto& plan : plans_)
       if (plan.role != "create" && plan.role != "pay") FillDependent(plan);
-    // Those no create's capture could place are left out (noted).
-    std::erase_if(plans_, [](const ActionPlan& plan) { return plan.path.empty(); });
-    std::ostringstream out;
+    YamlOut out;
     if (Status s = WriteHeader(out); !s.ok()) return s;
     WriteContract(out);
     WriteActions(out);
     WriteProbes(out);
     WriteLeftOut(out);
-    return out.str();
+    if (!out.Error().ok())
+      return Status::InvalidConfig(out.Error().message() + ": UTF-8 only in the document", SourceMark{doc_.file, 0, 0});
+    if (summary_) {
+      for (auto& row : rows_)
+        for (const auto& plan : plans_)
+          if (plan.name == row.action && !plan.setup.empty()) row.note = plan.setup;
+      summary_->rows = rows_;
+    }
+    return out.Text();
   }
 
  private:
+  void Note(const std::string& note) {
+    if (summary_) summary_->notes.push_back(note);
+    notes_.push_back(note);
+  }
+
+  // --path, --tag, --operation-id: each kind given must match.
+  bool Selected(const Operation& op) const {
+    const auto any = [](const std::vector<std::string>& wanted, const auto& match) {
+      return wanted.empty() || std::any_of(wanted.begin(), wanted.end(), match);
+    };
+    return any(options_.path_globs,
+               [&](const std::string& glob) { return fnmatch(glob.c_str(), op.path.c_str(), 0) == 0; }) &&
+           any(options_.tags,
+               [&](const std::string& tag) { return std::find(op.tags.begin(), op.tags.end(), tag) != op.tags.end(); }) &&
+           any(options_.operation_ids, [&](const std::string& id) { return id == op.operation_id; });
+  }
+
+  // One key header for every keyed action, or none: then each action's
+  // request carries {{key}} where its operation takes the key.
+  void ChooseKeyMode() {
+    std::string header;
+    for (const auto& plan : plans_) {
+      if (plan.key.in == KeyPlace::In::kNone) continue;
+      if (plan.key.in != KeyPlace::In::kHeader || (!header.empty() && Lower(header) != Lower(plan.key.name))) {
+        key_in_request_ = true;
+        return;
+      }
+      header = plan.key.name;
+    }
+    key_header_ = header.empty() ? "Idempotency-Key" : header;
+    key_header_guessed_ = header.empty();
+  }
   Status ReadMarking(const Operation& op, Marking& mark) const {
     const YAML::Node x = op.idempotency;
     if (!x.IsDefined() || x.IsNull()) return Status::Ok();
@@ -365,23 +591,6 @@ class Writer {
   Status Located(const YAML::Node& node, const std::string& message) const {
     const YAML::Mark m = node.Mark();
     return Status::InvalidConfig(message, SourceMark{doc_.file, m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1});
-  }
-
-  void ChooseKeyHeader() {
-    for (const auto& op : doc_.operations) {
-      if (op.idempotency.IsMap() && op.idempotency["key_header"]) {
-        key_header_ = op.idempotency["key_header"].Scalar();
-        return;
-      }
-      for (const auto& p : op.parameters) {
-        if (p.in == "header" && IsKeyHeaderName(p.name)) {
-          key_header_ = p.name;
-          return;
-        }
-      }
-    }
-    key_header_ = "Idempotency-Key";
-    key_header_guessed_ = true;
   }
 
   std::string Unique(const std::string& name) {
@@ -436,26 +645,43 @@ class Writer {
     return out;
   }
 
+  // The operation's body: its first example, else built from its schema;
+  // every string escaped for the template language. Null when neither.
+  static json DocumentBody(const Operation& op, bool* from_example) {
+    *from_example = !op.request_examples.empty();
+    if (*from_example) return EscapeStrings(ToJson(op.request_examples[0]));
+    if (op.request_schema.IsMap()) return EscapeStrings(BuildFromSchema(op.request_schema, 0));
+    return nullptr;
+  }
+
+  // {{key}} in the body member that takes the key, when the target names no
+  // key header; a form body noted as such.
+  void PlaceKey(ActionPlan& plan, json& body) {
+    plan.form = plan.op->request_media == "form";
+    if (!key_in_request_ || (plan.key.in != KeyPlace::In::kJson && plan.key.in != KeyPlace::In::kForm)) return;
+    if (!body.is_object()) {
+      if (!body.is_null()) plan.confirms.push_back("the body is not an object: replaced by the key member alone");
+      body = json::object();
+    }
+    body[plan.key.name] = "{{key}}";
+  }
+
   void FillCreate(ActionPlan& plan) {
     const Operation& op = *plan.op;
-    plan.path = op.path;
+    plan.path = EscapeTemplateLiteral(op.path);
     std::string filter;
     const Operation* listing = Listing(op.path, &filter);
-    json body = nullptr;
     bool from_example = false;
-    if (!op.request_examples.empty()) {
-      body = ToJson(op.request_examples[0]);
-      from_example = true;
-    } else if (op.request_schema.IsMap()) {
-      body = BuildFromSchema(op.request_schema, 0);
-    }
+    json body = DocumentBody(op, &from_example);
+    PlaceKey(plan, body);
+    const std::string key_member = plan.key.in == KeyPlace::In::kHeader ? "" : plan.key.name;
     if (body.is_object()) {
       // The listing's filter names the business id when the body has it.
       std::string preferred;
       if (listing)
         for (const auto& q : QueryNames(*listing))
           if (body.contains(q) && body[q].is_string()) preferred = q;
-      plan.biz_field = BizField(body, preferred);
+      plan.biz_field = BizField(body, preferred, key_member);
       if (!plan.biz_field.empty()) {
         body[plan.biz_field] = "{{biz}}";
         plan.confirms.push_back(std::string("body from the document's ") + (from_example ? "example" : "schema") +
@@ -476,7 +702,7 @@ class Writer {
     }
     if (!body.is_null()) plan.body = body;
     if (listing) {
-      plan.records_path = op.path + "?" + filter + "={{biz}}";
+      plan.records_path = EscapeTemplateLiteral(op.path + "?" + filter + "=") + "{{biz}}";
       const Response* ok = listing->Success();
       plan.records_count = ok ? CountPath(ok->schema) : "";
       if (plan.records_count.empty()) {
@@ -497,36 +723,38 @@ class Writer {
   void FillDependent(ActionPlan& plan) {
     const Operation& op = *plan.op;
     const auto params = op.PathParameters();
+    bool from_example = false;
+    json body = DocumentBody(op, &from_example);
+    PlaceKey(plan, body);
+    if (!body.is_null()) plan.body = body;
     if (params.empty()) {
-      plan.path = op.path;
+      plan.path = EscapeTemplateLiteral(op.path);
       if (plan.role == "put" || plan.role == "delete")
         plan.confirms.push_back("a " + plan.role + " works on a create's resource (of:): none found in its path");
       return;
     }
-    if (params.size() > 1) {
-      left_out_.push_back(op.method + " " + op.path + ": more than one path parameter; CONFIRM: add it by hand");
-      plan.path.clear();
-      return;
-    }
-    const std::string param = params[0];
-    const std::string prefix = op.path.substr(0, op.path.find("/{" + param + "}"));
     ActionPlan* create = nullptr;
-    for (auto& c : plans_)
-      if ((c.role == "create") && c.op->path == prefix && (plan.of.empty() || plan.of == c.name)) create = &c;
+    if (params.size() == 1) {
+      const std::string prefix = op.path.substr(0, op.path.find("/{" + params[0] + "}"));
+      for (auto& c : plans_)
+        if ((c.role == "create") && c.op->path == prefix && (plan.of.empty() || plan.of == c.name)) create = &c;
+    }
     if (!create) {
-      left_out_.push_back(op.method + " " + op.path + ": no create (POST " + prefix +
-                          ") makes its {" + param + "}; CONFIRM: add it by hand");
-      plan.path.clear();
+      // On a resource no create of the document makes: the path as written
+      // (no `of:`), so every scenario that needs its resource made first is
+      // not applicable until the user completes it.
+      std::string names;
+      for (const auto& p : params) names += (names.empty() ? "{" : ", {") + p + "}";
+      plan.of.clear();
+      plan.path = EscapeTemplateLiteral(op.path);
+      plan.setup = "setup: no create of the document makes " + names + ": put an existing resource's id in the "
+                   "path, or add the create that makes it and of: it (until then the scenarios that need its "
+                   "resource are not applicable)";
       return;
     }
-    Capture(*create, param);
+    Capture(*create, params[0]);
     plan.of = create->name;
-    plan.path = op.path;
-    const std::string braces = "{" + param + "}";
-    plan.path.replace(plan.path.find(braces), braces.size(), "{{" + create->capture_var + "}}");
-    // A put or delete with a JSON body: its example or schema.
-    if (!op.request_examples.empty()) plan.body = ToJson(op.request_examples[0]);
-    else if (op.request_schema.IsMap()) plan.body = BuildFromSchema(op.request_schema, 0);
+    plan.path = TemplatePath(op.path, params[0], create->capture_var);
   }
 
   void Capture(ActionPlan& create, const std::string& param) {
@@ -544,17 +772,21 @@ class Writer {
     create.capture_path = at;
   }
 
-  Status WriteHeader(std::ostringstream& out) {
-    if (!options_.schema_ref.empty()) out << "# yaml-language-server: $schema=" << options_.schema_ref << "\n";
-    out << "# Generated by `idemproof init` from " << options_.document_label << " (OpenAPI " << doc_.version
-        << (doc_.title.empty() ? "" : ", \"" + doc_.title + "\"") << ").\n"
-        << "# Every guess a human must confirm is marked `# CONFIRM:`; what the document\n"
-        << "# cannot say is listed at the end. Check it with:\n"
-        << "#   idemproof lint scenarios/ --target THIS_FILE\n";
-    for (const auto& note : doc_.notes) out << "# CONFIRM: not read from the document: " << note << "\n";
+  Status WriteHeader(YamlOut& out) {
+    if (!options_.schema_ref.empty()) out.Comment("yaml-language-server: $schema=" + options_.schema_ref);
+    out.Comment("Generated by `idemproof init` from " + options_.document_label +
+                (doc_.version.empty() ? "" : " (OpenAPI " + doc_.version +
+                                                 (doc_.title.empty() ? "" : ", \"" + doc_.title + "\"") + ")") +
+                ".");
+    out.Lit("# Every guess a human must confirm is marked `# CONFIRM:`; what the document\n"
+            "# cannot say is listed at the end. Check it with:\n"
+            "#   idemproof lint scenarios/ --target THIS_FILE\n");
+    for (const auto& note : doc_.notes) out.Comment("CONFIRM: not read from the document: " + note);
+    for (const auto& warning : doc_.warnings) out.Comment("CONFIRM: " + warning);
+    for (const auto& note : notes_) out.Comment("CONFIRM: " + note);
     std::string name = SnakeCase(doc_.title.empty() ? "target" : doc_.title);
     std::replace(name.begin(), name.end(), '_', '-');
-    out << "name: " << Quote(name) << "\n";
+    out.Lit("name: ").Str(name).Lit("\n");
     std::string server_path;
     if (!doc_.servers.empty()) {
       // The path of an absolute or a relative server URL ("/v1" of "https://h/v1").
@@ -564,27 +796,32 @@ class Writer {
       if (!server_path.empty() && server_path.back() == '/') server_path.pop_back();
     }
     if (!options_.base_url.empty()) {
-      out << "base_url: " << Quote(options_.base_url) << "\n";
+      out.Lit("base_url: ").Str(options_.base_url).Lit("\n");
     } else if (!options_.start.empty()) {
-      out << "base_url: " << Quote("http://127.0.0.1:{{port}}" + server_path) << "\n";
-    } else if (!doc_.servers.empty() && doc_.servers[0].rfind("http", 0) == 0) {
-      out << "base_url: " << Quote(doc_.servers[0])
-          << "   # CONFIRM: the document's first server (--base-url URL or --start 'CMD' to choose)\n";
+      out.Lit("base_url: ").Str("http://127.0.0.1:{{port}}" + EscapeTemplateLiteral(server_path)).Lit("\n");
+    } else if (!doc_.servers.empty() &&
+               (doc_.servers[0].rfind("http://", 0) == 0 || doc_.servers[0].rfind("https://", 0) == 0)) {
+      out.Lit("base_url: ").Str(EscapeTemplateLiteral(doc_.servers[0]));
+      out.Lit("   # CONFIRM: the document's first server (--base-url URL or --start 'CMD' to choose)\n");
     } else {
-      out << "base_url: \"http://127.0.0.1:8080" << server_path
-          << "\"   # CONFIRM: where the service runs (--base-url URL or --start 'CMD' to choose)\n";
+      out.Lit("base_url: ").Str("http://127.0.0.1:8080" + EscapeTemplateLiteral(server_path));
+      out.Lit("   # CONFIRM: where the service runs (--base-url URL or --start 'CMD' to choose)\n");
     }
+    // A command only from --start: nothing a document says is ever run.
     if (!options_.start.empty()) {
       auto argv = SplitCommand(options_.start);
       if (!argv.ok()) return argv.status();
-      out << "start:\n  argv: [";
-      for (std::size_t i = 0; i < argv->size(); ++i) out << (i ? ", " : "") << Quote((*argv)[i]);
-      out << "]\n";
+      out.Lit("start:\n  argv: [");
+      for (std::size_t i = 0; i < argv->size(); ++i) {
+        if (i) out.Lit(", ");
+        out.Str((*argv)[i]);
+      }
+      out.Lit("]\n");
       if (options_.start.find("{{port}}") != std::string::npos) {
-        out << "  free_port: true   # {{port}} in the command: idemproof picks a free port\n";
+        out.Lit("  free_port: true   # {{port}} in the command: idemproof picks a free port\n");
       } else {
-        out << "  port_from_stdout: '127\\.0\\.0\\.1:(\\d+)'   # CONFIRM: the line the service prints with its port"
-               " (or put {{port}} in the command)\n";
+        out.Lit("  port_from_stdout: '127\\.0\\.0\\.1:(\\d+)'   # CONFIRM: the line the service prints with its port"
+                " (or put {{port}} in the command)\n");
       }
       const Operation* health = nullptr;
       for (const auto& op : doc_.operations) {
@@ -595,16 +832,17 @@ class Writer {
           health = &op;
       }
       if (health) {
-        out << "  ready: {request: {method: GET, path: " << Quote(health->path) << "}, status: 200, timeout: 15s}\n";
+        out.Lit("  ready: {request: {method: GET, path: ").Str(EscapeTemplateLiteral(health->path));
+        out.Lit("}, status: 200, timeout: 15s}\n");
       } else {
-        out << "  # CONFIRM: ready: {request: {method: GET, path: ...}} (no health endpoint in the document)\n";
+        out.Lit("  # CONFIRM: ready: {request: {method: GET, path: ...}} (no health endpoint in the document)\n");
       }
-      out << "  start_timeout: 15s\n  stop_timeout: 5s\n";
+      out.Lit("  start_timeout: 15s\n  stop_timeout: 5s\n");
     }
     return Status::Ok();
   }
 
-  void WriteContract(std::ostringstream& out) {
+  void WriteContract(YamlOut& out) {
     // The statuses and headers the keyed operations document.
     bool key_required = false, key_optional = false;
     std::set<int> statuses;
@@ -612,13 +850,13 @@ class Writer {
     bool retry_after = false, retry_after_required = false;
     for (const auto& plan : plans_) {
       const Operation& op = *plan.op;
-      if (const Parameter* p = op.FindParameter("header", key_header_)) {
-        if (plan.role == "create" || plan.role == "pay") (p->required ? key_required : key_optional) = true;
-      }
+      if (plan.key.in != KeyPlace::In::kNone && (plan.role == "create" || plan.role == "pay"))
+        (plan.key.required ? key_required : key_optional) = true;
       for (const auto& r : op.responses) {
         statuses.insert(r.status);
         for (const auto& [name, required] : r.headers) {
-          if (r.status >= 200 && r.status < 300 && Lower(name).find("replay") != std::string::npos)
+          if (r.status >= 200 && r.status < 300 && Lower(name).find("replay") != std::string::npos &&
+              IsHeaderToken(name))
             replay_header = name;
           if ((r.status == 409 || r.status == 425) && Lower(name) == "retry-after") {
             retry_after = true;
@@ -627,92 +865,121 @@ class Writer {
         }
       }
     }
-    out << "idempotency:\n  key_header: " << key_header_;
-    if (key_header_guessed_)
-      out << "   # CONFIRM: no operation declares a key header; the IETF draft's name";
-    out << "\n";
+    if (key_in_request_) {
+      out.Lit("idempotency:\n  key_header: none   # the operations take their key in different places: each "
+              "action's request carries {{key}}\n");
+    } else {
+      out.Lit("idempotency:\n  key_header: ").Word(key_header_);
+      if (key_header_guessed_) out.Lit("   # CONFIRM: no operation declares a key header; the IETF draft's name");
+      out.Lit("\n");
+    }
     if (key_optional && !key_required) {
-      out << "  key: optional   # the key header is optional on every create\n";
+      out.Lit("  key: optional   # the key is optional on every create\n");
     } else if (key_required && statuses.count(428)) {
-      out << "  missing_key: 428\n";
+      out.Lit("  missing_key: 428\n");
     } else if (key_required && statuses.count(400)) {
-      out << "  missing_key: 400   # CONFIRM: the status without the key (documented: 400)\n";
+      out.Lit("  missing_key: 400   # CONFIRM: the status without the key (documented: 400)\n");
     }
     if (!replay_header.empty()) {
-      out << "  replay: {header: " << replay_header << ", value: \"true\"}   # CONFIRM: the header's value on a replay\n";
+      out.Lit("  replay: {header: ").Word(replay_header);
+      out.Lit(", value: \"true\"}   # CONFIRM: the header's value on a replay\n");
     } else {
-      out << "  # CONFIRM: replay: {header: NAME, value: \"true\"}: no answer header names a replay; without it the\n"
-             "  # replay-marker checks are skipped and no_false_dedup is not applicable\n";
+      out.Lit("  # CONFIRM: replay: {header: NAME, value: \"true\"}: no answer header names a replay; without it the\n"
+              "  # replay-marker checks are skipped and no_false_dedup is not applicable\n");
     }
-    if (statuses.count(409)) out << "  in_progress: 409\n";
-    else if (statuses.count(425)) out << "  in_progress: 425\n";
-    if (statuses.count(422)) out << "  mismatch: 422\n";
-    else out << "  # CONFIRM: mismatch: STATUS (the answer to a used key with another body; default 422)\n";
-    if (retry_after) out << "  retry_after: " << (retry_after_required ? "required" : "recommended") << "\n";
+    if (statuses.count(409)) out.Lit("  in_progress: 409\n");
+    else if (statuses.count(425)) out.Lit("  in_progress: 425\n");
+    if (statuses.count(422)) out.Lit("  mismatch: 422\n");
+    else out.Lit("  # CONFIRM: mismatch: STATUS (the answer to a used key with another body; default 422)\n");
+    if (retry_after) {
+      if (retry_after_required) out.Lit("  retry_after: required\n");
+      else out.Lit("  retry_after: recommended\n");
+    }
     const YAML::Node x = doc_.idempotency;
     bool window = false, lease = false;
     if (x.IsMap()) {
-      for (const char* key : {"window", "lease"}) {
-        if (x[key] && x[key].IsScalar()) {
-          out << "  " << key << ": " << x[key].Scalar()
-              << "   # CONFIRM: from the document's x-idempotency: what the started service keeps\n";
-          (std::string(key) == "window" ? window : lease) = true;
+      // Copied only when it reads as a duration; else named in a comment.
+      const auto copy = [&](const char* key, Fixed line) {
+        const YAML::Node v = Child(x, key);
+        if (!v.IsScalar()) return false;
+        if (!ParseDuration(v.Scalar()).ok()) {
+          out.Lit("  ").Comment(std::string("CONFIRM: the document's x-idempotency.") + key + " '" + v.Scalar() +
+                                "' is no duration");
+          return false;
         }
-      }
+        out.Lit(line).Str(v.Scalar());
+        out.Lit("   # CONFIRM: from the document's x-idempotency: what the started service keeps\n");
+        return true;
+      };
+      window = copy("window", "  window: ");
+      lease = copy("lease", "  lease: ");
     }
-    if (!window)
-      out << "  # CONFIRM: window: DURATION (how long keys are kept): the window scenarios need it\n";
+    if (!window) out.Lit("  # CONFIRM: window: DURATION (how long keys are kept): the window scenarios need it\n");
     if (!lease)
-      out << "  # CONFIRM: lease: DURATION (how long an in-progress claim is held): the lease scenarios need it\n";
-    out << "  # CONFIRM: path_equivalence: {...} (how the router treats /x/, /X, ?b&a): client/route-spelling needs it\n";
-    out << "request_timeout: 10s\n";
-    std::set<std::string> compare = {"Content-Type"};
+      out.Lit("  # CONFIRM: lease: DURATION (how long an in-progress claim is held): the lease scenarios need it\n");
+    out.Lit("  # CONFIRM: path_equivalence: {...} (how the router treats /x/, /X, ?b&a): client/route-spelling needs it\n");
+    out.Lit("request_timeout: 10s\n");
+    bool location = false;
     for (const auto& plan : plans_)
       if (const Response* ok = plan.op->Success())
-        for (const auto& [name, required] : ok->headers)
-          if (Lower(name) == "location") compare.insert("Location");
-    out << "compare_headers: [";
-    bool first = true;
-    for (const auto& h : compare) {
-      out << (first ? "" : ", ") << h;
-      first = false;
-    }
-    out << "]\n";
+        for (const auto& [name, required] : ok->headers) location = location || Lower(name) == "location";
+    if (location) out.Lit("compare_headers: [Content-Type, Location]\n");
+    else out.Lit("compare_headers: [Content-Type]\n");
   }
 
-  void WriteActions(std::ostringstream& out) {
-    out << "actions:\n";
+  void WriteActions(YamlOut& out) {
+    out.Lit("actions:\n");
     for (const auto& plan : plans_) {
       const Operation& op = *plan.op;
-      out << "  # " << op.method << " " << op.path << " (" << options_.document_label << ":" << op.line << ")\n";
-      for (const auto& c : plan.confirms) out << "  # CONFIRM: " << c << "\n";
-      out << "  " << plan.name << ":\n    role: " << plan.role << "\n";
-      if (!plan.of.empty()) out << "    of: " << plan.of << "\n";
-      out << "    request: {method: " << op.method << ", path: " << Quote(plan.path);
-      if (plan.body) out << ", json: " << Flow(*plan.body);
-      out << "}\n";
-      if (plan.other)
-        out << "    other_payload: {json: " << Flow(*plan.other) << "}   # CONFIRM: " << plan.other_changed
-            << " changed (same key, another body)\n";
-      if (!plan.records_path.empty())
-        out << "    records: {request: {method: GET, path: " << Quote(plan.records_path)
-            << "}, count: " << Quote(plan.records_count) << "}\n";
+      out.Lit("  ").Comment(op.method + " " + op.path + " (" + options_.document_label +
+                            (op.line > 0 ? ":" + std::to_string(op.line) : "") + ")");
+      for (const auto& c : plan.confirms) out.Lit("  ").Comment("CONFIRM: " + c);
+      if (!plan.setup.empty()) out.Lit("  ").Comment("CONFIRM: " + plan.setup);
+      if (key_in_request_ && plan.key.in == KeyPlace::In::kNone)
+        out.Lit("  # CONFIRM: no key declared: sent under Idempotency-Key (the suite sends every action under a key)\n");
+      out.Lit("  ").Word(plan.name).Lit(":\n    role: ").Word(plan.role).Lit("\n");
+      if (!plan.of.empty()) out.Lit("    of: ").Word(plan.of).Lit("\n");
+      out.Lit("    request: {method: ").Word(op.method).Lit(", path: ").Str(plan.path);
+      if (key_in_request_ && (plan.key.in == KeyPlace::In::kHeader || plan.key.in == KeyPlace::In::kNone))
+        out.Lit(", headers: {").Str(plan.key.in == KeyPlace::In::kHeader ? plan.key.name : "Idempotency-Key")
+            .Lit(": \"{{key}}\"}");
+      if (plan.body) WriteBody(out, plan, *plan.body);
+      out.Lit("}\n");
+      if (plan.other) {
+        out.Lit("    other_payload: {");
+        WriteBody(out, plan, *plan.other);
+        out.Lit("}   ").Comment("CONFIRM: " + plan.other_changed + " changed (same key, another body)");
+      }
+      if (!plan.records_path.empty()) {
+        out.Lit("    records: {request: {method: GET, path: ").Str(plan.records_path);
+        out.Lit("}, count: ").Str(plan.records_count).Lit("}\n");
+      }
       if (!plan.capture_var.empty())
-        out << "    capture: {" << plan.capture_var << ": " << Quote(plan.capture_path) << "}\n";
+        out.Lit("    capture: {").Word(plan.capture_var).Lit(": ").Str(plan.capture_path).Lit("}\n");
       if (!plan.slow_param.empty()) {
-        out << "    variants:   # CONFIRM: ?" << plan.slow_param
-            << "= slows the request (the document names it); add slow_past_lease, fails_retryably, "
-               "fails_finally, large if the service has a way\n"
-            << "      slow: {query: {" << plan.slow_param << ": \"1500\"}}\n";
+        out.Lit("    variants:   ");
+        out.Comment("CONFIRM: ?" + plan.slow_param +
+                    "= slows the request (the document names it); add slow_past_lease, fails_retryably, "
+                    "fails_finally, large if the service has a way");
+        out.Lit("      slow: {query: {").Str(plan.slow_param).Lit(": \"1500\"}}\n");
       } else if (plan.role == "create" || plan.role == "pay") {
-        out << "    # CONFIRM: variants: {slow, slow_past_lease, fails_retryably, fails_finally, large} (how the "
-               "service's docs slow, fail or grow one request) unlock the lease, retry and size scenarios\n";
+        out.Lit("    # CONFIRM: variants: {slow, slow_past_lease, fails_retryably, fails_finally, large} (how the "
+                "service's docs slow, fail or grow one request) unlock the lease, retry and size scenarios\n");
       }
     }
   }
 
-  void WriteProbes(std::ostringstream& out) {
-    std::ostringstream probes;
+  // ", json: {...}", or a form body with its content type (", " first
+  // unless it opens a block).
+  static void WriteBody(YamlOut& out, const ActionPlan& plan, const json& body) {
+    if (!out.Text().empty() && out.Text().back() != '{') out.Lit(", ");
+    if (plan.form) out.Lit("body: ").Str(FormBody(body)).Lit(", content_type: application/x-www-form-urlencoded");
+    else out.Lit("json: ").Json(body);
+  }
+
+  void WriteProbes(YamlOut& out) {
+    YamlOut probes;
+    bool any = false;
     for (const auto& plan : plans_) {
       if (plan.role != "create" && plan.role != "pay") continue;
       const Operation& op = *plan.op;
@@ -728,12 +995,11 @@ class Writer {
             const auto only = props.begin();
             if (only->second.IsMap() && only->second["properties"]) value = "$." + only->first.Scalar();
           }
-          std::string path = get.path;
-          path.replace(path.find("{" + params[0] + "}"), params[0].size() + 2, "{{" + plan.capture_var + "}}");
           const auto segments = Segments(op.path);
-          probes << "  " << Unique(SnakeCase(Singular(segments.empty() ? "item" : segments.back())))
-                 << ": {role: resource, of: " << plan.name << ", request: {method: GET, path: " << Quote(path)
-                 << "}, value: " << Quote(value) << "}\n";
+          probes.Lit("  ").Word(Unique(SnakeCase(Singular(segments.empty() ? "item" : segments.back()))));
+          probes.Lit(": {role: resource, of: ").Word(plan.name).Lit(", request: {method: GET, path: ");
+          probes.Str(TemplatePath(get.path, params[0], plan.capture_var)).Lit("}, value: ").Str(value).Lit("}\n");
+          any = true;
           break;
         }
       }
@@ -741,30 +1007,35 @@ class Writer {
         std::string filter;
         const Operation* listing = Listing(op.path, &filter);
         const std::string array = listing && listing->Success() ? FirstArray(listing->Success()->schema) : "";
-        probes << "  # CONFIRM: the service's own record of the charges: narrow value to the downstream's id\n"
-               << "  " << Unique(plan.name + "_record") << ": {role: record, of: " << plan.name
-               << ", request: {method: GET, path: " << Quote(plan.records_path)
-               << "}, value: " << Quote(array.empty() ? "$" : "$." + array + "[*]") << "}\n";
+        probes.Lit("  # CONFIRM: the service's own record of the charges: narrow value to the downstream's id\n");
+        probes.Lit("  ").Word(Unique(plan.name + "_record")).Lit(": {role: record, of: ").Word(plan.name);
+        probes.Lit(", request: {method: GET, path: ").Str(plan.records_path);
+        probes.Lit("}, value: ").Str(array.empty() ? "$" : "$." + array + "[*]").Lit("}\n");
+        any = true;
       }
     }
-    if (!probes.str().empty()) out << "probes:\n" << probes.str();
+    if (any) out.Lit("probes:\n").Append(probes);
   }
 
-  void WriteLeftOut(std::ostringstream& out) {
-    out << "# CONFIRM: what an OpenAPI document cannot say, to add by hand when the service has it\n"
-           "# (docs/scenario-reference.md): a counter probe its create and delete move (delete-releases-once),\n"
-           "# a ledger probe of a pay action (the downstream's record: kill-after-charge), hooks, services\n"
-           "# (helpers started with it), egress (downstreams behind the proxy), callers (tenants), messages\n"
-           "# and broker (queues), batch (jobs), start.flaw_args.\n";
-    for (const auto& note : left_out_) out << "# left out: " << note << "\n";
+  void WriteLeftOut(YamlOut& out) {
+    out.Lit("# CONFIRM: what an OpenAPI document cannot say, to add by hand when the service has it\n"
+            "# (docs/scenario-reference.md): a counter probe its create and delete move (delete-releases-once),\n"
+            "# a ledger probe of a pay action (the downstream's record: kill-after-charge), hooks, services\n"
+            "# (helpers started with it), egress (downstreams behind the proxy), callers (tenants), messages\n"
+            "# and broker (queues), batch (jobs), start.flaw_args.\n");
+    for (const auto& note : left_out_) out.Comment("left out: " + note);
   }
-
   const OpenApiDocument& doc_;
   const InitOptions& options_;
   std::string key_header_;
   bool key_header_guessed_ = false;
   std::vector<ActionPlan> plans_;
+  InitSummary* summary_;
   std::vector<std::string> left_out_;
+  std::vector<std::string> notes_;
+  std::vector<InitRow> rows_;
+  std::vector<const Operation*> keyless_posts_;  // left out
+  bool key_in_request_ = false;  // key_header: none
   std::set<std::string> used_;
 };
 
@@ -809,8 +1080,8 @@ Result<std::vector<std::string>> SplitCommand(const std::string& command) {
   return words;
 }
 
-Result<std::string> WriteTarget(const OpenApiDocument& doc, const InitOptions& options) {
-  return Writer(doc, options).Write();
+Result<std::string> WriteTarget(const OpenApiDocument& doc, const InitOptions& options, InitSummary* summary) {
+  return Writer(doc, options, summary).Write();
 }
 
 }  // namespace idemproof::init

@@ -25,9 +25,34 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// Walks `text`, calling on_text for literal runs and on_var for each name.
+// The literal token's text: {{'TEXT'}}, '' inside TEXT for one quote.
+// `at` is just past the "{{" and blanks; on success `*end` is past "}}".
+Status ReadLiteral(std::string_view text, std::size_t at, std::string* literal, std::size_t* end) {
+  for (std::size_t i = at + 1; i < text.size(); ++i) {
+    if (text[i] != '\'') {
+      *literal += text[i];
+      continue;
+    }
+    if (i + 1 < text.size() && text[i + 1] == '\'') {
+      *literal += '\'';
+      ++i;
+      continue;
+    }
+    std::size_t j = i + 1;
+    while (j < text.size() && std::isspace(static_cast<unsigned char>(text[j]))) ++j;
+    if (text.substr(j, 2) != "}}") break;
+    *end = j + 2;
+    return Status::Ok();
+  }
+  return Status::InvalidArgument("unclosed literal {{'...'}} at offset " + std::to_string(at) + " in '" +
+                                 std::string(text) + "'");
+}
+
+// Walks `text`, calling on_text for literal runs, on_literal for each
+// {{'...'}} token's text, and on_var for each name.
 Status Walk(std::string_view text, const std::function<void(std::string_view)>& on_text,
-            const std::function<Status(const std::string&)>& on_var) {
+            const std::function<Status(const std::string&)>& on_var,
+            const std::function<void(std::string_view)>& on_literal = nullptr) {
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t open = text.find("{{", pos);
@@ -36,6 +61,14 @@ Status Walk(std::string_view text, const std::function<void(std::string_view)>& 
       break;
     }
     on_text(text.substr(pos, open - pos));
+    std::size_t inner = open + 2;
+    while (inner < text.size() && std::isspace(static_cast<unsigned char>(text[inner]))) ++inner;
+    if (inner < text.size() && text[inner] == '\'') {
+      std::string literal;
+      if (Status s = ReadLiteral(text, inner, &literal, &pos); !s.ok()) return s;
+      (on_literal ? on_literal : on_text)(literal);
+      continue;
+    }
     std::size_t close = text.find("}}", open + 2);
     if (close == std::string_view::npos) {
       return Status::InvalidArgument("unclosed '{{' at offset " + std::to_string(open) + " in '" +
@@ -60,6 +93,21 @@ const std::vector<std::string>& BuiltinTemplateVariables() {
                                                   "run_dir", "build_dir", "source_dir", "flaw",
                                                   "target_pid"};
   return kNames;
+}
+
+std::string EscapeTemplateLiteral(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    // A '{' opens a token only with another '{' after it; one at the end
+    // could meet a "{{" written after this text.
+    if (text[i] == '{' && (i + 1 == text.size() || text[i + 1] == '{')) {
+      out += "{{'{'}}";
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
 }
 
 std::string SlowMsFor(std::chrono::nanoseconds lease) {
@@ -124,7 +172,9 @@ Result<std::string> ExpandSome(std::string_view text, const PartialResolver& res
         if (!value.ok()) return value.status();
         out += *value ? **value : "{{" + name + "}}";
         return Status::Ok();
-      });
+      },
+      // Kept a literal for the later expansion.
+      [&](std::string_view lit) { out += EscapeTemplateLiteral(lit); });
   if (!s.ok()) return s;
   return out;
 }

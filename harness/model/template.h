@@ -1,7 +1,10 @@
 // Template expansion for target files: "{{name}}" is replaced by the value of
 // variable `name` (white space inside the braces is allowed: "{{ name }}").
-// A variable nobody defined is an error value, never an empty string. There is
-// no escaping: a literal "{{" cannot be written (no target needed it so far).
+// A variable nobody defined is an error value, never an empty string.
+// Literal text: {{'TEXT'}} expands to TEXT as written ('' inside it is one
+// quote), so "{{'{{'}}" is a literal "{{"; a "}}" outside a token and a "{"
+// not followed by "{" are literal already. EscapeTemplateLiteral writes any
+// text so that it expands to itself.
 // Names: [A-Za-z_][A-Za-z0-9_.]* (dots for services.NAME.url), not ending in a dot.
 //
 // Variables the runtime defines (documented in docs/scenario-reference.md):
@@ -45,9 +48,14 @@ inline constexpr const char* kSlowMsVariable = "slow_ms";
 inline constexpr const char* kTargetDirVariable = "target_dir";
 std::string SlowMsFor(std::chrono::nanoseconds lease);
 
-// Replaces every {{name}} in `text`. Errors (kInvalidArgument): unknown
-// variable (the message names it and the known variables), unclosed "{{",
-// malformed name.
+// `text` written so that ExpandTemplate gives `text` back, whatever it holds
+// and whatever template text is written after it: each '{' followed by '{'
+// or at the end becomes {{'{'}}. Nothing else changes.
+std::string EscapeTemplateLiteral(std::string_view text);
+
+// Replaces every {{name}} in `text` and every {{'TEXT'}} by TEXT. Errors
+// (kInvalidArgument): unknown variable (the message names it and the known
+// variables), unclosed "{{" or literal, malformed name.
 Result<std::string> ExpandTemplate(std::string_view text, const TemplateVars& vars);
 
 // Expands every string value (not object keys) in a JSON tree; numbers,
@@ -55,7 +63,8 @@ Result<std::string> ExpandTemplate(std::string_view text, const TemplateVars& va
 Result<nlohmann::json> ExpandTemplateJson(const nlohmann::json& doc, const TemplateVars& vars);
 
 // Expands only the variables `resolve` gives a value for (nullopt: left as
-// "{{name}}" for a later expansion); an error of `resolve` is returned. The
+// "{{name}}" for a later expansion, and a literal stays a literal); an error
+// of `resolve` is returned. The
 // target loader expands the file's own variables ({{target_dir}},
 // {{env.NAME}}) this way, once, at load.
 using PartialResolver = std::function<Result<std::optional<std::string>>(const std::string& name)>;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <vector>
 
+#include "base/query_string.h"
 #include "clients/trace_context.h"
 
 namespace idemproof::runtime {
@@ -14,22 +15,6 @@ namespace {
 Status located(const Status& s, const SourceMark& mark) {
   if (!mark.known()) return s;
   return Status(s.code(), s.message() + " (in the request declared at " + mark.ToString() + ")");
-}
-
-// RFC 3986 unreserved characters stay; everything else is %XX.
-std::string PercentEncode(const std::string& text) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
 }
 
 // `path` with `query` merged into its query string: a parameter of the same
@@ -52,8 +37,8 @@ Result<std::string> MergeQuery(const std::string& path, const HeaderList& query,
   for (const auto& [name, value] : query) {
     auto v = ExpandTemplate(value, vars);
     if (!v.ok()) return v.status();
-    const std::string encoded = PercentEncode(name);
-    const std::string param = encoded + "=" + PercentEncode(*v);
+    const std::string encoded = percent_encode(name);
+    const std::string param = encoded + "=" + percent_encode(*v);
     auto same = std::find_if(params.begin(), params.end(), [&](const std::string& p) {
       return p.substr(0, p.find('=')) == encoded;
     });

@@ -73,3 +73,9 @@ TEST_CASE("query parameters are percent-decoded", "[base]") {
   CHECK_FALSE(query_parameter("biz_no=%zz", "biz_no"));
 }
 
+TEST_CASE("percent_encode keeps the unreserved characters and decodes back", "[base]") {
+  CHECK(percent_encode("a-b.c_d~9") == "a-b.c_d~9");
+  CHECK(percent_encode("a b&c={{x}}\xC3\xA9") == "a%20b%26c%3D%7B%7Bx%7D%7D%C3%A9");
+  CHECK(query_parameter("v=" + percent_encode("x+y z%"), "v") == "x+y z%");
+}
+

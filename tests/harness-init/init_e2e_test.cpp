@@ -264,3 +264,33 @@ TEST_CASE("idemproof init exits 2 naming the document it could not read", "[init
   CHECK(kept.exit_code == 2);
   CHECK(ReadFile(dir + "/kept.yaml") == "mine\n");
 }
+
+TEST_CASE("idemproof init without a document writes a minimal target from --post and the key's place", "[slow][init]") {
+  const std::string dir = ScratchDir("init-post");
+  CliResult header = RunIdemproof({"init", "--base-url", "http://127.0.0.1:9", "--post", "/v1/orders", "--key-header",
+                                   "X-Request-Token", "-o", dir + "/header.yaml"},
+                                  dir);
+  INFO(header.err);
+  REQUIRE(header.exit_code == 0);
+  CHECK(header.err.find("idemproof discover --target " + dir + "/header.yaml") != std::string::npos);
+  CHECK(header.err.find("POST /v1/orders") != std::string::npos);  // the closing table
+  const std::string text = ReadFile(dir + "/header.yaml");
+  CHECK(text.find("key_header: X-Request-Token\n") != std::string::npos);
+  CHECK(text.find("path: \"/v1/orders\"") != std::string::npos);
+  CHECK(text.find("start:") == std::string::npos);
+  CliResult body = RunIdemproof({"init", "--base-url", "http://127.0.0.1:9", "--post", "/pay", "--key-body",
+                                 "idempotency_key", "-o", dir + "/body.yaml"},
+                                dir);
+  INFO(body.err);
+  REQUIRE(body.exit_code == 0);
+  const std::string body_text = ReadFile(dir + "/body.yaml");
+  CHECK(body_text.find("key_header: none") != std::string::npos);
+  CHECK(body_text.find("json: {\"idempotency_key\": \"{{key}}\"}") != std::string::npos);
+  CliResult lint = RunIdemproof({"lint", SourceDir() + "/scenarios", "--target", dir + "/body.yaml"}, dir);
+  INFO(lint.out << lint.err);
+  CHECK(lint.exit_code == 0);
+  // usage errors: neither a document nor --post; --post without a server
+  CHECK(RunIdemproof({"init"}, dir).exit_code == 2);
+  CHECK(RunIdemproof({"init", "--post", "/x"}, dir).exit_code == 2);
+  CHECK(RunIdemproof({"init", "--base-url", "http://127.0.0.1:9", "--post", "x"}, dir).exit_code == 2);
+}

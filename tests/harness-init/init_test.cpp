@@ -266,3 +266,279 @@ TEST_CASE("init splits --start like a shell's words, without a shell", "[init]")
   CHECK_FALSE(SplitCommand("node 'app.js").ok());
   CHECK_FALSE(SplitCommand("   ").ok());
 }
+
+namespace {
+
+// One POST /things whose key is the given header parameter (with its
+// description) or body member; `media` json or form.
+OpenApiDocument OneOperation(const std::string& yaml_parameters, const std::string& yaml_body,
+                             const std::string& media = "application/json", const std::string& extra = "") {
+  const std::string text = "openapi: 3.0.3\ninfo: {title: K, version: \"1\"}\n" + extra +
+                           "paths:\n  /things:\n    post:\n      operationId: makeThing\n"
+                           "      parameters: " + yaml_parameters + "\n" +
+                           (yaml_body.empty() ? "" : "      requestBody: {content: {" + media + ": {schema: " + yaml_body + "}}}\n") +
+                           "      responses: {\"201\": {description: made}}\n";
+  auto doc = ParseOpenApi(text, "k.yaml");
+  REQUIRE(doc.ok());
+  return *doc;
+}
+
+std::string Header(const std::string& name, const std::string& description = "") {
+  return "[{name: \"" + name + "\", in: header, required: true, description: \"" + description +
+         "\", schema: {type: string}}]";
+}
+
+}  // namespace
+
+TEST_CASE("init finds the key under any vendor spelling, never a credential", "[init]") {
+  struct Case {
+    std::string name, description;
+    bool key;
+  };
+  const std::vector<Case> headers = {
+      {"Idempotency-Key", "", true},
+      {"X-Idempotency-Key", "", true},
+      {"Idempotent-Key", "", true},
+      {"idempotency-token", "", true},
+      {"X-Dedup-Id", "", true},
+      {"X-Client-Token", "", true},
+      {"X-Request-Id", "", false},  // a tracing id unless its description says otherwise
+      {"X-Request-Id", "Retries with the same id are not processed twice.", true},
+      {"Request-Token", "A request with a token already seen is a duplicate and is not repeated.", true},
+      {"X-Correlation-Id", "Tracing only.", false},
+      {"Ocp-Apim-Subscription-Key", "Makes retries safe (idempotency).", false},  // a credential
+      {"X-API-Key", "idempotency", false},
+      {"Authorization", "", false},
+      {"X-Trace", "Unique per call so that duplicates are dropped (idempotent).", true},
+  };
+  for (const auto& c : headers) {
+    INFO(c.name << " / " << c.description);
+    const OpenApiDocument doc = OneOperation(Header(c.name, c.description), "");
+    const KeyPlace key = FindKey(doc.operations[0], doc.security_headers);
+    CHECK((key.in == KeyPlace::In::kHeader) == c.key);
+    if (c.key) CHECK(key.name == c.name);
+  }
+  // an apiKey security scheme's header is a credential, whatever its name says
+  const OpenApiDocument secured = OneOperation(
+      Header("X-Idempotency-Secret-Key"), "", "application/json",
+      "components: {securitySchemes: {k: {type: apiKey, in: header, name: X-Idempotency-Secret-Key}}}\n");
+  CHECK(FindKey(secured.operations[0], secured.security_headers).in == KeyPlace::In::kNone);
+  // a body member: by name, or by its description
+  struct Member {
+    std::string name, description;
+    bool key;
+  };
+  const std::vector<Member> members = {
+      {"idempotency_key", "", true},  {"idempotencyKey", "", true}, {"client_token", "", true},
+      {"ClientToken", "", true},      {"request_id", "", false},    {"request_id", "Deduplicates retried requests.", true},
+      {"client_reference_id", "", false},
+      {"client_reference_id", "A second request with the same reference is treated as a duplicate.", true},
+      {"amount", "", false},
+  };
+  for (const auto& m : members) {
+    INFO(m.name << " / " << m.description);
+    const std::string schema = "{type: object, required: [\"" + m.name + "\"], properties: {amount: {type: integer}, \"" +
+                               m.name + "\": {type: string, description: \"" + m.description + "\"}}}";
+    const OpenApiDocument json_doc = OneOperation("[]", schema);
+    const KeyPlace key = FindKey(json_doc.operations[0], json_doc.security_headers);
+    CHECK((key.in == KeyPlace::In::kJson) == m.key);
+    if (m.key) {
+      CHECK(key.name == m.name);
+      CHECK(key.required);
+    }
+    const OpenApiDocument form_doc = OneOperation("[]", schema, "application/x-www-form-urlencoded");
+    CHECK((FindKey(form_doc.operations[0], form_doc.security_headers).in == KeyPlace::In::kForm) == m.key);
+  }
+  // a member that is no string is no key, whatever its description
+  const OpenApiDocument number = OneOperation("[]", "{type: object, properties: {seq: {type: integer, description: \"idempotency sequence\"}}}");
+  CHECK(FindKey(number.operations[0], number.security_headers).in == KeyPlace::In::kNone);
+  // found by its description only: the target says so, to confirm
+  const OpenApiDocument described = OneOperation(Header("X-Request-Id", "Retried requests with the same id are not repeated."), "");
+  CHECK(FindKey(described.operations[0], described.security_headers).by_description);
+  auto written = WriteTarget(described, InitOptions{"k.yaml", "http://127.0.0.1:9", "", ""});
+  REQUIRE(written.ok());
+  CHECK(written->find("# CONFIRM: the key: header X-Request-Id, taken from its description") != std::string::npos);
+  CHECK(written->find("key_header: X-Request-Id\n") != std::string::npos);
+  // a header that says it wins over a body member
+  const OpenApiDocument both = OneOperation(Header("Idempotency-Key"), "{type: object, properties: {idempotency_key: {type: string}}}");
+  CHECK(FindKey(both.operations[0], both.security_headers).Where() == "header Idempotency-Key");
+}
+
+TEST_CASE("init places the key where each operation takes it: key_header none and {{key}} in the request", "[init]") {
+  auto doc = ParseOpenApi(R"(openapi: 3.0.3
+info: {title: Pay, version: "1"}
+paths:
+  /payments:
+    post:
+      operationId: createPayment
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [idempotency_key, customer, amount]
+              properties:
+                idempotency_key: {type: string}
+                customer: {type: string}
+                amount: {type: integer}
+      responses: {"201": {description: made, content: {application/json: {schema: {type: object, properties: {id: {type: string}}}}}}}
+  /refunds:
+    post:
+      operationId: createRefund
+      parameters: [{name: X-Idempotency-Key, in: header, required: false, schema: {type: string}}]
+      requestBody:
+        content:
+          application/x-www-form-urlencoded:
+            schema: {type: object, properties: {charge: {type: string}, memo: {type: string, example: "a b&c"}, cents: {type: integer}}}
+      responses: {"201": {description: made}}
+  /payments/{id}:
+    put:
+      operationId: replacePayment
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+      responses: {"200": {description: ok}}
+)", "pay.yaml");
+  REQUIRE(doc.ok());
+  InitSummary summary;
+  auto text = WriteTarget(*doc, InitOptions{"pay.yaml", "http://127.0.0.1:9", "", ""}, &summary);
+  REQUIRE(text.ok());
+  INFO(*text);
+  auto target = ParseTarget(*text, "pay-target.yaml");
+  REQUIRE(target.ok());
+  CHECK(target->idempotency.key_header.empty());  // none
+  const auto& pay = target->actions.at("create_payment").request;
+  REQUIRE(pay.json.has_value());
+  CHECK((*pay.json)["idempotency_key"] == "{{key}}");
+  CHECK((*pay.json)["customer"] == "{{biz}}");  // the business id never goes in the key member
+  const auto& refund = target->actions.at("create_refund").request;
+  CHECK(refund.headers == HeaderList{{"X-Idempotency-Key", "{{key}}"}});
+  REQUIRE(refund.body.has_value());
+  CHECK(refund.content_type == "application/x-www-form-urlencoded");
+  CHECK(*refund.body == "charge={{biz}}&memo=a%20b%26c&cents=1");
+  // the keyless PUT still carries a key, said so
+  CHECK(target->actions.at("replace_payment").request.headers == HeaderList{{"Idempotency-Key", "{{key}}"}});
+  CHECK(text->find("# CONFIRM: no key declared: sent under Idempotency-Key") != std::string::npos);
+  REQUIRE(summary.rows.size() == 3);
+  CHECK(summary.rows[0].key == "json member idempotency_key");
+  CHECK(summary.rows[1].key == "header X-Idempotency-Key");
+  CHECK(summary.rows[2].key == "none");
+}
+
+TEST_CASE("init on a document that declares no key writes candidates to confirm, not nothing", "[init]") {
+  auto doc = ParseOpenApi(R"(openapi: 3.0.3
+info: {title: Plain, version: "1"}
+paths:
+  /notes:
+    post:
+      requestBody: {content: {application/json: {example: {text: hi}}}}
+      responses: {"201": {description: made}}
+)", "plain.yaml");
+  REQUIRE(doc.ok());
+  auto text = WriteTarget(*doc, InitOptions{"plain.yaml", "http://127.0.0.1:9", "", ""});
+  REQUIRE(text.ok());
+  INFO(*text);
+  CHECK(text->find("# CONFIRM: the document declares no idempotency key anywhere: a candidate") != std::string::npos);
+  CHECK(text->find("key_header: Idempotency-Key   # CONFIRM:") != std::string::npos);
+  auto target = ParseTarget(*text, "plain-target.yaml");
+  REQUIRE(target.ok());
+  CHECK(target->actions.count("post_notes") == 1);
+}
+
+TEST_CASE("init makes actions of operations on existing resources: of: their create, else a setup to fill", "[init]") {
+  const std::string ops = R"(
+  /payments/{id}/capture:
+    post:
+      operationId: capturePayment
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}, {$ref: "#/components/parameters/Key"}]
+      responses: {"200": {description: captured}}
+  /payments/{id}/refund:
+    post:
+      operationId: refundPayment
+      parameters: [{name: id, in: path, required: true, schema: {type: string}}, {$ref: "#/components/parameters/Key"}]
+      responses: {"200": {description: refunded}}
+components:
+  parameters:
+    Key: {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+)";
+  const std::string head = "openapi: 3.0.3\ninfo: {title: Cap, version: \"1\"}\npaths:\n";
+  const std::string create = R"(  /payments:
+    post:
+      operationId: createPayment
+      parameters: [{$ref: "#/components/parameters/Key"}]
+      requestBody: {content: {application/json: {example: {customer: c-1, cents: 5}}}}
+      responses: {"201": {description: made}}
+)";
+  SECTION("no create: the path as written, a setup to complete") {
+    auto doc = ParseOpenApi(head + ops, "cap.yaml");
+    REQUIRE(doc.ok());
+    auto text = WriteTarget(*doc, InitOptions{"cap.yaml", "http://127.0.0.1:9", "", ""});
+    REQUIRE(text.ok());
+    INFO(*text);
+    auto target = ParseTarget(*text, "cap-target.yaml");
+    REQUIRE(target.ok());
+    REQUIRE(target->actions.count("capture_payment") == 1);
+    CHECK(target->actions.at("capture_payment").role == "put");
+    CHECK(target->actions.at("capture_payment").of.empty());
+    CHECK(target->actions.at("capture_payment").request.path == "/payments/{id}/capture");
+    CHECK(text->find("# CONFIRM: setup: no create of the document makes {id}: put an existing resource's id in the "
+                     "path") != std::string::npos);
+    CHECK(target->actions.count("refund_payment") == 1);
+  }
+  SECTION("with the create of {id}: of: it, its id captured") {
+    auto doc = ParseOpenApi(head + create + ops, "cap.yaml");
+    REQUIRE(doc.ok());
+    auto text = WriteTarget(*doc, InitOptions{"cap.yaml", "http://127.0.0.1:9", "", ""});
+    REQUIRE(text.ok());
+    INFO(*text);
+    auto target = ParseTarget(*text, "cap-target.yaml");
+    REQUIRE(target.ok());
+    CHECK(target->actions.at("capture_payment").of == "create_payment");
+    CHECK(target->actions.at("capture_payment").request.path == "/payments/{{payment_id}}/capture");
+  }
+}
+
+TEST_CASE("init writes the operations chosen by path, tag, operationId or key, and keyed ones only past 40", "[init]") {
+  std::string text = "openapi: 3.0.3\ninfo: {title: Big, version: \"1\"}\npaths:\n";
+  for (int i = 0; i < 45; ++i) {
+    const std::string n = std::to_string(i);
+    text += "  /r" + n + ":\n    post:\n      operationId: make" + n + "\n      tags: [" + (i % 2 ? "odd" : "even") +
+            "]\n" + (i < 5 ? "      parameters: [{name: Idempotency-Key, in: header, required: true, schema: {type: string}}]\n" : "") +
+            "      responses: {\"201\": {description: made}}\n";
+  }
+  // 45 writes, 5 keyed: the default takes the keyed ones, said so
+  auto doc = ParseOpenApi(text, "big.yaml");
+  REQUIRE(doc.ok());
+  InitSummary summary;
+  auto all = WriteTarget(*doc, InitOptions{"big.yaml", "http://127.0.0.1:9", "", ""}, &summary);
+  REQUIRE(all.ok());
+  auto big = ParseTarget(*all, "big-target.yaml");
+  REQUIRE(big.ok());
+  CHECK(big->actions.size() == 5);
+  REQUIRE(summary.notes.size() == 1);
+  CHECK(summary.notes[0].find("45 write operations (more than 40): only those that carry a key") != std::string::npos);
+  CHECK(summary.rows.size() == 45);
+  CHECK(summary.rows[10].note == "no key (a big document: keyed ones only)");
+  CHECK(all->find("# CONFIRM: 45 write operations") != std::string::npos);
+  // a selection: only what it names (keyless POSTs named are still left out: the document names keys)
+  InitOptions chosen{"big.yaml", "http://127.0.0.1:9", "", ""};
+  chosen.path_globs = {"/r1*"};
+  chosen.tags = {"odd"};
+  InitSummary picked;
+  auto some = WriteTarget(*doc, chosen, &picked);
+  REQUIRE(some.ok());
+  auto t = ParseTarget(*some, "some.yaml");
+  REQUIRE(t.ok());
+  CHECK(t->actions.size() == 1);  // /r1 (odd, keyed); /r11.. /r19 odd but keyless POSTs
+  CHECK(t->actions.count("make1") == 1);
+  InitOptions by_id{"big.yaml", "http://127.0.0.1:9", "", ""};
+  by_id.operation_ids = {"make3"};
+  by_id.keyed_only = true;
+  auto one = WriteTarget(*doc, by_id);
+  REQUIRE(one.ok());
+  CHECK(ParseTarget(*one, "one.yaml")->actions.size() == 1);
+  // a selection that leaves nothing: an error that says why
+  InitOptions none{"big.yaml", "http://127.0.0.1:9", "", ""};
+  none.tags = {"absent"};
+  auto empty = WriteTarget(*doc, none);
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.status().message().find("not selected") != std::string::npos);
+}

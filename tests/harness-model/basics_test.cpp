@@ -28,6 +28,28 @@ TEST_CASE("templates expand known variables and refuse unknown ones") {
   CHECK_FALSE(ExpandTemplateJson({{"x", "{{nope}}"}}, vars).ok());
 }
 
+TEST_CASE("a template literal {{'...'}} expands to its text, and escaped text to itself") {
+  TemplateVars vars{{"biz", "b-7"}};
+  CHECK(*ExpandTemplate("a{{'{{'}}b}}", vars) == "a{{b}}");
+  CHECK(*ExpandTemplate("{{ 'it''s }}' }}-{{biz}}", vars) == "it's }}-b-7");
+  CHECK_FALSE(ExpandTemplate("{{'open", vars).ok());
+  CHECK_FALSE(ExpandTemplate("{{'x' y}}", vars).ok());
+  // a literal names no variable, and a partial expansion keeps it a literal
+  CHECK(TemplateVariables("{{'{{key}}'}}")->empty());
+  auto partial = ExpandSome("{{'{{x}}'}}{{biz}}", [](const std::string&) -> Result<std::optional<std::string>> {
+    return std::optional<std::string>();
+  });
+  REQUIRE(partial.ok());
+  CHECK(*ExpandTemplate(*partial, vars) == "{{x}}b-7");
+  for (const std::string text : {"{{biz}}", "{", "{{", "{{{", "a{{'x'}}", "}}{{", "{ {", "x{{ key }}y{"}) {
+    const std::string escaped = EscapeTemplateLiteral(text);
+    CHECK(*ExpandTemplate(escaped, vars) == text);
+    // followed by a variable of the writer's, it still reads as meant
+    CHECK(*ExpandTemplate(escaped + "{{biz}}", vars) == text + "b-7");
+  }
+  CHECK(EscapeTemplateLiteral("/orders/{id}") == "/orders/{id}");
+}
+
 TEST_CASE("JSON paths find, map to json_pointer, and erase") {
   nlohmann::json doc = R"({"count": 2, "items": [{"id": 1, "at": "t1"}, {"id": 2, "at": "t2"}], "a b": {"c": 3}})"_json;
   CHECK(*JsonPath::Parse("$.count")->Find(doc) == 2);
