@@ -172,7 +172,7 @@ TEST_CASE("the console never gets raw control bytes from a target", "[hostile]")
   CHECK(ConsoleSafe("bad \xff\xfe") == "bad \\xff\\xfe");
 }
 
-TEST_CASE("the console shows bidi controls as escapes and an argv's newlines as \\n", "[hostile]") {
+TEST_CASE("the console shows bidi controls as escapes and an argv's line breaks escaped too", "[hostile]") {
   // "Trojan Source": U+202E would show the rest of the line reversed.
   CHECK(ConsoleSafe("a\u202Eb\u2066c\u200Fd\u061Ce") == "a\\u202eb\\u2066c\\u200fd\\u061ce");
   CHECK(ConsoleSafe("\u202D\u2069\u200E") == "\\u202d\\u2069\\u200e");
