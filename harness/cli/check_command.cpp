@@ -8,6 +8,7 @@
 #include "cli/command.h"
 #include "cli/command_support.h"
 #include "cli/summary_table.h"
+#include "model/console_text.h"
 #include "session/session.h"
 
 namespace idemproof::cli {
@@ -17,14 +18,14 @@ namespace {
 int Check(const std::string& run_dir, const std::string& junit_file, const std::string& json_file, bool strict) {
   auto results = session::RecheckRunDirectory(run_dir);
   if (!results.ok()) {
-    std::cerr << results.status().ToString() << "\n";
+    std::cerr << ConsoleSafe(results.status().ToString()) << "\n";
     return kExitUsage;
   }
   results->strict = strict;
   cli::PrintSummaryTable(*results, std::cout);
   WriteOutputs(*results, junit_file, json_file, nullptr);
   if (!results->complete)
-    std::cerr << "idemproof: " << run_dir << " is from a run that never finished (results.json says "
+    std::cerr << "idemproof: " << ConsoleSafe(run_dir) << " is from a run that never finished (results.json says "
               << "\"finished\": false): what it holds is partial\n";
   return results->ExitCode();
 }

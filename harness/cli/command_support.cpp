@@ -11,6 +11,7 @@
 #include "reports/junit.h"
 #include "runtime/injector_faults.h"
 #include "session/scenario_files.h"
+#include "session/session.h"
 
 namespace idemproof::cli {
 
@@ -30,7 +31,7 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
   LoadedSuite out;
   auto files = session::CollectScenarioFiles(paths);
   if (!files.ok()) {
-    std::cerr << "idemproof: " << files.status().message() << "\n";
+    std::cerr << "idemproof: " << ConsoleSafe(files.status().message()) << "\n";
     ++out.errors;
     return out;
   }
@@ -55,7 +56,7 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
     for (const auto& [name, fault] : scenario->faults) {
       Status valid = injectors.Validate(fault);
       if (!valid.ok()) {
-        std::cerr << fault.mark.ToString() << ": " << valid.message() << "\n";
+        std::cerr << ConsoleSafe(fault.mark.ToString() + ": " + valid.message()) << "\n";
         ++out.errors;
         bad_fault = true;
       }
@@ -87,6 +88,37 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
   return out;
 }
 
+RowPlan PlanRows(const std::vector<Scenario>& scenarios, const TargetDescription& target) {
+  RowPlan plan;
+  for (const auto& s : scenarios) {
+    const std::vector<std::string> needs = CheckScenarioAgainstTarget(s, target).needs;
+    ScenarioResult row = needs.empty() ? ScenarioResult{} : session::NotApplicableResult(s, needs);
+    if (needs.empty()) row.verdicts.push_back(Verdict::Valid("bound", "runnable"));
+    plan.foreseen.scenarios.push_back(std::move(row));
+    std::string line = "  " + std::string(LayerName(s.layer)) + "/" + s.name;
+    if (needs.empty()) {
+      std::string bound;
+      for (const auto& p : s.parameters)
+        if (auto it = s.binding.find(p.name); it != s.binding.end())
+          bound += (bound.empty() ? "" : ", ") + p.name + "=" + it->second;
+      plan.runs.push_back(line + (bound.empty() ? "" : "  (" + bound + ")"));
+    } else {
+      std::string why;
+      for (const auto& n : needs) why += (why.empty() ? "" : "; ") + n;
+      plan.skips.push_back(line + ": needs " + why);
+    }
+  }
+  return plan;
+}
+
+void PrintRowPlan(const RowPlan& plan, std::ostream& out) {
+  out << "will run " << plan.runs.size() << " row(s):\n";
+  for (const auto& line : plan.runs) out << ConsoleSafe(line) << "\n";
+  out << "not applicable " << plan.skips.size() << " row(s):\n";
+  for (const auto& line : plan.skips) out << ConsoleSafe(line) << "\n";
+  if (const std::string note = plan.foreseen.NotApplicableNote(); !note.empty()) out << ConsoleSafe(note) << "\n";
+}
+
 bool WriteOutputs(const RunResults& results, const std::string& junit_file,
                   const std::string& json_file, const session::RunDirectory* dir) {
   bool ok = true;
@@ -94,7 +126,7 @@ bool WriteOutputs(const RunResults& results, const std::string& junit_file,
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out << content;
     if (!out) {
-      std::cerr << "idemproof: cannot write " << path << "\n";
+      std::cerr << "idemproof: cannot write " << ConsoleSafe(path) << "\n";
       ok = false;
     }
   };
@@ -103,7 +135,7 @@ bool WriteOutputs(const RunResults& results, const std::string& junit_file,
   if (!junit_file.empty()) write(junit_file, junit);
   if (!json_file.empty()) {
     if (Status st = WriteRunResults(results, json_file); !st.ok()) {
-      std::cerr << "idemproof: " << st.message() << "\n";
+      std::cerr << "idemproof: " << ConsoleSafe(st.message()) << "\n";
       ok = false;
     }
   }

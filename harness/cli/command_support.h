@@ -5,6 +5,7 @@
 // Thread-safety: call from one thread.
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,19 @@ struct LoadedSuite {
 // file:line:column: message. With a target, binds each scenario to it (one per
 // fitting action) and checks the fit.
 LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDescription* target);
+
+// The rows (scenario x binding) a run of `scenarios` against `target` would
+// run, with what each parameter is bound to, and those it could not, with
+// what the target lacks: what lint and run --dry-run print, without a request.
+struct RowPlan {
+  std::vector<std::string> runs;   // "  layer/name  (param=action, ...)"
+  std::vector<std::string> skips;  // "  layer/name: needs ..."
+  RunResults foreseen;             // a row per scenario: valid "runnable", or not_applicable
+};
+RowPlan PlanRows(const std::vector<Scenario>& scenarios, const TargetDescription& target);
+// "will run N row(s):", the rows, "not applicable N row(s):", the rows and
+// the not-applicable note, every line terminal-safe.
+void PrintRowPlan(const RowPlan& plan, std::ostream& out);
 
 // junit.xml into `dir` (when given), and the JUnit / results JSON files when
 // named. False when a named file could not be written.

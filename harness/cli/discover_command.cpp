@@ -18,6 +18,7 @@
 #include "cli/command_support.h"
 #include "discover/discoverer.h"
 #include "model/console_text.h"
+#include "model/target_commands.h"
 #include "platform/interrupt.h"
 
 namespace fs = std::filesystem;
@@ -40,8 +41,8 @@ int Discover(const DiscoverArgs& args) {
     return kExitUsage;
   }
   if (!args.flaw.empty() && (!target->start || target->start->flaw_args.empty())) {
-    std::cerr << "idemproof: --flaw needs a target that declares start.flaw_args (" << args.target_file
-              << " does not)\n";
+    std::cerr << "idemproof: --flaw needs a target that declares start.flaw_args ("
+              << ConsoleSafe(args.target_file) << " does not)\n";
     return kExitUsage;
   }
   discover::DiscoverOptions o;
@@ -53,14 +54,18 @@ int Discover(const DiscoverArgs& args) {
   o.cancel = &runtime::InterruptFlag();
 
   const discover::ProbePlan plan = discover::PlanProbes(*target);
-  std::cout << "idemproof discover: " << target->name << (args.flaw.empty() ? "" : " with flaw " + args.flaw)
+  std::cout << "idemproof discover: " << ConsoleSafe(target->name)
+            << (args.flaw.empty() ? "" : " with flaw " + ConsoleSafe(args.flaw))
             << ": " << plan.probed.size() << " keyed action(s), at most " << plan.requests << " requests (bound "
             << discover::kMostRequests << " in all, " << discover::kMostPerAction << " per action)\n";
   for (const std::string& why : plan.left_out) std::cout << "  not probed: " << ConsoleSafe(why) << "\n";
   if (plan.probed.empty()) {
-    std::cerr << "idemproof: no keyed action (role create, pay, put or delete) to probe in " << args.target_file << "\n";
+    std::cerr << "idemproof: no keyed action (role create, pay, put or delete) to probe in "
+              << ConsoleSafe(args.target_file) << "\n";
     return kExitUndecided;
   }
+  // Nothing from the target file runs unseen (issue 43).
+  std::cerr << DeclaredCommandsNotice(*target, o.flaw) << std::flush;
   auto d = discover::Discover(*target, o);
   if (!d.ok()) {
     std::cerr << "idemproof: " << ConsoleSafe(d.status().ToString()) << "\n";
@@ -86,7 +91,7 @@ int Discover(const DiscoverArgs& args) {
     std::cerr << "idemproof: could not decide: " << ConsoleSafe(proposal.undecided) << "\n";
     return kExitUndecided;
   }
-  std::cout << "contract seen, against " << args.target_file << " (' ' as declared, '-' the file, '+' seen):\n";
+  std::cout << "contract seen, against " << ConsoleSafe(args.target_file) << " (' ' as declared, '-' the file, '+' seen):\n";
   std::istringstream lines(discover::ProposalText(proposal));
   for (std::string line; std::getline(lines, line);) std::cout << ConsoleSafe(line) << "\n";
   for (const std::string& note : proposal.notes) std::cout << "note: " << ConsoleSafe(note) << "\n";

@@ -13,7 +13,6 @@
 #include "cli/command.h"
 #include "cli/command_support.h"
 #include "model/console_text.h"
-#include "session/session.h"
 
 namespace idemproof::cli {
 
@@ -35,37 +34,14 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
     return kExitUsage;
   }
   std::cout << suite.scenarios.size() << " scenario(s) ok"
-            << (target ? " against target " + target->name : "") << "\n";
+            << (target ? " against target " + ConsoleSafe(target->name) : "") << "\n";
   if (!target) return kExitOk;
   // What a run would say before any request: the rows the target cannot
   // run, grouped by what it lacks; a target that would test nothing is exit 3.
-  RunResults foreseen;
-  std::vector<std::string> runs, skips;
-  for (const auto& s : suite.scenarios) {
-    const std::vector<std::string> needs = CheckScenarioAgainstTarget(s, *target).needs;
-    ScenarioResult row = needs.empty() ? ScenarioResult{} : session::NotApplicableResult(s, needs);
-    if (needs.empty()) row.verdicts.push_back(Verdict::Valid("bound", "runnable"));
-    foreseen.scenarios.push_back(std::move(row));
-    std::string line = "  " + std::string(LayerName(s.layer)) + "/" + s.name;
-    if (needs.empty()) {
-      std::string bound;
-      for (const auto& p : s.parameters)
-        if (auto it = s.binding.find(p.name); it != s.binding.end())
-          bound += (bound.empty() ? "" : ", ") + p.name + "=" + it->second;
-      runs.push_back(line + (bound.empty() ? "" : "  (" + bound + ")"));
-    } else {
-      std::string why;
-      for (const auto& n : needs) why += (why.empty() ? "" : "; ") + n;
-      skips.push_back(line + ": needs " + why);
-    }
-  }
-  std::cout << "will run " << runs.size() << " row(s):\n";
-  for (const auto& line : runs) std::cout << ConsoleSafe(line) << "\n";
-  std::cout << "not applicable " << skips.size() << " row(s):\n";
-  for (const auto& line : skips) std::cout << ConsoleSafe(line) << "\n";
-  if (const std::string note = foreseen.NotApplicableNote(); !note.empty()) std::cout << ConsoleSafe(note) << "\n";
-  if (foreseen.NothingTested()) {
-    std::cerr << "idemproof: target " << target->name << " would test nothing: every row is not applicable\n";
+  const RowPlan plan = PlanRows(suite.scenarios, *target);
+  PrintRowPlan(plan, std::cout);
+  if (plan.foreseen.NothingTested()) {
+    std::cerr << "idemproof: target " << ConsoleSafe(target->name) << " would test nothing: every row is not applicable\n";
     return kExitUndecided;
   }
   return kExitOk;

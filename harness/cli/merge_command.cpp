@@ -12,6 +12,7 @@
 #include "cli/command_support.h"
 #include "cli/report_command.h"
 #include "cli/summary_table.h"
+#include "model/console_text.h"
 #include "model/shard_merge.h"
 
 namespace idemproof::cli {
@@ -35,7 +36,7 @@ int Merge(const MergeArgs& args) {
   for (const auto& run_dir : args.run_dirs) {
     const fs::path results_file = fs::path(run_dir) / "results.json";
     if (!fs::exists(results_file)) {
-      std::cerr << "idemproof merge: " << run_dir << ": no results.json"
+      std::cerr << "idemproof merge: " << ConsoleSafe(run_dir) << ": no results.json"
                 << (fs::exists(fs::path(run_dir) / "explore.json")
                         ? " (an explore run folder: explore shards are merged by reading their explore.json, "
                           "not by merge)"
@@ -45,20 +46,20 @@ int Merge(const MergeArgs& args) {
     }
     auto results = ReadRunResults(results_file.string());
     if (!results.ok()) {
-      std::cerr << "idemproof merge: " << results.status().ToString() << "\n";
+      std::cerr << "idemproof merge: " << ConsoleSafe(results.status().ToString()) << "\n";
       return kExitUsage;
     }
     shards.push_back({run_dir, std::move(results).value()});
   }
   auto merge = MergeShardResults(shards);
   if (!merge.ok()) {
-    std::cerr << "idemproof merge: " << merge.status().message() << "\n";
+    std::cerr << "idemproof merge: " << ConsoleSafe(merge.status().message()) << "\n";
     return kExitUsage;
   }
   RunResults& merged = merge->results;
   auto dir = session::RunDirectory::Create(args.out_dir, session::RunDirectory::NewRunId(merged.seed) + "-merged");
   if (!dir.ok()) {
-    std::cerr << "idemproof merge: " << dir.status().message() << "\n";
+    std::cerr << "idemproof merge: " << ConsoleSafe(dir.status().message()) << "\n";
     return kExitUsage;
   }
   merged.run_id = dir->id();
@@ -79,23 +80,26 @@ int Merge(const MergeArgs& args) {
       fs::copy(fs::path(merge->row_dirs[i]) / *history.begin(), dir->Absolute(*folder),
                fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
     if (!folder.ok() || ec) {
-      std::cerr << "idemproof merge: cannot copy " << row.name << "'s folder from " << merge->row_dirs[i] << ": "
-                << (ec ? ec.message() : folder.status().message()) << "\n";
+      std::cerr << "idemproof merge: "
+                << ConsoleSafe("cannot copy " + row.name + "'s folder from " + merge->row_dirs[i] + ": " +
+                               (ec ? ec.message() : folder.status().message()))
+                << "\n";
       return kExitUsage;
     }
     row.history_file = (fs::path(*folder) / history.lexically_relative(*history.begin())).string();
   }
   if (Status written = dir->WriteResults(merged); !written.ok()) {
-    std::cerr << "idemproof merge: " << written.message() << "\n";
+    std::cerr << "idemproof merge: " << ConsoleSafe(written.message()) << "\n";
     return kExitUsage;
   }
-  std::cout << "idemproof merge: " << shards.size() << " shard folder(s) of " << merged.target_name << ", seed "
+  std::cout << "idemproof merge: " << shards.size() << " shard folder(s) of " << ConsoleSafe(merged.target_name)
+            << ", seed "
             << merged.seed << "\n\n";
   cli::PrintSummaryTable(merged, std::cout);
   WriteOutputs(merged, args.junit_file, args.json_file, &*dir);
   std::cout << "\nrun directory: " << dir->path() << " (results.json, junit.xml, histories)\n";
   cli::WriteRunReports(dir->path(), std::cout, std::cerr);
-  if (merged.Incomplete()) std::cerr << "idemproof merge: " << merged.ShardNote() << "\n";
+  if (merged.Incomplete()) std::cerr << "idemproof merge: " << ConsoleSafe(merged.ShardNote()) << "\n";
   return merged.ExitCode();
 }
 

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "model/console_text.h"
 #include "reports/design_review/design_reports.h"
 #include "session/session.h"
 
@@ -25,24 +26,24 @@ void AddReportCommand(CLI::App& app, CommandTable& table) {
 int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& err) {
   auto format = ParseReportFormat(args.format);
   if (!format.ok()) {
-    err << "idemproof report: " << format.status().message() << "\n";
+    err << "idemproof report: " << ConsoleSafe(format.status().message()) << "\n";
     return 2;
   }
   if (!fs::is_directory(args.run_dir)) {
-    err << "idemproof report: " << args.run_dir << " is not a run directory\n";
+    err << "idemproof report: " << ConsoleSafe(args.run_dir) << " is not a run directory\n";
     return 2;
   }
   // What `check` rejects (a corrupt or missing history, target or scenario
   // copy) is refused with check's reason: a report drawn around the gap
   // would read as a verdict nobody could reproduce.
   if (auto checked = session::RecheckRunDirectory(args.run_dir); !checked.ok()) {
-    err << "idemproof report: " << checked.status().ToString() << "\n";
+    err << "idemproof report: " << ConsoleSafe(checked.status().ToString()) << "\n";
     return 2;
   }
   if (args.out_file.empty()) {
     auto text = RenderReport(args.run_dir, *format);
     if (!text.ok()) {
-      err << "idemproof report: " << text.status().ToString() << "\n";
+      err << "idemproof report: " << ConsoleSafe(text.status().ToString()) << "\n";
       return 2;
     }
     out << *text;
@@ -50,7 +51,7 @@ int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& er
   }
   Status written = WriteReport(args.run_dir, *format, args.out_file);
   if (!written.ok()) {
-    err << "idemproof report: " << written.ToString() << "\n";
+    err << "idemproof report: " << ConsoleSafe(written.ToString()) << "\n";
     return 2;
   }
   out << "wrote " << args.out_file << "\n";
@@ -60,7 +61,7 @@ int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& er
 bool WriteRunReports(const std::string& run_dir, std::ostream& out, std::ostream& err) {
   Status written = WriteDesignReports(run_dir);
   if (!written.ok()) {
-    err << "idemproof: the reports could not be written: " << written.ToString() << "\n";
+    err << "idemproof: the reports could not be written: " << ConsoleSafe(written.ToString()) << "\n";
     return false;
   }
   out << "report: " << (fs::path(run_dir) / "report.html").string() << "\n"

@@ -23,6 +23,7 @@
 #include "model/console_text.h"
 #include "model/naming.h"
 #include "model/profile.h"
+#include "model/target_commands.h"
 #include "model/shard.h"
 #include "model/yaml_reader.h"
 #include "platform/interrupt.h"
@@ -63,7 +64,7 @@ bool WriteCiSummaries(const RunResults& results, const std::string& file) {
     out << summary;
     out.flush();
     if (out) return;
-    std::cerr << "idemproof: cannot write the " << what << " to '" << path << "'\n";
+    std::cerr << "idemproof: cannot write the " << what << " to '" << ConsoleSafe(path) << "'\n";
     ok = false;
   };
   if (!file.empty()) write(file, std::ios::trunc, "job summary (--summary)");
@@ -88,6 +89,7 @@ struct RunArgs {
   std::string build_dir;
   bool strict = false;  // --strict: deviations fail the run (exit 1)
   std::string shard;    // --shard K/N: only this part of the bound scenarios (model/shard.h)
+  bool dry_run = false;  // --dry-run: say what would run (commands, rows) and start nothing
 };
 
 // True when `scenario` sends or is bound to one of `actions`.
@@ -106,7 +108,7 @@ int Run(const RunArgs& args) {
   if (!args.shard.empty()) {
     auto parsed = ParseShard(args.shard);
     if (!parsed.ok()) {
-      std::cerr << "idemproof: " << parsed.status().message() << "\n";
+      std::cerr << "idemproof: " << ConsoleSafe(parsed.status().message()) << "\n";
       return kExitUsage;
     }
     shard = *parsed;
@@ -125,8 +127,9 @@ int Run(const RunArgs& args) {
     if (target->FindAction(a) == nullptr) {
       std::vector<std::string> declared;
       for (const auto& [n, action] : target->actions) declared.push_back(n);
-      std::cerr << "idemproof: --action '" << a << "' is not an action of target '" << target->name << "'"
-                << yaml::DidYouMean(a, declared) << "\n";
+      std::cerr << ConsoleSafe("idemproof: --action '" + a + "' is not an action of target '" + target->name + "'" +
+                               yaml::DidYouMean(a, declared))
+                << "\n";
       return kExitUsage;
     }
   }
@@ -140,20 +143,20 @@ int Run(const RunArgs& args) {
   }
   if (selected.empty()) {
     std::cerr << "idemproof: no scenario matches"
-              << (args.filter.empty() ? "" : " --filter '" + args.filter + "'")
+              << (args.filter.empty() ? "" : " --filter '" + ConsoleSafe(args.filter) + "'")
               << (args.actions.empty() ? "" : " --action") << "\n";
     return kExitUsage;
   }
   if (!args.flaw.empty() && (!target->start || target->start->flaw_args.empty())) {
     std::cerr << "idemproof: --flaw needs a target that declares start.flaw_args ("
-              << args.target_file << " does not)\n";
+              << ConsoleSafe(args.target_file) << " does not)\n";
     return kExitUsage;
   }
 
   if (!args.run_namespace.empty()) {
     Status valid = ValidateNamespace(args.run_namespace);
     if (!valid.ok()) {
-      std::cerr << "idemproof: --namespace: " << valid.message() << "\n";
+      std::cerr << "idemproof: --namespace: " << ConsoleSafe(valid.message()) << "\n";
       return kExitUsage;
     }
   }
@@ -171,6 +174,23 @@ int Run(const RunArgs& args) {
     }
     selected = std::move(dealt);
   }
+  // Nothing from the target file runs unseen: its commands are listed
+  // before the first one starts (issue 43), and --dry-run stops here.
+  const std::optional<std::string> flaw = args.flaw.empty() ? std::nullopt : std::optional<std::string>(args.flaw);
+  if (args.dry_run) {
+    std::cout << "idemproof run --dry-run: " << selected.size() << " scenario(s) against " << ConsoleSafe(target->name)
+              << (flaw ? " with flaw " + ConsoleSafe(*flaw) : "") << "; nothing is started, no request sent\n";
+    if (options.shard)
+      std::cout << "shard " << shard->ToString() << ": " << selected.size() << " of " << options.shard->bound
+                << " bound scenario(s)\n";
+    const std::string commands = DeclaredCommandsNotice(*target, flaw);
+    std::cout << (commands.empty() ? "idemproof: " + ConsoleSafe(target->file) +
+                                         " declares no command (the target runs already at its base_url)\n"
+                                   : commands);
+    PrintRowPlan(PlanRows(selected, *target), std::cout);
+    return kExitOk;
+  }
+  std::cerr << DeclaredCommandsNotice(*target, flaw) << std::flush;
   options.seed = args.seed.value_or(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32));
   // Fresh per run unless given: two runs against one long-lived target never share keys.
   options.run_namespace =
@@ -189,11 +209,11 @@ int Run(const RunArgs& args) {
 
   auto dir = session::RunDirectory::Create(args.out_dir, session::RunDirectory::NewRunId(options.seed));
   if (!dir.ok()) {
-    std::cerr << "idemproof: " << dir.status().message() << "\n";
+    std::cerr << "idemproof: " << ConsoleSafe(dir.status().message()) << "\n";
     return kExitUsage;
   }
   std::cout << "idemproof " << PROJECT_VERSION << ": " << selected.size() << " scenario(s) against "
-            << target->name << (args.flaw.empty() ? "" : " with flaw " + args.flaw) << "\n"
+            << ConsoleSafe(target->name) << (args.flaw.empty() ? "" : " with flaw " + ConsoleSafe(args.flaw)) << "\n"
             << "seed " << options.seed << ", namespace " << options.run_namespace << " (replay with --seed "
             << options.seed << " --namespace " << options.run_namespace << ")\n"
             << "run directory " << dir->path() << "\n";
@@ -205,7 +225,7 @@ int Run(const RunArgs& args) {
 
   ProgressLine progress;
   options.on_start = [&](std::size_t i, std::size_t n, const Scenario& s) {
-    progress.Show("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + s.name + " ...");
+    progress.Show("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + ConsoleSafe(s.name) + " ...");
   };
   options.on_done = [&](const ScenarioResult&) { progress.Clear(); };
 
@@ -229,7 +249,7 @@ int Run(const RunArgs& args) {
     std::cerr << "idemproof: shard " << shard->ToString() << " was dealt no scenario (" << options.shard->bound
               << " bound over " << shard->count << " shards): nothing was checked, exit 3\n";
   } else if (outcome.results.NothingTested()) {
-    std::cerr << "idemproof: nothing was tested: no row judged " << target->name
+    std::cerr << "idemproof: nothing was tested: no row judged " << ConsoleSafe(target->name)
               << " (see the not-applicable reasons above), exit 3\n";
   }
   // A summary CI was told to show and that is missing is no pass.
@@ -263,6 +283,9 @@ void AddRunCommand(CLI::App& app, CommandTable& table) {
                   "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
   cmd->add_option("--shard", args->shard,
                   "K/N: run only shard K of N of the bound scenarios (round robin by index; see merge)");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "start nothing, send nothing: list the commands the target file would run and the rows (scenario x "
+                "binding) the run would run or skip, then exit 0 (2 for a bad file)");
   cmd->add_option("--build-dir", args->build_dir,
                   "{{build_dir}} in target files (default: $IDEMPROOF_BUILD_DIR, else the build "
                   "folder holding this executable)");

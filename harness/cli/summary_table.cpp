@@ -82,14 +82,16 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
   std::map<std::string, int> totals;
   for (const auto& s : results.scenarios) {
     if (!s.error.empty()) {
-      rows.push_back({s.name, s.layer, "-", "error", one_line(s.error, 160)});
+      rows.push_back({ConsoleSafe(s.name), ConsoleSafe(s.layer), "-", "error", one_line(s.error, 160)});
       ++totals["error"];
     }
     for (const auto& v : s.verdicts) {
-      rows.push_back({ConsoleSafe(s.name), s.layer, v.oracle, v.Label(), one_line(v.evidence, 160)});
+      rows.push_back({ConsoleSafe(s.name), ConsoleSafe(s.layer), ConsoleSafe(v.oracle), ConsoleSafe(v.Label()),
+                      one_line(v.evidence, 160)});
       ++totals[v.Label()];
     }
-    for (const auto& w : s.warnings) rows.push_back({s.name, s.layer, "-", "warning", one_line(w, 160)});
+    for (const auto& w : s.warnings)
+      rows.push_back({ConsoleSafe(s.name), ConsoleSafe(s.layer), "-", "warning", one_line(w, 160)});
   }
   std::array<std::size_t, 4> width{};
   for (const auto& r : rows) {
@@ -115,7 +117,7 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
   }
   out << "\n";
   if (const std::string note = results.NotApplicableNote(); !note.empty()) out << ConsoleSafe(note) << "\n";
-  if (const std::string note = results.ShardNote(); !note.empty()) out << note << "\n";
+  if (const std::string note = results.ShardNote(); !note.empty()) out << ConsoleSafe(note) << "\n";
   if (totals["deviation"] > 0)
     out << (results.strict ? "deviations (a SHOULD missed) fail this run: --strict\n"
                            : "deviations (a SHOULD missed) do not fail the run; --strict makes them fail\n");

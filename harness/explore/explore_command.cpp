@@ -6,8 +6,10 @@
 #include <random>
 
 #include "explore/explorer.h"
+#include "model/console_text.h"
 #include "model/naming.h"
 #include "model/shard.h"
+#include "model/target_commands.h"
 #include "oracles/oracle.h"
 #include "platform/interrupt.h"
 #include "runtime/injector_faults.h"
@@ -21,19 +23,20 @@ namespace {
 // One bound spec's exploration, printed; its exit code.
 int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const ExploreArgs& a,
                const ExploreOptions& o, bool tty, std::ostream& out, std::ostream& err) {
-  out << "idemproof explore: " << spec.scenario.name << " against " << target.name
-      << (a.flaw.empty() ? "" : " with flaw " + a.flaw) << "\n"
+  out << "idemproof explore: " << ConsoleSafe(spec.scenario.name) << " against " << ConsoleSafe(target.name)
+      << (a.flaw.empty() ? "" : " with flaw " + ConsoleSafe(a.flaw)) << "\n"
       << "seed " << o.seed << ", namespace " << o.run_namespace << " (replay with --seed " << o.seed
       << " --namespace " << o.run_namespace << ")\n"
       << std::flush;
   auto report = Explore(spec, target, o);
   if (tty) out << "\r\033[K" << std::flush;
   if (!report.ok()) {
-    err << report.status().ToString() << "\n";
+    err << ConsoleSafe(report.status().ToString()) << "\n";
     return 2;
   }
   out << "run directory " << report->run_dir << "\n";
-  for (const auto& e : report->excluded) out << "  not in the alphabet: " << e.op << " (" << e.reason << ")\n";
+  for (const auto& e : report->excluded)
+    out << "  not in the alphabet: " << ConsoleSafe(e.op + " (" + e.reason + ")") << "\n";
   if (report->shard) {
     out << "shard " << report->shard->ToString() << ": " << report->trials_dealt << " of the " << report->trials_budget
         << " trials (i mod " << report->shard->count << " = " << report->shard->index - 1 << ")"
@@ -55,16 +58,17 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
           << " later trial(s) had already run on other workers: not counted, as one worker would not have run them\n";
     }
     out
-        << "  first failing plan (" << report->first_failure.ops.size() << " ops): " << report->first_failure.ToString() << "\n"
+        << "  first failing plan (" << report->first_failure.ops.size()
+        << " ops): " << ConsoleSafe(report->first_failure.ToString()) << "\n"
         << "  minimal plan (" << report->minimal.ops.size() << " ops, " << report->shrink_steps
-        << " shrink steps, " << report->shrinking_ms << " ms): " << report->minimal.ToString() << "\n"
+        << " shrink steps, " << report->shrinking_ms << " ms): " << ConsoleSafe(report->minimal.ToString()) << "\n"
         << "  reproduced " << report->reproduced << "/" << report->confirm_runs << " confirming runs\n";
     if (report->confirm_runs > 0 && report->reproduced == 0) {
       // A race that failed once during shrinking: the first failing plan is the evidence.
       out << "  the minimal plan did not fail again: first-failure.yaml (in the run directory) is the plan that failed first\n";
     }
-    for (const auto& v : report->invalid) out << "  invalid " << v.oracle << ": " << v.evidence << "\n";
-    out << "repro: " << report->repro_file << "\n  " << report->repro_command << "\n";
+    for (const auto& v : report->invalid) out << "  invalid " << ConsoleSafe(v.oracle + ": " + v.evidence) << "\n";
+    out << "repro: " << ConsoleSafe(report->repro_file) << "\n  " << ConsoleSafe(report->repro_command) << "\n";
   } else if (report->stop_reason.empty() && !report->interrupted && report->undecided_trials > 0) {
     out << "no violation, but " << report->undecided_trials
         << " trial(s) decided nothing (every oracle unknown): not a clean result\n";
@@ -73,7 +77,7 @@ int ExploreOne(const ExploreSpec& spec, const TargetDescription& target, const E
   } else if (report->stop_reason.empty() && !report->interrupted) {
     out << "no violation\n";
   }
-  if (!report->stop_reason.empty()) err << "idemproof: " << report->stop_reason << "\n";
+  if (!report->stop_reason.empty()) err << "idemproof: " << ConsoleSafe(report->stop_reason) << "\n";
   if (report->interrupted) err << "idemproof: interrupted; partial run directory " << report->run_dir << "\n";
   return report->ExitCode();
 }
@@ -86,18 +90,19 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
                       std::ostream& err) {
   auto target = LoadTargetFile(a.target_file, a.profile);
   if (!target.ok()) {
-    err << target.status().ToString() << "\n";
+    err << ConsoleSafe(target.status().ToString()) << "\n";
     return 2;
   }
   ScenarioVocabulary vocabulary = BuiltinOracles().Vocabulary();
   vocabulary.fault_kinds = runtime::InjectorFaults().Kinds();  // a typo'd kind is an error, not a skip
   auto spec = LoadExploreSpec(a.spec_file, vocabulary);
   if (!spec.ok()) {
-    err << spec.status().ToString() << "\n";
+    err << ConsoleSafe(spec.status().ToString()) << "\n";
     return 2;
   }
   if (!a.flaw.empty() && (!target->start || target->start->flaw_args.empty())) {
-    err << "idemproof: --flaw needs a target that declares start.flaw_args (" << a.target_file << " does not)\n";
+    err << "idemproof: --flaw needs a target that declares start.flaw_args (" << ConsoleSafe(a.target_file)
+        << " does not)\n";
     return 2;
   }
   if (!a.run_namespace.empty()) {
@@ -164,6 +169,8 @@ int RunExploreCommand(const ExploreArgs& a, const std::string& default_build_dir
     out << std::flush;
   };
 
+  // Nothing from the target file runs unseen (issue 43).
+  err << DeclaredCommandsNotice(*target, o.flaw) << std::flush;
   // The bind stage: one exploration per binding of the spec's parameters.
   int exit_code = 0;
   for (const ExploreSpec& bound : BindExploreSpec(*spec, *target)) {

@@ -42,13 +42,27 @@ std::size_t Utf8SequenceLength(std::string_view text, std::size_t i) {
   return n;
 }
 
-std::string ConsoleSafe(std::string_view text) {
+char32_t Utf8CodePoint(std::string_view text, std::size_t i, std::size_t n) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  if (n == 1) return b(i);
+  char32_t cp = b(i) & (n == 2 ? 0x1F : n == 3 ? 0x0F : 0x07);
+  for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (b(i + k) & 0x3F);
+  return cp;
+}
+
+bool IsBidiControl(char32_t cp) {
+  return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F ||
+         cp == 0x061C;
+}
+
+std::string ConsoleSafe(std::string_view text, LineBreaks breaks) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c == '\t' || c == '\n' || c == '\r') {
-      out += ' ';
+      if (breaks == LineBreaks::kSpace) out += ' ';
+      else out += c == '\t' ? "\\t" : c == '\n' ? "\\n" : "\\r";
       ++i;
     } else if (c < 0x20 || c == 0x7F) {
       Escape(out, c);
@@ -63,6 +77,11 @@ std::string ConsoleSafe(std::string_view text) {
       Escape(out, c);  // a C1 control (U+0080-U+009F), e.g. CSI U+009B
       Escape(out, static_cast<unsigned char>(text[i + 1]));
       i += 2;
+    } else if (const char32_t cp = Utf8CodePoint(text, i, n); IsBidiControl(cp)) {
+      char buf[12];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(cp));
+      out += buf;
+      i += n;
     } else {
       out.append(text.substr(i, n));
       i += n;

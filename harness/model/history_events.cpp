@@ -1,5 +1,7 @@
 #include "model/history_events.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace idemproof {
@@ -18,11 +20,17 @@ nlohmann::json RequestJson(const RecordedRequest& r) {
 }
 
 nlohmann::json ResponseJson(const RecordedExchange& x) {
-  nlohmann::json out = {{"status", x.status}, {"headers", HeadersJson(x.headers)}, {"body", x.body}};
-  if (x.body_truncated) {
-    out["truncated"] = {{"kept", x.body.size()}, {"size", x.body_size}, {"exact", x.body_size_exact}};
-    if (x.body_cut_by_kept) out["truncated"]["by"] = "max_kept";
-  }
+  if (!x.body_truncated) return {{"status", x.status}, {"headers", HeadersJson(x.headers)}, {"body", x.body}};
+  // A cut body is never compared (the oracles say unknown for it): its head
+  // is all the history keeps, however much of it the client read, so a
+  // burst of endless answers writes a few KiB each, not its share of max_kept.
+  std::size_t head = std::min(x.body.size(), kTruncatedBodyHead);
+  if (head < x.body.size())
+    while (head > 0 && (static_cast<unsigned char>(x.body[head]) & 0xC0) == 0x80) --head;  // whole UTF-8 sequences
+  const std::uint64_t size = std::max<std::uint64_t>(x.body_size, x.body.size());
+  nlohmann::json out = {{"status", x.status}, {"headers", HeadersJson(x.headers)}, {"body", x.body.substr(0, head)}};
+  out["truncated"] = {{"kept", head}, {"size", size}, {"exact", x.body_size_exact}};
+  if (x.body_cut_by_kept) out["truncated"]["by"] = "max_kept";
   return out;
 }
 

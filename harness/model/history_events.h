@@ -63,9 +63,16 @@ struct RecordedExchange {
 };
 
 nlohmann::json RequestJson(const RecordedRequest& request);
+// The most of a cut answer body (body_truncated) the history records: its
+// first 4 KiB, whatever max_body or max_kept let the client read.
+inline constexpr std::size_t kTruncatedBodyHead = 4096;
+
 // {"status", "headers", "body"} of an answered exchange, and "truncated":
 // {"kept", "size", "exact"} when the body was cut (+ "by": "max_kept" when
-// the run's budget cut it).
+// the run's budget cut it). A cut body is recorded once, as its first
+// kTruncatedBodyHead bytes (whole UTF-8 sequences): "kept" is their number,
+// "size" the answer's length (exact: its Content-Length; else what arrived
+// before the cut, a lower bound), so size - kept bytes were left out.
 nlohmann::json ResponseJson(const RecordedExchange& exchange);
 
 // Who a request is about: the fields every request-like event carries.

@@ -27,8 +27,8 @@ std::string BindingText(const ScenarioResult& s) {
 }
 
 std::string Heading(const ScenarioResult& s) {
-  std::string h = "#### " + MarkdownEscape(s.name) + " (" + MarkdownEscape(s.layer) + ")";
-  if (!s.binding.empty()) h += ", binding " + MarkdownEscape(BindingText(s));
+  std::string h = "#### " + MarkdownEscapeInert(s.name) + " (" + MarkdownEscapeInert(s.layer) + ")";
+  if (!s.binding.empty()) h += ", binding " + MarkdownEscapeInert(BindingText(s));
   return h + "\n\n";
 }
 
@@ -39,13 +39,13 @@ std::string RenderCiSummary(const RunResults& r) {
   const char* outcome = exit_code == 0   ? "every property holds"
                         : exit_code == 1 ? "VIOLATIONS"
                                          : "could not decide";
-  std::string md = "## idemproof: " + MarkdownEscape(r.target_name) + ": " + outcome + " (exit " +
+  std::string md = "## idemproof: " + MarkdownEscapeInert(r.target_name) + ": " + outcome + " (exit " +
                    std::to_string(exit_code) + ")\n\n";
   md += "Seed `" + std::to_string(r.seed) + "`";
-  if (!r.run_namespace.empty()) md += ", namespace `" + MarkdownEscape(r.run_namespace) + "`";
-  if (!r.flaw.empty()) md += ", flaw `" + MarkdownEscape(r.flaw) + "`";
-  md += ", profile " + MarkdownEscape(r.profile) + (r.strict ? ", --strict" : "") + ".";
-  if (const std::string shard = r.ShardNote(); !shard.empty()) md += " " + MarkdownEscape(shard) + ".";
+  if (!r.run_namespace.empty()) md += ", namespace `" + MarkdownEscapeInert(r.run_namespace) + "`";
+  if (!r.flaw.empty()) md += ", flaw `" + MarkdownEscapeInert(r.flaw) + "`";
+  md += ", profile " + MarkdownEscapeInert(r.profile) + (r.strict ? ", --strict" : "") + ".";
+  if (const std::string shard = r.ShardNote(); !shard.empty()) md += " " + MarkdownEscapeInert(shard) + ".";
   md += "\n\n";
 
   std::map<std::string, LayerCounts> layers;
@@ -66,11 +66,11 @@ std::string RenderCiSummary(const RunResults& r) {
   md += "| layer | rows | hold | violated | of those holding, deviating | undecided | not applicable |\n";
   md += "|---|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& [layer, row] : layers) {
-    md += "| " + MarkdownEscape(layer) + " | " + std::to_string(row.rows) + " | " + std::to_string(row.valid) +
+    md += "| " + MarkdownEscapeInert(layer) + " | " + std::to_string(row.rows) + " | " + std::to_string(row.valid) +
           " | " + std::to_string(row.violated) + " | " + std::to_string(row.deviating) + " | " +
           std::to_string(row.undecided) + " | " + std::to_string(row.not_applicable) + " |\n";
   }
-  if (const std::string na = r.NotApplicableNote(); !na.empty()) md += "\n" + MarkdownEscape(na) + "\n";
+  if (const std::string na = r.NotApplicableNote(); !na.empty()) md += "\n" + MarkdownEscapeInert(na) + "\n";
 
   if (!failed.empty()) {
     md += "\n### Violations\n\n";
@@ -78,10 +78,10 @@ std::string RenderCiSummary(const RunResults& r) {
       md += Heading(*s);
       for (const auto& v : s->verdicts) {
         if (!v.is_violation() && !(r.strict && v.is_deviation())) continue;
-        md += "- **" + MarkdownEscape(v.oracle) + "**" + (v.is_deviation() ? " (deviation)" : "") + ": " +
-              MarkdownEscape(Cut(v.evidence)) + "\n";
+        md += "- **" + MarkdownEscapeInert(v.oracle) + "**" + (v.is_deviation() ? " (deviation)" : "") + ": " +
+              MarkdownEscapeInert(Cut(v.evidence)) + "\n";
         if (!v.rule.id.empty())
-          md += "  rule " + MarkdownEscape(v.rule.id + " (" + v.rule.level + "): " + v.rule.text) + "\n";
+          md += "  rule " + MarkdownEscapeInert(v.rule.id + " (" + v.rule.level + "): " + v.rule.text) + "\n";
       }
       md += "\nReproduce:\n\n" + MarkdownFence(ReproCommand(r, *s), "sh") + "\n";
     }
@@ -92,11 +92,11 @@ std::string RenderCiSummary(const RunResults& r) {
       std::string why = s->error;
       for (const auto& v : s->verdicts)
         if (why.empty() && v.status == VerdictStatus::kUnknown) why = v.oracle + ": " + v.evidence;
-      md += "- " + MarkdownEscape(s->name) + ": " + MarkdownEscape(Cut(why)) + "\n";
+      md += "- " + MarkdownEscapeInert(s->name) + ": " + MarkdownEscapeInert(Cut(why)) + "\n";
     }
   }
   md += "\nThe whole run (report.html, junit.xml, results.json, histories) is in its run directory `" +
-        MarkdownEscape(r.run_id) + "`.\n";
+        MarkdownEscapeInert(r.run_id) + "`.\n";
   return md;
 }
 

@@ -1,21 +1,34 @@
 #include "reports/design_review/markdown_escape.h"
 
 #include <algorithm>
+#include <cctype>
 
+#include "model/console_text.h"
 #include "reports/markup_escape.h"
 
 namespace idemproof {
 
 namespace {
 
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+constexpr std::string_view kZeroWidthSpace = "\xE2\x80\x8B";  // U+200B
+
 // `text` with XmlEscape's byte cleaning (invalid UTF-8, controls -> U+FFFD)
-// but none of its entities: Markdown output must read as typed.
+// but none of its entities, and bidirectional controls -> U+FFFD: Markdown
+// output must read as typed, in the order typed.
 std::string CleanBytes(std::string_view text) {
   const std::string cleaned = XmlEscape(text, false);
   std::string body;
   body.reserve(cleaned.size());
   for (std::size_t i = 0; i < cleaned.size();) {
     auto starts = [&](std::string_view s) { return cleaned.compare(i, s.size(), s) == 0; };
+    if (static_cast<unsigned char>(cleaned[i]) >= 0x80) {  // XmlEscape left valid UTF-8 only
+      const std::size_t n = std::max<std::size_t>(1, Utf8SequenceLength(cleaned, i));
+      if (IsBidiControl(Utf8CodePoint(cleaned, i, n))) body += kReplacement;
+      else body.append(cleaned, i, n);
+      i += n;
+      continue;
+    }
     if (starts("&amp;")) { body += '&'; i += 5; }
     else if (starts("&lt;")) { body += '<'; i += 4; }
     else if (starts("&gt;")) { body += '>'; i += 4; }
@@ -27,9 +40,16 @@ std::string CleanBytes(std::string_view text) {
   return body;
 }
 
-}  // namespace
+bool EndsWithIgnoringCase(const std::string& s, std::string_view tail) {
+  if (s.size() < tail.size()) return false;
+  for (std::size_t k = 0; k < tail.size(); ++k)
+    if (std::tolower(static_cast<unsigned char>(s[s.size() - tail.size() + k])) != tail[k]) return false;
+  return true;
+}
 
-std::string MarkdownEscape(std::string_view text) {
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::string Escape(std::string_view text, bool inert) {
   // No entities (they would show as typed in a plain-text view of the
   // file): < > & are backslash-escaped like the rest of the punctuation,
   // which CommonMark renders literally and never as a tag or an entity.
@@ -48,6 +68,11 @@ std::string MarkdownEscape(std::string_view text) {
       out += ' ';
       continue;
     }
+    const bool digit_next = i + 1 < clean.size() && IsDigit(clean[i + 1]);
+    // What GitHub links by itself, broken where its pattern needs the next character.
+    if (inert && ((c == '-' && digit_next && EndsWithIgnoringCase(out, "gh")) ||
+                  (c == '.' && EndsWithIgnoringCase(out, "www"))))
+      out += kZeroWidthSpace;
     switch (c) {
       case '\\': case '`': case '*': case '_': case '{': case '}': case '[': case ']':
       case '(': case ')': case '#': case '+': case '!': case '|': case '~': case '<': case '>': case '&':
@@ -61,9 +86,17 @@ std::string MarkdownEscape(std::string_view text) {
     }
     out += c;
     line_start = false;
+    if (inert && (c == '@' || (c == '#' && digit_next) || (c == ':' && clean.compare(i, 3, "://") == 0)))
+      out += kZeroWidthSpace;
   }
   return out;
 }
+
+}  // namespace
+
+std::string MarkdownEscape(std::string_view text) { return Escape(text, false); }
+
+std::string MarkdownEscapeInert(std::string_view text) { return Escape(text, true); }
 
 std::string MarkdownFence(std::string_view text, std::string_view info) {
   // Code blocks are literal: the cleaned bytes as they are.

@@ -9,6 +9,7 @@
 #include "base/duration.h"
 #include "model/operation.h"
 #include "model/request_groups.h"
+#include "model/target_commands.h"
 #include "model/finding.h"
 #include "model/history_events.h"
 
@@ -31,19 +32,6 @@ std::string LayerTitle(Layer layer) {
     case Layer::kCluster: return "cluster (another instance)";
   }
   return "?";
-}
-
-std::string ShellQuote(const std::string& arg) {
-  bool plain = !arg.empty();
-  for (char c : arg) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '/' || c == '.' || c == '-' || c == '_' || c == '=' || c == ':' || c == ',';
-    if (!ok) plain = false;
-  }
-  if (plain) return arg;
-  std::string out = "'";
-  for (char c : arg) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 std::string Plural(std::int64_t n, const std::string& one, const std::string& many) {

@@ -145,3 +145,23 @@ TEST_CASE("evidence quotes a body's head only, marks the cut, and never splits a
   small.body = R"({"id":1})";
   CHECK(AnswerEvidenceJson(small) == AnswerToJson(small));
 }
+
+// Issue 43: a burst of endless answers wrote each one's share of max_kept
+// into history.jsonl (67 MB for 24); a cut body is recorded as its head.
+TEST_CASE("history events: a cut body is recorded once as its first 4 KiB with its length", "[model][history]") {
+  RecordedExchange x = Answered(200);
+  x.body = std::string(kTruncatedBodyHead - 1, 'x') + "\xc3\xa9" + std::string(3 << 20, 'y');  // é across the cut
+  x.body_truncated = true;
+  x.body_size = x.body.size() + 16384;  // what arrived before the transfer was aborted
+  const nlohmann::json response = ResponseJson(x);
+  CHECK(response["body"] == std::string(kTruncatedBodyHead - 1, 'x'));  // never half a UTF-8 character
+  CHECK(response["truncated"] ==
+        nlohmann::json({{"kept", kTruncatedBodyHead - 1}, {"size", x.body_size}, {"exact", false}}));
+  auto a = AnswerFromJson(response);
+  REQUIRE(a);
+  CHECK(a->TruncationNote() == "4095 of more than " + std::to_string(x.body_size) + " bytes kept");
+  // A body that was not cut is recorded whole, however long.
+  x.body_truncated = false;
+  CHECK(ResponseJson(x)["body"].get<std::string>().size() == x.body.size());
+  CHECK_FALSE(ResponseJson(x).contains("truncated"));
+}

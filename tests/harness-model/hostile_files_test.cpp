@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "load_helpers.h"
 #include "model/scenario.h"
 #include "model/target.h"
+#include "model/target_commands.h"
 #include "oracles/oracle.h"
 
 using namespace idemproof;
@@ -168,6 +170,52 @@ TEST_CASE("the console never gets raw control bytes from a target", "[hostile]")
   CHECK(ConsoleSafe("caf\xc3\xa9 \xe2\x82\xac") == "caf\xc3\xa9 \xe2\x82\xac");  // UTF-8 passes
   CHECK(ConsoleSafe("\xc2\x9b" "31m") == "\\xc2\\x9b31m");                     // C1 CSI
   CHECK(ConsoleSafe("bad \xff\xfe") == "bad \\xff\\xfe");
+}
+
+TEST_CASE("the console shows bidi controls as escapes and an argv's line breaks escaped too", "[hostile]") {
+  // "Trojan Source": U+202E would show the rest of the line reversed.
+  CHECK(ConsoleSafe("a\u202Eb\u2066c\u200Fd\u061Ce") == "a\\u202eb\\u2066c\\u200fd\\u061ce");
+  CHECK(ConsoleSafe("\u202D\u2069\u200E") == "\\u202d\\u2069\\u200e");
+  CHECK(ConsoleSafe("\u2028 \u05D0") == "\u2028 \u05D0");  // other code points pass
+  CHECK(ConsoleSafe("a\nb\tc\rd", LineBreaks::kEscape) == "a\\nb\\tc\\rd");
+}
+
+// Issue 43: the commands a target file runs are gathered in one place, so
+// run, discover and explore show them before the first starts.
+TEST_CASE("DeclaredCommands lists every argv of a target file escaped and shell-quoted", "[hostile]") {
+  const std::string file =
+      "name: t\nbase_url: \"http://127.0.0.1:{{port}}\"\n"
+      "start: {argv: [sh, -c, \"touch x; echo 'y'\"], env: {A: b}, cwd: /tmp, flaw_args: [--flaw, \"{{flaw}}\"]}\n"
+      "reset: {command: [reset-it]}\n"
+      "services:\n  stub: {argv: [\"stub\\e[31m\", \"a\\nb\"]}\n"
+      "hooks:\n  heal: {command: [heal-it, \"\"]}\n  slow_business: {request: {method: POST, path: /slow}}\n"
+      "actions:\n  create_order:\n    role: create\n    request: {method: POST, path: /orders}\n"
+      "    records: {command: [count-it, \"{{biz}}\"], count: \"$.count\"}\n"
+      "probes:\n  ledger: {command: [ledger-it], value: stdout}\n"
+      "  web: {request: {method: GET, path: /x}}\n";
+  auto t = ParseTarget(file, "t.yaml");
+  INFO((t.ok() ? std::string() : t.status().ToString()));
+  REQUIRE(t.ok());
+  const std::vector<DeclaredCommand> commands = DeclaredCommands(*t, std::string("slow"));
+  std::vector<std::string> where;
+  for (const auto& c : commands) where.push_back(c.where);
+  CHECK(where == std::vector<std::string>{"start with flaw slow", "services.stub.start", "reset", "hooks.heal",
+                                          "actions.create_order.records", "probes.ledger"});
+  CHECK(commands[0].argv == std::vector<std::string>{"sh", "-c", "touch x; echo 'y'", "--flaw", "{{flaw}}"});
+  const std::string text = DeclaredCommandsText(commands);
+  INFO(text);
+  CHECK(text.find("  start with flaw slow (t.yaml:3:8): sh -c 'touch x; echo '\\''y'\\''' --flaw '{{flaw}}'\n"
+                  "      env A=b\n      cwd /tmp\n") == 0);
+  CHECK(text.find(": 'stub\\x1b[31m' 'a\\nb'\n") != std::string::npos);  // no ESC, no line break of its own
+  CHECK(text.find("hooks.heal (t.yaml:8:9): heal-it ''\n") != std::string::npos);
+  CHECK(text.find('\x1b') == std::string::npos);
+  // One line per command and one per env / cwd: 8 in all.
+  CHECK(std::count(text.begin(), text.end(), '\n') == 8);
+  CHECK(DeclaredCommandsNotice(*t).find("idemproof: t.yaml makes the harness run these 6 command(s)") == 0);
+  auto none = ParseTarget(kTarget, "t.yaml");
+  REQUIRE(none.ok());
+  CHECK(DeclaredCommands(*none).empty());
+  CHECK(DeclaredCommandsNotice(*none).empty());
 }
 
 TEST_CASE("an incomplete run reads back as finished: false and never exits 0", "[hostile]") {
