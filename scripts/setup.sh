@@ -28,6 +28,7 @@ test_packages=(
   ruby ruby-webrick ruby-redis   # the third foreign service (tests/foreign/box_office.rb: WEBrick, Redis)
   haproxy openssl   # the TLS and HTTP/2 fronts of tests/transport/tls_front.sh (certificates per run)
   python3-jsonschema python3-yaml   # tests/schema/validate_schemas.py: every shipped YAML against schemas/
+  time   # GNU time: the corpus test's peak RSS of init (tests/corpus/corpus_test.py)
 )
 [ "${IDEMPROOF_PACKAGES:-all}" = suite ] || packages+=("${test_packages[@]}")
 bash scripts/install_missing.sh "${packages[@]}"
@@ -35,6 +36,13 @@ bash scripts/install_missing.sh "${packages[@]}"
 if [ "${1:-}" = --packages-only ]; then exit 0; fi
 
 build_dir=${IDEMPROOF_BUILD_DIR:-build}
+# The tests' API corpus (tests/corpus/README.md): providers' documents from
+# their npm and Debian packages, placed in the build folder, never in the
+# source tree. Unreachable registries fail the corpus test, saying why.
+if [ "${IDEMPROOF_PACKAGES:-all}" != suite ]; then
+  bash tests/corpus/fetch_corpus.sh "$build_dir/corpus" ||
+    echo "setup: the API corpus could not be fetched (above): the corpus test will fail, saying why" >&2
+fi
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 if [ -n "${IDEMPROOF_TARGETS:-}" ]; then
   # shellcheck disable=SC2086  # a space-separated list of target names
