@@ -71,8 +71,18 @@ def run_measured(argv, stdout_path, stderr_path, timeout_s):
             proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            # The measured child first, so time still reports its CPU and RSS;
+            # then the whole group, should time not end by itself.
+            try:
+                with open(f"/proc/{proc.pid}/task/{proc.pid}/children", encoding="ascii") as f:
+                    for child in f.read().split():
+                        os.kill(int(child), signal.SIGKILL)
+                proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
     wall = time.monotonic() - start
     lines = open(usage_path, encoding="utf-8").read().splitlines() if os.path.exists(usage_path) else []
     code = proc.returncode
@@ -262,6 +272,7 @@ def main():
     parser.add_argument("--out", required=True, help="where the written files are kept")
     parser.add_argument("names", nargs="*", help="rows of expected.tsv (default: all)")
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # each document's lines as it ends, not at exit
     rows = read_table()
     names = args.names or list(rows)
     unknown = [n for n in names if n not in rows]
