@@ -12,7 +12,9 @@
 
 #include "cli/command.h"
 #include "cli/command_support.h"
+#include "cli/summary_table.h"
 #include "model/console_text.h"
+#include "model/not_applicable.h"
 #include "session/session.h"
 
 namespace idemproof::cli {
@@ -41,6 +43,7 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
   // run, grouped by what it lacks; a target that would test nothing is exit 3.
   RunResults foreseen;
   std::vector<std::string> runs, skips;
+  std::vector<std::vector<std::string>> skip_needs;  // per skipped row
   for (const auto& s : suite.scenarios) {
     const std::vector<std::string> needs = CheckScenarioAgainstTarget(s, *target).needs;
     ScenarioResult row = needs.empty() ? ScenarioResult{} : session::NotApplicableResult(s, needs);
@@ -54,16 +57,26 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
           bound += (bound.empty() ? "" : ", ") + p.name + "=" + it->second;
       runs.push_back(line + (bound.empty() ? "" : "  (" + bound + ")"));
     } else {
-      std::string why;
-      for (const auto& n : needs) why += (why.empty() ? "" : "; ") + n;
-      skips.push_back(line + ": needs " + why);
+      skips.push_back(line);
+      skip_needs.push_back(needs);
     }
+  }
+  // Each row names its causes by their number in the table below: the
+  // causes themselves are said once, there.
+  const auto causes = NotApplicableCauses(foreseen);
+  for (std::size_t i = 0; i < skips.size(); ++i) {
+    std::string refs;
+    for (const auto& need : skip_needs[i]) {
+      for (std::size_t k = 0; k < causes.size(); ++k)
+        if (causes[k].need == need) refs += (refs.empty() ? "" : ", ") + ("#" + std::to_string(k + 1));
+    }
+    skips[i] += ": needs " + refs;
   }
   std::cout << "will run " << runs.size() << " row(s):\n";
   for (const auto& line : runs) std::cout << ConsoleSafe(line) << "\n";
   std::cout << "not applicable " << skips.size() << " row(s):\n";
   for (const auto& line : skips) std::cout << ConsoleSafe(line) << "\n";
-  if (const std::string note = foreseen.NotApplicableNote(); !note.empty()) std::cout << ConsoleSafe(note) << "\n";
+  PrintNotApplicableTable(foreseen, std::cout);
   if (foreseen.NothingTested()) {
     std::cerr << "idemproof: target " << target->name << " would test nothing: every row is not applicable\n";
     return kExitUndecided;
