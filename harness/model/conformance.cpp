@@ -80,6 +80,13 @@ int ConformanceTable::Count(ConformanceState state) const {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [&](const ConformanceRow& r) { return r.state == state; }));
 }
 
+std::string ConformanceTable::CountsText() const {
+  return std::to_string(Count(ConformanceState::kHeld)) + " held, " + std::to_string(Count(ConformanceState::kBroken)) +
+         " broken, " + std::to_string(Count(ConformanceState::kUndecided)) + " undecided, " +
+         std::to_string(Count(ConformanceState::kNotTested)) + " not tested of " + std::to_string(rows.size()) +
+         " rules";
+}
+
 ConformanceTable Conformance(const RunResults& results) {
   ConformanceTable table;
   table.profile = results.profile;
@@ -172,12 +179,7 @@ std::string ConformanceConsoleText(const ConformanceTable& table, const RunResul
   std::size_t rule_width = 4;
   for (const auto& r : table.rows) rule_width = std::max(rule_width, r.rule.size());
   auto pad = [](std::string s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; };
-  std::string out = "conformance to profile " + ConsoleSafe(table.profile) + ": " +
-                    std::to_string(table.Count(ConformanceState::kHeld)) + " held, " +
-                    std::to_string(table.Count(ConformanceState::kBroken)) + " broken, " +
-                    std::to_string(table.Count(ConformanceState::kUndecided)) + " undecided, " +
-                    std::to_string(table.Count(ConformanceState::kNotTested)) + " not tested of " +
-                    std::to_string(table.rows.size()) + " rules\n";
+  std::string out = "conformance to profile " + ConsoleSafe(table.profile) + ": " + table.CountsText() + "\n";
   out += pad("state", 11) + pad("level", 7) + pad("rule", rule_width + 2) + "scenarios\n";
   for (const auto& r : table.rows)
     out += pad(ConformanceStateName(r.state), 11) + pad(r.level, 7) + pad(r.rule, rule_width + 2) +

@@ -56,6 +56,8 @@ struct ConformanceTable {
   bool known_profile = false;  // false: this build has no such profile, rows empty
   std::vector<ConformanceRow> rows;  // by oracle name, effect rule before status rule
   int Count(ConformanceState state) const;
+  // "3 held, 1 broken, 0 undecided, 19 not tested of 23 rules".
+  std::string CountsText() const;
 };
 
 ConformanceTable Conformance(const RunResults& results);

@@ -38,11 +38,8 @@ std::string Heading(const ScenarioResult& s) {
 std::string CiConformance(const RunResults& r) {
   const ConformanceTable table = Conformance(r);
   if (!table.known_profile) return "";
-  std::string md = "\n<details><summary>Conformance to " + MarkdownEscape(r.profile) + ": " +
-                   std::to_string(table.Count(ConformanceState::kHeld)) + " held, " +
-                   std::to_string(table.Count(ConformanceState::kBroken)) + " broken, " +
-                   std::to_string(table.Count(ConformanceState::kUndecided)) + " undecided, " +
-                   std::to_string(table.Count(ConformanceState::kNotTested)) + " not tested</summary>\n\n";
+  std::string md = "\n<details><summary>Conformance to " + MarkdownEscape(r.profile) + ": " + table.CountsText() +
+                   "</summary>\n\n";
   md += "| rule | level | state | scenarios |\n|---|---|---|---|\n";
   for (const auto& row : table.rows)
     md += "| `" + row.rule + "` | " + row.level + " | " + ConformanceStateName(row.state) + " | " +

@@ -49,6 +49,7 @@ td.cell.undecided, td.cell.deviation { background: #ffe0b2; color: var(--undecid
 td.cell.untested { background: #eeeeee; color: var(--untested); } td.cell.none { color: #bdbdbd; }
 .layer-state { font-weight: 400; font-size: 12px; color: #555; }
 ul.causes { margin: 4px 0; padding-left: 18px; } ul.causes li { margin: 2px 0; }
+table.conformance td:nth-child(2), table.conformance td:nth-child(3) { white-space: nowrap; }
 header.banner { padding: 18px 24px; color: #fff; }
 header.banner.broken { background: var(--broken); } header.banner.held { background: var(--held); }
 header.banner.undecided { background: var(--undecided); } header.banner.untested { background: var(--untested); }
@@ -247,11 +248,7 @@ std::string ConformanceSection(const RunResults& r) {
   const ConformanceTable table = Conformance(r);
   std::string h = "<section id=\"conformance\"><h2>Conformance to profile " + H(r.profile) + "</h2>\n";
   if (!table.known_profile) return h + "<p>This build does not know the profile: no checklist.</p></section>\n";
-  h += "<p>" + std::to_string(table.Count(ConformanceState::kHeld)) + " held, " +
-       std::to_string(table.Count(ConformanceState::kBroken)) + " broken, " +
-       std::to_string(table.Count(ConformanceState::kUndecided)) + " undecided, " +
-       std::to_string(table.Count(ConformanceState::kNotTested)) + " not tested of " +
-       std::to_string(table.rows.size()) + " rules.</p>\n";
+  h += "<p>" + table.CountsText() + ".</p>\n";
   h += "<table class=\"conformance\"><thead><tr><th>rule</th><th>level</th><th>state</th><th>scenarios</th>"
        "</tr></thead><tbody>\n";
   for (const auto& row : table.rows) {
@@ -297,8 +294,10 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
        H(r.started) + "</p>" +
        (r.ShardNote().empty() ? std::string() : "<p class=\"shard\">" + H(r.ShardNote()) + "</p>") +
        (r.TlsNote().empty() ? std::string() : "<p class=\"tls-off\"><strong>" + H(r.TlsNote()) + "</strong></p>") +
-       (NotApplicableHeadline(r).empty() ? std::string()
-                                         : "<p class=\"untested\">" + H(NotApplicableHeadline(r)) + ": see below</p>") +
+       (NotApplicableHeadline(r).empty()
+            ? std::string()
+            : "<p class=\"untested\">" + H(NotApplicableHeadline(r)) +
+                  (NotApplicableCauses(r).empty() ? "" : " (what would test them: below the matrix)") + "</p>") +
        "</header>\n<main>\n";
 
   // The first screen: layers against properties, then what was not tested.

@@ -56,11 +56,7 @@ std::string ConformanceMarkdown(const RunResults& r) {
   const ConformanceTable table = Conformance(r);
   std::string md = "\n## Conformance to profile " + M(r.profile) + "\n\n";
   if (!table.known_profile) return md + "This build does not know the profile: no checklist.\n";
-  md += std::to_string(table.Count(ConformanceState::kHeld)) + " held, " +
-        std::to_string(table.Count(ConformanceState::kBroken)) + " broken, " +
-        std::to_string(table.Count(ConformanceState::kUndecided)) + " undecided, " +
-        std::to_string(table.Count(ConformanceState::kNotTested)) + " not tested of " +
-        std::to_string(table.rows.size()) + " rules.\n\n| rule | level | state | scenarios | the rule |\n|---|---|---|---|---|\n";
+  md += table.CountsText() + ".\n\n| rule | level | state | scenarios | the rule |\n|---|---|---|---|---|\n";
   for (const auto& row : table.rows) {
     const std::string state = ConformanceStateName(row.state);
     md += "| `" + row.rule + "` | " + row.level + " | " +
@@ -139,7 +135,8 @@ std::string CapTableCells(const std::string& md) {
     for (auto& cell : cells) {
       if (cell.size() > kMarkdownCellChars) {
         const std::string id = "cell-" + std::to_string(++numbered);
-        notes += "<a id=\"" + id + "\"></a>[" + std::to_string(numbered) + "] " + cell + "\n\n";
+        // The anchor on a line of its own, as every anchor of ours.
+        notes += "<a id=\"" + id + "\"></a>\n\n[" + std::to_string(numbered) + "] " + cell + "\n\n";
         cell = CutCell(cell, kMarkdownCellChars - 40) + " … [[" + std::to_string(numbered) + "]](#" + id + ") ";
       }
       rebuilt += cell + "|";
@@ -166,7 +163,8 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
         M(r.started) + "\n\n";
   if (const std::string note = r.ShardNote(); !note.empty()) md += "**" + M(note) + "**\n\n";
   if (const std::string note = r.TlsNote(); !note.empty()) md += "**" + M(note) + "**\n\n";
-  if (const std::string note = NotApplicableHeadline(r); !note.empty()) md += "**" + M(note) + "** (see below)\n\n";
+  if (const std::string note = NotApplicableHeadline(r); !note.empty())
+    md += "**" + M(note) + "**" + (NotApplicableCauses(r).empty() ? "" : " (what would test them: below)") + "\n\n";
 
   // Layers against properties: each cell the worst verdict, how many, a link.
   md += "## Verdict at a glance\n\n| layer | verdict |";
