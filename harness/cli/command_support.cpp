@@ -1,5 +1,8 @@
 #include "cli/command_support.h"
 
+#include "cli/summary_table.h"
+#include "model/not_applicable.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -103,9 +106,8 @@ RowPlan PlanRows(const std::vector<Scenario>& scenarios, const TargetDescription
           bound += (bound.empty() ? "" : ", ") + p.name + "=" + it->second;
       plan.runs.push_back(line + (bound.empty() ? "" : "  (" + bound + ")"));
     } else {
-      std::string why;
-      for (const auto& n : needs) why += (why.empty() ? "" : "; ") + n;
-      plan.skips.push_back(line + ": needs " + why);
+      plan.skips.push_back(line);
+      plan.skip_needs.push_back(needs);
     }
   }
   return plan;
@@ -115,8 +117,17 @@ void PrintRowPlan(const RowPlan& plan, std::ostream& out) {
   out << "will run " << plan.runs.size() << " row(s):\n";
   for (const auto& line : plan.runs) out << ConsoleSafe(line) << "\n";
   out << "not applicable " << plan.skips.size() << " row(s):\n";
-  for (const auto& line : plan.skips) out << ConsoleSafe(line) << "\n";
-  if (const std::string note = plan.foreseen.NotApplicableNote(); !note.empty()) out << ConsoleSafe(note) << "\n";
+  // Each row names its causes by their number in the table below: the
+  // causes themselves are said once, there.
+  const auto causes = NotApplicableCauses(plan.foreseen);
+  for (std::size_t i = 0; i < plan.skips.size(); ++i) {
+    std::string refs;
+    for (const auto& need : plan.skip_needs[i])
+      for (std::size_t k = 0; k < causes.size(); ++k)
+        if (causes[k].need == need) refs += (refs.empty() ? "" : ", ") + ("#" + std::to_string(k + 1));
+    out << ConsoleSafe(plan.skips[i] + ": needs " + refs) << "\n";
+  }
+  PrintNotApplicableTable(plan.foreseen, out);
 }
 
 bool WriteOutputs(const RunResults& results, const std::string& junit_file,

@@ -35,12 +35,14 @@ LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDes
 // what the target lacks: what lint and run --dry-run print, without a request.
 struct RowPlan {
   std::vector<std::string> runs;   // "  layer/name  (param=action, ...)"
-  std::vector<std::string> skips;  // "  layer/name: needs ..."
+  std::vector<std::string> skips;  // "  layer/name"
+  std::vector<std::vector<std::string>> skip_needs;  // what each skipped row lacks
   RunResults foreseen;             // a row per scenario: valid "runnable", or not_applicable
 };
 RowPlan PlanRows(const std::vector<Scenario>& scenarios, const TargetDescription& target);
-// "will run N row(s):", the rows, "not applicable N row(s):", the rows and
-// the not-applicable note, every line terminal-safe.
+// "will run N row(s):", the rows, "not applicable N row(s):", the rows (each
+// naming its causes by number) and the table of causes, each said once;
+// every line terminal-safe.
 void PrintRowPlan(const RowPlan& plan, std::ostream& out);
 
 // junit.xml into `dir` (when given), and the JUnit / results JSON files when

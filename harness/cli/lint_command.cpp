@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/command_support.h"
+#include "cli/summary_table.h"
 #include "model/console_text.h"
 
 namespace idemproof::cli {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/command.h"
+#include "model/conformance.h"
 #include "model/console_text.h"
 #include "reports/design_review/design_reports.h"
 #include "session/session.h"
@@ -20,6 +21,8 @@ void AddReportCommand(CLI::App& app, CommandTable& table) {
   cmd->add_option("run_dir", args->run_dir, "a run directory (e.g. idemproof-runs/latest)")->required();
   cmd->add_option("--format", args->format, "html, md, junit or json")->capture_default_str();
   cmd->add_option("--out", args->out_file, "write the report here instead of stdout");
+  cmd->add_flag("--conformance", args->conformance,
+                "print the profile's rules as a checklist (held / broken / undecided / not tested) instead");
   table.Add({cmd, [args] { return RunReportCommand(*args, std::cout, std::cerr); }});
 }
 
@@ -39,6 +42,15 @@ int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& er
   if (auto checked = session::RecheckRunDirectory(args.run_dir); !checked.ok()) {
     err << "idemproof report: " << ConsoleSafe(checked.status().ToString()) << "\n";
     return 2;
+  }
+  if (args.conformance) {
+    auto results = ReadRunResults((fs::path(args.run_dir) / "results.json").string());
+    if (!results.ok()) {
+      err << "idemproof report: " << results.status().ToString() << "\n";
+      return 2;
+    }
+    out << ConformanceConsoleText(Conformance(*results), *results);
+    return 0;
   }
   if (args.out_file.empty()) {
     auto text = RenderReport(args.run_dir, *format);

@@ -1,5 +1,7 @@
 // `idemproof report RUN_DIR [--format html|md|junit|json] [--out FILE]`: one
 // report of a recorded run directory, offline (reports/design_review).
+// `idemproof report --conformance RUN_DIR` prints the conformance table
+// (model/conformance.h) on the console instead (--format and --out ignored).
 // Without --out the report goes to stdout; with it, to FILE (for md, the
 // timelines beside it in <stem>-timelines/), and the path is printed.
 //
@@ -21,6 +23,7 @@ struct ReportArgs {
   std::string run_dir;
   std::string format = "html";
   std::string out_file;
+  bool conformance = false;  // print the conformance table, no report
 };
 
 int RunReportCommand(const ReportArgs& args, std::ostream& out, std::ostream& err);

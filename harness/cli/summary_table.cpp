@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/console_text.h"
+#include "model/not_applicable.h"
 
 namespace idemproof::cli {
 
@@ -75,6 +76,56 @@ std::string one_line(const std::string& text, std::size_t max) {
 
 }  // namespace
 
+namespace {
+
+// `text` cut into lines of at most `width` characters at spaces (a word
+// longer than that is its own line).
+std::vector<std::string> Wrap(const std::string& text, std::size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t end = text.find(' ', i);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(i, end - i);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    i = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+void PrintNotApplicableTable(const RunResults& results, std::ostream& out, std::size_t column) {
+  const std::string headline = NotApplicableHeadline(results);
+  if (headline.empty()) return;
+  const auto causes = NotApplicableCauses(results);
+  out << ConsoleSafe(headline) << (causes.empty() ? "" : ":") << "\n";
+  if (causes.empty()) return;
+  std::size_t cause_width = 5;
+  for (const auto& c : causes) cause_width = std::max(cause_width, std::min(column, ConsoleSafe(c.cause).size()));
+  auto pad = [](const std::string& s, std::size_t w) { return s.size() < w ? s + std::string(w - s.size(), ' ') : s; };
+  out << "  rows  #    " << pad("cause", cause_width) << "  what to add to the target file\n";
+  for (std::size_t k = 0; k < causes.size(); ++k) {
+    const auto& c = causes[k];
+    const auto cause = Wrap(ConsoleSafe(c.cause), column);
+    const auto add = Wrap(c.add.empty() ? "-" : ConsoleSafe(c.add), column);
+    const std::string n = std::to_string(c.rows);
+    for (std::size_t i = 0; i < std::max(cause.size(), add.size()); ++i) {
+      std::string line = "  " + (i == 0 ? pad(std::string(n.size() < 4 ? 4 - n.size() : 0, ' ') + n, 4) : "    ") +
+                         "  " + pad(i == 0 ? "#" + std::to_string(k + 1) : "", 3) + "  " +
+                         pad(i < cause.size() ? cause[i] : "", cause_width) + "  " + (i < add.size() ? add[i] : "");
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+}
+
 void PrintSummaryTable(const RunResults& results, std::ostream& out) {
   using Row = std::array<std::string, 5>;
   std::vector<Row> rows;
@@ -116,7 +167,7 @@ void PrintSummaryTable(const RunResults& results, std::ostream& out) {
     if (totals[k] > 0) out << " " << totals[k] << " " << k;
   }
   out << "\n";
-  if (const std::string note = results.NotApplicableNote(); !note.empty()) out << ConsoleSafe(note) << "\n";
+  PrintNotApplicableTable(results, out);
   if (const std::string note = results.ShardNote(); !note.empty()) out << ConsoleSafe(note) << "\n";
   if (totals["deviation"] > 0)
     out << (results.strict ? "deviations (a SHOULD missed) fail this run: --strict\n"

@@ -16,4 +16,13 @@ namespace idemproof::cli {
 
 void PrintSummaryTable(const RunResults& results, std::ostream& out);
 
+// The not-applicable rows as a short table, never one long line (`run`,
+// `check` and `lint --target` print it): NotApplicableHeadline, then one
+// line per distinct cause (model/not_applicable.h) with the rows it
+// leaves out, its number ("#3", which `lint --target` names per row) and
+// what to add to the target file, each column wrapped at word boundaries to
+// at most `column` characters. Prints nothing when no row
+// is not applicable and something was tested.
+void PrintNotApplicableTable(const RunResults& results, std::ostream& out, std::size_t column = 56);
+
 }  // namespace idemproof::cli

@@ -1,5 +1,8 @@
 #include "model/results.h"
 
+#include "model/conformance.h"
+#include "model/not_applicable.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -80,20 +83,9 @@ std::vector<std::pair<std::string, int>> RunResults::NotApplicableGroups() const
 
 std::string RunResults::NotApplicableNote() const {
   const auto groups = NotApplicableGroups();
-  int rows = 0;
-  for (const auto& [why, n] : groups) rows += n;
-  std::string out;
-  if (NothingTested()) {
-    out = "nothing was tested: no row judged the target (" + std::to_string(scenarios.size()) + " row(s)";
-    const auto undecided = std::count_if(scenarios.begin(), scenarios.end(), [](const ScenarioResult& s) {
-      return s.Outcome() == VerdictStatus::kUnknown;
-    });
-    if (undecided > 0) out += ", " + std::to_string(undecided) + " undecided";
-    out += "), exit 3";
-    if (rows > 0) out += "; ";
-  }
-  if (rows == 0) return out;
-  out += std::to_string(rows) + " of " + std::to_string(scenarios.size()) + " row(s) not applicable:";
+  std::string out = NotApplicableHeadline(*this);
+  if (groups.empty()) return out;
+  out += ":";
   for (std::size_t i = 0; i < groups.size(); ++i)
     out += std::string(i ? ";" : "") + " " + std::to_string(groups[i].second) + " " + groups[i].first;
   return out;
@@ -225,6 +217,8 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
   if (!r.tls_unverified_peers.empty()) doc["target"]["tls_unverified"] = r.tls_unverified_peers;
   if (r.strict) doc["strict"] = true;
   doc["profile"] = r.profile;
+  // Derived from the verdicts (model/conformance.h); not read back.
+  doc["conformance"] = ConformanceToJson(Conformance(r), r);
   if (r.shard) doc["shard"] = ShardOfRunToJson(*r.shard);
   if (r.merged_shards) doc["merged_shards"] = MergedShardsToJson(*r.merged_shards, r.Incomplete());
   return doc;

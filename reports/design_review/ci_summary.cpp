@@ -3,6 +3,7 @@
 #include <map>
 #include <vector>
 
+#include "model/conformance.h"
 #include "reports/design_review/markdown_escape.h"
 #include "reports/design_review/run_review.h"
 
@@ -30,6 +31,20 @@ std::string Heading(const ScenarioResult& s) {
   std::string h = "#### " + MarkdownEscapeInert(s.name) + " (" + MarkdownEscapeInert(s.layer) + ")";
   if (!s.binding.empty()) h += ", binding " + MarkdownEscapeInert(BindingText(s));
   return h + "\n\n";
+}
+
+// The profile's rules as a checklist (model/conformance.h), folded: the
+// summary stays short, broken rules are named in the fold's title.
+std::string CiConformance(const RunResults& r) {
+  const ConformanceTable table = Conformance(r);
+  if (!table.known_profile) return "";
+  std::string md = "\n<details><summary>Conformance to " + MarkdownEscape(r.profile) + ": " + table.CountsText() +
+                   "</summary>\n\n";
+  md += "| rule | level | state | scenarios |\n|---|---|---|---|\n";
+  for (const auto& row : table.rows)
+    md += "| `" + row.rule + "` | " + row.level + " | " + ConformanceStateName(row.state) + " | " +
+          MarkdownEscape(Cut(row.EvidenceText(r))) + " |\n";
+  return md + "\n</details>\n";
 }
 
 }  // namespace
@@ -95,6 +110,7 @@ std::string RenderCiSummary(const RunResults& r) {
       md += "- " + MarkdownEscapeInert(s->name) + ": " + MarkdownEscapeInert(Cut(why)) + "\n";
     }
   }
+  md += CiConformance(r);
   md += "\nThe whole run (report.html, junit.xml, results.json, histories) is in its run directory `" +
         MarkdownEscapeInert(r.run_id) + "`.\n";
   return md;

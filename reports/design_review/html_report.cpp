@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <set>
 
+#include "model/conformance.h"
+#include "model/not_applicable.h"
 #include "reports/design_review/timeline_svg.h"
 #include "reports/markup_escape.h"
 
@@ -36,7 +38,18 @@ constexpr const char* kStyle = R"CSS(
 :root { --broken:#c62828; --held:#2e7d32; --undecided:#ef6c00; --untested:#757575; --ink:#212121; --line:#d0d0d0; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; color: var(--ink); background: #fff; }
-main { max-width: 1180px; margin: 0 auto; padding: 0 24px 48px; }
+main { max-width: 1800px; margin: 0 auto; padding: 0 24px 48px; }
+table.matrix { table-layout: fixed; margin-top: 14px; }
+table.matrix th, table.matrix td { padding: 6px 8px; }
+table.matrix thead th:first-child { width: 230px; }
+table.matrix td.cell { font-weight: 700; text-align: center; }
+table.matrix td.cell a { color: inherit; display: block; }
+td.cell.broken { background: #ffcdd2; color: var(--broken); } td.cell.held { background: #c8e6c9; color: var(--held); }
+td.cell.undecided, td.cell.deviation { background: #ffe0b2; color: var(--undecided); }
+td.cell.untested { background: #eeeeee; color: var(--untested); } td.cell.none { color: #bdbdbd; }
+.layer-state { font-weight: 400; font-size: 12px; color: #555; }
+ul.causes { margin: 4px 0; padding-left: 18px; } ul.causes li { margin: 2px 0; }
+table.conformance td:nth-child(2), table.conformance td:nth-child(3) { white-space: nowrap; }
 header.banner { padding: 18px 24px; color: #fff; }
 header.banner.broken { background: var(--broken); } header.banner.held { background: var(--held); }
 header.banner.undecided { background: var(--undecided); } header.banner.untested { background: var(--untested); }
@@ -139,14 +152,120 @@ std::string Violation(const ViolationView& v, std::set<std::int64_t>& shown) {
   return s + "</div>";
 }
 
+// A list whose first kListShown items show and the rest fold into
+// <details>, so one long list never makes a row taller than the screen.
+constexpr std::size_t kListShown = 4;
+template <typename T, typename ItemHtml>
+std::string FoldedList(const std::vector<T>& items, ItemHtml item_html) {
+  std::string s = "<ul class=\"tight\">";
+  for (std::size_t i = 0; i < items.size() && i < kListShown; ++i) s += "<li>" + item_html(items[i]) + "</li>";
+  s += "</ul>";
+  if (items.size() <= kListShown) return s;
+  s += "<details><summary>" + std::to_string(items.size() - kListShown) + " more</summary><ul class=\"tight\">";
+  for (std::size_t i = kListShown; i < items.size(); ++i) s += "<li>" + item_html(items[i]) + "</li>";
+  return s + "</ul></details>";
+}
+
 std::string EvidenceLinks(const std::vector<EvidenceLink>& links) {
   if (links.empty()) return "\u2014";
-  std::string s = "<ul class=\"tight\">";
-  for (const auto& l : links) {
-    s += "<li><a href=\"#" + A(l.anchor) + "\">" + H(l.label) + "</a> <span class=\"" + OutcomeClass(l.outcome) +
-         "\">(" + (l.error ? "could not run" : OutcomeName(l.outcome)) + ")</span></li>";
+  return FoldedList(links, [](const EvidenceLink& l) {
+    return "<a href=\"#" + A(l.anchor) + "\">" + H(l.label) + "</a> <span class=\"" + OutcomeClass(l.outcome) +
+           "\">(" + (l.error ? "could not run" : OutcomeName(l.outcome)) + ")</span>";
+  });
+}
+
+const char* ConformanceClass(ConformanceState state) {
+  switch (state) {
+    case ConformanceState::kBroken: return "broken";
+    case ConformanceState::kUndecided: return "undecided";
+    case ConformanceState::kHeld: return "held";
+    case ConformanceState::kNotTested: return "untested";
   }
-  return s + "</ul>";
+  return "untested";
+}
+
+// The scenario rows behind a rule, each linking to its section; more than a
+// few go inside <details> so one rule never makes a tall row.
+std::string ConformanceLinks(const RunResults& r, const std::vector<std::size_t>& rows) {
+  constexpr std::size_t kShown = 3;
+  std::string s;
+  for (std::size_t n = 0; n < rows.size(); ++n) {
+    if (n == kShown) s += "<details><summary>" + std::to_string(rows.size() - kShown) + " more</summary>";
+    const std::string& name = r.scenarios[rows[n]].name;
+    s += std::string(n == 0 || n == kShown ? "" : ", ") + "<a href=\"#" + A(ScenarioAnchor(rows[n], name)) + "\">" +
+         H(name) + "</a>";
+  }
+  if (rows.size() > kShown) s += "</details>";
+  return s;
+}
+
+const char* CellClass(CellState state) {
+  switch (state) {
+    case CellState::kBroken: return "broken";
+    case CellState::kUndecided: return "undecided";
+    case CellState::kDeviation: return "deviation";
+    case CellState::kHeld: return "held";
+    case CellState::kNotApplicable: return "untested";
+    case CellState::kNone: return "none";
+  }
+  return "none";
+}
+
+// Layers down, properties across, each cell its worst verdict with a count
+// linking to the scenario; then each distinct not-applicable cause once,
+// with what to add to the target file.
+std::string FirstScreen(const RunResults& r, const RunReview& review) {
+  std::string h = "<section id=\"glance\"><table class=\"matrix\" id=\"matrix\"><thead><tr><th>layer</th>";
+  for (const auto& p : MatrixProperties()) h += "<th>" + H(p.title) + "</th>";
+  h += "</tr></thead><tbody>\n";
+  for (const auto& row : review.matrix) {
+    h += "<tr data-layer=\"" + A(row.layer_title) + "\"><th class=\"" + StateClass(row.state) + "\">" +
+         H(row.layer_title) + " <span class=\"layer-state\">" + LayerStateName(row.state) + "</span></th>";
+    for (const auto& c : row.cells) {
+      const std::string label = CellStateName(c.state);
+      h += "<td class=\"cell " + std::string(CellClass(c.state)) + "\">" +
+           (c.state == CellState::kNone
+                ? label
+                : "<a href=\"#" + A(c.anchor) + "\">" + label + " \u00d7" + std::to_string(c.count) + "</a>") +
+           "</td>";
+    }
+    h += "</tr>\n";
+  }
+  h += "</tbody></table>\n";
+  const auto causes = NotApplicableCauses(r);
+  if (!causes.empty()) {
+    h += "<h2 id=\"not-tested\">Not tested, and what would test it</h2>\n<ul class=\"causes\">";
+    for (const auto& c : causes)
+      h += "<li><strong>" + std::to_string(c.rows) + " row(s)</strong> need " + H(c.cause) +
+           (c.add.empty() ? std::string() : ": add <code>" + H(c.add) + "</code>") + "</li>";
+    h += "</ul>\n";
+  }
+  return h + "</section>\n";
+}
+
+// The profile's rules as a checklist (model/conformance.h).
+std::string ConformanceSection(const RunResults& r) {
+  const ConformanceTable table = Conformance(r);
+  std::string h = "<section id=\"conformance\"><h2>Conformance to profile " + H(r.profile) + "</h2>\n";
+  if (!table.known_profile) return h + "<p>This build does not know the profile: no checklist.</p></section>\n";
+  h += "<p>" + table.CountsText() + ".</p>\n";
+  h += "<table class=\"conformance\"><thead><tr><th>rule</th><th>level</th><th>state</th><th>scenarios</th>"
+       "</tr></thead><tbody>\n";
+  for (const auto& row : table.rows) {
+    const char* cls = ConformanceClass(row.state);
+    std::string behind;
+    switch (row.state) {
+      case ConformanceState::kBroken: behind = ConformanceLinks(r, row.broken); break;
+      case ConformanceState::kUndecided: behind = ConformanceLinks(r, row.undecided); break;
+      case ConformanceState::kHeld: behind = ConformanceLinks(r, row.held); break;
+      case ConformanceState::kNotTested: behind = H(row.EvidenceText(r)); break;
+    }
+    h += "<tr class=\"" + std::string(cls) + "\" data-rule=\"" + A(row.rule) + "\"><td><code>" + H(row.rule) +
+         "</code><div class=\"meta\">" + H(row.text) + "</div></td><td>" + H(row.level) +
+         "</td><td class=\"state " + cls + "\">" + ConformanceStateName(row.state) + "</td><td>" + behind +
+         "</td></tr>\n";
+  }
+  return h + "</tbody></table></section>\n";
 }
 
 }  // namespace
@@ -175,20 +294,15 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
        H(r.started) + "</p>" +
        (r.ShardNote().empty() ? std::string() : "<p class=\"shard\">" + H(r.ShardNote()) + "</p>") +
        (r.TlsNote().empty() ? std::string() : "<p class=\"tls-off\"><strong>" + H(r.TlsNote()) + "</strong></p>") +
-       (r.NotApplicableNote().empty() ? std::string() : "<p class=\"untested\">" + H(r.NotApplicableNote()) + "</p>") +
+       (NotApplicableHeadline(r).empty()
+            ? std::string()
+            : "<p class=\"untested\">" + H(NotApplicableHeadline(r)) +
+                  (NotApplicableCauses(r).empty() ? "" : " (what would test them: below the matrix)") + "</p>") +
        "</header>\n<main>\n";
 
-  // Verdict at a glance.
-  h += "<section id=\"glance\"><h2>Verdict at a glance</h2><div class=\"cards\">\n";
-  for (const auto& row : review.layers) {
-    h += "<div class=\"card " + std::string(StateClass(row.state)) + "\" data-layer=\"" + A(row.title) +
-         "\"><div class=\"layer\">" + H(row.title) + "</div><div class=\"state\">" + LayerStateName(row.state) +
-         "</div><div class=\"counts\">" + std::to_string(row.scenarios) + " scenario(s): " +
-         std::to_string(row.broken) + " broken, " + std::to_string(row.held) + " held, " +
-         std::to_string(row.undecided) + " undecided, " + std::to_string(row.not_applicable) +
-         " n/a</div></div>\n";
-  }
-  h += "</div></section>\n";
+  // The first screen: layers against properties, then what was not tested.
+  h += FirstScreen(r, review);
+  h += ConformanceSection(r);
 
   // The four-layer table.
   h += "<section id=\"layers\"><h2>The four-layer table</h2>\n<table class=\"layers\"><thead><tr><th>layer</th>"
@@ -201,9 +315,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
     if (row.sources.empty()) {
       h += "not exercised";
     } else {
-      h += "<ul class=\"tight\">";
-      for (const auto& src : row.sources) h += "<li>" + H(src) + "</li>";
-      h += "</ul>";
+      h += FoldedList(row.sources, H);
     }
     h += "</td><td>" + H(row.key_observed) + "</td><td>" + H(row.store_window) + "</td><td>" +
          H(row.concurrency_guard) + "</td><td>" + H(row.reconciliation) + "</td><td class=\"state " +

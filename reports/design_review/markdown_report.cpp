@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <set>
 
+#include "model/conformance.h"
+#include "model/not_applicable.h"
 #include "reports/design_review/markdown_escape.h"
 #include "reports/design_review/timeline_svg.h"
 
@@ -46,6 +48,108 @@ void Answer(std::string& md, const AnswerView& a, std::set<std::int64_t>& shown)
 
 }  // namespace
 
+namespace {
+
+// The profile's rules as a checklist (model/conformance.h); each cell short:
+// a few scenario names, the rest counted.
+std::string ConformanceMarkdown(const RunResults& r) {
+  const ConformanceTable table = Conformance(r);
+  std::string md = "\n## Conformance to profile " + M(r.profile) + "\n\n";
+  if (!table.known_profile) return md + "This build does not know the profile: no checklist.\n";
+  md += table.CountsText() + ".\n\n| rule | level | state | scenarios | the rule |\n|---|---|---|---|---|\n";
+  for (const auto& row : table.rows) {
+    const std::string state = ConformanceStateName(row.state);
+    md += "| `" + row.rule + "` | " + row.level + " | " +
+          (row.state == ConformanceState::kBroken ? "**" + state + "**" : state) + " | " + M(row.EvidenceText(r)) +
+          " | " + M(row.text) + " |\n";
+  }
+  return md;
+}
+
+}  // namespace
+
+namespace {
+
+// The cells of a table line, split on '|' not escaped by '\' (the line's
+// leading and trailing bars dropped).
+std::vector<std::string> TableCells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::string cell;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    if (line[i] == '|' && line[i - 1] != '\\') {
+      cells.push_back(cell);
+      cell.clear();
+    } else {
+      cell += line[i];
+    }
+  }
+  return cells;
+}
+
+// `cell` cut to at most `max` bytes where the Markdown stays whole: after a
+// "<br>" list item when there is one, else at a space outside any link, never
+// after a lone escaping '\'.
+std::string CutCell(const std::string& cell, std::size_t max) {
+  std::size_t cut = cell.rfind("<br>", max);
+  if (cut == std::string::npos || cut == 0) {
+    cut = cell.rfind(' ', max);
+    if (cut == std::string::npos || cut == 0) cut = max;
+    // Not inside a link: an unescaped '[' after the last "](...)" closed.
+    for (std::size_t i = cut; i-- > 0;) {
+      if (cell[i] == ')' && (i == 0 || cell[i - 1] != '\\')) break;
+      if (cell[i] == '[' && (i == 0 || cell[i - 1] != '\\')) {
+        cut = i;
+        break;
+      }
+    }
+    std::size_t slashes = 0;
+    while (slashes < cut && cell[cut - 1 - slashes] == '\\') ++slashes;
+    if (slashes % 2 == 1) --cut;
+    while (cut > 0 && (static_cast<unsigned char>(cell[cut]) & 0xC0) == 0x80) --cut;  // not inside UTF-8
+  }
+  return cell.substr(0, cut);
+}
+
+// Every table cell longer than kMarkdownCellChars cut, with a numbered link
+// to its whole text, which follows the table.
+std::string CapTableCells(const std::string& md) {
+  std::string out, notes;
+  int numbered = 0;
+  std::size_t pos = 0;
+  while (pos < md.size()) {
+    std::size_t end = md.find('\n', pos);
+    if (end == std::string::npos) end = md.size();
+    const std::string line = md.substr(pos, end - pos);
+    pos = end + 1;
+    const bool row = line.size() > 1 && line[0] == '|';
+    if (!row && !notes.empty()) {
+      out += "\n" + notes;
+      notes.clear();
+    }
+    if (!row) {
+      out += line + "\n";
+      continue;
+    }
+    std::vector<std::string> cells = TableCells(line);
+    std::string rebuilt = "|";
+    for (auto& cell : cells) {
+      if (cell.size() > kMarkdownCellChars) {
+        const std::string id = "cell-" + std::to_string(++numbered);
+        // The anchor on a line of its own, as every anchor of ours.
+        notes += "<a id=\"" + id + "\"></a>\n\n[" + std::to_string(numbered) + "] " + cell + "\n\n";
+        cell = CutCell(cell, kMarkdownCellChars - 40) + " … [[" + std::to_string(numbered) + "]](#" + id + ") ";
+      }
+      rebuilt += cell + "|";
+    }
+    out += rebuilt + "\n";
+  }
+  if (!notes.empty()) out += "\n" + notes;
+  if (!md.empty() && md.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
 MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const RunReview& review,
                                     const std::string& timeline_dir) {
   const RunResults& r = contents.results;
@@ -59,15 +163,35 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
         M(r.started) + "\n\n";
   if (const std::string note = r.ShardNote(); !note.empty()) md += "**" + M(note) + "**\n\n";
   if (const std::string note = r.TlsNote(); !note.empty()) md += "**" + M(note) + "**\n\n";
-  if (const std::string note = r.NotApplicableNote(); !note.empty()) md += "**" + M(note) + "**\n\n";
+  if (const std::string note = NotApplicableHeadline(r); !note.empty())
+    md += "**" + M(note) + "**" + (NotApplicableCauses(r).empty() ? "" : " (what would test them: below)") + "\n\n";
 
-  md += "## Verdict at a glance\n\n| layer | verdict | scenarios | broken | held | undecided | n/a |\n"
-        "|---|---|---:|---:|---:|---:|---:|\n";
-  for (const auto& row : review.layers) {
-    md += "| " + M(row.title) + " | " + StateMark(row.state) + " | " + std::to_string(row.scenarios) + " | " +
-          std::to_string(row.broken) + " | " + std::to_string(row.held) + " | " + std::to_string(row.undecided) +
-          " | " + std::to_string(row.not_applicable) + " |\n";
+  // Layers against properties: each cell the worst verdict, how many, a link.
+  md += "## Verdict at a glance\n\n| layer | verdict |";
+  std::string rule = "|---|---|";
+  for (const auto& p : MatrixProperties()) {
+    md += " " + p.title + " |";
+    rule += "---|";
   }
+  md += "\n" + rule + "\n";
+  for (const auto& row : review.matrix) {
+    md += "| " + M(row.layer_title) + " | " + StateMark(row.state) + " |";
+    for (const auto& c : row.cells) {
+      const std::string label = CellStateName(c.state);
+      if (c.state == CellState::kNone) md += " " + label + " |";
+      else md += " [" + (c.state == CellState::kBroken ? "**" + label + "**" : label) + " \u00d7" +
+                 std::to_string(c.count) + "](#" + c.anchor + ") |";
+    }
+    md += "\n";
+  }
+  if (const auto causes = NotApplicableCauses(r); !causes.empty()) {
+    md += "\n### Not tested, and what would test it\n\n";
+    for (const auto& c : causes)
+      md += "- **" + std::to_string(c.rows) + " row(s)** need " + M(c.cause) +
+            (c.add.empty() ? std::string() : ": add " + M(c.add)) + "\n";
+  }
+
+  md += ConformanceMarkdown(r);
 
   md += "\n## The four-layer table\n\n| layer | duplicate source exercised | key observed | store and window (declared) "
         "| concurrency guard observed | side-effect reconciliation observed | verdict | evidence |\n"
@@ -221,6 +345,7 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
     md += "| " + row.name + " | " + row.value + " | " + row.meaning + " |\n";
   md += "\n---\nidemproof " + M(r.tool_version) + " \u00b7 run " + M(r.run_id) + " \u00b7 target file " +
         M(r.target_file) + "\n";
+  out.markdown = CapTableCells(out.markdown);
   return out;
 }
 

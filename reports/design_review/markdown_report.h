@@ -3,6 +3,7 @@
 // the HTML page, with each failing scenario's timeline written as an SVG file
 // beside the Markdown and linked from it.
 //
+// Table cells stay short (kMarkdownCellChars): details go below the table.
 // Everything that comes from the run is escaped for Markdown (see
 // markdown_escape.h); answer bodies go into fenced code blocks whose fence no
 // body can close.
@@ -18,6 +19,10 @@
 #include "reports/design_review/run_review.h"
 
 namespace idemproof {
+
+// No table cell is longer than this (bytes of Markdown): a longer one is cut
+// at a word or list item and its whole text follows the table, numbered.
+inline constexpr std::size_t kMarkdownCellChars = 300;
 
 struct MarkdownReport {
   std::string markdown;

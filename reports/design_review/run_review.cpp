@@ -405,7 +405,72 @@ FamilyCoverage CoverFamilies(const RunDirectoryContents& contents, const std::ve
   return coverage;
 }
 
+CellState CellOf(const Verdict& v, bool strict) {
+  switch (v.status) {
+    case VerdictStatus::kInvalid:
+      return v.is_violation() || strict ? CellState::kBroken : CellState::kDeviation;
+    case VerdictStatus::kUnknown: return CellState::kUndecided;
+    case VerdictStatus::kValid: return CellState::kHeld;
+    case VerdictStatus::kNotApplicable: return CellState::kNotApplicable;
+  }
+  return CellState::kNone;
+}
+
+// The layers against the properties, from the verdicts.
+std::vector<MatrixRow> Matrix(const RunResults& results, const std::vector<ScenarioReview>& reviews,
+                              const std::vector<LayerRow>& layers,
+                              const std::map<Layer, std::vector<std::size_t>>& by_layer) {
+  std::vector<MatrixRow> out;
+  for (const LayerRow& layer : layers) {
+    MatrixRow row;
+    row.layer_title = layer.title;
+    row.state = layer.state;
+    const auto rows = by_layer.find(layer.layer);
+    for (const MatrixProperty& p : MatrixProperties()) {
+      MatrixCell cell;
+      if (rows != by_layer.end()) {
+        for (std::size_t i : rows->second) {
+          for (const Verdict& v : results.scenarios[i].verdicts) {
+            if (std::find(p.oracles.begin(), p.oracles.end(), v.oracle) == p.oracles.end()) continue;
+            const CellState c = CellOf(v, results.strict);
+            if (c > cell.state) cell = {c, 0, reviews[i].anchor};
+            if (c == cell.state) ++cell.count;
+          }
+        }
+      }
+      row.cells.push_back(cell);
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 }  // namespace
+
+const std::vector<MatrixProperty>& MatrixProperties() {
+  static const std::vector<MatrixProperty> properties = {
+      {"one record", {"one_record"}},
+      {"identical replay", {"identical_replay"}},
+      {"mismatch rejected", {"mismatch_rejected"}},
+      {"in progress", {"in_progress"}},
+      {"lease recovery", {"lease_recovery"}},
+      {"effects once", {"intent_reconciled", "applied_once"}},
+      {"ranges", {"range_continuity"}},
+  };
+  return properties;
+}
+
+const char* CellStateName(CellState state) {
+  switch (state) {
+    case CellState::kNone: return "\u2014";
+    case CellState::kNotApplicable: return "n/a";
+    case CellState::kHeld: return "held";
+    case CellState::kDeviation: return "deviation";
+    case CellState::kUndecided: return "undecided";
+    case CellState::kBroken: return "broken";
+  }
+  return "?";
+}
 
 const char* LayerStateName(LayerState state) {
   switch (state) {
@@ -649,6 +714,7 @@ RunReview ReviewRun(const RunDirectoryContents& contents) {
     if (row.state == LayerState::kHeld) held.push_back(row.title);
     review.layers.push_back(std::move(row));
   }
+  review.matrix = Matrix(results, review.scenarios, review.layers, by_layer);
   auto join = [](const std::vector<std::string>& v) {
     std::string out;
     for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;

@@ -176,8 +176,38 @@ struct FamilyCoverage {
   std::vector<std::string> unexercised; // actions no family judged (held, broken or undecided)
 };
 
+// The first screen's matrix: layers down, properties across. A property is
+// what one or more oracles judge; a cell is the worst of their verdicts over
+// the layer's scenarios (violation > undecided > deviation > held > not
+// applicable), with how many verdicts had that worst outcome and a link to
+// the first scenario that had it.
+struct MatrixProperty {
+  std::string title;                 // "one record"
+  std::vector<std::string> oracles;  // {"one_record"}
+};
+// one record, identical replay, mismatch rejected, in progress, lease
+// recovery, effects once, ranges.
+const std::vector<MatrixProperty>& MatrixProperties();
+
+enum class CellState { kNone, kNotApplicable, kHeld, kDeviation, kUndecided, kBroken };
+// "—", "n/a", "held", "deviation", "undecided", "broken".
+const char* CellStateName(CellState state);
+
+struct MatrixCell {
+  CellState state = CellState::kNone;  // kNone: no verdict of the property in this layer
+  int count = 0;                       // verdicts with that outcome
+  std::string anchor;                  // the first scenario with it; "" for kNone
+};
+
+struct MatrixRow {
+  std::string layer_title;
+  LayerState state = LayerState::kNotTested;
+  std::vector<MatrixCell> cells;  // one per MatrixProperties(), in order
+};
+
 struct RunReview {
   std::vector<LayerRow> layers;               // the seven, in domain order
+  std::vector<MatrixRow> matrix;              // the seven, in domain order
   std::vector<ScenarioReview> scenarios;      // every scenario, in run order
   std::vector<FaultTotal> faults;             // by name
   std::vector<PremiseTotal> premises;         // by oracle name

@@ -399,7 +399,8 @@ TEST_CASE("a target file with target_dir, env, several roles, from_answer, a cal
   // lint --target lists the rows a run would not run, with the reason (issue 34).
   CHECK(lint.out.find("will run 4 row(s):") != std::string::npos);
   CHECK(lint.out.find("not applicable 1 row(s):\n  side-effect/kill-after-charge[charge,provider_charges,charge_txn]: "
-                      "needs capability kill_after_charge") != std::string::npos);
+                      "needs #1\n") != std::string::npos);
+  CHECK(lint.out.find("\n     1  #1   capability kill_after_charge") != std::string::npos);
   CliResult r = run("run");
   ::unsetenv("IDEMPROOF_TENANT_TOKEN");
   INFO(Diagnose(r));

@@ -63,7 +63,11 @@ TEST_CASE("Chromium renders a broken run: layer table, verdicts, timelines", "[b
     INFO(row);
     CHECK(Count(dom, row) == 1);
   }
-  CHECK(Count(dom, "<div class=\"state\">broken</div>") == 3);
+  // The first screen's matrix: a row per layer, the broken cells linking to their scenario.
+  CHECK(Count(dom, "<table class=\"matrix\" id=\"matrix\">") == 1);
+  CHECK(Count(dom, "<span class=\"layer-state\">broken</span>") == 3);
+  // client: one record and identical replay both broke in double-submit.
+  CHECK(Count(dom, "<td class=\"cell broken\"><a href=\"#s-1-double-submit\">broken \u00d71</a></td>") == 2);
   // A timeline per failing scenario, the evidence outlined, lost answers marked.
   CHECK(Count(dom, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\"") == 3);
   CHECK(Count(dom, "<g class=\"op evidence\"") >= 4);
@@ -79,11 +83,51 @@ TEST_CASE("Chromium renders a clean run", "[browser][slow]") {
   const fs::path run = CopyRun("clean", scratch);
   const std::string dom = RenderedDom(run);
   CHECK(Title(dom) == "idemproof \u2014 reference \u2014 Held: client, gateway / network, concurrency");
-  CHECK(Count(dom, "<div class=\"state\">held</div>") == 3);
-  CHECK(Count(dom, "<div class=\"state\">broken</div>") == 0);
+  CHECK(Count(dom, "<span class=\"layer-state\">held</span>") == 3);
+  CHECK(Count(dom, "<span class=\"layer-state\">broken</span>") == 0);
+  CHECK(Count(dom, "class=\"cell broken\"") == 0);
   CHECK(Count(dom, "<svg") == 0);  // timelines only for failing scenarios
   CHECK(dom.find("Nothing broke") != std::string::npos);
   Screenshot(run, "report-clean.png");
+}
+
+// The first screen answers: at 1280 x 800 the verdict and the whole matrix
+// show without scrolling, nothing scrolls sideways, and no table cell on the
+// page is taller than kTallestCellPx (a list of 18 sentences in one cell
+// made one row taller than two screens).
+namespace {
+
+constexpr double kTallestCellPx = 400;
+
+void CheckFirstScreen(const std::string& run_name) {
+  ScratchDir scratch("browser-first-screen-" + run_name);
+  const fs::path run = CopyRun(run_name, scratch);
+  REQUIRE(WriteDesignReports(run.string()).ok());
+  auto m = MeasureFirstScreen(fs::absolute(run / "report.html").string());
+  if (!m.ok()) FAIL(m.status().ToString());
+  INFO("headline bottom " << m->headline_bottom << ", matrix bottom " << m->matrix_bottom << ", scroll width "
+                          << m->scroll_width << " of " << m->client_width << ", tallest cell " << m->tallest_cell);
+  CHECK(m->headline_bottom > 0);
+  CHECK(m->matrix_bottom > m->headline_bottom);
+  CHECK(m->matrix_bottom <= 800);
+  CHECK(m->client_width > 1000);
+  CHECK(m->scroll_width <= m->client_width);
+  CHECK(m->tallest_cell > 0);
+  CHECK(m->tallest_cell <= kTallestCellPx);
+  const fs::path png = fs::path(IDEMPROOF_BINARY_DIR) / "tests/reports/screens" / ("first-screen-" + run_name + ".png");
+  fs::create_directories(png.parent_path());
+  Status s = idemproof::testing::Screenshot(fs::absolute(run / "report.html").string(), png.string(),
+                                            std::chrono::seconds(60), "1280,800");
+  if (!s.ok()) FAIL(s.ToString());
+  CHECK(ReadText(png).substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+}  // namespace
+
+TEST_CASE("the first screen shows the verdict and the whole matrix at 1280 x 800", "[browser][slow]") {
+  for (const std::string run : {"clean", "broken"}) {
+    SECTION(run) { CheckFirstScreen(run); }
+  }
 }
 
 TEST_CASE("a target's markup never runs in the report", "[browser][escape][slow]") {

@@ -117,13 +117,65 @@ Result<std::string> DumpDom(const std::string& file, std::chrono::seconds deadli
   return ss.str();
 }
 
-Status Screenshot(const std::string& file, const std::string& png, std::chrono::seconds deadline) {
+Status Screenshot(const std::string& file, const std::string& png, std::chrono::seconds deadline,
+                  const std::string& window) {
   TempDir out_dir;
   if (out_dir.path.empty()) return Status::IoError("cannot create a temp folder");
   std::error_code ec;
   fs::remove(png, ec);
-  return RunChromium({"--screenshot=" + png, "--window-size=1280,2000", "--hide-scrollbars", "file://" + file},
+  return RunChromium({"--screenshot=" + png, "--window-size=" + window, "--hide-scrollbars", "file://" + file},
                      (out_dir.path / "stdout.txt").string(), deadline);
+}
+
+Result<FirstScreen> MeasureFirstScreen(const std::string& file, std::chrono::seconds deadline) {
+  const fs::path report(file);
+  const fs::path wrapper = report.parent_path() / "first-screen-probe.html";
+  {
+    std::ofstream out(wrapper, std::ios::binary);
+    out << "<!DOCTYPE html><html><body style=\"margin:0\">"
+           "<iframe id=\"f\" style=\"width:1280px;height:800px;border:0\" src=\""
+        << report.filename().string()
+        << "\"></iframe><script>"
+           "document.getElementById('f').onload = function () {"
+           "  var d = this.contentDocument, out = {};"
+           "  var b = function (id) { var e = d.getElementById(id); return e ? e.getBoundingClientRect().bottom : -1; };"
+           "  out.headline_bottom = b('headline'); out.matrix_bottom = b('matrix');"
+           "  out.scroll_width = d.documentElement.scrollWidth; out.client_width = d.documentElement.clientWidth;"
+           "  var tallest = 0; d.querySelectorAll('td, th').forEach(function (c) {"
+           "    tallest = Math.max(tallest, c.getBoundingClientRect().height); });"
+           "  out.tallest_cell = tallest;"
+           "  document.body.setAttribute('data-measure', JSON.stringify(out));"
+           "};</script></body></html>";
+    if (!out) return Status::IoError("cannot write " + wrapper.string());
+  }
+  TempDir out_dir;
+  if (out_dir.path.empty()) return Status::IoError("cannot create a temp folder");
+  const std::string dom_file = (out_dir.path / "dom.html").string();
+  Status s = RunChromium({"--allow-file-access-from-files", "--dump-dom", "file://" + fs::absolute(wrapper).string()},
+                         dom_file, deadline);
+  std::error_code ec;
+  fs::remove(wrapper, ec);
+  if (!s.ok()) return s;
+  std::ifstream in(dom_file, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string dom = ss.str();
+  const std::string attr = "data-measure=\"";
+  const std::size_t at = dom.find(attr);
+  if (at == std::string::npos) return Status::Internal("the probe page measured nothing: " + dom.substr(0, 400));
+  std::string json = dom.substr(at + attr.size(), dom.find('"', at + attr.size()) - at - attr.size());
+  for (std::size_t p; (p = json.find("&quot;")) != std::string::npos;) json.replace(p, 6, "\"");
+  auto number = [&](const std::string& key) {
+    const std::size_t k = json.find("\"" + key + "\":");
+    return k == std::string::npos ? -1.0 : std::stod(json.substr(k + key.size() + 3));
+  };
+  FirstScreen m;
+  m.headline_bottom = number("headline_bottom");
+  m.matrix_bottom = number("matrix_bottom");
+  m.scroll_width = number("scroll_width");
+  m.client_width = number("client_width");
+  m.tallest_cell = number("tallest_cell");
+  return m;
 }
 
 }  // namespace idemproof::testing

@@ -23,8 +23,22 @@ Result<std::string> FindChromium();
 // The DOM after load, serialised (--dump-dom). `file` is an absolute path.
 Result<std::string> DumpDom(const std::string& file, std::chrono::seconds deadline = std::chrono::seconds(60));
 
-// A PNG screenshot of `file` at 1280x2000 written to `png`.
+// A PNG screenshot of `file` at `window` ("1280,2000": width,height) written
+// to `png`.
 Status Screenshot(const std::string& file, const std::string& png,
-                  std::chrono::seconds deadline = std::chrono::seconds(60));
+                  std::chrono::seconds deadline = std::chrono::seconds(60), const std::string& window = "1280,2000");
+
+// The layout of a report page as a 1280 x 800 viewport lays it out: the page
+// is loaded into an iframe of that size by a wrapper page written beside it
+// (the report's own CSP allows no script), which reads the geometry back.
+struct FirstScreen {
+  double headline_bottom = -1;  // px from the top of the viewport
+  double matrix_bottom = -1;    // the bottom of table#matrix; -1 when absent
+  double scroll_width = -1;     // document width vs the viewport's
+  double client_width = -1;
+  double tallest_cell = -1;     // the tallest td or th on the whole page
+};
+Result<FirstScreen> MeasureFirstScreen(const std::string& file,
+                                       std::chrono::seconds deadline = std::chrono::seconds(60));
 
 }  // namespace idemproof::testing

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include "headless_chromium.h"
 #include "report_files.h"
@@ -84,4 +85,43 @@ TEST_CASE("a real run against the correct service: every exercised layer held", 
   CHECK(Count(dom, "<tr class=\"held\" data-layer=\"client\">") == 1);
   CHECK(Count(dom, "<tr class=\"broken\"") == 0);
   CHECK(Count(dom, "<article class=\"failure\"") == 0);
+}
+
+// Issue 48 item 5: `lint --target` on a target the suite mostly cannot run
+// prints the causes as a short table, each cause once, never one long line.
+TEST_CASE("lint --target prints not-applicable causes as a table, each once", "[live][slow]") {
+  const std::string src = IDEMPROOF_SOURCE_DIR;
+  const fs::path dir = LiveRunsDir("lint-foreign");
+  const fs::path log = dir / "lint.log";
+  const std::string cmd = std::string(IDEMPROOF_BINARY_DIR) + "/harness/cli/idemproof lint " + src + "/scenarios --target " +
+                          src + "/scenarios/targets/foreign-python.yaml > " + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  const std::string out = ReadText(log);
+  INFO(out);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  const auto head = out.find(" row(s) not applicable:\n  rows  #    cause");
+  REQUIRE(head != std::string::npos);
+  // The table: every line after its header short, every cause once.
+  std::set<std::string> causes;
+  std::size_t pos = out.find('\n', out.find('\n', head) + 1) + 1;
+  int rows = 0;
+  while (pos < out.size()) {
+    const std::size_t end = out.find('\n', pos);
+    const std::string line = out.substr(pos, end - pos);
+    pos = end == std::string::npos ? out.size() : end + 1;
+    CHECK(line.size() <= 2 + 4 + 2 + 3 + 2 + 56 + 2 + 56);
+    if (line.size() > 8 && line[5] != ' ') {  // a row's first line: its count right-aligned in 4
+      ++rows;
+      const std::string cause = line.substr(13, line.find("  ", 13) - 13);
+      CHECK(causes.insert(cause).second);
+    }
+  }
+  CHECK(rows >= 3);
+  // The old one-line note ("N of M row(s) not applicable: 20 needs ...") is gone.
+  CHECK(out.find("row(s) not applicable: ") == std::string::npos);
+  // Each row not run names its causes by number, not by their text again.
+  CHECK(out.find("side-effect/store-fault-slow-store[create_transfer]: needs #") != std::string::npos);
+  for (std::size_t at = 0; (at = out.find(": needs ", at)) != std::string::npos; ++at)
+    CHECK(out.compare(at, 9, ": needs #") == 0);
 }

@@ -458,3 +458,38 @@ TEST_CASE("probe_equal's two probe values reach the report through its finding",
   CHECK(v.answers[1].body.find("\"available\": 4") != std::string::npos);
   CHECK(v.differences == f.differences);
 }
+
+// Issue 48 item 5: no report.md table cell over kMarkdownCellChars; a longer
+// one is cut and its whole text follows the table, linked by number.
+TEST_CASE("report.md table cells stay under the limit, details below the table", "[markdown]") {
+  for (const std::string run : {"clean", "broken", "injection"}) {
+    SECTION(run) {
+      const RunDirectoryContents contents = Read(run);
+      const std::string md = RenderMarkdownReport(contents, ReviewRun(contents), "report-timelines").markdown;
+      std::istringstream lines(md);
+      std::string line;
+      int table_lines = 0;
+      while (std::getline(lines, line)) {
+        if (line.empty() || line[0] != '|') continue;
+        ++table_lines;
+        std::size_t start = 1;
+        for (std::size_t i = 1; i < line.size(); ++i) {
+          if (line[i] != '|' || line[i - 1] == '\\') continue;
+          INFO(line);
+          CHECK(i - start <= kMarkdownCellChars);
+          start = i + 1;
+        }
+      }
+      CHECK(table_lines > 20);
+    }
+  }
+  // The broken run's evidence of the double submit was longer: its whole text
+  // is below the table, and the cut cell links to it.
+  const RunDirectoryContents broken = Read("broken");
+  const std::string md = RenderMarkdownReport(broken, ReviewRun(broken), "report-timelines").markdown;
+  CHECK(md.find(" \u2026 [[1]](#cell-1) |") != std::string::npos);
+  const auto note = md.find("\n<a id=\"cell-1\"></a>\n\n[1] ");
+  REQUIRE(note != std::string::npos);
+  CHECK(md.find("\n\n", note + 30) - note > kMarkdownCellChars);  // the whole cell
+  CHECK(md.find("biz\\_no", note) != std::string::npos);
+}
