@@ -19,6 +19,7 @@ packages=(
   catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libpq-dev libssl-dev
   libhiredis-dev redis-server liburing-dev libre2-dev
   libnghttp2-dev   # the HTTP/2 client of single-packet bursts (harness/clients/h2_burst)
+  ccache   # CMake compiles through it when present: a rebuild of unchanged files is a cache hit
 )
 # What the tests start or read besides: a first verdict needs none of it.
 test_packages=(
