@@ -20,6 +20,7 @@ packages=(
   libhiredis-dev redis-server liburing-dev libre2-dev
   libnghttp2-dev   # the HTTP/2 client of single-packet bursts (harness/clients/h2_burst)
   ccache   # CMake compiles through it when present: a rebuild of unchanged files is a cache hit
+  file   # cpack's DEB generator finds the executables to strip and pass to dpkg-shlibdeps (scripts/package.sh)
 )
 # What the tests start or read besides: a first verdict needs none of it.
 test_packages=(
@@ -29,6 +30,7 @@ test_packages=(
   ruby ruby-webrick ruby-redis   # the third foreign service (tests/foreign/box_office.rb: WEBrick, Redis)
   haproxy openssl   # the TLS and HTTP/2 fronts of tests/transport/tls_front.sh (certificates per run)
   python3-jsonschema python3-yaml   # tests/schema/validate_schemas.py: every shipped YAML against schemas/
+  mmdebstrap   # tests/install: a clean Debian root to install the package into (apt-get install ./idemproof_*.deb)
 )
 [ "${IDEMPROOF_PACKAGES:-all}" = suite ] || packages+=("${test_packages[@]}")
 bash scripts/install_missing.sh "${packages[@]}"
