@@ -50,6 +50,10 @@ std::string DataDir() {
 
 std::string SuiteDir() { return (fs::path(DataDir()) / "scenarios").string(); }
 
+std::vector<std::string> PathsOrSuite(const std::vector<std::string>& paths) {
+  return paths.empty() ? std::vector<std::string>{SuiteDir()} : paths;
+}
+
 LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDescription* target) {
   LoadedSuite out;
   auto files = session::CollectScenarioFiles(paths);

@@ -28,8 +28,11 @@ std::string DefaultBuildDir();
 // <prefix>/share/idemproof; else the source tree this executable was built from.
 std::string DataDir();
 
-// The suite `idemproof run` runs when given no path: DataDir()/scenarios.
+// The suite `idemproof run` and `lint` take when given no path: DataDir()/scenarios.
 std::string SuiteDir();
+
+// `paths`, or the suite when there is none.
+std::vector<std::string> PathsOrSuite(const std::vector<std::string>& paths);
 
 struct LoadedSuite {
   std::vector<Scenario> scenarios;

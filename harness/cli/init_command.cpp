@@ -153,7 +153,7 @@ int Init(const InitArgs& args) {
   }
   const std::string next = args.openapi.empty()
                                ? "complete it, then learn the service's contract: idemproof discover --target "
-                               : "then: idemproof lint scenarios/ --target ";
+                               : "then: idemproof lint --target ";
   if (args.output.empty() || args.output == "-") {
     std::cout << *text;
     PrintSummary(summary);

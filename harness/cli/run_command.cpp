@@ -119,8 +119,7 @@ int Run(const RunArgs& args) {
     return kExitUsage;
   }
   // No path: the suite shipped with this executable (installed, or the checkout's).
-  const std::vector<std::string> paths = args.paths.empty() ? std::vector<std::string>{SuiteDir()} : args.paths;
-  LoadedSuite suite = LoadScenarios(paths, &*target);
+  LoadedSuite suite = LoadScenarios(PathsOrSuite(args.paths), &*target);
   if (suite.errors > 0) {
     std::cerr << "idemproof: " << suite.errors << " error(s) in the scenario files; nothing ran\n";
     return kExitUsage;

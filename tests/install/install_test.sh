@@ -46,6 +46,10 @@ status=0
 cat "$work/run.log"
 check "installed: idemproof run --target (no path) exits 0 (exit $status)" test "$status" = 0
 check "installed: the run ran the suite's double-submit scenario" grep -q "double-submit" "$work/run.log"
+lint=$(cd "$work/elsewhere" && "$prefix/bin/idemproof" lint --target "$prefix/share/idemproof/scenarios/targets/reference.yaml" 2>&1) ||
+  true
+check "installed: idemproof lint --target (no path) lints the installed suite ($(head -1 <<<"$lint"))" \
+  grep -qE '^[0-9]{2,} scenario\(s\) ok against target reference' <<<"$lint"
 # The run started the installed reference: a build tree's {{build_dir}}
 # (three folders above the executable: $work here) holds none.
 check "installed: no reference where a build tree's {{build_dir}} would be" test ! -e "$work/reference-impl"
