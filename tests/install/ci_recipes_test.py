@@ -11,7 +11,7 @@ but the package, restored where each recipe's cache would put it. Then:
     `run:` lines run with bash in the repository with the inputs of the
     workflow docs/ci.md shows; actions/cache is played as a hit on the
     restored package, so the package build step is skipped (it is
-    scripts/package.sh, which tests/install's package-build test runs);
+    scripts/package.sh, whose cpack part test-install/package-build runs);
   - ci/gitlab/idemproof.gitlab-ci.yml merged with the .gitlab-ci.yml
     docs/ci.md shows: before_script and script as one shell, after_script
     after.
