@@ -19,6 +19,8 @@ packages=(
   catch2 nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libpq-dev libssl-dev
   libhiredis-dev redis-server liburing-dev libre2-dev
   libnghttp2-dev   # the HTTP/2 client of single-packet bursts (harness/clients/h2_burst)
+  ccache   # CMake compiles through it when present: a rebuild of unchanged files is a cache hit
+  file   # cpack's DEB generator finds the executables to strip and pass to dpkg-shlibdeps (scripts/package.sh)
 )
 # What the tests start or read besides: a first verdict needs none of it.
 test_packages=(
@@ -29,6 +31,7 @@ test_packages=(
   haproxy openssl   # the TLS and HTTP/2 fronts of tests/transport/tls_front.sh (certificates per run)
   python3-jsonschema python3-yaml   # tests/schema/validate_schemas.py: every shipped YAML against schemas/
   time   # GNU time: the corpus test's peak RSS of init (tests/corpus/corpus_test.py)
+  mmdebstrap   # tests/install: a clean Debian root to install the package into (apt-get install ./idemproof_*.deb)
 )
 [ "${IDEMPROOF_PACKAGES:-all}" = suite ] || packages+=("${test_packages[@]}")
 bash scripts/install_missing.sh "${packages[@]}"

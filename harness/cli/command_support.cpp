@@ -20,14 +20,41 @@ namespace idemproof::cli {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// <prefix> when this executable is <prefix>/bin/idemproof with the installed
+// suite beside it (CMake's install rules); empty in a build tree.
+fs::path InstallPrefix() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || exe.parent_path().filename() != "bin") return {};
+  const fs::path prefix = exe.parent_path().parent_path();
+  if (!fs::is_directory(prefix / IDEMPROOF_INSTALL_DATADIR / "scenarios", ec)) return {};
+  return prefix;
+}
+
+}  // namespace
+
 std::string DefaultBuildDir() {
   if (const char* env = std::getenv("IDEMPROOF_BUILD_DIR"); env != nullptr && *env != '\0') {
     return fs::absolute(env).lexically_normal().string();
   }
+  if (const fs::path prefix = InstallPrefix(); !prefix.empty()) return (prefix / IDEMPROOF_INSTALL_BUILDDIR).string();
   std::error_code ec;
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return fs::current_path().string();
   return exe.parent_path().parent_path().parent_path().string();
+}
+
+std::string DataDir() {
+  if (const fs::path prefix = InstallPrefix(); !prefix.empty()) return (prefix / IDEMPROOF_INSTALL_DATADIR).string();
+  return IDEMPROOF_SOURCE_DIR;
+}
+
+std::string SuiteDir() { return (fs::path(DataDir()) / "scenarios").string(); }
+
+std::vector<std::string> PathsOrSuite(const std::vector<std::string>& paths) {
+  return paths.empty() ? std::vector<std::string>{SuiteDir()} : paths;
 }
 
 LoadedSuite LoadScenarios(const std::vector<std::string>& paths, const TargetDescription* target) {

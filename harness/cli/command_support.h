@@ -16,9 +16,23 @@
 
 namespace idemproof::cli {
 
-// The build folder holding this executable (<build>/harness/cli/idemproof),
-// unless $IDEMPROOF_BUILD_DIR names one.
+// {{build_dir}} by default: $IDEMPROOF_BUILD_DIR when set; else, installed,
+// <prefix>/lib/idemproof (links laid out as in a build folder:
+// reference-impl/idemproof-ref, payment-stub/idemproof-stub); else the build
+// folder holding this executable (<build>/harness/cli/idemproof).
 std::string DefaultBuildDir();
+
+// Where the suite (scenarios/, its targets/), schemas/ and the files the
+// example targets start live, and {{source_dir}}: installed
+// (<prefix>/bin/idemproof beside <prefix>/share/idemproof/scenarios),
+// <prefix>/share/idemproof; else the source tree this executable was built from.
+std::string DataDir();
+
+// The suite `idemproof run` and `lint` take when given no path: DataDir()/scenarios.
+std::string SuiteDir();
+
+// `paths`, or the suite when there is none.
+std::vector<std::string> PathsOrSuite(const std::vector<std::string>& paths);
 
 struct LoadedSuite {
   std::vector<Scenario> scenarios;

@@ -47,7 +47,7 @@ int Discover(const DiscoverArgs& args) {
   }
   discover::DiscoverOptions o;
   o.vars["build_dir"] = args.build_dir.empty() ? DefaultBuildDir() : fs::absolute(args.build_dir).string();
-  o.vars["source_dir"] = IDEMPROOF_SOURCE_DIR;
+  o.vars["source_dir"] = DataDir();
   if (!args.flaw.empty()) o.flaw = args.flaw;
   o.out_root = args.out_dir;
   o.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);

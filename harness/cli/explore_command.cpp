@@ -47,7 +47,7 @@ void AddExploreCommand(CLI::App& app, CommandTable& table) {
                   "judge by these semantics (" + ProfileNames() + "; default: the target's profile:, else ietf)");
   table.Add({cmd, [args] {
                return explore::RunExploreCommand(
-                   *args, DefaultBuildDir(), IDEMPROOF_SOURCE_DIR,
+                   *args, DefaultBuildDir(), DataDir(),
                    [] { return std::unique_ptr<runtime::BurstSender>(std::make_unique<runtime::LastByteBurst>()); },
                    [] { return std::unique_ptr<runtime::FaultRunner>(std::make_unique<runtime::InjectorFaults>()); },
                    std::cout, std::cerr);

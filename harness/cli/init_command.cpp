@@ -15,6 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "cli/command.h"
+#include "cli/command_support.h"
 #include "init/openapi_document.h"
 #include "init/target_writer.h"
 #include "model/console_text.h"
@@ -121,8 +122,9 @@ int Init(const InitArgs& args) {
   options.keyed_only = args.keyed_only;
   options.base_url = args.base_url;
   options.start = args.start;
-  // The JSON Schema shipped beside the sources (schemas/), when there is one.
-  const std::filesystem::path schema = std::filesystem::path(IDEMPROOF_SOURCE_DIR) / "schemas/target.schema.json";
+  // The JSON Schema shipped with this executable (schemas/: installed or the checkout's), when there is one.
+  const std::string data_dir = DataDir();
+  const std::filesystem::path schema = std::filesystem::path(data_dir) / "schemas/target.schema.json";
   // Named from the written file's folder, so the line holds in a checkout.
   if (std::filesystem::exists(schema)) {
     std::error_code ec;
@@ -130,7 +132,7 @@ int Init(const InitArgs& args) {
                           ? std::filesystem::current_path(ec)
                           : std::filesystem::absolute(args.output, ec).parent_path();
     // Relative inside the checkout (the line survives a move of it), absolute elsewhere.
-    const auto source = std::filesystem::weakly_canonical(IDEMPROOF_SOURCE_DIR, ec);
+    const auto source = std::filesystem::weakly_canonical(data_dir, ec);
     const auto inside = std::filesystem::weakly_canonical(from, ec).lexically_relative(source);
     const auto relative = std::filesystem::relative(schema, from, ec);
     const bool in_checkout = !inside.empty() && *inside.begin() != "..";
@@ -151,7 +153,7 @@ int Init(const InitArgs& args) {
   }
   const std::string next = args.openapi.empty()
                                ? "complete it, then learn the service's contract: idemproof discover --target "
-                               : "then: idemproof lint scenarios/ --target ";
+                               : "then: idemproof lint --target ";
   if (args.output.empty() || args.output == "-") {
     std::cout << *text;
     PrintSummary(summary);

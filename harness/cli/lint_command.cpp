@@ -29,7 +29,7 @@ int Lint(const std::vector<std::string>& paths, const std::string& target_file) 
     }
     target = std::move(t).value();
   }
-  LoadedSuite suite = LoadScenarios(paths, target ? &*target : nullptr);
+  LoadedSuite suite = LoadScenarios(PathsOrSuite(paths), target ? &*target : nullptr);
   if (suite.errors > 0) {
     std::cerr << "idemproof: " << suite.errors << " error(s)\n";
     return kExitUsage;
@@ -57,7 +57,8 @@ void AddLintCommand(CLI::App& app, CommandTable& table) {
   };
   auto args = std::make_shared<LintArgs>();
   CLI::App* cmd = app.add_subcommand("lint", "validate scenario files (and their fit to a target)");
-  cmd->add_option("paths", args->paths, "scenario files or folders")->required();
+  cmd->add_option("paths", args->paths,
+                  "scenario files or folders (default: the suite, `idemproof --print-suite-dir`)");
   cmd->add_option("--target", args->target_file, "also check the scenarios against this target file");
   table.Add({cmd, [args] { return Lint(args->paths, args->target_file); }});
 }

@@ -8,9 +8,11 @@
 // 2 bad usage or configuration (nothing ran); 3 could not decide (target
 // unreachable, no answer); 130 interrupted (SIGINT/SIGTERM).
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <string>
 
 #include "cli/command.h"
+#include "cli/command_support.h"
 
 using namespace idemproof;
 
@@ -18,6 +20,15 @@ int main(int argc, char** argv) {
   CLI::App app{"idemproof: prove, or disprove, that an HTTP service is idempotent"};
   app.set_version_flag("--version", std::string("idemproof ") + PROJECT_VERSION);
   app.require_subcommand(1);
+  // Answered before the subcommand is asked for, as --version is.
+  app.add_flag_callback(
+      "--print-suite-dir",
+      [] {
+        std::cout << cli::SuiteDir() << "\n";
+        throw CLI::Success();
+      },
+      "print the folder of the suite `run` runs when given no path (installed: <prefix>/share/idemproof/scenarios) "
+      "and exit");
 
   // In the order `idemproof --help` lists them.
   cli::CommandTable commands;

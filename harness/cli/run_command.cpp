@@ -1,4 +1,4 @@
-// `idemproof run PATH... --target FILE`: the scenarios against a target, one
+// `idemproof run [PATH...] --target FILE`: the scenarios against a target, one
 // session (session/session.h), printed as a summary table, recorded in a run
 // directory with its reports.
 #include <unistd.h>
@@ -118,7 +118,8 @@ int Run(const RunArgs& args) {
     std::cerr << ConsoleSafe(target.status().ToString()) << "\n";
     return kExitUsage;
   }
-  LoadedSuite suite = LoadScenarios(args.paths, &*target);
+  // No path: the suite shipped with this executable (installed, or the checkout's).
+  LoadedSuite suite = LoadScenarios(PathsOrSuite(args.paths), &*target);
   if (suite.errors > 0) {
     std::cerr << "idemproof: " << suite.errors << " error(s) in the scenario files; nothing ran\n";
     return kExitUsage;
@@ -201,7 +202,7 @@ int Run(const RunArgs& args) {
   options.tool_version = PROJECT_VERSION;
   options.vars["build_dir"] = args.build_dir.empty() ? DefaultBuildDir()
                                                      : fs::absolute(args.build_dir).string();
-  options.vars["source_dir"] = IDEMPROOF_SOURCE_DIR;
+  options.vars["source_dir"] = DataDir();
   runtime::InjectorFaults faults;
   runtime::LastByteBurst last_byte_burst;
   options.faults = &faults;
@@ -262,8 +263,9 @@ int Run(const RunArgs& args) {
 void AddRunCommand(CLI::App& app, CommandTable& table) {
   auto args = std::make_shared<RunArgs>();
   CLI::App* cmd = app.add_subcommand("run", "run scenarios against a target");
-  cmd->add_option("paths", args->paths, "scenario files or folders (folders named targets/ are skipped)")
-      ->required();
+  cmd->add_option("paths", args->paths,
+                  "scenario files or folders (folders named targets/ are skipped; default: the suite, "
+                  "`idemproof --print-suite-dir`)");
   cmd->add_option("--target", args->target_file, "target description (YAML)")->required();
   cmd->add_option("--out", args->out_dir, "where run directories go")->capture_default_str();
   cmd->add_option("--junit", args->junit_file, "also write the JUnit XML here");
