@@ -475,7 +475,7 @@ class Reader {
   // a fresh tree (the document is not changed) of at most `max_nodes`
   // nodes and max_schema_depth levels, a `$ref` met again on its own path
   // cut (read as any), each cut a warning. Memoised by the schema's place.
-  YAML::Node Schema(const YAML::Node& raw, std::size_t max_nodes) {
+  YAML::Node Schema(const YAML::Node& raw, std::size_t max_nodes, int max_depth) {
     const YAML::Node node = Resolve(raw);
     if (!node.IsDefined()) return AnySchema();
     if (!node.IsMap()) {
@@ -484,15 +484,19 @@ class Reader {
     }
     if (IsLeafSchema(node)) return node;  // nothing to resolve: the document's own node, no copy
     const YAML::Mark m = node.Mark();
-    const std::string key = std::to_string(m.pos) + "/" + std::to_string(max_nodes);
+    const std::string key = std::to_string(m.pos) + "/" + std::to_string(max_nodes) + "/" + std::to_string(max_depth);
     if (!m.is_null())
       if (auto memo = schemas_.find(key); memo != schemas_.end()) return memo->second;
     Build build;
     build.max_nodes = max_nodes;
+    build.max_depth = max_depth;
     YAML::Node out = BuildSchema(node, 0, build);
     // Routine on a big document: counted, one warning in all (at the first).
     if (build.cut_size && cut_size_++ == 0) first_cut_size_ = Place(node);
-    if (build.cut_depth && cut_depth_++ == 0) first_cut_depth_ = Place(node);
+    // An answer's schema is built only as deep as the writer looks: its
+    // cut there is by design, not a warning.
+    if (build.cut_depth && max_depth >= limits_.max_schema_depth && cut_depth_++ == 0)
+      first_cut_depth_ = Place(node);
     if (!m.is_null()) schemas_.emplace(key, out);
     return out;
   }
@@ -514,6 +518,7 @@ class Reader {
 
   struct Build {
     std::size_t max_nodes = 0;
+    int max_depth = 0;
     std::size_t nodes = 0;
     bool cut_size = false;
     bool cut_depth = false;
@@ -536,7 +541,7 @@ class Reader {
       b.cut_size = true;
       return AnySchema();
     }
-    if (depth > limits_.max_schema_depth) {
+    if (depth > b.max_depth) {
       b.cut_depth = true;
       return AnySchema();
     }
@@ -681,7 +686,7 @@ class Reader {
       const YAML::Node content = Child(p, "content");
       if (content.IsMap() && content.size() > 0) schema.reset(Child(Resolve(content.begin()->second), "schema"));
     }
-    if (schema.IsDefined()) out.schema.reset(Schema(schema, limits_.max_schema_nodes));
+    if (schema.IsDefined()) out.schema.reset(Schema(schema, limits_.max_schema_nodes, limits_.max_schema_depth));
     const YAML::Node example = Child(p, "example");
     if (example.IsDefined()) {
       CheckValue(example);
@@ -724,7 +729,7 @@ class Reader {
       return;
     }
     if (const YAML::Node schema = Child(media, "schema"); schema.IsDefined())
-      out.request_schema.reset(Schema(schema, limits_.max_schema_nodes));
+      out.request_schema.reset(Schema(schema, limits_.max_schema_nodes, limits_.max_schema_depth));
     if (const YAML::Node example = Child(media, "example"); example.IsDefined()) {
       CheckValue(example);
       out.request_examples.push_back(example);
@@ -807,7 +812,7 @@ class Reader {
           // The schema of a 2xx answer only: the writer reads the success's (records, captures).
           const YAML::Node media = r.status >= 200 && r.status < 300 ? JsonMedia(Child(answer, "content")) : None();
           if (const YAML::Node schema = Child(media, "schema"); schema.IsDefined())
-            r.schema.reset(Schema(schema, limits_.max_response_schema_nodes));
+            r.schema.reset(Schema(schema, limits_.max_response_schema_nodes, limits_.max_response_schema_depth));
           if (const YAML::Node headers = Child(answer, "headers"); headers.IsMap()) {
             for (const auto& h : headers) {
               Tick(h.second);

@@ -125,6 +125,7 @@ struct ReadLimits {
   std::size_t max_value_nodes = 100000;         // one example-like value, aliases expanded
   std::size_t max_schema_nodes = 1000;          // one schema handed out (a parameter's, a body's)
   std::size_t max_response_schema_nodes = 200;  // one answer schema (the writer looks two levels down)
+  int max_response_schema_depth = 3;            // its nesting: deeper levels are read as any, silently
   int max_schema_depth = 12;                    // nesting of properties / items / allOf
   std::size_t max_visits = 10000000;            // nodes visited by the whole reading
   std::chrono::milliseconds max_time{20000};    // the whole reading, parse included
