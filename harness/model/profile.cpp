@@ -83,8 +83,15 @@ SemanticsProfile Make(const std::string& name, std::string summary, std::string 
   return s;
 }
 
+// The status rule of identical_replay: an equivalent body (JSON members
+// reordered, re-indented) is the same request, not another payload. Judged
+// only where the target does not declare `fingerprint: bytes`.
+ProfileRule JsonEquivalence(const std::string& profile, RuleLevel level, std::string text) {
+  return ProfileRule{profile + "/json-equivalence", std::move(text), level};
+}
+
 SemanticsProfile Ietf() {
-  return Make("ietf",
+  SemanticsProfile s = Make("ietf",
               "the IETF Idempotency-Key draft: 400 without a key, 422 for a changed request, 409 while in progress "
               "(SHOULD); errors of a completed operation are replayed, 5xx released",
               "draft-ietf-httpapi-idempotency-key-header (IETF HTTPAPI WG), sections on idempotency enforcement and "
@@ -92,7 +99,13 @@ SemanticsProfile Ietf() {
               kShould, "a key reused with a different payload SHOULD be answered 422",
               "a retry while the original is still processing SHOULD be answered 409",
               "a request missing its required key SHOULD be answered 400");
+  s.rules["identical_replay"].status =
+      JsonEquivalence(s.name, kShould,
+                      "a retry whose body is equal as JSON SHOULD get the stored answer; the draft allows a "
+                      "fingerprint over the payload's bytes, so a mismatch answer to it is a deviation");
+  return s;
 }
+
 
 SemanticsProfile StripeV1() {
   SemanticsProfile s =
@@ -112,6 +125,9 @@ SemanticsProfile StripeV1() {
       "a retry with the same key gets the saved status code and body, including 500 errors";
   s.rules["retryable_released"].effect = {s.name + "/saved-500-replayed",
                                           "a 500 after execution began is saved and replayed, not released", kMust};
+  s.rules["identical_replay"].status = JsonEquivalence(
+      s.name, kMust, "request parameters are compared as parsed values: a retry whose body is equal as JSON gets "
+                     "the saved answer, never the changed-request error");
   return s;
 }
 
@@ -129,6 +145,9 @@ SemanticsProfile StripeV2() {
   s.rules["retryable_released"].effect = {
       s.name + "/failed-work-finished", "a retry after a failure finishes the work rather than replaying the failure",
       kMust};
+  s.rules["identical_replay"].status = JsonEquivalence(
+      s.name, kMust, "request parameters are compared as parsed values: a retry whose body is equal as JSON gets "
+                     "the saved answer, never the changed-request error");
   return s;
 }
 
@@ -147,6 +166,9 @@ SemanticsProfile Store2xxOnly() {
   s.rules["identical_replay"].effect.text = "a retry after a 2xx gets that answer again; a 4xx is not replayed";
   s.rules["retryable_released"].effect = {s.name + "/failure-released",
                                           "no 4xx or 5xx is stored: the next retry executes", kMust};
+  s.rules["identical_replay"].status = JsonEquivalence(
+      s.name, kShould, "a retry whose body is equal as JSON should get the stored answer (many middlewares hash "
+                       "the body's bytes)");
   return s;
 }
 

@@ -151,8 +151,22 @@ struct IdempotencyContract {
   // retry at once, for as long as the work runs.
   Duration retry_after_min = std::chrono::seconds(1);
   // With no lease declared: how long crash scenarios retry a blocked key
-  // before lease_recovery calls it stuck (a deviation, no lease being promised).
+  // before lease_recovery calls it blocked (a violation: the strict reading).
+  // `recovery_bound_declared`: the target file says it (`recovery_bound:
+  // 24h`), so the bound is the target's contract and verdicts name it as such.
   Duration recovery_bound = std::chrono::seconds(30);
+  bool recovery_bound_declared = false;
+  // `natural_key: $.order_ref`: the target dedups requests by this member of
+  // the body as well as by key, so the same business request under a new key
+  // may be refused (new_key_executes); undeclared, a new key always executes.
+  std::optional<JsonPath> natural_key;
+  // What the target fingerprints a request by (`fingerprint: json | bytes`):
+  // kJson (default) = its canonical JSON, so an equivalent body (members
+  // reordered, respaced) is the same request; kBytes = the body's bytes (the
+  // IETF draft allows a checksum over the payload), so an equivalent but
+  // different body is another payload and may get the mismatch status.
+  enum class Fingerprint { kJson, kBytes };
+  Fingerprint fingerprint = Fingerprint::kJson;
   // Answers after which a retry must really execute, besides every 5xx.
   std::vector<int> retryable;
   // What the target stores and replays, as its semantics profile says

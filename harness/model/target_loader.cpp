@@ -658,7 +658,7 @@ class TargetLoader {
     r_.CheckKeys(node,
                  {"key_header", "key", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
                   "lease", "retry_after", "recovery_bound", "key_max_length", "path_equivalence",
-                  "validation_first"},
+                  "validation_first", "natural_key", "fingerprint"},
                  "idempotency");
     if (node["validation_first"]) c.validation_first = r_.Bool(node["validation_first"], "idempotency.validation_first");
     if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
@@ -714,7 +714,19 @@ class TargetLoader {
         r_.Fail(level, "idempotency.retry_after must be required, recommended or none, found '" + ra + "'");
       }
     }
-    if (node["recovery_bound"]) c.recovery_bound = r_.DurationOf(node["recovery_bound"], "idempotency.recovery_bound");
+    if (node["recovery_bound"]) {
+      c.recovery_bound = r_.DurationOf(node["recovery_bound"], "idempotency.recovery_bound");
+      c.recovery_bound_declared = true;
+    }
+    if (node["natural_key"]) c.natural_key = r_.Path(node["natural_key"], "idempotency.natural_key");
+    if (node["fingerprint"]) {
+      const std::string f = r_.String(node["fingerprint"], "idempotency.fingerprint");
+      if (f == "bytes") {
+        c.fingerprint = IdempotencyContract::Fingerprint::kBytes;
+      } else if (f != "json") {
+        r_.Fail(node["fingerprint"], "idempotency.fingerprint must be json or bytes, found '" + f + "'");
+      }
+    }
     if (node["missing_key"]) c.missing_key = r_.HttpStatus(node["missing_key"], "idempotency.missing_key");
     if (node["retryable"]) {
       if (!node["retryable"].IsSequence()) r_.Fail(node["retryable"], "idempotency.retryable must be a list of statuses");

@@ -9,8 +9,14 @@
 // reconciling with what the dead owner had done. Needs no ledger probe: the
 // proxy's record is the downstream's side of the story (calls that reached
 // it), so a reconciling read (another method or path) is no effect.
+// Effects, not calls: where a ledger probe on that egress names the effect
+// in a call's record entry (its `value`, e.g. $.answer.transaction_id), 2xx
+// calls naming the same effect are one effect: a call re-sent under the same
+// downstream key and answered with the first effect is reconciliation.
 //   unknown  the fault never struck (or struck nothing: no answer, no kill),
 //            or the struck call was not answered 2xx (no effect to count).
+#include <optional>
+
 #include "model/event_names.h"
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
@@ -20,6 +26,17 @@ namespace idemproof::oracles {
 namespace {
 
 std::string PathOf(const std::string& target) { return target.substr(0, target.find('?')); }
+
+// The effect a call's record entry names, by the first ledger probe on
+// `egress` with a value path that finds it; nullopt when none does.
+std::optional<std::string> EffectIdOf(const nlohmann::json& entry, const std::string& egress,
+                                      const TargetDescription& target) {
+  for (const auto& [name, probe] : target.probes) {
+    if (probe.egress != egress || !probe.value || probe.role != "ledger") continue;
+    if (auto id = probe.value->FindText(entry); id && *id != "null") return id;
+  }
+  return std::nullopt;
+}
 
 bool Is2xx(const nlohmann::json& status) {
   return status.is_number_integer() && status.get<int>() >= 200 && status.get<int>() < 300;
@@ -72,25 +89,49 @@ Verdict DownstreamOnce(const OracleInput& in) {
 
   // The calls of the effect that reached the downstream, as its proxy recorded them.
   nlohmann::json calls = nlohmann::json::array();
-  std::int64_t effects = 0;
+  std::int64_t effects = 0, answered_2xx = 0;
+  std::vector<std::string> effect_ids;  // distinct, in call order
+
   for (const auto& e : in.history.events()) {
     if (e.process != event_process::kEgress || e.f != event_f::kEgress || !e.value.is_object()) continue;
     if (e.value.value("egress", std::string()) != egress || e.value.value("method", std::string()) != method ||
         e.value.value("path", std::string()) != path)
       continue;
     const nlohmann::json status = e.value.contains("status") ? e.value["status"] : nlohmann::json();
-    if (Is2xx(status)) ++effects;
-    calls.push_back({{"event", e.index},
-                     {"target", e.value.value("target", std::string())},
-                     {"status", status},
-                     {"answer", e.value.contains("answer") ? e.value["answer"] : nlohmann::json()}});
+    nlohmann::json call_json = {{"event", e.index},
+                                {"target", e.value.value("target", std::string())},
+                                {"status", status},
+                                {"answer", e.value.contains("answer") ? e.value["answer"] : nlohmann::json()}};
+    if (Is2xx(status)) {
+      ++answered_2xx;
+      const auto id = EffectIdOf(e.value, egress, in.target);
+      if (id) call_json["effect"] = *id;
+      // A call answered with an effect already counted is that effect again.
+      if (!id || std::find(effect_ids.begin(), effect_ids.end(), *id) == effect_ids.end()) {
+        ++effects;
+        if (id) effect_ids.push_back(*id);
+      }
+    }
+    calls.push_back(std::move(call_json));
   }
   nlohmann::json details = {{"downstream", egress}, {"method", method}, {"path", path}, {"effects", effects},
                             {"calls", calls}, {"requests", ops}, {"struck_event", struck->index}};
+  if (!effect_ids.empty()) details["effect_ids"] = effect_ids;
+  std::string ids;  // " (tx_1, tx_2)" when the calls named their effects
+  for (const auto& id : effect_ids) ids += (ids.empty() ? " (" : ", ") + id;
+  if (!ids.empty()) ids += ")";
+  // "; 2 calls answered 2xx, reconciled to the same effect" when calls outnumber effects.
+  const std::string reconciled =
+      answered_2xx > effects ? "; " + std::to_string(answered_2xx) + " calls answered 2xx naming " +
+                                   (effects == 1 ? "that effect" : "those effects") + ": reconciled, not repeated"
+                             : "";
   const int windows = WindowExecutions(sent, in.target.idempotency);
   if (windows > 1) details["window_executions"] = windows;
   if (effects > windows) {
-    const std::string problem = std::to_string(effects) + " calls of " + call +
+    // Without effect ids (no ledger probe names them) each 2xx call is an effect.
+    const std::string counted = effect_ids.empty() ? std::to_string(effects) + " calls"
+                                                   : std::to_string(effects) + " distinct effects" + ids;
+    const std::string problem = counted + " of " + call +
                                 " answered 2xx for one business action (" + std::to_string(sent.size()) +
                                 " requests): after the kill right after its answer, a retry called it again "
                                 "instead of reconciling";
@@ -106,8 +147,8 @@ Verdict DownstreamOnce(const OracleInput& in) {
   if (effects == 0)
     return Verdict::Unknown(name, "the struck call " + call + " was not answered 2xx: no effect to count", details)
         .Counted(repeats);
-  return Verdict::Valid(name, "one " + call + " effect (" + std::to_string(calls.size()) + " call(s) of it, " +
-                                  std::to_string(sent.size()) + " requests)",
+  return Verdict::Valid(name, "one " + call + " effect" + ids + " (" + std::to_string(calls.size()) +
+                                  " call(s) of it, " + std::to_string(sent.size()) + " requests" + reconciled + ")",
                         details)
       .Counted(repeats);
 }

@@ -32,46 +32,6 @@ bool TerminalAnswer(const HttpAnswer& a, const IdempotencyContract& c) {
   return !c.IsInProgress(a.status) && !c.IsMismatch(a.status) && a.status != c.missing_key && !c.IsRetryable(a.status);
 }
 
-// The spans [from, to) of the run in which a fault on the target's own store
-// (a tcp egress) was active: from its start to its heal, or to the end of its
-// declared window, whichever comes first.
-std::vector<std::pair<std::int64_t, std::int64_t>> StoreOutages(const OracleInput& in) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
-  std::map<std::string, std::size_t> open;
-  for (const auto& e : in.history.events()) {
-    if (e.process != event_process::kNemesis || e.f != event_f::kFault || e.type != EventType::kInvoke) continue;
-    const std::string fault = e.value.value("fault", "");
-    const auto decl = in.scenario.faults.find(fault);
-    if (decl == in.scenario.faults.end()) continue;
-    const std::string& on = decl->second.on;
-    const auto egress = in.target.egress.find(EgressOfHop(on));
-    if (on != kStoreHop && (egress == in.target.egress.end() || !egress->second.tcp)) continue;
-    if (e.value.value("phase", "") == "start") {
-      std::int64_t end = std::numeric_limits<std::int64_t>::max();
-      const nlohmann::json& params = decl->second.params;
-      if (params.is_object() && params.contains("window") && params["window"].is_string()) {
-        if (auto window = ParseDuration(params["window"].get<std::string>()); window.ok())
-          end = e.time_ns + window->count();
-      }
-      spans.push_back({e.time_ns, end});
-      open[fault] = spans.size() - 1;
-    } else if (const auto o = open.find(fault); o != open.end()) {
-      spans[o->second].second = std::min(spans[o->second].second, e.time_ns);
-      open.erase(o);
-    }
-  }
-  return spans;
-}
-
-// A retryable failure answered to a request that overlapped a store outage.
-bool FailedInStoreOutage(const Operation& op, const IdempotencyContract& contract,
-                         const std::vector<std::pair<std::int64_t, std::int64_t>>& outages) {
-  if (!op.answer() || !contract.IsRetryable(op.answer()->status)) return false;
-  return std::any_of(outages.begin(), outages.end(), [&](const auto& span) {
-    return op.invoke_ns() < span.second && op.complete_ns() >= span.first;
-  });
-}
-
 // How `later` falls short of replaying `first`: the answer differences, and
 // the replay marker when the target declares one and `later` lacks it.
 std::vector<std::string> ReplayDifferences(const HttpAnswer& first, const HttpAnswer& later,
@@ -88,6 +48,14 @@ std::vector<std::string> ReplayDifferences(const HttpAnswer& first, const HttpAn
   if (contract.replay && !IsReplayMarked(later, contract))
     diffs.push_back("replay marker " + contract.replay->Describe() + " missing");
   return diffs;
+}
+
+// True when `op` carried a form of the default request equal as JSON but
+// not as bytes (members reordered, re-indented, or all equal forms at once).
+bool BodyBytesChanged(const Operation& op) {
+  const auto form = ParsePayloadName(op.invoke->payload);
+  return form && (*form == PayloadVariant::kReordered || *form == PayloadVariant::kRespaced ||
+                  *form == PayloadVariant::kEquivalent);
 }
 
 // A retry of a completed key answered something else than a stored answer
@@ -263,11 +231,18 @@ Verdict IdenticalReplay(const OracleInput& in) {
   const auto& contract = in.target.idempotency;
   Violations violations;
   int replays = 0, keys = 0;
+  int bytes_refusals = 0;  // equivalent bodies refused by a declared bytes fingerprint
   const auto swallowed = SwallowedAnswers(in.history, contract);
   AnswerTally refused;  // turned away by authentication: never reached the key check
   const auto outages = StoreOutages(in);
   int in_outage = 0;    // failed retryably while the store was down: not judged
+  AnswerTally set_aside;  // every answer left out of the judgement, by why
   const bool failures_only = in.params.is_object() && in.params.value("failures", false);
+  // A profile that stores no failure (store-2xx-only) promises no replay of one.
+  if (failures_only && !contract.stores_4xx && !contract.stores_5xx)
+    return Verdict::NotApplicable(name, "the " + contract.profile +
+                                            " profile stores no failure (a 4xx or 5xx is released, the retry "
+                                            "executes): there is no stored failure to replay unchanged");
   for (auto g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     // mismatch_rejected judges other payloads; a large request is a request of its own, replayed as any
     if (g.payload != "default" && g.payload != "large") continue;
@@ -275,10 +250,14 @@ Verdict IdenticalReplay(const OracleInput& in) {
     std::erase_if(g.ops, [&](const Operation& op) {
       if (!AuthRefused(op, contract)) return false;
       refused.Add(op);
+      set_aside.AddAs(std::to_string(op.answer()->status) + " refused by authentication");
       return true;
     });
-    in_outage += static_cast<int>(
-        std::erase_if(g.ops, [&](const Operation& op) { return FailedInStoreOutage(op, contract, outages); }));
+    in_outage += static_cast<int>(std::erase_if(g.ops, [&](const Operation& op) {
+      if (!FailedInStoreOutage(op, contract, outages)) return false;
+      set_aside.AddAs(std::to_string(op.answer()->status) + " while the store was down");
+      return true;
+    }));
     std::vector<const SwallowedAnswer*> mine;
     for (const auto& s : swallowed) {
       if (s.key == g.key && s.action == g.action) mine.push_back(&s);
@@ -307,12 +286,33 @@ Verdict IdenticalReplay(const OracleInput& in) {
     }
     auto vol = in.target.VolatilePathsFor(g.action);
     for (const Operation* op : RetriesAfter(g, *first, contract.window)) {
+      // An equivalent body refused as another payload: the target's
+      // fingerprint is over bytes. Its contract under `fingerprint: bytes`;
+      // else a status-only finding (the profile's json-equivalence rule:
+      // SHOULD under ietf, whose draft allows a payload checksum).
+      if (BodyBytesChanged(*op) && Classify(*op, contract) == AnswerClass::kMismatch) {
+        ++replays;
+        if (contract.fingerprint == IdempotencyContract::Fingerprint::kBytes) {
+          ++bytes_refusals;
+          continue;
+        }
+        Finding f = NotAReplayViolation(g, *op, OpName(*first), fa, OpJson(*first), contract);
+        f.problem += ": an equivalent body (payload " + op->invoke->payload +
+                     ") refused as another payload, as a fingerprint over bytes does (idempotency.fingerprint: "
+                     "bytes declares it)";
+        f.rule = "status";
+        violations.Add(f);
+        continue;
+      }
       if (NotAReplay(*op, contract)) {
         ++replays;
         violations.Add(NotAReplayViolation(g, *op, OpName(*first), fa, OpJson(*first), contract));
         continue;
       }
-      if (!IsTerminal(Classify(*op, contract))) continue;
+      if (!IsTerminal(Classify(*op, contract))) {
+        set_aside.AddAs("no answer");
+        continue;
+      }
       ++replays;
       HttpAnswer a = *op->answer();
       const auto diffs = ReplayDifferences(fa, a, vol, in);
@@ -327,7 +327,15 @@ Verdict IdenticalReplay(const OracleInput& in) {
   nlohmann::json details = {{"violations", violations.json()}, {"replays_checked", replays}, {"keys", keys}};
   if (refused.total() > 0) details["refused_by_authentication"] = refused.Text();
   if (in_outage > 0) details["failed_during_store_outage"] = in_outage;
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(replays);
+  if (set_aside.total() > 0) details["set_aside"] = set_aside.json();
+  if (bytes_refusals > 0) details["bytes_fingerprint_refusals"] = bytes_refusals;
+  const std::string aside =
+      (bytes_refusals > 0 ? "; " + std::to_string(bytes_refusals) +
+                                " equivalent body(ies) refused as another payload, as the target's declared "
+                                "fingerprint over bytes allows (idempotency.fingerprint: bytes)"
+                          : std::string()) +
+      SetAsideClause(set_aside);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first() + aside, details).Counted(replays);
   if (replays == 0)
     return Verdict::Unknown(name,
                             std::string(failures_only && keys == 0
@@ -335,12 +343,14 @@ Verdict IdenticalReplay(const OracleInput& in) {
                                             : "no replay happened: no key got a second terminal answer") +
                                 (refused.total() > 0 ? " (" + refused.Text() +
                                                            " refused by authentication never reached the key check)"
-                                                     : std::string()),
+                                                     : std::string()) +
+                                aside,
                             details)
         .Counted(0);
   std::string marker = contract.replay ? " and carry " + contract.replay->Where() : "";
   return Verdict::Valid(name, std::to_string(replays) + " replay(s) over " + std::to_string(keys) +
-                                  " key(s) equal the first answer" + marker, details)
+                                  " key(s) equal the first answer" + marker + aside,
+                        details)
       .Counted(replays);
 }
 

@@ -1,12 +1,60 @@
 // in_progress: a duplicate that arrives while another request with the same
 // key is running gets the declared in-progress status or an answer identical
-// to the first; never a second execution, never an "empty success" (a 2xx
-// whose body differs from the first). A key none of whose requests executed
-// (NothingExecuted) is not judged. Past the declared window the key may
-// execute once more per window (WindowSegments): each window is judged alone.
+// to the first; never a second execution, never a success other than the
+// first (an empty or different 2xx). A 5xx is an answer too: unless the
+// target declares it as its in-progress status, a duplicate answered 5xx
+// while its key ran was told "failed", not "in progress" — a violation. Set
+// aside, and said so: no answer, a declared non-5xx retryable status, a
+// failure the scenario caused on purpose, a failure while the target's store
+// was down, and a 5xx the running request got as well (the duplicate waited
+// and shared its outcome: only a request that was itself no duplicate, a
+// leader, counts so). A duplicate that overlapped a running request
+// reached the premise whatever it was answered. A key none of whose requests
+// executed (NothingExecuted) is not judged. Past the declared window the key
+// may execute once more per window (WindowSegments): each window is judged
+// alone.
 #include "oracles/oracle_support.h"
 
 namespace idemproof::oracles {
+
+namespace {
+
+// The requests of `ops` running when `d` was invoked (invoked before it, not
+// answered by then).
+std::vector<const Operation*> RunningAt(const Operation& d, const std::vector<Operation>& ops) {
+  std::vector<const Operation*> running;
+  for (const auto& o : ops) {
+    if (o.invoke == d.invoke) continue;
+    const bool o_running =
+        o.invoke_ns() <= d.invoke_ns() && (o.completion == nullptr || o.complete_ns() > d.invoke_ns());
+    if (o_running && o.invoke->index < d.invoke->index) running.push_back(&o);
+  }
+  return running;
+}
+
+// Why the answer of `d`, a duplicate that overlapped the requests `running`
+// of its key (`ops`), says nothing about in-progress handling; "" when it
+// does (a decisive answer, a 5xx included).
+std::string SetAsideWhy(const Operation& d, const std::vector<const Operation*>& running,
+                        const std::vector<Operation>& ops, const IdempotencyContract& contract,
+                        const std::vector<std::pair<std::int64_t, std::int64_t>>& outages) {
+  const AnswerClass c = Classify(d, contract);
+  if (c == AnswerClass::kNoAnswer) return "no answer";
+  if (c != AnswerClass::kRetryable) return "";
+  const int status = d.answer()->status;
+  const std::string code = std::to_string(status);
+  if (status < 500) return code + " declared retryable";
+  if (FailedOnPurpose(d, contract)) return code + " failed on purpose";
+  if (FailedInStoreOutage(d, contract, outages)) return code + " while the store was down";
+  // Shared with a leader (a request that overlapped none): the duplicate
+  // waited for it. Other duplicates failing alike share nothing.
+  for (const Operation* o : running)
+    if (o->answer() && o->answer()->status == status && RunningAt(*o, ops).empty())
+      return code + " as the running request";
+  return "";
+}
+
+}  // namespace
 
 Verdict InProgress(const OracleInput& in) {
   const std::string name = "in_progress";
@@ -14,6 +62,8 @@ Verdict InProgress(const OracleInput& in) {
   Violations violations;
   int overlaps = 0, undecided = 0, in_progress_answers = 0;
   AnswerTally answered;  // the judged duplicates' answers, for the evidence
+  AnswerTally set_aside;  // overlapping duplicates' answers not judged, by why
+  const auto outages = StoreOutages(in);
   std::string nothing_executed;
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default" || g.ops.size() < 2) continue;
@@ -67,16 +117,11 @@ Verdict InProgress(const OracleInput& in) {
       const RequestGroup window_group{g.action, g.key, g.payload, g.biz, seg, g.caller};
       const Operation* first = FirstTerminal(window_group, contract);
       for (const auto& d : seg) {
-        bool overlapped = false;
-        for (const auto& o : g.ops) {
-          if (o.invoke == d.invoke) continue;
-          bool o_running =
-              o.invoke_ns() <= d.invoke_ns() && (o.completion == nullptr || o.complete_ns() > d.invoke_ns());
-          if (o_running && o.invoke->index < d.invoke->index) overlapped = true;
-        }
-        if (!overlapped) continue;
+        const std::vector<const Operation*> running = RunningAt(d, g.ops);  // the key's requests running when d came
+        if (running.empty()) continue;
         AnswerClass c = Classify(d, contract);
-        if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
+        if (const std::string why = SetAsideWhy(d, running, g.ops, contract, outages); !why.empty()) {
+          set_aside.AddAs(why);
           ++undecided;
           continue;
         }
@@ -92,14 +137,20 @@ Verdict InProgress(const OracleInput& in) {
         if (first != nullptr) diffs = AnswerDifferences(*first->answer(), a, vol, {});
         if (first != nullptr && diffs.empty()) continue;  // waited and got the same answer
         if (previous && AnswerDifferences(*previous, a, vol, {}).empty()) continue;
-        std::string what = (c == AnswerClass::kSuccess) ? "an empty success " : "";
+        // A 2xx other than the first: empty only when its body is.
+        std::string what = c != AnswerClass::kSuccess ? "" : a.body.empty() ? "an empty success " : "another success ";
         // A 4xx refusal other than the declared in-progress status: no second
-        // execution, only the status code is wrong.
+        // execution, only the status code is wrong. A 5xx says the request
+        // failed, not that it runs: a client cannot tell it from a failure.
         const bool refused = a.status >= 400 && a.status < 500 && !(contract.replay && IsReplayMarked(a, contract));
+        if (a.status >= 500) what = "a failure ";
         Finding v = MakeFinding("key " + g.key + " (" + g.action + "): duplicate " + OpName(d) + " got " + what +
                                     AnswerSummary(a) + " while another request was running (expected " +
                                     contract.InProgressText() + " or the first answer" +
-                                    (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")",
+                                    (first ? " " + AnswerSummary(*first->answer()) : std::string()) + ")" +
+                                    (a.status >= 500 ? ": a 5xx tells the client the request failed, not that it "
+                                                       "runs (idempotency.in_progress declares no 5xx)"
+                                                     : ""),
                                 {{"key", g.key}})
                         .With(FindingRole::kDuplicate, OpJson(d));
         v.rule = refused ? "status" : "effect";
@@ -118,18 +169,29 @@ Verdict InProgress(const OracleInput& in) {
                             {"in_progress_answers", in_progress_answers},
                             {"answered", answered.json()},
                             {"undecided", undecided}};
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(overlaps);
-  if (overlaps == 0)
+  if (set_aside.total() > 0) details["set_aside"] = set_aside.json();
+  // Every duplicate that overlapped a running request reached the premise,
+  // judged or set aside.
+  const int reached = overlaps + set_aside.total();
+  const std::string aside = SetAsideClause(set_aside);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first() + aside, details).Counted(reached);
+  if (reached == 0)
     return Verdict::Unknown(name,
                             nothing_executed.empty() ? "no duplicate overlapped a running request with the same key"
                                                      : nothing_executed,
                             details)
         .Counted(0);
+  if (overlaps == 0)
+    return Verdict::Unknown(name,
+                            std::to_string(reached) +
+                                " duplicate(s) overlapped a running request, none with an answer that decides" + aside,
+                            details)
+        .Counted(reached);
   return Verdict::Valid(name, std::to_string(overlaps) + " overlapping duplicate(s), answered " + answered.Text() +
                                   ": " + contract.InProgressText() + " or the first answer (in-progress path hit " +
-                                  std::to_string(in_progress_answers) + "x); one execution",
+                                  std::to_string(in_progress_answers) + "x); one execution" + aside,
                         details)
-      .Counted(overlaps);
+      .Counted(reached);
 }
 
 }  // namespace idemproof::oracles

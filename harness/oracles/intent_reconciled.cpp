@@ -8,6 +8,10 @@
 // (their ids), or their count; the record probe's value is the list of
 // effect ids the target recorded (or one id). The target file's probe
 // declarations pick those values out of the answers.
+// Effects, not calls: one id listed twice is one effect (a ledger read from
+// the calls that reached the downstream lists a call re-sent under the same
+// downstream key, and answered with the first effect, twice: that is
+// reconciliation). The evidence names the ids.
 #include <optional>
 
 #include "oracles/oracle_support.h"
@@ -63,14 +67,28 @@ Verdict IntentReconciled(const OracleInput& in) {
     return Verdict::Unknown(name, "the ledger probe '" + ledger_label + "' has no value (it failed or never ran)");
   }
   std::int64_t effects = 0;
-  std::vector<std::string> effect_ids;
+  std::vector<std::string> effect_ids;  // distinct, in ledger order
+  std::size_t listed = 0;               // entries of the ledger, repeats included
   if (ledger->is_number_integer()) {
     effects = ledger->get<std::int64_t>();
   } else {
-    effect_ids = ids_of(*ledger);
+    for (auto& id : ids_of(*ledger)) {
+      ++listed;
+      if (std::find(effect_ids.begin(), effect_ids.end(), id) == effect_ids.end()) effect_ids.push_back(std::move(id));
+    }
     effects = static_cast<std::int64_t>(effect_ids.size());
   }
   nlohmann::json details = {{"ledger", *ledger}, {"effects", effects}, {"successes", successes}, {"requests", ops}};
+  if (!effect_ids.empty()) details["effect_ids"] = effect_ids;
+  std::string ids;  // " (tx_1, tx_2)"
+  for (const auto& id : effect_ids) ids += (ids.empty() ? " (" : ", ") + id;
+  if (!ids.empty()) ids += ")";
+  // A ledger listing one effect more than once: the downstream answered a
+  // re-sent call with the effect it had already taken.
+  const std::string reconciled =
+      listed > effect_ids.size()
+          ? "; the ledger lists it " + std::to_string(listed) + " times: calls answered with the same effect"
+          : "";
 
   // Retries after the declared window may rightly charge again.
   const int windows = WindowExecutions(sent, in.target.idempotency);
@@ -92,7 +110,7 @@ Verdict IntentReconciled(const OracleInput& in) {
     return Verdict::Invalid(name, problem, with);
   };
   if (effects > windows)
-    return invalid(std::to_string(effects) + " external effects for one business action (" +
+    return invalid(std::to_string(effects) + " external effects" + ids + " for one business action (" +
                        std::to_string(requests) + " requests): charged more than once",
                    effects, windows)
         .Counted(repeats);
@@ -123,9 +141,9 @@ Verdict IntentReconciled(const OracleInput& in) {
       return invalid("the target recorded " + recorded.front() + " but the external effect is " + effect_ids.front(),
                      std::nullopt, 1);
   }
-  return Verdict::Valid(name, "exactly one external effect" +
+  return Verdict::Valid(name, "exactly one external effect" + ids +
                                   std::string(record_label.empty() ? "" : ", recorded by the target") + " (" +
-                                  std::to_string(requests) + " requests)",
+                                  std::to_string(requests) + " requests" + reconciled + ")",
                         details)
       .Counted(repeats);
 }

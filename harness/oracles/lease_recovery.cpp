@@ -26,13 +26,17 @@
 // is judged.
 // With no lease declared, idempotency.recovery_bound stands in for it: no
 // retry must be in progress, the first retry answered otherwise shows the
-// recovery, and a key still in progress after the bound is a deviation (no
-// lease was promised); two completions or records != 1 stay violations.
+// recovery, and a key still in progress after the bound is a violation too:
+// the strict reading holds where no contract speaks (the default 30s); a
+// target that blocks keys longer declares its bound (`recovery_bound: 24h`),
+// which then is its contract, named in the evidence (and a key not retried
+// past it is not judged).
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <tuple>
 
+#include "base/http_message.h"
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
 #include "model/history_events.h"
@@ -91,7 +95,9 @@ std::string HowItDiffers(const Operation& a, const Operation& b) {
     out.push_back("variant " + (va.empty() ? std::string("none") : va) + " against " +
                   (vb.empty() ? std::string("none") : vb));
   if (a.invoke->payload != b.invoke->payload) out.push_back("payload " + ChangeSummary(a) + " against " + ChangeSummary(b));
-  const std::string ua = field(a, "request", "url"), ub = field(b, "request", "url");
+  // As the target saw them: a restart may have moved the target to another
+  // port, which is no difference of the request.
+  const std::string ua = OriginForm(field(a, "request", "url")), ub = OriginForm(field(b, "request", "url"));
   if (ua != ub) out.push_back("URL " + ua + " against " + ub);
   if (field(a, "request", "body") != field(b, "request", "body")) out.push_back("the bodies differ");
   std::string text;
@@ -121,8 +127,8 @@ Verdict LeaseRecovery(const OracleInput& in) {
     lease = *d;
   }
   // No lease promised: the key must still be free again within the recovery
-  // bound; still blocked then is a deviation (a SHOULD), and no retry is
-  // required to be in progress before it.
+  // bound (declared, or the default); still blocked then is a violation, and
+  // no retry is required to be in progress before it.
   const bool declared = lease.has_value();
   if (!lease) lease = contract.recovery_bound;
   const std::int64_t lease_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(*lease).count();
@@ -143,7 +149,6 @@ Verdict LeaseRecovery(const OracleInput& in) {
   int retried = 0;  // crashed requests whose key was retried after the lease
   std::string violation;
   Finding finding;  // the violation's, in the one shape the reports read
-  bool deviation_only = false;
   const auto groups = GroupRequestsByKey(in.history, filter);
   // Every payload's requests of one key (one action, one caller's hands).
   using KeyId = std::tuple<std::string, std::string, std::string>;
@@ -176,7 +181,6 @@ Verdict LeaseRecovery(const OracleInput& in) {
 
     nlohmann::json row = {{"key", group.key}, {"crashed", OpJson(*crashed)}, {"crash_index", crash->index},
                           {declared ? "lease_ms" : "recovery_bound_ms", lease_ns / 1000000}};
-    bool blocked = false;  // the finding is: still in progress after the bound
     std::string problem;
     // Completions: unmarked 2xx answers. A target that marks no replays
     // cannot tell us which 2xx is the execution, so there every distinct 2xx
@@ -273,12 +277,16 @@ Verdict LeaseRecovery(const OracleInput& in) {
     row["after_expiry"] = OpJson(*first_after);
     const AnswerClass after = Classify(*first_after, contract);
     if (problem.empty() && after == AnswerClass::kInProgress) {
-      blocked = true;
       problem = declared ? "key " + group.key + " is still in progress after its lease ended (" +
                                OpName(*first_after) + "): blocked for good"
                          : "key " + group.key + " is still in progress " + FormatDuration(*lease) +
-                               " after its owner crashed (" + OpName(*first_after) +
-                               "; no lease declared, idempotency.recovery_bound): blocked";
+                               " after its owner crashed (" + OpName(*first_after) + "; no lease declared, " +
+                               (contract.recovery_bound_declared
+                                    ? "past the recovery bound the target declares, idempotency.recovery_bound " +
+                                          FormatDuration(*lease)
+                                    : "and no idempotency.recovery_bound: the default " + FormatDuration(*lease) +
+                                          " holds (a target that blocks keys longer declares its bound)") +
+                               "): blocked";
     }
     // Retries after the declared window may rightly execute again.
     const int windows = WindowExecutions(group.ops, contract);
@@ -310,10 +318,9 @@ Verdict LeaseRecovery(const OracleInput& in) {
     }
     if (!problem.empty()) {
       row["problem"] = problem;
-      // A violation outranks a deviation (a blocked key with no lease declared).
-      const bool deviation = blocked && !declared;
-      if (violation.empty() || (deviation_only && !deviation)) {
-        deviation_only = deviation;
+      // No excuse where a contract can speak: a key blocked past the bound
+      // (declared, or the default) is a violation like any other finding.
+      if (violation.empty()) {
         violation = problem;
         finding = MakeFinding(problem, {{"key", group.key}, {"action", group.action}});
         finding.With(FindingRole::kRequest, OpJson(*crashed));
@@ -335,8 +342,7 @@ Verdict LeaseRecovery(const OracleInput& in) {
     Violations violations;
     violations.Add(finding);
     details["violations"] = violations.json();
-    return (deviation_only ? Verdict::Deviation(name, violation, details) : Verdict::Invalid(name, violation, details))
-        .Counted(running);
+    return Verdict::Invalid(name, violation, details).Counted(running);
   }
   int decided = 0;
   for (const auto& r : judged) decided += r.contains("undecided") ? 0 : 1;
@@ -345,7 +351,15 @@ Verdict LeaseRecovery(const OracleInput& in) {
   // Nothing was retried after the lease: recovery was never put to the test
   // (premise not reached, as for no crash at all), unlike a retry whose
   // answer left it open (a retryable failure), which stays undecided.
-  if (retried == 0) return Verdict::Unknown(name, "no retry was sent after the lease ended", details).Counted(0);
+  if (retried == 0)
+    return Verdict::Unknown(name,
+                            !declared && contract.recovery_bound_declared
+                                ? "no retry was sent after the recovery bound the target declares "
+                                  "(idempotency.recovery_bound " +
+                                      FormatDuration(*lease) + "): inside it, a blocked key is its contract"
+                                : std::string("no retry was sent after the lease ended"),
+                            details)
+        .Counted(0);
   if (decided == 0) return Verdict::Unknown(name, "no retry after the lease ended decided it", details).Counted(running);
   return Verdict::Valid(name, std::to_string(decided) +
                                   " key(s) recovered: in-progress while the lease held, one completion after",

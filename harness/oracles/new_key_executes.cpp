@@ -9,9 +9,15 @@
 // marker; without one, an answer equal to an earlier key's first answer), or
 // refused as a reuse (in_progress, mismatch) although no earlier key carried
 // its business id; and when a business id has fewer records than the keys
-// that got a 2xx for it. A new key refused otherwise (a 409 "order exists"
-// for a business id already used: a target may forbid a second order with
-// one business id) is not judged: it says nothing about keys.
+// that got a 2xx for it. A new key's request refused (a 4xx) although it is
+// the same request as an earlier key's (its business id and payload) is
+// swallowed too — a new key is a new request — unless the target declares a
+// natural key (`idempotency.natural_key`) and both bodies carry the same
+// value there: then the refusal is its contract, and judged as such.
+// Refusals that say nothing about keys are set aside, counted: a 5xx, an
+// authentication failure, a refusal of another business request.
+#include <optional>
+
 #include "oracles/oracle_support.h"
 
 namespace idemproof::oracles {
@@ -31,6 +37,16 @@ std::string KeyText(const std::string& key) {
 }
 
 // ", sharing its first N characters with key K" when most of `key` is `other`'s.
+// The member `path` of the JSON body `op` carried, as text; nullopt when the
+// body is no JSON or lacks it.
+std::optional<std::string> BodyMember(const Operation& op, const JsonPath& path) {
+  const nlohmann::json& v = op.invoke->value;
+  if (!v.is_object() || !v.contains("request") || !v["request"].is_object()) return std::nullopt;
+  const nlohmann::json body = nlohmann::json::parse(v["request"].value("body", std::string()), nullptr, false);
+  if (body.is_discarded()) return std::nullopt;
+  return path.FindText(body);
+}
+
 std::string SharedPrefix(const std::string& key, const std::string& other) {
   std::size_t n = 0;
   while (n < key.size() && n < other.size() && key[n] == other[n]) ++n;
@@ -58,6 +74,7 @@ Verdict NewKeyExecutes(const OracleInput& in) {
 
   Violations violations;
   int judged = 0, undecided = 0;
+  int natural_key_refusals = 0;  // refused by the declared natural key: by contract
   AnswerTally refused;
   // Keys answered 2xx without a replay marker, per (action, biz): executed.
   std::map<std::pair<std::string, std::string>, std::vector<const Operation*>> executed;
@@ -106,8 +123,31 @@ Verdict NewKeyExecutes(const OracleInput& in) {
         problem = about + " was refused " + AnswerSummary(*a) + " as a reuse of another key, though no earlier " +
                   "key carried its business id " + e.biz + ": it was taken for " + other;
       } else if (c != AnswerClass::kSuccess) {
-        refused.Add(op);
-        continue;
+        // The same request as the earlier key's, refused: no excuse unless
+        // the target declares the business field it dedups by.
+        const bool same_request = biz_seen && earlier->invoke->payload == e.payload;
+        if (!same_request || a->status < 400 || a->status >= 500 || AuthRefused(op, contract)) {
+          refused.Add(op);
+          continue;
+        }
+        if (contract.natural_key) {
+          const auto mine = BodyMember(op, *contract.natural_key);
+          const auto theirs = BodyMember(*earlier, *contract.natural_key);
+          if (!mine || !theirs) {
+            refused.Add(op);
+            continue;
+          }
+          if (*mine == *theirs) {
+            ++natural_key_refusals;  // judged below: refused by the target's contract
+          } else {
+            problem = about + " was refused " + AnswerSummary(*a) + " though its natural key " +
+                      contract.natural_key->text() + " is " + *mine + ", not " + other + "'s " + *theirs;
+          }
+        } else {
+          problem = about + " was refused " + AnswerSummary(*a) + ": the same request as " + other +
+                    " under a new key is a new request and executes (a target that also dedups by a business "
+                    "field declares it: idempotency.natural_key)";
+        }
       }
       ++judged;
       if (problem) {
@@ -135,12 +175,21 @@ Verdict NewKeyExecutes(const OracleInput& in) {
   }
   nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided},
                             {"refused", refused.json()}, {"unprobed", unprobed}};
+  if (natural_key_refusals > 0) details["natural_key_refusals"] = natural_key_refusals;
   const std::string unreached =
       refused.total() > 0 ? "every new key's first request was refused (" + refused.Text() +
-                                "), as a target may refuse a second order with one business id: nothing to judge"
+                                ") for a reason that says nothing of keys (a 5xx, authentication, another "
+                                "business request): nothing to judge"
                           : "no action got a request under a second key";
+  const std::string by_contract =
+      natural_key_refusals > 0 ? " (" + std::to_string(natural_key_refusals) +
+                                     " refused as the same business request by the natural key " +
+                                     contract.natural_key->text() + " the target declares)"
+                               : "";
   return Conclude(name, violations, details, judged, undecided,
-                  std::to_string(judged) + " request(s) under a new key executed, none swallowed as a replay",
+                  std::to_string(judged - natural_key_refusals) +
+                      " request(s) under a new key executed, none swallowed as a replay" + by_contract +
+                      SetAsideClause(refused),
                   "no request under a new key was answered alone (a copy racing it, or a proxy's replayed copy, may "
                   "rightly answer it as a replay)",
                   unreached);

@@ -6,7 +6,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
+
+#include "base/duration.h"
+#include "model/event_names.h"
 
 #include "model/capabilities.h"
 #include "model/history_events.h"
@@ -140,6 +144,52 @@ void AnswerTally::Add(const Operation& op) {
   auto a = op.answer();
   ++counts_[a ? std::to_string(a->status) : "no answer"];
   ++total_;
+}
+
+void AnswerTally::AddAs(const std::string& what) {
+  ++counts_[what];
+  ++total_;
+}
+
+std::string SetAsideClause(const AnswerTally& set_aside) {
+  if (set_aside.total() == 0) return "";
+  return "; " + std::to_string(set_aside.total()) + " answer(s) set aside: " + set_aside.Text();
+}
+
+std::vector<std::pair<std::int64_t, std::int64_t>> StoreOutages(const OracleInput& in) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
+  std::map<std::string, std::size_t> open;
+  for (const auto& e : in.history.events()) {
+    if (e.process != event_process::kNemesis || e.f != event_f::kFault || e.type != EventType::kInvoke) continue;
+    const std::string fault = e.value.value("fault", "");
+    const auto decl = in.scenario.faults.find(fault);
+    if (decl == in.scenario.faults.end()) continue;
+    const std::string& on = decl->second.on;
+    const auto egress = in.target.egress.find(EgressOfHop(on));
+    if (on != kStoreHop && (egress == in.target.egress.end() || !egress->second.tcp)) continue;
+    if (e.value.value("phase", "") == "start") {
+      std::int64_t end = std::numeric_limits<std::int64_t>::max();
+      const nlohmann::json& params = decl->second.params;
+      if (params.is_object() && params.contains("window") && params["window"].is_string()) {
+        if (auto window = ParseDuration(params["window"].get<std::string>()); window.ok())
+          end = e.time_ns + window->count();
+      }
+      spans.push_back({e.time_ns, end});
+      open[fault] = spans.size() - 1;
+    } else if (const auto o = open.find(fault); o != open.end()) {
+      spans[o->second].second = std::min(spans[o->second].second, e.time_ns);
+      open.erase(o);
+    }
+  }
+  return spans;
+}
+
+bool FailedInStoreOutage(const Operation& op, const IdempotencyContract& contract,
+                         const std::vector<std::pair<std::int64_t, std::int64_t>>& outages) {
+  if (!op.answer() || !contract.IsRetryable(op.answer()->status)) return false;
+  return std::any_of(outages.begin(), outages.end(), [&](const auto& span) {
+    return op.invoke_ns() < span.second && op.complete_ns() >= span.first;
+  });
 }
 
 std::string AnswerTally::Text() const {

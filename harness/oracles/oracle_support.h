@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -78,6 +79,9 @@ class AnswerTally {
  public:
   // Counts `op`'s status, or "no answer".
   void Add(const Operation& op);
+  // Counts one answer under `what` ("no answer", "429 declared retryable").
+  // REQUIRES: !what.empty().
+  void AddAs(const std::string& what);
   int total() const { return total_; }
   // "400 x1, 422 x2" (statuses in text order); "" when nothing was added.
   std::string Text() const;
@@ -88,6 +92,21 @@ class AnswerTally {
   std::map<std::string, int> counts_;
   int total_ = 0;
 };
+
+// The clause a verdict's evidence ends with when it set answers aside
+// (`set_aside` counts them by why): "; 2 answer(s) set aside: no answer x1,
+// 503 failed on purpose x1"; "" when none was. Every oracle that leaves
+// answers out of its judgement says how many and why.
+std::string SetAsideClause(const AnswerTally& set_aside);
+
+// The spans [from, to) of the run in which a fault on the target's own store
+// (`on: store`, or a tcp egress) was active: from its start to its heal, or
+// to the end of its declared window, whichever comes first.
+std::vector<std::pair<std::int64_t, std::int64_t>> StoreOutages(const OracleInput& in);
+// A retryable failure answered to a request that overlapped a store outage:
+// with its store down a correct service says so retryably.
+bool FailedInStoreOutage(const Operation& op, const IdempotencyContract& contract,
+                         const std::vector<std::pair<std::int64_t, std::int64_t>>& outages);
 
 // True when `op` was answered with an authentication or authorization
 // failure (401, 403, 407) the contract declares for no refusal: such a

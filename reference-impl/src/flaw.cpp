@@ -80,6 +80,12 @@ const std::vector<FlawInfo>& all_flaws() {
       {Flaw::key_includes_query, "key-includes-query",
        "scopes a key by the request target as it came, query string included: the same request with its query "
        "parameters in another order is another key and executes again"},
+      {Flaw::in_progress_500, "in-progress-500",
+       "answers a duplicate whose key is in progress 500 instead of 409: the client is told its request failed "
+       "while the first still runs"},
+      {Flaw::claim_conflict_500, "claim-conflict-500",
+       "reads the key, pauses --check-insert-pause, then claims it atomically; a duplicate that read the key "
+       "absent and then lost the claim to a concurrent twin gets 500, as a unique-constraint error let through"},
   };
   return kFlaws;
 }
@@ -117,6 +123,8 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::no_lease_renewal:
     case Flaw::outcome_write_behind:
     case Flaw::key_includes_query:
+    case Flaw::in_progress_500:
+    case Flaw::claim_conflict_500:
       return true;
     default:
       return false;

@@ -484,12 +484,26 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
                                       ? std::string()
                                       : request_fingerprint(request.method, path, fingerprinted);
 
+  // The flaw claim-conflict-500: a read, a pause, then the atomic claim; a
+  // claim lost to a twin after the read said "absent" surfaces as a 500.
+  bool read_absent = false;
+  if (config_.has_flaw(Flaw::claim_conflict_500, route_template)) {
+    read_absent = !store_.lookup(call.scope, now).has_value();
+    if (read_absent) std::this_thread::sleep_for(config_.claim_race_pause);
+  }
   const ClaimOutcome outcome = store_.claim(ClaimRequest{call.scope, fingerprint, call.lease, now});
+  if (read_absent && (outcome.kind == ClaimKind::in_progress || outcome.kind == ClaimKind::completed)) {
+    return problem_response(500, "internal-error", "Internal error",
+                            "duplicate key value violates unique constraint");
+  }
   switch (outcome.kind) {
     case ClaimKind::mismatch:
       return problem_response(422, "fingerprint-mismatch", "Idempotency key reused",
                               "this key was used with another request payload");
     case ClaimKind::in_progress: {
+      // The flaw in-progress-500: the in-progress path answers a failure.
+      if (config_.has_flaw(Flaw::in_progress_500, route_template))
+        return problem_response(500, "internal-error", "Internal error", "the request could not be processed");
       auto r = problem_response(409, "request-in-progress", "Request in progress",
                                 "a request with this key is still being processed");
       // The flaw retry-after-zero: "retry at once", true for as long as the work runs.

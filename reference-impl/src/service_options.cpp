@@ -45,7 +45,12 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
                  "when a read request goes to the workers: after-reads (the reads ready with it first) or immediate")
       ->check(CLI::IsMember({"after-reads", "immediate"}));
   app.add_option("--business-delay", delay, "sleep inside every business step");
-  app.add_option("--check-insert-pause", pause, "pause of the check-then-insert flaw");
+  app.add_option("--check-insert-pause", pause, "pause of the check-then-insert and claim-conflict-500 flaws");
+  std::string reconcile = "lookup";
+  app.add_option("--reconcile", reconcile,
+                 "how a payment retried after a provider call settles it: lookup (ask the provider by the "
+                 "intent's key) or resend (charge again with the same key)")
+      ->check(CLI::IsMember({"lookup", "resend"}));
   app.add_flag("--report-arrival", o.report_arrival, "add X-Arrival-Ns to every answer");
   app.add_option("--body-limit", o.body_limit, "largest accepted body in bytes (else 413)");
   app.add_option("--max-connections", o.max_connections,
@@ -77,6 +82,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
   }
 
   o.batch_workers = worker_sched == "batch";
+  o.service.reconcile_by_resend = reconcile == "resend";
   o.dispatch_after_reads = dispatch == "after-reads";
   if (flaw == "list") {
     for (const auto& info : all_flaws()) std::cout << info.name << "  " << info.mistake << "\n";
@@ -126,6 +132,7 @@ CommandLine parse_command_line(int argc, const char* const* argv) {
     }
     *d.out = *value;
   }
+  o.service.claim_race_pause = o.check_insert_pause;
   if (!sweep.empty()) {
     if (sweep_value.count() <= 0) {
       std::cerr << "idemproof-ref: --sweep-interval must be positive\n";

@@ -203,8 +203,10 @@ HttpResponse SideEffectRoutes::create_payment(const HttpRequest& request, const 
 }
 
 std::optional<PaymentIntent> SideEffectRoutes::settle(PaymentIntent intent, std::string& error) {
-  if (intent.calls > 0) {
+  if (intent.calls > 0 && !config_.reconcile_by_resend) {
     // A call may have charged before we lost track of it: ask, never charge blindly.
+    // (--reconcile resend re-sends the charge below under the same provider
+    // key instead: a provider honouring it answers the first charge again.)
     const ProviderLookup found = provider_->find(intent.token);
     if (!found.answered) {
       error = "could not reconcile with the provider: " + found.error;
@@ -239,7 +241,8 @@ std::optional<PaymentIntent> SideEffectRoutes::settle(PaymentIntent intent, std:
 }
 
 std::size_t SideEffectRoutes::reconcile_pending() {
-  if (provider_ == nullptr || config_.flaw == Flaw::no_intent) return 0;
+  // --reconcile resend: a retry re-sends the charge; nothing to look up at start.
+  if (provider_ == nullptr || config_.flaw == Flaw::no_intent || config_.reconcile_by_resend) return 0;
   std::size_t settled = 0;
   for (const auto& intent : effects_.pending_intents()) {
     if (intent.calls == 0) continue;  // never called: nothing can have happened

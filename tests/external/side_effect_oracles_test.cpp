@@ -274,7 +274,11 @@ TEST_CASE("applied_once without a redelivery or a counter is never valid") {
         VerdictStatus::kNotApplicable);
 }
 
-TEST_CASE("lease_recovery with no lease declared: blocked past the recovery bound is a deviation") {
+// Issue 46: no excuse where a contract can speak. A key blocked past the
+// recovery bound was a deviation (exit 0) when no lease was declared; it is a
+// violation now, the default bound named (a target that blocks keys longer
+// declares idempotency.recovery_bound).
+TEST_CASE("lease_recovery with no lease declared: blocked past the recovery bound is a violation") {
   TargetDescription no_lease = ShopTarget();  // declares no lease
   no_lease.idempotency.recovery_bound = std::chrono::seconds(2);
   LiteralHistory blocked;
@@ -283,8 +287,9 @@ TEST_CASE("lease_recovery with no lease declared: blocked past the recovery boun
       .Send("client-0", "create_order", "k1", "b1", 2600, 2610, kConflict)
       .Records("create_order", "b1", 0, 3000);
   Verdict v = RunOracle("lease_recovery", WithControl(blocked.history(), "kill", 300), no_lease);
-  CHECK(v.is_deviation());
+  CHECK(v.is_violation());
   CHECK(v.evidence.find("no lease declared") != std::string::npos);
+  CHECK(v.evidence.find("the default 2s holds") != std::string::npos);
 
   LiteralHistory recovered;  // freed early (no lease promised): fine
   recovered.Lost("client-1", "create_order", "k1", "b1", 0, 300)

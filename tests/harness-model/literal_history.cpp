@@ -133,7 +133,9 @@ void Unanswered(History& h, HistoryEvent inv, EventType type, const std::string&
 
 LiteralHistory& LiteralHistory::Lost(const std::string& process, const std::string& action, const std::string& key,
                                      const std::string& biz, int t0, int t1) {
-  Unanswered(h_, Invoke(process, action, key, biz, t0, "default"), EventType::kInfo, "timeout", t1);
+  HistoryEvent inv = Invoke(process, action, key, biz, t0, "default");
+  if (request_) inv.value["request"] = RequestJson(*request_);  // as Carrying says
+  Unanswered(h_, std::move(inv), EventType::kInfo, "timeout", t1);
   return *this;
 }
 

@@ -267,7 +267,8 @@ TEST_CASE("in_progress catches an empty success and a second execution") {
       .Send("burst-1", "create_order", "k1", "b1", 1, 5, Answer{200, R"({"status":"duplicate"})", {{"Idempotent-Replayed", "true"}}});
   Verdict v = RunOracle("in_progress", empty.history());
   CHECK(v.status == VerdictStatus::kInvalid);
-  CHECK(v.evidence.find("empty success") != std::string::npos);
+  // Issue 46: a 200 with a body is "another success", never "an empty" one.
+  CHECK(v.evidence.find("another success 200") != std::string::npos);
 
   LiteralHistory twice;
   twice.Send("burst-0", "create_order", "k1", "b1", 0, 200, kCreated)
@@ -499,16 +500,19 @@ TEST_CASE("new_key_executes catches a 2xx under a new key with no order behind i
   CHECK(v.evidence.find("has 1 record(s) behind 2 keys answered 2xx") != std::string::npos);
 }
 
-TEST_CASE("new_key_executes does not judge a business refusal of a second order, and never passes on nothing") {
-  // A target may refuse a second order with one business id (409 "exists"):
-  // nothing about keys, so nothing judged: unknown, not invalid, not valid.
+TEST_CASE("new_key_executes does not judge a refusal of another business request, and never passes on nothing") {
+  // Issue 46: the same request refused under a new key (a 409 "exists" for
+  // the same business id) is no longer excused: a violation unless the
+  // target declares idempotency.natural_key (oracle_answers_test.cpp). A
+  // refusal of ANOTHER business request (here a 400 for biz b2) says nothing
+  // about keys, so nothing judged: unknown, not invalid, not valid.
   LiteralHistory refused;
   refused.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
-      .Send("client-0", "create_order", "k2", "b1", 20, 30, kConflict)
+      .Send("client-0", "create_order", "k2", "b2", 20, 30, Answer{400, R"({"title":"invalid"})"})
       .Records("create_order", "b1", 1, 100);
   Verdict v = RunOracle("new_key_executes", refused.history());
   CHECK(v.status == VerdictStatus::kUnknown);
-  CHECK(v.evidence.find("every new key's first request was refused (409 x1)") != std::string::npos);
+  CHECK(v.evidence.find("every new key's first request was refused (400 x1)") != std::string::npos);
 
   LiteralHistory raced;  // a burst of the new key: its first invoke lost the race to a copy, rightly a replay
   raced.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)

@@ -162,3 +162,53 @@ TEST_CASE("a target without a kill command, a ledger probe or a broker: not appl
   // slow_business hook): it runs.
   CHECK(Verdict(results, "crash-mid-request", "lease_recovery") == "valid");
 }
+
+// Issue 46, effects not calls: a service that reconciles after a crash the way
+// payment providers recommend — it re-sends the charge under the SAME
+// provider idempotency key, and the provider (payment-stub/) answers the
+// first charge again — is correct. The egress ledger then lists one
+// transaction id twice: one effect, two calls. The no-intent flaw (a new
+// provider key per execution) is still two effects.
+TEST_CASE("a reference reconciling by re-sending the charge under the same provider key passes; no-intent is caught",
+          "[cli][side-effect][slow]") {
+  const std::string dir = ScratchDir("side-effect-resend");
+  std::string target = ReadFile(Target("reference-egress.yaml"));
+  const std::string at = "\"--provider-timeout\", \"2s\"";
+  REQUIRE(target.find(at) != std::string::npos);
+  target.replace(target.find(at), at.size(), at + ", \"--reconcile\", \"resend\"");
+  WriteFile(dir + "/reference-egress-resend.yaml", target);
+  const auto evidence = [](const json& results, const std::string& scenario, const std::string& oracle) {
+    for (const auto& s : results.at("scenarios")) {
+      if (s.at("name") != scenario && s.value("scenario", "") != scenario) continue;
+      for (const auto& v : s.at("verdicts"))
+        if (v.at("oracle") == oracle) return v.value("evidence", std::string());
+    }
+    return std::string("(absent)");
+  };
+  for (const bool flawed : {false, true}) {
+    std::vector<std::string> args = {"run", SourceDir() + "/scenarios/side-effect", "--target",
+                                     dir + "/reference-egress-resend.yaml", "--filter", "kill-after-*",
+                                     "--out", dir + "/runs", "--json", dir + "/r.json"};
+    if (flawed) args.insert(args.end(), {"--flaw", "no-intent"});
+    CliResult r = RunIdemproof(args, dir);
+    INFO((flawed ? "--flaw no-intent\n" : "correct, --reconcile resend\n") << Diagnose(r));
+    const json results = json::parse(ReadFile(dir + "/r.json"));
+    const std::string intent = evidence(results, "kill-after-charge", "intent_reconciled");
+    const std::string once = evidence(results, "kill-after-downstream", "downstream_once");
+    INFO(intent << "\n" << once);
+    if (!flawed) {
+      CHECK(r.exit_code == 0);
+      CHECK(Verdict(results, "kill-after-charge", "intent_reconciled") == "valid");
+      CHECK(Verdict(results, "kill-after-downstream", "downstream_once") == "valid");
+      // The resend really happened: the ledger lists the one charge twice.
+      CHECK(intent.find("the ledger lists it ") != std::string::npos);
+      CHECK(once.find("reconciled, not repeated") != std::string::npos);
+    } else {
+      CHECK(r.exit_code == 1);
+      CHECK(Verdict(results, "kill-after-charge", "intent_reconciled") == "invalid");
+      CHECK(Verdict(results, "kill-after-downstream", "downstream_once") == "invalid");
+      CHECK(intent.find("2 external effects") != std::string::npos);
+    }
+    for (pid_t pid : PidsInHistories(dir + "/runs")) CHECK_FALSE(ProcessExists(pid));
+  }
+}

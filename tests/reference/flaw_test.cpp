@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <future>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -432,5 +433,38 @@ TEST_CASE("flaw failure-replay-generic: a stored 4xx repeated gets a generic bod
     REQUIRE(is_replay(repeat));
     REQUIRE(repeat.status == 402);
     return repeat.body != first.body;
+  });
+}
+
+// Issue 46: a 5xx is an answer.
+TEST_CASE("flaw in-progress-500: a duplicate while the first runs gets 500 instead of 409", "[flaw][slow]") {
+  check_flaw("in-progress-500", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const std::string key = "ip500";
+    const auto body = order_json(key);
+    auto slow = std::async(std::launch::async, [&] {
+      return api.call("POST", "/orders?slow_ms=1500", body, {"Idempotency-Key: " + key});
+    });
+    std::this_thread::sleep_for(400ms);
+    const auto duplicate = api.post_order(key, body);
+    REQUIRE(slow.get().status == 201);
+    REQUIRE(api.order_count(key) == 1);  // one execution either way: only the answer is wrong
+    if (duplicate.status == 409) CHECK(duplicate.header("retry-after") == "1");
+    return duplicate.status == 500;
+  });
+}
+
+TEST_CASE("flaw claim-conflict-500: concurrent duplicates that lose the claim get 500", "[flaw][slow]") {
+  // The pause between the read and the claim (--check-insert-pause) opens
+  // the window a twin's claim falls into.
+  check_flaw("claim-conflict-500", {"--check-insert-pause", "200ms"}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto answers = api.concurrent_posts(16, "cc500", order_json("cc500"));
+    REQUIRE(api.order_count("cc500") == 1);  // the atomic claim still decides: one execution
+    int failures = 0;
+    for (const auto& a : answers) failures += a.status == 500 ? 1 : 0;
+    return failures > 0;
   });
 }

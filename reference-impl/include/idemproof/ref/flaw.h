@@ -47,6 +47,8 @@ enum class Flaw {
   no_lease_renewal,        // issue 33, class 2 (reference_service.cpp)
   outcome_write_behind,    // issue 33, class 8 (reference_service.cpp)
   key_includes_query,      // issue 33, class 9 (reference_service.cpp)
+  in_progress_500,         // issue 46, a 5xx is an answer (reference_service.cpp)
+  claim_conflict_500,
 };
 
 struct FlawInfo {

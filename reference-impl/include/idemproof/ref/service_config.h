@@ -18,6 +18,14 @@ struct ServiceConfig {
   std::string replay_header = "Idempotent-Replayed";
   std::string base_path;  // "" or "/api/v9"
   Nanos business_delay{0};
+  // The claim-conflict-500 flaw's pause between reading the key and
+  // claiming it (--check-insert-pause).
+  Nanos claim_race_pause{0};
+  // How a payment whose provider call may have charged is settled on its
+  // retry (--reconcile): look the charge up by its provider key (false), or
+  // re-send the charge with the SAME provider key (true), which a provider
+  // that honours idempotency keys answers with the first charge.
+  bool reconcile_by_resend = false;
   Flaw flaw = Flaw::none;
   // "" = the flaw is everywhere; else only requests on this route template
   // ("/refunds", without the base path) have it (--flaw-route; only flaws
