@@ -504,9 +504,13 @@ std::string WithoutRoles(const std::string& yaml) {
 // hint of `text` that names one `of:` to the actions or probes of `yaml`.
 std::string FollowHints(const std::string& yaml, const std::string& text, int& followed) {
   YAML::Node root = YAML::Load(yaml);
-  static const std::regex kHint(R"('([A-Za-z0-9_]+)' looks like role ([a-z]+)[^:]*: add `role: ([a-z]+)(, of: ([A-Za-z0-9_]+))?`)");
+  // "'NAME' looks like ..." or, for the action the loader's error is at,
+  // "action 'NAME' has no role, ... (it looks like ...".
+  static const std::regex kHint(
+      R"('([A-Za-z0-9_]+)'(?: has no role[^(]*\(it)? looks like role ([a-z]+)[^:]*: add `role: ([a-z]+)(, of: ([A-Za-z0-9_]+))?`)");
   for (auto it = std::sregex_iterator(text.begin(), text.end(), kHint); it != std::sregex_iterator(); ++it) {
     const std::string name = (*it)[1], role = (*it)[3], of = (*it)[5];
+    if (of == "NAME") continue;  // "of one of A, B": which one is the file's to say
     for (const std::string section : {"actions", "probes"}) {
       YAML::Node entry = root[section][name];
       if (!entry || entry["role"]) continue;
