@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/capabilities.h"
+#include "model/role_hints.h"
 
 namespace idemproof {
 namespace {
@@ -181,7 +182,13 @@ std::vector<Scenario> BindScenario(const Scenario& scenario, const TargetDescrip
       } else {
         for (const auto& [name, action] : target.actions) any = any || Fits(p, action, target);
       }
-      const std::string described = DescribeParameter(p);
+      std::string described = DescribeParameter(p);
+      // A file written before roles: its own action or probe may be the one.
+      if (!any) {
+        std::string hints;
+        for (const auto& h : RoleHints(scenario, p, target)) hints += (hints.empty() ? "" : "; ") + h;
+        if (!hints.empty()) described += " (" + hints + ")";
+      }
       if (!any) missing += (missing.empty() ? "" : ", ") + described;
       all += (all.empty() ? "" : ", ") + described;
     }

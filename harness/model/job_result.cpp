@@ -15,7 +15,8 @@ namespace {
 Result<std::int64_t> IntAt(const JsonPath& path, const nlohmann::json& doc, const std::string& what) {
   auto v = path.Find(doc);
   if (!v.ok()) return Status::InvalidArgument(what + ": " + path.text() + " is missing");
-  if (!v->is_number_integer()) return Status::InvalidArgument(what + ": " + path.text() + " is not an integer");
+  if (!v->is_number_integer())
+    return Status::InvalidArgument(what + ": " + path.text() + " is not an integer (" + DescribeJsonValue(*v) + ")");
   return v->get<std::int64_t>();
 }
 
@@ -121,9 +122,14 @@ Result<JobResult> ReadJobResult(const BatchDescription& batch, const nlohmann::j
     if (batch.marker.key) {
       if (auto k = batch.marker.key->FindText(doc)) m.key = *k;
     }
-    if (batch.marker.checksum) {
+    if (batch.marker.checksum && batch.checksum != ChecksumAlgorithm::kNone) {
+      // sha256-rows is hex text; the target's own form is text or a number.
       auto c = batch.marker.checksum->Find(doc);
-      if (c.ok() && c->is_string()) m.checksum = c->get<std::string>();
+      const bool text_only = batch.checksum == ChecksumAlgorithm::kSha256Rows;
+      if (c.ok() && !c->is_string() && (text_only || !c->is_number()))
+        return Status::InvalidArgument(what + ": " + batch.marker.checksum->text() + " is " + DescribeJsonValue(*c) +
+                                       (text_only ? ", not text (sha256-rows is hex text)" : ", not text or a number"));
+      if (c.ok()) m.checksum = *c;
     }
     markers.push_back(std::move(m));
   }

@@ -35,7 +35,10 @@ struct RangeMarker {
   std::int64_t from = 0;
   std::int64_t to = 0;
   std::int64_t rows_written = 0;
-  std::optional<std::string> checksum;
+  // As reported, compared as a JSON value (42 == 42, "42" != 42): text or a
+  // number; absent when the marker has none or the target declares no
+  // checksum algorithm (ReadJobResult refuses any other type).
+  std::optional<nlohmann::json> checksum;
   nlohmann::json raw;     // as reported
 };
 
@@ -60,7 +63,8 @@ struct JobResult {
 
 // Reads `result` (the result call's value) and `markers_doc` (the separate
 // markers call's value, when declared) through `batch`. kInvalidArgument
-// names what is missing or mistyped (e.g. "row 3: $.id is not an integer").
+// names what is missing or mistyped (e.g. "row 3: $.id is not an integer",
+// "marker 4: $.checksum is an object, not text or a number").
 Result<JobResult> ReadJobResult(const BatchDescription& batch, const nlohmann::json& result,
                                 const std::optional<nlohmann::json>& markers_doc);
 

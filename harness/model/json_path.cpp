@@ -154,15 +154,26 @@ std::string WithArticle(const nlohmann::json& node) {
   return (type == "object" || type == "array" ? "an " : "a ") + type;
 }
 
-// One segment as path text (".name", "['na me']", "[3]").
+}  // namespace
+
+std::string DescribeJsonValue(const nlohmann::json& v) {
+  const std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 40);
+  switch (v.type()) {
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::string: return "text " + text;
+    case nlohmann::json::value_t::boolean: return "the boolean " + text;
+    case nlohmann::json::value_t::null: return "null";
+    default: return "the number " + text;
+  }
+}
+
 std::string SegmentText(const JsonPath::Segment& s) {
   if (s.kind == JsonPath::Segment::Kind::kIndex) return "[" + std::to_string(s.index) + "]";
   bool plain = !s.name.empty() && !std::isdigit(static_cast<unsigned char>(s.name[0]));
   for (char c : s.name) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
   return plain ? "." + s.name : "['" + s.name + "']";
 }
-
-}  // namespace
 
 Status JsonPath::SetIn(nlohmann::json& doc, nlohmann::json value) const {
   if (segments_.empty() || has_wildcard())

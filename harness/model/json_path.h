@@ -71,6 +71,15 @@ class JsonPath {
   std::vector<Segment> segments_;
 };
 
+// What a value is, for an error that says what was found instead of what
+// was wanted: "an object", "an array", "text \"12\"", "the number 1.5",
+// "the boolean true", "null" (its JSON cut at 40 characters).
+std::string DescribeJsonValue(const nlohmann::json& value);
+
+// One segment as path text (".name", "['na me']", "[3]"), as a path is
+// written after "$".
+std::string SegmentText(const JsonPath::Segment& segment);
+
 // A copy of `doc` with every path in `paths` removed (for "equal minus
 // volatile fields" comparisons).
 nlohmann::json WithoutPaths(nlohmann::json doc, const std::vector<JsonPath>& paths);

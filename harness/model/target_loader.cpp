@@ -11,6 +11,7 @@
 #include <re2/re2.h>
 
 #include "model/capabilities.h"
+#include "model/role_hints.h"
 #include "model/pattern.h"
 #include "model/profile.h"
 #include "model/target.h"
@@ -911,16 +912,29 @@ class TargetLoader {
   // Every action has a role: scenarios ask for actions by role only, so an
   // action without one is never sent and a run would pass having tested
   // (almost) nothing. Checked last, so any other error in the file comes first.
+  // A file written before roles: the error says what each action without
+  // one looks like (role_hints.h), all of them at once.
   void CheckActionRoles(const YAML::Node& actions, const TargetDescription& t) {
+    std::optional<YAML::Node> first;
+    std::string message, others;
     for (auto it = actions.begin(); it != actions.end(); ++it) {
       const ActionDescription& a = t.actions.at(it->first.Scalar());
       if (!a.role.empty()) continue;
+      const std::string guess = ActionRoleGuess(a, t);
+      if (first) {
+        others += (others.empty() ? "" : "; ") + ("'" + a.name + "'") + (guess.empty() ? " (no guess)" : " " + guess);
+        continue;
+      }
+      first = it->first;
       std::string known;
       for (const auto& k : ActionRoleNames()) known += (known.empty() ? "" : ", ") + k;
-      r_.Fail(it->first, "action '" + a.name +
-                             "' has no role, and every scenario asks for actions by role, so it could never be "
-                             "tested: give it role: one of " + known);
+      message = "action '" + a.name +
+                "' has no role, and every scenario asks for actions by role, so it could never be "
+                "tested: give it role: one of " + known + (guess.empty() ? "" : " (it " + guess + ")");
     }
+    if (!first) return;
+    if (!others.empty()) message += "; other actions without a role: " + others;
+    r_.Fail(*first, message);
   }
 
   // Every `of:` names a declared action; an action's `of:` a create action,
@@ -1428,6 +1442,9 @@ Result<std::int64_t> RecordsProbe::CountIn(const nlohmann::json& value) const {
   auto at = count.Find(value);
   if (at.ok() && at->is_number_integer()) return at->get<std::int64_t>();
   if (at.ok() && at->is_array()) return static_cast<std::int64_t>(at->size());
+  if (at.ok())
+    return Status(StatusCode::kNotFound, count.text() + " in the answer is " + DescribeJsonValue(*at) +
+                                             ", not an integer or an array");
   return Status(StatusCode::kNotFound, "no integer or array at " + count.text() + " in the answer");
 }
 

@@ -143,9 +143,9 @@ void JudgeWithSwallowed(const RequestGroup& g, const std::vector<const Swallowed
     const auto diffs = ReplayDifferences(first->answer, a.answer, vol, in);
     if (diffs.empty()) continue;
     const std::string joined = Joined(diffs);
-    std::string ev = "key " + g.key + " (" + g.action + "): " + a.name + " was " + AnswerSummary(a.answer) +
-                     " but the first answer (" + first->name + ") was " + AnswerSummary(first->answer) + " [" +
-                     joined + "]";
+    const ComparedSummaries shown = SummariesAroundDifference(first->answer, a.answer, vol);
+    std::string ev = "key " + g.key + " (" + g.action + "): " + a.name + " was " + shown.later +
+                     " but the first answer (" + first->name + ") was " + shown.first + " [" + joined + "]";
     violations.Add(DiffersFinding(g, ev, diffs, first->ref, a.ref));
   }
 }
@@ -212,10 +212,11 @@ void JudgeLaterWindows(const RequestGroup& g, const Operation& first, const Orac
         }
       }
       if (diffs.empty()) continue;
+      const ComparedSummaries shown = SummariesAroundDifference(*against->answer(), a, vol);
       Finding v = DiffersFinding(g,
                                  "key " + g.key + " (" + g.action + "): " + OpName(op) + " answered " +
-                                     AnswerSummary(a) + " after the window but " + OpName(*against) + " answered " +
-                                     AnswerSummary(*against->answer()) + " [" + Joined(diffs) + "]",
+                                     shown.later + " after the window but " + OpName(*against) + " answered " +
+                                     shown.first + " [" + Joined(diffs) + "]",
                                  diffs, OpJson(*against), OpJson(op));
       v.subject["window"] = w;
       violations.Add(v);
@@ -318,8 +319,9 @@ Verdict IdenticalReplay(const OracleInput& in) {
       const auto diffs = ReplayDifferences(fa, a, vol, in);
       if (diffs.empty()) continue;
       const std::string joined = Joined(diffs);
-      std::string ev = "key " + g.key + " (" + g.action + "): " + OpName(*op) + " answered " + AnswerSummary(a) +
-                       " but the first answer was " + AnswerSummary(fa) + " [" + joined + "]";
+      const ComparedSummaries shown = SummariesAroundDifference(fa, a, vol);
+      std::string ev = "key " + g.key + " (" + g.action + "): " + OpName(*op) + " answered " + shown.later +
+                       " but the first answer was " + shown.first + " [" + joined + "]";
       violations.Add(DiffersFinding(g, ev, diffs, OpJson(*first), OpJson(*op)));
     }
     JudgeLaterWindows(g, *first, in, violations, replays);

@@ -97,7 +97,7 @@ std::vector<std::string> CheckMarkers(const BatchDescription& batch, const JobRe
       bad_counts.push_back("partition " + m.key + " says " + std::to_string(m.rows_written) + " rows written, " +
                            std::to_string(rows.size()) + " present");
     if (batch.checksum == ChecksumAlgorithm::kSha256Rows) {
-      std::string want = RowsChecksum(batch.checksum, rows);
+      const nlohmann::json want = RowsChecksum(batch.checksum, rows);
       if (!m.checksum || *m.checksum != want) bad_sums.push_back(m.key);
     }
   }
@@ -166,6 +166,13 @@ class Findings {
   Violations violations_;
 };
 
+// A marker's checksum as evidence shows it: its JSON ("abc", 42), cut.
+std::string ChecksumText(const std::optional<nlohmann::json>& checksum) {
+  if (!checksum) return "absent";
+  std::string text = checksum->dump();
+  return text.size() > 24 ? text.substr(0, 24) + "…" : text;
+}
+
 // The markers of `result` against the clean run's over the same [from, to):
 // rows_written (when `counts`) and, under `checksum: same-as-clean`, the
 // target's own checksums. One phrase, or none; counts in `details`.
@@ -184,7 +191,10 @@ std::vector<std::string> AgainstCleanMarkers(const BatchDescription& batch, cons
       what.push_back("rows_written " + std::to_string(m.rows_written) + ", clean run " + std::to_string(c->rows_written));
     if (sums) {
       ++compared;
-      if (!m.checksum || !c->checksum || *m.checksum != *c->checksum) what.push_back("checksum differs");
+      // JSON values (ReadJobResult admits text and numbers): 42 equals 42.
+      const bool equal = m.checksum.has_value() == c->checksum.has_value() && (!m.checksum || *m.checksum == *c->checksum);
+      if (!equal)
+        what.push_back("checksum " + ChecksumText(m.checksum) + ", clean run " + ChecksumText(c->checksum));
     }
     if (!what.empty()) differ.push_back(m.key + ": " + Join(what, ", "));
   }

@@ -7,6 +7,10 @@
 //    spelled it executes again);
 //  - distinct: another route, whose answer is never the first request's
 //    replay (marked as one, or without a marker its body byte for byte).
+// A `same` respelling the target recognised (marked as a replay; without a
+// marker, not executed again by its records) is no spelling problem even
+// when its answer differs from the first: that is a replay defect, judged by
+// identical_replay, never diagnosed here as "taken for another request".
 // Judged: every request whose payload is a respelling (model/payload.h),
 // against its key's first `spelling` request, when that one got a 2xx and
 // the respelling ran alone. Undeclared spellings are never sent.
@@ -70,13 +74,28 @@ Verdict RouteSpelling(const OracleInput& in) {
                               " for " + OpName(*base) + "'s " + SpelledTarget(*base) + " (" + key + ": " +
                               (same ? "same" : "distinct") + ", idempotency.path_equivalence)";
     std::optional<std::string> problem;
+    nlohmann::json row = {{"request", OpJson(op)}, {"spelling", key}, {"declared", same ? "same" : "distinct"}};
     if (same) {
-      auto diffs = AnswerDifferences(*b, *a, in.target.VolatilePathsFor(e.action), in.target.compare_headers);
+      const auto vol = in.target.VolatilePathsFor(e.action);
+      auto diffs = AnswerDifferences(*b, *a, vol, in.target.compare_headers);
+      // The premise of "taken for another request": the target did not
+      // recognise the key under this spelling. A marked answer says it did,
+      // and without a marker the records decide (below) when the action has
+      // them. A recognised replay that does not carry the first answer is a
+      // replay defect whatever the spelling: identical_replay's, not ours.
+      const ActionDescription* action = in.target.FindAction(e.action);
+      const bool recognised = marked || (!contract.replay && action != nullptr && action->records);
       if (contract.replay && !marked) diffs.push_back("no replay marker " + contract.replay->Describe());
-      if (!diffs.empty()) {
+      if (!diffs.empty() && recognised) {
+        row["replay_differs"] = diffs;
+        row["judged_by"] = "identical_replay: the key was recognised under this spelling (" +
+                           std::string(marked ? "marked as a replay" : "records decide an execution") +
+                           "); a replay that differs from the first answer is no spelling problem";
+      } else if (!diffs.empty()) {
         std::string text;
         for (const auto& d : diffs) text += (text.empty() ? "" : ", ") + d;
-        problem = about + " was answered " + AnswerSummary(*a) + ", not the first answer replayed (" + text +
+        const ComparedSummaries shown = SummariesAroundDifference(*b, *a, vol);
+        problem = about + " was answered " + shown.later + ", not the first answer replayed (" + text +
                   "): the same route under another spelling was taken for another request";
       }
     } else if (marked || (!contract.replay && c == AnswerClass::kSuccess &&
@@ -85,7 +104,7 @@ Verdict RouteSpelling(const OracleInput& in) {
                 ": another route answered with the first route's stored answer";
     }
     ++judged;
-    rows.push_back({{"request", OpJson(op)}, {"spelling", key}, {"declared", same ? "same" : "distinct"}});
+    rows.push_back(std::move(row));
     if (problem)
       violations.Add(MakeFinding(*problem).With(FindingRole::kRequest, OpJson(op)).With(FindingRole::kReplayOf,
                                                                                          OpJson(*base)));

@@ -276,8 +276,20 @@ HttpResponse BatchRoutes::result(const std::string& job, const std::string& quer
     fee += r.fee;
     if (with_rows == "true") items.push_back(batch_row_to_json(r));
   }
+  // ?checksum=sum: each marker's checksum is an integer, the sum of the
+  // amounts of the rows in its range (a target whose checksums are numbers).
+  const bool summed = query_parameter(query, "checksum") == "sum";
   json markers = json::array();
-  for (const auto& m : markers_.markers(job)) markers.push_back(range_marker_to_json(m));
+  for (const auto& m : markers_.markers(job)) {
+    json marker = range_marker_to_json(m);
+    if (summed) {
+      std::int64_t sum = 0;
+      for (const auto& r : rows)
+        if (r.id >= m.from && r.id < m.to) sum += r.amount;
+      marker["checksum"] = sum;
+    }
+    markers.push_back(std::move(marker));
+  }
   json out = {{"job", job},
               {"runs", *runs},
               {"totals", {{"rows", rows.size()}, {"amount", amount}, {"fee", fee}}},

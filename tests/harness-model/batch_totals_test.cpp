@@ -187,7 +187,7 @@ TEST_CASE("range_continuity by totals catches a changed sum and markers that dis
                         "which)") != std::string::npos);
   CHECK(v.evidence.find("the markers' rows_written add up to 999, the totals say 1000 rows") != std::string::npos);
   CHECK(v.evidence.find("markers differ from the clean run's over the same range in 2 partitions (3: rows_written 9, "
-                        "clean run 10; 7: checksum differs)") != std::string::npos);
+                        "clean run 10; 7: checksum \"0000\", clean run \"") != std::string::npos);
 }
 
 TEST_CASE("range_continuity by totals is unknown, never valid, when the totals cannot be read") {
@@ -233,5 +233,60 @@ TEST_CASE("checksum: same-as-clean compares per-row results' markers with the cl
   CHECK(v.details["markers"]["checksums_compared"] == 100);
   if (differs)
     CHECK(v.evidence.find("markers differ from the clean run's over the same range in 1 partition (5: checksum "
-                          "differs)") != std::string::npos);
+                          "\"own-other\", clean run \"own-5\")") != std::string::npos);
+}
+
+// Issue 49 item 1: a marker's checksum is whatever JSON value the target
+// writes there (its partition's sum, an integer), compared as a JSON value
+// with the clean run's; a value of no checksum's type is unknown, said so.
+TEST_CASE("checksum: same-as-clean compares integer checksums as JSON values: equal is clean, a lost range is caught") {
+  // Markers whose checksum is the integer sum of their rows' amounts.
+  const auto summed = [](const json& rows, std::int64_t from, std::int64_t to) {
+    json m = MarkersJson(rows, from, to);
+    for (auto& marker : m) {
+      std::int64_t sum = 0;
+      for (const auto& r : rows)
+        if (r["id"] >= marker["from"] && r["id"] < marker["to"]) sum += r["amount"].get<std::int64_t>();
+      marker["checksum"] = sum;
+    }
+    return m;
+  };
+  BatchHistory h;
+  auto r1 = h.Run("j1", "run", 0, 1000, 600, 500);
+  json failed = RowsJson(0, 600, 1);
+  h.ResultDoc("j1", r1, TotalsDoc(failed, summed(failed, 0, 600)));
+  json done = Concat({RowsJson(0, 600, 1), RowsJson(600, 1000, 2)});
+  json markers = summed(done, 0, 1000);
+  std::string expect = "valid";
+  SECTION("correct: every checksum equals the clean run's") {}
+  SECTION("a lost range: the rerun skipped partition 70, its marker sums nothing") {
+    json lost = Concat({RowsJson(0, 700, 1), RowsJson(710, 1000, 2)});
+    done = lost;
+    markers = summed(lost, 0, 1000);
+    expect = "invalid";
+  }
+  SECTION("a checksum of no checksum's type (an object): unknown, saying which marker and what it is") {
+    markers[4]["checksum"] = json{{"sum", 1}};
+    expect = "unknown";
+  }
+  auto r2 = h.Run("j1", "rerun", 0, 1000, std::nullopt, 200);
+  h.ResultDoc("j1", r2, TotalsDoc(done, markers));
+  auto c = h.Run("j2", "clean", 0, 1000, std::nullopt, 200, false, "j1");
+  json clean = RowsJson(0, 1000, 1);
+  h.ResultDoc("j2", c, TotalsDoc(clean, summed(clean, 0, 1000)));
+  Verdict v = Check(h.history());
+  INFO(v.evidence << "\n" << v.details.dump(2));
+  CHECK(VerdictStatusName(v.status) == expect);
+  if (expect == "valid") {
+    CHECK(v.details["markers"]["checksums_compared"] == 100);
+    CHECK(v.details["markers"]["clean_run_differences"].empty());
+  } else if (expect == "invalid") {
+    // Named with both values, never a bare "checksum differs".
+    CHECK(v.evidence.find("70: rows_written 0, clean run 10, checksum 0, clean run ") != std::string::npos);
+    CHECK(v.evidence.find("400 rows missing") == std::string::npos);
+    CHECK(v.evidence.find("10 rows missing (by totals") != std::string::npos);
+  } else {
+    CHECK(v.evidence.find("marker 4: $.checksum is an object, not text or a number") != std::string::npos);
+    CHECK(v.evidence.find("differs") == std::string::npos);
+  }
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "literal_history.h"
+#include "model/answer_diff.h"
 #include "model/finding.h"
 #include "model/operation.h"
 
@@ -118,6 +119,47 @@ TEST_CASE("identical_replay catches the empty replay, a changed body, a lost hea
   check(Replayed(R"({"id":1,"biz_no":"b1","created_at":"later"})"), "body differs");
   check(Answer{201, kCreated.body, {{"Idempotent-Replayed", "true"}}}, "header Location");
   check(Answer{201, kCreated.body, {{"Location", "/orders/1"}}}, "marker");
+}
+
+// Issue 49 item 3: the evidence names the member that differs, with both
+// values, and cuts both bodies around it, not before it.
+TEST_CASE("identical_replay names the one nested member that differs deep in a long body, and shows it") {
+  std::string lines;
+  for (int i = 0; i < 60; ++i)
+    lines += std::string(i ? "," : "") + R"({"sku":"sku-)" + std::to_string(i) + R"(","qty":1,"note":"gift wrap"})";
+  const auto body = [&](const std::string& status) {
+    return R"({"id":"ord_7","customer":"biz-1","lines":[)" + lines + R"(],"order":{"payment":{"status":")" + status +
+           R"("}}})";
+  };
+  const Answer first{201, body("paid"), {{"Location", "/orders/1"}}};
+  const Answer replay{201, body("cancelled"), {{"Location", "/orders/1"}, {"Idempotent-Replayed", "true"}}};
+  REQUIRE(first.body.size() > 2000);
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, first).Send("client-0", "create_order", "k1", "b1", 60, 65, replay);
+  Verdict v = RunOracle("identical_replay", h.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kInvalid);
+  CHECK(v.evidence.find(R"(body differs at $.order.payment.status: "paid" → "cancelled")") != std::string::npos);
+  // Both bodies shown around the member, not cut before it.
+  CHECK(v.evidence.find(R"("status":"cancelled")") != std::string::npos);
+  CHECK(v.evidence.find(R"("status":"paid")") != std::string::npos);
+  CHECK(v.evidence.find(R"(201 {"id":"ord_7")") == std::string::npos);
+  const auto& f = v.details["violations"][0];
+  CHECK(f["differences"][0] == R"(body differs at $.order.payment.status: "paid" → "cancelled")");
+}
+
+TEST_CASE("answer differences name a member added, an element missing, and a non-JSON body's byte") {
+  const HttpAnswer a{200, {}, R"({"items":[1,2,3],"meta":{"a":1}})"};
+  const HttpAnswer b{200, {}, R"({"items":[1,2],"meta":{"a":1,"b":"x"}})"};
+  CHECK(AnswerDifferences(a, b, {}, {}) == std::vector<std::string>{"body differs at $.items[2]: 3 → <absent>"});
+  const HttpAnswer c{200, {}, R"({"items":[1,2,3],"meta":{"a":1,"b":"x"}})"};
+  CHECK(AnswerDifferences(a, c, {}, {}) == std::vector<std::string>{R"(body differs at $.meta.b: <absent> → "x")"});
+  CHECK(AnswerDifferences(HttpAnswer{200, {}, "hello world"}, HttpAnswer{200, {}, "hello there"}, {}, {}) ==
+        std::vector<std::string>{"body differs at byte 6"});
+  // Equal minus a volatile path: no difference at all.
+  auto vol = JsonPath::Parse("$.meta.b");
+  REQUIRE(vol.ok());
+  CHECK(AnswerDifferences(c, HttpAnswer{200, {}, R"({"items":[1,2,3],"meta":{"a":1,"b":"y"}})"}, {*vol}, {}).empty());
 }
 
 TEST_CASE("identical_replay: the first answer must not carry the marker, unless an attempt before it was lost") {
@@ -1814,6 +1856,40 @@ TEST_CASE("route_spelling catches a same spelling executed again and a distinct 
   CHECK(d.evidence.find("(trailing_slash: distinct, idempotency.path_equivalence) was answered 201") !=
         std::string::npos);
   CHECK(d.evidence.find("another route answered with the first route's stored answer") != std::string::npos);
+}
+
+// Issue 49 item 4: the empty-replay flaw under a `same` spelling. The key
+// was recognised (the answer is marked as a replay), so the spelling holds;
+// that the replay is 200 {"status":"duplicate"} instead of the first answer
+// is identical_replay's finding, on the plain replays of the same flaw.
+TEST_CASE("route_spelling does not diagnose an empty replay as a spelling problem; identical_replay does") {
+  const Answer empty{200, R"({"status":"duplicate"})", {{"Idempotent-Replayed", "true"}}};
+  LiteralHistory spelled;
+  spelled.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated, "spelling")
+      .Send("client-0", "create_order", "k1", "b1", 40, 50, empty, "spelling_query_order")
+      .Records("create_order", "b1", 1, 100);
+  Verdict v = RunOracle("route_spelling", spelled.history(), SpellingTarget());
+  INFO(v.evidence << "\n" << v.details.dump(2));
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(v.evidence.find("taken for another request") == std::string::npos);
+  CHECK(v.details["judged"][0]["judged_by"].get<std::string>().rfind("identical_replay", 0) == 0);
+  CHECK(v.details["judged"][0]["replay_differs"][0] == "status 200 != 201");
+  // Without a marker and without records to decide: still judged by the answer, as before.
+  TargetDescription unmarked = SpellingTarget();
+  unmarked.idempotency.replay.reset();
+  for (auto& [name, action] : unmarked.actions) action.records.reset();
+  LiteralHistory plain;
+  plain.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated, "spelling")
+      .Send("client-0", "create_order", "k1", "b1", 40, 50, Answer{200, R"({"status":"duplicate"})"},
+            "spelling_query_order");
+  CHECK(RunOracle("route_spelling", plain.history(), unmarked).status == VerdictStatus::kInvalid);
+  // The same flaw on plain replays: identical_replay names it.
+  LiteralHistory replays;
+  replays.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, empty);
+  Verdict r = RunOracle("identical_replay", replays.history());
+  CHECK(r.status == VerdictStatus::kInvalid);
+  CHECK(r.evidence.find("status 200 != 201") != std::string::npos);
 }
 
 TEST_CASE("identical_replay: a retry failed retryably while the target's own store was down is not judged") {

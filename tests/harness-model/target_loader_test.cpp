@@ -180,7 +180,11 @@ actions:
   CHECK(*r->actions.at("list").records->CountIn(nlohmann::json::parse(R"({"data": {"items": []}})")) == 0);
   auto none = r->actions.at("total").records->CountIn(nlohmann::json::parse(R"({"data": {"total": "2"}})"));
   REQUIRE_FALSE(none.ok());
-  CHECK(none.status().message() == "no integer or array at $.data.total in the answer");
+  // What it found instead (issue 49): a count given as text is named so.
+  CHECK(none.status().message() == "$.data.total in the answer is text \"2\", not an integer or an array");
+  auto absent = r->actions.at("total").records->CountIn(nlohmann::json::parse(R"({"data": {}})"));
+  REQUIRE_FALSE(absent.ok());
+  CHECK(absent.status().message() == "no integer or array at $.data.total in the answer");
 }
 
 TEST_CASE("a replay marker is a header or a JSON body member, never both") {
@@ -565,7 +569,12 @@ TEST_CASE("an action without a role is a located error naming the roles it could
   CHECK(r.status().code() == StatusCode::kInvalidConfig);
   CHECK(r.status().ToString() ==
         "reference.yaml:39:3: action 'pay' has no role, and every scenario asks for actions by role, so it could "
-        "never be tested: give it role: one of create, put, delete, pay, callback");
+        "never be tested: give it role: one of create, put, delete, pay, callback (it looks like role pay: add "
+        "`role: pay`); other actions without a role: 'payment_paid' looks like role callback of create_order: add "
+        "`role: callback, of: create_order`; 'payment_refunded' looks like role callback of create_order: add "
+        "`role: callback, of: create_order`; 'create_order' looks like role create: add `role: create`; "
+        "'cancel_order' looks like role delete of create_order: add `role: delete, of: create_order`; "
+        "'set_address' looks like role put of create_order: add `role: put, of: create_order`");
 
   // One action without a role among roled ones is refused too, located at it.
   CHECK(ErrorOf("name: t\nbase_url: http://127.0.0.1:1\nactions:\n  a: {role: create, request: {path: /a}}\n"

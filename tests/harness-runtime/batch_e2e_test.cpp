@@ -24,9 +24,12 @@ struct BatchRun {
 
 BatchRun RunBatch(const std::string& target, const std::string& flaw, const std::string& scenario) {
   const std::string dir = ScratchDir("batch-" + (flaw.empty() ? std::string("correct") : flaw) + "-" + scenario);
-  // A bare name is a shipped target file; a path is relative to the source folder.
-  const std::string file = target.find('/') == std::string::npos ? "/scenarios/targets/" + target : "/" + target;
-  std::vector<std::string> args = {"run", SourceDir() + "/scenarios", "--target", SourceDir() + file, "--filter", scenario,
+  // A bare name is a shipped target file; a relative path is relative to the
+  // source folder; an absolute one is a file a test wrote.
+  const std::string file = target.front() == '/'                    ? target
+                           : target.find('/') == std::string::npos ? SourceDir() + "/scenarios/targets/" + target
+                                                                    : SourceDir() + "/" + target;
+  std::vector<std::string> args = {"run", SourceDir() + "/scenarios", "--target", file, "--filter", scenario,
                                    "--out", dir + "/runs", "--json", dir + "/results.json"};
   if (!flaw.empty()) args.insert(args.end(), {"--flaw", flaw});
   BatchRun r;
@@ -134,4 +137,35 @@ TEST_CASE("batch by totals: the correct reference passes, lost, doubled and unre
   CHECK(v.at("status") == (c.flaw.empty() ? "valid" : "invalid"));
   CHECK(v.at("details").at("by") == "totals");
   CHECK(v.at("evidence").get<std::string>().find(c.evidence) != std::string::npos);
+}
+
+// Issue 49 item 1: the same totals-only reference with integer checksums
+// (?checksum=sum: a marker's checksum is its rows' sum of amounts), a copy
+// of reference-totals.yaml written here. The correct service passes (its
+// checksums equal the clean run's as numbers); a lost range is caught, the
+// lost partitions' checksums named with both values.
+TEST_CASE("batch with integer marker checksums: the correct reference passes, a lost range is caught",
+          "[cli][batch][totals][slow]") {
+  const std::string flaw = GENERATE(as<std::string>{}, "", "whole-batch-marker");
+  std::string text = ReadFile(SourceDir() + "/tests/harness-runtime/data/batch-totals/reference-totals.yaml");
+  const std::string path = "path: \"/jobs/{{job}}/result\"}";
+  REQUIRE(text.find(path) != std::string::npos);
+  text.replace(text.find(path), path.size(), "path: \"/jobs/{{job}}/result?checksum=sum\"}");
+  const std::string file = ScratchDir("batch-integer-checksums") + "/reference-integer-checksums.yaml";
+  WriteFile(file, text);
+  BatchRun r = RunBatch(file, flaw, "rerun-after-partial-failure");
+  INFO((flaw.empty() ? "correct" : flaw) << "\n" << r.cli.out << r.cli.err);
+  const json& v = ScenarioOf(r.results, "rerun-after-partial-failure").at("verdicts")[0];
+  INFO(v.dump(2));
+  if (flaw.empty()) {
+    CHECK(r.cli.exit_code == 0);
+    CHECK(v.at("status") == "valid");
+    CHECK(v.at("details").at("markers").at("checksums_compared").get<int>() > 0);
+    CHECK(v.at("details").at("markers").at("clean_run_differences").empty());
+  } else {
+    CHECK(r.cli.exit_code == 1);
+    CHECK(v.at("status") == "invalid");
+    CHECK(v.at("evidence").get<std::string>().find("400 rows missing (by totals") != std::string::npos);
+    CHECK(v.at("evidence").get<std::string>().find("job: checksum ") != std::string::npos);
+  }
 }

@@ -475,3 +475,131 @@ TEST_CASE("a start that dies before its ready line shows its last output lines a
   CHECK(pg.err.find("PostgreSQL runs as nobody (this runs as root), and nobody cannot reach") != std::string::npos);
   CHECK(pg.err.find(private_dir + " is mode 700 owned by root") != std::string::npos);
 }
+
+// Issue 49 item 2: a target file written before roles. A copy of
+// reference.yaml with every `role:` (and the `of:` that needs one) removed,
+// names kept. The loader refuses actions without a role (file:line:column)
+// and says what each looks like; followed, those hints load the file, and
+// `lint --target` then says, per scenario, which of the file's own probes
+// look like the role it wants (the not-applicable summary, which a run
+// prints too, carries the same reason). Followed again, the file runs the
+// rows the original does.
+namespace {
+
+std::string WithoutRoles(const std::string& yaml) {
+  YAML::Node root = YAML::Load(yaml);
+  for (const std::string section : {"actions", "probes", "hooks", "messages"}) {
+    if (!root[section]) continue;
+    for (auto it = root[section].begin(); it != root[section].end(); ++it) {
+      if (!it->second.IsMap()) continue;
+      it->second.remove("role");
+      it->second.remove("of");
+    }
+  }
+  YAML::Emitter emitted;
+  emitted << root;
+  return emitted.c_str();
+}
+
+// Applies every "'NAME' looks like role R[ of O]: add `role: R[, of: O]`"
+// hint of `text` that names one `of:` to the actions or probes of `yaml`.
+std::string FollowHints(const std::string& yaml, const std::string& text, int& followed) {
+  YAML::Node root = YAML::Load(yaml);
+  // "'NAME' looks like ..." or, for the action the loader's error is at,
+  // "action 'NAME' has no role, ... (it looks like ...".
+  static const std::regex kHint(
+      R"('([A-Za-z0-9_]+)'(?: has no role[^(]*\(it)? looks like role ([a-z]+)[^:]*: add `role: ([a-z]+)(, of: ([A-Za-z0-9_]+))?`)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), kHint); it != std::sregex_iterator(); ++it) {
+    const std::string name = (*it)[1], role = (*it)[3], of = (*it)[5];
+    if (of == "NAME") continue;  // "of one of A, B": which one is the file's to say
+    for (const std::string section : {"actions", "probes"}) {
+      YAML::Node entry = root[section][name];
+      if (!entry || entry["role"]) continue;
+      entry["role"] = role;
+      if (!of.empty()) entry["of"] = of;
+      ++followed;
+    }
+  }
+  YAML::Emitter emitted;
+  emitted << root;
+  return emitted.c_str();
+}
+
+int WillRun(const std::string& lint_out) {
+  static const std::regex kWillRun(R"(will run ([0-9]+) row\(s\))");
+  std::smatch m;
+  return std::regex_search(lint_out, m, kWillRun) ? std::stoi(m[1]) : -1;
+}
+
+}  // namespace
+
+TEST_CASE("lint --target on the reference file with every role removed says which of its own names fit each role",
+          "[cli][bind][roles]") {
+  const std::string dir = ScratchDir("roles-removed");
+  const std::string copy = dir + "/target.yaml";
+  std::string text = WithoutRoles(ReadFile(SourceDir() + "/scenarios/targets/reference.yaml"));
+  WriteFile(copy, text);
+  {
+    const YAML::Node written = YAML::LoadFile(copy);
+    REQUIRE(written["probes"]["inbox_applied"]);
+    REQUIRE_FALSE(written["probes"]["inbox_applied"]["role"]);
+    REQUIRE_FALSE(written["actions"]["create_order"]["role"]);
+  }
+  // 1. Actions without a role: one located error, a guess for each.
+  CliResult r = RunIdemproof({"lint", SourceDir() + "/scenarios", "--target", copy}, dir);
+  INFO("exit " << r.exit_code << "\n" << r.out << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(copy + ":") != std::string::npos);
+  for (const char* hint : {
+           "action 'pay' has no role", "(it looks like role pay: add `role: pay`)",
+           "'create_order' looks like role create: add `role: create`",
+           "'cancel_order' looks like role delete of create_order: add `role: delete, of: create_order`",
+           "'set_address' looks like role put of create_order: add `role: put, of: create_order`",
+           "'payment_paid' looks like role callback of create_order: add `role: callback, of: create_order`",
+       }) {
+    INFO(hint);
+    CHECK(r.err.find(hint) != std::string::npos);
+  }
+  // 2. Those followed: the file loads; the probes still have none, and the
+  // rows that want one name the file's own probe.
+  int followed = 0;
+  text = FollowHints(text, r.err, followed);
+  CHECK(followed == 6);
+  WriteFile(copy, text);
+  r = RunIdemproof({"lint", SourceDir() + "/scenarios", "--target", copy}, dir);
+  INFO("exit " << r.exit_code << "\n" << r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const char* hint : {
+           "probe 'inbox_applied' looks like role applied of credit: add `role: applied, of: credit`",
+           "probe 'stock' looks like role counter of create_order: add `role: counter, of: create_order`",
+           "probe 'order' looks like role resource of create_order: add `role: resource, of: create_order`",
+           "probe 'ledger' looks like role ledger of pay: add `role: ledger, of: pay`",
+           "probe 'payment_record' looks like role record of pay: add `role: record, of: pay`",
+       }) {
+    INFO(hint);
+    CHECK(r.out.find(hint) != std::string::npos);
+  }
+  // The row the issue met: http-redelivery, not applicable, now pointing at the file's own probe.
+  const std::size_t row = r.out.find("  queue/http-redelivery: needs ");
+  REQUIRE(row != std::string::npos);
+  const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  CHECK(line.find("probe 'inbox_applied' looks like role applied of credit") != std::string::npos);
+  CHECK(line.find("callbacks_applied") == std::string::npos);  // a callback's counter is not the inbox's
+  // The not-applicable summary (a run prints the same) carries the hint too.
+  const std::size_t note = r.out.rfind("row(s) not applicable:");
+  REQUIRE(note != std::string::npos);
+  CHECK(r.out.find("looks like role applied of credit", note) != std::string::npos);
+  // 3. The probe hints followed as well: the rows the original file runs, but
+  // those of the two callback counters (which callback each counts the hint
+  // cannot tell: "of one of payment_paid, payment_refunded").
+  text = FollowHints(text, r.out, followed);
+  WriteFile(copy, text);
+  CliResult again = RunIdemproof({"lint", SourceDir() + "/scenarios", "--target", copy}, dir);
+  CliResult original =
+      RunIdemproof({"lint", SourceDir() + "/scenarios", "--target", SourceDir() + "/scenarios/targets/reference.yaml"}, dir);
+  INFO(again.out << "\n---- original\n" << original.out);
+  CHECK(again.exit_code == 0);
+  CHECK(WillRun(again.out) > WillRun(r.out));
+  CHECK(again.out.find("http-redelivery[credit,inbox_applied]") != std::string::npos);
+  CHECK(WillRun(again.out) <= WillRun(original.out));
+}

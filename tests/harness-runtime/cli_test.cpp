@@ -278,6 +278,28 @@ TEST_CASE("the flaw matrix on PostgreSQL: every other flaw is caught by the scen
   CheckFlawCaught("reference-postgres.yaml", fc);
 }
 
+// Issue 49 item 4: the empty-replay flaw (a replay answered 200
+// {"status":"duplicate"}) is a replay defect, named by identical_replay on
+// plain replays; route-spelling's respelled retry is recognised (marked as a
+// replay) and is no spelling problem, whatever its body.
+TEST_CASE("the empty-replay flaw is diagnosed by identical_replay only, never as a route spelling", "[cli][flaws][slow]") {
+  const std::string dir = ScratchDir("empty-replay-diagnosis");
+  for (const std::string file : {"client/route-spelling.yaml", "client/replay-identity.yaml"})
+    WriteFile(dir + "/suite/" + file.substr(file.find('/') + 1), ReadFile(Suite() + "/" + file));
+  for (const std::string flaw : {"", "empty-replay"}) {
+    std::vector<std::string> args = {"run", dir + "/suite", "--target", TargetFile("reference.yaml"),
+                                     "--out", dir + "/runs", "--json", dir + "/results.json"};
+    if (!flaw.empty()) args.insert(args.end(), {"--flaw", flaw});
+    CliResult r = RunIdemproof(args, dir);
+    INFO((flaw.empty() ? "correct" : flaw) << "\n" << Diagnose(r));
+    const json results = json::parse(ReadFile(dir + "/results.json"));
+    CHECK(r.exit_code == (flaw.empty() ? 0 : 1));
+    CHECK(VerdictOf(results, "route-spelling", "route_spelling") == "valid");
+    CHECK(VerdictOf(results, "replay-identity", "identical_replay") == (flaw.empty() ? "valid" : "invalid"));
+    CHECK(r.out.find("taken for another request") == std::string::npos);
+  }
+}
+
 TEST_CASE("run --profile judges by another provider's rules, named in results, report and JUnit", "[cli][profile][slow]") {
   const std::string dir = ScratchDir("profile");
   // Stripe v1 makes the key optional (the reference file does not declare
