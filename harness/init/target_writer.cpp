@@ -160,7 +160,8 @@ json BuildFromSchema(const YAML::Node& schema, int depth) {
   if (type.empty() && schema["properties"]) type = "object";
   if (type == "object") {
     json out = json::object();
-    const YAML::Node props = schema["properties"];
+    // `additionalProperties` alone (a map of free keys) has no `properties`.
+    const YAML::Node props = Child(schema, "properties");
     if (!props.IsMap()) return out;
     std::set<std::string> required;
     if (schema["required"] && schema["required"].IsSequence())
@@ -173,10 +174,10 @@ json BuildFromSchema(const YAML::Node& schema, int depth) {
   if (type == "array") {
     json out = json::array();
     const bool needs_one = schema["minItems"] && schema["minItems"].as<int>(0) > 0;
-    if (needs_one || schema["items"]) out.push_back(BuildFromSchema(schema["items"], depth + 1));
+    if (needs_one || schema["items"]) out.push_back(BuildFromSchema(Child(schema, "items"), depth + 1));
     return out;
   }
-  if (type == "integer") return schema["minimum"] ? std::max<long long>(1, schema["minimum"].as<long long>(1)) : 1;
+  if (type == "integer") return std::max<long long>(1, Child(schema, "minimum").as<long long>(1));
   if (type == "number") return 1;
   if (type == "boolean") return false;
   if (type == "string") return "x";
@@ -405,6 +406,9 @@ class Writer {
   Writer(const OpenApiDocument& doc, const InitOptions& options, InitSummary* summary)
       : doc_(doc), options_(options), summary_(summary) {}
 
+  // The operation being written when Write() stopped; null between them.
+  const Operation* At() const { return at_; }
+
   Result<std::string> Write() {
     // Every write operation's key, and whether the document names one anywhere.
     struct Candidate {
@@ -449,6 +453,7 @@ class Writer {
     if (summary_) summary_->operations_read = doc_.operations.size();
     for (const auto& c : candidates) {
       const Operation& op = *c.op;
+      at_ = &op;
       InitRow row{op.method + " " + op.path, "", c.mark.present && c.key.in == KeyPlace::In::kNone ? "x-idempotency" : c.key.Where(), ""};
       if (!Selected(op)) {
         row.note = "not selected";
@@ -500,10 +505,15 @@ class Writer {
                           "promise the service never made). CONFIRM: add it as an action if the service "
                           "deduplicates it (a callback: role callback, of: its create)");
     // Creates first: their captures are what the others' paths need.
-    for (auto& plan : plans_)
+    for (auto& plan : plans_) {
+      at_ = plan.op;
       if (plan.role == "create" || plan.role == "pay") FillCreate(plan);
-    for (auto& plan : plans_)
+    }
+    for (auto& plan : plans_) {
+      at_ = plan.op;
       if (plan.role != "create" && plan.role != "pay") FillDependent(plan);
+    }
+    at_ = nullptr;
     YamlOut out;
     if (Status s = WriteHeader(out); !s.ok()) return s;
     WriteContract(out);
@@ -931,6 +941,7 @@ class Writer {
     out.Lit("actions:\n");
     for (const auto& plan : plans_) {
       const Operation& op = *plan.op;
+      at_ = &op;
       out.Lit("  ").Comment(op.method + " " + op.path + " (" + options_.document_label +
                             (op.line > 0 ? ":" + std::to_string(op.line) : "") + ")");
       for (const auto& c : plan.confirms) out.Lit("  ").Comment("CONFIRM: " + c);
@@ -1026,6 +1037,7 @@ class Writer {
     for (const auto& note : left_out_) out.Comment("left out: " + note);
   }
   const OpenApiDocument& doc_;
+  const Operation* at_ = nullptr;  // the operation being written, for an error's place
   const InitOptions& options_;
   std::string key_header_;
   bool key_header_guessed_ = false;
@@ -1081,7 +1093,18 @@ Result<std::vector<std::string>> SplitCommand(const std::string& command) {
 }
 
 Result<std::string> WriteTarget(const OpenApiDocument& doc, const InitOptions& options, InitSummary* summary) {
-  return Writer(doc, options, summary).Write();
+  Writer writer(doc, options, summary);
+  try {
+    return writer.Write();
+  } catch (const YAML::Exception& e) {
+    // A shape of the document the writer did not expect: an error naming
+    // the operation, never an abort.
+    const Operation* op = writer.At();
+    return Status::InvalidConfig(
+        "init could not write " + (op ? op->method + " " + op->path : std::string("the target")) +
+            " (please report it): " + e.what(),
+        SourceMark{doc.file, op ? op->line : 0, 0});
+  }
 }
 
 }  // namespace idemproof::init

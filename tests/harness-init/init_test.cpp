@@ -542,3 +542,40 @@ TEST_CASE("init writes the operations chosen by path, tag, operationId or key, a
   REQUIRE_FALSE(empty.ok());
   CHECK(empty.status().message().find("not selected") != std::string::npos);
 }
+
+TEST_CASE("init builds a body through an object with additionalProperties and no properties", "[init]") {
+  // Stripe's `metadata`: {type: object, additionalProperties: {...}} with no
+  // `properties`, in a body with no `required` (so every member is built).
+  const std::string text = R"(openapi: 3.0.3
+info: {title: Meta, version: "1"}
+paths:
+  /accounts:
+    post:
+      operationId: createAccount
+      parameters: [{name: Idempotency-Key, in: header, required: true, schema: {type: string}}]
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                email: {type: string}
+                individual:
+                  type: object
+                  properties:
+                    metadata: {type: object, additionalProperties: {type: string}}
+                    tags: {type: array, minItems: 1}
+      responses: {"200": {description: made}}
+)";
+  auto doc = ParseOpenApi(text, "meta.yaml");
+  REQUIRE(doc.ok());
+  auto written = WriteTarget(*doc, InitOptions{"meta.yaml", "http://127.0.0.1:9", "", ""});
+  INFO((written.ok() ? *written : written.status().message()));
+  REQUIRE(written.ok());
+  auto target = ParseTarget(*written, "meta-target.yaml");
+  REQUIRE(target.ok());
+  REQUIRE(target->actions.count("create_account") == 1);
+  CHECK(target->actions.at("create_account").role == "create");
+  CHECK(written->find("\"metadata\": {}") != std::string::npos);  // its free keys: none
+  CHECK(written->find("\"tags\": [null]") != std::string::npos);    // minItems, no items
+}
