@@ -74,7 +74,8 @@ bool IsParam(const std::string& segment) { return segment.size() > 2 && segment.
 std::string Singular(std::string word) {
   if (word.size() > 4 && word.ends_with("sses")) return word.substr(0, word.size() - 2);
   if (word.size() > 3 && word.ends_with("ies")) return word.substr(0, word.size() - 3) + "y";
-  if (word.size() > 1 && word.ends_with("s") && !word.ends_with("ss")) word.pop_back();
+  if (word.size() > 1 && word.ends_with("s") && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is"))
+    word.pop_back();  // status, analysis: no plural
   return word;
 }
 
@@ -611,12 +612,22 @@ class Writer {
   }
 
   void GuessRole(const Operation& op, ActionPlan& plan) {
+    static const std::set<std::string> kEnding = {"cancel", "cancellation", "void", "close", "delete",
+                                                  "archive", "revoke", "deactivate"};
     const auto segments = Segments(op.path);
     const bool on_item = std::any_of(segments.begin(), segments.end(), IsParam);
-    if (op.method == "POST" && !on_item) {
+    // The last segment without a ".json"/".xml" suffix: Twilio's Calls.json.
+    const std::string last = segments.empty() ? "" : segments.back();
+    const std::string word = last.substr(0, last.find('.'));
+    // A POST to a plural noun under an item (/accounts/{id}/calls) makes a
+    // record in that sub-collection; its parents' ids are a setup to fill.
+    const bool to_collection = on_item && !IsParam(last) && !kEnding.count(Lower(word)) && Singular(word) != word;
+    if (op.method == "POST" && (!on_item || to_collection)) {
       plan.role = "create";
-      plan.confirms.push_back("role create (a POST that makes a record); pay if it charges an external system, "
-                              "callback if an external system sends it (x-idempotency: {role: ...} says so in the document)");
+      plan.confirms.push_back("role create (a POST that makes a record" +
+                              (to_collection ? " in the collection '" + word + "'" : std::string()) +
+                              "); pay if it charges an external system, callback if an external system sends it "
+                              "(x-idempotency: {role: ...} says so in the document)");
     } else if (op.method == "DELETE") {
       plan.role = "delete";
     } else if (op.method == "PUT" || op.method == "PATCH") {
@@ -624,11 +635,8 @@ class Writer {
       if (op.method == "PATCH")
         plan.confirms.push_back("role put: a PATCH that SETS a state (an increment is no put)");
     } else {
-      const std::string last = Lower(segments.empty() ? "" : segments.back());
-      static const std::set<std::string> kEnding = {"cancel", "cancellation", "void", "close", "delete",
-                                                    "archive", "revoke", "deactivate"};
-      plan.role = kEnding.count(last) ? "delete" : "put";
-      plan.confirms.push_back("role " + plan.role + " from the path's last segment '" + last +
+      plan.role = kEnding.count(Lower(last)) ? "delete" : "put";
+      plan.confirms.push_back("role " + plan.role + " from the path's last segment '" + Lower(last) +
                               "' (a POST on an item: delete if it ends the resource, put if it sets a state)");
     }
   }
@@ -679,6 +687,8 @@ class Writer {
   void FillCreate(ActionPlan& plan) {
     const Operation& op = *plan.op;
     plan.path = EscapeTemplateLiteral(op.path);
+    // A create in a sub-collection: its parents are resources it does not make.
+    if (const auto params = op.PathParameters(); !params.empty()) SetupParents(plan, params);
     std::string filter;
     const Operation* listing = Listing(op.path, &filter);
     bool from_example = false;
@@ -753,18 +763,23 @@ class Writer {
       // On a resource no create of the document makes: the path as written
       // (no `of:`), so every scenario that needs its resource made first is
       // not applicable until the user completes it.
-      std::string names;
-      for (const auto& p : params) names += (names.empty() ? "{" : ", {") + p + "}";
       plan.of.clear();
-      plan.path = EscapeTemplateLiteral(op.path);
-      plan.setup = "setup: no create of the document makes " + names + ": put an existing resource's id in the "
-                   "path, or add the create that makes it and of: it (until then the scenarios that need its "
-                   "resource are not applicable)";
+      SetupParents(plan, params);
       return;
     }
     Capture(*create, params[0]);
     plan.of = create->name;
     plan.path = TemplatePath(op.path, params[0], create->capture_var);
+  }
+
+  // The path as written, its parameters a setup for the user to fill.
+  static void SetupParents(ActionPlan& plan, const std::vector<std::string>& params) {
+    std::string names;
+    for (const auto& p : params) names += (names.empty() ? "{" : ", {") + p + "}";
+    plan.path = EscapeTemplateLiteral(plan.op->path);
+    plan.setup = "setup: no create of the document makes " + names + ": put an existing resource's id in the "
+                 "path, or add the create that makes it and of: it (until then the scenarios that need its "
+                 "resource are not applicable)";
   }
 
   void Capture(ActionPlan& create, const std::string& param) {

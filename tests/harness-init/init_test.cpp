@@ -579,3 +579,52 @@ paths:
   CHECK(written->find("\"metadata\": {}") != std::string::npos);  // its free keys: none
   CHECK(written->find("\"tags\": [null]") != std::string::npos);    // minItems, no items
 }
+
+TEST_CASE("init takes a POST to a sub-collection for a create: its parents' ids a setup to fill", "[init]") {
+  // Twilio's shape: POST .../{AccountSid}/Calls.json makes a call under an
+  // account; POST .../Calls/{CallSid}.json (an item) updates one.
+  const std::string text = R"(openapi: 3.0.3
+info: {title: Nested, version: "1"}
+paths:
+  /Accounts/{AccountSid}/Calls.json:
+    post:
+      operationId: CreateCall
+      parameters: [{name: AccountSid, in: path, required: true, schema: {type: string}}, {$ref: "#/components/parameters/Key"}]
+      requestBody: {content: {application/json: {schema: {type: object, required: [To], properties: {To: {type: string}}}}}}
+      responses: {"201": {description: made, content: {application/json: {schema: {type: object, properties: {sid: {type: string}}}}}}}
+  /Accounts/{AccountSid}/Calls/{CallSid}.json:
+    post:
+      operationId: UpdateCall
+      parameters:
+        - {name: AccountSid, in: path, required: true, schema: {type: string}}
+        - {name: CallSid, in: path, required: true, schema: {type: string}}
+        - {$ref: "#/components/parameters/Key"}
+      responses: {"200": {description: updated}}
+  /Accounts/{AccountSid}/Calls/{CallSid}/cancel:
+    post:
+      operationId: CancelCall
+      parameters:
+        - {name: AccountSid, in: path, required: true, schema: {type: string}}
+        - {name: CallSid, in: path, required: true, schema: {type: string}}
+        - {$ref: "#/components/parameters/Key"}
+      responses: {"200": {description: cancelled}}
+components:
+  parameters:
+    Key: {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+)";
+  auto doc = ParseOpenApi(text, "nested.yaml");
+  REQUIRE(doc.ok());
+  auto written = WriteTarget(*doc, InitOptions{"nested.yaml", "http://127.0.0.1:9", "", ""});
+  INFO((written.ok() ? *written : written.status().message()));
+  REQUIRE(written.ok());
+  auto target = ParseTarget(*written, "nested-target.yaml");
+  REQUIRE(target.ok());
+  REQUIRE(target->actions.count("create_call") == 1);
+  CHECK(target->actions.at("create_call").role == "create");
+  CHECK(target->actions.at("create_call").request.path == "/Accounts/{AccountSid}/Calls.json");
+  CHECK(written->find("# CONFIRM: setup: no create of the document makes {AccountSid}: put an existing resource's id "
+                      "in the path") != std::string::npos);
+  // an item (last segment a parameter) stays a put, an ending verb a delete
+  CHECK(target->actions.at("update_call").role == "put");
+  CHECK(target->actions.at("cancel_call").role == "delete");
+}
