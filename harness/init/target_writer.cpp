@@ -786,7 +786,11 @@ class Writer {
     if (!create.capture_var.empty()) return;
     const auto segments = Segments(create.op->path);
     const std::string noun = SnakeCase(Singular(segments.empty() ? "item" : segments.back()));
-    create.capture_var = Lower(param) == "id" ? noun + "_id" : SnakeCase(param);
+    create.capture_var = SnakeCase(param);
+    // {id}, or a name the templates already use ({key}, {biz}): the noun's id.
+    const auto& builtin = BuiltinTemplateVariables();
+    if (Lower(param) == "id" || std::find(builtin.begin(), builtin.end(), create.capture_var) != builtin.end())
+      create.capture_var = noun + "_id";
     const Response* ok = create.op->Success();
     std::string at = ok ? FindProperty(ok->schema, param) : "";
     if (at.empty() && ok && Lower(param) != "id") at = FindProperty(ok->schema, "id");

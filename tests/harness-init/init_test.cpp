@@ -628,3 +628,36 @@ components:
   CHECK(target->actions.at("update_call").role == "put");
   CHECK(target->actions.at("cancel_call").role == "delete");
 }
+
+TEST_CASE("init names a captured id apart from the built-in template variables", "[init]") {
+  // Stripe's DELETE /v1/ephemeral_keys/{key}: a capture named `key` would
+  // shadow the idempotency key's {{key}}.
+  const std::string text = R"(openapi: 3.0.3
+info: {title: Keys, version: "1"}
+paths:
+  /ephemeral_keys:
+    post:
+      operationId: createKey
+      parameters: [{$ref: "#/components/parameters/Key"}]
+      requestBody: {content: {application/json: {schema: {type: object, required: [customer], properties: {customer: {type: string}}}}}}
+      responses: {"200": {description: made, content: {application/json: {schema: {type: object, properties: {id: {type: string}}}}}}}
+  /ephemeral_keys/{key}:
+    delete:
+      operationId: deleteKey
+      parameters: [{name: key, in: path, required: true, schema: {type: string}}, {$ref: "#/components/parameters/Key"}]
+      responses: {"200": {description: deleted}}
+components:
+  parameters:
+    Key: {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+)";
+  auto doc = ParseOpenApi(text, "keys.yaml");
+  REQUIRE(doc.ok());
+  auto written = WriteTarget(*doc, InitOptions{"keys.yaml", "http://127.0.0.1:9", "", ""});
+  INFO((written.ok() ? *written : written.status().message()));
+  REQUIRE(written.ok());
+  auto target = ParseTarget(*written, "keys-target.yaml");
+  INFO((target.ok() ? std::string() : target.status().message()));
+  REQUIRE(target.ok());
+  CHECK(target->actions.at("delete_key").of == "create_key");
+  CHECK(target->actions.at("delete_key").request.path == "/ephemeral_keys/{{ephemeral_key_id}}");
+}
