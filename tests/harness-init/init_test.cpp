@@ -543,6 +543,23 @@ TEST_CASE("init writes the operations chosen by path, tag, operationId or key, a
   CHECK(empty.status().message().find("not selected") != std::string::npos);
 }
 
+// The target written from `document` and loaded back: both must succeed.
+struct Written {
+  std::string text;
+  TargetDescription target;
+};
+static Written WriteAndLoad(const std::string& document, const std::string& file) {
+  auto doc = ParseOpenApi(document, file);
+  REQUIRE(doc.ok());
+  auto text = WriteTarget(*doc, InitOptions{file, "http://127.0.0.1:9", "", ""});
+  INFO((text.ok() ? *text : text.status().message()));
+  REQUIRE(text.ok());
+  auto target = ParseTarget(*text, file + "-target.yaml");
+  INFO((target.ok() ? std::string() : target.status().message()));
+  REQUIRE(target.ok());
+  return {*text, *target};
+}
+
 TEST_CASE("init builds a body through an object with additionalProperties and no properties", "[init]") {
   // Stripe's `metadata`: {type: object, additionalProperties: {...}} with no
   // `properties`, in a body with no `required` (so every member is built).
@@ -567,17 +584,12 @@ paths:
                     tags: {type: array, minItems: 1}
       responses: {"200": {description: made}}
 )";
-  auto doc = ParseOpenApi(text, "meta.yaml");
-  REQUIRE(doc.ok());
-  auto written = WriteTarget(*doc, InitOptions{"meta.yaml", "http://127.0.0.1:9", "", ""});
-  INFO((written.ok() ? *written : written.status().message()));
-  REQUIRE(written.ok());
-  auto target = ParseTarget(*written, "meta-target.yaml");
-  REQUIRE(target.ok());
-  REQUIRE(target->actions.count("create_account") == 1);
-  CHECK(target->actions.at("create_account").role == "create");
-  CHECK(written->find("\"metadata\": {}") != std::string::npos);  // its free keys: none
-  CHECK(written->find("\"tags\": [null]") != std::string::npos);    // minItems, no items
+  const Written w = WriteAndLoad(text, "meta.yaml");
+  INFO(w.text);
+  REQUIRE(w.target.actions.count("create_account") == 1);
+  CHECK(w.target.actions.at("create_account").role == "create");
+  CHECK(w.text.find("\"metadata\": {}") != std::string::npos);  // its free keys: none
+  CHECK(w.text.find("\"tags\": [null]") != std::string::npos);    // minItems, no items
 }
 
 TEST_CASE("init takes a POST to a sub-collection for a create: its parents' ids a setup to fill", "[init]") {
@@ -612,21 +624,16 @@ components:
   parameters:
     Key: {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
 )";
-  auto doc = ParseOpenApi(text, "nested.yaml");
-  REQUIRE(doc.ok());
-  auto written = WriteTarget(*doc, InitOptions{"nested.yaml", "http://127.0.0.1:9", "", ""});
-  INFO((written.ok() ? *written : written.status().message()));
-  REQUIRE(written.ok());
-  auto target = ParseTarget(*written, "nested-target.yaml");
-  REQUIRE(target.ok());
-  REQUIRE(target->actions.count("create_call") == 1);
-  CHECK(target->actions.at("create_call").role == "create");
-  CHECK(target->actions.at("create_call").request.path == "/Accounts/{AccountSid}/Calls.json");
-  CHECK(written->find("# CONFIRM: setup: no create of the document makes {AccountSid}: put an existing resource's id "
+  const Written w = WriteAndLoad(text, "nested.yaml");
+  INFO(w.text);
+  REQUIRE(w.target.actions.count("create_call") == 1);
+  CHECK(w.target.actions.at("create_call").role == "create");
+  CHECK(w.target.actions.at("create_call").request.path == "/Accounts/{AccountSid}/Calls.json");
+  CHECK(w.text.find("# CONFIRM: setup: no create of the document makes {AccountSid}: put an existing resource's id "
                       "in the path") != std::string::npos);
   // an item (last segment a parameter) stays a put, an ending verb a delete
-  CHECK(target->actions.at("update_call").role == "put");
-  CHECK(target->actions.at("cancel_call").role == "delete");
+  CHECK(w.target.actions.at("update_call").role == "put");
+  CHECK(w.target.actions.at("cancel_call").role == "delete");
 }
 
 TEST_CASE("init names a captured id apart from the built-in template variables", "[init]") {
@@ -650,14 +657,8 @@ components:
   parameters:
     Key: {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
 )";
-  auto doc = ParseOpenApi(text, "keys.yaml");
-  REQUIRE(doc.ok());
-  auto written = WriteTarget(*doc, InitOptions{"keys.yaml", "http://127.0.0.1:9", "", ""});
-  INFO((written.ok() ? *written : written.status().message()));
-  REQUIRE(written.ok());
-  auto target = ParseTarget(*written, "keys-target.yaml");
-  INFO((target.ok() ? std::string() : target.status().message()));
-  REQUIRE(target.ok());
-  CHECK(target->actions.at("delete_key").of == "create_key");
-  CHECK(target->actions.at("delete_key").request.path == "/ephemeral_keys/{{ephemeral_key_id}}");
+  const Written w = WriteAndLoad(text, "keys.yaml");
+  INFO(w.text);
+  CHECK(w.target.actions.at("delete_key").of == "create_key");
+  CHECK(w.target.actions.at("delete_key").request.path == "/ephemeral_keys/{{ephemeral_key_id}}");
 }
