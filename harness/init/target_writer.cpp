@@ -74,7 +74,8 @@ bool IsParam(const std::string& segment) { return segment.size() > 2 && segment.
 std::string Singular(std::string word) {
   if (word.size() > 4 && word.ends_with("sses")) return word.substr(0, word.size() - 2);
   if (word.size() > 3 && word.ends_with("ies")) return word.substr(0, word.size() - 3) + "y";
-  if (word.size() > 1 && word.ends_with("s") && !word.ends_with("ss")) word.pop_back();
+  if (word.size() > 1 && word.ends_with("s") && !word.ends_with("ss") && !word.ends_with("us") && !word.ends_with("is"))
+    word.pop_back();  // status, analysis: no plural
   return word;
 }
 
@@ -160,7 +161,8 @@ json BuildFromSchema(const YAML::Node& schema, int depth) {
   if (type.empty() && schema["properties"]) type = "object";
   if (type == "object") {
     json out = json::object();
-    const YAML::Node props = schema["properties"];
+    // `additionalProperties` alone (a map of free keys) has no `properties`.
+    const YAML::Node props = Child(schema, "properties");
     if (!props.IsMap()) return out;
     std::set<std::string> required;
     if (schema["required"] && schema["required"].IsSequence())
@@ -173,10 +175,10 @@ json BuildFromSchema(const YAML::Node& schema, int depth) {
   if (type == "array") {
     json out = json::array();
     const bool needs_one = schema["minItems"] && schema["minItems"].as<int>(0) > 0;
-    if (needs_one || schema["items"]) out.push_back(BuildFromSchema(schema["items"], depth + 1));
+    if (needs_one || schema["items"]) out.push_back(BuildFromSchema(Child(schema, "items"), depth + 1));
     return out;
   }
-  if (type == "integer") return schema["minimum"] ? std::max<long long>(1, schema["minimum"].as<long long>(1)) : 1;
+  if (type == "integer") return std::max<long long>(1, Child(schema, "minimum").as<long long>(1));
   if (type == "number") return 1;
   if (type == "boolean") return false;
   if (type == "string") return "x";
@@ -405,6 +407,9 @@ class Writer {
   Writer(const OpenApiDocument& doc, const InitOptions& options, InitSummary* summary)
       : doc_(doc), options_(options), summary_(summary) {}
 
+  // The operation being written when Write() stopped; null between them.
+  const Operation* At() const { return at_; }
+
   Result<std::string> Write() {
     // Every write operation's key, and whether the document names one anywhere.
     struct Candidate {
@@ -449,6 +454,7 @@ class Writer {
     if (summary_) summary_->operations_read = doc_.operations.size();
     for (const auto& c : candidates) {
       const Operation& op = *c.op;
+      at_ = &op;
       InitRow row{op.method + " " + op.path, "", c.mark.present && c.key.in == KeyPlace::In::kNone ? "x-idempotency" : c.key.Where(), ""};
       if (!Selected(op)) {
         row.note = "not selected";
@@ -500,10 +506,15 @@ class Writer {
                           "promise the service never made). CONFIRM: add it as an action if the service "
                           "deduplicates it (a callback: role callback, of: its create)");
     // Creates first: their captures are what the others' paths need.
-    for (auto& plan : plans_)
+    for (auto& plan : plans_) {
+      at_ = plan.op;
       if (plan.role == "create" || plan.role == "pay") FillCreate(plan);
-    for (auto& plan : plans_)
+    }
+    for (auto& plan : plans_) {
+      at_ = plan.op;
       if (plan.role != "create" && plan.role != "pay") FillDependent(plan);
+    }
+    at_ = nullptr;
     YamlOut out;
     if (Status s = WriteHeader(out); !s.ok()) return s;
     WriteContract(out);
@@ -601,12 +612,22 @@ class Writer {
   }
 
   void GuessRole(const Operation& op, ActionPlan& plan) {
+    static const std::set<std::string> kEnding = {"cancel", "cancellation", "void", "close", "delete",
+                                                  "archive", "revoke", "deactivate"};
     const auto segments = Segments(op.path);
     const bool on_item = std::any_of(segments.begin(), segments.end(), IsParam);
-    if (op.method == "POST" && !on_item) {
+    // The last segment without a ".json"/".xml" suffix: Twilio's Calls.json.
+    const std::string last = segments.empty() ? "" : segments.back();
+    const std::string word = last.substr(0, last.find('.'));
+    // A POST to a plural noun under an item (/accounts/{id}/calls) makes a
+    // record in that sub-collection; its parents' ids are a setup to fill.
+    const bool to_collection = on_item && !IsParam(last) && !kEnding.count(Lower(word)) && Singular(word) != word;
+    if (op.method == "POST" && (!on_item || to_collection)) {
       plan.role = "create";
-      plan.confirms.push_back("role create (a POST that makes a record); pay if it charges an external system, "
-                              "callback if an external system sends it (x-idempotency: {role: ...} says so in the document)");
+      plan.confirms.push_back("role create (a POST that makes a record" +
+                              (to_collection ? " in the collection '" + word + "'" : std::string()) +
+                              "); pay if it charges an external system, callback if an external system sends it "
+                              "(x-idempotency: {role: ...} says so in the document)");
     } else if (op.method == "DELETE") {
       plan.role = "delete";
     } else if (op.method == "PUT" || op.method == "PATCH") {
@@ -614,11 +635,8 @@ class Writer {
       if (op.method == "PATCH")
         plan.confirms.push_back("role put: a PATCH that SETS a state (an increment is no put)");
     } else {
-      const std::string last = Lower(segments.empty() ? "" : segments.back());
-      static const std::set<std::string> kEnding = {"cancel", "cancellation", "void", "close", "delete",
-                                                    "archive", "revoke", "deactivate"};
-      plan.role = kEnding.count(last) ? "delete" : "put";
-      plan.confirms.push_back("role " + plan.role + " from the path's last segment '" + last +
+      plan.role = kEnding.count(Lower(last)) ? "delete" : "put";
+      plan.confirms.push_back("role " + plan.role + " from the path's last segment '" + Lower(last) +
                               "' (a POST on an item: delete if it ends the resource, put if it sets a state)");
     }
   }
@@ -669,6 +687,8 @@ class Writer {
   void FillCreate(ActionPlan& plan) {
     const Operation& op = *plan.op;
     plan.path = EscapeTemplateLiteral(op.path);
+    // A create in a sub-collection: its parents are resources it does not make.
+    if (const auto params = op.PathParameters(); !params.empty()) SetupParents(plan, params);
     std::string filter;
     const Operation* listing = Listing(op.path, &filter);
     bool from_example = false;
@@ -743,13 +763,8 @@ class Writer {
       // On a resource no create of the document makes: the path as written
       // (no `of:`), so every scenario that needs its resource made first is
       // not applicable until the user completes it.
-      std::string names;
-      for (const auto& p : params) names += (names.empty() ? "{" : ", {") + p + "}";
       plan.of.clear();
-      plan.path = EscapeTemplateLiteral(op.path);
-      plan.setup = "setup: no create of the document makes " + names + ": put an existing resource's id in the "
-                   "path, or add the create that makes it and of: it (until then the scenarios that need its "
-                   "resource are not applicable)";
+      SetupParents(plan, params);
       return;
     }
     Capture(*create, params[0]);
@@ -757,11 +772,25 @@ class Writer {
     plan.path = TemplatePath(op.path, params[0], create->capture_var);
   }
 
+  // The path as written, its parameters a setup for the user to fill.
+  static void SetupParents(ActionPlan& plan, const std::vector<std::string>& params) {
+    std::string names;
+    for (const auto& p : params) names += (names.empty() ? "{" : ", {") + p + "}";
+    plan.path = EscapeTemplateLiteral(plan.op->path);
+    plan.setup = "setup: no create of the document makes " + names + ": put an existing resource's id in the "
+                 "path, or add the create that makes it and of: it (until then the scenarios that need its "
+                 "resource are not applicable)";
+  }
+
   void Capture(ActionPlan& create, const std::string& param) {
     if (!create.capture_var.empty()) return;
     const auto segments = Segments(create.op->path);
     const std::string noun = SnakeCase(Singular(segments.empty() ? "item" : segments.back()));
-    create.capture_var = Lower(param) == "id" ? noun + "_id" : SnakeCase(param);
+    create.capture_var = SnakeCase(param);
+    // {id}, or a name the templates already use ({key}, {biz}): the noun's id.
+    const auto& builtin = BuiltinTemplateVariables();
+    if (Lower(param) == "id" || std::find(builtin.begin(), builtin.end(), create.capture_var) != builtin.end())
+      create.capture_var = noun + "_id";
     const Response* ok = create.op->Success();
     std::string at = ok ? FindProperty(ok->schema, param) : "";
     if (at.empty() && ok && Lower(param) != "id") at = FindProperty(ok->schema, "id");
@@ -931,6 +960,7 @@ class Writer {
     out.Lit("actions:\n");
     for (const auto& plan : plans_) {
       const Operation& op = *plan.op;
+      at_ = &op;
       out.Lit("  ").Comment(op.method + " " + op.path + " (" + options_.document_label +
                             (op.line > 0 ? ":" + std::to_string(op.line) : "") + ")");
       for (const auto& c : plan.confirms) out.Lit("  ").Comment("CONFIRM: " + c);
@@ -1026,6 +1056,7 @@ class Writer {
     for (const auto& note : left_out_) out.Comment("left out: " + note);
   }
   const OpenApiDocument& doc_;
+  const Operation* at_ = nullptr;  // the operation being written, for an error's place
   const InitOptions& options_;
   std::string key_header_;
   bool key_header_guessed_ = false;
@@ -1081,7 +1112,18 @@ Result<std::vector<std::string>> SplitCommand(const std::string& command) {
 }
 
 Result<std::string> WriteTarget(const OpenApiDocument& doc, const InitOptions& options, InitSummary* summary) {
-  return Writer(doc, options, summary).Write();
+  Writer writer(doc, options, summary);
+  try {
+    return writer.Write();
+  } catch (const YAML::Exception& e) {
+    // A shape of the document the writer did not expect: an error naming
+    // the operation, never an abort.
+    const Operation* op = writer.At();
+    return Status::InvalidConfig(
+        "init could not write " + (op ? op->method + " " + op->path : std::string("the target")) +
+            " (please report it): " + e.what(),
+        SourceMark{doc.file, op ? op->line : 0, 0});
+  }
 }
 
 }  // namespace idemproof::init

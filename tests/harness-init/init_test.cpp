@@ -542,3 +542,123 @@ TEST_CASE("init writes the operations chosen by path, tag, operationId or key, a
   REQUIRE_FALSE(empty.ok());
   CHECK(empty.status().message().find("not selected") != std::string::npos);
 }
+
+// The target written from `document` and loaded back: both must succeed.
+struct Written {
+  std::string text;
+  TargetDescription target;
+};
+static Written WriteAndLoad(const std::string& document, const std::string& file) {
+  auto doc = ParseOpenApi(document, file);
+  REQUIRE(doc.ok());
+  auto text = WriteTarget(*doc, InitOptions{file, "http://127.0.0.1:9", "", ""});
+  INFO((text.ok() ? *text : text.status().message()));
+  REQUIRE(text.ok());
+  auto target = ParseTarget(*text, file + "-target.yaml");
+  INFO((target.ok() ? std::string() : target.status().message()));
+  REQUIRE(target.ok());
+  return {*text, *target};
+}
+
+TEST_CASE("init builds a body through an object with additionalProperties and no properties", "[init]") {
+  // Stripe's `metadata`: {type: object, additionalProperties: {...}} with no
+  // `properties`, in a body with no `required` (so every member is built).
+  const std::string text = R"(openapi: 3.0.3
+info: {title: Meta, version: "1"}
+paths:
+  /accounts:
+    post:
+      operationId: createAccount
+      parameters: [{name: Idempotency-Key, in: header, required: true, schema: {type: string}}]
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                email: {type: string}
+                individual:
+                  type: object
+                  properties:
+                    metadata: {type: object, additionalProperties: {type: string}}
+                    tags: {type: array, minItems: 1}
+      responses: {"200": {description: made}}
+)";
+  const Written w = WriteAndLoad(text, "meta.yaml");
+  INFO(w.text);
+  REQUIRE(w.target.actions.count("create_account") == 1);
+  CHECK(w.target.actions.at("create_account").role == "create");
+  CHECK(w.text.find("\"metadata\": {}") != std::string::npos);  // its free keys: none
+  CHECK(w.text.find("\"tags\": [null]") != std::string::npos);    // minItems, no items
+}
+
+TEST_CASE("init takes a POST to a sub-collection for a create: its parents' ids a setup to fill", "[init]") {
+  // Twilio's shape: POST .../{AccountSid}/Calls.json makes a call under an
+  // account; POST .../Calls/{CallSid}.json (an item) updates one.
+  const std::string text = R"(openapi: 3.0.3
+info: {title: Nested, version: "1"}
+paths:
+  /Accounts/{AccountSid}/Calls.json:
+    post:
+      operationId: CreateCall
+      parameters: [{name: AccountSid, in: path, required: true, schema: {type: string}}, {$ref: "#/components/parameters/Key"}]
+      requestBody: {content: {application/json: {schema: {type: object, required: [To], properties: {To: {type: string}}}}}}
+      responses: {"201": {description: made, content: {application/json: {schema: {type: object, properties: {sid: {type: string}}}}}}}
+  /Accounts/{AccountSid}/Calls/{CallSid}.json:
+    post:
+      operationId: UpdateCall
+      parameters:
+        - {name: AccountSid, in: path, required: true, schema: {type: string}}
+        - {name: CallSid, in: path, required: true, schema: {type: string}}
+        - {$ref: "#/components/parameters/Key"}
+      responses: {"200": {description: updated}}
+  /Accounts/{AccountSid}/Calls/{CallSid}/cancel:
+    post:
+      operationId: CancelCall
+      parameters:
+        - {name: AccountSid, in: path, required: true, schema: {type: string}}
+        - {name: CallSid, in: path, required: true, schema: {type: string}}
+        - {$ref: "#/components/parameters/Key"}
+      responses: {"200": {description: cancelled}}
+components:
+  parameters:
+    Key: {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+)";
+  const Written w = WriteAndLoad(text, "nested.yaml");
+  INFO(w.text);
+  REQUIRE(w.target.actions.count("create_call") == 1);
+  CHECK(w.target.actions.at("create_call").role == "create");
+  CHECK(w.target.actions.at("create_call").request.path == "/Accounts/{AccountSid}/Calls.json");
+  CHECK(w.text.find("# CONFIRM: setup: no create of the document makes {AccountSid}: put an existing resource's id "
+                      "in the path") != std::string::npos);
+  // an item (last segment a parameter) stays a put, an ending verb a delete
+  CHECK(w.target.actions.at("update_call").role == "put");
+  CHECK(w.target.actions.at("cancel_call").role == "delete");
+}
+
+TEST_CASE("init names a captured id apart from the built-in template variables", "[init]") {
+  // Stripe's DELETE /v1/ephemeral_keys/{key}: a capture named `key` would
+  // shadow the idempotency key's {{key}}.
+  const std::string text = R"(openapi: 3.0.3
+info: {title: Keys, version: "1"}
+paths:
+  /ephemeral_keys:
+    post:
+      operationId: createKey
+      parameters: [{$ref: "#/components/parameters/Key"}]
+      requestBody: {content: {application/json: {schema: {type: object, required: [customer], properties: {customer: {type: string}}}}}}
+      responses: {"200": {description: made, content: {application/json: {schema: {type: object, properties: {id: {type: string}}}}}}}
+  /ephemeral_keys/{key}:
+    delete:
+      operationId: deleteKey
+      parameters: [{name: key, in: path, required: true, schema: {type: string}}, {$ref: "#/components/parameters/Key"}]
+      responses: {"200": {description: deleted}}
+components:
+  parameters:
+    Key: {name: Idempotency-Key, in: header, required: true, schema: {type: string}}
+)";
+  const Written w = WriteAndLoad(text, "keys.yaml");
+  INFO(w.text);
+  CHECK(w.target.actions.at("delete_key").of == "create_key");
+  CHECK(w.target.actions.at("delete_key").request.path == "/ephemeral_keys/{{ephemeral_key_id}}");
+}
