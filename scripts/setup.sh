@@ -33,6 +33,10 @@ test_packages=(
   time   # GNU time: the corpus test's peak RSS of init (tests/corpus/corpus_test.py)
   mmdebstrap   # tests/install: a clean Debian root to install the package into (apt-get install ./idemproof_*.deb)
 )
+# npm packs the corpus's documents (tests/corpus/fetch_corpus.sh). Debian's
+# nodejs leaves it to the package npm; a nodejs that bundles it (NodeSource's)
+# conflicts with that package, so it is asked for only when missing.
+command -v npm >/dev/null || test_packages+=(npm)
 [ "${IDEMPROOF_PACKAGES:-all}" = suite ] || packages+=("${test_packages[@]}")
 bash scripts/install_missing.sh "${packages[@]}"
 # --packages-only: what the other scripts (sanitize.sh, fuzz.sh) build on.
