@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/query_string.h"
+
 namespace idemproof::ref {
 namespace {
 
@@ -53,21 +55,6 @@ Exchange perform(const std::string& url, const std::string* post_body,
   return ex;
 }
 
-std::string url_encode(const std::string& s) {
-  std::string out;
-  static const char* hex = "0123456789ABCDEF";
-  for (unsigned char ch : s) {
-    if (std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-      out += static_cast<char>(ch);
-    } else {
-      out += '%';
-      out += hex[ch >> 4];
-      out += hex[ch & 15];
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 HttpPaymentProvider::HttpPaymentProvider(std::string base_url, std::chrono::milliseconds timeout)
@@ -108,7 +95,7 @@ ProviderAnswer HttpPaymentProvider::charge(const std::string& idempotency_key,
 
 ProviderLookup HttpPaymentProvider::find(const std::string& idempotency_key) {
   const Exchange ex =
-      perform(base_url_ + "/charges?idempotency_key=" + url_encode(idempotency_key), nullptr, "",
+      perform(base_url_ + "/charges?idempotency_key=" + percent_encode(idempotency_key), nullptr, "",
               timeout_);
   ProviderLookup out;
   if (ex.status != 200) {
