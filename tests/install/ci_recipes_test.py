@@ -60,6 +60,14 @@ def at(root, path):
 def put(root, path):
     """Where to write `path` of the root (its overlay's upper layer)."""
     os.makedirs(root + "/upper" + path, exist_ok=True)
+    # A folder of the upper layer stands for the lower's: it keeps the lower's
+    # mode (/tmp's 1777), not the umask's 755.
+    parts = path.strip("/").split("/")
+    for i in range(1, len(parts) + 1):
+        sub = "/" + "/".join(parts[:i])
+        lower = root + "/lower" + sub
+        if os.path.isdir(lower):
+            os.chmod(root + "/upper" + sub, os.stat(lower).st_mode & 0o7777)
     return root + "/upper" + path
 
 

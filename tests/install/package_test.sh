@@ -35,7 +35,9 @@ t=$SECONDS
 check "the checkout is not in the root" absent "$source_dir"
 check "the build folder is not in the root" absent "$(cd "$build_dir" && pwd -P)"
 check "no idemproof in the clean root" absent /usr/bin/idemproof
-mkdir -p "$root/upper/tmp"
+# The upper layer's folder stands for the lower's: it keeps /tmp's 1777, or
+# apt's unprivileged helper cannot write its temporary files ("not signed").
+install -d -m 1777 "$root/upper/tmp"
 cp "$deb" "$root/upper/tmp/"
 status=0
 in_root bash -c 'cd /tmp && apt-get update -qq && apt-get install -y -qq ./idemproof_*.deb' >"$cache/apt.log" 2>&1 ||
