@@ -169,7 +169,7 @@ TEST_CASE("a target without a kill command, a ledger probe or a broker: not appl
 // first charge again — is correct. The egress ledger then lists one
 // transaction id twice: one effect, two calls. The no-intent flaw (a new
 // provider key per execution) is still two effects.
-TEST_CASE("a reference reconciling by re-sending the charge under the same provider key passes; no-intent is caught",
+TEST_CASE("a reference reconciling by re-sending the charge under the same provider key passes, and no-intent is caught",
           "[cli][side-effect][slow]") {
   const std::string dir = ScratchDir("side-effect-resend");
   std::string target = ReadFile(Target("reference-egress.yaml"));
