@@ -1862,7 +1862,7 @@ TEST_CASE("route_spelling catches a same spelling executed again and a distinct 
 // was recognised (the answer is marked as a replay), so the spelling holds;
 // that the replay is 200 {"status":"duplicate"} instead of the first answer
 // is identical_replay's finding, on the plain replays of the same flaw.
-TEST_CASE("route_spelling does not diagnose an empty replay as a spelling problem; identical_replay does") {
+TEST_CASE("route_spelling does not diagnose an empty replay as a spelling problem, identical_replay does") {
   const Answer empty{200, R"({"status":"duplicate"})", {{"Idempotent-Replayed", "true"}}};
   LiteralHistory spelled;
   spelled.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated, "spelling")
