@@ -38,12 +38,12 @@ std::string Heading(const ScenarioResult& s) {
 std::string CiConformance(const RunResults& r) {
   const ConformanceTable table = Conformance(r);
   if (!table.known_profile) return "";
-  std::string md = "\n<details><summary>Conformance to " + MarkdownEscape(r.profile) + ": " + table.CountsText() +
+  std::string md = "\n<details><summary>Conformance to " + MarkdownEscapeInert(r.profile) + ": " + table.CountsText() +
                    "</summary>\n\n";
   md += "| rule | level | state | scenarios |\n|---|---|---|---|\n";
   for (const auto& row : table.rows)
     md += "| `" + row.rule + "` | " + row.level + " | " + ConformanceStateName(row.state) + " | " +
-          MarkdownEscape(Cut(row.EvidenceText(r))) + " |\n";
+          MarkdownEscapeInert(Cut(row.EvidenceText(r))) + " |\n";
   return md + "\n</details>\n";
 }
 
