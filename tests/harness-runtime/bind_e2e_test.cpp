@@ -525,6 +525,38 @@ std::string FollowHints(const std::string& yaml, const std::string& text, int& f
   return emitted.c_str();
 }
 
+// The causes of lint's not-applicable table ("  rows  #    cause  what to
+// add ..."), each whole again: a cause the table wrapped over several lines
+// (a line with no number in the # column continues the one above).
+std::vector<std::string> TableCauses(const std::string& lint_out) {
+  std::vector<std::string> causes;
+  std::istringstream in(lint_out);
+  std::string line;
+  std::size_t cause_at = std::string::npos, add_at = std::string::npos, number_at = 0;
+  while (std::getline(in, line)) {
+    if (cause_at == std::string::npos) {
+      if (line.rfind("  rows  #    cause", 0) == 0) {
+        number_at = line.find('#');
+        cause_at = line.find("cause");
+        add_at = line.find("what to add");
+      }
+      continue;
+    }
+    if (line.size() <= cause_at) break;  // past the table
+    std::string cause = line.substr(cause_at, add_at == std::string::npos ? std::string::npos : add_at - cause_at);
+    while (!cause.empty() && cause.back() == ' ') cause.pop_back();
+    if (line[number_at] == '#' || causes.empty()) causes.push_back(cause);
+    else causes.back() += " " + cause;
+  }
+  return causes;
+}
+
+std::string Joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
 int WillRun(const std::string& lint_out) {
   static const std::regex kWillRun(R"(will run ([0-9]+) row\(s\))");
   std::smatch m;
@@ -569,6 +601,8 @@ TEST_CASE("lint --target on the reference file with every role removed says whic
   r = RunIdemproof({"lint", SourceDir() + "/scenarios", "--target", copy}, dir);
   INFO("exit " << r.exit_code << "\n" << r.out << r.err);
   REQUIRE(r.exit_code == 0);
+  const std::vector<std::string> causes = TableCauses(r.out);
+  const std::string causes_text = Joined(causes);
   for (const char* hint : {
            "probe 'inbox_applied' looks like role applied of credit: add `role: applied, of: credit`",
            "probe 'stock' looks like role counter of create_order: add `role: counter, of: create_order`",
@@ -576,23 +610,31 @@ TEST_CASE("lint --target on the reference file with every role removed says whic
            "probe 'ledger' looks like role ledger of pay: add `role: ledger, of: pay`",
            "probe 'payment_record' looks like role record of pay: add `role: record, of: pay`",
        }) {
-    INFO(hint);
-    CHECK(r.out.find(hint) != std::string::npos);
+    INFO(hint << "\n---- the table's causes\n" << causes_text);
+    CHECK(causes_text.find(hint) != std::string::npos);
   }
-  // The row the issue met: http-redelivery, not applicable, now pointing at the file's own probe.
+  // The row the issue met: http-redelivery, not applicable, now pointing at
+  // the file's own probe: each of its causes by number ("needs #3, #7").
   const std::size_t row = r.out.find("  queue/http-redelivery: needs ");
   REQUIRE(row != std::string::npos);
   const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
-  CHECK(line.find("probe 'inbox_applied' looks like role applied of credit") != std::string::npos);
-  CHECK(line.find("callbacks_applied") == std::string::npos);  // a callback's counter is not the inbox's
-  // The not-applicable summary (a run prints the same) carries the hint too.
+  std::string row_causes;
+  for (std::size_t at = line.find('#'); at != std::string::npos; at = line.find('#', at + 1)) {
+    const std::size_t k = std::stoul(line.substr(at + 1));
+    REQUIRE(k >= 1);
+    REQUIRE(k <= causes.size());
+    row_causes += causes[k - 1] + "\n";
+  }
+  INFO(line << "\n" << row_causes);
+  CHECK(row_causes.find("probe 'inbox_applied' looks like role applied of credit") != std::string::npos);
+  CHECK(row_causes.find("callbacks_applied") == std::string::npos);  // a callback's counter is not the inbox's
+  // The not-applicable summary (a run prints the same table) carries the hint too.
   const std::size_t note = r.out.rfind("row(s) not applicable:");
   REQUIRE(note != std::string::npos);
-  CHECK(r.out.find("looks like role applied of credit", note) != std::string::npos);
   // 3. The probe hints followed as well: the rows the original file runs, but
   // those of the two callback counters (which callback each counts the hint
   // cannot tell: "of one of payment_paid, payment_refunded").
-  text = FollowHints(text, r.out, followed);
+  text = FollowHints(text, causes_text, followed);
   WriteFile(copy, text);
   CliResult again = RunIdemproof({"lint", SourceDir() + "/scenarios", "--target", copy}, dir);
   CliResult original =
