@@ -3,7 +3,7 @@
 # own Redis; scenarios/targets/foreign-ruby.yaml) from ONE explore file,
 # scenarios/explore/between-the-cases.yaml: each bug below is found with a
 # fixed seed and a small trial budget, reported as a violation by the oracle
-# aimed at its class, shrunk to the minimal plan listed, and the written
+# aimed at its class, shrunk to a minimal plan listed, and the written
 # repro.yaml reproduces it (`idemproof run REPRO --flaw BUG`: exit 1); the
 # correct service gives no violation over the same kind of budget.
 # Usage: run_explore_foreign_ruby.sh IDEMPROOF SOURCE_DIR WORK_DIR
@@ -45,7 +45,13 @@ while read -r bug seed trials oracle minimal; do
   fi
   grep -q "^  invalid $oracle: " "$out" || fail "$bug: no invalid $oracle in the report"
   got=$(sed -n 's/^  minimal plan ([0-9]* ops, [^)]*): //p' "$out")
-  [ "$got" = "$minimal" ] || fail "$bug: minimal plan '$got', expected '$minimal'"
+  # Where a class has two minimal witnesses (" || " between them), which one
+  # the search meets first depends on the target's timing in the trials
+  # before it: either is the class found and shrunk.
+  matched=0
+  IFS='|' read -ra alternatives <<<"${minimal// || /|}"
+  for one in "${alternatives[@]}"; do [ "$got" = "$one" ] && matched=1; done
+  [ "$matched" = 1 ] || fail "$bug: minimal plan '$got', expected '$minimal'"
   repro=$(sed -n 's/^repro: //p' "$out")
   if [ ! -f "$repro" ]; then
     fail "$bug: no repro written ('$repro')"
@@ -58,7 +64,7 @@ while read -r bug seed trials oracle minimal; do
   [ "$rerun" = 1 ] || { fail "$bug: run $repro exit $rerun, expected 1"; tail -20 "$work/rerun-$bug.out"; }
 done <<'EOF'
 replay-reads-current 5 4 identical_replay send book_seats k2/b1; send change_seats k2/b1; send book_seats k2/b1
-body-hash-key 3 5 new_key_executes send book_seats k1/b1; kill_mid_work send book_seats k2/b1 (variant slow)
+body-hash-key 3 5 new_key_executes send book_seats k1/b1; kill_mid_work send book_seats k2/b1 (variant slow) || send book_seats k2/b1; send book_seats k1/b1
 seen-before-apply 1 15 applied_once kill_mid_work deliver payment_settled k1 (variant slow); deliver payment_settled k1
 EOF
 
