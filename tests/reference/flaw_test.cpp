@@ -511,3 +511,21 @@ TEST_CASE("flaw memory-fingerprint: after a restart another payload under a used
     return reuse.status == 201 && is_replay(reuse);
   });
 }
+
+// Issue 46, a client abort: the client gives up while the handler runs.
+TEST_CASE("flaw abort-stores-empty: a client that gave up while the handler ran gets an empty stored answer on retry",
+          "[flaw][slow]") {
+  check_flaw("abort-stores-empty", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.call("POST", "/_chaos", R"({"delay_ms":800})").status == 200);
+    const auto given_up = api.post_order("abort", order_json("abort"), {}, 200ms);
+    REQUIRE(given_up.status == 0);  // no answer: the client's timeout closed the connection
+    REQUIRE(api.call("DELETE", "/_chaos").status == 200);
+    std::this_thread::sleep_for(1200ms);  // the handler has completed by now
+    const auto retry = api.post_order("abort", order_json("abort"));
+    REQUIRE(is_replay(retry));
+    REQUIRE(api.order_count("abort") == 1);  // one execution either way: only the stored answer is wrong
+    return retry.status == 200 && retry.body.empty();
+  });
+}
