@@ -4,21 +4,6 @@
 
 namespace idemproof::ref {
 
-// Business operations go to the durable store's transaction; completion
-// rewrites the answers' document (that rewrite is the flaw).
-class WholeFileAnswerStore::Transaction final : public ForwardingTransaction {
- public:
-  Transaction(WholeFileAnswerStore& owner, StoreTransaction& durable) : ForwardingTransaction(durable), owner_(owner) {}
-
-  bool complete(const RequestScope& scope, const std::string& owner, const StoredResponse& response,
-                TimePoint completed_at, TimePoint expires_at, Fencing fencing) override {
-    return owner_.complete(scope, owner, response, completed_at, expires_at, fencing);
-  }
-
- private:
-  WholeFileAnswerStore& owner_;
-};
-
 WholeFileAnswerStore::WholeFileAnswerStore(Store& durable) : durable_(durable) {}
 
 ClaimOutcome WholeFileAnswerStore::claim(const ClaimRequest& request) {
@@ -104,7 +89,8 @@ std::size_t WholeFileAnswerStore::sweep(TimePoint now) {
 
 bool WholeFileAnswerStore::transact(const std::function<bool(StoreTransaction&)>& body) {
   return durable_.transact([&](StoreTransaction& durable) {
-    Transaction tx(*this, durable);
+    // Completion goes to this store (that split is the flaw), the rest to the durable one.
+    RedirectedCompletion tx(durable, [this](auto&&... args) { return complete(args...); });
     return body(tx);
   });
 }

@@ -32,7 +32,6 @@ class WholeFileAnswerStore final : public Store {
   bool transact(const std::function<bool(StoreTransaction&)>& body) override;
 
  private:
-  class Transaction;
   using Document = std::map<RequestScope, RequestRecord>;
 
   bool complete(const RequestScope& scope, const std::string& owner, const StoredResponse& response,
