@@ -39,6 +39,8 @@ std::map<std::string, OracleRules> EffectRules(const std::string& p) {
       rule("failure-released", "a retryable failure (5xx or a declared retryable status) is not stored: the next "
                                "retry executes")};
   r["no_false_dedup"] = {rule("replay-has-record", "an answer marked as a replay has an execution behind it")};
+  r["answer_after_abort"] = {rule("abort-keeps-answer", "a client that gave up and retries gets the real answer "
+                                                        "or one execution, never an empty or cut stored answer")};
   r["new_key_executes"] = {rule("new-key-executes", "a request under a new key is a new request: it executes, "
                                                     "whatever body or key prefix it shares with another")};
   r["action_scope"] = {rule("key-per-action", "one key on two actions is two keys: both execute")};

@@ -1,4 +1,5 @@
 #include "oracles/oracle.h"
+#include "oracles/answer_after_abort.h"
 #include "oracles/oracle_support.h"
 #include "oracles/side_effect_oracles.h"
 
@@ -46,6 +47,11 @@ void RegisterBuiltinOracles(OracleRegistry& registry) {
       {{"no_false_dedup", "every replay-marked 2xx/retryable answer has at least one record behind it", {actions},
         false, "replay-marked answers"},
        NoFalseDedup},
+      {{"answer_after_abort",
+        "after a client gave up on a request, every later 2xx for its key is the real answer: not empty, not cut "
+        "short (against the action's answers received whole)",
+        {actions}, true, "answers after a client gave up"},
+       AnswerAfterAbort},
       {{"new_key_executes",
         "a request under a new key executes: never swallowed as a replay of another key's request with the same "
         "body or a key sharing its prefix, each 2xx with a record",

@@ -137,7 +137,8 @@ class Session : public std::enable_shared_from_this<Session> {
     run_business_step(ctx_, stream_.get_executor(), std::move(request),
                       [self = shared_from_this(), arrival_ns, keep_alive, version](HttpResponse answer) {
                         self->write(std::move(answer), arrival_ns, keep_alive, version, /*counted=*/true);
-                      });
+                      },
+                      stream_.socket().native_handle());
   }
 
   void write(HttpResponse answer, std::optional<std::int64_t> arrival_ns, bool keep_alive,

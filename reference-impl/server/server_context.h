@@ -12,6 +12,7 @@
 #include <atomic>
 
 #include "base/http_message.h"
+#include "idemproof/ref/client_connection.h"
 #include "idemproof/ref/reference_service.h"
 #include "idemproof/ref/service_options.h"
 
@@ -51,9 +52,16 @@ class ConnectionSlot {
 // REQUIRES: called on an I/O thread of ctx.io; `answer` keeps its connection
 // alive; the caller counts the request in ctx.in_flight.
 template <class Executor, class Answer>
-void run_business_step(ServerContext& ctx, const Executor& reply_on, HttpRequest request, Answer answer) {
-  auto step = [&ctx, reply_on, request = std::move(request), answer = std::move(answer)]() mutable {
-    HttpResponse response = ctx.service.handle_request(request);
+// `client_fd`: the HTTP/1.1 connection's socket, in scope while the handler
+// runs (client_connection.h); -1 for none (h2c streams share one).
+void run_business_step(ServerContext& ctx, const Executor& reply_on, HttpRequest request, Answer answer,
+                       int client_fd = -1) {
+  auto step = [&ctx, reply_on, request = std::move(request), answer = std::move(answer), client_fd]() mutable {
+    HttpResponse response;
+    {
+      ScopedClientConnection connection(client_fd);
+      response = ctx.service.handle_request(request);
+    }
     boost::asio::post(reply_on, [answer = std::move(answer), response = std::move(response)]() mutable {
       answer(std::move(response));
     });

@@ -86,6 +86,16 @@ const std::vector<FlawInfo>& all_flaws() {
       {Flaw::claim_conflict_500, "claim-conflict-500",
        "reads the key, pauses --check-insert-pause, then claims it atomically; a duplicate that read the key "
        "absent and then lost the claim to a concurrent twin gets 500, as a unique-constraint error let through"},
+      {Flaw::whole_store_rewrite, "whole-store-rewrite",
+       "keeps the completed answers in one document that each request reads when it comes in and writes back "
+       "whole when it completes: requests of different keys at once overwrite each other's answers, and a key "
+       "whose answer was lost executes again on retry"},
+      {Flaw::abort_stores_empty, "abort-stores-empty",
+       "captures the answer to store from the response stream: when the client gave up while the handler ran, "
+       "it stores 200 with an empty body, and every retry is answered that instead of the real answer"},
+      {Flaw::memory_fingerprint, "memory-fingerprint",
+       "keeps each key's request fingerprint in process memory, the records in the store: after a restart, or on "
+       "another instance, a key reused with another payload gets the first answer instead of the mismatch status"},
   };
   return kFlaws;
 }
@@ -125,6 +135,7 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::key_includes_query:
     case Flaw::in_progress_500:
     case Flaw::claim_conflict_500:
+    case Flaw::abort_stores_empty:
       return true;
     default:
       return false;

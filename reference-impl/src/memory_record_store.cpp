@@ -4,22 +4,6 @@
 
 namespace idemproof::ref {
 
-// Business operations go to the durable store's transaction; completion goes
-// to memory (that split is the flaw).
-class MemoryRecordStore::Transaction final : public ForwardingTransaction {
- public:
-  Transaction(MemoryRecordStore& owner, StoreTransaction& durable) : ForwardingTransaction(durable), owner_(owner) {}
-
-  bool complete(const RequestScope& scope, const std::string& owner,
-                const StoredResponse& response, TimePoint completed_at, TimePoint expires_at,
-                Fencing fencing) override {
-    return owner_.complete(scope, owner, response, completed_at, expires_at, fencing);
-  }
-
- private:
-  MemoryRecordStore& owner_;
-};
-
 MemoryRecordStore::MemoryRecordStore(Store& durable) : durable_(durable) {}
 
 ClaimOutcome MemoryRecordStore::claim(const ClaimRequest& request) {
@@ -97,7 +81,8 @@ std::size_t MemoryRecordStore::sweep(TimePoint now) {
 
 bool MemoryRecordStore::transact(const std::function<bool(StoreTransaction&)>& body) {
   return durable_.transact([&](StoreTransaction& durable) {
-    Transaction tx(*this, durable);
+    // Completion goes to this store (that split is the flaw), the rest to the durable one.
+    RedirectedCompletion tx(durable, [this](auto&&... args) { return complete(args...); });
     return body(tx);
   });
 }

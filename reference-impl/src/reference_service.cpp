@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "idemproof/ref/client_connection.h"
 #include "idemproof/ref/fingerprint.h"
 #include "idemproof/ref/idempotency_key.h"
 #include "base/problem.h"
@@ -572,7 +573,14 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
     if (!call || store_later) return true;
     const TimePoint now = clock_.now();
     const std::string& route = call->scope.route_template;
-    return tx.complete(call->scope, call->lease.owner, to_stored(response, config_, route), now,
+    StoredResponse stored = to_stored(response, config_, route);
+    if (config_.has_flaw(Flaw::abort_stores_empty, route) && client_gone()) {
+      // The flaw: the answer is captured from the response stream, and a
+      // client that gave up left it as it started: 200, nothing written.
+      stored = StoredResponse{};
+      stored.status = 200;
+    }
+    return tx.complete(call->scope, call->lease.owner, stored, now,
                        saturating_add(now, config_.effective_dedup_ttl(route)),
                        config_.has_flaw(Flaw::unfenced_takeover, route) ? Fencing::none
                                                                          : Fencing::by_owner);

@@ -27,6 +27,9 @@ ServiceStore::ServiceStore(const ServiceOptions& options) {
   if (options.service.flaw == Flaw::memory_store) {
     memory_ = std::make_unique<MemoryRecordStore>(*durable_);
   }
+  if (options.service.flaw == Flaw::memory_fingerprint)
+    memory_fingerprints_ = std::make_unique<MemoryFingerprintStore>(*durable_);
+  if (options.service.flaw == Flaw::whole_store_rewrite) whole_file_ = std::make_unique<WholeFileAnswerStore>(*durable_);
   if (options.service.flaw == Flaw::instance_local_claims) {
     local_claims_ = std::make_unique<InstanceLocalClaimStore>(*durable_);
   }

@@ -1941,3 +1941,38 @@ TEST_CASE("identical_replay: a retry failed retryably while the target's own sto
   s.faults["store_down"].on = "";  // a fault on the client's hop is no store outage
   CHECK(judge(during.history()).status == VerdictStatus::kInvalid);
 }
+
+// Issue 46, a client abort: what a retry after the client gave up gets.
+TEST_CASE("answer_after_abort catches an empty or cut stored answer after a client gave up, and holds for the real one") {
+  auto after_abort = [](const Answer& retry) {
+    LiteralHistory h;
+    h.Send("client-0", "create_order", "k0", "b0", 0, 10, kCreated)  // received whole: the action's shape
+        .Lost("client-0", "create_order", "k1", "b1", 20, 220)        // the client gave up
+        .Send("client-0", "create_order", "k1", "b1", 230, 240, kConflict)
+        .Send("client-0", "create_order", "k1", "b1", 900, 910, retry);
+    return RunOracle("answer_after_abort", h.history());
+  };
+  CHECK(after_abort(Replayed()).status == VerdictStatus::kValid);
+  Verdict empty = after_abort(Answer{200, "", {{"Idempotent-Replayed", "true"}}});
+  CHECK(empty.status == VerdictStatus::kInvalid);
+  CHECK(empty.evidence.find("answered 200 with an empty body marked as a replay after the client gave up") !=
+        std::string::npos);
+  Verdict cut = after_abort(Replayed(R"({"id":1,"biz_)"));
+  CHECK(cut.status == VerdictStatus::kInvalid);
+  CHECK(cut.evidence.find("not whole JSON") != std::string::npos);
+  // Nothing to judge is never valid: no abort; an abort with no 2xx after it;
+  // no answer of the action received whole to compare with.
+  LiteralHistory no_abort;
+  no_abort.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 60, 65, Replayed());
+  CHECK(RunOracle("answer_after_abort", no_abort.history()).status == VerdictStatus::kUnknown);
+  LiteralHistory blocked;
+  blocked.Send("client-0", "create_order", "k0", "b0", 0, 10, kCreated)
+      .Lost("client-0", "create_order", "k1", "b1", 20, 220)
+      .Send("client-0", "create_order", "k1", "b1", 230, 240, kConflict);
+  CHECK(RunOracle("answer_after_abort", blocked.history()).status == VerdictStatus::kUnknown);
+  LiteralHistory no_shape;
+  no_shape.Lost("client-0", "create_order", "k1", "b1", 20, 220)
+      .Send("client-0", "create_order", "k1", "b1", 900, 910, Answer{200, "", {{"Idempotent-Replayed", "true"}}});
+  CHECK(RunOracle("answer_after_abort", no_shape.history()).status == VerdictStatus::kUnknown);
+}

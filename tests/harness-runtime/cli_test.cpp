@@ -204,6 +204,14 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"in-progress-500", "duplicate-while-in-progress", "in_progress", 1},
     {"claim-conflict-500", "synchronized-burst", "in_progress", 3},
     {"claim-conflict-500", "identical-burst", "in_progress", 3},
+    // the families never sent (issue 46): answers of different keys at once
+    // lost to a whole-document rewrite; a race of overlapping requests
+    {"whole-store-rewrite", "many-keys-at-once", "one_record", 3},
+    // a client gave up while the handler ran: its retry gets the empty answer stored then
+    {"abort-stores-empty", "abort-then-retry", "answer_after_abort", 1},
+    // a fingerprint in process memory: lost on a restart, absent on another instance
+    {"memory-fingerprint", "mismatch-after-restart", "mismatch_rejected", 1},
+    {"memory-fingerprint", "mismatch-on-other-instance", "mismatch_rejected", 1, "reference-cluster.yaml"},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the

@@ -468,3 +468,64 @@ TEST_CASE("flaw claim-conflict-500: concurrent duplicates that lose the claim ge
     return failures > 0;
   });
 }
+
+// Issue 46, many keys at once: a whole-document answer store loses the
+// answer a request of another key saved while it ran.
+TEST_CASE("flaw whole-store-rewrite: a slow request's save erases another key's answer and its retry executes again",
+          "[flaw][slow]") {
+  check_flaw("whole-store-rewrite", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    auto slow = std::async(std::launch::async, [&] {
+      return api.call("POST", "/orders?slow_ms=800", order_json("wsr-slow"), {"Idempotency-Key: wsr-slow"});
+    });
+    std::this_thread::sleep_for(200ms);  // the slow one has read the answers; another key completes meanwhile
+    const auto first = api.post_order("wsr-fast", order_json("wsr-fast"));
+    REQUIRE(first.status == 201);
+    REQUIRE(slow.get().status == 201);
+    const auto retry = api.post_order("wsr-fast", order_json("wsr-fast"));
+    REQUIRE(retry.status == 201);
+    // The slow key's own answer survived in either service: it wrote last.
+    CHECK(is_replay(api.post_order("wsr-slow", order_json("wsr-slow"))));
+    return !is_replay(retry) && api.order_count("wsr-fast") == 2;
+  });
+}
+
+// Issue 46, a restart before a client-layer check: the fingerprint was only
+// in the first process's memory.
+TEST_CASE("flaw memory-fingerprint: after a restart another payload under a used key gets the first answer",
+          "[flaw][slow]") {
+  check_flaw("memory-fingerprint", {}, [](auto args) {
+    {
+      ServiceProcess service(args);
+      OrderApi api(service.url());
+      REQUIRE(api.post_order("mfp", order_json("mfp")).status == 201);
+      // Within the process the fingerprint is known either way.
+      REQUIRE(api.post_order("mfp", order_json("mfp", "s1", 2)).status == 422);
+      REQUIRE(service.terminate() == 0);
+    }
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto reuse = api.post_order("mfp", order_json("mfp", "s1", 2));
+    REQUIRE(api.order_count("mfp") == 1);  // executed once either way: only the check is lost
+    return reuse.status == 201 && is_replay(reuse);
+  });
+}
+
+// Issue 46, a client abort: the client gives up while the handler runs.
+TEST_CASE("flaw abort-stores-empty: a client that gave up while the handler ran gets an empty stored answer on retry",
+          "[flaw][slow]") {
+  check_flaw("abort-stores-empty", {}, [](auto args) {
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    REQUIRE(api.call("POST", "/_chaos", R"({"delay_ms":800})").status == 200);
+    const auto given_up = api.post_order("abort", order_json("abort"), {}, 200ms);
+    REQUIRE(given_up.status == 0);  // no answer: the client's timeout closed the connection
+    REQUIRE(api.call("DELETE", "/_chaos").status == 200);
+    std::this_thread::sleep_for(1200ms);  // the handler has completed by now
+    const auto retry = api.post_order("abort", order_json("abort"));
+    REQUIRE(is_replay(retry));
+    REQUIRE(api.order_count("abort") == 1);  // one execution either way: only the stored answer is wrong
+    return retry.status == 200 && retry.body.empty();
+  });
+}

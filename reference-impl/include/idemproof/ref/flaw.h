@@ -49,6 +49,9 @@ enum class Flaw {
   key_includes_query,      // issue 33, class 9 (reference_service.cpp)
   in_progress_500,         // issue 46, a 5xx is an answer (reference_service.cpp)
   claim_conflict_500,
+  whole_store_rewrite,     // issue 46, many keys at once (whole_file_answer_store.h)
+  abort_stores_empty,      // issue 46, a client abort (reference_service.cpp, client_connection.h)
+  memory_fingerprint,      // issue 46, a restart before a client-layer check (memory_fingerprint_store.h)
 };
 
 struct FlawInfo {

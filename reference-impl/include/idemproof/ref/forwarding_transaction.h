@@ -5,6 +5,8 @@
 // thread-safe, like any transaction.
 #pragma once
 
+#include <functional>
+
 #include "idemproof/ref/store.h"
 
 namespace idemproof::ref {
@@ -38,6 +40,25 @@ class ForwardingTransaction : public StoreTransaction {
 
  private:
   StoreTransaction& inner_;
+};
+
+// A transaction whose completion goes elsewhere (a record kept apart from the
+// business rows: MemoryRecordStore, WholeFileAnswerStore), every other
+// operation to `inner`.
+class RedirectedCompletion final : public ForwardingTransaction {
+ public:
+  using Complete = std::function<bool(const RequestScope&, const std::string&, const StoredResponse&, TimePoint,
+                                      TimePoint, Fencing)>;
+  RedirectedCompletion(StoreTransaction& inner, Complete complete)
+      : ForwardingTransaction(inner), complete_(std::move(complete)) {}
+
+  bool complete(const RequestScope& scope, const std::string& owner, const StoredResponse& response,
+                TimePoint completed_at, TimePoint expires_at, Fencing fencing) override {
+    return complete_(scope, owner, response, completed_at, expires_at, fencing);
+  }
+
+ private:
+  Complete complete_;
 };
 
 }  // namespace idemproof::ref

@@ -27,7 +27,6 @@ class MemoryRecordStore final : public Store {
   bool transact(const std::function<bool(StoreTransaction&)>& body) override;
 
  private:
-  class Transaction;
 
   bool complete(const RequestScope& scope, const std::string& owner,
                 const StoredResponse& response, TimePoint completed_at,
