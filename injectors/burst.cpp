@@ -15,7 +15,6 @@
 #include <charconv>
 #include <functional>
 #include <condition_variable>
-#include "base/thread_annotations.h"
 #include <memory>
 #include <thread>
 #include <bit>
@@ -37,6 +36,7 @@
 #include "base/beast_capped_read.h"
 #include "base/header_list.h"
 #include "base/tls_client.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::injectors {
 

@@ -9,7 +9,6 @@
 
 #include <exception>
 #include <future>
-#include "base/thread_annotations.h"
 #include <optional>
 #include <thread>
 #include <vector>
@@ -23,6 +22,7 @@
 #include <boost/beast/http.hpp>
 
 #include "base/beast_capped_read.h"
+#include "base/thread_annotations.h"
 #include "injectors/asio_names.h"
 #include "injectors/proxy_listener.h"
 #include "injectors/fault_event.h"
