@@ -15,7 +15,6 @@
 #include <charconv>
 #include <functional>
 #include <condition_variable>
-#include <mutex>
 #include <memory>
 #include <thread>
 #include <bit>
@@ -37,6 +36,7 @@
 #include "base/beast_capped_read.h"
 #include "base/header_list.h"
 #include "base/tls_client.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::injectors {
 
@@ -552,15 +552,16 @@ class StartLine {
  public:
   explicit StartLine(std::size_t runners) : waiting_(runners) {}
   void arrive_and_wait() {
-    std::unique_lock lock(mu_);
+    base::MutexLock lock(mu_);
     if (--waiting_ == 0) return go_.notify_all();
-    go_.wait(lock, [this] { return waiting_ == 0; });
+    // The predicate runs with mu_ held (the analysis cannot see through the wait).
+    go_.wait(lock, [this]() NO_THREAD_SAFETY_ANALYSIS { return waiting_ == 0; });
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable go_;
-  std::size_t waiting_;
+  base::Mutex mu_;
+  std::condition_variable_any go_;
+  std::size_t waiting_ GUARDED_BY(mu_);
 };
 
 // One naive client: connect, write everything, read; each with a deadline.

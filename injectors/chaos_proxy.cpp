@@ -9,7 +9,6 @@
 
 #include <exception>
 #include <future>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -23,6 +22,7 @@
 #include <boost/beast/http.hpp>
 
 #include "base/beast_capped_read.h"
+#include "base/thread_annotations.h"
 #include "injectors/asio_names.h"
 #include "injectors/proxy_listener.h"
 #include "injectors/fault_event.h"
@@ -46,14 +46,14 @@ struct ChaosProxy::Impl : ProxyLoop {
   std::promise<void> stopped;
   std::thread thread;
 
-  std::mutex rules_mu;
-  std::vector<std::shared_ptr<ProxyFaultRule>> rules;
+  base::Mutex rules_mu;
+  std::vector<std::shared_ptr<ProxyFaultRule>> rules GUARDED_BY(rules_mu);
 
   tcp::acceptor acceptor{io};
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
 
   std::shared_ptr<ProxyFaultRule> pick(const ProxyRequest& req) {
-    std::lock_guard lock(rules_mu);
+    base::MutexLock lock(rules_mu);
     for (const auto& rule : rules) {
       const auto method = req.method_string();
       const auto target = req.target();
@@ -188,12 +188,12 @@ Status ChaosProxy::start() {
 Endpoint ChaosProxy::endpoint() const { return impl_->bound; }
 
 void ChaosProxy::arm(std::shared_ptr<ProxyFaultRule> rule) {
-  std::lock_guard lock(impl_->rules_mu);
+  base::MutexLock lock(impl_->rules_mu);
   impl_->rules.push_back(std::move(rule));
 }
 
 void ChaosProxy::disarm(const std::shared_ptr<ProxyFaultRule>& rule) {
-  std::lock_guard lock(impl_->rules_mu);
+  base::MutexLock lock(impl_->rules_mu);
   std::erase(impl_->rules, rule);
 }
 
@@ -221,7 +221,7 @@ bool ChaosProxy::heal() noexcept {
     p.io.stop();
   }
   if (p.thread.joinable()) p.thread.join();
-  std::lock_guard lock(p.rules_mu);
+  base::MutexLock lock(p.rules_mu);
   p.rules.clear();
   return drained;
 }

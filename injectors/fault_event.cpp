@@ -44,18 +44,18 @@ void to_json(nlohmann::json& out, const FaultEvent& e) {
 }
 
 void FaultEventLog::record(FaultEvent event) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   if (sink_) sink_(event);
   events_.push_back(std::move(event));
 }
 
 std::vector<FaultEvent> FaultEventLog::snapshot() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return events_;
 }
 
 std::size_t FaultEventLog::size() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return events_.size();
 }
 

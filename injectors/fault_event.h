@@ -27,6 +27,7 @@
 #include "base/header_list.h"
 #include "base/http_message.h"
 #include "base/steady_clock.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::injectors {
 
@@ -91,9 +92,9 @@ class FaultEventLog {
   std::size_t size() const;
 
  private:
-  mutable std::mutex mu_;
-  Sink sink_;
-  std::vector<FaultEvent> events_;
+  mutable base::Mutex mu_;
+  const Sink sink_;
+  std::vector<FaultEvent> events_ GUARDED_BY(mu_);
 };
 
 }  // namespace idemproof::injectors

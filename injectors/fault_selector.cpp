@@ -39,7 +39,7 @@ bool FaultSelector::matches(std::string_view method, std::string_view target) co
 
 bool FaultSelector::select(std::string_view method, std::string_view target) {
   const bool match = matches(method, target);
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   ++counters_.seen;
   if (!match) return false;
   const std::int64_t n = ++counters_.matched;
@@ -56,7 +56,7 @@ bool FaultSelector::select(std::string_view method, std::string_view target) {
 }
 
 FaultCounters FaultSelector::counters() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return counters_;
 }
 

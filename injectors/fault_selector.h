@@ -31,6 +31,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "injectors/yaml_options.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::injectors {
 
@@ -70,9 +71,9 @@ class FaultSelector {
 
  private:
   const FaultSettings settings_;
-  mutable std::mutex mu_;
-  std::mt19937_64 rng_;
-  FaultCounters counters_;
+  mutable base::Mutex mu_;
+  std::mt19937_64 rng_ GUARDED_BY(mu_);
+  FaultCounters counters_ GUARDED_BY(mu_);
 };
 
 }  // namespace idemproof::injectors

@@ -4,6 +4,14 @@
 
 namespace idemproof::injectors {
 
+const char* TcpDirectionName(TcpDirection direction) {
+  return direction == TcpDirection::kUpstream ? "service->store" : "store->service";
+}
+
+std::string TcpMillis(std::chrono::nanoseconds duration) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(duration).count()) + "ms";
+}
+
 std::optional<std::chrono::nanoseconds> ReadTcpWindow(YamlOptions& options) {
   auto window = options.duration("window");
   if (window && (window->count() <= 0 || *window > std::chrono::minutes(10)))

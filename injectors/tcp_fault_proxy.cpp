@@ -2,7 +2,9 @@
 // thread, so the connection table and `closing` need no locks; the armed
 // rules and the counters are shared with the caller's thread. One sweep
 // coroutine every few milliseconds enforces every deadline (connect, write,
-// idle) and ends the faults whose window has passed.
+// idle) and ends the faults whose window has passed. The faults act through
+// the means below (ArmAct, AcceptAct, ChunkAct: tcp_fault.h's TcpArm,
+// TcpAccept, TcpChunk); what they decide, this file carries out.
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp uses std::exchange
 
 #include "injectors/tcp_fault_proxy.h"
@@ -13,9 +15,7 @@
 #include <deque>
 #include <future>
 #include <map>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -27,6 +27,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
+#include "base/thread_annotations.h"
 #include "injectors/asio_names.h"
 #include "injectors/proxy_listener.h"
 #include "injectors/tcp_fault.h"
@@ -40,36 +41,40 @@ using Task = asio::awaitable<void>;
 constexpr std::chrono::milliseconds kTick{5};  // the sweep's and a held pump's period
 constexpr std::size_t kMaxDelayed = 4 << 20;    // bytes latency may hold per connection and direction
 
-const char* DirectionName(int dir) { return dir == 0 ? "service->store" : "store->service"; }
+using Rule = std::shared_ptr<TcpFaultRule>;
 
-std::string Millis(std::chrono::nanoseconds d) {
-  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count()) + "ms";
-}
+struct Conn final : TcpLink {
+  Conn(TcpFaultProxy::Impl& p, tcp::socket s, std::uint64_t n);
+  std::uint64_t id() const override { return serial; }
+  void close(bool reset) override;
+  bool closed() const override { return ended; }
 
-struct Conn {
-  Conn(asio::io_context& io, tcp::socket s, std::uint64_t n)
-      : id(n), client(std::move(s)), upstream(io), last_ns(steady_now_ns()) {}
-  const std::uint64_t id;
+  TcpFaultProxy::Impl& proxy;
+  const std::uint64_t serial;
   tcp::socket client, upstream;
   std::int64_t last_ns;                        // last byte either way (the idle deadline)
   std::int64_t connect_since = 0;              // connecting upstream since (0 = not)
   std::array<std::int64_t, 2> write_since{};   // a write pending since, per direction (0 = none)
-  std::map<std::int64_t, std::array<std::int64_t, 2>> counted;  // cut rule id -> bytes since arming
-  std::set<std::int64_t> held;                 // pause rule ids whose hold is recorded
-  // latency: chunks waiting for their time, per direction, in order; a
+  // Each fault's marks on this connection (TcpChunk::first_on_link, counted).
+  struct Marks {
+    bool seen = false;
+    std::array<std::int64_t, 2> counted{};
+  };
+  std::map<std::int64_t, Marks> marks;  // by rule id
+  // Delayed chunks waiting for their time, per direction, in order; a
   // writer coroutine (Drain) owns the direction's writes while `draining`.
   struct Delayed {
     std::vector<char> bytes;
     std::int64_t due_ns;
-    bool close_after;  // a cut-after ends the connection once this is written
+    bool close_after;  // a cut ends the connection once this is written
+    std::vector<Rule> by;  // the faults that delayed it: their end writes it at once
   };
   std::array<std::deque<Delayed>, 2> delayed;
   std::array<std::size_t, 2> delayed_bytes{};
   std::array<bool, 2> draining{};
   std::array<bool, 2> eof_after_drain{};
-  std::set<std::int64_t> slowed;               // latency rule ids whose delay is recorded
   int eofs = 0;
-  bool closed = false;
+  bool ended = false;
 };
 
 }  // namespace
@@ -89,9 +94,9 @@ struct TcpFaultProxy::Impl {
   std::promise<void> stopped;
   std::thread thread;
 
-  std::mutex rules_mu;
-  std::vector<std::shared_ptr<TcpFaultRule>> rules;  // guarded by rules_mu
-  std::int64_t next_rule_id = 1;                     // guarded by rules_mu
+  base::Mutex rules_mu;
+  std::vector<Rule> rules GUARDED_BY(rules_mu);  // in arming order
+  std::int64_t next_rule_id GUARDED_BY(rules_mu) = 1;
 
   // The proxy's thread only.
   bool closing = false;
@@ -100,13 +105,13 @@ struct TcpFaultProxy::Impl {
 
   std::atomic<std::int64_t> accepted{0}, open{0}, up_bytes{0}, down_bytes{0};
 
-  std::vector<std::shared_ptr<TcpFaultRule>> InForce() {
+  // The first rule in force armed after rule id `after` (0: the first of all).
+  Rule NextInForce(std::int64_t after) {
     const std::int64_t now = steady_now_ns();
-    std::lock_guard lock(rules_mu);
-    std::vector<std::shared_ptr<TcpFaultRule>> out;
+    base::MutexLock lock(rules_mu);
     for (const auto& r : rules)
-      if (r->in_force(now)) out.push_back(r);
-    return out;
+      if (r->id.load() > after && r->in_force(now)) return r;
+    return nullptr;
   }
 
   void Record(const TcpFaultRule& r, const char* phase, std::string detail) {
@@ -119,17 +124,21 @@ struct TcpFaultProxy::Impl {
     e.detail = std::move(detail);
     events->record(std::move(e));
   }
+  void RecordAct(TcpFaultRule& r, std::string detail) {
+    ++r.injected;
+    Record(r, "injected", std::move(detail));
+  }
 
   void Close(Conn& c, bool reset) {
-    if (c.closed) return;
-    c.closed = true;
+    if (c.ended) return;
+    c.ended = true;
     error_code ec;
     for (tcp::socket* s : {&c.client, &c.upstream}) {
       if (!s->is_open()) continue;
       if (reset) s->set_option(asio::socket_base::linger(true, 0), ec);  // close sends RST
       s->close(ec);
     }
-    conns.erase(c.id);
+    conns.erase(c.serial);
     --open;
   }
 
@@ -140,16 +149,6 @@ struct TcpFaultProxy::Impl {
     co_await t.async_wait(asio::redirect_error(kAwait, ec));
   }
 
-  // The longest latency in force for direction `dir`, null when none.
-  std::shared_ptr<TcpFaultRule> SlowestLatency(const std::vector<std::shared_ptr<TcpFaultRule>>& rules, int dir) {
-    std::shared_ptr<TcpFaultRule> slow;
-    for (const auto& r : rules)
-      if (r->effect.latency.count() > 0 && (dir == 0 ? r->effect.latency_upstream : r->effect.latency_downstream) &&
-          (!slow || r->effect.latency > slow->effect.latency))
-        slow = r;
-    return slow;
-  }
-
   // The reading side of `dir` ended: pass the half-close on.
   void PassEof(Conn& c, int dir) {
     error_code ignored;
@@ -157,19 +156,21 @@ struct TcpFaultProxy::Impl {
     if (++c.eofs == 2) Close(c, false);
   }
 
-  // Writes the chunks latency holds for `dir`, each once it is due, or at
-  // once when no latency is in force any more (a heal flushes). A closed
-  // connection (a reset, the proxy's heal) drops what is left.
+  // Writes the chunks held for `dir`, each once it is due, or at once when
+  // none of the faults that delayed it is in force any more (a heal
+  // flushes). A closed connection (a reset, the proxy's heal) drops what is left.
   Task Drain(std::shared_ptr<Conn> c, int dir) {
     tcp::socket& to = dir == 0 ? c->upstream : c->client;
     while (!c->delayed[dir].empty()) {
-      const std::int64_t due = c->delayed[dir].front().due_ns;
       for (;;) {
-        if (c->closed || closing) co_return;
+        if (c->ended || closing) co_return;
+        const Conn::Delayed& next = c->delayed[dir].front();
         const std::int64_t now = steady_now_ns();
-        if (now >= due || !SlowestLatency(InForce(), dir)) break;
+        if (now >= next.due_ns ||
+            std::none_of(next.by.begin(), next.by.end(), [now](const Rule& r) { return r->in_force(now); }))
+          break;
         c->last_ns = now;  // held, not idle
-        co_await Sleep(std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(due - now), kTick));
+        co_await Sleep(std::min<std::chrono::nanoseconds>(std::chrono::nanoseconds(next.due_ns - now), kTick));
       }
       Conn::Delayed d = std::move(c->delayed[dir].front());
       c->delayed[dir].pop_front();
@@ -179,7 +180,7 @@ struct TcpFaultProxy::Impl {
         c->write_since[dir] = steady_now_ns();
         co_await asio::async_write(to, asio::buffer(d.bytes), asio::redirect_error(kAwait, ec));
         c->write_since[dir] = 0;
-        if (c->closed) co_return;
+        if (c->ended) co_return;
         if (ec) {
           Close(*c, false);
           co_return;
@@ -192,119 +193,17 @@ struct TcpFaultProxy::Impl {
       }
     }
     c->draining[dir] = false;
-    if (c->eof_after_drain[dir] && !c->closed) PassEof(*c, dir);
+    if (c->eof_after_drain[dir] && !c->ended) PassEof(*c, dir);
   }
 
-  // Copies one direction (0: service -> store, 1: store -> service).
-  Task Pump(std::shared_ptr<Conn> c, int dir) {
-    tcp::socket& from = dir == 0 ? c->client : c->upstream;
-    tcp::socket& to = dir == 0 ? c->upstream : c->client;
-    std::array<char, 16384> buf;
-    for (;;) {
-      error_code ec;
-      std::size_t n = co_await from.async_read_some(asio::buffer(buf), asio::redirect_error(kAwait, ec));
-      if (c->closed) co_return;
-      if (ec) {
-        if (ec == asio::error::eof) {  // pass the half-close on, after what latency holds
-          if (c->draining[dir])
-            c->eof_after_drain[dir] = true;
-          else
-            PassEof(*c, dir);
-        } else {
-          Close(*c, false);
-        }
-        co_return;
-      }
-      c->last_ns = steady_now_ns();
-      const std::int64_t read_ns = c->last_ns;
-      // A pause holds the bytes as long as it is in force (its window, its
-      // heal or the proxy's heal ends that).
-      for (;;) {
-        std::shared_ptr<TcpFaultRule> pause;
-        for (const auto& r : InForce())
-          if (r->effect.pause) pause = r;
-        if (!pause || c->closed || closing) break;
-        if (c->held.insert(pause->id.load()).second) {
-          ++pause->injected;
-          Record(*pause, "injected",
-                 "held connection " + std::to_string(c->id) + " (" + DirectionName(dir) + ", " +
-                     std::to_string(n) + " bytes waiting)");
-        }
-        co_await Sleep(kTick);
-        c->last_ns = steady_now_ns();  // held, not idle
-      }
-      if (c->closed) co_return;
-      // cut-after: forward up to the first limit, then close.
-      std::size_t pass = n;
-      std::shared_ptr<TcpFaultRule> cutter;
-      const auto rules = InForce();
-      for (const auto& r : rules) {
-        if (!r->effect.cut_after || !(dir == 0 ? r->effect.cut_upstream : r->effect.cut_downstream)) continue;
-        const std::int64_t left = std::max<std::int64_t>(0, *r->effect.cut_after - c->counted[r->id.load()][dir]);
-        if (left < static_cast<std::int64_t>(pass) || (left == 0 && !cutter)) {
-          pass = static_cast<std::size_t>(left);
-          cutter = r;
-        }
-      }
-      for (const auto& r : rules)
-        if (r->effect.cut_after && (dir == 0 ? r->effect.cut_upstream : r->effect.cut_downstream))
-          c->counted[r->id.load()][dir] += static_cast<std::int64_t>(pass);
-      // latency: the chunk waits its turn behind what is held, then its delay.
-      if (auto slow = SlowestLatency(rules, dir); slow || c->draining[dir]) {
-        if (slow && c->slowed.insert(slow->id.load()).second) {
-          ++slow->injected;
-          Record(*slow, "injected",
-                 "delayed connection " + std::to_string(c->id) + " (" + DirectionName(dir) + ", " +
-                     Millis(slow->effect.latency) + " per chunk)");
-        }
-        c->delayed[dir].push_back(Conn::Delayed{std::vector<char>(buf.data(), buf.data() + pass),
-                                                read_ns + (slow ? slow->effect.latency.count() : 0), cutter != nullptr});
-        c->delayed_bytes[dir] += pass;
-        if (!c->draining[dir]) {
-          c->draining[dir] = true;
-          asio::co_spawn(io, Drain(c, dir), asio::detached);
-        }
-        if (cutter) {
-          ++cutter->injected;
-          Record(*cutter, "injected",
-                 "cut connection " + std::to_string(c->id) + " after " +
-                     std::to_string(c->counted[cutter->id.load()][dir]) + " bytes " + DirectionName(dir) + " (" +
-                     std::to_string(n - pass) + " bytes dropped)");
-          co_return;  // Drain closes it once the rest is written
-        }
-        // Bounded: read no more while the held bytes are over the limit.
-        while (c->delayed_bytes[dir] > kMaxDelayed && !c->closed && !closing) co_await Sleep(kTick);
-        if (c->closed) co_return;
-        continue;
-      }
-      if (pass > 0) {
-        c->write_since[dir] = steady_now_ns();
-        co_await asio::async_write(to, asio::buffer(buf.data(), pass), asio::redirect_error(kAwait, ec));
-        c->write_since[dir] = 0;
-        if (c->closed) co_return;
-        if (ec) {
-          Close(*c, false);
-          co_return;
-        }
-        (dir == 0 ? up_bytes : down_bytes) += static_cast<std::int64_t>(pass);
-      }
-      if (cutter) {
-        ++cutter->injected;
-        Record(*cutter, "injected",
-               "cut connection " + std::to_string(c->id) + " after " + std::to_string(c->counted[cutter->id.load()][dir]) +
-                   " bytes " + DirectionName(dir) + " (" + std::to_string(n - pass) + " bytes dropped)");
-        Close(*c, false);
-        co_return;
-      }
-    }
-  }
+  Task Pump(std::shared_ptr<Conn> c, int dir);
 
   Task Serve(std::shared_ptr<Conn> c) {
     c->connect_since = steady_now_ns();
     error_code ec;
     co_await c->upstream.async_connect(upstream, asio::redirect_error(kAwait, ec));
     c->connect_since = 0;
-    if (c->closed) co_return;
+    if (c->ended) co_return;
     if (ec) {
       Close(*c, false);  // the store is down: the service sees its connection end
       co_return;
@@ -316,35 +215,8 @@ struct TcpFaultProxy::Impl {
     asio::co_spawn(io, Pump(c, 1), asio::detached);
   }
 
-  Task Accept() {
-    for (;;) {
-      tcp::socket socket(io);
-      error_code ec;
-      co_await acceptor.async_accept(socket, asio::redirect_error(kAwait, ec));
-      if (closing || !acceptor.is_open()) co_return;
-      if (ec) {
-        co_await Sleep(std::chrono::milliseconds(1));  // e.g. EMFILE: do not spin
-        continue;
-      }
-      ++accepted;
-      ++open;
-      auto c = std::make_shared<Conn>(io, std::move(socket), next_conn++);
-      conns[c->id] = c;
-      std::shared_ptr<TcpFaultRule> refuser;
-      for (const auto& r : InForce())
-        if (r->effect.admit != TcpFaultEffect::Admit::kForward) refuser = r;
-      if (refuser) {
-        const bool rst = refuser->effect.admit == TcpFaultEffect::Admit::kReset;
-        ++refuser->injected;
-        Record(*refuser, "injected",
-               std::string(rst ? "reset" : "refused") + " new connection " + std::to_string(c->id) +
-                   (rst ? " (RST)" : " (closed at once)"));
-        Close(*c, rst);
-        continue;
-      }
-      asio::co_spawn(io, Serve(c), asio::detached);
-    }
-  }
+  Task Accept();
+  void Arm(const Rule& rule);
 
   // Every deadline, and the end of every window.
   Task Sweep() {
@@ -360,18 +232,206 @@ struct TcpFaultProxy::Impl {
         if (connect_late || write_late || idle) late.push_back(c);
       }
       for (const auto& c : late) Close(*c, false);
-      std::vector<std::shared_ptr<TcpFaultRule>> over;
+      std::vector<Rule> over;
       {
-        std::lock_guard lock(rules_mu);
+        base::MutexLock lock(rules_mu);
         for (const auto& r : rules)
           if (r->window && now >= r->armed_ns.load() + r->window->count()) over.push_back(r);
         for (const auto& r : over) std::erase(rules, r);
       }
       for (const auto& r : over)
-        if (r->end()) Record(*r, "heal", "window of " + Millis(*r->window) + " ended");
+        if (r->end()) Record(*r, "heal", "window of " + TcpMillis(*r->window) + " ended");
     }
   }
 };
+
+namespace {
+
+Conn::Conn(TcpFaultProxy::Impl& p, tcp::socket s, std::uint64_t n)
+    : proxy(p), serial(n), client(std::move(s)), upstream(p.io), last_ns(steady_now_ns()) {}
+
+void Conn::close(bool reset) { proxy.Close(*this, reset); }
+
+// TcpArm: the connections open when `rule` was armed (kept alive while it acts).
+class ArmAct final : public TcpArm {
+ public:
+  ArmAct(TcpFaultProxy::Impl& p, Rule r) : p_(p), rule_(std::move(r)) {
+    for (const auto& [id, c] : p_.conns) open_.push_back(c);
+  }
+  void record(std::string detail) override { p_.RecordAct(*rule_, std::move(detail)); }
+  std::vector<TcpLink*> open_links() override {
+    std::vector<TcpLink*> out;
+    for (const auto& c : open_)
+      if (!c->ended) out.push_back(c.get());
+    return out;
+  }
+
+ private:
+  TcpFaultProxy::Impl& p_;
+  Rule rule_;
+  std::vector<std::shared_ptr<Conn>> open_;
+};
+
+// TcpAccept: one connection just accepted, offered to each fault in force.
+class AcceptAct final : public TcpAccept {
+ public:
+  AcceptAct(TcpFaultProxy::Impl& p, std::shared_ptr<Conn> c) : p_(p), c_(std::move(c)) {}
+  void record(std::string detail) override { p_.RecordAct(*rule, std::move(detail)); }
+  TcpLink& link() override { return *c_; }
+  Rule rule;  // the fault acting now
+
+ private:
+  TcpFaultProxy::Impl& p_;
+  std::shared_ptr<Conn> c_;
+};
+
+// TcpChunk: one chunk read, offered to each fault in force; what they
+// decided (cut, delay, hold) is read back by Pump.
+class ChunkAct final : public TcpChunk {
+ public:
+  ChunkAct(TcpFaultProxy::Impl& p, std::shared_ptr<Conn> c, int dir, char* data, std::size_t n)
+      : keep(n), p_(p), c_(std::move(c)), dir_(dir), data_(data), read_(n) {}
+  void record(std::string detail) override { p_.RecordAct(*rule, std::move(detail)); }
+  TcpLink& link() override { return *c_; }
+  TcpDirection direction() const override { return dir_ == 0 ? TcpDirection::kUpstream : TcpDirection::kDownstream; }
+  std::span<char> bytes() override { return {data_, keep}; }
+  std::size_t read_size() const override { return read_; }
+  bool first_on_link() override { return !std::exchange(c_->marks[rule->id.load()].seen, true); }
+  std::int64_t& counted() override { return c_->marks[rule->id.load()].counted[dir_]; }
+  void cut(std::size_t at, std::string detail) override {
+    if (cutter && at >= keep) return;
+    keep = std::min(at, keep);
+    cutter = rule;
+    cut_detail = std::move(detail);
+  }
+  void delay(std::chrono::nanoseconds d) override {
+    delay_ns = std::max(delay_ns, d.count());
+    delayed_by.push_back(rule);
+  }
+  void hold() override { held = true; }
+
+  Rule rule;  // the fault acting now
+  std::size_t keep;
+  Rule cutter;
+  std::string cut_detail;
+  std::int64_t delay_ns = 0;
+  std::vector<Rule> delayed_by;
+  bool held = false;
+
+ private:
+  TcpFaultProxy::Impl& p_;
+  std::shared_ptr<Conn> c_;
+  const int dir_;
+  char* const data_;
+  const std::size_t read_;
+};
+
+}  // namespace
+
+// Copies one direction (0: service -> store, 1: store -> service); the
+// faults in force act on every chunk, in arming order (one armed while a
+// chunk is held acts on it too), then it is written, queued or cut.
+Task TcpFaultProxy::Impl::Pump(std::shared_ptr<Conn> c, int dir) {
+  tcp::socket& from = dir == 0 ? c->client : c->upstream;
+  tcp::socket& to = dir == 0 ? c->upstream : c->client;
+  std::array<char, 16384> buf;
+  for (;;) {
+    error_code ec;
+    std::size_t n = co_await from.async_read_some(asio::buffer(buf), asio::redirect_error(kAwait, ec));
+    if (c->ended) co_return;
+    if (ec) {
+      if (ec == asio::error::eof) {  // pass the half-close on, after what is delayed
+        if (c->draining[dir])
+          c->eof_after_drain[dir] = true;
+        else
+          PassEof(*c, dir);
+      } else {
+        Close(*c, false);
+      }
+      co_return;
+    }
+    c->last_ns = steady_now_ns();
+    const std::int64_t read_ns = c->last_ns;
+    ChunkAct chunk(*this, c, dir, buf.data(), n);
+    for (Rule rule = NextInForce(0); rule && !closing; rule = NextInForce(rule->id.load())) {
+      chunk.rule = rule;
+      chunk.held = false;
+      rule->fault->on_chunk(chunk);
+      // A hold lasts as long as its fault is in force (its window, its heal
+      // or the proxy's heal ends that).
+      while (chunk.held && !c->ended && !closing && rule->in_force(steady_now_ns())) {
+        co_await Sleep(kTick);
+        c->last_ns = steady_now_ns();  // held, not idle
+      }
+      if (c->ended) co_return;
+    }
+    const std::size_t pass = chunk.keep;
+    const auto record_cut = [&] { RecordAct(*chunk.cutter, std::move(chunk.cut_detail)); };
+    // Delayed: the chunk waits its turn behind what is held, then its delay.
+    if (!chunk.delayed_by.empty() || c->draining[dir]) {
+      c->delayed[dir].push_back(Conn::Delayed{std::vector<char>(buf.data(), buf.data() + pass),
+                                              read_ns + chunk.delay_ns, chunk.cutter != nullptr,
+                                              std::move(chunk.delayed_by)});
+      c->delayed_bytes[dir] += pass;
+      if (!c->draining[dir]) {
+        c->draining[dir] = true;
+        asio::co_spawn(io, Drain(c, dir), asio::detached);
+      }
+      if (chunk.cutter) {
+        record_cut();
+        co_return;  // Drain closes it once the rest is written
+      }
+      // Bounded: read no more while the held bytes are over the limit.
+      while (c->delayed_bytes[dir] > kMaxDelayed && !c->ended && !closing) co_await Sleep(kTick);
+      if (c->ended) co_return;
+      continue;
+    }
+    if (pass > 0) {
+      c->write_since[dir] = steady_now_ns();
+      co_await asio::async_write(to, asio::buffer(buf.data(), pass), asio::redirect_error(kAwait, ec));
+      c->write_since[dir] = 0;
+      if (c->ended) co_return;
+      if (ec) {
+        Close(*c, false);
+        co_return;
+      }
+      (dir == 0 ? up_bytes : down_bytes) += static_cast<std::int64_t>(pass);
+    }
+    if (chunk.cutter) {
+      record_cut();
+      Close(*c, false);
+      co_return;
+    }
+  }
+}
+
+Task TcpFaultProxy::Impl::Accept() {
+  for (;;) {
+    tcp::socket socket(io);
+    error_code ec;
+    co_await acceptor.async_accept(socket, asio::redirect_error(kAwait, ec));
+    if (closing || !acceptor.is_open()) co_return;
+    if (ec) {
+      co_await Sleep(std::chrono::milliseconds(1));  // e.g. EMFILE: do not spin
+      continue;
+    }
+    ++accepted;
+    ++open;
+    auto c = std::make_shared<Conn>(*this, std::move(socket), next_conn++);
+    conns[c->serial] = c;
+    AcceptAct accept(*this, c);
+    for (Rule rule = NextInForce(0); rule && !c->ended; rule = NextInForce(rule->id.load())) {
+      accept.rule = rule;
+      rule->fault->on_accept(accept);
+    }
+    if (!c->ended) asio::co_spawn(io, Serve(c), asio::detached);
+  }
+}
+
+void TcpFaultProxy::Impl::Arm(const Rule& rule) {
+  ArmAct arm(*this, rule);
+  rule->fault->on_arm(arm);
+}
 
 TcpFaultProxy::TcpFaultProxy(TcpProxySettings settings, FaultEventLog* events)
     : impl_(std::make_unique<Impl>(std::move(settings), events)) {}
@@ -408,29 +468,19 @@ Endpoint TcpFaultProxy::endpoint() const { return impl_->bound; }
 void TcpFaultProxy::arm(std::shared_ptr<TcpFaultRule> rule) {
   Impl& p = *impl_;
   {
-    std::lock_guard lock(p.rules_mu);
+    base::MutexLock lock(p.rules_mu);
     rule->id = p.next_rule_id++;
     rule->armed_ns = steady_now_ns();
     p.rules.push_back(rule);
   }
-  p.Record(*rule, "start", rule->window ? "in force for " + Millis(*rule->window) : "in force until healed");
-  if (rule->effect.reset_open && p.started && !p.healed) {
-    asio::post(p.io, [&p, rule] {
-      std::vector<std::shared_ptr<Conn>> all;
-      for (const auto& [id, c] : p.conns) all.push_back(c);
-      for (const auto& c : all) p.Close(*c, /*reset=*/true);
-      if (!all.empty()) {
-        ++rule->injected;
-        p.Record(*rule, "injected", "reset " + std::to_string(all.size()) + " open connection(s) (RST)");
-      }
-    });
-  }
+  p.Record(*rule, "start", rule->window ? "in force for " + TcpMillis(*rule->window) : "in force until healed");
+  if (p.started && !p.healed) asio::post(p.io, [&p, rule] { p.Arm(rule); });
 }
 
 bool TcpFaultProxy::disarm(const std::shared_ptr<TcpFaultRule>& rule) {
   Impl& p = *impl_;
   {
-    std::lock_guard lock(p.rules_mu);
+    base::MutexLock lock(p.rules_mu);
     std::erase(p.rules, rule);
   }
   if (!rule->end()) return false;
@@ -463,7 +513,7 @@ bool TcpFaultProxy::heal() noexcept {
   if (p.thread.joinable()) p.thread.join();
   std::vector<std::shared_ptr<TcpFaultRule>> left;
   {
-    std::lock_guard lock(p.rules_mu);
+    base::MutexLock lock(p.rules_mu);
     left.swap(p.rules);
   }
   try {

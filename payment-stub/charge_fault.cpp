@@ -77,23 +77,23 @@ std::optional<std::string> ChargeFaults::arm(const nlohmann::json& spec) {
       f.pid <= 1) {
     return "mode " + std::string(fault_mode_name(f.mode)) + " needs the caller's pid (> 1)";
   }
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   armed_ = f;
   return std::nullopt;
 }
 
 void ChargeFaults::clear() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   armed_ = ChargeFault{};
 }
 
 ChargeFault ChargeFaults::armed() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return armed_;
 }
 
 ChargeFault ChargeFaults::take() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   ChargeFault f = armed_;
   if (armed_.mode == FaultMode::none) return f;
   ++injected_;
@@ -102,7 +102,7 @@ ChargeFault ChargeFaults::take() {
 }
 
 std::int64_t ChargeFaults::injected() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return injected_;
 }
 

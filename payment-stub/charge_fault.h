@@ -15,11 +15,12 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "base/thread_annotations.h"
 
 namespace idemproof::stub {
 
@@ -51,9 +52,9 @@ class ChargeFaults {
   std::int64_t injected() const;
 
  private:
-  mutable std::mutex mu_;
-  ChargeFault armed_;
-  std::int64_t injected_ = 0;
+  mutable base::Mutex mu_;
+  ChargeFault armed_ GUARDED_BY(mu_);
+  std::int64_t injected_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace idemproof::stub

@@ -3,7 +3,7 @@
 namespace idemproof::stub {
 
 Attempt Ledger::charge(const ChargeRequest& request, const std::string& fault) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   Attempt a{static_cast<std::int64_t>(attempts_.size()) + 1, request.idempotency_key,
             request.reference, request.amount, "effect", "", fault};
   if (honour_keys_ && !request.idempotency_key.empty()) {
@@ -24,7 +24,7 @@ Attempt Ledger::charge(const ChargeRequest& request, const std::string& fault) {
 }
 
 Attempt Ledger::fail(const ChargeRequest& request, const std::string& fault) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   Attempt a{static_cast<std::int64_t>(attempts_.size()) + 1, request.idempotency_key,
             request.reference, request.amount, "failed", "", fault};
   attempts_.push_back(a);
@@ -33,7 +33,7 @@ Attempt Ledger::fail(const ChargeRequest& request, const std::string& fault) {
 
 std::vector<Effect> Ledger::effects(const std::optional<std::string>& key,
                                     const std::optional<std::string>& reference) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   std::vector<Effect> out;
   for (const auto& e : effects_) {
     if (key && e.idempotency_key != *key) continue;
@@ -44,7 +44,7 @@ std::vector<Effect> Ledger::effects(const std::optional<std::string>& key,
 }
 
 std::vector<Attempt> Ledger::attempts(const std::optional<std::string>& reference) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   std::vector<Attempt> out;
   for (const auto& a : attempts_) {
     if (!reference || a.reference == *reference) out.push_back(a);
@@ -53,7 +53,7 @@ std::vector<Attempt> Ledger::attempts(const std::optional<std::string>& referenc
 }
 
 void Ledger::clear() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   effects_.clear();
   attempts_.clear();
 }

@@ -11,12 +11,13 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "base/thread_annotations.h"
 
 namespace idemproof::stub {
 
@@ -69,9 +70,9 @@ class Ledger {
 
  private:
   bool honour_keys_;
-  mutable std::mutex mu_;
-  std::vector<Effect> effects_;
-  std::vector<Attempt> attempts_;
+  mutable base::Mutex mu_;
+  std::vector<Effect> effects_ GUARDED_BY(mu_);
+  std::vector<Attempt> attempts_ GUARDED_BY(mu_);
 };
 
 nlohmann::json effect_to_json(const Effect& e);

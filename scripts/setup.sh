@@ -32,6 +32,7 @@ test_packages=(
   python3-jsonschema python3-yaml   # tests/schema/validate_schemas.py: every shipped YAML against schemas/
   time   # GNU time: the corpus test's peak RSS of init (tests/corpus/corpus_test.py)
   mmdebstrap   # tests/install: a clean Debian root to install the package into (apt-get install ./idemproof_*.deb)
+  clang   # tests/thread-safety: clang++ -Wthread-safety over the annotated files (base/thread_annotations.h); the build stays on GCC
 )
 # npm packs the corpus's documents (tests/corpus/fetch_corpus.sh). Debian's
 # nodejs leaves it to the package npm; a nodejs that bundles it (NodeSource's)

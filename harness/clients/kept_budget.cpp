@@ -6,7 +6,7 @@ namespace idemproof::runtime {
 
 std::size_t KeptBudget::Reserve(std::size_t n, std::size_t max_body) {
   if (max_body <= kHead || n == 0) return max_body;
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   const std::uint64_t left = total_ - std::min(total_, used_);
   const std::uint64_t share = std::min<std::uint64_t>(left / n, max_body - kHead);
   used_ += share * n;
@@ -17,17 +17,17 @@ void KeptBudget::Release(std::size_t cap, std::size_t kept) {
   if (cap <= kHead) return;
   const std::size_t granted = cap - kHead;
   const std::size_t spent = std::min(granted, kept > kHead ? kept - kHead : 0);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   used_ -= std::min<std::uint64_t>(used_, granted - spent);
 }
 
 void KeptBudget::Reset() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   used_ = 0;
 }
 
 std::uint64_t KeptBudget::used() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   return used_;
 }
 

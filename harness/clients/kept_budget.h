@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include "base/thread_annotations.h"
 
 namespace idemproof::runtime {
 
@@ -49,8 +50,8 @@ class KeptBudget {
 
  private:
   const std::uint64_t total_;
-  mutable std::mutex mu_;
-  std::uint64_t used_ = 0;  // guarded by mu_
+  mutable base::Mutex mu_;
+  std::uint64_t used_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace idemproof::runtime

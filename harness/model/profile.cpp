@@ -59,6 +59,8 @@ std::map<std::string, OracleRules> EffectRules(const std::string& p) {
   r["lease_recovery"] = {rule("lease-recovers", "a key whose owner died is free again when its lease ends")};
   r["intent_reconciled"] = {rule("one-external-effect", "one business action has one external effect")};
   r["applied_once"] = {rule("applied-once", "a redelivered message is applied once")};
+  r["downstream_once"] = {rule("downstream-once", "a downstream call whose caller crashed right after the answer "
+                                                  "takes effect once per business action, retries included")};
   return r;
 }
 

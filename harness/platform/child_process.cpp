@@ -15,9 +15,10 @@
 #include <cstdint>
 #include <csignal>
 #include <cstring>
-#include <mutex>
 #include <set>
 #include <thread>
+
+#include "base/thread_annotations.h"
 
 extern char** environ;
 
@@ -29,11 +30,11 @@ namespace {
 // unreaped, the exit info once reaped by ReapExitedChildren() (kept until the
 // owner polls). Reaping and signalling both hold the mutex, so kill() never
 // reaches a reaped (possibly recycled) pid.
-std::mutex& registry_mutex() {
-  static std::mutex m;
+base::Mutex& registry_mutex() {
+  static base::Mutex m;
   return m;
 }
-std::map<pid_t, std::optional<ExitInfo>>& registry() {
+std::map<pid_t, std::optional<ExitInfo>>& registry() REQUIRES(registry_mutex()) {
   static std::map<pid_t, std::optional<ExitInfo>> pids;
   return pids;
 }
@@ -108,7 +109,7 @@ int max_fd_limit() {
 
 // Under the registry lock. Best effort: without a watchdog children still
 // die with the harness's normal exit paths.
-void ensure_watchdog_locked() {
+void ensure_watchdog_locked() REQUIRES(registry_mutex()) {
   if (watchdog_fd >= 0) return;
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
   int sv[2];
@@ -127,7 +128,7 @@ void ensure_watchdog_locked() {
   watchdog_fd = sv[0];
 }
 
-void tell_watchdog_locked(int32_t msg) {
+void tell_watchdog_locked(int32_t msg) REQUIRES(registry_mutex()) {
   if (watchdog_fd < 0) return;
   ssize_t ignored = ::send(watchdog_fd, &msg, sizeof msg, MSG_NOSIGNAL);
   (void)ignored;
@@ -136,7 +137,7 @@ void tell_watchdog_locked(int32_t msg) {
 // Groups already seen empty. A pid number is not reused while a process
 // group of that id has members, so group signals are safe until then — and
 // never sent after, when the id may belong to a stranger.
-std::set<pid_t>& drained() {
+std::set<pid_t>& drained() REQUIRES(registry_mutex()) {
   static std::set<pid_t> groups;
   return groups;
 }
@@ -144,7 +145,7 @@ std::set<pid_t>& drained() {
 // Reaps every exited child of ours in group `pgid` (members orphaned to the
 // subreaper, and the leader: its status goes into the registry). Returns true
 // once no process of the group is left.
-bool reap_group_locked(pid_t pgid) {
+bool reap_group_locked(pid_t pgid) REQUIRES(registry_mutex()) {
   if (drained().count(pgid) != 0) return true;
   int status = 0;
   pid_t r;
@@ -162,7 +163,7 @@ bool reap_group_locked(pid_t pgid) {
 
 // After the leader was reaped: SIGKILL what is left of its group (a wrapper's
 // server) and reap it, bounded.
-void kill_group_locked(pid_t pgid) {
+void kill_group_locked(pid_t pgid) REQUIRES(registry_mutex()) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (!reap_group_locked(pgid) && std::chrono::steady_clock::now() < deadline) {
     ::kill(-pgid, SIGKILL);
@@ -171,7 +172,7 @@ void kill_group_locked(pid_t pgid) {
 }
 
 // Non-blocking reap of one registered, unreaped pid, under the registry lock.
-std::optional<ExitInfo> try_reap_locked(pid_t pid) {
+std::optional<ExitInfo> try_reap_locked(pid_t pid) REQUIRES(registry_mutex()) {
   int status = 0;
   pid_t r = ::waitpid(pid, &status, WNOHANG);
   if (r == pid) return decode(status);
@@ -273,17 +274,19 @@ Result<ChildProcess> ChildProcess::Spawn(const ProcessSpec& spec) {
   ::posix_spawnattr_setsigdefault(&attr, &defaults);
   ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  std::unique_lock<std::mutex> lock(registry_mutex());
-  ensure_watchdog_locked();
   pid_t pid = -1;
-  // Returns once the child has exec'd, or with the errno of the step that failed.
-  const int spawn_errno = ::posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), envp.data());
-  if (spawn_errno == 0) {
-    // A group signal sent from now on reaches the child's whole group.
-    registry().emplace(pid, std::nullopt);
-    tell_watchdog_locked(pid);
+  int spawn_errno = 0;
+  {
+    base::MutexLock lock(registry_mutex());
+    ensure_watchdog_locked();
+    // Returns once the child has exec'd, or with the errno of the step that failed.
+    spawn_errno = ::posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), envp.data());
+    if (spawn_errno == 0) {
+      // A group signal sent from now on reaches the child's whole group.
+      registry().emplace(pid, std::nullopt);
+      tell_watchdog_locked(pid);
+    }
   }
-  lock.unlock();
   ::posix_spawn_file_actions_destroy(&actions);
   ::posix_spawnattr_destroy(&attr);
   ::close(out_fd);
@@ -318,7 +321,7 @@ ChildProcess::~ChildProcess() {
 
 std::optional<ExitInfo> ChildProcess::Poll() {
   if (exit_ || pid_ <= 0) return exit_;
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  base::MutexLock lock(registry_mutex());
   auto it = registry().find(pid_);
   if (it == registry().end()) {
     exit_ = ExitInfo{false, -1};  // unknown: not in the registry (cannot happen)
@@ -344,7 +347,7 @@ std::optional<ExitInfo> ChildProcess::WaitFor(std::chrono::milliseconds timeout)
 
 bool ChildProcess::Signal(int sig) {
   if (exit_ || pid_ <= 0) return false;
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  base::MutexLock lock(registry_mutex());
   auto it = registry().find(pid_);
   if (it == registry().end() || it->second) return false;
   return ::kill(-pid_, sig) == 0;  // the whole group: wrappers take their server along
@@ -358,7 +361,7 @@ ExitInfo ChildProcess::Terminate(std::chrono::milliseconds grace) {
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (std::chrono::steady_clock::now() < deadline) {
     {
-      std::lock_guard<std::mutex> lock(registry_mutex());
+      base::MutexLock lock(registry_mutex());
       if (reap_group_locked(pid_)) break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -376,7 +379,7 @@ ExitInfo ChildProcess::Kill() {
 }
 
 int SignalAllChildren(int sig) {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  base::MutexLock lock(registry_mutex());
   int n = 0;
   for (const auto& [pid, exit] : registry()) {
     if (!exit && ::kill(-pid, sig) == 0) ++n;
@@ -385,7 +388,7 @@ int SignalAllChildren(int sig) {
 }
 
 int ReapExitedChildren() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  base::MutexLock lock(registry_mutex());
   int running = 0;
   for (auto& [pid, exit] : registry()) {
     if (!exit) exit = try_reap_locked(pid);
@@ -399,7 +402,7 @@ int ReapExitedChildren() {
 }
 
 std::vector<pid_t> LiveChildren() {
-  std::lock_guard<std::mutex> lock(registry_mutex());
+  base::MutexLock lock(registry_mutex());
   std::vector<pid_t> pids;
   for (const auto& [pid, exit] : registry()) {
     if (!exit) pids.push_back(pid);

@@ -41,14 +41,14 @@ std::optional<std::size_t> Balancer::FirstUp(std::size_t from, const UpCheck& up
 }
 
 std::optional<std::string> Balancer::Place(const std::string& key, const UpCheck& up) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   auto at = FirstUp(Choose(key), up);
   if (!at) return std::nullopt;
   return instances_[*at];
 }
 
 std::vector<std::string> Balancer::PlaceInTurn(const std::string& key, int count, const UpCheck& up) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   std::vector<std::string> out;
   auto at = FirstUp(Choose(key), up);
   for (int i = 0; at && i < count; ++i) {
@@ -59,7 +59,7 @@ std::vector<std::string> Balancer::PlaceInTurn(const std::string& key, int count
 }
 
 std::optional<std::string> Balancer::Other(const std::string& key, const UpCheck& up) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   auto last = last_.find(key);
   if (last == last_.end()) {
     auto at = FirstUp(Choose(key), up);
@@ -76,7 +76,7 @@ std::optional<std::string> Balancer::Other(const std::string& key, const UpCheck
 }
 
 void Balancer::Sent(const std::string& key, const std::string& instance, bool by_other) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   // A request placed by Other keeps the anchor: the instance the retries are away from.
   if (!by_other) anchor_[key] = instance;
   last_[key] = instance;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "model/target.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::runtime {
 
@@ -57,18 +58,19 @@ class Balancer {
   const std::vector<std::string>& instances() const { return instances_; }
 
  private:
-  // The policy's first choice (an index into instances_). REQUIRES: mu_ held.
-  std::size_t Choose(const std::string& key);
-  // The first up instance from `from` on, in order (wrapping). REQUIRES: mu_ held.
-  std::optional<std::size_t> FirstUp(std::size_t from, const UpCheck& up, const std::string& skip = "") const;
+  // The policy's first choice (an index into instances_).
+  std::size_t Choose(const std::string& key) REQUIRES(mu_);
+  // The first up instance from `from` on, in order (wrapping).
+  std::optional<std::size_t> FirstUp(std::size_t from, const UpCheck& up, const std::string& skip = "") const
+      REQUIRES(mu_);
 
   const std::vector<std::string> instances_;
   const BalancePolicy policy_;
-  std::mutex mu_;
-  std::uint64_t turn_ = 0;                      // guarded by mu_
-  std::mt19937_64 random_;                      // guarded by mu_
-  std::map<std::string, std::string> last_;     // guarded by mu_: key -> instance
-  std::map<std::string, std::string> anchor_;   // guarded by mu_: key -> last instance not placed by Other
+  base::Mutex mu_;
+  std::uint64_t turn_ GUARDED_BY(mu_) = 0;
+  std::mt19937_64 random_ GUARDED_BY(mu_);
+  std::map<std::string, std::string> last_ GUARDED_BY(mu_);     // key -> instance
+  std::map<std::string, std::string> anchor_ GUARDED_BY(mu_);   // key -> last instance not placed by Other
 };
 
 }  // namespace idemproof::runtime

@@ -98,7 +98,7 @@ Status EgressProxies::Start(const TemplateVars& vars) {
     settings.on_exchange = [this, desc](const inj::UpstreamExchange& x) {
       nlohmann::json entry = EntryOf(*desc, x);
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        base::MutexLock lock(mu_);
         records_[desc->name].push_back(entry);
       }
       if (on_record_) on_record_(entry, x.answer ? x.answer->time_ns : inj::steady_now_ns());
@@ -163,7 +163,7 @@ inj::FaultEventLog* EgressProxies::Log(const std::string& name) {
 }
 
 std::vector<nlohmann::json> EgressProxies::Records(const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   auto it = records_.find(name);
   return it == records_.end() ? std::vector<nlohmann::json>{} : it->second;
 }

@@ -42,6 +42,7 @@
 #include "base/status.h"
 #include "model/target.h"
 #include "model/template.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::injectors {
 class ChaosProxy;
@@ -82,8 +83,8 @@ class EgressProxies {
   Sink on_record_, on_fault_;
   std::map<std::string, std::unique_ptr<Running>> running_;
   TemplateVars vars_out_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::vector<nlohmann::json>> records_;  // guarded by mu_
+  mutable base::Mutex mu_;
+  std::map<std::string, std::vector<nlohmann::json>> records_ GUARDED_BY(mu_);
 };
 
 // Whether an egress record entry is one `match` keeps; `fields` values are

@@ -72,20 +72,20 @@ std::string RequestRouting::BaseUrl() { return instances_ ? instances_->MainUrl(
 
 std::string RequestRouting::ClientBaseUrl() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(mu_);
     if (!client_base_url_.empty()) return client_base_url_;
   }
   return BaseUrl();
 }
 
 bool RequestRouting::Routed() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   return !client_base_url_.empty();
 }
 
 void RequestRouting::UpdateClientRoute() {
   std::optional<std::string> url = options_.faults ? options_.faults->ClientBaseUrl() : std::nullopt;
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   client_base_url_ = url.value_or("");
 }
 

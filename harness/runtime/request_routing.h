@@ -19,6 +19,7 @@
 #include "runtime/balancer.h"
 #include "runtime/run_types.h"
 #include "runtime/target_instances.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::runtime {
 
@@ -72,8 +73,8 @@ class RequestRouting {
   bool records_instances_ = false;
   std::unique_ptr<Balancer> balancer_;  // per scenario run, over instances_
 
-  std::mutex mu_;
-  std::string client_base_url_;  // guarded by mu_; "" = the main instance
+  base::Mutex mu_;
+  std::string client_base_url_ GUARDED_BY(mu_);  // "" = the main instance
 };
 
 }  // namespace idemproof::runtime

@@ -9,17 +9,17 @@
 namespace idemproof::runtime {
 
 void EventRoute::Bind(RunRecorder* recorder) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   recorder_ = recorder;
 }
 
 void EventRoute::Record(HistoryEvent e, std::int64_t steady_ns) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   if (recorder_ != nullptr) recorder_->Append(std::move(e), steady_ns);
 }
 
 void EventRoute::Injector(const nlohmann::json& event, std::int64_t steady_ns) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   if (recorder_ != nullptr) RecordInjectorEvent(*recorder_, event, steady_ns);
 }
 

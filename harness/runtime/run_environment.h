@@ -31,6 +31,7 @@
 #include "runtime/run_types.h"
 #include "runtime/service_processes.h"
 #include "runtime/target_instances.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::runtime {
 
@@ -44,8 +45,8 @@ class EventRoute {
   void Injector(const nlohmann::json& event, std::int64_t steady_ns);
 
  private:
-  std::mutex mu_;
-  RunRecorder* recorder_ = nullptr;  // guarded by mu_
+  base::Mutex mu_;
+  RunRecorder* recorder_ GUARDED_BY(mu_) = nullptr;
 };
 
 // The processes a scenario run talks to: the services, the egress proxies

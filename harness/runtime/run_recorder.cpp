@@ -17,7 +17,7 @@ RunRecorder::RunRecorder(std::uint64_t seed, const std::string& run_namespace, c
 void RunRecorder::MarkStart() { t0_ = monotonic_ns(); }
 
 std::int64_t RunRecorder::Append(HistoryEvent e, std::int64_t at_ns) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   e.time_ns = at_ns - t0_;
   return out_.history.Append(std::move(e));
 }
@@ -27,7 +27,7 @@ void RunRecorder::Note(int step, const std::string& text) { Append(idemproof::No
 std::string RunRecorder::KeyFor(const std::string& name, std::size_t length) {
   if (length > 0 && name != kFreshKey && name != kNoKey) return naming_.Key(name, length);
   if (name != kFreshKey) return naming_.Key(name);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   return naming_.FreshKey(++fresh_counter_);
 }
 

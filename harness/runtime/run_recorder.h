@@ -18,6 +18,7 @@
 #include "model/history.h"
 #include "model/naming.h"
 #include "runtime/run_types.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::runtime {
 
@@ -48,8 +49,8 @@ class RunRecorder {
   ScenarioRun out_;
   std::int64_t t0_ = 0;
 
-  std::mutex mu_;
-  int fresh_counter_ = 0;  // guarded by mu_
+  base::Mutex mu_;
+  int fresh_counter_ GUARDED_BY(mu_) = 0;
 };
 
 // Appends an injector's event (a fault's, on the proxy lane) to the run's

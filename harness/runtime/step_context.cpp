@@ -103,7 +103,7 @@ TemplateVars StepContext::VarsFor(const std::string& key, const std::string& biz
   vars["run"] = base["run"];
   if (target_.http.trace) vars[kTraceIdVariable] = base[kTraceIdVariable];
   if (target_.idempotency.lease) vars[kSlowMsVariable] = SlowMsFor(*target_.idempotency.lease);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   vars["key"] = key;
   vars["biz"] = recorder_.naming().Biz(biz_name);
   // Drawn per step, so concurrent steps do not reorder each other's uuids.
@@ -124,7 +124,7 @@ bool StepContext::IsMissingCapture(const Status& s) const {
 
 void StepContext::Capture(const ActionDescription& action, const std::string& biz_name, const HttpExchange& e) {
   if (action.capture.empty() || e.outcome != HttpOutcome::kAnswered || e.status < 200 || e.status >= 300) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   TemplateVars& vars = captured_[biz_name];
   for (const auto& [var, rule] : action.capture) {
     if (vars.count(var)) continue;  // the first 2xx answer wins
@@ -133,7 +133,7 @@ void StepContext::Capture(const ActionDescription& action, const std::string& bi
 }
 
 void StepContext::MarkSent(const std::string& action, const std::string& biz_name) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   for (const auto& s : sent_) {
     if (s.first == action && s.second == biz_name) return;
   }
@@ -141,7 +141,7 @@ void StepContext::MarkSent(const std::string& action, const std::string& biz_nam
 }
 
 std::vector<std::pair<std::string, std::string>> StepContext::Sent() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   return sent_;
 }
 
@@ -158,13 +158,13 @@ void StepContext::JoinBackground() {
 }
 
 void StepContext::SetPendingVariant(const std::string& action, const std::string& variant, bool first_only) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   pending_variants_[action] = {variant, first_only};
 }
 
 std::string StepContext::VariantFor(const std::string& action, const std::string& key,
                                     const std::string& payload_class, const std::string& caller, bool* repeated) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   if (repeated != nullptr) *repeated = false;
   const auto attempt = std::make_tuple(action, key, payload_class, caller);
   auto it = pending_variants_.find(action);
@@ -182,7 +182,7 @@ std::string StepContext::VariantFor(const std::string& action, const std::string
 }
 
 int StepContext::ClearPendingVariants() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   const int n = static_cast<int>(pending_variants_.size());
   pending_variants_.clear();
   return n;

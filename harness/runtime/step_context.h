@@ -41,6 +41,7 @@
 #include "runtime/run_environment.h"
 #include "runtime/run_recorder.h"
 #include "runtime/run_types.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::runtime {
 
@@ -160,17 +161,18 @@ class StepContext {
   int command_counter_ = 0;
   int next_process_ = 1;
 
-  std::mutex mu_;
-  std::map<std::string, TemplateVars> captured_;               // guarded by mu_
-  std::vector<std::pair<std::string, std::string>> sent_;      // guarded by mu_
+  base::Mutex mu_;
+  std::map<std::string, TemplateVars> captured_ GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, std::string>> sent_ GUARDED_BY(mu_);
   struct PendingVariant {
     std::string variant;
     bool first_only = false;
   };
-  std::map<std::string, PendingVariant> pending_variants_;     // guarded by mu_: action -> variant
-  // guarded by mu_: (action, key, payload class, caller) -> the attempt's variant
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::string> attempt_variants_;
-  std::map<int, int> uuid_draws_;                              // guarded by mu_
+  std::map<std::string, PendingVariant> pending_variants_ GUARDED_BY(mu_);     // action -> variant
+  // (action, key, payload class, caller) -> the attempt's variant
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::string> attempt_variants_
+      GUARDED_BY(mu_);
+  std::map<int, int> uuid_draws_ GUARDED_BY(mu_);
 };
 
 }  // namespace idemproof::runtime

@@ -30,7 +30,7 @@ const TargetDescription& TargetInstances::DescriptionOf(const std::string& name)
 }
 
 bool TargetInstances::Up(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   if (name == "main") return main_up_;
   TargetProcess* proc = Find(name);
   return proc != nullptr && (!proc->Managed() || proc->Running());
@@ -52,7 +52,7 @@ TargetInstances::ControlOutcome TargetInstances::Control(const std::string& name
   std::unique_ptr<TargetProcess> proc;
   {
     // Out of the table while it changes: lookups see it down, none waits.
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(mu_);
     auto it = spawned_.find(name);
     if (it != spawned_.end()) {
       proc = std::move(it->second);
@@ -79,7 +79,7 @@ TargetInstances::ControlOutcome TargetInstances::Control(const std::string& name
   const bool down = kind == ProcessOp::kStop || kind == ProcessOp::kKill;
   out.pid = down ? before : proc->pid();
   if (proc->vars().count("port")) out.port = proc->vars().at("port");
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   spawned_[name] = std::move(proc);
   return out;
 }
@@ -90,19 +90,19 @@ void TargetInstances::RefreshMain() {
   TemplateVars vars = vars_;
   for (const auto& [k, v] : main_->vars()) vars[k] = v;
   if (main_->pid() > 0) vars["target_pid"] = std::to_string(main_->pid());
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   target_vars_ = std::move(vars);
   main_url_ = main_->base_url();
   main_up_ = !main_->Managed() || main_->Running();
 }
 
 std::string TargetInstances::MainUrl() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   return main_url_;
 }
 
 TemplateVars TargetInstances::TargetVars() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   return target_vars_;
 }
 
@@ -113,7 +113,7 @@ Status TargetInstances::Spawn(const std::string& name, pid_t* pid) {
   *pid = s.ok() ? proc->pid() : 0;
   std::unique_ptr<TargetProcess> replaced;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(mu_);
     replaced = std::move(spawned_[name]);
     spawned_[name] = std::move(proc);
   }
@@ -128,7 +128,7 @@ TargetProcess* TargetInstances::Find(const std::string& name) {
 
 Result<std::string> TargetInstances::Url(const std::string& name) {
   if (name == "main") return MainUrl();
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   TargetProcess* proc = Find(name);
   // A listed URL's instance runs without a process of ours.
   if (proc == nullptr || (proc->Managed() && !proc->Running()))
@@ -141,7 +141,7 @@ std::optional<pid_t> TargetInstances::Pid(const std::string& name) {
     if (!main_->Managed()) return std::nullopt;
     return main_->pid();
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   TargetProcess* proc = Find(name);
   if (proc == nullptr || !proc->Managed()) return std::nullopt;
   return proc->pid();
@@ -149,14 +149,14 @@ std::optional<pid_t> TargetInstances::Pid(const std::string& name) {
 
 bool TargetInstances::Signal(const std::string& name, int sig) {
   if (name == "main") return main_->Signal(sig);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   TargetProcess* proc = Find(name);
   return proc != nullptr && proc->Signal(sig);
 }
 
 std::vector<TargetInstances::Ended> TargetInstances::EndedOthers() {
   std::vector<Ended> out;
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   for (auto& [name, proc] : spawned_) {
     if (auto exit = proc->Exited()) out.push_back({name, proc->pid(), *exit});
   }
@@ -165,7 +165,7 @@ std::vector<TargetInstances::Ended> TargetInstances::EndedOthers() {
 
 std::vector<pid_t> TargetInstances::OtherPids() {
   std::vector<pid_t> out;
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(mu_);
   for (auto& [name, proc] : spawned_) {
     if (proc->pid() > 0) out.push_back(proc->pid());
   }
@@ -175,7 +175,7 @@ std::vector<pid_t> TargetInstances::OtherPids() {
 void TargetInstances::StopAll() {
   std::map<std::string, std::unique_ptr<TargetProcess>> spawned;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(mu_);
     spawned.swap(spawned_);
   }
   for (auto& [name, proc] : spawned) {

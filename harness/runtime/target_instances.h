@@ -32,6 +32,7 @@
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/target_process.h"
+#include "base/thread_annotations.h"
 
 namespace idemproof::runtime {
 
@@ -105,7 +106,7 @@ class TargetInstances {
   void StopAll();
 
  private:
-  TargetProcess* Find(const std::string& name);  // REQUIRES: mu_ held
+  TargetProcess* Find(const std::string& name) REQUIRES(mu_);
   // The description an instance starts from: the target's, or for a listed
   // URL a copy with that base_url and no start.
   const TargetDescription& DescriptionOf(const std::string& name) const;
@@ -116,11 +117,11 @@ class TargetInstances {
   const std::optional<std::string> flaw_;
   const std::atomic<bool>* cancel_;
   const std::unique_ptr<TargetProcess> main_;
-  std::mutex mu_;
-  std::string main_url_;                                              // guarded by mu_
-  TemplateVars target_vars_;                                          // guarded by mu_
-  std::map<std::string, std::unique_ptr<TargetProcess>> spawned_;     // guarded by mu_ (declared ones too)
-  bool main_up_ = false;                                              // guarded by mu_
+  base::Mutex mu_;
+  std::string main_url_ GUARDED_BY(mu_);
+  TemplateVars target_vars_ GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<TargetProcess>> spawned_ GUARDED_BY(mu_);     // (declared ones too)
+  bool main_up_ GUARDED_BY(mu_) = false;
   std::vector<std::string> declared_;
   std::map<std::string, std::unique_ptr<TargetDescription>> listed_;  // instance -> its URL's description
 };

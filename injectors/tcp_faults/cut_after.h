@@ -14,8 +14,7 @@ namespace idemproof::injectors {
 struct CutAfterOptions {
   std::optional<std::chrono::nanoseconds> window;
   std::int64_t bytes = 0;
-  bool upstream = true;
-  bool downstream = true;
+  TcpDirections directions;
 };
 
 class CutAfter final : public TcpFault {
@@ -26,7 +25,7 @@ class CutAfter final : public TcpFault {
 
   explicit CutAfter(CutAfterOptions options) : options_(options) {}
   const char* kind() const override { return kKind; }
-  TcpFaultEffect effect() const override;
+  void on_chunk(TcpChunk& chunk) const override;
   std::optional<std::chrono::nanoseconds> window() const override { return options_.window; }
   const CutAfterOptions& options() const { return options_; }
 

@@ -10,18 +10,16 @@ LatencyOptions Latency::parse(YamlOptions& o) {
   else if (delay->count() <= 0 || *delay > std::chrono::minutes(1))
     o.fail_at("delay", "must be more than 0 and at most 1m");
   out.delay = delay.value_or(std::chrono::nanoseconds(0));
-  const TcpDirections ways = ReadTcpDirection(o);
-  out.upstream = ways.upstream;
-  out.downstream = ways.downstream;
+  out.directions = ReadTcpDirection(o);
   return out;
 }
 
-TcpFaultEffect Latency::effect() const {
-  TcpFaultEffect e;
-  e.latency = options_.delay;
-  e.latency_upstream = options_.upstream;
-  e.latency_downstream = options_.downstream;
-  return e;
+void Latency::on_chunk(TcpChunk& chunk) const {
+  if (!options_.directions.has(chunk.direction())) return;
+  if (chunk.first_on_link())
+    chunk.record("delayed connection " + std::to_string(chunk.link().id()) + " (" +
+                 TcpDirectionName(chunk.direction()) + ", " + TcpMillis(options_.delay) + " per chunk)");
+  chunk.delay(options_.delay);
 }
 
 }  // namespace idemproof::injectors

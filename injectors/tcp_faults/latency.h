@@ -16,8 +16,7 @@ namespace idemproof::injectors {
 struct LatencyOptions {
   std::optional<std::chrono::nanoseconds> window;
   std::chrono::nanoseconds delay{0};
-  bool upstream = true;
-  bool downstream = true;
+  TcpDirections directions;
 };
 
 class Latency final : public TcpFault {
@@ -28,7 +27,7 @@ class Latency final : public TcpFault {
 
   explicit Latency(LatencyOptions options) : options_(options) {}
   const char* kind() const override { return kKind; }
-  TcpFaultEffect effect() const override;
+  void on_chunk(TcpChunk& chunk) const override;
   std::optional<std::chrono::nanoseconds> window() const override { return options_.window; }
   const LatencyOptions& options() const { return options_; }
 

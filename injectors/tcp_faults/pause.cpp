@@ -8,10 +8,11 @@ PauseOptions Pause::parse(YamlOptions& o) {
   return out;
 }
 
-TcpFaultEffect Pause::effect() const {
-  TcpFaultEffect e;
-  e.pause = true;
-  return e;
+void Pause::on_chunk(TcpChunk& chunk) const {
+  if (chunk.first_on_link())
+    chunk.record("held connection " + std::to_string(chunk.link().id()) + " (" +
+                 TcpDirectionName(chunk.direction()) + ", " + std::to_string(chunk.read_size()) + " bytes waiting)");
+  chunk.hold();
 }
 
 }  // namespace idemproof::injectors

@@ -21,7 +21,7 @@ class Pause final : public TcpFault {
 
   explicit Pause(PauseOptions options) : options_(options) {}
   const char* kind() const override { return kKind; }
-  TcpFaultEffect effect() const override;
+  void on_chunk(TcpChunk& chunk) const override;
   std::optional<std::chrono::nanoseconds> window() const override { return options_.window; }
   const PauseOptions& options() const { return options_; }
 

@@ -11,10 +11,14 @@ RefuseOptions Refuse::parse(YamlOptions& o) {
   return out;
 }
 
-TcpFaultEffect Refuse::effect() const {
-  TcpFaultEffect e;
-  e.admit = options_.reset ? TcpFaultEffect::Admit::kReset : TcpFaultEffect::Admit::kClose;
-  return e;
+void Refuse::TurnAway(TcpAccept& accept, bool reset) {
+  TcpLink& link = accept.link();
+  if (link.closed()) return;  // an earlier fault turned it away
+  accept.record(std::string(reset ? "reset" : "refused") + " new connection " + std::to_string(link.id()) +
+                (reset ? " (RST)" : " (closed at once)"));
+  link.close(reset);
 }
+
+void Refuse::on_accept(TcpAccept& accept) const { TurnAway(accept, options_.reset); }
 
 }  // namespace idemproof::injectors

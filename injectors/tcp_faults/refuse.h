@@ -24,7 +24,10 @@ class Refuse final : public TcpFault {
 
   explicit Refuse(RefuseOptions options) : options_(options) {}
   const char* kind() const override { return kKind; }
-  TcpFaultEffect effect() const override;
+  void on_accept(TcpAccept& accept) const override;
+  // Ends the connection just accepted (an RST when `reset`) and records it;
+  // reset (tcp) turns connections away the same way.
+  static void TurnAway(TcpAccept& accept, bool reset);
   std::optional<std::chrono::nanoseconds> window() const override { return options_.window; }
   const RefuseOptions& options() const { return options_; }
 

@@ -22,7 +22,8 @@ class ResetConnections final : public TcpFault {
 
   explicit ResetConnections(ResetConnectionsOptions options) : options_(options) {}
   const char* kind() const override { return kKind; }
-  TcpFaultEffect effect() const override;
+  void on_arm(TcpArm& arm) const override;
+  void on_accept(TcpAccept& accept) const override;
   std::optional<std::chrono::nanoseconds> window() const override { return options_.window; }
   const ResetConnectionsOptions& options() const { return options_; }
 

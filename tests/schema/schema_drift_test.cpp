@@ -22,6 +22,7 @@
 #include <re2/re2.h>
 
 #include "explore/explore_spec.h"
+#include "model/profile.h"
 #include "model/scenario.h"
 #include "model/step_kind.h"
 #include "model/target.h"
@@ -319,3 +320,25 @@ TEST_CASE("the scenario schema names every oracle with exactly its parameters, f
   CHECK(plain_schema == names);
 }
 
+
+// README.md's "Add an oracle", held: every registered oracle has a rule in
+// every semantics profile (else its verdicts name no rule and a finding is
+// never a deviation), and its row in docs/scenario-reference.md's oracle
+// table; its schema entries are held by the case above.
+TEST_CASE("every registered oracle has a rule in every profile and its row in the scenario reference", "[schema]") {
+  std::ifstream in(std::string(IDEMPROOF_SOURCE_DIR) + "/docs/scenario-reference.md");
+  REQUIRE(in);
+  const std::string reference((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto oracles = BuiltinOracles().Vocabulary().oracles;
+  REQUIRE(oracles.size() >= 20);
+  for (const auto& sig : oracles) {
+    INFO("oracle '" << sig.name << "'");
+    for (const SemanticsProfile& profile : Profiles()) {
+      INFO("profile '" << profile.name << "' (harness/model/profile.cpp)");
+      const ProfileRule* rule = profile.RuleFor(sig.name, false);
+      CHECK(rule != nullptr);
+      if (rule != nullptr) CHECK(rule->id.rfind(profile.name + "/", 0) == 0);
+    }
+    CHECK(reference.find("\n| `" + sig.name + "` |") != std::string::npos);
+  }
+}
