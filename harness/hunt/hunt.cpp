@@ -81,7 +81,7 @@ HuntSpecText HuntSpecYaml(const TargetDescription& target) {
     << "# file over the whole target; `idemproof explore` reads it too.\n"
     << "name: hunt\n"
     << "layer: gateway\n"
-    << "hunts: any mix of sends, retries, bursts, callers, kills, restarts, pauses and faults that breaks an oracle\n";
+    << "hunts: any mix of sends, retries, bursts, kills, restarts, pauses and faults that breaks an oracle\n";
   // Declared faults the fault op sends through: a gateway that loses the
   // answer (the client retries without it), and a reset of every tcp egress
   // (the service's own store) while one request runs.
