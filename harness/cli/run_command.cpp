@@ -19,6 +19,7 @@
 #include "cli/command_support.h"
 #include "cli/report_command.h"
 #include "cli/summary_table.h"
+#include "hunt/hunt.h"
 #include "reports/design_review/ci_summary.h"
 #include "model/console_text.h"
 #include "model/naming.h"
@@ -90,6 +91,7 @@ struct RunArgs {
   bool strict = false;  // --strict: deviations fail the run (exit 1)
   std::string shard;    // --shard K/N: only this part of the bound scenarios (model/shard.h)
   bool dry_run = false;  // --dry-run: say what would run (commands, rows) and start nothing
+  std::string hunt = hunt::DefaultHuntBudget();  // --hunt: the hunt phase's budget after the suite; "0" = none
 };
 
 // True when `scenario` sends or is bound to one of `actions`.
@@ -112,6 +114,13 @@ int Run(const RunArgs& args) {
       return kExitUsage;
     }
     shard = *parsed;
+  }
+  auto hunt_budget = hunt::ParseHuntBudget(args.hunt);
+  if (!hunt_budget.ok()) {
+    std::cerr << "idemproof: " << ConsoleSafe(hunt_budget.status().message())
+              << (args.hunt == hunt::DefaultHuntBudget() && std::getenv("IDEMPROOF_HUNT") ? " ($IDEMPROOF_HUNT)" : "")
+              << "\n";
+    return kExitUsage;
   }
   auto target = LoadTargetFile(args.target_file, args.profile);
   if (!target.ok()) {
@@ -189,6 +198,8 @@ int Run(const RunArgs& args) {
                                          " declares no command (the target runs already at its base_url)\n"
                                    : commands);
     PrintRowPlan(PlanRows(selected, *target), std::cout);
+    std::cout << (*hunt_budget ? "then a hunt of " + FormatDuration(**hunt_budget) + " (--hunt 0: none)\n"
+                               : std::string("no hunt (--hunt 0)\n"));
     return kExitOk;
   }
   std::cerr << DeclaredCommandsNotice(*target, flaw) << std::flush;
@@ -234,7 +245,40 @@ int Run(const RunArgs& args) {
   progress.Clear();
   std::cout << "\n";
   cli::PrintSummaryTable(outcome.results, std::cout);
+  // The hunt phase (harness/hunt/hunt.h): after a suite that ran to its end;
+  // a sharded matrix hunts once, in shard 1.
+  std::optional<hunt::HuntReport> hunted;
+  if (*hunt_budget && !outcome.interrupted && outcome.stop_reason.empty() && (!shard || shard->index == 1)) {
+    hunt::HuntOptions h;
+    h.budget = **hunt_budget;
+    h.seed = options.seed;
+    h.run_namespace = options.run_namespace;
+    h.flaw = options.flaw;
+    h.strict = options.strict;
+    h.vars = options.vars;
+    h.cancel = options.cancel;
+    h.faults = &faults;
+    h.last_byte_burst = &last_byte_burst;
+    h.run_dir = dir->path();
+    h.target_file = args.target_file;
+    h.on_progress = [&](const explore::ExploreProgress& p) {
+      progress.Show("[hunt " + p.phase + "] run " + std::to_string(p.trial) +
+                    (p.ops > 0 ? ", smallest failing workload " + std::to_string(p.ops) + " ops" : std::string()));
+    };
+    std::cout << "\nhunt: generated workloads over the whole target for " << FormatDuration(h.budget)
+              << " (--hunt 0 skips, --hunt 10m for longer)" << std::endl;
+    hunted = hunt::RunHunt(*target, h);
+    progress.Clear();
+    hunted->Print(std::cout);
+  }
   WriteOutputs(outcome.results, args.junit_file, args.json_file, &*dir);
+  if (hunted) {
+    for (const std::string& path : {dir->Absolute("results.json"), args.json_file}) {
+      if (path.empty()) continue;
+      if (Status st = hunt::AddHuntSection(path, hunted->ToJson()); !st.ok())
+        std::cerr << "idemproof: " << ConsoleSafe(st.message()) << "\n";
+    }
+  }
   const bool summary_written = WriteCiSummaries(outcome.results, args.summary_file);
   std::cout << "\nrun directory: " << dir->path() << " (results.json, junit.xml, histories)\n";
   cli::WriteRunReports(dir->path(), std::cout, std::cerr);
@@ -255,7 +299,7 @@ int Run(const RunArgs& args) {
   }
   // A summary CI was told to show and that is missing is no pass.
   if (!summary_written && outcome.results.ExitCode() == 0) return kExitUsage;
-  return outcome.results.ExitCode();
+  return hunted ? hunt::CombinedExitCode(outcome.results.ExitCode(), hunted->ExitCode()) : outcome.results.ExitCode();
 }
 
 }  // namespace
@@ -291,6 +335,10 @@ void AddRunCommand(CLI::App& app, CommandTable& table) {
   cmd->add_option("--build-dir", args->build_dir,
                   "{{build_dir}} in target files (default: $IDEMPROOF_BUILD_DIR, else the build "
                   "folder holding this executable)");
+  cmd->add_option("--hunt", args->hunt,
+                  "after the suite, hunt with generated workloads over the whole target for this long (e.g. 30s, "
+                  "10m; 0 = no hunt; default: $IDEMPROOF_HUNT, else 60s); same --seed, same workloads")
+      ->capture_default_str();
   table.Add({cmd, [args] { return Run(*args); }});
 }
 

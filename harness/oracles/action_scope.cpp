@@ -36,11 +36,12 @@ Verdict ActionScope(const OracleInput& in) {
       return nullptr;
     };
     for (const auto& [action, ops] : actions) {
-      bool executed = false, decisive = false;
+      bool executed = false, decisive = false, lost = false;
       const Operation* refusal = nullptr;
       const Operation* copied = nullptr;  // the other action's answer the refusal repeats
       for (const auto& op : ops) {
         AnswerClass c = Classify(op, contract);
+        lost = lost || (c == AnswerClass::kNoAnswer && !op.never_sent());
         if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) continue;
         decisive = true;
         auto a = op.answer();
@@ -53,7 +54,9 @@ Verdict ActionScope(const OracleInput& in) {
           copied = copy;
         }
       }
-      if (!decisive) {
+      // Its own request whose answer was lost may have executed: a replay
+      // then repeats that one, not another action's (the history cannot tell).
+      if (!decisive || (lost && !executed)) {
         ++undecided;
         continue;
       }

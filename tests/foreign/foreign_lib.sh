@@ -1,6 +1,8 @@
 # Shared by the foreign-target scripts (run_foreign.sh, run_foreign_node.sh):
 # running idemproof on a target and reading verdicts out of results.json.
 # Sourced; REQUIRES: $idemproof, $work set, the current directory the source tree.
+# `idemproof run` hunts for 60 s after its suite by default; the runs here test something else.
+export IDEMPROOF_HUNT="${IDEMPROOF_HUNT:-0}"
 failures=0
 
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }

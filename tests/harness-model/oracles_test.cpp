@@ -601,6 +601,27 @@ TEST_CASE("action_scope") {
   CHECK(copy.evidence.find("a replay of another action") != std::string::npos);
   CHECK(copy.details["violations"][0].contains("replay_of"));
   CHECK(RunOracle("action_scope", ok.history(), PlainTarget()).status == VerdictStatus::kValid);
+
+  // Found by the hunt phase on the correct reference: a callback sent with
+  // the key executed; the pay's first answer was lost (a gateway fault), so
+  // its retry is a replay of that lost pay, not of the callback. Whether pay
+  // executed is not decided by the history: the callback's execution is
+  // judged, pay's left undecided, never a violation.
+  LiteralHistory lost_own;
+  lost_own.Send("client-0", "payment_paid", "k1", "b1", 0, 10, Answer{200, R"({"applied":true})"})
+      .Lost("client-0", "pay", "k1", "b1", 20, 30)
+      .Send("client-0", "pay", "k1", "b1", 40, 45, Replayed());
+  Verdict lost = RunOracle("action_scope", lost_own.history());
+  INFO(lost.evidence);
+  CHECK(lost.status == VerdictStatus::kValid);
+  CHECK(lost.details["judged"] == 1);
+  CHECK(lost.details["undecided"] == 1);
+  // A lost answer of the other action excuses nothing.
+  LiteralHistory lost_other;
+  lost_other.Lost("client-0", "payment_paid", "k1", "b1", 0, 3)
+      .Send("client-0", "create_order", "k1", "b1", 5, 10, kCreated)
+      .Send("client-0", "cancel_order", "k1", "b1", 20, 25, Replayed());
+  CHECK(RunOracle("action_scope", lost_other.history()).status == VerdictStatus::kInvalid);
 }
 
 TEST_CASE("window: retries inside the window are recognised, outside are not judged") {

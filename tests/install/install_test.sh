@@ -6,6 +6,8 @@
 # the installed example reference target. The build tree keeps its own.
 # Usage: install_test.sh SOURCE_DIR BUILD_DIR
 set -euo pipefail
+# `idemproof run` hunts for 60 s after its suite by default; the runs here test something else.
+export IDEMPROOF_HUNT="${IDEMPROOF_HUNT:-0}"
 source_dir=$1 build_dir=$2
 work=$(mktemp -d /tmp/idemproof-install-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
