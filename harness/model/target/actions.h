@@ -17,7 +17,14 @@
 #include "model/json_path.h"
 #include "model/target/request.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;   // model/target/load_context.h
+struct TargetDescription;  // model/target/description.h
 
 // How to count an action's business records for one biz id.
 struct RecordsProbe {
@@ -79,5 +86,14 @@ struct ActionDescription {
   std::optional<std::vector<std::string>> calls;
   SourceMark mark;
 };
+
+// Reads `actions:` (required, at least one) into t.actions.
+void ParseActions(TargetLoadContext& cx, const YAML::Node& actions, TargetDescription& t);
+// Once the file is read: every `of:` names a fitting action or message.
+void CheckRoleOf(TargetLoadContext& cx, const TargetDescription& t);
+// With `key_header: none`: every action sends {{key}} itself.
+void CheckActionsSendKey(TargetLoadContext& cx, const YAML::Node& actions, const TargetDescription& t);
+// Last of all: every action has a role.
+void CheckActionRoles(TargetLoadContext& cx, const YAML::Node& actions, const TargetDescription& t);
 
 }  // namespace idemproof

@@ -14,7 +14,13 @@
 #include "model/json_path.h"
 #include "model/target/request.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;  // model/target/load_context.h
 
 // Where the range markers of a job are and what their fields mean. A marker
 // covers the half-open row-id range [from, to) of one job; rows_written and
@@ -70,5 +76,8 @@ struct BatchDescription {
   bool declares_markers() const { return markers.has_value() || markers_call.has_value(); }
   bool totals() const { return sum.has_value(); }
 };
+
+// Reads `batch:`.
+BatchDescription ParseBatch(TargetLoadContext& cx, const YAML::Node& node);
 
 }  // namespace idemproof

@@ -16,7 +16,13 @@
 #include "base/header_list.h"
 #include "model/json_path.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;  // model/target/load_context.h
 
 // The replay marker a target puts on replayed answers: a header (Stripe's
 // "Idempotent-Replayed: true") or a member of a JSON body (`body`, e.g.
@@ -139,5 +145,9 @@ struct IdempotencyContract {
   // claim may block its key.
   Duration RecoveryBound() const { return lease ? *lease : recovery_bound; }
 };
+
+// The contract: the defaults of the semantics profile (--profile, else
+// `profile:`, else ietf) refined by `idempotency:` (either node may be absent).
+IdempotencyContract ParseContract(TargetLoadContext& cx, const YAML::Node& profile, const YAML::Node& idempotency);
 
 }  // namespace idemproof

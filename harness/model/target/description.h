@@ -10,7 +10,8 @@
 //
 // Thread-safety: plain values; load once, then share read-only.
 //
-// The sections' types live beside their parsers in model/target/*.h;
+// Each section's type and its parser's declaration live in
+// model/target/SECTION.h, the parser in model/target/parse/SECTION.cpp;
 // model/target.h includes them all.
 #pragma once
 
@@ -94,6 +95,7 @@ struct TargetDescription {
 
   const ActionDescription* FindAction(const std::string& name) const;
   // The hook with role `role` (a capability name); nullptr when none.
+  // Defined in model/capabilities.cpp (a hook's default role is a capability's).
   const HookDescription* HookFor(const std::string& role) const;
   // The target-wide headers with caller `caller`'s (a `callers:` name) over
   // those of the same name; the target's alone for "" or an unknown name.

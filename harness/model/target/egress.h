@@ -11,7 +11,14 @@
 #include "base/tls_options.h"
 #include "model/json_path.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;   // model/target/load_context.h
+struct TargetDescription;  // model/target/description.h
 
 // A downstream the service calls (`egress:`), run behind a proxy of the
 // harness for each scenario run: started after the services, before the
@@ -39,5 +46,10 @@ struct EgressDescription {
   TlsOptions tls;
   SourceMark mark;
 };
+
+// Reads `egress:` into t.egress (after `services:`: an egress to a service takes its tls:).
+void ParseEgress(TargetLoadContext& cx, const YAML::Node& egress, TargetDescription& t);
+// Once the file is read: probes' `egress:` and actions' `calls:` name http egress.
+void CheckEgressUses(TargetLoadContext& cx, const TargetDescription& t);
 
 }  // namespace idemproof

@@ -8,7 +8,14 @@
 #include "base/status.h"
 #include "model/target/request.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;   // model/target/load_context.h
+struct TargetDescription;  // model/target/description.h
 
 // A named call the scenarios fire to steer the target (chaos control).
 // Scenarios ask for a hook by its `role:` (a capability it provides,
@@ -21,5 +28,8 @@ struct HookDescription {
   std::string role;  // "" = none: only a `hook: NAME` step fires it
   SourceMark mark;
 };
+
+// Reads `hooks:` into t.hooks (one hook per role).
+void ParseHooks(TargetLoadContext& cx, const YAML::Node& hooks, TargetDescription& t);
 
 }  // namespace idemproof

@@ -5,7 +5,14 @@
 #include <optional>
 #include <string>
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;   // model/target/load_context.h
+struct TargetDescription;  // model/target/description.h
 
 // How the harness, as the target's balancer, places a request that names no
 // instance (`balance:`): in turn, by a hash of its key, or seeded random.
@@ -22,5 +29,9 @@ std::string TargetInstanceName(int index);
 std::optional<int> TargetInstanceIndex(const std::string& name);
 // The most instances a target file may declare.
 inline constexpr int kMostInstances = 16;
+
+// Reads `instances:`, `balance:`, `shared_store:` and `base_url:` of the
+// file's root map (after `start:`, which `instances: N` needs).
+void ParseInstances(TargetLoadContext& cx, const YAML::Node& root, TargetDescription& t);
 
 }  // namespace idemproof

@@ -14,7 +14,14 @@
 #include "model/roles.h"
 #include "model/target/request.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;   // model/target/load_context.h
+struct TargetDescription;  // model/target/description.h
 
 // A queue message the scenarios deliver (push over HTTP) or publish (into
 // the broker). Its templates see {{key}} = the concrete message id (the
@@ -39,5 +46,10 @@ struct BrokerDescription {
   Duration settle = std::chrono::seconds(10);  // how long a publish waits for that
   SourceMark mark;
 };
+
+// Reads `messages:` into t.messages.
+void ParseMessages(TargetLoadContext& cx, const YAML::Node& messages, TargetDescription& t);
+// Reads `broker:`.
+BrokerDescription ParseBroker(TargetLoadContext& cx, const YAML::Node& node);
 
 }  // namespace idemproof

@@ -15,7 +15,14 @@
 #include "model/json_path.h"
 #include "model/target/request.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;   // model/target/load_context.h
+struct TargetDescription;  // model/target/description.h
 
 // Which requests of an egress record an egress probe keeps: method and path
 // of the request (path without the query; a trailing '*' matches a prefix),
@@ -60,5 +67,11 @@ struct ProbeDescription {
 // The capture variable under which a from_answer probe's value is kept (the
 // loader adds it to the probe's `of:` action's captures).
 inline std::string FromAnswerVariable(const std::string& probe) { return "from_answer." + probe; }
+
+// Reads `probes:` into t.probes.
+void ParseProbes(TargetLoadContext& cx, const YAML::Node& probes, TargetDescription& t);
+// Once actions and probes are read: each from_answer probe's value becomes a
+// capture of its `of:` action.
+void AddFromAnswerCaptures(TargetDescription& t);
 
 }  // namespace idemproof

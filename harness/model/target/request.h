@@ -70,4 +70,7 @@ struct RequestVariant {
 // {{key}} expands to "".
 RequestTemplate WithoutKeyPlaceholders(const RequestTemplate& request);
 
+// True when the request sends {{key}} somewhere (path, header, body).
+bool UsesKey(const RequestTemplate& request);
+
 }  // namespace idemproof

@@ -9,7 +9,14 @@
 #include "base/tls_options.h"
 #include "model/target/start.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;   // model/target/load_context.h
+struct TargetDescription;  // model/target/description.h
 
 // A helper process the harness starts before the target and stops after it
 // (a payment provider stub, a broker...), one per scenario run. Its templates
@@ -23,5 +30,10 @@ struct ServiceDescription {
   TlsOptions tls;  // `tls:`: how an https:// url is checked (its ready request; an egress to it)
   SourceMark mark;
 };
+
+// Reads `services:` into t.services.
+void ParseServices(TargetLoadContext& cx, const YAML::Node& services, TargetDescription& t);
+// Once the file is read: every request's `base:` names a declared service.
+void CheckRequestBases(TargetLoadContext& cx, const TargetDescription& t);
 
 }  // namespace idemproof

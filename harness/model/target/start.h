@@ -13,7 +13,13 @@
 #include "base/status.h"
 #include "model/target/request.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace idemproof {
+
+class TargetLoadContext;  // model/target/load_context.h
 
 // How to tell the target is ready after a start.
 struct ReadinessCheck {
@@ -37,5 +43,9 @@ struct StartCommand {
   Duration stop_timeout = std::chrono::seconds(5);    // SIGTERM, then SIGKILL
   SourceMark mark;
 };
+
+// Reads `start:` (or a service's start keys): `[argv...]` or {argv, env,
+// cwd, port_from_stdout, free_port, flaw_args, ready, start_timeout, stop_timeout}.
+StartCommand ParseStart(TargetLoadContext& cx, const YAML::Node& node);
 
 }  // namespace idemproof

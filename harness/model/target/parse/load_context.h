@@ -1,6 +1,8 @@
 // Internal to idemproof_model: what the target file's section parsers share
-// while one file loads (model/target_loader.cpp calls them in order; each
-// section's parser sits beside its type, model/target/SECTION.{h,cpp}).
+// while one file loads. model/target_loader.cpp calls them in order; each is
+// declared beside its section's type (model/target/SECTION.h) and defined in
+// model/target/parse/SECTION.cpp, a file no header includes, so a parser may
+// use what uses the types (role hints, capabilities, profiles) with no cycle.
 // Every failure throws yaml::ConfigError at the offending node's
 // file:line:column (model/yaml_reader.h); ParseTarget turns it into a Status.
 //
