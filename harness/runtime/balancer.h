@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "model/target.h"
+#include "model/target/instances.h"
 
 namespace idemproof::runtime {
 
