@@ -4,6 +4,7 @@
 
 #include "model/capabilities.h"
 #include "model/role_hints.h"
+#include "model/target/description.h"
 
 namespace idemproof {
 namespace {

@@ -28,9 +28,10 @@
 
 #include "model/scenario.h"
 #include "base/status.h"
-#include "model/target.h"
 
 namespace idemproof {
+
+struct TargetDescription;  // model/target/description.h
 
 // Every concrete scenario of `scenario` against `target`. Never empty: a
 // scenario without parameters is returned as it is; when nothing fits, one

@@ -1,5 +1,7 @@
 #include "model/capabilities.h"
 
+#include "model/target/description.h"
+
 namespace idemproof {
 
 const std::vector<CapabilityInfo>& CapabilityTable() {
@@ -83,6 +85,18 @@ Result<CapabilityProvision> ResolveCapability(const std::string& name, const std
     ways += std::string(ways.empty() ? "" : " or ") + "a ledger probe with egress: of action '" +
             (action.empty() ? "?" : action) + "'";
   return Status(StatusCode::kUnsupported, "capability " + name + " (" + info->summary + "): " + ways);
+}
+
+// TargetDescription::HookFor is defined here, not beside the type: a hook
+// without a role takes the one its name spells (the capability table).
+const HookDescription* TargetDescription::HookFor(const std::string& role) const {
+  for (const auto& [name, hook] : hooks)
+    if (hook.role == role) return &hook;
+  // A hook built without the loader (role unset) by its default name.
+  const CapabilityInfo* info = FindCapability(role);
+  if (info == nullptr || info->hook.empty()) return nullptr;
+  auto it = hooks.find(info->hook);
+  return it != hooks.end() && it->second.role.empty() ? &it->second : nullptr;
 }
 
 }  // namespace idemproof

@@ -37,9 +37,10 @@
 #include <vector>
 
 #include "base/status.h"
-#include "model/target.h"
 
 namespace idemproof {
+
+struct TargetDescription;  // model/target/description.h
 
 struct CapabilityInfo {
   std::string name;     // "slow_request"

@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "model/target.h"
+#include "model/target/batch.h"
 
 namespace idemproof {
 

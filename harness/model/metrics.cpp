@@ -10,6 +10,7 @@
 #include "model/batch_history.h"
 #include "model/job_result.h"
 #include "model/request_groups.h"
+#include "model/target/description.h"
 
 namespace idemproof {
 namespace {

@@ -42,9 +42,10 @@
 
 #include "model/history.h"
 #include "base/status.h"
-#include "model/target.h"
 
 namespace idemproof {
+
+struct TargetDescription;  // model/target/description.h
 
 struct Metrics {
   std::int64_t keys_sent = 0;

@@ -15,7 +15,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "model/history.h"
-#include "model/target.h"
+#include "model/target/contract.h"
 
 namespace idemproof {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "model/target.h"
+#include "model/target/contract.h"
 
 namespace idemproof {
 

@@ -1,6 +1,7 @@
 #include "model/request_groups.h"
 
 #include "model/payload.h"
+#include "model/target/description.h"
 
 #include <algorithm>
 #include <cctype>

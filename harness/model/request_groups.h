@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "model/operation.h"
-#include "model/target.h"
+#include "model/target/contract.h"
 
 namespace idemproof {
+
+struct TargetDescription;  // model/target/description.h
 
 enum class AnswerClass {
   kNoAnswer,     // info / fail / still open: outcome unknown or not sent

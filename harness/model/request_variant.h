@@ -10,7 +10,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
-#include "model/target.h"
+#include "model/target/request.h"
 
 namespace idemproof {
 

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "model/target/description.h"
+
 namespace idemproof {
 namespace {
 

@@ -14,9 +14,11 @@
 #include <vector>
 
 #include "model/scenario.h"
-#include "model/target.h"
+#include "model/target/actions.h"
 
 namespace idemproof {
+
+struct TargetDescription;  // model/target/description.h
 
 // Hints for `parameter` of `scenario` against `target`: one per undeclared
 // action (or probe, for a probe parameter) that looks like its role, with the

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "model/capabilities.h"
+#include "model/target/instances.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof {

@@ -23,10 +23,12 @@
 #include "model/roles.h"
 #include "model/step_kind.h"
 #include "model/step_options.h"
-#include "model/target.h"
+#include "model/target/contract.h"
 #include "model/vocabulary.h"
 
 namespace idemproof {
+
+struct TargetDescription;  // model/target/description.h
 
 // kCluster: duplicates that land on another instance of the target (a
 // claim held in one process's memory, a per-instance cache).

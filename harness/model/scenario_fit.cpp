@@ -5,6 +5,7 @@
 #include "model/scenario.h"
 #include "model/step_kind.h"
 #include "model/step_parser.h"
+#include "model/target/description.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof {

@@ -14,6 +14,7 @@
 #include "model/scenario_node.h"
 #include "model/step_kind.h"
 #include "model/step_parser.h"
+#include "model/target/instances.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof {

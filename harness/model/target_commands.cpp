@@ -1,6 +1,7 @@
 #include "model/target_commands.h"
 
 #include "model/console_text.h"
+#include "model/target/description.h"
 
 namespace idemproof {
 namespace {

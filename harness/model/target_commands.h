@@ -19,9 +19,10 @@
 #include <vector>
 
 #include "base/status.h"
-#include "model/target.h"
 
 namespace idemproof {
+
+struct TargetDescription;  // model/target/description.h
 
 struct DeclaredCommand {
   std::string where;              // "start", "services.stub.start", "hooks.heal", "reset", "probes.ledger"...

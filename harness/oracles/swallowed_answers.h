@@ -26,7 +26,7 @@
 
 #include "model/history.h"
 #include "model/operation.h"
-#include "model/target.h"
+#include "model/target/contract.h"
 
 namespace idemproof::oracles {
 

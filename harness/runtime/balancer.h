@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "model/target.h"
 #include "base/thread_annotations.h"
+#include "model/target/instances.h"
 
 namespace idemproof::runtime {
 

@@ -40,7 +40,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "model/target.h"
+#include "model/target/egress.h"
+#include "model/target/probes.h"
 #include "model/template.h"
 #include "base/thread_annotations.h"
 

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "model/target.h"
+#include "model/target/services.h"
 #include "model/template.h"
 #include "runtime/target_process.h"
 
