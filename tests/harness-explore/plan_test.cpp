@@ -5,6 +5,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <map>
 #include <set>
 #include <string>
@@ -999,4 +1003,77 @@ TEST_CASE("every op kind's steps, filled by their step kinds, write as the repro
   hook.kind = OpKind::kHook;
   hook.name = "blue";
   CHECK(yaml_of(hook) == "steps:\n  - hook: blue\n");
+}
+
+namespace {
+
+// Every op of an alphabet, its excluded kinds, and `count` plans of seed
+// `seed`, one per line: what a fixed seed draws from a file.
+std::string DrawnFrom(const std::string& label, const ExploreSpec& spec, const TargetDescription& target,
+                      std::uint64_t seed, int count) {
+  runtime::Interpreter interpreter(target, {});
+  auto a = Alphabet::Build(spec, target, interpreter);
+  INFO(label << ": " << a.status().ToString());
+  REQUIRE(a.ok());
+  std::string out = "== " + label + "\n";
+  for (const auto& [w, ops] : a->groups()) {
+    out += "group weight " + std::to_string(w) + ":";
+    for (const auto& op : ops) out += " [" + op.ToString() + "]";
+    out += "\n";
+  }
+  for (const auto& e : a->excluded()) out += "excluded " + e.op + ": " + e.reason + "\n";
+  for (const auto& plan : SamplePlans(*a, seed, count, 8)) out += "plan " + plan.ToString() + "\n";
+  return out;
+}
+
+}  // namespace
+
+// The plans a fixed seed draws are pinned (golden/plans-seed-42.txt, written
+// by the code before the op kinds became a registry): the draw order is the
+// registration order, and each kind's candidates keep their order. Every op
+// kind is drawn: the opt-in ones are weighted in for the box office file.
+// IDEMPROOF_WRITE_GOLDEN=1 rewrites the file instead (then review its diff).
+TEST_CASE("a fixed seed draws the pinned plans from every op kind", "[explore][golden]") {
+  std::string drawn;
+  const TargetDescription reference = ReferenceTarget();
+  for (const char* name : {"create-order", "inbox", "batch", "callers", "takeover", "after-window", "in-flight",
+                           "retries-only"}) {
+    drawn += DrawnFrom(name, Spec(name), reference, 42, 40);
+  }
+  const TargetDescription ruby = RubyTarget();
+  auto loaded = LoadExploreSpec(kSource + "/scenarios/explore/between-the-cases.yaml", BuiltinOracles().Vocabulary());
+  REQUIRE(loaded.ok());
+  std::vector<ExploreSpec> bound = BindExploreSpec(*loaded, ruby);
+  REQUIRE(bound.size() == 1);
+  ExploreSpec every = bound.front();
+  every.explore.jobs = {"j1"};
+  for (const char* opt_in : {"kill_mid_work", "send_past_lease", "send_background", "wait_past_window"})
+    every.explore.weights[opt_in] = 2;
+  drawn += DrawnFrom("between-the-cases, every kind", every, ruby, 42, 60);
+
+  const std::string path = kSource + "/tests/harness-explore/golden/plans-seed-42.txt";
+  if (std::getenv("IDEMPROOF_WRITE_GOLDEN") != nullptr) {
+    std::ofstream(path) << drawn;
+    WARN("wrote " << path);
+    return;
+  }
+  std::ifstream in(path);
+  REQUIRE(in);
+  const std::string pinned((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The first line that differs, for the message.
+  std::istringstream a(pinned), b(drawn);
+  std::string la, lb;
+  int line = 0;
+  while (true) {
+    const bool more_a = static_cast<bool>(std::getline(a, la));
+    const bool more_b = static_cast<bool>(std::getline(b, lb));
+    ++line;
+    if (!more_a && !more_b) break;
+    if (!more_a || !more_b || la != lb) {
+      INFO("line " << line << "\npinned: " << (more_a ? la : "(end)") << "\ndrawn:  " << (more_b ? lb : "(end)"));
+      CHECK(pinned == drawn);
+      break;
+    }
+  }
+  CHECK(pinned.size() == drawn.size());
 }
