@@ -33,6 +33,10 @@
 // more scenario steps, so a plan is an ordinary Scenario run by the
 // ordinary Interpreter.
 //
+// Each op kind is an OpSpec (op_spec.h) in harness/explore/ops/: its
+// candidates, precondition, steps and model update are its own; the
+// alphabet asks every registered kind in turn (the draw order).
+//
 // Ops the harness knows but cannot generate here are not faked: Build()
 // lists them in `excluded` with the reason (nothing declared for them in the
 // target or the explore block, or the interpreter's NeedsOf(): no injector...).
@@ -60,83 +64,20 @@
 // Thread-safety: plain values; an Alphabet is read-only once built.
 #pragma once
 
-#include <cstdint>
 #include <map>
-#include <optional>
-#include <ostream>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "explore/explore_spec.h"
-#include "explore/plan_model.h"
-#include "base/duration.h"
-#include "model/scenario.h"
 #include "base/status.h"
+#include "explore/explore_spec.h"
+#include "explore/op_spec.h"
+#include "model/scenario.h"
 #include "model/target.h"
 #include "runtime/interpreter.h"
 
 namespace idemproof::explore {
-
-enum class OpKind {
-  kSend, kSendOther, kSendEquivalent, kSendChanged, kSendThenKill, kSendBackground, kBurst, kWait, kWaitPastLease, kWaitPastWindow, kKill, kRestart, kHook, kFault,
-  kPause, kResume, kDeliver, kRedeliver, kRunBatch, kRerun, kCause, kKillMidWork, kSendPastLease
-};
-const char* OpKindName(OpKind kind);  // as under explore.ops
-// The ops that are one send: send, send_other, send_equivalent,
-// send_changed, send_then_kill, send_background.
-inline bool IsSendOp(OpKind kind) {
-  return kind == OpKind::kSend || kind == OpKind::kSendOther || kind == OpKind::kSendEquivalent ||
-         kind == OpKind::kSendChanged || kind == OpKind::kSendThenKill || kind == OpKind::kSendBackground;
-}
-
-// kill_mid_work: how long the work runs before the kill (the scripted
-// crash points' wait: long enough for the request, push or run to reach its
-// slow part, well inside a 1.5 s slow variant).
-inline constexpr std::int64_t kMidWorkWaitMs = 400;
-// The capabilities kill_mid_work (on an action) and send_past_lease cause.
-inline constexpr char kSlowCapability[] = "slow_request";
-inline constexpr char kPastLeaseCapability[] = "slow_past_lease";
-
-struct Op {
-  OpKind kind = OpKind::kSend;
-  std::string action;  // send / send_other / burst / fault; deliver / redeliver: the message name
-  std::string key;     // symbolic; deliver / redeliver: the symbolic message id
-  std::string biz;     // symbolic
-  std::string name;    // hook / fault name; cause: the capability; run_batch / rerun / kill_mid_work: the symbolic job
-  // cause / kill_mid_work / send_past_lease: how the target provides the
-  // capability (model/capabilities.h): a variant of `action`'s next request
-  // (kill_mid_work on a message or a job: the variant of its push or run),
-  // or a hook.
-  std::string variant;
-  std::string hook;
-  Duration duration{0};  // waits
-  int n = 0;             // burst
-  BurstMode mode = BurstMode::kThreads;
-  int copies = 1;      // deliver / redeliver: copies pushed at once
-  std::int64_t from = 0, to = 0;          // run_batch: rows [from, to)
-  std::optional<std::int64_t> fail_after; // run_batch: the run fails after K rows
-  // send / send_other: the target instance; "main", or one the file's fixed
-  // steps spawned before the generated ops (it answers while main is paused
-  // or killed: a takeover from a frozen owner).
-  std::string instance = "main";
-  // send kinds: the target caller it goes as ("first" / "second", from
-  // explore.callers); "" = none.
-  std::string caller;
-  // kill_mid_work: whose work the kill cuts: "send" (action/key/biz),
-  // "deliver" (message `action`, id `key`) or "run_batch" (job `name`).
-  std::string work;
-
-  // The scenario steps this op stands for: which kinds, in order, here; each
-  // step's options from its kind (StepKindSpec::FromOp, harness/steps/).
-  std::vector<Step> Steps() const;
-  // One line: "send create_order k1/b1", "wait 100ms", "kill".
-  std::string ToString() const;
-  bool operator==(const Op& other) const;
-  bool operator!=(const Op& other) const { return !(*this == other); }
-};
-std::ostream& operator<<(std::ostream& os, const Op& op);
 
 // An op kind left out of the alphabet, and why.
 struct ExcludedOp {
@@ -164,16 +105,20 @@ class Alphabet {
   const std::vector<ExcludedOp>& excluded() const { return excluded_; }
 
  private:
-  void ApplyStep(const Step& step, PlanModel& model) const;
-  // True when every variable `op.action`'s request uses is captured for op.biz.
-  bool Captured(const Op& op, const PlanModel& model) const;
-  // Variables an action's request uses that some action captures.
-  std::map<std::string, std::set<std::string>> needs_captured_;   // action -> variables
-  std::map<std::string, std::set<std::string>> provides_;          // action -> variables
+  // The explore block resolved against the target, and the rules' captures.
+  static Result<OpContext> Resolve(const ExploreSpec& spec, const TargetDescription& target, PlanRules& rules);
+  // Adds `kind`'s runnable candidates as a group, or says why it is left out.
+  Status AddKind(const OpSpec& kind, const OpContext& ctx, const runtime::Interpreter& interpreter);
+  // Drops the kinds whose required kind is not in the alphabet.
+  void DropUnsupported();
+  // kInvalidConfig unless some kind reaching the target's logic is in it.
+  Status CheckReachesLogic(const OpContext& ctx) const;
+  bool Has(const std::string& kind) const;
+
+  PlanRules rules_;
   std::vector<std::pair<int, std::vector<Op>>> groups_;  // every op, by kind, weighted
   std::vector<ExcludedOp> excluded_;
   PlanModel initial_;
-  bool lease_declared_ = false;  // a job cut mid-run waits out a lease before its rerun
 };
 
 }  // namespace idemproof::explore

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "explore/op_spec.h"
 #include "model/binding.h"
 #include "model/capabilities.h"
 #include "model/scenario_node.h"
@@ -12,10 +13,7 @@
 namespace idemproof::explore {
 
 const std::vector<std::string>& OpKindNames() {
-  static const std::vector<std::string> kNames = {
-      "send",  "send_other", "send_equivalent", "send_changed", "send_then_kill", "send_background", "burst",   "wait",      "wait_past_lease", "wait_past_window", "kill",
-      "restart", "hook",     "fault",           "pause",   "resume",    "deliver",         "redeliver",
-      "run_batch", "rerun", "cause", "kill_mid_work", "send_past_lease"};
+  static const std::vector<std::string> kNames = Ops().Names();
   return kNames;
 }
 

@@ -485,7 +485,7 @@ nlohmann::json ExploreReport::ToJson() const {
   }
   nlohmann::json alphabet_json = nlohmann::json::array();
   for (const auto& [w, ops] : alphabet) {
-    alphabet_json.push_back({{"kind", OpKindName(ops.front().kind)}, {"weight", w}, {"ops", ops.size()}});
+    alphabet_json.push_back({{"kind", ops.front().kind->name()}, {"weight", w}, {"ops", ops.size()}});
   }
   j["alphabet"] = alphabet_json;
   j["excluded"] = nlohmann::json::array();

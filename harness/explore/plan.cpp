@@ -13,8 +13,10 @@ namespace {
 struct PlanSut {};
 using PlanCommandBase = rc::state::Command<PlanModel, PlanSut>;
 
-// One op as a RapidCheck command: preconditions and model updates come from
-// the Alphabet; run() is empty because a plan runs as a whole scenario.
+// One op as a RapidCheck command: its precondition and model update are its
+// kind's (OpSpec::Allowed, OpSpec::AfterSteps and its steps' Plan), behind the
+// alphabet's budget and pause checks; run() is empty because a plan runs as a
+// whole scenario.
 class OpCommand : public PlanCommandBase {
  public:
   OpCommand(const Alphabet* alphabet, Op op) : alphabet_(alphabet), op_(std::move(op)) {}
@@ -100,32 +102,22 @@ Scenario ToScenario(const ExploreSpec& spec, const Plan& plan, const std::string
   s.steps.clear();
   const std::size_t at = spec.insert_at();
   s.steps.insert(s.steps.end(), spec.scenario.steps.begin(), spec.scenario.steps.begin() + at);
-  bool paused = false;
-  bool killed = false;
-  std::vector<Op> jobs;  // first run of each job, in order
+  PlanEnd end;
   for (const auto& op : plan.ops) {
     std::vector<Step> steps = op.Steps();
     s.steps.insert(s.steps.end(), steps.begin(), steps.end());
-    if (op.kind == OpKind::kPause) paused = true;
-    if (op.kind == OpKind::kResume || op.kind == OpKind::kKill) paused = false;
-    if (op.kind == OpKind::kKillMidWork) paused = killed = false;  // it restarts the target itself
-    if (op.kind == OpKind::kKill || op.kind == OpKind::kSendThenKill) killed = true;
-    if (op.kind == OpKind::kRestart) killed = false;
-    if ((op.kind == OpKind::kRunBatch || (op.kind == OpKind::kKillMidWork && op.work == "run_batch")) &&
-        std::none_of(jobs.begin(), jobs.end(), [&](const Op& j) { return j.name == op.name; })) {
-      jobs.push_back(op);
-    }
+    op.kind->Track(op, end);
   }
   // Never leave the target frozen, nor dead before fixed steps or the clean
   // runs of the jobs: the probes, records and reference results after need it.
-  if (paused) {
+  if (end.paused) {
     s.steps.push_back(MakeStep("resume"));
   }
-  if (killed && (at < spec.scenario.steps.size() || !jobs.empty())) {
+  if (end.killed && (at < spec.scenario.steps.size() || !end.jobs.empty())) {
     s.steps.push_back(MakeStep("restart"));
   }
   // The reference result of every job: a fresh job over the same rows.
-  for (const auto& job : jobs) {
+  for (const auto& job : end.jobs) {
     Step clean = MakeStep("clean_run");
     BatchOptions& o = clean.Options<BatchOptions>();
     o.job = "clean-" + job.name;

@@ -9,8 +9,6 @@ namespace idemproof {
 void StepKindSpec::AfterLoad(StepParser&, Scenario&, std::size_t, const YAML::Node&) const {}
 void StepKindSpec::Check(const Step&, StepFitCheck&) const {}
 bool StepKindSpec::WritesBare(const Step&) const { return false; }
-void StepKindSpec::RuntimeNeeds(const Step&, const Scenario&, const TargetDescription&,
-                                const runtime::InterpreterOptions&, std::vector<std::string>&) const {}
 void StepKindSpec::Resolve(Step&, const TargetDescription&) const {}
 std::string StepKindSpec::UnprovidedByAny(const Step&, const TargetDescription&) const { return ""; }
 bool StepKindSpec::NeedsOwnProcesses(const Step&) const { return false; }

@@ -2,24 +2,25 @@
 // `run_batch`, ...) in one object: its YAML name and option keys, the part of
 // its parse that is its own, its check against the bound target (needs ->
 // not_applicable, near-miss names -> errors), its YAML writer (explore's repro
-// files), its explore op (how it changes explore's plan model), what it needs
+// files), how it changes the plan model (model/plan_model.h), what it needs
 // of the runtime, and its execution. A Step (scenario.h) points at its kind;
 // nothing outside the kinds' own files asks which kind a step is: callers ask
 // the kind (the traits below) or let it act.
 //
 // The kinds live in harness/steps/, one file per kind (or per family of kinds
 // that share options), registered in harness/steps/builtin_step_kinds.cpp;
-// the registry (StepKinds()) is the one name table. Execute and RuntimeNeeds
-// are declared against runtime types the model only forward-declares: the
-// kinds' files sit above the runtime and define them.
+// the registry (StepKinds()) is the one name table. Running a step is the
+// kind's other half, runtime::StepExecution (runtime/step_execution.h): the
+// kinds' files sit above the runtime and derive from both (steps::StepKind);
+// this header names nothing of the runtime or of explore.
 //
 // Add a step kind ("add a step kind" in README.md):
 //  1. its options struct in model/step_options.h (or an existing family's),
 //     one alternative of StepOptions;
-//  2. harness/steps/NAME_step.cpp: a class deriving from StepKindSpec (name,
+//  2. harness/steps/NAME_step.cpp: a class deriving from steps::StepKind (name,
 //     options, NewOptions, Parse filling only its struct, and whatever of
-//     Check / Write / Plan / FromOp / RuntimeNeeds / the traits it needs, each reading
-//     step.Options<ITS_STRUCT>(); Execute through runtime::StepContext), and
+//     Check / Write / Plan / RuntimeNeeds / the traits it needs, each reading
+//     step.Options<ITS_STRUCT>(); Execute through the runtime's StepContext), and
 //     a factory `std::unique_ptr<StepKindSpec> MakeNAMEStep()`;
 //  3. one line in harness/steps/builtin_step_kinds.cpp registering it, and the
 //     file in harness/steps/CMakeLists.txt;
@@ -55,15 +56,7 @@ struct Scenario;
 struct TargetDescription;
 class StepParser;    // model/step_parser.h
 class StepFitCheck;  // model/step_parser.h
-
-namespace runtime {
-class StepContext;          // runtime/step_context.h
-struct InterpreterOptions;  // runtime/run_types.h
-}  // namespace runtime
-namespace explore {
-struct PlanModel;  // explore/plan_model.h
-struct Op;         // explore/alphabet.h
-}  // namespace explore
+struct PlanModel;    // model/plan_model.h
 
 // What a step may have done to the target's processes, for the interpreter's
 // watch (interpreter.cpp): an instance that ends though no step could have
@@ -75,8 +68,8 @@ struct StepEffect {
   bool touches_environment = false;  // may have armed something beyond the target's process (hook, fault)
 };
 
-// Explore's view of which variables each action's answers provide (action ->
-// variables), for a kind's Plan.
+// Which variables each action's answers provide (action -> variables), for
+// a kind's Plan.
 using ProvidedVariables = std::map<std::string, std::set<std::string>>;
 
 class StepKindSpec {
@@ -118,21 +111,15 @@ class StepKindSpec {
   // Write; otherwise the writer adds `label:`.
   virtual bool owns_label() const { return false; }
 
-  // How the step changes explore's model of the plan (explore/plan_model.h);
-  // the step's `after` is already counted (most kinds: 10ms of plan time).
-  virtual void Plan(const Step& step, explore::PlanModel& model, const ProvidedVariables& provides) const = 0;
-  // Explore's op `op` (explore/alphabet.h): Op::Steps() says which kinds it
-  // is made of and makes each step; its kind fills the step's options (as
-  // NewOptions() made them) from the op's fields. Default: nothing to fill
-  // (kill, restart, pause, resume).
-  virtual void FromOp(const explore::Op& /*op*/, Step& /*step*/) const {}
+  // How the step changes the plan model (model/plan_model.h: what explore's
+  // preconditions read); the step's `after` is already counted (most kinds:
+  // 10ms of plan time). Explore's op kinds make their steps themselves: a
+  // step kind knows nothing of explore.
+  virtual void Plan(const Step& step, PlanModel& model, const ProvidedVariables& provides) const = 0;
 
-  // What running the step needs that `options` lacks (a last-byte sender, an
-  // injector), appended to `needs`.
-  virtual void RuntimeNeeds(const Step& step, const Scenario& scenario, const TargetDescription& target,
-                            const runtime::InterpreterOptions& options, std::vector<std::string>& needs) const;
-  // Runs the step (its `after` already slept). Defined in the kind's file.
-  virtual Status Execute(const Step& step, int index, runtime::StepContext& ctx) const = 0;
+  // Running the step (what it needs of the runtime, Execute) is the kind's
+  // other half, runtime::StepExecution (runtime/step_execution.h): the model
+  // names nothing of the runtime.
 
   // Traits.
   // Sends requests of its SendOptions' action (send, burst): a cause acts on it.

@@ -13,6 +13,7 @@
 #include "runtime/hook_calls.h"
 #include "runtime/process_steps.h"
 #include "runtime/step_context.h"
+#include "runtime/step_execution.h"
 
 namespace idemproof::runtime {
 
@@ -98,7 +99,7 @@ class Interpreter::Execution {
   }
 
   // The step's kind runs it (harness/steps/).
-  Status Execute(const Step& step, int index) { return step.kind->Execute(step, index, ctx_); }
+  Status Execute(const Step& step, int index) { return ExecutionOf(*step.kind).Execute(step, index, ctx_); }
 
   // After each step: a target instance that ended though no step could have
   // ended it (kill, stop, a send with then: kill, a hook, a fault, a cause
@@ -238,7 +239,7 @@ void Interpreter::ResetKeptBudget() { options_.kept->Reset(); }
 
 std::vector<std::string> Interpreter::NeedsOf(const Scenario& scenario) const {
   std::vector<std::string> needs;
-  for (const Step& step : scenario.steps) step.kind->RuntimeNeeds(step, scenario, target_, options_, needs);
+  for (const Step& step : scenario.steps) ExecutionOf(*step.kind).RuntimeNeeds(step, scenario, target_, options_, needs);
   std::sort(needs.begin(), needs.end());
   needs.erase(std::unique(needs.begin(), needs.end()), needs.end());
   return needs;

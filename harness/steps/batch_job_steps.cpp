@@ -119,7 +119,7 @@ Status RunBatch(StepContext& ctx, const Step& batch_step, int index, BatchRole r
   return Status::Ok();
 }
 
-class BatchStepKind final : public StepKindSpec {
+class BatchStepKind final : public StepKind {
  public:
   explicit BatchStepKind(BatchRole role) : role_(role) {}
   const char* name() const override {
@@ -219,20 +219,7 @@ class BatchStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
-  // A run_batch or rerun op, or the run a kill_mid_work cuts (in its slow
-  // variant, in the background).
-  void FromOp(const explore::Op& op, Step& step) const override {
-    BatchOptions& o = step.Options<BatchOptions>();
-    o.job = op.name;
-    o.from = op.from;
-    o.to = op.to;
-    o.fail_after = op.fail_after;
-    if (op.kind != explore::OpKind::kKillMidWork) return;
-    o.variant = op.variant;
-    o.background = true;
-  }
-
-  void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step& s, PlanModel& m, const ProvidedVariables&) const override {
     const BatchOptions& step = s.Options<BatchOptions>();
     if (role_ == BatchRole::kRun) {
       m.jobs_run.insert(step.job);

@@ -78,7 +78,7 @@ Status CauseNow(StepContext& ctx, const Step& cause_step, int index) {
 }
 
 
-class CauseStepKind final : public StepKindSpec {
+class CauseStepKind final : public StepKind {
  public:
   const char* name() const override { return "cause"; }
   std::vector<std::string> options() const override { return {"action", "biz", "variant", "after", "label"}; }
@@ -173,22 +173,7 @@ class CauseStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
-  // A cause op (resolved already, the variant on the next request only), or
-  // the slow variant a kill_mid_work or send_past_lease gives its send's
-  // whole attempt (the retries after the restart repeat it).
-  void FromOp(const explore::Op& op, Step& step) const override {
-    using explore::OpKind;
-    CauseOptions& o = step.Options<CauseOptions>();
-    o.capability = op.kind == OpKind::kKillMidWork     ? explore::kSlowCapability
-                   : op.kind == OpKind::kSendPastLease ? explore::kPastLeaseCapability
-                                                       : op.name;
-    o.first_only = op.kind == OpKind::kCause;
-    o.action = op.action;
-    o.resolved = true;
-    o.variant = op.variant;
-    o.hook = op.hook;
-  }
-  void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step& s, PlanModel& m, const ProvidedVariables&) const override {
     const CauseOptions& step = s.Options<CauseOptions>();
     if (step.capability == "heal") {
       m.variant_pending.clear();

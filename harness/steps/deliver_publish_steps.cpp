@@ -257,7 +257,7 @@ Status Publish(StepContext& ctx, const Step& queue_step, int index) {
   return Status::Ok();
 }
 
-class QueueStepKind final : public StepKindSpec {
+class QueueStepKind final : public StepKind {
  public:
   explicit QueueStepKind(bool deliver) : deliver_(deliver) {}
   const char* name() const override { return deliver_ ? "deliver" : "publish"; }
@@ -362,22 +362,7 @@ class QueueStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
-  // A deliver or redeliver op's push, or the push a kill_mid_work cuts: in
-  // its slow variant, in the background, pushed once (a push the kill cuts
-  // off is not pushed again by itself).
-  void FromOp(const explore::Op& op, Step& step) const override {
-    QueueOptions& o = step.Options<QueueOptions>();
-    o.name = op.action;
-    o.message_id = op.key;
-    o.biz = op.biz;
-    o.copies = op.copies;
-    if (op.kind != explore::OpKind::kKillMidWork) return;
-    o.variant = op.variant;
-    o.max_attempts = 1;
-    o.background = true;
-  }
-
-  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step& step, PlanModel& m, const ProvidedVariables&) const override {
     if (deliver_) {
       m.delivered.insert(step.Options<QueueOptions>().message_id);
       AddPlanTime(m, 50);

@@ -10,7 +10,7 @@
 namespace idemproof::steps {
 namespace {
 
-class FaultOrHealStepKind final : public StepKindSpec {
+class FaultOrHealStepKind final : public StepKind {
  public:
   explicit FaultOrHealStepKind(bool start) : start_(start) {}
   const char* name() const override { return start_ ? "fault" : "heal"; }
@@ -31,9 +31,7 @@ class FaultOrHealStepKind final : public StepKindSpec {
     out << YAML::Key << name() << YAML::Value << s.Options<FaultOptions>().name;
     return Status::Ok();
   }
-  // A fault op: its fault starts, a send, the heal.
-  void FromOp(const explore::Op& op, Step& step) const override { step.Options<FaultOptions>().name = op.name; }
-  void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
+  void Plan(const Step&, PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
   void RuntimeNeeds(const Step& step, const Scenario& scenario, const TargetDescription&,
                     const runtime::InterpreterOptions& options, std::vector<std::string>& needs) const override {
     const std::string& fault = step.Options<FaultOptions>().name;

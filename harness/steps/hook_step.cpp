@@ -9,7 +9,7 @@
 namespace idemproof::steps {
 namespace {
 
-class HookStepKind final : public StepKindSpec {
+class HookStepKind final : public StepKind {
  public:
   const char* name() const override { return "hook"; }
   std::vector<std::string> options() const override { return {"biz", "after", "label"}; }
@@ -28,8 +28,7 @@ class HookStepKind final : public StepKindSpec {
     out << YAML::Key << name() << YAML::Value << s.Options<HookOptions>().name;
     return Status::Ok();
   }
-  void FromOp(const explore::Op& op, Step& step) const override { step.Options<HookOptions>().name = op.name; }
-  void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step&, PlanModel& m, const ProvidedVariables&) const override {
     m.hook_pending = true;
     AddPlanTime(m, 10);
   }

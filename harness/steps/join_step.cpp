@@ -5,7 +5,7 @@
 namespace idemproof::steps {
 namespace {
 
-class JoinStepKind final : public StepKindSpec {
+class JoinStepKind final : public StepKind {
  public:
   const char* name() const override { return "join"; }
   bool bare() const override { return true; }
@@ -16,7 +16,7 @@ class JoinStepKind final : public StepKindSpec {
   }
   bool WritesBare(const Step&) const override { return true; }
   Status Write(const Step&, YAML::Emitter& out) const override { return WriteTrue(*this, out); }
-  void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
+  void Plan(const Step&, PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
   Status Execute(const Step&, int, runtime::StepContext& ctx) const override {
     ctx.JoinBackground();
     return Status::Ok();

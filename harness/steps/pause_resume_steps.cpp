@@ -19,7 +19,7 @@ class PauseOrResumeStepKind final : public InstanceControlStepKind {
     if (Controlled(s) != "main") out << YAML::Key << "instance" << YAML::Value << Controlled(s);
     return Status::Ok();
   }
-  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step& step, PlanModel& m, const ProvidedVariables&) const override {
     if (Controlled(step) == "main") m.paused = pause_;
     AddPlanTime(m, 10);
   }

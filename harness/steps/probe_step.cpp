@@ -121,7 +121,7 @@ Status ProbeNow(StepContext& ctx, const Step& probe_step, int index) {
 }
 
 
-class ProbeStepKind final : public StepKindSpec {
+class ProbeStepKind final : public StepKind {
  public:
   const char* name() const override { return "probe"; }
   std::vector<std::string> options() const override { return {"as", "biz", "after"}; }
@@ -152,7 +152,7 @@ class ProbeStepKind final : public StepKindSpec {
     if (!s.label.empty() && s.label != probe) out << YAML::Key << "as" << YAML::Value << s.label;
     return Status::Ok();
   }
-  void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
+  void Plan(const Step&, PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
     return ProbeNow(ctx, step, index);
   }

@@ -413,7 +413,7 @@ bool HasArray(const std::optional<nlohmann::json>& json) {
   return false;
 }
 
-class RequestStepKind : public StepKindSpec {
+class RequestStepKind : public StepKind {
  public:
   bool sends_request() const override { return true; }
 
@@ -567,17 +567,8 @@ class RequestStepKind : public StepKindSpec {
     if (s.timeout) out << YAML::Key << "timeout" << YAML::Value << FormatDuration(*s.timeout);
   }
 
-  // Explore's op: the request of its action, key and biz.
-  static SendOptions& RequestOf(const explore::Op& op, Step& step) {
-    SendOptions& o = step.Options<SendOptions>();
-    o.action = op.action;
-    o.key = op.key;
-    o.biz = op.biz;
-    return o;
-  }
-
   // Explore's model: a request that executes consumes a pending hook or variant.
-  static void PlanRequest(const SendOptions& step, explore::PlanModel& m, const ProvidedVariables& provides) {
+  static void PlanRequest(const SendOptions& step, PlanModel& m, const ProvidedVariables& provides) {
     if (step.key != kNoKey) {
       // Only a request that executes consumes a pending hook: a key's first
       // use, or a retry of a key that may have been released. A replay
@@ -624,27 +615,7 @@ class SendStepKind final : public RequestStepKind {
     WriteCallerAndTimeout(s, out);
     return Status::Ok();
   }
-  // The send ops (send, send_other, send_equivalent, send_changed,
-  // send_then_kill, send_background), the work a kill_mid_work or a
-  // send_past_lease cuts (in the background, balanced), a fault's send.
-  void FromOp(const explore::Op& op, Step& step) const override {
-    using explore::OpKind;
-    SendOptions& o = RequestOf(op, step);
-    if (explore::IsSendOp(op.kind)) {
-      o.kill_after_answer = op.kind == OpKind::kSendThenKill;
-      if (op.kind == OpKind::kSendOther) o.payload = PayloadVariant::kOther;
-      if (op.kind == OpKind::kSendEquivalent) o.payload = PayloadVariant::kEquivalent;
-      if (op.kind == OpKind::kSendChanged) o.payload = PayloadVariant::kValueChanged;
-      o.background = op.kind == OpKind::kSendBackground;
-      // The main instance is where an unplaced request goes on a one-instance target.
-      o.instance = op.instance == "main" ? kBalancedInstance : op.instance;
-      o.caller = op.caller;
-    } else if (op.kind == OpKind::kKillMidWork || op.kind == OpKind::kSendPastLease) {
-      o.instance = kBalancedInstance;
-      o.background = true;
-    }  // else a fault's send: the action, key and biz alone
-  }
-  void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables& provides) const override {
+  void Plan(const Step& s, PlanModel& m, const ProvidedVariables& provides) const override {
     const SendOptions& step = s.Options<SendOptions>();
     PlanRequest(step, m, provides);
     if (step.background) ++m.background_sends;
@@ -681,12 +652,7 @@ class BurstStepKind final : public RequestStepKind {
     WriteCallerAndTimeout(s, out);
     return Status::Ok();
   }
-  void FromOp(const explore::Op& op, Step& step) const override {
-    SendOptions& o = RequestOf(op, step);
-    o.n = op.n;
-    o.mode = op.mode;
-  }
-  void Plan(const Step& step, explore::PlanModel& m, const ProvidedVariables& provides) const override {
+  void Plan(const Step& step, PlanModel& m, const ProvidedVariables& provides) const override {
     PlanRequest(step.Options<SendOptions>(), m, provides);
     AddPlanTime(m, 100);
   }

@@ -8,7 +8,7 @@
 namespace idemproof::steps {
 namespace {
 
-class SpawnStepKind final : public StepKindSpec {
+class SpawnStepKind final : public StepKind {
  public:
   const char* name() const override { return "spawn"; }
   std::vector<std::string> options() const override { return {"after", "label"}; }
@@ -33,7 +33,7 @@ class SpawnStepKind final : public StepKindSpec {
     out << YAML::Key << name() << YAML::Value << s.Options<SpawnOptions>().name;
     return Status::Ok();
   }
-  void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
+  void Plan(const Step&, PlanModel& m, const ProvidedVariables&) const override { AddPlanTime(m, 10); }
   bool NeedsOwnProcesses(const Step&) const override { return true; }
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
     const std::string& name = step.Options<SpawnOptions>().name;

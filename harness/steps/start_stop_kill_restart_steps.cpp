@@ -17,7 +17,7 @@ class ProcessControlStepKind final : public InstanceControlStepKind {
   // Written bare: an `instance:` is not written (explore generates these on main).
   bool WritesBare(const Step&) const override { return true; }
   Status Write(const Step&, YAML::Emitter& out) const override { return WriteTrue(*this, out); }
-  void Plan(const Step&, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step&, PlanModel& m, const ProvidedVariables&) const override {
     if (op_ == runtime::ProcessOp::kStart || op_ == runtime::ProcessOp::kRestart) {
       m.up = true;
       AddPlanTime(m, 500);

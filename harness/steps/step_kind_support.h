@@ -12,13 +12,17 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "explore/alphabet.h"
-#include "explore/plan_model.h"
+#include "model/plan_model.h"
 #include "model/scenario.h"
 #include "model/step_kind.h"
 #include "model/step_parser.h"
+#include "runtime/step_execution.h"
 
 namespace idemproof::steps {
+
+// A step kind whole: its model half (parse, check, write, plan, traits) and
+// its runtime half (what it needs, Execute).
+class StepKind : public StepKindSpec, public runtime::StepExecution {};
 
 // "step 'NAME'": how messages name a step of `kind`.
 inline std::string What(const StepKindSpec& kind) { return std::string("step '") + kind.name() + "'"; }
@@ -38,7 +42,7 @@ std::vector<std::string> NamesOf(const Map& table) {
 }
 
 // Explore's estimate of the step's wall time.
-inline void AddPlanTime(explore::PlanModel& model, std::int64_t ms) { model.elapsed_ms += ms; }
+inline void AddPlanTime(PlanModel& model, std::int64_t ms) { model.elapsed_ms += ms; }
 
 // The kinds that write nothing but `NAME: true` (bare kinds with options).
 inline Status WriteTrue(const StepKindSpec& kind, YAML::Emitter& out) {
@@ -50,7 +54,7 @@ inline Status WriteTrue(const StepKindSpec& kind, YAML::Emitter& out) {
 // default) and take no value: start, stop, kill, restart, pause, resume. They
 // need the target's start command; on another instance than main, a run of
 // their own processes.
-class InstanceControlStepKind : public StepKindSpec {
+class InstanceControlStepKind : public StepKind {
  public:
   bool bare() const override { return true; }
   std::vector<std::string> options() const override { return {"instance", "after", "label"}; }

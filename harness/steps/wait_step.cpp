@@ -17,7 +17,7 @@ std::optional<Duration> PastLeaseWait(const IdempotencyContract& contract) {
   return *contract.lease + std::max<Duration>(std::chrono::milliseconds(200), *contract.lease / 5);
 }
 
-class WaitStepKind final : public StepKindSpec {
+class WaitStepKind final : public StepKind {
  public:
   const char* name() const override { return "wait"; }
   std::vector<std::string> options() const override { return {"label"}; }
@@ -64,16 +64,7 @@ class WaitStepKind final : public StepKindSpec {
     return Status::Ok();
   }
 
-  // The wait ops (wait_past_window: `wait: past_window`, resolved from the
-  // target's window when it runs, duration 0 as the loader reads it), the
-  // wait into a kill_mid_work's work and past a send_past_lease's lease.
-  void FromOp(const explore::Op& op, Step& step) const override {
-    WaitOptions& o = step.Options<WaitOptions>();
-    o.past_window = op.kind == explore::OpKind::kWaitPastWindow;
-    if (op.kind == explore::OpKind::kKillMidWork) o.duration = std::chrono::milliseconds(explore::kMidWorkWaitMs);
-    else o.duration = o.past_window ? Duration::zero() : op.duration;
-  }
-  void Plan(const Step& s, explore::PlanModel& m, const ProvidedVariables&) const override {
+  void Plan(const Step& s, PlanModel& m, const ProvidedVariables&) const override {
     const WaitOptions& step = s.Options<WaitOptions>();
     if (step.past_window) {
       ++m.past_window_waits;

@@ -5,12 +5,17 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <map>
 #include <set>
 #include <string>
 
 #include "explore/alphabet.h"
 #include "explore/explore_spec.h"
+#include "explore/ops/builtin_ops.h"
 #include "explore/plan.h"
 #include "model/shard.h"
 #include "explore/scenario_writer.h"
@@ -42,7 +47,7 @@ ExploreSpec Spec(const std::string& name) {
   return bound.front();
 }
 
-bool HasKind(const Alphabet& a, OpKind kind) {
+bool HasKind(const Alphabet& a, const OpSpec* kind) {
   for (const auto& [w, ops] : a.groups()) {
     if (ops.front().kind == kind) return true;
   }
@@ -51,7 +56,7 @@ bool HasKind(const Alphabet& a, OpKind kind) {
 
 Op SendOp() {
   Op send;
-  send.kind = OpKind::kSend;
+  send.kind = OpNamed("send");
   send.action = "create_order";
   send.key = "k1";
   send.biz = "b1";
@@ -66,13 +71,13 @@ TEST_CASE("the alphabet comes from the target and the explore block, and says wh
   const ExploreSpec spec = Spec("create-order");
   auto a = Alphabet::Build(spec, target, interpreter);
   REQUIRE(a.ok());
-  for (OpKind k : {OpKind::kSend, OpKind::kSendOther, OpKind::kBurst, OpKind::kWait, OpKind::kWaitPastLease,
-                   OpKind::kKill, OpKind::kRestart, OpKind::kCause}) {
-    INFO(OpKindName(k));
+  for (const OpSpec* k : {OpNamed("send"), OpNamed("send_other"), OpNamed("burst"), OpNamed("wait"), OpNamed("wait_past_lease"),
+                   OpNamed("kill"), OpNamed("restart"), OpNamed("cause")}) {
+    INFO(k->name());
     CHECK(HasKind(*a, k));
   }
-  CHECK(HasKind(*a, OpKind::kPause));
-  CHECK(HasKind(*a, OpKind::kResume));
+  CHECK(HasKind(*a, OpNamed("pause")));
+  CHECK(HasKind(*a, OpNamed("resume")));
   // No fault, message or batch job listed in the explore block: reported, with why.
   std::map<std::string, std::string> excluded;
   for (const auto& e : a->excluded()) excluded[e.op] = e.reason;
@@ -87,13 +92,13 @@ TEST_CASE("the alphabet comes from the target and the explore block, and says wh
   // section or without the message leaves them out or refuses the file.
   auto inbox = Alphabet::Build(Spec("inbox"), target, interpreter);
   REQUIRE(inbox.ok());
-  CHECK(HasKind(*inbox, OpKind::kDeliver));
-  CHECK(HasKind(*inbox, OpKind::kRedeliver));
-  CHECK_FALSE(HasKind(*inbox, OpKind::kSend));
+  CHECK(HasKind(*inbox, OpNamed("deliver")));
+  CHECK(HasKind(*inbox, OpNamed("redeliver")));
+  CHECK_FALSE(HasKind(*inbox, OpNamed("send")));
   auto batch = Alphabet::Build(Spec("batch"), target, interpreter);
   REQUIRE(batch.ok());
-  CHECK(HasKind(*batch, OpKind::kRunBatch));
-  CHECK(HasKind(*batch, OpKind::kRerun));
+  CHECK(HasKind(*batch, OpNamed("run_batch")));
+  CHECK(HasKind(*batch, OpNamed("rerun")));
   TargetDescription no_batch = target;
   no_batch.batch.reset();
   auto nb = Alphabet::Build(Spec("batch"), no_batch, interpreter);
@@ -108,7 +113,7 @@ TEST_CASE("the alphabet comes from the target and the explore block, and says wh
   last_byte.explore.burst_mode = BurstMode::kLastByte;
   auto b = Alphabet::Build(last_byte, target, interpreter);
   REQUIRE(b.ok());
-  CHECK_FALSE(HasKind(*b, OpKind::kBurst));
+  CHECK_FALSE(HasKind(*b, OpNamed("burst")));
 }
 
 TEST_CASE("the same seed gives the same plans, another seed other plans", "[explore]") {
@@ -124,7 +129,7 @@ TEST_CASE("the same seed gives the same plans, another seed other plans", "[expl
   CHECK(p1 == p2);
   CHECK(p1 != p3);
   // Every op kind of the alphabet shows up somewhere in 60 plans.
-  std::set<OpKind> seen;
+  std::set<const OpSpec*> seen;
   for (const auto& p : p1) {
     for (const auto& op : p.ops) seen.insert(op.kind);
   }
@@ -162,7 +167,7 @@ TEST_CASE("generated plans respect the preconditions and the length cap", "[expl
         REQUIRE(a->Allowed(op, m));
         a->Apply(op, m);
         // e.g. no restart without a start command, no send while killed
-        if (op.kind == OpKind::kKill) CHECK_FALSE(m.up);
+        if (op.kind == OpNamed("kill")) CHECK_FALSE(m.up);
       }
       // The scenario never ends with the target paused, and every job run
       // has its clean run.
@@ -196,7 +201,7 @@ TEST_CASE("a generated plan written as YAML reads back as the same scenario", "[
       const Scenario s = ToScenario(spec, plan, name + "-repro");
       if (s.steps.empty()) {
         // Only causes no request could feel: all dropped, nothing to write.
-        CHECK(std::all_of(plan.ops.begin(), plan.ops.end(), [](const Op& op) { return op.kind == OpKind::kCause; }));
+        CHECK(std::all_of(plan.ops.begin(), plan.ops.end(), [](const Op& op) { return op.kind == OpNamed("cause"); }));
         continue;
       }
       auto yaml = WriteScenarioYaml(s, "seed 11\nplan: " + plan.ToString());
@@ -294,8 +299,8 @@ TEST_CASE("explore.callers: sends go as either declared caller, and a caller the
   std::set<std::string> callers;
   for (const auto& [w, ops] : a->groups()) {
     for (const auto& op : ops) {
-      if (op.kind == OpKind::kSend || op.kind == OpKind::kSendOther) callers.insert(op.caller);
-      if (op.kind == OpKind::kWait) CHECK(op.caller.empty());
+      if (op.kind == OpNamed("send") || op.kind == OpNamed("send_other")) callers.insert(op.caller);
+      if (op.kind == OpNamed("wait")) CHECK(op.caller.empty());
     }
   }
   CHECK(callers == std::set<std::string>{"first", "second"});
@@ -330,8 +335,8 @@ TEST_CASE("a send to an instance the fixed steps spawned is allowed while main i
   auto a = Alphabet::Build(Spec("takeover"), target, interpreter);
   REQUIRE(a.ok());
   Op pause, kill, to_main = SendOp(), to_second = SendOp();
-  pause.kind = OpKind::kPause;
-  kill.kind = OpKind::kKill;
+  pause.kind = OpNamed("pause");
+  kill.kind = OpNamed("kill");
   to_second.instance = "second";
   CHECK(to_second.ToString() == "send create_order k1/b1 @second");
   CHECK(to_second != to_main);
@@ -358,7 +363,7 @@ TEST_CASE("send_background: opt-in, a send nobody waits for, at most two per pla
   ExploreSpec spec = Spec("create-order");
   auto by_default = Alphabet::Build(spec, target, interpreter);
   REQUIRE(by_default.ok());
-  CHECK_FALSE(HasKind(*by_default, OpKind::kSendBackground));
+  CHECK_FALSE(HasKind(*by_default, OpNamed("send_background")));
   std::map<std::string, std::string> excluded;
   for (const auto& e : by_default->excluded()) excluded[e.op] = e.reason;
   CHECK(excluded["send_background"] == "weight 0 in explore.ops");
@@ -366,9 +371,9 @@ TEST_CASE("send_background: opt-in, a send nobody waits for, at most two per pla
   spec.explore.weights["send_background"] = 3;
   auto a = Alphabet::Build(spec, target, interpreter);
   REQUIRE(a.ok());
-  REQUIRE(HasKind(*a, OpKind::kSendBackground));
+  REQUIRE(HasKind(*a, OpNamed("send_background")));
   Op bg = SendOp();
-  bg.kind = OpKind::kSendBackground;
+  bg.kind = OpNamed("send_background");
   CHECK(bg.ToString() == "send_background create_order k1/b1");
   REQUIRE(bg.Steps().size() == 1);
   CHECK(bg.Steps().front().KindName() == "send");
@@ -381,7 +386,7 @@ TEST_CASE("send_background: opt-in, a send nobody waits for, at most two per pla
   a->Apply(bg, m);
   CHECK_FALSE(a->Allowed(bg, m));
   Op pause;
-  pause.kind = OpKind::kPause;
+  pause.kind = OpNamed("pause");
   PlanModel paused = a->initial();
   a->Apply(pause, paused);
   CHECK_FALSE(a->Allowed(bg, paused));
@@ -389,7 +394,7 @@ TEST_CASE("send_background: opt-in, a send nobody waits for, at most two per pla
   int plans_with = 0;
   for (const auto& plan : SamplePlans(*a, 5, 60, 8)) {
     int n = 0;
-    for (const auto& op : plan.ops) n += op.kind == OpKind::kSendBackground;
+    for (const auto& op : plan.ops) n += op.kind == OpNamed("send_background");
     CHECK(n <= 2);
     plans_with += n > 0;
   }
@@ -460,12 +465,12 @@ TEST_CASE("preconditions: no restart without a start command, no reuse of a key 
   REQUIRE(a.ok());
   const Op send = SendOp();
   Op other = send;
-  other.kind = OpKind::kSendOther;
+  other.kind = OpNamed("send_other");
   Op hook;
-  hook.kind = OpKind::kHook;
+  hook.kind = OpNamed("hook");
   hook.name = "fail_next_retryable";
   Op kill;
-  kill.kind = OpKind::kKill;
+  kill.kind = OpNamed("kill");
 
   PlanModel m = a->initial();
   CHECK_FALSE(a->Allowed(other, m));  // nothing to reuse yet
@@ -486,8 +491,8 @@ TEST_CASE("preconditions: no restart without a start command, no reuse of a key 
   unmanaged.start.reset();
   auto u = Alphabet::Build(spec, unmanaged, interpreter);
   REQUIRE(u.ok());
-  CHECK_FALSE(HasKind(*u, OpKind::kKill));
-  CHECK_FALSE(HasKind(*u, OpKind::kRestart));
+  CHECK_FALSE(HasKind(*u, OpNamed("kill")));
+  CHECK_FALSE(HasKind(*u, OpNamed("restart")));
 }
 
 TEST_CASE("the cause op provides a capability by the action's variant or the target's hook", "[explore]") {
@@ -498,7 +503,7 @@ TEST_CASE("the cause op provides a capability by the action's variant or the tar
   REQUIRE(a.ok());
   std::vector<Op> causes;
   for (const auto& [w, ops] : a->groups())
-    if (ops.front().kind == OpKind::kCause) causes = ops;
+    if (ops.front().kind == OpNamed("cause")) causes = ops;
   REQUIRE(causes.size() == 1);  // reference.yaml: create_order's variant fails_retryably
   const Op cause = causes.front();
   CHECK(cause.name == "retryable_failure");
@@ -513,7 +518,7 @@ TEST_CASE("the cause op provides a capability by the action's variant or the tar
   // A pending variant: no second one for the action; the request it changed may have released its key.
   const Op send = SendOp();
   Op other = send;
-  other.kind = OpKind::kSendOther;
+  other.kind = OpNamed("send_other");
   PlanModel m = a->initial();
   CHECK(a->Allowed(cause, m));
   a->Apply(cause, m);
@@ -539,7 +544,7 @@ TEST_CASE("the cause op provides a capability by the action's variant or the tar
   REQUIRE(h.ok());
   bool by_hook = false;
   for (const auto& [w, ops] : h->groups())
-    if (ops.front().kind == OpKind::kCause) by_hook = ops.front().hook == "fail_next_retryable";
+    if (ops.front().kind == OpNamed("cause")) by_hook = ops.front().hook == "fail_next_retryable";
   CHECK(by_hook);
   TargetDescription neither = hooked;
   neither.hooks.erase("fail_next_retryable");
@@ -577,11 +582,11 @@ TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun"
   const TargetDescription target = ReferenceTarget();
   runtime::Interpreter interpreter(target, {});
   Op pause, resume, wait, kill, send;
-  pause.kind = OpKind::kPause;
-  resume.kind = OpKind::kResume;
-  wait.kind = OpKind::kWait;
+  pause.kind = OpNamed("pause");
+  resume.kind = OpNamed("resume");
+  wait.kind = OpNamed("wait");
   wait.duration = std::chrono::milliseconds(100);
-  kill.kind = OpKind::kKill;
+  kill.kind = OpNamed("kill");
   send = SendOp();
 
   auto a = Alphabet::Build(Spec("create-order"), target, interpreter);
@@ -607,7 +612,7 @@ TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun"
   no_resume.explore.weights["resume"] = 0;
   auto nr = Alphabet::Build(no_resume, target, interpreter);
   REQUIRE(nr.ok());
-  CHECK_FALSE(HasKind(*nr, OpKind::kPause));
+  CHECK_FALSE(HasKind(*nr, OpNamed("pause")));
 
   // A plan that ends paused is resumed before the fixed steps after it.
   const ExploreSpec inbox = Spec("inbox");
@@ -624,12 +629,12 @@ TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun"
   Op deliver, redeliver;
   for (const auto& [w, ops] : q->groups()) {
     for (const auto& op : ops) {
-      if (op.kind == OpKind::kDeliver && op.key == "m1") deliver = op;
-      if (op.kind == OpKind::kRedeliver && op.key == "m1") redeliver = op;
+      if (op.kind == OpNamed("deliver") && op.key == "m1") deliver = op;
+      if (op.kind == OpNamed("redeliver") && op.key == "m1") redeliver = op;
     }
   }
-  REQUIRE(deliver.kind == OpKind::kDeliver);
-  REQUIRE(redeliver.kind == OpKind::kRedeliver);
+  REQUIRE(deliver.kind == OpNamed("deliver"));
+  REQUIRE(redeliver.kind == OpNamed("redeliver"));
   CHECK(redeliver.copies == 2);
   PlanModel d = q->initial();
   CHECK(q->Allowed(deliver, d));
@@ -645,14 +650,14 @@ TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun"
   Op run, failing, rerun;
   for (const auto& [w, ops] : b->groups()) {
     for (const auto& op : ops) {
-      if (op.kind == OpKind::kRunBatch && !op.fail_after) run = op;
-      if (op.kind == OpKind::kRunBatch && op.fail_after) failing = op;
-      if (op.kind == OpKind::kRerun) rerun = op;
+      if (op.kind == OpNamed("run_batch") && !op.fail_after) run = op;
+      if (op.kind == OpNamed("run_batch") && op.fail_after) failing = op;
+      if (op.kind == OpNamed("rerun")) rerun = op;
     }
   }
-  REQUIRE(run.kind == OpKind::kRunBatch);
+  REQUIRE(run.kind == OpNamed("run_batch"));
   REQUIRE(failing.fail_after == 60);
-  REQUIRE(rerun.kind == OpKind::kRerun);
+  REQUIRE(rerun.kind == OpNamed("rerun"));
   PlanModel j = b->initial();
   CHECK_FALSE(b->Allowed(rerun, j));  // no rerun of a job never run
   CHECK(b->Allowed(failing, j));
@@ -672,7 +677,7 @@ TEST_CASE("preconditions of pause/resume, deliver/redeliver and run_batch/rerun"
   // A plan that ends with the target killed restarts it before the clean
   // run (2000 clean trials of batch.yaml: 31 undecided, "no clean run").
   Op kill_op;
-  kill_op.kind = OpKind::kKill;
+  kill_op.kind = OpNamed("kill");
   batch_plan.ops = {failing, rerun, kill_op};
   const Scenario killed_bs = ToScenario(Spec("batch"), batch_plan, "p");
   REQUIRE(killed_bs.steps.size() == 5);
@@ -699,10 +704,10 @@ TEST_CASE("wait_past_window: leaves the window once per plan, after a send, and 
   runtime::Interpreter interpreter(target, {});
   auto a = Alphabet::Build(Spec("create-order"), target, interpreter);
   REQUIRE(a.ok());
-  REQUIRE(HasKind(*a, OpKind::kWaitPastWindow));
+  REQUIRE(HasKind(*a, OpNamed("wait_past_window")));
   Op past;
   for (const auto& [w, ops] : a->groups())
-    if (ops.front().kind == OpKind::kWaitPastWindow) past = ops.front();
+    if (ops.front().kind == OpNamed("wait_past_window")) past = ops.front();
   CHECK(past.duration == std::chrono::milliseconds(4400));  // the window plus a tenth, as `wait: past_window`
   CHECK(past.ToString() == "wait_past_window 4400ms");
   REQUIRE(past.Steps().size() == 1);
@@ -722,7 +727,7 @@ TEST_CASE("wait_past_window: leaves the window once per plan, after a send, and 
   no_window.idempotency.window.reset();
   auto b = Alphabet::Build(Spec("create-order"), no_window, interpreter);
   REQUIRE(b.ok());
-  CHECK_FALSE(HasKind(*b, OpKind::kWaitPastWindow));
+  CHECK_FALSE(HasKind(*b, OpNamed("wait_past_window")));
   std::map<std::string, std::string> excluded;
   for (const auto& e : b->excluded()) excluded[e.op] = e.reason;
   CHECK(excluded["wait_past_window"].find("no idempotency.window") != std::string::npos);
@@ -733,7 +738,7 @@ TEST_CASE("wait_past_window: leaves the window once per plan, after a send, and 
   day.idempotency.window = std::chrono::hours(24);
   auto d = Alphabet::Build(Spec("create-order"), day, interpreter);
   REQUIRE(d.ok());
-  CHECK_FALSE(HasKind(*d, OpKind::kWaitPastWindow));
+  CHECK_FALSE(HasKind(*d, OpNamed("wait_past_window")));
   std::map<std::string, std::string> day_excluded;
   for (const auto& e : d->excluded()) day_excluded[e.op] = e.reason;
   CHECK(day_excluded["wait_past_window"] ==
@@ -749,7 +754,7 @@ TargetDescription RubyTarget() {
   return std::move(t).value();
 }
 
-std::vector<Op> OpsOf(const Alphabet& a, OpKind kind) {
+std::vector<Op> OpsOf(const Alphabet& a, const OpSpec* kind) {
   for (const auto& [w, ops] : a.groups()) {
     if (ops.front().kind == kind) return ops;
   }
@@ -766,8 +771,8 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
     runtime::Interpreter interpreter(target, {});
     auto a = Alphabet::Build(Spec("create-order"), target, interpreter);
     REQUIRE(a.ok());
-    CHECK_FALSE(HasKind(*a, OpKind::kKillMidWork));
-    CHECK_FALSE(HasKind(*a, OpKind::kSendPastLease));
+    CHECK_FALSE(HasKind(*a, OpNamed("kill_mid_work")));
+    CHECK_FALSE(HasKind(*a, OpNamed("send_past_lease")));
   }
   // between-the-cases.yaml on the box office: its create, its put and delete
   // (of: it), its pushed message, bound from the target file alone.
@@ -788,7 +793,7 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
 
   std::map<std::string, Op> cut;  // by work
   std::set<std::string> cut_actions;
-  for (const auto& op : OpsOf(*a, OpKind::kKillMidWork)) {
+  for (const auto& op : OpsOf(*a, OpNamed("kill_mid_work"))) {
     cut.emplace(op.work, op);  // the first of each work
     if (op.work == "send") cut_actions.insert(op.action);
   }
@@ -836,7 +841,7 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   // The killed request never answered: nothing captured, so no put of its
   // resource may follow (it would have no id to name).
   Op put;
-  put.kind = OpKind::kSend;
+  put.kind = OpNamed("send");
   put.action = "change_seats";
   put.key = "k1";
   put.biz = "b1";
@@ -846,18 +851,18 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   a->Apply(create, m);
   CHECK(a->Allowed(put, m));
   Op kill;
-  kill.kind = OpKind::kKill;
+  kill.kind = OpNamed("kill");
   PlanModel down = a->initial();
   a->Apply(kill, down);
   CHECK_FALSE(a->Allowed(cut["deliver"], down));
   // A job cut mid-run is rerun only after its run's lease lapsed.
   Op restart, rerun, past_lease;
-  restart.kind = OpKind::kRestart;
+  restart.kind = OpNamed("restart");
   rerun = cut["run_batch"];
-  rerun.kind = OpKind::kRerun;
+  rerun.kind = OpNamed("rerun");
   rerun.work.clear();
   rerun.variant.clear();
-  past_lease.kind = OpKind::kWaitPastLease;
+  past_lease.kind = OpNamed("wait_past_lease");
   past_lease.duration = std::chrono::milliseconds(2200);
   PlanModel j = a->initial();
   a->Apply(cut["run_batch"], j);
@@ -874,7 +879,7 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   CHECK(clean);
 
   // send_past_lease: the slow_past_lease variant ({{slow_ms}}) in the background.
-  const std::vector<Op> overruns = OpsOf(*a, OpKind::kSendPastLease);
+  const std::vector<Op> overruns = OpsOf(*a, OpNamed("send_past_lease"));
   REQUIRE_FALSE(overruns.empty());
   const Op& over = overruns.front();
   CHECK(over.ToString() == "send_past_lease book_seats k1/b1 (variant slow_past_lease), wait 2200ms");
@@ -921,37 +926,37 @@ TEST_CASE("every op kind's steps, filled by their step kinds, write as the repro
   };
   Op op = SendOp();
   CHECK(yaml_of(op) == "steps:\n  - send: create_order\n    key: k1\n    biz: b1\n");  // main: balanced, unwritten
-  op.kind = OpKind::kSendOther;
+  op.kind = OpNamed("send_other");
   op.instance = "second";
   op.caller = "first";
   CHECK(yaml_of(op) == "steps:\n  - send: create_order\n    key: k1\n    biz: b1\n    payload: other\n"
                        "    instance: second\n    caller: first\n");
   op = SendOp();
-  op.kind = OpKind::kSendThenKill;
+  op.kind = OpNamed("send_then_kill");
   CHECK(yaml_of(op) == "steps:\n  - send: create_order\n    key: k1\n    biz: b1\n    then: kill\n");
-  op.kind = OpKind::kBurst;
+  op.kind = OpNamed("burst");
   op.n = 5;
   op.mode = BurstMode::kLastByte;
   CHECK(yaml_of(op) == "steps:\n  - burst: create_order\n    key: k1\n    biz: b1\n    n: 5\n    mode: last_byte\n");
   op = SendOp();
-  op.kind = OpKind::kFault;
+  op.kind = OpNamed("fault");
   op.name = "drop";
   CHECK(yaml_of(op) == "steps:\n  - fault: drop\n  - send: create_order\n    key: k1\n    biz: b1\n  - heal: drop\n");
   Op wait;
-  wait.kind = OpKind::kWait;
+  wait.kind = OpNamed("wait");
   wait.duration = std::chrono::milliseconds(250);
   CHECK(yaml_of(wait) == "steps:\n  - wait: 250ms\n");
-  wait.kind = OpKind::kWaitPastWindow;
+  wait.kind = OpNamed("wait_past_window");
   CHECK(yaml_of(wait) == "steps:\n  - wait: past_window\n");
   Op deliver;
-  deliver.kind = OpKind::kRedeliver;
+  deliver.kind = OpNamed("redeliver");
   deliver.action = "credit";
   deliver.key = "m1";
   deliver.biz = "b1";
   deliver.copies = 2;
   CHECK(yaml_of(deliver) == "steps:\n  - deliver: credit\n    message: m1\n    biz: b1\n    copies: 2\n");
   Op batch;
-  batch.kind = OpKind::kRunBatch;
+  batch.kind = OpNamed("run_batch");
   batch.name = "j1";
   batch.from = 0;
   batch.to = 100;
@@ -961,7 +966,7 @@ TEST_CASE("every op kind's steps, filled by their step kinds, write as the repro
   // kill_mid_work on a send: the slow variant for the whole attempt, the send
   // in the background, 400 ms into it the kill, then the restart.
   Op mid = SendOp();
-  mid.kind = OpKind::kKillMidWork;
+  mid.kind = OpNamed("kill_mid_work");
   mid.work = "send";
   mid.variant = "slow";
   const std::vector<Step> steps = mid.Steps();
@@ -980,7 +985,7 @@ TEST_CASE("every op kind's steps, filled by their step kinds, write as the repro
                         "    variant: slow\n    background: true\n  - wait: 400ms\n  - kill\n  - restart\n");
   // send_past_lease: the past-lease variant, the send, the wait past the lease.
   Op past = SendOp();
-  past.kind = OpKind::kSendPastLease;
+  past.kind = OpNamed("send_past_lease");
   past.hook = "slow_business";
   past.duration = std::chrono::milliseconds(1500);
   const std::vector<Step> past_steps = past.Steps();
@@ -991,12 +996,105 @@ TEST_CASE("every op kind's steps, filled by their step kinds, write as the repro
                          "    key: k1\n    biz: b1\n    background: true\n  - wait: 1500ms\n");
   // A cause op: its variant on the next request only.
   Op c = SendOp();
-  c.kind = OpKind::kCause;
+  c.kind = OpNamed("cause");
   c.name = "slow_request";
   c.variant = "slow";
   CHECK(c.Steps().front().Options<CauseOptions>().first_only);
   Op hook;
-  hook.kind = OpKind::kHook;
+  hook.kind = OpNamed("hook");
   hook.name = "blue";
   CHECK(yaml_of(hook) == "steps:\n  - hook: blue\n");
+}
+
+namespace {
+
+// Every op of an alphabet, its excluded kinds, and `count` plans of seed
+// `seed`, one per line: what a fixed seed draws from a file.
+std::string DrawnFrom(const std::string& label, const ExploreSpec& spec, const TargetDescription& target,
+                      std::uint64_t seed, int count) {
+  runtime::Interpreter interpreter(target, {});
+  auto a = Alphabet::Build(spec, target, interpreter);
+  INFO(label << ": " << a.status().ToString());
+  REQUIRE(a.ok());
+  std::string out = "== " + label + "\n";
+  for (const auto& [w, ops] : a->groups()) {
+    out += "group weight " + std::to_string(w) + ":";
+    for (const auto& op : ops) out += " [" + op.ToString() + "]";
+    out += "\n";
+  }
+  for (const auto& e : a->excluded()) out += "excluded " + e.op + ": " + e.reason + "\n";
+  for (const auto& plan : SamplePlans(*a, seed, count, 8)) out += "plan " + plan.ToString() + "\n";
+  return out;
+}
+
+}  // namespace
+
+// The plans a fixed seed draws are pinned (golden/plans-seed-42.txt, written
+// by the code before the op kinds became a registry): the draw order is the
+// registration order, and each kind's candidates keep their order. Every op
+// kind is drawn: the opt-in ones are weighted in for the box office file.
+// IDEMPROOF_WRITE_GOLDEN=1 rewrites the file instead (then review its diff).
+TEST_CASE("a fixed seed draws the pinned plans from every op kind", "[explore][golden]") {
+  std::string drawn;
+  const TargetDescription reference = ReferenceTarget();
+  for (const char* name : {"create-order", "inbox", "batch", "callers", "takeover", "after-window", "in-flight",
+                           "retries-only"}) {
+    drawn += DrawnFrom(name, Spec(name), reference, 42, 40);
+  }
+  const TargetDescription ruby = RubyTarget();
+  auto loaded = LoadExploreSpec(kSource + "/scenarios/explore/between-the-cases.yaml", BuiltinOracles().Vocabulary());
+  REQUIRE(loaded.ok());
+  std::vector<ExploreSpec> bound = BindExploreSpec(*loaded, ruby);
+  REQUIRE(bound.size() == 1);
+  ExploreSpec every = bound.front();
+  every.explore.jobs = {"j1"};
+  for (const char* opt_in : {"kill_mid_work", "send_past_lease", "send_background", "wait_past_window"})
+    every.explore.weights[opt_in] = 2;
+  drawn += DrawnFrom("between-the-cases, every kind", every, ruby, 42, 60);
+
+  const std::string path = kSource + "/tests/harness-explore/golden/plans-seed-42.txt";
+  if (std::getenv("IDEMPROOF_WRITE_GOLDEN") != nullptr) {
+    std::ofstream(path) << drawn;
+    WARN("wrote " << path);
+    return;
+  }
+  std::ifstream in(path);
+  REQUIRE(in);
+  const std::string pinned((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The first line that differs, for the message.
+  std::istringstream a(pinned), b(drawn);
+  std::string la, lb;
+  int line = 0;
+  while (true) {
+    const bool more_a = static_cast<bool>(std::getline(a, la));
+    const bool more_b = static_cast<bool>(std::getline(b, lb));
+    ++line;
+    if (!more_a && !more_b) break;
+    if (!more_a || !more_b || la != lb) {
+      INFO("line " << line << "\npinned: " << (more_a ? la : "(end)") << "\ndrawn:  " << (more_b ? lb : "(end)"));
+      CHECK(pinned == drawn);
+      break;
+    }
+  }
+  CHECK(pinned.size() == drawn.size());
+}
+
+// The op kinds are one registry (explore/op_spec.h): one name table, the
+// names explore.ops accepts, each kind registered once.
+TEST_CASE("the op kinds are registered once each, and explore.ops accepts exactly their names", "[explore][ops]") {
+  const std::vector<std::string> names = Ops().Names();
+  CHECK(names == std::vector<std::string>{"send", "send_other", "send_equivalent", "send_changed", "send_then_kill",
+                                          "send_background", "burst", "fault", "wait", "wait_past_lease",
+                                          "wait_past_window", "kill", "restart", "hook", "cause", "kill_mid_work",
+                                          "send_past_lease", "pause", "resume", "deliver", "redeliver", "run_batch",
+                                          "rerun"});
+  CHECK(OpKindNames() == names);
+  for (const auto& name : names) CHECK(OpNamed(name)->name() == name);
+  CHECK(Ops().Find("teleport") == nullptr);
+  // A second kind of a taken name is refused.
+  OpRegistry local;
+  RegisterBuiltinOps(local);
+  const Status again = local.Register(MakeSendOp());
+  CHECK(again.code() == StatusCode::kInvalidArgument);
+  CHECK(local.Names() == names);
 }

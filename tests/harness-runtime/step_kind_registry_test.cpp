@@ -11,10 +11,12 @@
 #include "model/history_events.h"
 #include "model/scenario.h"
 #include "model/step_kind.h"
+#include "model/plan_model.h"
 #include "model/step_parser.h"
 #include "oracles/oracle.h"
 #include "runtime/interpreter.h"
 #include "runtime/step_context.h"
+#include "runtime/step_execution.h"
 #include "test_support.h"
 
 using namespace idemproof;
@@ -23,13 +25,14 @@ namespace {
 
 // TEST-ONLY kind: `stamp: WORD` with `times: N` (1..5) appends N notes
 // "stamped WORD" to the history; it needs a hook named WORD. Registered
-// outside harness/steps/, it keeps its options in CustomOptions.
+// outside harness/steps/, it keeps its options in CustomOptions; its model
+// half (StepKindSpec) and runtime half (runtime::StepExecution) in one class.
 struct StampOptions {
   std::string word;
   int times = 1;
 };
 
-class StampStepKind final : public StepKindSpec {
+class StampStepKind final : public StepKindSpec, public runtime::StepExecution {
  public:
   const char* name() const override { return "stamp"; }
   std::vector<std::string> options() const override { return {"times", "after", "label"}; }
@@ -55,7 +58,7 @@ class StampStepKind final : public StepKindSpec {
   Status Write(const Step&, YAML::Emitter&) const override {
     return Status(StatusCode::kUnsupported, "stamp has no writer");
   }
-  void Plan(const Step&, explore::PlanModel&, const ProvidedVariables&) const override {}
+  void Plan(const Step&, PlanModel&, const ProvidedVariables&) const override {}
   Status Execute(const Step& step, int index, runtime::StepContext& ctx) const override {
     const StampOptions& o = Of(step);
     for (int i = 0; i < o.times; ++i) ctx.recorder().Note(index, "stamped " + o.word);

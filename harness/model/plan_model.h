@@ -1,7 +1,8 @@
-// PlanModel: what explore's preconditions (alphabet.h) know about a plan so
-// far. Each step kind says how a step changes it (StepKindSpec::Plan,
-// model/step_kind.h), so this plain struct stands alone: the step kinds'
-// files (harness/steps/) include it without the rest of explore.
+// PlanModel: what is known of a plan of steps so far, step by step: the
+// state explore's preconditions (explore/op_spec.h) read. Each step kind says
+// how a step changes it (StepKindSpec::Plan, model/step_kind.h); it lives in
+// the model so that the step kinds (harness/steps/) need nothing of explore:
+// explore depends on the steps, never the reverse.
 //
 // Thread-safety: plain values.
 #pragma once
@@ -11,9 +12,8 @@
 #include <string>
 #include <utility>
 
-namespace idemproof::explore {
+namespace idemproof {
 
-// What the preconditions know about the plan so far.
 struct PlanModel {
   bool up = true;
   bool managed = false;             // the target has a start command
@@ -42,4 +42,4 @@ struct PlanModel {
   int past_window_waits = 0;
 };
 
-}  // namespace idemproof::explore
+}  // namespace idemproof
