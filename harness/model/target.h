@@ -180,7 +180,14 @@ struct IdempotencyContract {
   std::optional<Duration> lease;   // the declared in-progress lease
   // The longest key the target accepts (`key_max_length`); `key_form:
   // max_length` sends keys this long. 255 (Stripe's limit) when undeclared.
+  // `key_max_length_declared`: the file says it, so a key one character
+  // longer must be refused (key_form: over_max_length; undeclared, the IETF
+  // draft sets no maximum and that scenario is not applicable).
   std::size_t key_max_length = 255;
+  bool key_max_length_declared = false;
+  // `invalid_key`: the answer to a key that is empty, too long or not a
+  // Structured Field String (the malformed_key oracles). Default 400.
+  int invalid_key = 400;
   // Other spellings of a keyed route (`path_equivalence`); none declared:
   // the route-spelling family is not applicable.
   PathEquivalence path_equivalence;
@@ -523,6 +530,10 @@ struct TargetDescription {
   // clock ns, e.g. the reference's X-Arrival-Ns); "" = not reported. Bursts
   // record the target-side arrival spread from it.
   std::string arrival_header;
+  // `errors: problem+json`: every 4xx the target answers is a problem
+  // details document (RFC 9457); `problem_details` judges each one. false
+  // (`errors: any`, the default): the error format is not judged.
+  bool errors_problem_json = false;
   HttpSettings http;  // `http:` and `trace:` (model/http_settings.h)
   TlsOptions tls;     // `tls:`: how https:// peers are checked (model/tls_settings.h)
   std::vector<JsonPath> volatile_paths;      // target-wide volatile JSON paths

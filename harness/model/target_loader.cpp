@@ -218,7 +218,7 @@ class TargetLoader {
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
                   "services", "messages", "broker", "max_body", "max_kept", "egress", "profile", "callers", "isolation",
-                  "instances", "balance", "shared_store", "http", "trace", "tls"},
+                  "instances", "balance", "shared_store", "http", "trace", "tls", "errors"},
                  "target");
     TargetDescription t;
     t.file = r_.file();
@@ -260,6 +260,7 @@ class TargetLoader {
     if (root["headers"]) t.headers = Headers(root["headers"], "headers");
     if (root["compare_headers"]) t.compare_headers = r_.StringList(root["compare_headers"], "compare_headers");
     if (root["arrival_header"]) t.arrival_header = HeaderName(root["arrival_header"], "arrival_header");
+    if (root["errors"]) t.errors_problem_json = ErrorFormat(root["errors"]);
     ParseHttpSettings(r_, root, t.http);
     ParseTlsSettings(r_, root, t.file, t.tls);
     if (root["volatile"]) t.volatile_paths = Paths(root["volatile"], "volatile");
@@ -655,11 +656,20 @@ class TargetLoader {
     r_.Fail(node, "unknown profile '" + name + "' (known: " + ProfileNames() + ")" + yaml::DidYouMean(name, known));
   }
 
+  // errors: problem+json | any. true for problem+json.
+  bool ErrorFormat(const YAML::Node& node) {
+    const std::string v = r_.String(node, "errors");
+    if (v != "problem+json" && v != "any")
+      r_.Fail(node, "errors must be problem+json or any, found '" + v + "'" +
+                        yaml::DidYouMean(v, {"problem+json", "any"}));
+    return v == "problem+json";
+  }
+
   IdempotencyContract Contract(const YAML::Node& node, IdempotencyContract c) {
     r_.CheckKeys(node,
                  {"key_header", "key", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
                   "lease", "retry_after", "recovery_bound", "key_max_length", "path_equivalence",
-                  "validation_first", "natural_key", "fingerprint"},
+                  "validation_first", "natural_key", "fingerprint", "invalid_key"},
                  "idempotency");
     if (node["validation_first"]) c.validation_first = r_.Bool(node["validation_first"], "idempotency.validation_first");
     if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
@@ -740,7 +750,9 @@ class TargetLoader {
       if (n < 1 || n > 8192)
         r_.Fail(node["key_max_length"], "idempotency.key_max_length must be between 1 and 8192, found " + std::to_string(n));
       c.key_max_length = static_cast<std::size_t>(n);
+      c.key_max_length_declared = true;
     }
+    if (node["invalid_key"]) c.invalid_key = r_.HttpStatus(node["invalid_key"], "idempotency.invalid_key");
     if (node["path_equivalence"]) c.path_equivalence = PathSpellings(node["path_equivalence"]);
     return c;
   }
