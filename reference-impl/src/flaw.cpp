@@ -86,6 +86,14 @@ const std::vector<FlawInfo>& all_flaws() {
       {Flaw::claim_conflict_500, "claim-conflict-500",
        "reads the key, pauses --check-insert-pause, then claims it atomically; a duplicate that read the key "
        "absent and then lost the claim to a concurrent twin gets 500, as a unique-constraint error let through"},
+      {Flaw::accept_empty_key, "accept-empty-key",
+       "takes a key header with an empty value for no key: the request executes, undeduplicated, instead of 400"},
+      {Flaw::no_key_length_limit, "no-key-length-limit",
+       "accepts a key of any length, past the 255 characters it documents, instead of 400"},
+      {Flaw::lenient_key_syntax, "lenient-key-syntax",
+       "takes any header value as the key (a list with a comma, a stray quote, non-ASCII bytes) instead of 400"},
+      {Flaw::plain_error, "plain-error",
+       "answers every 4xx as text/plain (the detail alone) instead of application/problem+json"},
   };
   return kFlaws;
 }
@@ -125,6 +133,9 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::key_includes_query:
     case Flaw::in_progress_500:
     case Flaw::claim_conflict_500:
+    case Flaw::accept_empty_key:
+    case Flaw::no_key_length_limit:
+    case Flaw::lenient_key_syntax:
       return true;
     default:
       return false;

@@ -204,6 +204,13 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"in-progress-500", "duplicate-while-in-progress", "in_progress", 1},
     {"claim-conflict-500", "synchronized-burst", "in_progress", 3},
     {"claim-conflict-500", "identical-burst", "in_progress", 3},
+    // the key's own syntax and the error format (issue 48 item 4): an empty
+    // key, one past the declared key_max_length, one that is no sf-string,
+    // each executed; a 4xx answered text/plain under errors: problem+json
+    {"accept-empty-key", "empty-key", "empty_key_rejected", 1},
+    {"no-key-length-limit", "key-too-long", "long_key_rejected", 1},
+    {"lenient-key-syntax", "key-not-sf-string", "key_syntax_rejected", 1},
+    {"plain-error", "missing-key", "problem_details", 1},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the

@@ -49,6 +49,10 @@ enum class Flaw {
   key_includes_query,      // issue 33, class 9 (reference_service.cpp)
   in_progress_500,         // issue 46, a 5xx is an answer (reference_service.cpp)
   claim_conflict_500,
+  accept_empty_key,     // issue 48, the key's syntax (reference_service.cpp key_of)
+  no_key_length_limit,
+  lenient_key_syntax,
+  plain_error,          // issue 48, the error format (reference_service.cpp handle_request)
 };
 
 struct FlawInfo {
