@@ -17,7 +17,7 @@
 
 #include "base/header_list.h"
 #include "model/key_forms.h"
-#include "oracles/oracle_support.h"
+#include "oracles/refusals.h"
 
 namespace idemproof::oracles {
 namespace {
@@ -49,25 +49,14 @@ Verdict MalformedKeyRejected(const OracleInput& in, const std::string& name) {
     return Verdict::NotApplicable(name, "the target declares no longest key (idempotency.key_max_length)");
   const auto filter = ActionsParam(in.params);
   Violations violations;
-  int judged = 0, undecided = 0;
-  AnswerTally answered, auth_refused;
+  RefusalTally t;
   for (const auto& op : RequestOperations(in.history)) {
     const std::string form = KeyFormOf(op);
     if (form.empty() || MalformedKeyOracle(form) != name) continue;
     const HistoryEvent& e = *op.invoke;
     if (!filter.empty() && std::find(filter.begin(), filter.end(), e.action) == filter.end()) continue;
-    auto a = op.answer();
-    if (!a) {
-      ++undecided;
-      continue;
-    }
-    if (AuthRefused(op, contract)) {
-      auth_refused.Add(op);
-      continue;
-    }
-    ++judged;
-    answered.Add(op);
-    if (a->status == contract.invalid_key) continue;
+    const auto a = JudgeRefusal(op, contract, contract.invalid_key, t);
+    if (!a) continue;
     const std::string sent = SentKey(op, contract.key_header);
     const std::string what = MalformedKeyText(form, sent.size(), contract.key_max_length);
     const std::string ev = OpName(op) + " (" + e.action + ") with " + what + " " +
@@ -78,6 +67,9 @@ Verdict MalformedKeyRejected(const OracleInput& in, const std::string& name) {
     if (a->status >= 400 && a->status < 500) f.rule = "status";
     violations.Add(f);
   }
+  const int judged = t.judged, undecided = t.undecided;
+  const AnswerTally& answered = t.answered;
+  const AnswerTally& auth_refused = t.auth_refused;
   nlohmann::json details = {{"violations", violations.json()}, {"judged", judged},
                             {"undecided", undecided},          {"answered", answered.json()},
                             {"auth_refused", auth_refused.json()}};
