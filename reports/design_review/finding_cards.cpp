@@ -160,7 +160,7 @@ std::string Card(const FindingCard& c, std::uint64_t seed) {
          (c.expected_records.empty() ? "" : " (expected " + H(c.expected_records) + ")") + "</dd>";
   s += "</dl>\n";
   if (!c.differences.empty()) {
-    s += "<details class=\"differences\"" + std::string(c.differences.size() <= 3 ? " open" : "") + "><summary>" +
+    s += "<details class=\"differences\"" + std::string(c.differences.size() <= 3 ? " open=\"open\"" : "") + "><summary>" +
          std::to_string(c.differences.size()) + " difference(s)</summary><ul class=\"tight\">";
     for (const auto& d : c.differences) s += "<li>" + HtmlBreakable(d) + "</li>";
     s += "</ul></details>\n";
@@ -211,7 +211,7 @@ std::string HtmlBreakable(const std::string& text) {
       const unsigned char ch = static_cast<unsigned char>(text[i]);
       if ((ch & 0xC0) == 0x80) continue;  // inside a UTF-8 character
       if (count == kBreakEvery) {
-        out += H(text.substr(piece, i - piece)) + "<wbr>";
+        out += H(text.substr(piece, i - piece)) + "<wbr/>";
         piece = i;
         count = 0;
       }

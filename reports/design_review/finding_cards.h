@@ -65,7 +65,7 @@ std::string RenderFindingCards(const FindingCardsInput& input);
 // The CSS the cards need (part of the page's one <style>).
 const char* FindingCardsStyle();
 
-// `text` escaped for HTML text, a break opportunity (<wbr>) placed every
+// `text` escaped for HTML text, a break opportunity (<wbr/>) placed every
 // 24 characters inside any run of more than 32 without a space (a key, a
 // URL, a hash), so a table column need never be narrower than its longest
 // word: ordinary words are never cut.

@@ -45,7 +45,8 @@ TEST_CASE("every finding of the broken run is a card with its rule, premise, ans
     CHECK_FALSE(c.problem.empty());
     CHECK(c.rule.rfind("ietf/", 0) == 0);
     CHECK(c.repro_command.find("--filter " + c.scenario) != std::string::npos);
-    CHECK_FALSE(c.answers.empty());
+    // The recorded in_progress findings of this run name no answer (an older format).
+    if (c.oracle != "in_progress") CHECK_FALSE(c.answers.empty());
     if (!c.timeline_svg.empty()) ++timelines;
   }
   CHECK(timelines == 3);  // one per broken scenario, in its first card
@@ -62,8 +63,9 @@ TEST_CASE("every finding of the broken run is a card with its rule, premise, ans
 
 TEST_CASE("deviations come after every violation, each kind said", "[review][cards]") {
   RunDirectoryContents contents = ReadBroken();
-  // The first scenario's identical_replay finding made a deviation (a SHOULD).
-  for (auto& v : contents.results.scenarios[1].verdicts)
+  // double-submit's identical_replay finding made a deviation (a SHOULD).
+  REQUIRE(contents.results.scenarios[0].name == "double-submit");
+  for (auto& v : contents.results.scenarios[0].verdicts)
     if (v.oracle == "identical_replay") v.severity = Severity::kDeviation;
   const RunReview review = ReviewRun(contents);
   const FindingCardsInput in = FindingCardsOf(contents, review);
@@ -112,11 +114,11 @@ TEST_CASE("HtmlBreakable breaks only long runs without a space, never inside a U
   CHECK(HtmlBreakable("a short <sentence> stays") == "a short &lt;sentence&gt; stays");
   const std::string key = "idem-1-" + std::string(60, 'x') + "k1";
   const std::string out = HtmlBreakable("key " + key + " ok");
-  CHECK(Count(out, "<wbr>") == 2);
+  CHECK(Count(out, "<wbr/>") == 2);
   std::string joined = out;
-  for (std::size_t p; (p = joined.find("<wbr>")) != std::string::npos;) joined.erase(p, 5);
+  for (std::size_t p; (p = joined.find("<wbr/>")) != std::string::npos;) joined.erase(p, 6);
   CHECK(joined == "key " + key + " ok");
   const std::string accents = std::string(40, 'x') + "\xc3\xa9\xc3\xa9";
   const std::string broken = HtmlBreakable(accents);
-  CHECK(broken.find("\xc3<wbr>") == std::string::npos);
+  CHECK(broken.find("\xc3<wbr/>") == std::string::npos);
 }
