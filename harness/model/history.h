@@ -16,7 +16,9 @@
 //      {"request": {"method", "url", "headers": [[name, value]...], "body": str},
 //       "variant": NAME (only when a request variant of the action was used),
 //       "variant_repeated": true (the variant came from the key's attempt: a
-//       later request repeating it, runtime/step_context.h VariantFor)}
+//       later request repeating it, runtime/step_context.h VariantFor),
+//       "key_form": FORM (only for a malformed key, model/key_forms.h: the
+//       header carried that form of `key`)}
 //    completion on the same process (repeating "variant"):
 //      type ok   = an answer arrived (ANY status; the oracles judge statuses)
 //      type info = no answer (timeout, reset, lost): outcome unknown

@@ -31,6 +31,29 @@ std::map<std::string, OracleRules> EffectRules(const std::string& p) {
       rule("changed-request-refused", "a key reused with another request is refused, never executed nor answered "
                                       "with the first result")};
   r["missing_key_rejected"] = {rule("key-required", "a request without its required key is not executed")};
+  // The key's own syntax (issue 48): the draft makes Idempotency-Key an Item
+  // Structured Header whose value MUST be a String (RFC 8941 sf-string). A
+  // malformed key cannot deduplicate, so executing its request is a MUST
+  // violation; the refusal's status is a SHOULD, as the missing key's 400.
+  auto key_status = [&](const std::string& id, const std::string& what) {
+    return std::optional<ProfileRule>(
+        rule(id, "a request with " + what + " SHOULD be answered 400 (the declared invalid_key), as a missing key is",
+             kShould));
+  };
+  r["empty_key_rejected"] = {rule("key-not-empty", "a key header with an empty value carries no key: the request "
+                                                   "is refused, never executed"),
+                             key_status("empty-key-status", "an empty key")};
+  r["long_key_rejected"] = {rule("key-max-length", "a key longer than the longest the target declares "
+                                                   "(key_max_length) is refused, never executed nor cut short"),
+                            key_status("long-key-status", "a key past the declared maximum")};
+  r["key_syntax_rejected"] = {rule("key-is-sf-string", "the key is an Item Structured Header whose value MUST be "
+                                                       "a String (RFC 8941 sf-string): a request whose key is none "
+                                                       "(a list, a stray quote, a non-ASCII character) is refused, "
+                                                       "never executed"),
+                              key_status("key-syntax-status", "a key that is no sf-string")};
+  r["problem_details"] = {rule("problem-details", "where the target declares errors: problem+json, every 4xx is "
+                                                  "application/problem+json (RFC 9457) with its members typed as "
+                                                  "RFC 9457 section 3.1 says, status equal to the answer's")};
   r["keyless_executes"] = {rule("keyless-executes", "a request without an optional key is executed, not deduplicated")};
   r["in_progress"] = {rule("one-concurrent-execution",
                            "a duplicate arriving while the first runs never executes again: it waits for the first "

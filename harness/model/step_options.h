@@ -38,6 +38,10 @@ struct SendOptions {
   // `key_form: max_length`: the key grown to the target's
   // idempotency.key_max_length (model/naming.h); false = the plain key.
   bool key_at_max_length = false;
+  // send `key_form: empty | over_max_length | comma | quote | non_ascii`:
+  // the key header carries that malformed form of the named key
+  // (model/key_forms.h); "" = a well-formed key.
+  std::string key_malformed;
   std::string biz = kDefaultBiz;  // symbolic
   PayloadVariant payload = PayloadVariant::kDefault;
   // burst: the payloads of its requests in turn (request i gets

@@ -95,6 +95,15 @@ void CheckTemplates(TargetLoadContext& cx, const TargetDescription& t) {
   }
 }
 
+// errors: problem+json | any. true for problem+json.
+bool ErrorFormat(TargetLoadContext& cx, const YAML::Node& node) {
+  const std::string v = cx.r.String(node, "errors");
+  if (v != "problem+json" && v != "any")
+    cx.r.Fail(node, "errors must be problem+json or any, found '" + v + "'" +
+                        yaml::DidYouMean(v, {"problem+json", "any"}));
+  return v == "problem+json";
+}
+
 TargetDescription Load(TargetLoadContext& cx, const std::string& text) {
   const YAML::Node root = cx.r.Load(text);
   if (!root.IsDefined() || root.IsNull()) cx.r.Fail(root, "target file is empty");
@@ -103,7 +112,7 @@ TargetDescription Load(TargetLoadContext& cx, const std::string& text) {
                  {"name", "base_url", "start", "reset", "idempotency", "request_timeout", "headers",
                   "compare_headers", "volatile", "actions", "probes", "hooks", "batch", "arrival_header",
                   "services", "messages", "broker", "max_body", "max_kept", "egress", "profile", "callers", "isolation",
-                  "instances", "balance", "shared_store", "http", "trace", "tls"},
+                  "instances", "balance", "shared_store", "http", "trace", "tls", "errors"},
                  "target");
   TargetDescription t;
   t.file = cx.r.file();
@@ -119,6 +128,7 @@ TargetDescription Load(TargetLoadContext& cx, const std::string& text) {
   if (root["headers"]) t.headers = cx.Headers(root["headers"], "headers");
   if (root["compare_headers"]) t.compare_headers = cx.r.StringList(root["compare_headers"], "compare_headers");
   if (root["arrival_header"]) t.arrival_header = cx.HeaderName(root["arrival_header"], "arrival_header");
+  if (root["errors"]) t.errors_problem_json = ErrorFormat(cx, root["errors"]);
   ParseHttpSettings(cx.r, root, t.http);
   ParseTlsSettings(cx.r, root, t.file, t.tls);
   if (root["volatile"]) t.volatile_paths = cx.Paths(root["volatile"], "volatile");

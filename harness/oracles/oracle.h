@@ -9,7 +9,8 @@
 // and their parameter signatures; BuiltinOracles() holds every oracle listed
 // in docs/scenario-reference.md:
 //   one_record, identical_replay, mismatch_rejected, missing_key_rejected,
-//   keyless_executes,
+//   keyless_executes, empty_key_rejected, long_key_rejected,
+//   key_syntax_rejected, problem_details,
 //   in_progress, retryable_released, no_false_dedup, new_key_executes, action_scope, caller_scope, window,
 //   retry_after, key_released, route_spelling, probe_equal, range_continuity,
 //   and the side-effect ones (side_effect_oracles.h): intent_reconciled,
@@ -60,7 +61,9 @@ class OracleRegistry {
   // profile.h), and a finding against a SHOULD rule is a deviation.
   Verdict Check(const OracleSpec& spec, const Scenario& scenario, const TargetDescription& target,
                 const History& history) const;
-  // Runs every expectation of the scenario, in order.
+  // Runs every expectation of the scenario, in order; then, when the target
+  // declares `errors: problem+json` and the scenario got a 4xx but does not
+  // expect problem_details, problem_details too.
   std::vector<Verdict> CheckAll(const Scenario& scenario, const TargetDescription& target,
                                 const History& history) const;
 

@@ -3,6 +3,7 @@
 // of the counting oracles (NothingExecuted, AnswerTally, AuthRefused) and
 // PremiseBroken.
 #include "oracles/oracle_support.h"
+#include "oracles/refusals.h"
 
 #include <algorithm>
 #include <chrono>
@@ -132,12 +133,33 @@ std::string NothingExecuted(const std::vector<Operation>& ops, const Idempotency
   for (const auto& op : ops) {
     AnswerClass c = Classify(op, contract);
     if (c == AnswerClass::kSuccess) return "";
-    if (c != AnswerClass::kMismatch && c != AnswerClass::kMissingKey) all_asked_refusals = false;
+    // A malformed key (key_form) refused with the declared invalid_key status is asked for too.
+    const bool malformed_refused = op.invoke->value.is_object() && op.invoke->value.contains("key_form") &&
+                                   op.answer() && op.answer()->status == contract.invalid_key;
+    if (c != AnswerClass::kMismatch && c != AnswerClass::kMissingKey && !malformed_refused) all_asked_refusals = false;
     answers.Add(op);
   }
   if (all_asked_refusals) return "";
   return "nothing executed: " + std::to_string(ops.size()) + " request(s), none answered 2xx (" +
          (answers.total() == 0 ? "none sent" : answers.Text()) + ")";
+}
+
+std::optional<HttpAnswer> JudgeRefusal(const Operation& op, const IdempotencyContract& contract, int status,
+                                       RefusalTally& tally) {
+  auto a = op.answer();
+  if (!a) {
+    ++tally.undecided;
+    return std::nullopt;
+  }
+  // Turned away before any key was looked up: says nothing about the key.
+  if (AuthRefused(op, contract)) {
+    tally.auth_refused.Add(op);
+    return std::nullopt;
+  }
+  ++tally.judged;
+  tally.answered.Add(op);
+  if (a->status == status) return std::nullopt;
+  return a;
 }
 
 void AnswerTally::Add(const Operation& op) {

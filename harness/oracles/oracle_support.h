@@ -155,5 +155,10 @@ Verdict KeyReleased(const OracleInput& in);
 Verdict RouteSpelling(const OracleInput& in);
 Verdict ProbeEqual(const OracleInput& in);
 Verdict RangeContinuity(const OracleInput& in);
+// key_syntax.cpp (issue 48 item 4)
+Verdict EmptyKeyRejected(const OracleInput& in);
+Verdict LongKeyRejected(const OracleInput& in);
+Verdict KeySyntaxRejected(const OracleInput& in);
+Verdict ProblemDetails(const OracleInput& in);
 
 }  // namespace idemproof::oracles

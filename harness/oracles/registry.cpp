@@ -121,7 +121,24 @@ Verdict OracleRegistry::CheckUnder(const OracleSpec& spec, const Scenario& scena
 std::vector<Verdict> OracleRegistry::CheckAll(const Scenario& scenario, const TargetDescription& target,
                                               const History& history) const {
   std::vector<Verdict> out;
-  for (const auto& spec : scenario.expect) out.push_back(Check(spec, scenario, target, history));
+  bool judges_errors = false;
+  for (const auto& spec : scenario.expect) {
+    out.push_back(Check(spec, scenario, target, history));
+    judges_errors = judges_errors || spec.name == "problem_details";
+  }
+  // A target that declares `errors: problem+json` has every 4xx of the
+  // suite judged: problem_details joins each scenario that got one.
+  if (target.errors_problem_json && !judges_errors && entries_.count("problem_details")) {
+    for (const auto& op : RequestOperations(history)) {
+      auto a = op.answer();
+      if (a && a->status >= 400 && a->status < 500) {
+        OracleSpec spec;
+        spec.name = "problem_details";
+        out.push_back(Check(spec, scenario, target, history));
+        break;
+      }
+    }
+  }
   return out;
 }
 

@@ -16,7 +16,7 @@
 #include <tuple>
 
 #include "model/payload.h"
-#include "oracles/oracle_support.h"
+#include "oracles/refusals.h"
 
 namespace idemproof::oracles {
 
@@ -224,24 +224,11 @@ Verdict MissingKeyRejected(const OracleInput& in) {
   if (contract.key_optional)
     return Verdict::NotApplicable(name, "the key is optional (idempotency.key: optional): keyless_executes judges");
   Violations violations;
-  int judged = 0, undecided = 0;
-  AnswerTally answered, auth_refused;
+  RefusalTally t;
   for (const auto& op : KeylessRequests(in)) {
     const auto& e = *op.invoke;
-    AnswerClass c = Classify(op, contract);
-    if (c == AnswerClass::kNoAnswer) {
-      ++undecided;
-      continue;
-    }
-    // Turned away before any key was looked up: says nothing about the key.
-    if (AuthRefused(op, contract)) {
-      auth_refused.Add(op);
-      continue;
-    }
-    ++judged;
-    answered.Add(op);
-    auto a = op.answer();
-    if (a->status == contract.missing_key) continue;
+    const auto a = JudgeRefusal(op, contract, contract.missing_key, t);
+    if (!a) continue;
     std::string ev = e.action + " without " + (contract.key_header.empty() ? "its key" : contract.key_header) + " " +
                      (a->is_2xx() ? "was executed: " : "answered ") + AnswerSummary(*a) + " instead of " +
                      std::to_string(contract.missing_key);
@@ -249,6 +236,9 @@ Verdict MissingKeyRejected(const OracleInput& in) {
     if (a->status >= 400 && a->status < 500) v.rule = "status";  // refused, with another code
     violations.Add(v);
   }
+  const int judged = t.judged, undecided = t.undecided;
+  const AnswerTally& answered = t.answered;
+  const AnswerTally& auth_refused = t.auth_refused;
   nlohmann::json details = {{"violations", violations.json()}, {"judged", judged},
                             {"undecided", undecided},          {"answered", answered.json()},
                             {"auth_refused", auth_refused.json()}};

@@ -19,6 +19,7 @@
 
 #include "clients/h2_burst.h"
 #include "model/capabilities.h"
+#include "model/key_forms.h"
 #include "model/request_variant.h"
 #include "runtime/process_steps.h"
 #include "runtime/request_forms.h"
@@ -65,6 +66,7 @@ std::string VariantOf(StepContext& ctx, const SendOptions& step, const std::stri
 // The length of the step's keys: the target's declared longest for
 // `key_form: max_length`, else 0 (the plain key).
 std::size_t KeyLength(StepContext& ctx, const SendOptions& step) {
+  if (step.key_malformed == "over_max_length") return ctx.target().idempotency.key_max_length + 1;
   return step.key_at_max_length ? ctx.target().idempotency.key_max_length : 0;
 }
 
@@ -101,7 +103,9 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
                                     PayloadVariant payload) {
   const TargetDescription& target = ctx.target();
   HeaderList extra;
-  if (!key.empty() && !target.idempotency.key_header.empty()) extra.emplace_back(target.idempotency.key_header, key);
+  // A malformed key (key_form: empty...) is sent even when it is empty.
+  const bool sends_key = !key.empty() || !step.key_malformed.empty();
+  if (sends_key && !target.idempotency.key_header.empty()) extra.emplace_back(target.idempotency.key_header, key);
   TemplateVars vars = ctx.VarsFor(key, step.biz, index);
   const Duration deadline = step.timeout.value_or(target.request_timeout);
   const std::string url = base.empty() ? ctx.routing().ClientBaseUrl() : base;
@@ -151,7 +155,7 @@ Result<RenderedAction> RenderAction(StepContext& ctx, const ActionDescription& a
     }
   }
   // Without a key, a body member or header that is just {{key}} is left out.
-  if (key.empty()) request = WithoutKeyPlaceholders(request);
+  if (!sends_key) request = WithoutKeyPlaceholders(request);
   auto rendered = Capped(RenderRequest(request, url, vars, HeadersFor(target, step), extra, deadline), target,
                          ctx.options().kept, ThroughHarnessProxy(ctx, url) ? Hop::kHarnessProxyOrService : Hop::kTarget);
   if (!rendered.ok()) {
@@ -188,7 +192,9 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   // with its attempt: every retry of the key repeats it.
   bool repeated = false;
   const std::string variant = VariantOf(ctx, step, key, step.payload, &repeated);
-  auto rendered = RenderAction(ctx, *action, key, step, index, placed->url, variant, step.payload);
+  // The key as sent: the named one, or its malformed form (the history keeps the named one).
+  const std::string sent_key = step.key_malformed.empty() ? key : MalformedKey(step.key_malformed, key);
+  auto rendered = RenderAction(ctx, *action, sent_key, step, index, placed->url, variant, step.payload);
   if (!rendered.ok()) return rendered.status();
   if (!rendered->unsent.empty()) {
     ctx.recorder().Note(index, "not sent: " + rendered->unsent);
@@ -198,6 +204,7 @@ Status SendOne(StepContext& ctx, HttpClient& client, const std::string& process,
   ctx.MarkSent(step.action, step.biz);
   HistoryEvent invoke = InvokeOf(ctx, process, event_f::kSend, step, key, step.payload, *rendered, index, variant);
   if (repeated) invoke.value["variant_repeated"] = true;
+  if (!step.key_malformed.empty()) invoke.value["key_form"] = step.key_malformed;
   if (ctx.routing().RecordsInstances()) invoke.value["instance"] = placed->instance;
   if (step.every_retry_after) invoke.value["honours_retry_after"] = true;  // the retry_after oracle's progress check
   // The invoke goes in before the request leaves, so concurrent sends
@@ -430,12 +437,18 @@ class RequestStepKind : public StepKind {
     if (node["biz"]) o.biz = parser.Symbol(node["biz"], what + ".biz");
     if (node["key_form"]) {
       const std::string form = r.String(node["key_form"], what + ".key_form");
-      if (form != "plain" && form != "max_length")
-        r.Fail(node["key_form"], what + ".key_form must be plain or max_length, found '" + form + "'" +
-                                     yaml::DidYouMean(form, {"plain", "max_length"}));
-      if (form == "max_length" && (o.key == kNoKey || o.key == kFreshKey))
-        r.Fail(node["key_form"], what + ".key_form: max_length needs a named key (k1, k2...), not '" + o.key + "'");
+      std::vector<std::string> forms = {"plain", "max_length"};
+      if (!takes_payload_list()) forms.insert(forms.end(), MalformedKeyForms().begin(), MalformedKeyForms().end());
+      if (std::find(forms.begin(), forms.end(), form) == forms.end()) {
+        std::string listed;
+        for (const auto& f : forms) listed += (listed.empty() ? "" : ", ") + f;
+        r.Fail(node["key_form"], what + ".key_form must be one of " + listed + ", found '" + form + "'" +
+                                     yaml::DidYouMean(form, forms));
+      }
+      if (form != "plain" && (o.key == kNoKey || o.key == kFreshKey))
+        r.Fail(node["key_form"], what + ".key_form: " + form + " needs a named key (k1, k2...), not '" + o.key + "'");
       o.key_at_max_length = form == "max_length";
+      if (IsMalformedKeyForm(form)) o.key_malformed = form;
     }
     if (node["payload"]) Payloads(parser, node["payload"], what + ".payload", o);
     if (node["caller"]) {
@@ -521,6 +534,13 @@ class RequestStepKind : public StepKind {
     const TargetDescription& target = fit.target();
     const SendOptions& s = step.Options<SendOptions>();
     const ActionDescription* a = target.FindAction(s.action);
+    // The IETF draft sets no longest key: one past it is judged only where the target declares one.
+    if (s.key_malformed == "over_max_length" && !target.idempotency.key_max_length_declared)
+      fit.AddNeed("a declared longest key (target 'idempotency.key_max_length') for key_form: over_max_length");
+    // The Structured Field syntax is the header's: a key in the body is JSON text.
+    if (!s.key_malformed.empty() && MalformedKeyOracle(s.key_malformed) == "key_syntax_rejected" &&
+        target.idempotency.key_header.empty())
+      fit.AddNeed("a key header (target 'idempotency.key_header') for key_form: " + s.key_malformed);
     if (a == nullptr) {
       // As for hooks: a near miss is a typo; an action the target lacks
       // entirely (a shop without payments) is a capability it lacks.
@@ -553,6 +573,7 @@ class RequestStepKind : public StepKind {
     out << YAML::Key << name() << YAML::Value << s.action;
     out << YAML::Key << "key" << YAML::Value << s.key;
     if (s.key_at_max_length) out << YAML::Key << "key_form" << YAML::Value << "max_length";
+    if (!s.key_malformed.empty()) out << YAML::Key << "key_form" << YAML::Value << s.key_malformed;
     out << YAML::Key << "biz" << YAML::Value << s.biz;
     if (!s.payloads.empty()) {
       out << YAML::Key << "payload" << YAML::Value << YAML::Flow << YAML::BeginSeq;

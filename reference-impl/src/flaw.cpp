@@ -96,6 +96,14 @@ const std::vector<FlawInfo>& all_flaws() {
       {Flaw::memory_fingerprint, "memory-fingerprint",
        "keeps each key's request fingerprint in process memory, the records in the store: after a restart, or on "
        "another instance, a key reused with another payload gets the first answer instead of the mismatch status"},
+      {Flaw::accept_empty_key, "accept-empty-key",
+       "takes a key header with an empty value for no key: the request executes, undeduplicated, instead of 400"},
+      {Flaw::no_key_length_limit, "no-key-length-limit",
+       "accepts a key of any length, past the 255 characters it documents, instead of 400"},
+      {Flaw::lenient_key_syntax, "lenient-key-syntax",
+       "takes any header value as the key (a list with a comma, a stray quote, non-ASCII bytes) instead of 400"},
+      {Flaw::plain_error, "plain-error",
+       "answers every 4xx as text/plain (the detail alone) instead of application/problem+json"},
   };
   return kFlaws;
 }
@@ -136,6 +144,9 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::in_progress_500:
     case Flaw::claim_conflict_500:
     case Flaw::abort_stores_empty:
+    case Flaw::accept_empty_key:
+    case Flaw::no_key_length_limit:
+    case Flaw::lenient_key_syntax:
       return true;
     default:
       return false;

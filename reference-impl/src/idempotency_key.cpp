@@ -33,7 +33,7 @@ std::optional<std::string> parse_sf_string(std::string_view raw) {
 
 }  // namespace
 
-std::optional<std::string> parse_idempotency_key(std::string_view raw) {
+std::optional<std::string> parse_idempotency_key(std::string_view raw, std::size_t max_length) {
   std::optional<std::string> key;
   if (!raw.empty() && raw.front() == '"') {
     key = parse_sf_string(raw);
@@ -42,7 +42,7 @@ std::optional<std::string> parse_idempotency_key(std::string_view raw) {
     for (char c : raw) token = token && is_tchar(c);
     if (token) key = std::string(raw);
   }
-  if (!key || key->empty() || key->size() > kMaxIdempotencyKeyLength) return std::nullopt;
+  if (!key || key->empty() || key->size() > max_length) return std::nullopt;
   return key;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <thread>
 #include <variant>
 
@@ -146,11 +147,22 @@ ReferenceService::ReferenceService(ServiceConfig config, Store& store, const Clo
     : config_(std::move(config)), store_(store), clock_(clock) {}
 
 HttpResponse ReferenceService::handle_request(const HttpRequest& request) {
+  HttpResponse r;
   try {
-    return route(request);
+    r = route(request);
   } catch (const std::exception& e) {
     return problem_response(500, "internal-error", "Internal error", e.what());
   }
+  // The flaw plain-error: a 4xx problem goes out as text/plain, its detail alone.
+  if (config_.flaw == Flaw::plain_error && r.status >= 400 && r.status < 500 &&
+      r.header("Content-Type").value_or("") == kProblemContentType) {
+    const json problem = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+    r.set_header("Content-Type", "text/plain; charset=utf-8");
+    r.body = problem.is_object() && problem.contains("detail") && problem["detail"].is_string()
+                 ? problem["detail"].get<std::string>()
+                 : r.body;
+  }
+  return r;
 }
 
 std::size_t ReferenceService::sweep_expired() { return store_.sweep(clock_.now()); }
@@ -220,7 +232,16 @@ static std::variant<std::optional<std::string>, HttpResponse> key_of(
     return problem_response(400, "missing-key", "Idempotency key missing",
                             "this operation requires the " + config.key_header + " header");
   }
-  auto key = parse_idempotency_key(*raw);
+  // The flaw accept-empty-key: an empty value is taken for no key at all.
+  if (raw->empty() && config.has_flaw(Flaw::accept_empty_key, route)) return std::optional<std::string>();
+  const std::size_t max_length = config.has_flaw(Flaw::no_key_length_limit, route)
+                                     ? std::numeric_limits<std::size_t>::max()
+                                     : kMaxIdempotencyKeyLength;
+  auto key = parse_idempotency_key(*raw, max_length);
+  // The flaw lenient-key-syntax: any non-empty value is the key, as sent.
+  if (!key && !raw->empty() && raw->size() <= kMaxIdempotencyKeyLength &&
+      config.has_flaw(Flaw::lenient_key_syntax, route))
+    key = std::string(*raw);
   if (!key) {
     return problem_response(400, "invalid-key", "Invalid idempotency key",
                             "the key must be a token or an sf-string of 1 to 255 characters");

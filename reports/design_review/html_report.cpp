@@ -5,7 +5,7 @@
 
 #include "model/conformance.h"
 #include "model/not_applicable.h"
-#include "reports/design_review/timeline_svg.h"
+#include "reports/design_review/finding_cards.h"
 #include "reports/markup_escape.h"
 
 namespace idemproof {
@@ -67,7 +67,7 @@ h3 { margin: 24px 0 6px; font-size: 16px; }
 .card .counts { font-size: 12px; color: #555; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { border: 1px solid var(--line); padding: 5px 7px; text-align: left; vertical-align: top; }
-td { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
 th { background: #eeeeee; }
 td.state, td.verdict { font-weight: 700; white-space: nowrap; }
 .broken .state, td.broken { color: var(--broken); } td.held { color: var(--held); }
@@ -76,13 +76,6 @@ tr.broken td:first-child { border-left: 5px solid var(--broken); }
 ul.tight { margin: 0; padding-left: 16px; }
 code, pre, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 pre { background: #f6f6f6; border: 1px solid var(--line); padding: 6px 8px; white-space: pre-wrap; word-break: break-all; margin: 4px 0; max-height: 320px; overflow: auto; }
-article.failure { border: 1px solid var(--line); border-left: 6px solid var(--broken); padding: 4px 16px 12px; margin: 14px 0; }
-article.failure .sentence { font-size: 15px; font-weight: 600; }
-.answers { display: grid; grid-template-columns: repeat(auto-fit, minmax(260px, 1fr)); gap: 10px; }
-.answer { border: 1px solid var(--line); padding: 6px 8px; border-radius: 4px; }
-.answer .role { font-weight: 700; text-transform: uppercase; font-size: 12px; }
-.answer .status { font-size: 16px; font-weight: 700; }
-.violation { margin: 10px 0 14px; }
 .flag { color: var(--broken); font-weight: 700; }
 .timeline-wrap { overflow-x: auto; margin: 8px 0; }
 svg.timeline { max-width: 100%; height: auto; border: 1px solid var(--line); }
@@ -94,63 +87,11 @@ footer { margin-top: 36px; color: #777; font-size: 12px; }
   header.banner { padding: 10px 12px; }
   .cards { grid-template-columns: repeat(3, 1fr); }
   pre { max-height: none; overflow: visible; }
-  article.failure, table, .answer { break-inside: avoid; }
+  article.finding, table { break-inside: avoid; }
   h2, h3 { break-after: avoid; }
   a { color: inherit; text-decoration: none; }
 }
 )CSS";
-
-// `shown`: requests already drawn in full for this scenario; a repeat gets a
-// one-line card pointing back, so evidence naming the same answers twice
-// does not bury the page.
-std::string AnswerCard(const AnswerView& a, std::set<std::int64_t>& shown) {
-  std::string s = "<div class=\"answer\"><div class=\"role\">" + H(a.role) + "</div>";
-  if (a.index >= 0 && !shown.insert(a.index).second) {
-    return s + "<div class=\"meta\">request #" + std::to_string(a.index) +
-           (a.status ? ": " + std::to_string(*a.status) : std::string()) + " (shown above)</div></div>";
-  }
-  s += "<div class=\"meta\">request #" + std::to_string(a.index) + (a.process.empty() ? "" : " \u00b7 " + H(a.process)) +
-       (a.key.empty() ? "" : " \u00b7 key <code>" + H(a.key) + "</code>") + "</div>";
-  if (a.status) {
-    s += "<div class=\"status\">" + std::to_string(*a.status) + "</div>";
-  } else if (a.outcome == "info") {
-    s += "<div class=\"status\">no answer (lost)</div>";
-  } else if (!a.outcome.empty() && a.outcome != "ok") {
-    s += "<div class=\"status\">" + H(a.outcome) + "</div>";
-  }
-  if (!a.error.empty()) s += "<div class=\"meta\">error: " + H(a.error) + "</div>";
-  if (!a.headers.empty()) {
-    s += "<pre class=\"headers\">";
-    for (const auto& [k, v] : a.headers) s += H(k) + ": " + H(v) + "\n";
-    s += "</pre>";
-  }
-  if (!a.body.empty() || a.status) s += "<pre class=\"body\">" + H(DisplayBody(a.body)) + "</pre>";
-  return s + "</div>";
-}
-
-std::string Violation(const ViolationView& v, std::set<std::int64_t>& shown) {
-  std::string s = "<div class=\"violation\"><p><strong>" + H(v.oracle) + "</strong>: " + H(v.problem) + "</p>";
-  if (v.records) {
-    s += "<p>records counted: <strong>" + std::to_string(*v.records) + "</strong>" +
-         (v.expected_records.empty() ? "" : " (expected " + H(v.expected_records) + ")") + "</p>";
-  }
-  if (!v.differences.empty()) {
-    s += "<p>differences:</p><ul class=\"tight\">";
-    for (const auto& d : v.differences) s += "<li>" + H(d) + "</li>";
-    s += "</ul>";
-  }
-  if (!v.missing_ranges.empty()) {
-    s += "<p>missing ranges:</p><ul class=\"tight\">";
-    for (const auto& r : v.missing_ranges) s += "<li><code>" + H(r) + "</code></li>";
-    s += "</ul>";
-  }
-  if (!v.answers.empty()) {
-    s += "<div class=\"answers\">";
-    for (const auto& a : v.answers) s += AnswerCard(a, shown);
-    s += "</div>";
-  }
-  return s + "</div>";
-}
 
 // A list whose first kListShown items show and the rest fold into
 // <details>, so one long list never makes a row taller than the screen.
@@ -284,7 +225,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
   h += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\" />\n";
   h += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n";
   h += "<title>idemproof \u2014 " + H(r.target_name) + " \u2014 " + H(review.headline) + "</title>\n";
-  h += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
+  h += "<style>" + std::string(kStyle) + FindingCardsStyle() + "</style>\n</head>\n<body>\n";
 
   h += "<header class=\"banner " + banner_class + "\" id=\"headline\"><h1>" + H(review.headline) + "</h1><p>target <strong>" +
        H(r.target_name) + "</strong>" + (r.flaw.empty() ? "" : " with flaw <strong>" + H(r.flaw) + "</strong>") +
@@ -324,33 +265,9 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
   }
   h += "</tbody></table></section>\n";
 
-  // What broke.
-  h += "<section id=\"failures\"><h2>What broke</h2>\n";
-  int failing = 0;
-  for (const auto& sr : review.scenarios) {
-    if (sr.outcome != VerdictStatus::kInvalid) continue;
-    ++failing;
-    const ScenarioResult& s = *sr.result;
-    h += "<article class=\"failure\" id=\"" + A(sr.anchor) + "\" data-scenario=\"" + A(s.name) + "\"><h3>" +
-         H(s.name) + " <span class=\"meta\">(" + H(sr.layer_title) + ")</span></h3>\n";
-    h += "<p class=\"sentence\">" + H(sr.what_broke) + "</p>\n";
-    if (!s.hunts.empty()) h += "<p class=\"meta\">hunts: " + H(s.hunts) + "</p>\n";
-    std::set<std::int64_t> shown;
-    for (const auto& v : sr.violations) h += Violation(v, shown);
-    if (sr.violations_omitted > 0)
-      h += "<p class=\"meta\">" + std::to_string(sr.violations_omitted) +
-           " more violation(s) in results.json.</p>\n";
-    std::string svg = RenderScenarioTimeline(contents, sr);
-    if (svg.empty()) {
-      h += "<p class=\"meta\">No history recorded: no timeline.</p>\n";
-    } else {
-      h += "<h4>Timeline</h4><div class=\"timeline-wrap\">" + svg + "</div>\n";
-    }
-    h += "<p>Seed <code>" + std::to_string(r.seed) + "</code>. Reproduce:</p><pre class=\"repro\">" +
-         H(sr.repro_command) + "</pre>\n</article>\n";
-  }
-  if (failing == 0) h += "<p>Nothing broke: no oracle found a violation.</p>\n";
-  h += "</section>\n";
+  // What broke: a card per finding, violations before deviations.
+  h += "<section id=\"failures\"><h2>What broke</h2>\n" + RenderFindingCards(FindingCardsOf(contents, review)) +
+       "</section>\n";
 
   // All scenarios.
   h += "<section id=\"scenarios\"><h2>All scenarios</h2>\n<table><thead><tr><th>scenario</th><th>layer</th>"
@@ -376,7 +293,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
            (v.is_deviation() ? "undecided" : OutcomeClass(v.status)) + "\">" + v.Label() + "</td><td" +
            (v.premise.count == std::optional<std::int64_t>(0) ? " class=\"flag\"" : "") + ">" + H(PremiseText(v)) +
            "</td><td>" + H(v.rule.id.empty() ? "" : v.rule.id + " (" + v.rule.level + ")") + "</td><td>" +
-           H(v.evidence) + "</td></tr>\n";
+           HtmlBreakable(v.evidence) + "</td></tr>\n";
     }
     if (!s.error.empty()) {
       open_row();

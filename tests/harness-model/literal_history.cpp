@@ -105,6 +105,7 @@ LiteralHistory& LiteralHistory::Send(const std::string& process, const std::stri
   HistoryEvent inv = Invoke(process, action, key, biz, t0, payload);
   if (!caller_.empty()) inv.value["caller"] = caller_;
   if (!variant_.empty()) inv.value["variant"] = variant_;
+  if (!key_form_.empty()) inv.value["key_form"] = key_form_;
   if (request_) inv.value["request"] = RequestJson(*request_);
   RecordedExchange answered;
   answered.type = EventType::kOk;

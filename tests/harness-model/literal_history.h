@@ -63,6 +63,12 @@ class LiteralHistory {
     variant_ = variant;
     return *this;
   }
+  // The requests added after this carry malformed key form `form`
+  // (model/key_forms.h; "" = none), as a send with `key_form:` records.
+  LiteralHistory& KeyForm(const std::string& form) {
+    key_form_ = form;
+    return *this;
+  }
   // The requests added after this carry `request` as sent (default: POST
   // /orders with the body {}).
   LiteralHistory& Carrying(RecordedRequest request) {
@@ -78,6 +84,7 @@ class LiteralHistory {
   History h_;
   std::string caller_;
   std::string variant_;
+  std::string key_form_;
   std::optional<RecordedRequest> request_;
 };
 

@@ -212,6 +212,13 @@ const std::vector<FlawCase> kFlawMatrix = {
     // a fingerprint in process memory: lost on a restart, absent on another instance
     {"memory-fingerprint", "mismatch-after-restart", "mismatch_rejected", 1},
     {"memory-fingerprint", "mismatch-on-other-instance", "mismatch_rejected", 1, "reference-cluster.yaml"},
+    // the key's own syntax and the error format (issue 48 item 4): an empty
+    // key, one past the declared key_max_length, one that is no sf-string,
+    // each executed; a 4xx answered text/plain under errors: problem+json
+    {"accept-empty-key", "empty-key", "empty_key_rejected", 1},
+    {"no-key-length-limit", "key-too-long", "long_key_rejected", 1},
+    {"lenient-key-syntax", "key-not-sf-string", "key_syntax_rejected", 1},
+    {"plain-error", "missing-key", "problem_details", 1},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the

@@ -86,7 +86,7 @@ TEST_CASE("the fingerprint is SHA-256 over method, path and canonical JSON", "[c
 }
 
 TEST_CASE("every flaw has a unique name that parses back", "[core]") {
-  CHECK(all_flaws().size() == 38);  // every row of flaw.cpp's table, issues 33 and 46 included
+  CHECK(all_flaws().size() == 45);  // every row of flaw.cpp's table, issues 33, 46 and 48 included
   for (const auto& info : all_flaws()) {
     CHECK(parse_flaw(info.name) == info.flaw);
     CHECK(flaw_name(info.flaw) == info.name);
@@ -346,4 +346,41 @@ TEST_CASE("a flaw aimed at one route (flaw_route) breaks that route only", "[cor
   CHECK(flaw_can_be_aimed(Flaw::empty_replay));
   CHECK_FALSE(flaw_can_be_aimed(Flaw::check_then_insert));  // the store's, not a route's
   CHECK_FALSE(flaw_can_be_aimed(Flaw::no_intent));
+}
+
+// Issue 48: the key's own syntax and the error format. The correct service
+// refuses an empty key, one past 255 characters and one that is neither a
+// token nor an sf-string with 400 problem+json; each flaw accepts its kind.
+TEST_CASE("malformed keys are refused 400 problem+json, and each key-syntax flaw accepts its kind", "[core]") {
+  const std::string empty = "", too_long = std::string(256, 'k'), comma = "k1,k1", quote = "k\"1",
+                    non_ascii = "k1-\xc3\xa9";
+  auto answer = [](Flaw flaw, const std::string& key) {
+    TempDir dir;
+    FakeClock clock{kStart};
+    SqliteStore store{dir.file("ref.db")};
+    ServiceConfig config;
+    config.flaw = flaw;
+    ReferenceService service{config, store, clock};
+    return service.handle_request(HttpRequest{"POST", "/orders", {{"Idempotency-Key", key}}, kOrder});
+  };
+  for (const std::string& key : {empty, too_long, comma, quote, non_ascii}) {
+    INFO("key '" << key << "'");
+    const HttpResponse r = answer(Flaw::none, key);
+    CHECK(r.status == 400);
+    CHECK(r.header("Content-Type") == "application/problem+json");
+    CHECK(json::parse(r.body).at("type") == "urn:idemproof:invalid-key");
+  }
+  CHECK(answer(Flaw::none, std::string(255, 'k')).status == 201);  // the documented maximum is kept
+  CHECK(answer(Flaw::accept_empty_key, empty).status == 201);
+  CHECK(answer(Flaw::accept_empty_key, comma).status == 400);
+  CHECK(answer(Flaw::no_key_length_limit, too_long).status == 201);
+  CHECK(answer(Flaw::no_key_length_limit, empty).status == 400);
+  for (const std::string& key : {comma, quote, non_ascii}) CHECK(answer(Flaw::lenient_key_syntax, key).status == 201);
+  CHECK(answer(Flaw::lenient_key_syntax, too_long).status == 400);
+  // plain-error: the same refusal as text, its detail alone.
+  const HttpResponse plain = answer(Flaw::plain_error, empty);
+  CHECK(plain.status == 400);
+  CHECK(plain.header("Content-Type") == "text/plain; charset=utf-8");
+  CHECK(plain.body == "the key must be a token or an sf-string of 1 to 255 characters");
+  CHECK(answer(Flaw::plain_error, "k1").status == 201);
 }

@@ -71,7 +71,10 @@ TEST_CASE("Chromium renders a broken run: layer table, verdicts, timelines", "[b
   // A timeline per failing scenario, the evidence outlined, lost answers marked.
   CHECK(Count(dom, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timeline\"") == 3);
   CHECK(Count(dom, "<g class=\"op evidence\"") >= 4);
-  CHECK(Count(dom, "<article class=\"failure\"") == 3);
+  // A card per finding (8), violations only; each with its repro command.
+  CHECK(Count(dom, "<article class=\"finding violation\"") == 8);
+  CHECK(Count(dom, "<pre class=\"repro\">") == 8);
+  CHECK(Count(dom, "<table class=\"diff\">") >= 4);
   CHECK(dom.find("idemproof run scenarios/client/double-submit.yaml --target scenarios/targets/reference.yaml "
                  "--seed 42 --filter double-submit --flaw check-then-insert") != std::string::npos);
   CHECK(dom.find("0 \u2014 never fired: proves nothing") != std::string::npos);
@@ -92,9 +95,10 @@ TEST_CASE("Chromium renders a clean run", "[browser][slow]") {
 }
 
 // The first screen answers: at 1280 x 800 the verdict and the whole matrix
-// show without scrolling, nothing scrolls sideways, and no table cell on the
+// show without scrolling, nothing scrolls sideways, no table cell on the
 // page is taller than kTallestCellPx (a list of 18 sentences in one cell
-// made one row taller than two screens).
+// made one row taller than two screens) and none is narrower than its
+// longest word (names wrapped letter by letter in a narrow column).
 namespace {
 
 constexpr double kTallestCellPx = 400;
@@ -106,7 +110,9 @@ void CheckFirstScreen(const std::string& run_name) {
   auto m = MeasureFirstScreen(fs::absolute(run / "report.html").string());
   if (!m.ok()) FAIL(m.status().ToString());
   INFO("headline bottom " << m->headline_bottom << ", matrix bottom " << m->matrix_bottom << ", scroll width "
-                          << m->scroll_width << " of " << m->client_width << ", tallest cell " << m->tallest_cell);
+                          << m->scroll_width << " of " << m->client_width << ", tallest cell " << m->tallest_cell
+                          << ", width with whole words " << m->words_scroll_width << ", cells narrower than a word "
+                          << m->narrow_cells);
   CHECK(m->headline_bottom > 0);
   CHECK(m->matrix_bottom > m->headline_bottom);
   CHECK(m->matrix_bottom <= 800);
@@ -114,6 +120,10 @@ void CheckFirstScreen(const std::string& run_name) {
   CHECK(m->scroll_width <= m->client_width);
   CHECK(m->tallest_cell > 0);
   CHECK(m->tallest_cell <= kTallestCellPx);
+  // No column narrower than its longest word: wrapped only between words,
+  // every table still fits the page and no cell overflows.
+  CHECK(m->words_scroll_width <= m->client_width);
+  CHECK(m->narrow_cells == 0);
   const fs::path png = fs::path(IDEMPROOF_BINARY_DIR) / "tests/reports/screens" / ("first-screen-" + run_name + ".png");
   fs::create_directories(png.parent_path());
   Status s = idemproof::testing::Screenshot(fs::absolute(run / "report.html").string(), png.string(),

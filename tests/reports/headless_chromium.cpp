@@ -144,6 +144,11 @@ Result<FirstScreen> MeasureFirstScreen(const std::string& file, std::chrono::sec
            "  var tallest = 0; d.querySelectorAll('td, th').forEach(function (c) {"
            "    tallest = Math.max(tallest, c.getBoundingClientRect().height); });"
            "  out.tallest_cell = tallest;"
+           "  var cells = d.querySelectorAll('td, th');"
+           "  cells.forEach(function (c) { c.style.overflowWrap = 'normal'; c.style.wordBreak = 'normal'; });"
+           "  out.words_scroll_width = d.documentElement.scrollWidth;"
+           "  var narrow = 0; cells.forEach(function (c) { if (c.scrollWidth > c.clientWidth + 1) narrow++; });"
+           "  out.narrow_cells = narrow;"
            "  document.body.setAttribute('data-measure', JSON.stringify(out));"
            "};</script></body></html>";
     if (!out) return Status::IoError("cannot write " + wrapper.string());
@@ -175,6 +180,8 @@ Result<FirstScreen> MeasureFirstScreen(const std::string& file, std::chrono::sec
   m.scroll_width = number("scroll_width");
   m.client_width = number("client_width");
   m.tallest_cell = number("tallest_cell");
+  m.words_scroll_width = number("words_scroll_width");
+  m.narrow_cells = number("narrow_cells");
   return m;
 }
 

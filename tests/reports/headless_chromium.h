@@ -37,6 +37,12 @@ struct FirstScreen {
   double scroll_width = -1;     // document width vs the viewport's
   double client_width = -1;
   double tallest_cell = -1;     // the tallest td or th on the whole page
+  // Measured last, with every td and th wrapping only where a line may break
+  // between words (overflow-wrap and word-break normal; <wbr> still breaks):
+  // the document's width then (a column that needs its longest word whole
+  // widens its table past the page), and how many cells overflow themselves.
+  double words_scroll_width = -1;
+  double narrow_cells = -1;
 };
 Result<FirstScreen> MeasureFirstScreen(const std::string& file,
                                        std::chrono::seconds deadline = std::chrono::seconds(60));

@@ -123,7 +123,14 @@ struct IdempotencyContract {
   std::optional<Duration> lease;   // the declared in-progress lease
   // The longest key the target accepts (`key_max_length`); `key_form:
   // max_length` sends keys this long. 255 (Stripe's limit) when undeclared.
+  // `key_max_length_declared`: the file says it, so a key one character
+  // longer must be refused (key_form: over_max_length; undeclared, the IETF
+  // draft sets no maximum and that scenario is not applicable).
   std::size_t key_max_length = 255;
+  bool key_max_length_declared = false;
+  // `invalid_key`: the answer to a key that is empty, too long or not a
+  // Structured Field String (the malformed_key oracles). Default 400.
+  int invalid_key = 400;
   // Other spellings of a keyed route (`path_equivalence`); none declared:
   // the route-spelling family is not applicable.
   PathEquivalence path_equivalence;

@@ -80,6 +80,10 @@ struct TargetDescription {
   // clock ns, e.g. the reference's X-Arrival-Ns); "" = not reported. Bursts
   // record the target-side arrival spread from it.
   std::string arrival_header;
+  // `errors: problem+json`: every 4xx the target answers is a problem
+  // details document (RFC 9457); `problem_details` judges each one. false
+  // (`errors: any`, the default): the error format is not judged.
+  bool errors_problem_json = false;
   HttpSettings http;  // `http:` and `trace:` (model/http_settings.h)
   TlsOptions tls;     // `tls:`: how https:// peers are checked (model/tls_settings.h)
   std::vector<JsonPath> volatile_paths;      // target-wide volatile JSON paths

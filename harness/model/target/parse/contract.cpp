@@ -88,7 +88,7 @@ IdempotencyContract ParseIdempotency(TargetLoadContext& cx, const YAML::Node& no
   cx.r.CheckKeys(node,
                {"key_header", "key", "replay", "in_progress", "mismatch", "missing_key", "retryable", "window",
                 "lease", "retry_after", "recovery_bound", "key_max_length", "path_equivalence",
-                "validation_first", "natural_key", "fingerprint"},
+                "validation_first", "natural_key", "fingerprint", "invalid_key"},
                "idempotency");
   if (node["validation_first"]) c.validation_first = cx.r.Bool(node["validation_first"], "idempotency.validation_first");
   if (node["key_header"] && node["key_header"].IsScalar() && node["key_header"].Scalar() == "none") {
@@ -169,7 +169,9 @@ IdempotencyContract ParseIdempotency(TargetLoadContext& cx, const YAML::Node& no
     if (n < 1 || n > 8192)
       cx.r.Fail(node["key_max_length"], "idempotency.key_max_length must be between 1 and 8192, found " + std::to_string(n));
     c.key_max_length = static_cast<std::size_t>(n);
+    c.key_max_length_declared = true;
   }
+  if (node["invalid_key"]) c.invalid_key = cx.r.HttpStatus(node["invalid_key"], "idempotency.invalid_key");
   if (node["path_equivalence"]) c.path_equivalence = PathSpellings(cx, node["path_equivalence"]);
   return c;
 }

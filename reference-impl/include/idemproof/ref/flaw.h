@@ -52,6 +52,10 @@ enum class Flaw {
   whole_store_rewrite,     // issue 46, many keys at once (whole_file_answer_store.h)
   abort_stores_empty,      // issue 46, a client abort (reference_service.cpp, client_connection.h)
   memory_fingerprint,      // issue 46, a restart before a client-layer check (memory_fingerprint_store.h)
+  accept_empty_key,     // issue 48, the key's syntax (reference_service.cpp key_of)
+  no_key_length_limit,
+  lenient_key_syntax,
+  plain_error,          // issue 48, the error format (reference_service.cpp handle_request)
 };
 
 struct FlawInfo {

@@ -14,7 +14,9 @@ namespace idemproof::ref {
 
 inline constexpr std::size_t kMaxIdempotencyKeyLength = 255;
 
-// The key carried by header value `raw`, or nullopt if `raw` is not a valid key.
-std::optional<std::string> parse_idempotency_key(std::string_view raw);
+// The key carried by header value `raw`, or nullopt if `raw` is not a valid
+// key of 1..max_length characters.
+std::optional<std::string> parse_idempotency_key(std::string_view raw,
+                                                 std::size_t max_length = kMaxIdempotencyKeyLength);
 
 }  // namespace idemproof::ref
