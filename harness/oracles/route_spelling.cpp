@@ -130,7 +130,7 @@ Verdict RouteSpelling(const OracleInput& in) {
   }
   VerdictDetails details;
   details.violations = violations.findings();
-  details.counts.judged = rows;
+  details.records.judged_rows = rows;
   details.counts.undecided = undecided;
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " request(s) under another spelling of their route judged as " +
