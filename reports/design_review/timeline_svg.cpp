@@ -107,8 +107,8 @@ std::string RequestTitle(const Operation& op, const std::string& label) {
   t += "\nkey " + (e.key.empty() ? std::string("(none)") : e.key);
   if (!e.biz.empty()) t += "\nbiz " + e.biz;
   t += "\n-> " + label;
-  if (op.completion != nullptr)
-    if (const std::string error = EventText(*op.completion, "error"); !error.empty()) t += " (" + error + ")";
+  if (op.completion != nullptr && op.completion->value.contains("error") && op.completion->value["error"].is_string())
+    t += " (" + op.completion->value["error"].get<std::string>() + ")";  // an empty error still shows "()"
   return t;
 }
 
