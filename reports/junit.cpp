@@ -1,6 +1,7 @@
 #include "reports/junit.h"
 
 
+#include "model/results_json.h"
 #include "reports/markup_escape.h"
 
 namespace idemproof {
@@ -85,7 +86,7 @@ std::string RenderJUnit(const RunResults& r) {
     for (const auto& v : s.verdicts) {
       suites += "    <testcase" + Attr("classname", classname) + Attr("name", v.oracle + where) + Attr("file", s.file) +
                 ">\n";
-      std::string details = v.details.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+      std::string details = VerdictDetailsToJson(v.details).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
       // A deviation is a SHOULD missed: CI renders the testcase property and
       // its output; it fails the case only under --strict.
       std::string props;

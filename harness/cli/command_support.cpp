@@ -15,6 +15,7 @@
 #include "runtime/injector_faults.h"
 #include "session/scenario_files.h"
 #include "session/session.h"
+#include "model/results_json.h"
 
 namespace idemproof::cli {
 

@@ -14,6 +14,7 @@
 #include "cli/summary_table.h"
 #include "model/console_text.h"
 #include "model/shard_merge.h"
+#include "model/results_json.h"
 
 namespace idemproof::cli {
 

@@ -10,6 +10,7 @@
 #include "model/console_text.h"
 #include "reports/design_review/design_reports.h"
 #include "session/session.h"
+#include "model/results_json.h"
 
 namespace idemproof::cli {
 

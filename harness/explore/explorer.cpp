@@ -17,6 +17,7 @@
 #include "oracles/oracle.h"
 #include "session/run_directory.h"
 #include "search/property_search.h"
+#include "model/results_json.h"
 
 namespace fs = std::filesystem;
 

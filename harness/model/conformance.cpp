@@ -35,10 +35,9 @@ void AddOnce(std::vector<std::string>& texts, const std::string& text) {
 // (the registry applies it to them, model/profile.h RuleFor).
 std::pair<bool, bool> BrokenRules(const Verdict& v, const OracleRules& rules) {
   if (!rules.status) return {true, false};
-  const auto& d = v.details;
-  if (d.is_object() && d.contains("violations") && d["violations"].is_array() && !d["violations"].empty()) {
+  if (const auto& findings = v.details.Findings(); !findings.empty()) {
     bool effect = false, status = false;
-    for (const auto& x : d["violations"]) (FindingFromJson(x).rule == "status" ? status : effect) = true;
+    for (const Finding& f : findings) (f.rule == "status" ? status : effect) = true;
     return {effect, status};
   }
   const bool status = v.rule.id == rules.status->id;
@@ -127,12 +126,11 @@ ConformanceTable Conformance(const RunResults& results) {
             AddOnce(status.undecided, i);
             break;
           case VerdictStatus::kNotApplicable: {
-            const auto needs = v.details.is_object() ? v.details.find("needs") : v.details.end();
+            const auto& needs = v.details.lists.needs;
             std::string why = v.evidence;
-            if (needs != v.details.end() && needs->is_array() && !needs->empty()) {
+            if (needs && !needs->empty()) {
               why = "needs ";
-              for (std::size_t n = 0; n < needs->size(); ++n)
-                why += (n ? ", " : "") + ((*needs)[n].is_string() ? (*needs)[n].get<std::string>() : (*needs)[n].dump());
+              for (std::size_t n = 0; n < needs->size(); ++n) why += (n ? ", " : "") + (*needs)[n];
             }
             AddOnce(effect.why_not, why);
             AddOnce(status.why_not, why);

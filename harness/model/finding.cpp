@@ -40,6 +40,24 @@ bool FindingRoleHoldsSeveral(FindingRole role) {
 
 std::int64_t FindingOp::index() const { return IsOpRef(ref) ? ref["index"].get<std::int64_t>() : -1; }
 
+OpRefView ReadOpRef(const nlohmann::json& ref) {
+  OpRefView v;
+  if (!ref.is_object()) return v;
+  const auto text = [&](const char* name) {
+    const auto it = ref.find(name);
+    return it != ref.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  v.index = IsOpRef(ref) ? ref["index"].get<std::int64_t>() : -1;
+  v.process = text("process");
+  v.key = text("key");
+  v.outcome = text("outcome");
+  v.error = text("error");
+  if (const auto it = ref.find("completion_index"); it != ref.end() && it->is_number_integer())
+    v.completion_index = it->get<std::int64_t>();
+  if (const auto it = ref.find("answer"); it != ref.end() && it->is_object()) v.answer = *it;
+  return v;
+}
+
 Finding& Finding::With(FindingRole role, nlohmann::json ref) {
   if (IsOpRef(ref)) {
     ops.push_back({role, std::move(ref)});
@@ -60,6 +78,18 @@ Finding MakeFinding(std::string problem, nlohmann::json subject) {
   Finding f;
   f.problem = std::move(problem);
   if (subject.is_object()) f.subject = std::move(subject);
+  return f;
+}
+
+Finding InRoleOrder(Finding f) {
+  std::vector<FindingOp> ops;
+  for (const FindingRole role : kRoles) {
+    for (const FindingOp* op : f.OpsOf(role)) {
+      ops.push_back(*op);
+      if (!FindingRoleHoldsSeveral(role)) break;
+    }
+  }
+  f.ops = std::move(ops);
   return f;
 }
 

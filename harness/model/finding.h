@@ -3,7 +3,7 @@
 // reports read it back (reports/design_review/run_review.cpp): one type and
 // one JSON codec, so a reader never guesses which member is a request.
 //
-// JSON (one element of a verdict's details["violations"]): the subject's
+// JSON (one element of a verdict's "violations", model/verdict_details.h): the subject's
 // fields (key, action, biz, ... as the oracle names them), "problem", "rule"
 // ("status": the finding is about the status code alone, and the profile's
 // status rule applies; "effect"), every op under its role's name (an object,
@@ -45,12 +45,26 @@ const char* FindingRoleName(FindingRole role);
 // True for the roles whose JSON member is an array.
 bool FindingRoleHoldsSeveral(FindingRole role);
 
+// An op reference (oracles' OpJson) read once, so a reader of findings
+// never probes its JSON: members absent in `ref` stay at their defaults.
+struct OpRefView {
+  std::int64_t index = -1;
+  std::string process;
+  std::string key;
+  std::string outcome;  // "ok", "fail", "info", "open"
+  std::string error;    // the completion's error text, "" when none
+  std::optional<std::int64_t> completion_index;
+  nlohmann::json answer;  // AnswerEvidenceJson's object, null when none
+};
+OpRefView ReadOpRef(const nlohmann::json& ref);
+
 struct FindingOp {
   FindingRole role = FindingRole::kRequest;
   nlohmann::json ref;  // {"index", "process", ...}: oracles' OpJson
 
   // The op's history index, or -1.
   std::int64_t index() const;
+  bool operator==(const FindingOp&) const = default;
 };
 
 // A labelled value a finding compares (a probe's reading), not an answer.
@@ -77,10 +91,16 @@ struct Finding {
   Finding& With(FindingRole role, nlohmann::json ref);
   // Every op of `role`, in the order added.
   std::vector<const FindingOp*> OpsOf(FindingRole role) const;
+  bool operator==(const Finding&) const = default;
 };
 
 // A finding of `problem` about `subject` ({"key": ..., "action": ...}).
 Finding MakeFinding(std::string problem, nlohmann::json subject = nlohmann::json::object());
+
+// `finding` as its JSON says it: ops in role order, one op for each role
+// that holds one (the first added). Oracles' Violations::Add keeps findings
+// so; FindingFromJson(FindingToJson(f)) == f for such a finding.
+Finding InRoleOrder(Finding finding);
 
 nlohmann::json FindingToJson(const Finding& finding);
 // Reads what FindingToJson writes; members of another shape are kept in

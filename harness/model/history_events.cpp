@@ -188,4 +188,48 @@ HistoryEvent MessageNote(const RequestSubject& subject, int step, nlohmann::json
   return e;
 }
 
+namespace {
+std::string TextMember(const nlohmann::json& j, const char* member) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(member);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+std::optional<double> NumberMember(const nlohmann::json& j, const char* member) {
+  const auto it = j.find(member);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+}  // namespace
+
+std::string EventText(const HistoryEvent& e, const char* member) { return TextMember(e.value, member); }
+
+RequestLine RequestLineOf(const HistoryEvent& invoke) {
+  if (!invoke.value.is_object()) return {};
+  const auto it = invoke.value.find("request");
+  if (it == invoke.value.end()) return {};
+  return {TextMember(*it, "method"), TextMember(*it, "url")};
+}
+
+std::optional<std::string> ProbeCountText(const HistoryEvent& completion) {
+  if (!completion.value.is_object()) return std::nullopt;
+  const auto it = completion.value.find("count");
+  if (it == completion.value.end() || !it->is_number()) return std::nullopt;
+  return it->dump();
+}
+
+std::optional<BurstSpreadNote> BurstSpreadOf(const HistoryEvent& note) {
+  if (note.f != event_f::kNote || !note.value.is_object()) return std::nullopt;
+  const auto it = note.value.find("burst");
+  if (it == note.value.end() || !it->is_object()) return std::nullopt;
+  const nlohmann::json& b = *it;
+  BurstSpreadNote out;
+  out.step = b.value("step", note.step);
+  out.n = b.value("n", 0);
+  out.mode = TextMember(b, "mode");
+  out.arrival_header = TextMember(b, "arrival_header");
+  out.harness_spread_us = NumberMember(b, "harness_spread_us");
+  out.target_spread_us = NumberMember(b, "target_spread_us");
+  return out;
+}
+
 }  // namespace idemproof

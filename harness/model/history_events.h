@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -121,6 +122,34 @@ HistoryEvent ProcessInvoke(const std::string& f, int step, nlohmann::json value)
 HistoryEvent Note(int step, const std::string& text);
 // A note with more than its text ({"note": ..., "burst": ...}).
 HistoryEvent NoteWith(int step, nlohmann::json value);
+
+// ---- Readers: what the builders above write, read back typed, so the
+// reports never probe an event's JSON. Absent or ill-typed members read as
+// "" / nullopt.
+
+// A string member of `e`'s value that the builders write: "label" and
+// "probe" (probes), "hook" and "cause" (hooks), "instance" (requests sent to
+// a cluster instance), "error" (a failed completion).
+std::string EventText(const HistoryEvent& e, const char* member);
+// The request line of a request invoke ({"request": {"method", "url"}}).
+struct RequestLine {
+  std::string method;
+  std::string url;
+};
+RequestLine RequestLineOf(const HistoryEvent& invoke);
+// A counting probe's answer ("count"), as JSON text ("3"); nullopt when none.
+std::optional<std::string> ProbeCountText(const HistoryEvent& completion);
+// A burst's spread note ({"note": "burst spread", "burst": {...}}, written
+// by the burst step): nullopt for any other event.
+struct BurstSpreadNote {
+  int step = -1;
+  int n = 0;
+  std::string mode;
+  std::string arrival_header;
+  std::optional<double> harness_spread_us;
+  std::optional<double> target_spread_us;
+};
+std::optional<BurstSpreadNote> BurstSpreadOf(const HistoryEvent& note);
 // The target (pid) ended other than by a step; `why`: "exited (signal 9 (Killed))".
 HistoryEvent TargetExited(int step, int pid, const std::string& why);
 // f wait, process harness, type ok: {"duration"}, and "past_window": true

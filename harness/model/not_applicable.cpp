@@ -4,8 +4,6 @@
 #include <map>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
 namespace idemproof {
 
 std::string NotApplicableHeadline(const RunResults& results) {
@@ -26,15 +24,23 @@ std::string NotApplicableHeadline(const RunResults& results) {
   return out + std::to_string(rows) + " of " + std::to_string(results.scenarios.size()) + " row(s) not applicable";
 }
 
+std::string NotApplicableNote(const RunResults& results) {
+  const auto groups = results.NotApplicableGroups();
+  std::string out = NotApplicableHeadline(results);
+  if (groups.empty()) return out;
+  out += ":";
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    out += std::string(i ? ";" : "") + " " + std::to_string(groups[i].second) + " " + groups[i].first;
+  return out;
+}
+
 std::vector<NotApplicableCause> NotApplicableCauses(const RunResults& results) {
   std::map<std::string, int> rows;  // need -> rows
   for (const auto& s : results.scenarios) {
     if (s.Outcome() != VerdictStatus::kNotApplicable) continue;
     std::set<std::string> needs;
     for (const auto& v : s.verdicts) {
-      const auto n = v.details.find("needs");
-      if (n == v.details.end() || !n->is_array()) continue;
-      for (const auto& need : *n) needs.insert(need.is_string() ? need.get<std::string>() : need.dump());
+      if (const auto& n = v.details.lists.needs) needs.insert(n->begin(), n->end());
     }
     if (needs.empty()) needs.insert(s.NotApplicableReason());
     for (const auto& need : needs) ++rows[need];

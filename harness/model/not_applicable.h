@@ -12,7 +12,12 @@
 
 namespace idemproof {
 
-// RunResults::NotApplicableNote without the reasons: "30 of 38 row(s) not
+// One line for the console and the reports: "30 of 38 rows not applicable:
+// 20 needs role pay; 10 needs ..." ("" when no row is); with
+// "nothing was tested" first when NothingTested().
+std::string NotApplicableNote(const RunResults& results);
+
+// NotApplicableNote without the reasons: "30 of 38 row(s) not
 // applicable" (after "nothing was tested ..., exit 3; " when
 // NothingTested()); "" when no row is not applicable and something was tested.
 std::string NotApplicableHeadline(const RunResults& results);

@@ -1,18 +1,9 @@
 #include "model/results.h"
 
-#include "model/conformance.h"
-#include "model/not_applicable.h"
-
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
-#include <fstream>
-#include <sstream>
-
-#include <nlohmann/json.hpp>
 
 namespace idemproof {
 
@@ -44,13 +35,10 @@ bool ScenarioResult::Exercised() const {
 std::string ScenarioResult::NotApplicableReason() const {
   if (Outcome() != VerdictStatus::kNotApplicable) return "";
   for (const auto& v : verdicts) {
-    const auto needs = v.details.find("needs");
-    if (needs == v.details.end() || !needs->is_array() || needs->empty()) continue;
+    const auto& needs = v.details.lists.needs;
+    if (!needs || needs->empty()) continue;
     std::string out = "needs ";
-    for (std::size_t i = 0; i < needs->size(); ++i) {
-      const auto& n = (*needs)[i];
-      out += (i ? ", " : "") + (n.is_string() ? n.get<std::string>() : n.dump());
-    }
+    for (std::size_t i = 0; i < needs->size(); ++i) out += (i ? ", " : "") + (*needs)[i];
     return out;
   }
   return verdicts.empty() ? "no oracle to judge it" : verdicts.front().evidence;
@@ -78,16 +66,6 @@ std::vector<std::pair<std::string, int>> RunResults::NotApplicableGroups() const
   }
   std::vector<std::pair<std::string, int>> out(count.begin(), count.end());
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  return out;
-}
-
-std::string RunResults::NotApplicableNote() const {
-  const auto groups = NotApplicableGroups();
-  std::string out = NotApplicableHeadline(*this);
-  if (groups.empty()) return out;
-  out += ":";
-  for (std::size_t i = 0; i < groups.size(); ++i)
-    out += std::string(i ? ";" : "") + " " + std::to_string(groups[i].second) + " " + groups[i].first;
   return out;
 }
 
@@ -138,184 +116,6 @@ Metrics RunResults::TotalMetrics() const {
   Metrics total;
   for (const auto& s : scenarios) total.Add(s.metrics);
   return total;
-}
-
-nlohmann::json ScenarioResultToJson(const ScenarioResult& r) {
-  nlohmann::json verdicts = nlohmann::json::array();
-  for (const auto& v : r.verdicts) verdicts.push_back(VerdictToJson(v));
-  nlohmann::json out = {{"name", r.name},
-          {"file", r.file},
-          {"layer", r.layer},
-          {"hunts", r.hunts},
-          {"outcome", VerdictStatusName(r.Outcome())},
-          {"verdicts", verdicts},
-          {"fault_counts", r.fault_counts},
-          {"warnings", r.warnings},
-          {"error", r.error},
-          {"events", r.events},
-          {"elapsed_ms", r.elapsed_ms},
-          {"history_file", r.history_file},
-          {"metrics", MetricsToJson(r.metrics)}};
-  if (r.Deviations() > 0) out["deviations"] = r.Deviations();  // absent = none (goldens stay)
-  // Only bound rows carry their binding (older readers and goldens stay as they were).
-  if (!r.bound_from.empty()) {
-    out["scenario"] = r.bound_from;
-    out["binding"] = r.binding;
-  }
-  return out;
-}
-
-Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc) {
-  if (!doc.is_object()) return Status::InvalidArgument("scenario result: expected an object");
-  ScenarioResult r;
-  try {
-    r.name = doc.at("name").get<std::string>();
-    r.file = doc.value("file", "");
-    r.layer = doc.value("layer", "");
-    r.hunts = doc.value("hunts", "");
-    r.bound_from = doc.value("scenario", "");
-    r.binding = doc.value("binding", std::map<std::string, std::string>{});
-    for (const auto& v : doc.value("verdicts", nlohmann::json::array())) {
-      auto verdict = VerdictFromJson(v);
-      if (!verdict.ok()) return verdict.status();
-      r.verdicts.push_back(*verdict);
-    }
-    r.fault_counts = doc.value("fault_counts", std::map<std::string, std::int64_t>{});
-    r.warnings = doc.value("warnings", std::vector<std::string>{});
-    r.error = doc.value("error", "");
-    r.events = doc.value("events", std::int64_t{0});
-    r.elapsed_ms = doc.value("elapsed_ms", std::int64_t{0});
-    r.history_file = doc.value("history_file", "");
-    if (doc.contains("metrics")) {
-      auto m = MetricsFromJson(doc["metrics"]);
-      if (!m.ok()) return m.status();
-      r.metrics = *m;
-    }
-  } catch (const nlohmann::json::exception& e) {
-    return Status::InvalidArgument(std::string("scenario result: ") + e.what());
-  }
-  return r;
-}
-
-nlohmann::json RunResultsToJson(const RunResults& r) {
-  nlohmann::json scenarios = nlohmann::json::array();
-  for (const auto& s : r.scenarios) scenarios.push_back(ScenarioResultToJson(s));
-  nlohmann::json doc = {{"format", r.format},
-                        {"run_id", r.run_id},
-                        {"seed", r.seed},
-                        {"target", {{"name", r.target_name}, {"file", r.target_file}}},
-                        {"flaw", r.flaw},
-                        {"started", r.started},
-                        {"finished", r.complete ? nlohmann::json(r.finished) : nlohmann::json(false)},
-                        {"tool_version", r.tool_version},
-                        {"exit_code", r.ExitCode()},
-                        {"nothing_tested", r.NothingTested()},
-                        {"metrics", MetricsToJson(r.TotalMetrics())},
-                        {"scenarios", scenarios}};
-  if (!r.run_namespace.empty()) doc["namespace"] = r.run_namespace;
-  if (r.tls_unverified) doc["target"]["tls_verification"] = "off";
-  if (!r.tls_unverified_peers.empty()) doc["target"]["tls_unverified"] = r.tls_unverified_peers;
-  if (r.strict) doc["strict"] = true;
-  doc["profile"] = r.profile;
-  // Derived from the verdicts (model/conformance.h); not read back.
-  doc["conformance"] = ConformanceToJson(Conformance(r), r);
-  if (r.shard) doc["shard"] = ShardOfRunToJson(*r.shard);
-  if (r.merged_shards) doc["merged_shards"] = MergedShardsToJson(*r.merged_shards, r.Incomplete());
-  return doc;
-}
-
-Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
-  if (!doc.is_object()) return Status::InvalidArgument("results: expected an object");
-  RunResults r;
-  try {
-    r.run_id = doc.at("run_id").get<std::string>();
-    r.seed = doc.value("seed", std::uint64_t{0});
-    r.run_namespace = doc.value("namespace", "");
-    if (doc.contains("target")) {
-      r.target_name = doc["target"].value("name", "");
-      r.target_file = doc["target"].value("file", "");
-      r.tls_unverified = doc["target"].value("tls_verification", "") == "off";
-      r.tls_unverified_peers = doc["target"].value("tls_unverified", std::vector<std::string>{});
-    }
-    r.flaw = doc.value("flaw", "");
-    r.started = doc.value("started", "");
-    if (doc.contains("finished") && doc["finished"].is_boolean()) {
-      r.complete = doc["finished"].get<bool>();  // false: the run never finished
-    } else {
-      r.finished = doc.value("finished", "");
-    }
-    r.tool_version = doc.value("tool_version", "");
-    r.format = doc.value("format", 1);  // format 1 wrote none
-    if (r.format < 1 || r.format > kHistoryFormat)
-      return Status::InvalidArgument("results: format " + std::to_string(r.format) + " (this idemproof reads formats 1 to " +
-                                     std::to_string(kHistoryFormat) + ")");
-    r.strict = doc.value("strict", false);
-    r.profile = doc.value("profile", std::string("ietf"));
-    if (doc.contains("shard")) {
-      auto shard = ShardOfRunFromJson(doc["shard"]);
-      if (!shard.ok()) return shard.status();
-      r.shard = *shard;
-    }
-    if (doc.contains("merged_shards")) {
-      auto merged = MergedShardsFromJson(doc["merged_shards"]);
-      if (!merged.ok()) return merged.status();
-      r.merged_shards = *merged;
-    }
-    for (const auto& s : doc.value("scenarios", nlohmann::json::array())) {
-      auto sr = ScenarioResultFromJson(s);
-      if (!sr.ok()) return sr.status();
-      r.scenarios.push_back(*sr);
-    }
-  } catch (const nlohmann::json::exception& e) {
-    return Status::InvalidArgument(std::string("results: ") + e.what());
-  }
-  return r;
-}
-
-Status WriteRunResults(const RunResults& results, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::IoError("cannot write results '" + tmp + "'");
-    // A target's answers may not be UTF-8: replace, never throw.
-    out << RunResultsToJson(results).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-    out.flush();
-    if (!out) return Status::IoError("write failed for results '" + tmp + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    std::remove(tmp.c_str());
-    return Status::IoError("cannot rename '" + tmp + "' to '" + path + "': " + why);
-  }
-  return Status::Ok();
-}
-
-Result<RunResults> ReadRunResults(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IoError("cannot read results '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is the 1-based byte the parser stopped at: name its line:column.
-    const std::size_t stop = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    SourceMark mark{path, 1, 1};
-    for (std::size_t i = 0; i < stop; ++i) {
-      if (text[i] == '\n') {
-        ++mark.line;
-        mark.column = 1;
-      } else {
-        ++mark.column;
-      }
-    }
-    return Status(StatusCode::kInvalidArgument, std::string("not valid JSON: ") + e.what(), mark);
-  }
-  auto results = RunResultsFromJson(doc);
-  if (!results.ok()) return Status(results.status().code(), results.status().message(), SourceMark{path});
-  return results;
 }
 
 std::string NowRfc3339() {

@@ -1,5 +1,6 @@
 // Results of a run, as written to results.json in the run directory and read
-// back by `idemproof check` and the report renderers.
+// back by `idemproof check` and the report renderers (the JSON codec and the
+// file: model/results_json.h).
 //
 // Exit code of a run (RunResults::ExitCode):
 //   1 if any verdict is a violation (invalid, severity violation), or, under
@@ -23,8 +24,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "model/history.h"
 #include "model/metrics.h"
@@ -101,10 +100,6 @@ struct RunResults {
   // The not_applicable rows grouped by NotApplicableReason(), most first,
   // then by reason.
   std::vector<std::pair<std::string, int>> NotApplicableGroups() const;
-  // One line for the console and the reports: "30 of 38 rows not applicable:
-  // 20 needs role pay; 10 needs ..." ("" when no row is); with
-  // "nothing was tested" first when NothingTested().
-  std::string NotApplicableNote() const;
   // True for a shard dealt nothing, or a merge missing a shard or a row.
   bool Incomplete() const;
   // One line for the console and the reports: "shard 2/4: 2 of 6 bound
@@ -118,22 +113,6 @@ struct RunResults {
   // Sum over scenarios.
   Metrics TotalMetrics() const;
 };
-
-nlohmann::json ScenarioResultToJson(const ScenarioResult& result);
-Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc);
-
-// results.json: every field above plus "exit_code" and "metrics" (the total);
-// "namespace" only when set (older run directories lack it). An incomplete
-// run has "finished": false (instead of its time) and exit code 3 at most
-// 1 (a violation already seen stays one); reading it back sets complete.
-nlohmann::json RunResultsToJson(const RunResults& results);
-Result<RunResults> RunResultsFromJson(const nlohmann::json& doc);
-// Atomic: written to a temp file beside `path`, then renamed over it, so a
-// reader (or a killed harness) never leaves a half-written results.json.
-Status WriteRunResults(const RunResults& results, const std::string& path);
-// Errors name `path`: kIoError unreadable; kInvalidArgument not JSON (with
-// the line:column where parsing stopped) or not a results document.
-Result<RunResults> ReadRunResults(const std::string& path);
 
 // Now as RFC 3339 UTC with milliseconds ("2024-05-01T12:00:00.123Z").
 std::string NowRfc3339();

@@ -30,6 +30,23 @@ Result<Severity> ParseSeverity(const std::string& text) {
   return Status::InvalidArgument("unknown severity '" + text + "' (violation or deviation)");
 }
 
+VerdictDetails VerdictDetails::OfFindings(std::vector<Finding> findings) {
+  VerdictDetails d;
+  d.violations = std::move(findings);
+  return d;
+}
+
+VerdictDetails VerdictDetails::OfNeeds(std::vector<std::string> needs) {
+  VerdictDetails d;
+  d.lists.needs = std::move(needs);
+  return d;
+}
+
+const std::vector<Finding>& VerdictDetails::Findings() const {
+  static const std::vector<Finding> kNone;
+  return violations ? *violations : kNone;
+}
+
 const char* Verdict::Label() const { return is_deviation() ? "deviation" : VerdictStatusName(status); }
 
 Verdict Verdict::Counted(std::int64_t premise_count) && {
@@ -38,7 +55,7 @@ Verdict Verdict::Counted(std::int64_t premise_count) && {
 }
 
 namespace {
-Verdict Make(VerdictStatus st, std::string oracle, std::string evidence, nlohmann::json details) {
+Verdict Make(VerdictStatus st, std::string oracle, std::string evidence, VerdictDetails details) {
   Verdict v;
   v.oracle = std::move(oracle);
   v.status = st;
@@ -48,63 +65,22 @@ Verdict Make(VerdictStatus st, std::string oracle, std::string evidence, nlohman
 }
 }  // namespace
 
-Verdict Verdict::Valid(std::string o, std::string e, nlohmann::json d) {
+Verdict Verdict::Valid(std::string o, std::string e, VerdictDetails d) {
   return Make(VerdictStatus::kValid, std::move(o), std::move(e), std::move(d));
 }
-Verdict Verdict::Invalid(std::string o, std::string e, nlohmann::json d) {
+Verdict Verdict::Invalid(std::string o, std::string e, VerdictDetails d) {
   return Make(VerdictStatus::kInvalid, std::move(o), std::move(e), std::move(d));
 }
-Verdict Verdict::Deviation(std::string o, std::string e, nlohmann::json d) {
+Verdict Verdict::Deviation(std::string o, std::string e, VerdictDetails d) {
   Verdict v = Make(VerdictStatus::kInvalid, std::move(o), std::move(e), std::move(d));
   v.severity = Severity::kDeviation;
   return v;
 }
-Verdict Verdict::Unknown(std::string o, std::string e, nlohmann::json d) {
+Verdict Verdict::Unknown(std::string o, std::string e, VerdictDetails d) {
   return Make(VerdictStatus::kUnknown, std::move(o), std::move(e), std::move(d));
 }
-Verdict Verdict::NotApplicable(std::string o, std::string e, nlohmann::json d) {
+Verdict Verdict::NotApplicable(std::string o, std::string e, VerdictDetails d) {
   return Make(VerdictStatus::kNotApplicable, std::move(o), std::move(e), std::move(d));
-}
-
-nlohmann::json VerdictToJson(const Verdict& v) {
-  nlohmann::json out = {{"oracle", v.oracle},
-                        {"status", VerdictStatusName(v.status)},
-                        {"evidence", v.evidence},
-                        {"details", v.details}};
-  if (v.status == VerdictStatus::kInvalid) out["severity"] = SeverityName(v.severity);
-  if (!v.rule.id.empty()) out["rule"] = {{"id", v.rule.id}, {"text", v.rule.text}, {"level", v.rule.level}};
-  if (!v.premise.what.empty())
-    out["premise"] = {{"what", v.premise.what},
-                      {"count", v.premise.count ? nlohmann::json(*v.premise.count) : nlohmann::json(nullptr)}};
-  return out;
-}
-
-Result<Verdict> VerdictFromJson(const nlohmann::json& doc) {
-  if (!doc.is_object()) return Status::InvalidArgument("verdict: expected an object");
-  Verdict v;
-  try {
-    v.oracle = doc.at("oracle").get<std::string>();
-    auto st = ParseVerdictStatus(doc.at("status").get<std::string>());
-    if (!st.ok()) return st.status();
-    v.status = *st;
-    v.evidence = doc.value("evidence", "");
-    auto severity = ParseSeverity(doc.value("severity", "violation"));
-    if (!severity.ok()) return severity.status();
-    v.severity = *severity;
-    v.details = doc.value("details", nlohmann::json::object());
-    if (doc.contains("rule") && doc["rule"].is_object()) {
-      const auto& r = doc["rule"];
-      v.rule = {r.value("id", std::string()), r.value("text", std::string()), r.value("level", std::string())};
-    }
-    if (doc.contains("premise") && doc["premise"].is_object()) {
-      const auto& p = doc["premise"];
-      v.premise.what = p.value("what", std::string());
-      if (p.contains("count") && p["count"].is_number_integer()) v.premise.count = p["count"].get<std::int64_t>();
-    }
-  } catch (const nlohmann::json::exception& e) {
-    return Status::InvalidArgument(std::string("verdict: ") + e.what());
-  }
-  return v;
 }
 
 }  // namespace idemproof

@@ -4,8 +4,8 @@
 //   unknown        could not decide (no answer arrived, the oracle crashed)
 //   not_applicable the scenario/target gives nothing to judge (e.g. the target
 //                  declares no replay marker, the scenario sent no mismatch)
-// `evidence` is ONE line a human reads in a summary table; `details` is JSON
-// (the two differing answers, counts, event indices...).
+// `evidence` is ONE line a human reads in a summary table; `details` is the
+// proof, typed (model/verdict_details.h: findings, counts, tallies...).
 // An invalid verdict (a finding) has a severity: a violation breaks a MUST
 // (exit 1), a deviation a SHOULD (exit 0 unless --strict). Other statuses
 // ignore it.
@@ -22,9 +22,8 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "base/status.h"
+#include "model/verdict_details.h"
 
 namespace idemproof {
 
@@ -57,16 +56,16 @@ struct Verdict {
   VerdictStatus status = VerdictStatus::kUnknown;
   Severity severity = Severity::kViolation;  // meaningful for kInvalid only
   std::string evidence;
-  nlohmann::json details = nlohmann::json::object();
+  VerdictDetails details;
   Premise premise;
   AppliedRule rule;
 
-  static Verdict Valid(std::string oracle, std::string evidence, nlohmann::json details = nlohmann::json::object());
-  static Verdict Invalid(std::string oracle, std::string evidence, nlohmann::json details = nlohmann::json::object());
-  static Verdict Unknown(std::string oracle, std::string evidence, nlohmann::json details = nlohmann::json::object());
-  static Verdict NotApplicable(std::string oracle, std::string evidence, nlohmann::json details = nlohmann::json::object());
+  static Verdict Valid(std::string oracle, std::string evidence, VerdictDetails details = {});
+  static Verdict Invalid(std::string oracle, std::string evidence, VerdictDetails details = {});
+  static Verdict Unknown(std::string oracle, std::string evidence, VerdictDetails details = {});
+  static Verdict NotApplicable(std::string oracle, std::string evidence, VerdictDetails details = {});
   // An invalid verdict of severity deviation.
-  static Verdict Deviation(std::string oracle, std::string evidence, nlohmann::json details = nlohmann::json::object());
+  static Verdict Deviation(std::string oracle, std::string evidence, VerdictDetails details = {});
 
   bool is_violation() const { return status == VerdictStatus::kInvalid && severity == Severity::kViolation; }
   bool is_deviation() const { return status == VerdictStatus::kInvalid && severity == Severity::kDeviation; }
@@ -80,11 +79,9 @@ struct Verdict {
   }
 };
 
-// JSON: {"oracle","status","evidence","details"} plus "severity" on invalid
-// verdicts (read back as violation when absent) and "premise": {"what",
-// "count"} when the oracle has one (count null when not counted).
-
-nlohmann::json VerdictToJson(const Verdict& verdict);
-Result<Verdict> VerdictFromJson(const nlohmann::json& doc);
+// JSON (model/results_json.h): {"oracle","status","evidence","details"} plus
+// "severity" on invalid verdicts (read back as violation when absent) and
+// "premise": {"what", "count"} when the oracle has one (count null when not
+// counted).
 
 }  // namespace idemproof

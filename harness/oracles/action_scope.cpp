@@ -73,8 +73,11 @@ Verdict ActionScope(const OracleInput& in) {
       violations.Add(v);
     }
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"shared_keys", shared}, {"judged", judged},
-                            {"undecided", undecided}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.shared_keys = shared;
+  details.counts.judged = judged;
+  details.counts.undecided = undecided;
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(shared);
   if (shared == 0) return Verdict::Unknown(name, "no key was sent on two different actions", details).Counted(0);
   if (judged == 0)

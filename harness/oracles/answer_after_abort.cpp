@@ -79,10 +79,11 @@ Verdict AnswerAfterAbort(const OracleInput& in) {
       violations.Add(MakeFinding(ev).With(FindingRole::kRequest, OpJson(op)));
     }
   }
-  nlohmann::json details = {{"violations", violations.json()},
-                            {"keys_given_up", abandoned.size()},
-                            {"judged", judged_list},
-                            {"undecided", undecided}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.keys_given_up = static_cast<std::int64_t>(abandoned.size());
+  details.records.judged_rows = judged_list;
+  details.counts.undecided = undecided;
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " answer(s) after a client gave up, each the real answer (a body like the "
                                            "action's whole answers)",

@@ -166,12 +166,17 @@ Verdict AppliedOnce(const OracleInput& in) {
   for (const auto& [id, n] : deliveries) total_deliveries += n;
   const std::int64_t applied = *counter - base;
   const std::int64_t redeliveries = total_deliveries - static_cast<std::int64_t>(messages.size());
-  nlohmann::json details = {{"applied", applied},   {"counter", *counter}, {"before", base},
-                            {"definite", definite}, {"uncertain", uncertain},
-                            {"deliveries", total_deliveries}, {"messages", deliveries},
-                            {"broker_redeliveries", redelivered},
-                            {"counts", sums ? "sums " + sums->text() : std::string("applications")}};
-  if (sums) details["worth"] = worth;
+  VerdictDetails details;
+  details.counts.applied = applied;
+  details.counts.counter = *counter;
+  details.counts.before = base;
+  details.counts.definite = definite;
+  details.counts.uncertain = uncertain;
+  details.counts.deliveries = total_deliveries;
+  details.tallies.messages.emplace(deliveries.begin(), deliveries.end());
+  details.counts.broker_redeliveries = redelivered;
+  details.texts.counts = sums ? "sums " + sums->text() : std::string("applications");
+  if (sums) details.tallies.worth.emplace(worth.begin(), worth.end());
   // An invalid verdict's finding: every delivery, the applications counted
   // against the messages.
   const auto invalid = [&](const std::string& problem, std::int64_t expected) {
@@ -181,8 +186,8 @@ Verdict AppliedOnce(const OracleInput& in) {
     f.expected = expected;
     Violations violations;
     violations.Add(f);
-    nlohmann::json with = details;
-    with["violations"] = violations.json();
+    VerdictDetails with = details;
+    with.violations = violations.findings();
     return Verdict::Invalid(name, problem, with).Counted(redeliveries);
   };
   const std::int64_t most = definite + high, least = definite + low;

@@ -137,11 +137,14 @@ Verdict CallerScope(const OracleInput& in) {
       violations.Add(v);
     }
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"shared_keys", shared}, {"judged", judged},
-                            {"undecided", undecided}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.shared_keys = shared;
+  details.counts.judged = judged;
+  details.counts.undecided = undecided;
   std::string aside;  // the refusals not blamed, said with any verdict but a violation
   if (!not_theirs.empty()) {
-    details["not_the_other_caller"] = not_theirs;
+    details.lists.not_the_other_caller = not_theirs;
     aside = "; " + not_theirs.front() + (not_theirs.size() > 1 ? " (and " + std::to_string(not_theirs.size() - 1) +
                                                                      " more)" : "");
   }

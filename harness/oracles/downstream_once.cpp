@@ -114,9 +114,15 @@ Verdict DownstreamOnce(const OracleInput& in) {
     }
     calls.push_back(std::move(call_json));
   }
-  nlohmann::json details = {{"downstream", egress}, {"method", method}, {"path", path}, {"effects", effects},
-                            {"calls", calls}, {"requests", ops}, {"struck_event", struck->index}};
-  if (!effect_ids.empty()) details["effect_ids"] = effect_ids;
+  VerdictDetails details;
+  details.texts.downstream = egress;
+  details.texts.method = method;
+  details.texts.path = path;
+  details.counts.effects = effects;
+  details.records.calls = calls;
+  details.records.requests = ops;
+  details.counts.struck_event = struck->index;
+  if (!effect_ids.empty()) details.lists.effect_ids = effect_ids;
   std::string ids;  // " (tx_1, tx_2)" when the calls named their effects
   for (const auto& id : effect_ids) ids += (ids.empty() ? " (" : ", ") + id;
   if (!ids.empty()) ids += ")";
@@ -126,7 +132,7 @@ Verdict DownstreamOnce(const OracleInput& in) {
                                    (effects == 1 ? "that effect" : "those effects") + ": reconciled, not repeated"
                              : "";
   const int windows = WindowExecutions(sent, in.target.idempotency);
-  if (windows > 1) details["window_executions"] = windows;
+  if (windows > 1) details.counts.window_executions = windows;
   if (effects > windows) {
     // Without effect ids (no ledger probe names them) each 2xx call is an effect.
     const std::string counted = effect_ids.empty() ? std::to_string(effects) + " calls"
@@ -141,7 +147,7 @@ Verdict DownstreamOnce(const OracleInput& in) {
     f.expected = windows;
     Violations violations;
     violations.Add(f);
-    details["violations"] = violations.json();
+    details.violations = violations.findings();
     return Verdict::Invalid(name, problem, details).Counted(repeats);
   }
   if (effects == 0)

@@ -326,11 +326,14 @@ Verdict IdenticalReplay(const OracleInput& in) {
     }
     JudgeLaterWindows(g, *first, in, violations, replays);
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"replays_checked", replays}, {"keys", keys}};
-  if (refused.total() > 0) details["refused_by_authentication"] = refused.Text();
-  if (in_outage > 0) details["failed_during_store_outage"] = in_outage;
-  if (set_aside.total() > 0) details["set_aside"] = set_aside.json();
-  if (bytes_refusals > 0) details["bytes_fingerprint_refusals"] = bytes_refusals;
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.replays_checked = replays;
+  details.counts.keys = keys;
+  if (refused.total() > 0) details.texts.refused_by_authentication = refused.Text();
+  if (in_outage > 0) details.counts.failed_during_store_outage = in_outage;
+  if (set_aside.total() > 0) details.tallies.set_aside = set_aside.Counts();
+  if (bytes_refusals > 0) details.counts.bytes_fingerprint_refusals = bytes_refusals;
   const std::string aside =
       (bytes_refusals > 0 ? "; " + std::to_string(bytes_refusals) +
                                 " equivalent body(ies) refused as another payload, as the target's declared "

@@ -164,12 +164,13 @@ Verdict InProgress(const OracleInput& in) {
       if (first != nullptr) previous = *first->answer();
     }
   }
-  nlohmann::json details = {{"violations", violations.json()},
-                            {"overlapping_duplicates", overlaps},
-                            {"in_progress_answers", in_progress_answers},
-                            {"answered", answered.json()},
-                            {"undecided", undecided}};
-  if (set_aside.total() > 0) details["set_aside"] = set_aside.json();
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.overlapping_duplicates = overlaps;
+  details.counts.in_progress_answers = in_progress_answers;
+  details.tallies.answered = answered.Counts();
+  details.counts.undecided = undecided;
+  if (set_aside.total() > 0) details.tallies.set_aside = set_aside.Counts();
   // Every duplicate that overlapped a running request reached the premise,
   // judged or set aside.
   const int reached = overlaps + set_aside.total();

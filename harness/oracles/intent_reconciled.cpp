@@ -78,8 +78,12 @@ Verdict IntentReconciled(const OracleInput& in) {
     }
     effects = static_cast<std::int64_t>(effect_ids.size());
   }
-  nlohmann::json details = {{"ledger", *ledger}, {"effects", effects}, {"successes", successes}, {"requests", ops}};
-  if (!effect_ids.empty()) details["effect_ids"] = effect_ids;
+  VerdictDetails details;
+  details.records.ledger = *ledger;
+  details.counts.effects = effects;
+  details.counts.successes = successes;
+  details.records.requests = ops;
+  if (!effect_ids.empty()) details.lists.effect_ids = effect_ids;
   std::string ids;  // " (tx_1, tx_2)"
   for (const auto& id : effect_ids) ids += (ids.empty() ? " (" : ", ") + id;
   if (!ids.empty()) ids += ")";
@@ -92,7 +96,7 @@ Verdict IntentReconciled(const OracleInput& in) {
 
   // Retries after the declared window may rightly charge again.
   const int windows = WindowExecutions(sent, in.target.idempotency);
-  if (windows > 1) details["window_executions"] = windows;
+  if (windows > 1) details.counts.window_executions = windows;
   // An invalid verdict's finding: every request of the action, and what was
   // counted (the ledger's effects, the target's records) against what was
   // allowed, if a count broke.
@@ -105,8 +109,8 @@ Verdict IntentReconciled(const OracleInput& in) {
     }
     Violations violations;
     violations.Add(f);
-    nlohmann::json with = details;
-    with["violations"] = violations.json();
+    VerdictDetails with = details;
+    with.violations = violations.findings();
     return Verdict::Invalid(name, problem, with);
   };
   if (effects > windows)
@@ -129,7 +133,7 @@ Verdict IntentReconciled(const OracleInput& in) {
     const auto record = ProbeValue(in.history, record_label);
     if (!record) return Verdict::Unknown(name, "the record probe '" + record_label + "' has no value", details);
     const auto recorded = ids_of(*record);
-    details["recorded"] = *record;
+    details.records.recorded = *record;
     if (successes == 0 && recorded.empty())
       return Verdict::Unknown(name, "one external effect, not recorded, and no request was answered with success yet",
                               details)

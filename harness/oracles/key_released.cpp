@@ -51,7 +51,9 @@ Verdict KeyReleased(const OracleInput& in) {
       violations.Add(f);
     }
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.judged = judged;
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(judged);
   if (judged == 0)
     return Verdict::Unknown(name, "no request of a key was sent after every earlier one had been answered", details)

@@ -70,9 +70,12 @@ Verdict MalformedKeyRejected(const OracleInput& in, const std::string& name) {
   const int judged = t.judged, undecided = t.undecided;
   const AnswerTally& answered = t.answered;
   const AnswerTally& auth_refused = t.auth_refused;
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged},
-                            {"undecided", undecided},          {"answered", answered.json()},
-                            {"auth_refused", auth_refused.json()}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.judged = judged;
+  details.counts.undecided = undecided;
+  details.tallies.answered = answered.Counts();
+  details.tallies.auth_refused = auth_refused.Counts();
   const std::string note = auth_refused.total() == 0
                                ? ""
                                : " (" + std::to_string(auth_refused.total()) + " answered " + auth_refused.Text() +
@@ -138,7 +141,10 @@ Verdict ProblemDetails(const OracleInput& in) {
                                {{"action", e.action}})
                        .With(FindingRole::kRequest, OpJson(op)));
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"answered", answered.json()}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.judged = judged;
+  details.tallies.answered = answered.Counts();
   return Conclude(name, violations, details, judged, 0,
                   std::to_string(judged) + " 4xx answer(s) (" + answered.Text() +
                       "), each application/problem+json with RFC 9457 members",

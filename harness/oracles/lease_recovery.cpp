@@ -336,12 +336,13 @@ Verdict LeaseRecovery(const OracleInput& in) {
     row["completions"] = unmarked_2xx;
     judged.push_back(row);
   }
-  nlohmann::json details = {{"keys", judged}};
+  VerdictDetails details;
+  details.records.key_rows = judged;
   const auto running = static_cast<std::int64_t>(judged.size());  // requests the end interrupted
   if (!violation.empty()) {
     Violations violations;
     violations.Add(finding);
-    details["violations"] = violations.json();
+    details.violations = violations.findings();
     return Verdict::Invalid(name, violation, details).Counted(running);
   }
   int decided = 0;

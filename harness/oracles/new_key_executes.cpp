@@ -173,9 +173,13 @@ Verdict NewKeyExecutes(const OracleInput& in) {
     v.records = *count;
     violations.Add(v);
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided},
-                            {"refused", refused.json()}, {"unprobed", unprobed}};
-  if (natural_key_refusals > 0) details["natural_key_refusals"] = natural_key_refusals;
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.judged = judged;
+  details.counts.undecided = undecided;
+  details.tallies.refused = refused.Counts();
+  details.counts.unprobed = unprobed;
+  if (natural_key_refusals > 0) details.counts.natural_key_refusals = natural_key_refusals;
   const std::string unreached =
       refused.total() > 0 ? "every new key's first request was refused (" + refused.Text() +
                                 ") for a reason that says nothing of keys (a 5xx, authentication, another "

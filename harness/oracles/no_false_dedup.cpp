@@ -37,8 +37,12 @@ Verdict NoFalseDedup(const OracleInput& in) {
     v.records = 0;
     violations.Add(v);
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"replay_marked", marked}, {"judged", judged},
-                            {"unprobed", unprobed}, {"undecided", undecided}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.replay_marked = marked;
+  details.counts.judged = judged;
+  details.counts.unprobed = unprobed;
+  details.counts.undecided = undecided;
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(marked);
   if (judged > 0)
     return Verdict::Valid(name, std::to_string(judged) + " replay-marked answer(s), each with a record behind it",

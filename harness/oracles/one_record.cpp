@@ -143,8 +143,11 @@ Verdict OneRecord(const OracleInput& in) {
       judged.push_back(row);
     }
   }
-  nlohmann::json details = {
-      {"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}, {"repeated_deliveries", repeats}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.records.judged_rows = judged;
+  details.lists.undecided_lines = undecided;
+  details.counts.repeated_deliveries = repeats;
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(repeats);
   if (!judged.empty())
     return Verdict::Valid(name, std::to_string(judged.size()) + " business id(s) with the expected record count",

@@ -57,7 +57,7 @@ int BizWindowExecutions(const History& history, const std::string& action, const
   return WindowExecutions(ops, contract);
 }
 
-Verdict Conclude(const std::string& name, const Violations& violations, const nlohmann::json& details, int judged,
+Verdict Conclude(const std::string& name, const Violations& violations, const VerdictDetails& details, int judged,
                  int undecided, const std::string& valid_text, const std::string& undecided_text,
                  const std::string& unreached_text) {
   const int occurred = judged + undecided;
@@ -69,7 +69,7 @@ Verdict Conclude(const std::string& name, const Violations& violations, const nl
 
 void Violations::Add(const Finding& finding) {
   if (first_.empty()) first_ = finding.problem;
-  list_.push_back(FindingToJson(finding));
+  list_.push_back(InRoleOrder(finding));
 }
 
 std::vector<std::string> ActionsParam(const nlohmann::json& params) {
@@ -220,10 +220,8 @@ std::string AnswerTally::Text() const {
   return out;
 }
 
-nlohmann::json AnswerTally::json() const {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [what, n] : counts_) out[what] = n;
-  return out;
+std::map<std::string, std::int64_t> AnswerTally::Counts() const {
+  return {counts_.begin(), counts_.end()};
 }
 
 bool AuthRefused(const Operation& op, const IdempotencyContract& contract) {

@@ -57,8 +57,8 @@ int BizWindowExecutions(const History& history, const std::string& action, const
 std::vector<std::vector<Operation>> WindowSegments(const std::vector<Operation>& ops,
                                                    const IdempotencyContract& contract);
 
-// What an oracle found wrong, in order: every finding is kept for
-// details["violations"] (FindingToJson, model/finding.h); the first one's
+// What an oracle found wrong, in order: every finding is kept (in role
+// order, InRoleOrder) for the verdict's details.violations; the first one's
 // problem is the verdict's evidence.
 class Violations {
  public:
@@ -66,10 +66,10 @@ class Violations {
   void Add(const Finding& finding);
   bool empty() const { return list_.empty(); }
   const std::string& first() const { return first_; }
-  const nlohmann::json& json() const { return list_; }
+  const std::vector<Finding>& findings() const { return list_; }
 
  private:
-  nlohmann::json list_ = nlohmann::json::array();
+  std::vector<Finding> list_;
   std::string first_;
 };
 
@@ -85,8 +85,8 @@ class AnswerTally {
   int total() const { return total_; }
   // "400 x1, 422 x2" (statuses in text order); "" when nothing was added.
   std::string Text() const;
-  // {"400": 1, "422": 2}
-  nlohmann::json json() const;
+  // {"400": 1, "422": 2}: details' tallies (model/verdict_details.h).
+  std::map<std::string, std::int64_t> Counts() const;
 
  private:
   std::map<std::string, int> counts_;
@@ -119,7 +119,7 @@ bool AuthRefused(const Operation& op, const IdempotencyContract& contract);
 // valid when something was judged, else unknown — `undecided_text` when the
 // premise occurred, `unreached_text` when it never did. The premise count is
 // judged + undecided.
-Verdict Conclude(const std::string& name, const Violations& violations, const nlohmann::json& details, int judged,
+Verdict Conclude(const std::string& name, const Violations& violations, const VerdictDetails& details, int judged,
                  int undecided, const std::string& valid_text, const std::string& undecided_text,
                  const std::string& unreached_text);
 

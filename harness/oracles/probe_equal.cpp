@@ -72,7 +72,9 @@ Verdict ProbeEqual(const OracleInput& in) {
     }
   }
   nlohmann::json a = WithoutPaths(*va, vol), b = WithoutPaths(*vb, vol);
-  nlohmann::json details = {{"a", {{"label", la}, {"value", *va}}}, {"b", {{"label", lb}, {"value", *vb}}}};
+  VerdictDetails details;
+  details.probes.a = FindingValue{la, *va};
+  details.probes.b = FindingValue{lb, *vb};
   if (a == b) return Verdict::Valid(name, "probe '" + la + "' == probe '" + lb + "': " + Cut(a), details);
   // The finding: no request; the two values as read, and their differences.
   Finding f = MakeFinding("probe '" + la + "' = " + Cut(a) + " but probe '" + lb + "' = " + Cut(b),
@@ -81,7 +83,7 @@ Verdict ProbeEqual(const OracleInput& in) {
   f.differences = ValueDifferences(a, b);
   Violations violations;
   violations.Add(f);
-  details["violations"] = violations.json();
+  details.violations = violations.findings();
   return Verdict::Invalid(name, f.problem, details);
 }
 

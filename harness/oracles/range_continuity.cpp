@@ -85,9 +85,15 @@ nlohmann::json ComparisonJson(const RowComparison& c) {
           {"extra", c.extra.size()},       {"extra_ids", FormatIdRanges(c.extra, 20)}};
 }
 
+// The verdict's "markers" record, made an object if it was none.
+nlohmann::json& MarkersRecord(VerdictDetails& details) {
+  if (!details.records.markers) details.records.markers = nlohmann::json::object();
+  return *details.records.markers;
+}
+
 // The markers of `result` against its rows and the clean run's row ids.
 std::vector<std::string> CheckMarkers(const BatchDescription& batch, const JobResult& result, const JobResult& clean,
-                                      nlohmann::json& details) {
+                                      nlohmann::json& markers_record) {
   std::vector<std::string> findings;
   const auto& markers = *result.markers;
   std::vector<std::string> bad_counts, bad_sums;
@@ -110,7 +116,7 @@ std::vector<std::string> CheckMarkers(const BatchDescription& batch, const JobRe
     if (n == 0) uncovered.push_back(id);
     if (n > 1) overlapped.push_back(id);
   }
-  details["markers"] = {{"count", markers.size()},
+  markers_record = {{"count", markers.size()},
                         {"rows_written_mismatches", bad_counts},
                         {"checksum_mismatches", bad_sums},
                         {"uncovered_ids", FormatIdRanges(uncovered, 20)},
@@ -157,7 +163,7 @@ class Findings {
   }
   bool empty() const { return phrases_.empty(); }
   std::string Evidence() const { return "job " + job_ + ": " + Join(phrases_, "; "); }
-  nlohmann::json json() const { return violations_.json(); }
+  const std::vector<Finding>& findings() const { return violations_.findings(); }
 
  private:
   std::string job_;
@@ -175,9 +181,9 @@ std::string ChecksumText(const std::optional<nlohmann::json>& checksum) {
 
 // The markers of `result` against the clean run's over the same [from, to):
 // rows_written (when `counts`) and, under `checksum: same-as-clean`, the
-// target's own checksums. One phrase, or none; counts in `details`.
+// target's own checksums. One phrase, or none; counts in `markers_record`.
 std::vector<std::string> AgainstCleanMarkers(const BatchDescription& batch, const JobResult& result,
-                                             const JobResult& clean, bool counts, nlohmann::json& details) {
+                                             const JobResult& clean, bool counts, nlohmann::json& markers_record) {
   const bool sums = batch.checksum == ChecksumAlgorithm::kSameAsClean;
   if (!result.markers || !clean.markers || (!counts && !sums)) return {};
   std::vector<std::string> differ;
@@ -198,8 +204,8 @@ std::vector<std::string> AgainstCleanMarkers(const BatchDescription& batch, cons
     }
     if (!what.empty()) differ.push_back(m.key + ": " + Join(what, ", "));
   }
-  details["markers"]["clean_run_differences"] = differ;
-  if (sums) details["markers"]["checksums_compared"] = compared;
+  markers_record["clean_run_differences"] = differ;
+  if (sums) markers_record["checksums_compared"] = compared;
   if (differ.empty()) return {};
   std::vector<std::string> shown(differ.begin(), differ.begin() + std::min<std::size_t>(differ.size(), 3));
   return {"markers differ from the clean run's over the same range in " + Plural(differ.size(), "partition") + " (" +
@@ -235,13 +241,13 @@ std::string TotalsDiff(const JobTotals& got, const JobTotals& want) {
 // and they agree with the clean run's markers over the same range.
 std::vector<std::string> CheckTotalsMarkers(const BatchDescription& batch, const JobResult& result,
                                             const JobResult& clean, const BatchRun& clean_run,
-                                            nlohmann::json& details) {
+                                            nlohmann::json& markers_record) {
   std::vector<std::string> findings;
   const auto& markers = *result.markers;
   std::int64_t written = 0;
   for (const auto& m : markers) written += m.rows_written;
   const MarkerCoverage cover = CoverageOf(markers, clean_run.from, clean_run.to);
-  details["markers"] = {{"count", markers.size()},
+  markers_record = {{"count", markers.size()},
                         {"rows_written_total", written},
                         {"uncovered_ids", FormatIdRanges(cover.uncovered, 20)},
                         {"overlapped_ids", FormatIdRanges(cover.overlapped, 20)},
@@ -253,7 +259,7 @@ std::vector<std::string> CheckTotalsMarkers(const BatchDescription& batch, const
     findings.push_back("rows " + FormatIdRanges(cover.uncovered) + " covered by no range marker");
   if (!cover.overlapped.empty())
     findings.push_back("rows " + FormatIdRanges(cover.overlapped) + " covered by several markers");
-  for (auto& f : AgainstCleanMarkers(batch, result, clean, /*counts=*/true, details)) findings.push_back(f);
+  for (auto& f : AgainstCleanMarkers(batch, result, clean, /*counts=*/true, markers_record)) findings.push_back(f);
   return findings;
 }
 
@@ -272,18 +278,18 @@ struct JudgedRuns {
 // range_continuity where the target gives totals, not rows.
 Verdict ByTotals(const std::string& name, const OracleInput& in, const JudgedRuns& j, const ReadResult& read,
                  const std::vector<JobSnapshot>& snapshots, const JobResult& clean, const JobResult& first,
-                 nlohmann::json details) {
+                 VerdictDetails details) {
   const BatchDescription& batch = *in.target.batch;
   const JobTotals& want = *clean.totals;
-  details["by"] = "totals";
-  details["clean_totals"] = TotalsJson(want);
+  details.texts.by = "totals";
+  details.records.clean_totals = TotalsJson(want);
   if (want.rows == 0)
     return Verdict::Unknown(name, "the clean run of rows [" + std::to_string(j.clean->from) + ", " +
                                       std::to_string(j.clean->to) + ") produced no rows (by its totals): nothing to compare",
                             details);
   Findings findings(j.job, *j.failing);
   // 1. The rerun that completed ends at the clean run's totals.
-  details["after_rerun"] = TotalsJson(*first.totals);
+  details.records.after_rerun = TotalsJson(*first.totals);
   if (std::string d = TotalsDiff(*first.totals, want); !d.empty()) {
     auto a = j.completing->answer();
     if (a && IsReplayMarked(*a, in.target.idempotency)) d += " (the rerun was answered as a replay: swallowed)";
@@ -296,19 +302,19 @@ Verdict ByTotals(const std::string& name, const OracleInput& in, const JudgedRun
                                                                  : batch.partition_rows.value_or(-1);
   std::string why;
   if (allowance < 0) {
-    details["redone_rows"] = "not checked: the target declares no batch.partition_rows";
+    details.texts.redone_rows_note = "not checked: the target declares no batch.partition_rows";
   } else if (!batch.declares_markers()) {
-    details["redone_rows"] = "not checked: totals give no per-row ids to say which rows a rerun rewrote, and the "
+    details.texts.redone_rows_note = "not checked: totals give no per-row ids to say which rows a rerun rewrote, and the "
                              "target declares no markers";
   } else if (SnapshotAfter(snapshots, *j.failing) == nullptr) {
-    details["redone_rows"] = "not checked: the run was cut off and its result not read before the rerun";
+    details.texts.redone_rows_note = "not checked: the run was cut off and its result not read before the rerun";
   } else {
     auto before = read(*j.failing, why);
     if (!before) return Verdict::Unknown(name, why, details);
     std::int64_t marked = 0;
     for (const auto& m : *before->markers) marked += m.rows_written;
     const std::int64_t unmarked = before->totals->rows - marked;
-    details["redone_rows"] = {{"by", "the failed run's totals and markers (which rows a rerun rewrote is not known: "
+    details.records.redone_rows = nlohmann::json{{"by", "the failed run's totals and markers (which rows a rerun rewrote is not known: "
                                      "no per-row ids)"},
                               {"written", before->totals->rows}, {"marked", marked}, {"unmarked", unmarked},
                               {"allowed", allowance}};
@@ -321,7 +327,7 @@ Verdict ByTotals(const std::string& name, const OracleInput& in, const JudgedRun
   }
 
   // 3. Later reruns change nothing: same totals, same markers.
-  details["later_reruns"] = nlohmann::json::array();
+  details.records.later_reruns = nlohmann::json::array();
   JobResult last = first;
   const BatchRun* last_run = j.completing;
   int ordinal = 1;
@@ -334,7 +340,7 @@ Verdict ByTotals(const std::string& name, const OracleInput& in, const JudgedRun
     if (!(*later->totals == *first.totals))
       changes.push_back("changed the totals (" + first.totals->Text() + " → " + later->totals->Text() + ")");
     if (std::string m = MarkerChanges(first, *later); !m.empty()) changes.push_back(m);
-    details["later_reruns"].push_back({{"index", r->index()}, {"changes", changes}, {"totals", TotalsJson(*later->totals)}});
+    details.records.later_reruns->push_back(nlohmann::json{{"index", r->index()}, {"changes", changes}, {"totals", TotalsJson(*later->totals)}});
     if (!changes.empty()) findings.Add("rerun " + std::to_string(ordinal) + " " + Join(changes, " and "), *r);
     last = std::move(*later);
     last_run = r;
@@ -342,14 +348,14 @@ Verdict ByTotals(const std::string& name, const OracleInput& in, const JudgedRun
 
   // 4. The markers agree with the totals and with the clean run's.
   if (batch.declares_markers()) {
-    for (const auto& m : CheckTotalsMarkers(batch, last, clean, *j.clean, details)) findings.Add(m, *last_run);
+    for (const auto& m : CheckTotalsMarkers(batch, last, clean, *j.clean, MarkersRecord(details))) findings.Add(m, *last_run);
   } else {
-    details["markers"] = "not checked: the target declares no markers";
+    details.texts.markers_note = "not checked: the target declares no markers";
   }
 
   const auto rerun_count = static_cast<std::int64_t>(j.reruns.size());
   if (!findings.empty()) {
-    details["violations"] = findings.json();
+    details.violations = findings.findings();
     return Verdict::Invalid(name, findings.Evidence(), details).Counted(rerun_count);
   }
   const std::string how = j.killed ? "was cut off (no answer: killed) in a run of "
@@ -359,7 +365,7 @@ Verdict ByTotals(const std::string& name, const OracleInput& in, const JudgedRun
                          "; no per-row ids: rows not compared one by one)";
   if (last.markers) {
     evidence += ", " + Plural(last.markers->size(), "marker") + " agree with the totals and the clean run's markers";
-    if (batch.checksum == ChecksumAlgorithm::kSameAsClean && details["markers"].value("checksums_compared", 0) == 0)
+    if (batch.checksum == ChecksumAlgorithm::kSameAsClean && (!details.records.markers || details.records.markers->value("checksums_compared", 0) == 0))
       evidence += " (checksums not compared: no clean-run marker over the same range)";
   }
   if (ordinal > 1) evidence += ", later reruns changed nothing";
@@ -374,7 +380,7 @@ Verdict RangeContinuity(const OracleInput& in) {
   const BatchDescription& batch = *in.target.batch;
   const auto runs = BatchRuns(in.history);
   const auto snapshots = JobSnapshots(in.history);
-  nlohmann::json details = nlohmann::json::object();
+  VerdictDetails details;
 
   // A run fails part-way by its fail_after answer, or by being cut off: no
   // answer at all (the target was killed while it ran).
@@ -388,7 +394,7 @@ Verdict RangeContinuity(const OracleInput& in) {
   if (job.empty())
     return Verdict::Unknown(name, "no batch run was made to fail (no fail_after, none cut off): nothing to resume")
         .Counted(0);
-  details["job"] = job;
+  details.texts.job = job;
 
   std::vector<const BatchRun*> mine;
   for (const auto& r : runs)
@@ -399,7 +405,7 @@ Verdict RangeContinuity(const OracleInput& in) {
     if (r->fail_after || cut_off(*r)) { failing = r; break; }
   if (failing == nullptr)
     return Verdict::Unknown(name, "no run of job " + job + " was made to fail (fail_after) or cut off").Counted(0);
-  details["failing_run"] = RunJson(*failing);
+  details.records.failing_run = RunJson(*failing);
   auto failed_answer = failing->answer();
   const bool killed = !failing->fail_after;
   if (!failed_answer && !killed)
@@ -413,8 +419,8 @@ Verdict RangeContinuity(const OracleInput& in) {
   std::vector<const BatchRun*> reruns;
   for (const BatchRun* r : mine)
     if (r->index() > failing->index() && r->role == BatchRole::kRerun) reruns.push_back(r);
-  details["reruns"] = nlohmann::json::array();
-  for (const BatchRun* r : reruns) details["reruns"].push_back(RunJson(*r));
+  details.records.reruns = nlohmann::json::array();
+  for (const BatchRun* r : reruns) details.records.reruns->push_back(RunJson(*r));
   if (reruns.empty())
     return Verdict::Unknown(name, "job " + job + " was never rerun after its failed run", details).Counted(0);
   const BatchRun* completing = nullptr;
@@ -430,7 +436,7 @@ Verdict RangeContinuity(const OracleInput& in) {
     for (const BatchRun* r : reruns) f.With(FindingRole::kOps, RunJson(*r));
     Violations violations;
     violations.Add(f);
-    details["violations"] = violations.json();
+    details.violations = violations.findings();
     return Verdict::Invalid(name, f.problem, details);
   }
 
@@ -448,7 +454,7 @@ Verdict RangeContinuity(const OracleInput& in) {
     }
   }
   if (clean == nullptr) return Verdict::Unknown(name, "no clean run to compare job " + job + " with", details);
-  details["clean_run"] = RunJson(*clean);
+  details.records.clean_run = RunJson(*clean);
   if (!clean->answered_2xx())
     return Verdict::Unknown(name, "the clean " + RunName(*clean) + " did not complete", details);
 
@@ -500,7 +506,7 @@ Verdict RangeContinuity(const OracleInput& in) {
   };
   // 1. The rerun that completed finishes the missing rows, and only those.
   RowComparison after_first = CompareRows(*first, *clean_result);
-  details["after_rerun"] = ComparisonJson(after_first);
+  details.records.after_rerun = ComparisonJson(after_first);
   if (!after_first.equal()) {
     std::string f = "after the rerun: " + Join(Describe(after_first, partitions), ", ");
     auto a = completing->answer();
@@ -513,23 +519,23 @@ Verdict RangeContinuity(const OracleInput& in) {
                                                                       : batch.partition_rows.value_or(-1);
   if (redo_allowance >= 0 && killed && SnapshotAfter(snapshots, *failing) == nullptr) {
     // A cut-off run's result could not be read before the target came back.
-    details["redone_rows"] = "not checked: the run was cut off and its result not read before the rerun";
+    details.texts.redone_rows_note = "not checked: the run was cut off and its result not read before the rerun";
   } else if (redo_allowance >= 0) {
     auto before = read(*failing, why);
     if (!before) return Verdict::Unknown(name, why, details);
     auto redone = RewrittenRows(*before, *first);
-    details["redone_rows"] = {{"count", redone.size()}, {"ids", FormatIdRanges(redone, 20)}, {"allowed", redo_allowance}};
+    details.records.redone_rows = nlohmann::json{{"count", redone.size()}, {"ids", FormatIdRanges(redone, 20)}, {"allowed", redo_allowance}};
     if (static_cast<std::int64_t>(redone.size()) > redo_allowance)
       found("the rerun redid " + Plural(redone.size(), "row") + " already written " +
                          Where(redone, partitions) + ": the failed run left nothing to resume from (at most " +
                          std::to_string(redo_allowance) + ", one partition, may be redone)",
             *completing, {});
   } else {
-    details["redone_rows"] = "not checked: the target declares no batch.partition_rows";
+    details.texts.redone_rows_note = "not checked: the target declares no batch.partition_rows";
   }
 
   // 3. Later reruns change nothing: same rows (stamps included), same markers.
-  details["later_reruns"] = nlohmann::json::array();
+  details.records.later_reruns = nlohmann::json::array();
   std::optional<JobResult> last = first;
   const BatchRun* last_run = completing;
   int ordinal = 1;
@@ -539,13 +545,13 @@ Verdict RangeContinuity(const OracleInput& in) {
     auto later = read(*r, why);
     if (!later) return Verdict::Unknown(name, why, details);
     auto changes = Changes(*first, *later);
-    details["later_reruns"].push_back({{"index", r->index()}, {"changes", changes}});
+    details.records.later_reruns->push_back(nlohmann::json{{"index", r->index()}, {"changes", changes}});
     if (!changes.empty()) found("rerun " + std::to_string(ordinal) + " " + Join(changes, " and "), *r, {});
     last = later;
     last_run = r;
   }
   RowComparison final_cmp = CompareRows(*last, *clean_result);
-  details["final"] = ComparisonJson(final_cmp);
+  details.records.final_comparison = ComparisonJson(final_cmp);
   if (!final_cmp.equal() && ordinal > 1 &&
       (final_cmp.diff_rows() != after_first.diff_rows() || final_cmp.extra_copies != after_first.extra_copies))
     found("after rerun " + std::to_string(ordinal) + ": " + Join(Describe(final_cmp, partitions), ", "), *last_run,
@@ -553,16 +559,16 @@ Verdict RangeContinuity(const OracleInput& in) {
 
   // 4. The markers agree with the rows they describe.
   if (batch.declares_markers()) {
-    for (const auto& m : CheckMarkers(batch, *last, *clean_result, details)) found(m, *last_run, {});
-    for (const auto& m : AgainstCleanMarkers(batch, *last, *clean_result, /*counts=*/false, details))
+    for (const auto& m : CheckMarkers(batch, *last, *clean_result, MarkersRecord(details))) found(m, *last_run, {});
+    for (const auto& m : AgainstCleanMarkers(batch, *last, *clean_result, /*counts=*/false, MarkersRecord(details)))
       found(m, *last_run, {});
   } else {
-    details["markers"] = "not checked: the target declares no markers";
+    details.texts.markers_note = "not checked: the target declares no markers";
   }
 
   const auto rerun_count = static_cast<std::int64_t>(reruns.size());
   if (!findings.empty()) {
-    details["violations"] = findings.json();
+    details.violations = findings.findings();
     return Verdict::Invalid(name, findings.Evidence(), details).Counted(rerun_count);
   }
   const std::string how = killed ? "was cut off (no answer: killed) in a run of "

@@ -35,11 +35,10 @@ Verdict WithRule(Verdict v, const TargetDescription& target) {
   const SemanticsProfile* profile = FindProfile(target.idempotency.profile);
   if (profile == nullptr) return v;
   bool status_only = false;
-  if (v.status == VerdictStatus::kInvalid && v.details.is_object() && v.details.contains("violations") &&
-      v.details["violations"].is_array() && !v.details["violations"].empty()) {
+  if (v.status == VerdictStatus::kInvalid && !v.details.Findings().empty()) {
     status_only = true;
-    for (const auto& x : v.details["violations"])
-      if (FindingFromJson(x).rule != "status") status_only = false;
+    for (const Finding& f : v.details.Findings())
+      if (f.rule != "status") status_only = false;
   }
   const ProfileRule* rule = profile->RuleFor(v.oracle, status_only);
   if (rule == nullptr) return v;
@@ -63,15 +62,14 @@ Verdict WithRequestDifferences(Verdict v, const OracleSpec& spec, const TargetDe
   } catch (const std::exception&) {
     return v;  // not a list of action names: nothing of ours to compare
   }
-  nlohmann::json lines = nlohmann::json::array();
+  std::vector<std::string> lines;
   for (const auto& g : GroupRequestsByKey(history, actions)) {
     const std::string text = RequestDifferencesText(g, target);
     if (!text.empty()) lines.push_back(text);
   }
   if (lines.empty()) return v;
-  if (!v.details.is_object()) v.details = nlohmann::json::object();
-  v.details["request_differences"] = lines;
-  v.evidence += " (" + lines[0].get<std::string>() +
+  v.details.lists.request_differences = lines;
+  v.evidence += " (" + lines[0] +
                 (lines.size() > 1 ? "; and " + std::to_string(lines.size() - 1) + " more key(s) whose requests differ"
                                   : std::string()) +
                 ")";

@@ -191,10 +191,14 @@ Verdict MismatchRejected(const OracleInput& in) {
   if (key_unheld.total() > 0)
     unreached += (unreached.empty() ? "" : "; ") + std::to_string(key_unheld.total()) +
                  " reuse(s) of a key whose every use was refused by authentication: no key was held";
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged},
-                            {"undecided", undecided},          {"past_window", past_window},
-                            {"answered", answered.json()},     {"auth_refused", auth_refused.json()},
-                            {"key_unheld", key_unheld.json()}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.judged = judged;
+  details.counts.undecided = undecided;
+  details.counts.past_window = past_window;
+  details.tallies.answered = answered.Counts();
+  details.tallies.auth_refused = auth_refused.Counts();
+  details.tallies.key_unheld = key_unheld.Counts();
   const std::string note = unreached.empty() ? "" : " (" + unreached + ")";
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " reuse(s) of a key with another payload, answered " + answered.Text() +
@@ -239,9 +243,12 @@ Verdict MissingKeyRejected(const OracleInput& in) {
   const int judged = t.judged, undecided = t.undecided;
   const AnswerTally& answered = t.answered;
   const AnswerTally& auth_refused = t.auth_refused;
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged},
-                            {"undecided", undecided},          {"answered", answered.json()},
-                            {"auth_refused", auth_refused.json()}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.judged = judged;
+  details.counts.undecided = undecided;
+  details.tallies.answered = answered.Counts();
+  details.tallies.auth_refused = auth_refused.Counts();
   const std::string unreached =
       auth_refused.total() == 0 ? ""
                                 : std::to_string(auth_refused.total()) + " request(s) without a key answered " +
@@ -278,7 +285,10 @@ Verdict KeylessExecutes(const OracleInput& in) {
     }
     if (!problem.empty()) violations.Add(MakeFinding(problem).With(FindingRole::kRequest, OpJson(op)));
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", judged}, {"undecided", undecided}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.judged = judged;
+  details.counts.undecided = undecided;
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " request(s) without a key executed, none marked a replay",
                   "no request without a key got an answer", "the scenario sent no request without a key");

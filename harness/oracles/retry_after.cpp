@@ -119,11 +119,12 @@ Verdict RetryAfter(const OracleInput& in) {
     for (const auto& op : ops) f.With(FindingRole::kOps, OpJson(op));
     violations.Add(f);
   }
-  nlohmann::json details = {{"violations", violations.json()},
-                            {"in_progress_answers", judged},
-                            {"retry_after", required ? "required" : "recommended"},
-                            {"min", FormatDuration(contract.retry_after_min)},
-                            {"honouring_clients", clients}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.in_progress_answers = judged;
+  details.texts.retry_after = required ? "required" : "recommended";
+  details.texts.min = FormatDuration(contract.retry_after_min);
+  details.counts.honouring_clients = clients;
   if (!violations.empty()) {
     return (required ? Verdict::Invalid(name, violations.first(), details)
                      : Verdict::Deviation(name, violations.first(), details))

@@ -104,10 +104,11 @@ Verdict RetryableReleased(const OracleInput& in) {
       }
     }
   }
-  nlohmann::json details = {{"violations", violations.json()},
-                            {"retryable_answers", retryable_seen},
-                            {"executed_retries", executed},
-                            {"undecided", undecided}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.retryable_answers = retryable_seen;
+  details.counts.executed_retries = executed;
+  details.counts.undecided = undecided;
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(retried);
   if (retryable_seen == 0)
     return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details).Counted(0);

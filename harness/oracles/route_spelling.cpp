@@ -128,7 +128,10 @@ Verdict RouteSpelling(const OracleInput& in) {
     v.records = *count;
     violations.Add(v);
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"judged", rows}, {"undecided", undecided}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.records.judged_rows = rows;
+  details.counts.undecided = undecided;
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " request(s) under another spelling of their route judged as " +
                       "idempotency.path_equivalence declares",

@@ -60,8 +60,11 @@ Verdict Window(const OracleInput& in) {
       }
     }
   }
-  nlohmann::json details = {{"violations", violations.json()}, {"window_ns", window->count()}, {"retries_in_window", retries},
-                            {"undecided", undecided}};
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.window_ns = window->count();
+  details.counts.retries_in_window = retries;
+  details.counts.undecided = undecided;
   return Conclude(name, violations, details, retries, undecided,
                   std::to_string(retries) + " retry(ies) inside " + FormatDuration(*window) + " recognised",
                   "no retry inside the window got an answer", "no retry was sent inside the window");

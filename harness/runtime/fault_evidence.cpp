@@ -62,8 +62,8 @@ std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& hist
     if (phase == "heal" && e.value.contains("injected") && e.value["injected"].is_number_integer())
       requested[name] += e.value["injected"].get<std::int64_t>();
   }
-  nlohmann::json counts = nlohmann::json::object(), asked = nlohmann::json::object(),
-                 misses = nlohmann::json::object();
+  std::map<std::string, std::int64_t> counts, asked;
+  nlohmann::json misses = nlohmann::json::object();
   std::string fired, problem;
   for (const auto& [name, kind] : judged) {
     auto it = requested.find(name);
@@ -97,7 +97,10 @@ std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& hist
                                : std::string());
     }
   }
-  nlohmann::json details = {{"injected", counts}, {"picked", asked}, {"missed", misses}};
+  VerdictDetails details;
+  details.tallies.injected = counts;
+  details.tallies.picked = asked;
+  details.records.missed = misses;
   if (!problem.empty()) return Verdict::Unknown(kFaultsFiredOracle, problem, details);
   return Verdict::Valid(kFaultsFiredOracle, fired, details);
 }

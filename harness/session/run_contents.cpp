@@ -1,4 +1,5 @@
 #include "session/run_contents.h"
+#include "model/results_json.h"
 
 #include <filesystem>
 

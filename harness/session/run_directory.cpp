@@ -1,4 +1,5 @@
 #include "session/run_directory.h"
+#include "model/results_json.h"
 
 #include <chrono>
 #include <ctime>

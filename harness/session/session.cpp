@@ -72,9 +72,8 @@ ScenarioResult NotApplicableResult(const Scenario& scenario, const std::vector<s
   ScenarioResult result = NewResult(scenario);
   std::string why = "needs ";
   for (std::size_t i = 0; i < needs.size(); ++i) why += (i ? ", " : "") + needs[i];
-  for (const auto& spec : scenario.expect) {
-    result.verdicts.push_back(Verdict::NotApplicable(spec.name, why, {{"needs", needs}}));
-  }
+  for (const auto& spec : scenario.expect)
+    result.verdicts.push_back(Verdict::NotApplicable(spec.name, why, VerdictDetails::OfNeeds(needs)));
   return result;
 }
 

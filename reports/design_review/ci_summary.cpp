@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/conformance.h"
+#include "model/not_applicable.h"
 #include "reports/design_review/markdown_escape.h"
 #include "reports/design_review/run_review.h"
 
@@ -85,7 +86,7 @@ std::string RenderCiSummary(const RunResults& r) {
           " | " + std::to_string(row.violated) + " | " + std::to_string(row.deviating) + " | " +
           std::to_string(row.undecided) + " | " + std::to_string(row.not_applicable) + " |\n";
   }
-  if (const std::string na = r.NotApplicableNote(); !na.empty()) md += "\n" + MarkdownEscapeInert(na) + "\n";
+  if (const std::string na = NotApplicableNote(r); !na.empty()) md += "\n" + MarkdownEscapeInert(na) + "\n";
 
   if (!failed.empty()) {
     md += "\n### Violations\n\n";

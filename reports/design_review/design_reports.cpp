@@ -8,6 +8,7 @@
 #include "reports/design_review/markdown_report.h"
 #include "reports/design_review/run_review.h"
 #include "reports/junit.h"
+#include "model/results_json.h"
 
 namespace idemproof {
 namespace {

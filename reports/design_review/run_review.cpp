@@ -57,16 +57,16 @@ std::string AnswerLabel(const Operation& op, const IdempotencyContract& contract
   return std::to_string(a->status) + (IsReplayMarked(*a, contract) ? " replay" : "");
 }
 
-AnswerView AnswerFromOp(const std::string& role, const nlohmann::json& op) {
+AnswerView AnswerFromOp(const std::string& role, const OpRefView& op) {
   AnswerView v;
   v.role = role;
-  v.index = op.value("index", std::int64_t{-1});
-  v.process = op.value("process", std::string());
-  v.key = op.value("key", std::string());
-  v.outcome = op.value("outcome", std::string());
-  v.error = op.contains("error") && op["error"].is_string() ? op["error"].get<std::string>() : "";
-  if (op.contains("answer") && op["answer"].is_object()) {
-    if (auto a = AnswerFromJson(op["answer"])) {
+  v.index = op.index;
+  v.process = op.process;
+  v.key = op.key;
+  v.outcome = op.outcome;
+  v.error = op.error;
+  if (op.answer.is_object()) {
+    if (auto a = AnswerFromJson(op.answer)) {
       v.status = a->status;
       v.headers = a->headers;
       v.body = a->body;
@@ -83,8 +83,7 @@ std::string JsonText(const nlohmann::json& j) {
 constexpr int kOpsShownPerRole = 4;  // a burst's executions: four say enough
 
 // One finding (model/finding.h), its ops in role order.
-ViolationView ReadViolation(const std::string& oracle, const nlohmann::json& v, std::set<std::int64_t>& highlight) {
-  const Finding f = FindingFromJson(v);
+ViolationView ReadViolation(const std::string& oracle, const Finding& f, std::set<std::int64_t>& highlight) {
   ViolationView out;
   out.oracle = oracle;
   out.problem = f.problem;
@@ -97,10 +96,10 @@ ViolationView ReadViolation(const std::string& oracle, const nlohmann::json& v, 
       // "ops" (one_record) are simply the requests for the business id.
       role = (op.role == FindingRole::kOps ? std::string("request") : role) + " " + std::to_string(n);
     }
-    AnswerView a = AnswerFromOp(role, op.ref);
+    const OpRefView ref = ReadOpRef(op.ref);
+    AnswerView a = AnswerFromOp(role, ref);
     if (a.index >= 0) highlight.insert(a.index);
-    if (op.ref.contains("completion_index") && op.ref["completion_index"].is_number_integer())
-      highlight.insert(op.ref["completion_index"].get<std::int64_t>());
+    if (ref.completion_index) highlight.insert(*ref.completion_index);
     out.answers.push_back(std::move(a));
   }
   out.differences = f.differences;
@@ -127,25 +126,20 @@ void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
                           verdict.evidence + (verdict.evidence.empty() || verdict.evidence.back() == '.' ? "" : ".");
       if (!verdict.rule.id.empty()) review.what_broke += " Rule " + RuleText(verdict) + ".";
     }
-    const nlohmann::json& d = verdict.details;
     int shown = 0;
-    if (d.is_object() && d.contains("violations") && d["violations"].is_array() && !d["violations"].empty()) {
-      for (const auto& v : d["violations"]) {
+    if (const auto& findings = verdict.details.Findings(); !findings.empty()) {
+      for (const Finding& f : findings) {
         if (shown == kViolationsShown) {
           ++review.violations_omitted;
           continue;
         }
-        review.violations.push_back(ReadViolation(verdict.oracle, v, review.highlighted));
-        if (d.contains("missing_ranges") && d["missing_ranges"].is_array() && shown == 0)
-          for (const auto& r : d["missing_ranges"]) review.violations.back().missing_ranges.push_back(JsonText(r));
+        review.violations.push_back(ReadViolation(verdict.oracle, f, review.highlighted));
         ++shown;
       }
     } else {
       ViolationView v;
       v.oracle = verdict.oracle;
       v.problem = verdict.evidence;
-      if (d.is_object() && d.contains("missing_ranges") && d["missing_ranges"].is_array())
-        for (const auto& r : d["missing_ranges"]) v.missing_ranges.push_back(JsonText(r));
       review.violations.push_back(std::move(v));
     }
   }
@@ -153,23 +147,23 @@ void ReviewVerdicts(const ScenarioResult& s, ScenarioReview& review) {
     review.what_broke = "The tool could not run it: " + s.error;
 }
 
-std::optional<std::int64_t> MicrosToNanos(const nlohmann::json& v) {
-  if (!v.is_number()) return std::nullopt;
-  return static_cast<std::int64_t>(v.get<double>() * 1000.0 + (v.get<double>() >= 0 ? 0.5 : -0.5));
+std::optional<std::int64_t> MicrosToNanos(std::optional<double> us) {
+  if (!us) return std::nullopt;
+  return static_cast<std::int64_t>(*us * 1000.0 + (*us >= 0 ? 0.5 : -0.5));
 }
 
 std::vector<BurstSpreadView> BurstSpreads(const History& h) {
   std::vector<BurstSpreadView> out;
   for (const auto& e : h.events()) {
-    if (e.f != event_f::kNote || !e.value.is_object() || !e.value.contains("burst") || !e.value["burst"].is_object()) continue;
-    const auto& b = e.value["burst"];
+    const auto b = BurstSpreadOf(e);
+    if (!b) continue;
     BurstSpreadView v;
-    v.step = b.value("step", e.step);
-    v.n = b.value("n", 0);
-    v.mode = b.value("mode", "");
-    v.arrival_header = b.value("arrival_header", "");
-    if (b.contains("harness_spread_us")) v.harness_ns = MicrosToNanos(b["harness_spread_us"]);
-    if (b.contains("target_spread_us")) v.target_ns = MicrosToNanos(b["target_spread_us"]);
+    v.step = b->step;
+    v.n = b->n;
+    v.mode = b->mode;
+    v.arrival_header = b->arrival_header;
+    v.harness_ns = MicrosToNanos(b->harness_spread_us);
+    v.target_ns = MicrosToNanos(b->target_spread_us);
     if (v.harness_ns || v.target_ns) out.push_back(v);
   }
   return out;

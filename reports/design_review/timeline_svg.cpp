@@ -99,19 +99,16 @@ Style RequestStyle(const Operation& op, const IdempotencyContract& contract, std
 std::string RequestTitle(const Operation& op, const std::string& label) {
   const HistoryEvent& e = *op.invoke;
   std::string t = "#" + std::to_string(e.index) + " " + e.process + " " + e.f;
-  if (e.value.contains("request") && e.value["request"].is_object()) {
-    const auto& r = e.value["request"];
-    if (r.contains("method") && r["method"].is_string()) t += " " + r["method"].get<std::string>();
-    if (r.contains("url") && r["url"].is_string()) t += " " + r["url"].get<std::string>();
-  }
-  if (e.value.contains("instance") && e.value["instance"].is_string())
-    t += "\ninstance " + e.value["instance"].get<std::string>();
+  const RequestLine line = RequestLineOf(e);
+  if (!line.method.empty()) t += " " + line.method;
+  if (!line.url.empty()) t += " " + line.url;
+  if (const std::string instance = EventText(e, "instance"); !instance.empty()) t += "\ninstance " + instance;
   if (!e.action.empty()) t += "\naction " + e.action;
   t += "\nkey " + (e.key.empty() ? std::string("(none)") : e.key);
   if (!e.biz.empty()) t += "\nbiz " + e.biz;
   t += "\n-> " + label;
   if (op.completion != nullptr && op.completion->value.contains("error") && op.completion->value["error"].is_string())
-    t += " (" + op.completion->value["error"].get<std::string>() + ")";
+    t += " (" + op.completion->value["error"].get<std::string>() + ")";  // an empty error still shows "()"
   return t;
 }
 
@@ -126,9 +123,6 @@ std::int64_t TickStep(std::int64_t span) {
   }
 }
 
-std::string StringField(const nlohmann::json& j, const char* name) {
-  return j.is_object() && j.contains(name) && j[name].is_string() ? j[name].get<std::string>() : "";
-}
 
 }  // namespace
 
@@ -214,8 +208,8 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
     std::vector<std::tuple<std::string, std::int64_t, std::int64_t>> bands;
     for (const auto& e : history.events()) {
       if (e.process != event_process::kNemesis || e.f != event_f::kFault || e.type != EventType::kInvoke) continue;
-      const std::string name = StringField(e.value, "fault");
-      const std::string phase = StringField(e.value, "phase");
+      const std::string name = EventText(e, "fault");
+      const std::string phase = EventText(e, "phase");
       if (phase == "start") {
         open.emplace(name, e.time_ns);
       } else if (phase == "heal" && open.count(name)) {
@@ -299,15 +293,15 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
       label = (e.key_name.empty() ? std::string() : e.key_name + " ") + label;
     } else if (e.f == event_f::kProbe) {
       style = {"#b0bec5", "#455a64"};
-      label = StringField(e.value, "label");
-      if (label.empty()) label = StringField(e.value, "probe");
-      if (op.completion && op.completion->value.contains("count") && op.completion->value["count"].is_number())
-        label += " = " + op.completion->value["count"].dump();
+      label = EventText(e, "label");
+      if (label.empty()) label = EventText(e, "probe");
+      if (op.completion)
+        if (const auto count = ProbeCountText(*op.completion)) label += " = " + *count;
       title = "#" + std::to_string(e.index) + " probe " + label;
       if (op.completion && op.completion->type != EventType::kOk) style.dashed = true;
     } else if (e.f == event_f::kHook) {
-      label = "hook " + StringField(e.value, "hook");
-      if (!StringField(e.value, "cause").empty()) label = "cause " + StringField(e.value, "cause") + " (" + label + ")";
+      label = "hook " + EventText(e, "hook");
+      if (!EventText(e, "cause").empty()) label = "cause " + EventText(e, "cause") + " (" + label + ")";
       title = "#" + std::to_string(e.index) + " " + label;
       // A hook that failed may not have caused anything: drawn dashed.
       if (op.completion && (op.completion->type != EventType::kOk || op.completion->value.value("failed", false))) {
@@ -316,7 +310,7 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
       }
     } else if (e.f == event_f::kFault) {
       style = {"#ffcc80", "#e65100"};
-      label = StringField(e.value, "fault") + " " + StringField(e.value, "phase");
+      label = EventText(e, "fault") + " " + EventText(e, "phase");
       title = "#" + std::to_string(e.index) + " fault " + label;
     } else {
       label = e.f;
@@ -351,9 +345,9 @@ std::string RenderTimelineSvg(const History& history, const TimelineOptions& opt
     const double x = X(e.time_ns);
     std::string label = e.f;
     if (e.f == event_f::kFault) {
-      label = StringField(e.value, "fault");
+      label = EventText(e, "fault");
       if (label.empty()) label = "fault";
-      const std::string detail = StringField(e.value, "detail");
+      const std::string detail = EventText(e, "detail");
       if (!detail.empty()) label += ": " + detail;
     }
     const bool evidence = options.highlighted.count(e.index) > 0;

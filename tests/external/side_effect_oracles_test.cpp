@@ -74,13 +74,13 @@ TEST_CASE("applied_once counts the broker's redelivery of an entry whose consume
   };
   Verdict once = run(true, 2);
   CHECK(once.status == VerdictStatus::kValid);
-  CHECK(once.details["broker_redeliveries"] == 1);
-  CHECK(once.details["deliveries"] == 3);
+  CHECK(once.details.counts.broker_redeliveries == 1);
+  CHECK(once.details.counts.deliveries == 3);
   CHECK(run(true, 3).status == VerdictStatus::kInvalid);
   // Pending, then settled without a restart: the same consumer acked late, no redelivery.
   Verdict slow = run(false, 2);
   CHECK(slow.status == VerdictStatus::kUnknown);
-  CHECK(slow.details["broker_redeliveries"] == 0);
+  CHECK(slow.details.counts.broker_redeliveries == 0);
 }
 
 TEST_CASE("intent_reconciled holds for one charge, recorded, after a kill and a retry") {
@@ -199,7 +199,7 @@ TEST_CASE("lease_recovery: a kill before the request claimed its key lets the re
       .Records("create_order", "b1", 1, 3000);
   Verdict v = RunOracle("lease_recovery", WithControl(h.history(), "kill", 2), ShopTarget(), {{"lease", "2s"}});
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["keys"][0].contains("early_unjudged"));
+  CHECK(v.details.records.key_rows.value()[0].contains("early_unjudged"));
   // Two completions are still caught without the claim shown.
   LiteralHistory twice = h;
   twice.Send("client-0", "create_order", "k1", "b1", 2700, 2710, Answer{201, R"({"biz_no":"b1","transaction_id":"txn-2"})"});

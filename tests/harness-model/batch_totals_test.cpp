@@ -8,6 +8,7 @@
 #include "batch_history_builder.h"
 #include "literal_history.h"
 #include "model/metrics.h"
+#include "model/results_json.h"
 
 using namespace idemproof;
 using namespace idemproof::testing;
@@ -101,15 +102,15 @@ TEST_CASE("range_continuity by totals holds for a resumed rerun and says what to
   }
   CleanRun(h);
   Verdict v = Check(h.history());
-  INFO(v.evidence << "\n" << v.details.dump(2));
+  INFO(v.evidence << "\n" << VerdictDetailsToJson(v.details).dump(2));
   CHECK(v.status == VerdictStatus::kValid);
   CHECK(v.evidence.find("totals equal the clean run's (1000 rows, sum ") != std::string::npos);
   CHECK(v.evidence.find("no per-row ids: rows not compared one by one") != std::string::npos);
   CHECK(v.evidence.find("100 markers agree with the totals and the clean run's markers") != std::string::npos);
   CHECK(v.evidence.find("later reruns changed nothing") != std::string::npos);
-  CHECK(v.details["redone_rows"]["unmarked"] == 5);
-  CHECK(v.details["markers"]["checksum"] == "same-as-clean");
-  CHECK(v.details["markers"]["checksums_compared"] == 100);
+  CHECK(v.details.records.redone_rows.value()["unmarked"] == 5);
+  CHECK(v.details.records.markers.value()["checksum"] == "same-as-clean");
+  CHECK(v.details.records.markers.value()["checksums_compared"] == 100);
   // No rows, no row diff: the metric is absent, never a made-up 0.
   CHECK_FALSE(ComputeMetrics(TotalsTarget(), h.history()).rerun_diff_rows.has_value());
 }
@@ -230,7 +231,7 @@ TEST_CASE("checksum: same-as-clean compares per-row results' markers with the cl
   INFO(v.evidence);
   const bool differs = markers[5]["checksum"] == "own-other";
   CHECK(v.status == (differs ? VerdictStatus::kInvalid : VerdictStatus::kValid));
-  CHECK(v.details["markers"]["checksums_compared"] == 100);
+  CHECK(v.details.records.markers.value()["checksums_compared"] == 100);
   if (differs)
     CHECK(v.evidence.find("markers differ from the clean run's over the same range in 1 partition (5: checksum "
                           "\"own-other\", clean run \"own-5\")") != std::string::npos);
@@ -275,11 +276,11 @@ TEST_CASE("checksum: same-as-clean compares integer checksums as JSON values: eq
   json clean = RowsJson(0, 1000, 1);
   h.ResultDoc("j2", c, TotalsDoc(clean, summed(clean, 0, 1000)));
   Verdict v = Check(h.history());
-  INFO(v.evidence << "\n" << v.details.dump(2));
+  INFO(v.evidence << "\n" << VerdictDetailsToJson(v.details).dump(2));
   CHECK(VerdictStatusName(v.status) == expect);
   if (expect == "valid") {
-    CHECK(v.details["markers"]["checksums_compared"] == 100);
-    CHECK(v.details["markers"]["clean_run_differences"].empty());
+    CHECK(v.details.records.markers.value()["checksums_compared"] == 100);
+    CHECK(v.details.records.markers.value()["clean_run_differences"].empty());
   } else if (expect == "invalid") {
     // Named with both values, never a bare "checksum differs".
     CHECK(v.evidence.find("70: rows_written 0, clean run 10, checksum 0, clean run ") != std::string::npos);

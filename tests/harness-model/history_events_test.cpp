@@ -165,3 +165,32 @@ TEST_CASE("history events: a cut body is recorded once as its first 4 KiB with i
   CHECK(ResponseJson(x)["body"].get<std::string>().size() == x.body.size());
   CHECK_FALSE(ResponseJson(x).contains("truncated"));
 }
+
+TEST_CASE("the event readers read what the builders write, and nothing from other shapes", "[history_events]") {
+  HistoryEvent send;
+  send.f = event_f::kSend;
+  send.value = {{"request", {{"method", "POST"}, {"url", "http://127.0.0.1:1/orders"}}}, {"instance", "b"}};
+  CHECK(RequestLineOf(send).method == "POST");
+  CHECK(RequestLineOf(send).url == "http://127.0.0.1:1/orders");
+  CHECK(EventText(send, "instance") == "b");
+  CHECK(EventText(send, "error").empty());
+  HistoryEvent odd;
+  odd.value = {{"request", "not an object"}, {"instance", 3}, {"count", "3"}};
+  CHECK(RequestLineOf(odd).method.empty());
+  CHECK(EventText(odd, "instance").empty());  // not a string: not read as one
+  CHECK_FALSE(ProbeCountText(odd).has_value());
+  HistoryEvent probe;
+  probe.value = {{"count", 3}};
+  CHECK(ProbeCountText(probe) == std::optional<std::string>("3"));
+
+  HistoryEvent note = NoteWith(4, {{"note", "burst spread"},
+                                   {"burst", {{"n", 8}, {"mode", "h2"}, {"harness_spread_us", 12.5}}}});
+  const auto spread = BurstSpreadOf(note);
+  REQUIRE(spread.has_value());
+  CHECK(spread->step == 4);  // the note's step when the burst names none
+  CHECK(spread->n == 8);
+  CHECK(spread->mode == "h2");
+  CHECK(spread->harness_spread_us == 12.5);
+  CHECK_FALSE(spread->target_spread_us.has_value());
+  CHECK_FALSE(BurstSpreadOf(Note(4, "no burst here")).has_value());
+}

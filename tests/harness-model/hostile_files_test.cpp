@@ -18,6 +18,7 @@
 #include "model/target.h"
 #include "model/target_commands.h"
 #include "oracles/oracle.h"
+#include "model/results_json.h"
 
 using namespace idemproof;
 using namespace idemproof::testing;

@@ -50,7 +50,7 @@ TEST_CASE("in_progress: a 500 to a duplicate while the first runs is a violation
   Verdict both = RunOracle("in_progress", alike.history());
   INFO(both.evidence);
   CHECK(both.is_violation());
-  CHECK(both.details["violations"].size() == 2);
+  CHECK(both.details.Findings().size() == 2);
   // Declared as the target's own in-progress answer, the same 500 holds.
   Verdict declared = RunOracle("in_progress", h.history(), WithInProgress({500}));
   INFO(declared.evidence);
@@ -72,7 +72,7 @@ TEST_CASE("in_progress: a 5xx the running request got too is set aside, counted,
   CHECK_FALSE(v.PremiseNotReached());
   CHECK(Has(v.evidence, "1 duplicate(s) overlapped a running request"));
   CHECK(Has(v.evidence, "1 answer(s) set aside: 503 as the running request x1"));
-  CHECK(v.details["set_aside"]["503 as the running request"] == 1);
+  CHECK(v.details.tallies.set_aside.value_or(std::map<std::string, std::int64_t>{})["503 as the running request"] == 1);
 }
 
 TEST_CASE("in_progress: a duplicate that overlapped a running request and got no answer reached the premise") {
@@ -237,7 +237,7 @@ TEST_CASE("downstream_once: a call re-sent and answered with the first effect is
   CHECK(same.status == VerdictStatus::kValid);
   CHECK(Has(same.evidence, "effect (ch_1)"));
   CHECK(Has(same.evidence, "2 calls answered 2xx naming that effect: reconciled, not repeated"));
-  CHECK(same.details["effect_ids"] == nlohmann::json::array({"ch_1"}));
+  CHECK(same.details.lists.effect_ids == std::vector<std::string>{"ch_1"});
 
   Verdict other = RunOracle("downstream_once", ChargedTwice("ch_2"), EgressTarget(true), params);
   INFO(other.evidence);

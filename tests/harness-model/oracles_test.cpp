@@ -7,6 +7,7 @@
 #include "model/answer_diff.h"
 #include "model/finding.h"
 #include "model/operation.h"
+#include "model/results_json.h"
 
 using namespace idemproof;
 using namespace idemproof::testing;
@@ -37,7 +38,7 @@ TEST_CASE("one_record catches a second order (check-then-insert)") {
   Verdict v = RunOracle("one_record", h.history());
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence.find("2 records") != std::string::npos);
-  CHECK(v.details["violations"].size() == 1);
+  CHECK(v.details.Findings().size() == 1);
 }
 
 TEST_CASE("one_record catches a 2xx with no record, and a record behind rejected requests") {
@@ -104,7 +105,7 @@ TEST_CASE("identical_replay holds when replays equal the first answer minus vola
       .Send("client-0", "create_order", "k1", "b1", 70, 75, Replayed());
   Verdict v = RunOracle("identical_replay", h.history());
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["replays_checked"] == 2);
+  CHECK(v.details.counts.replays_checked == 2);
 }
 
 TEST_CASE("identical_replay catches the empty replay, a changed body, a lost header and a missing marker") {
@@ -144,7 +145,7 @@ TEST_CASE("identical_replay names the one nested member that differs deep in a l
   CHECK(v.evidence.find(R"("status":"cancelled")") != std::string::npos);
   CHECK(v.evidence.find(R"("status":"paid")") != std::string::npos);
   CHECK(v.evidence.find(R"(201 {"id":"ord_7")") == std::string::npos);
-  const auto& f = v.details["violations"][0];
+  const nlohmann::json f = FindingToJson(v.details.Findings().at(0));
   CHECK(f["differences"][0] == R"(body differs at $.order.payment.status: "paid" → "cancelled")");
 }
 
@@ -255,7 +256,7 @@ TEST_CASE("mismatch_rejected: a key whose earlier uses stored nothing may be tak
       .Send("client-0", "create_order", "k1", "b1", 20, 25, Answer{201, R"({"id":2})"}, "other");
   Verdict v = RunOracle("mismatch_rejected", released.history());
   CHECK(v.status == VerdictStatus::kUnknown);
-  CHECK(v.details["undecided"] == 1);
+  CHECK(v.details.counts.undecided == 1);
 
   LiteralHistory lost;
   lost.Lost("client-0", "create_order", "k1", "b1", 0, 10)
@@ -300,7 +301,7 @@ TEST_CASE("in_progress holds for 409 or a waited-for identical answer") {
       .Records("create_order", "b1", 1, 300);
   Verdict v = RunOracle("in_progress", h.history());
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["overlapping_duplicates"] == 2);
+  CHECK(v.details.counts.overlapping_duplicates == 2);
 }
 
 TEST_CASE("in_progress catches an empty success and a second execution") {
@@ -529,7 +530,7 @@ TEST_CASE("new_key_executes catches a key merged with another sharing its prefix
   // The evidence names the cause: the shared prefix, the long keys shortened.
   CHECK(v.evidence.find("new key idem-run-xxxxxxxxxxxxxxx...xxxxxxk2 (255 characters), sharing its first 254 "
                         "characters with key idem-run-xxxxxxxxxxxxxxx...xxxxxxk1 (255 characters))") != std::string::npos);
-  REQUIRE(v.details["violations"].size() == 1);
+  REQUIRE(v.details.Findings().size() == 1);
 }
 
 TEST_CASE("new_key_executes catches a 2xx under a new key with no order behind it") {
@@ -599,7 +600,7 @@ TEST_CASE("action_scope") {
   Verdict copy = RunOracle("action_scope", unmarked_copy.history(), PlainTarget());
   CHECK(copy.status == VerdictStatus::kInvalid);
   CHECK(copy.evidence.find("a replay of another action") != std::string::npos);
-  CHECK(copy.details["violations"][0].contains("replay_of"));
+  CHECK(!copy.details.Findings().at(0).OpsOf(FindingRole::kReplayOf).empty());
   CHECK(RunOracle("action_scope", ok.history(), PlainTarget()).status == VerdictStatus::kValid);
 
   // Found by the hunt phase on the correct reference: a callback sent with
@@ -614,8 +615,8 @@ TEST_CASE("action_scope") {
   Verdict lost = RunOracle("action_scope", lost_own.history());
   INFO(lost.evidence);
   CHECK(lost.status == VerdictStatus::kValid);
-  CHECK(lost.details["judged"] == 1);
-  CHECK(lost.details["undecided"] == 1);
+  CHECK(lost.details.counts.judged == 1);
+  CHECK(lost.details.counts.undecided == 1);
   // A lost answer of the other action excuses nothing.
   LiteralHistory lost_other;
   lost_other.Lost("client-0", "payment_paid", "k1", "b1", 0, 3)
@@ -632,7 +633,7 @@ TEST_CASE("window: retries inside the window are recognised, outside are not jud
       .Records("create_order", "b1", 1, 2500);
   Verdict v = RunOracle("window", ok.history());
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["retries_in_window"] == 1);
+  CHECK(v.details.counts.retries_in_window == 1);
 
   LiteralHistory short_ttl;  // the record expired after 40ms: a retry at 1s executes again
   short_ttl.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
@@ -640,7 +641,7 @@ TEST_CASE("window: retries inside the window are recognised, outside are not jud
       .Records("create_order", "b1", 2, 2000);
   Verdict f = RunOracle("window", short_ttl.history());
   CHECK(f.status == VerdictStatus::kInvalid);
-  CHECK(f.details["violations"].size() == 2);  // unrecognised retry + second record
+  CHECK(f.details.Findings().size() == 2);  // unrecognised retry + second record
 
   // A narrower window passed as parameter excludes the 1s retry.
   CHECK(RunOracle("window", short_ttl.history(), ShopTarget(), {{"window", "500ms"}}).status ==
@@ -680,7 +681,7 @@ TEST_CASE("probe_equal") {
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence == "probe 'before' = 1000 but probe 'after' = 1001");
   // Its finding carries both values as read (the report shows them from it).
-  const Finding f = FindingFromJson(v.details["violations"][0]);
+  const Finding f = v.details.Findings().at(0);
   CHECK(f.values == std::vector<FindingValue>{{"before", 1000}, {"after", 1001}});
 
   LiteralHistory put;  // declared volatile $.updated_at of probe "order" is ignored; the address is not
@@ -820,7 +821,7 @@ TEST_CASE("one_record knows the window: a re-execution after it is expected, ins
       .Records("create_order", "b1", 2, 5000);
   Verdict v = RunOracle("one_record", after.history());
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["judged"][0]["window_executions"] == 2);
+  CHECK(v.details.records.judged_rows.value()[0]["window_executions"] == 2);
 
   LiteralHistory inside;
   inside.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
@@ -917,14 +918,14 @@ LiteralHistory BurstAfterWindow(int executions, int records) {
 TEST_CASE("a burst after the window is one window with one more execution and not one per request") {
   Verdict ok = RunOracle("one_record", BurstAfterWindow(1, 2).history());
   CHECK(ok.status == VerdictStatus::kValid);
-  CHECK(ok.details["judged"][0]["window_executions"] == 2);
+  CHECK(ok.details.records.judged_rows.value()[0]["window_executions"] == 2);
   Verdict raced = RunOracle("one_record", BurstAfterWindow(5, 6).history());  // expiry-race
   CHECK(raced.status == VerdictStatus::kInvalid);
   CHECK(raced.evidence.find("6 records") != std::string::npos);
 
   Verdict in_progress = RunOracle("in_progress", BurstAfterWindow(1, 2).history());
   CHECK(in_progress.status == VerdictStatus::kValid);
-  CHECK(in_progress.details["overlapping_duplicates"] == 4);
+  CHECK(in_progress.details.counts.overlapping_duplicates == 4);
   Verdict twice = RunOracle("in_progress", BurstAfterWindow(5, 6).history());
   CHECK(twice.status == VerdictStatus::kInvalid);
   CHECK(twice.evidence.find("executed 5 times inside one retry window") != std::string::npos);
@@ -939,7 +940,7 @@ TEST_CASE("identical_replay judges each window after the first against its own e
       .Send("client-0", "create_order", "k1", "b1", 4600, 4605, kReplayedAgain);
   Verdict v = RunOracle("identical_replay", ok.history());
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["replays_checked"] == 1);
+  CHECK(v.details.counts.replays_checked == 1);
 
   LiteralHistory kept;  // the record outlived its promise: every answer replays the first
   kept.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
@@ -987,7 +988,7 @@ TEST_CASE("identical_replay without a replay marker judges each later window by 
       .Send("client-0", "create_order", "k1", "b1", 4600, 4605, again_replayed);
   Verdict v = RunOracle("identical_replay", ok.history(), unmarked);
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["replays_checked"] == 1);
+  CHECK(v.details.counts.replays_checked == 1);
 
   LiteralHistory kept;  // the record outlived its promise, then expired: each answer replays its record
   kept.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
@@ -996,7 +997,7 @@ TEST_CASE("identical_replay without a replay marker judges each later window by 
       .Send("client-0", "create_order", "k1", "b1", 4700, 4705, again_replayed);
   Verdict k = RunOracle("identical_replay", kept.history(), unmarked);
   CHECK(k.status == VerdictStatus::kValid);
-  CHECK(k.details["replays_checked"] == 2);
+  CHECK(k.details.counts.replays_checked == 2);
 
   LiteralHistory stale;  // after the new execution completed, the old answer again
   stale.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
@@ -1077,7 +1078,7 @@ TEST_CASE("a property whose premise never occurred is unknown: premise not reach
   v = RunOracle("in_progress", overlap.history());
   CHECK(v.status == VerdictStatus::kValid);
   CHECK(v.premise.count == std::optional<std::int64_t>(1));
-  CHECK(v.details["in_progress_answers"] == 1);
+  CHECK(v.details.counts.in_progress_answers == 1);
 }
 
 TEST_CASE("the registry turns a valid verdict without its premise count into unknown") {
@@ -1243,7 +1244,7 @@ TEST_CASE("caller_scope: a key refused to its first caller too is not blamed on 
   CHECK_FALSE(v.is_violation());
   CHECK(v.evidence.find("because caller alice used the key") == std::string::npos);
   CHECK(v.evidence.find("not the other caller's doing") != std::string::npos);
-  CHECK(v.details.at("not_the_other_caller").size() == 1);
+  CHECK(v.details.lists.not_the_other_caller.value_or(std::vector<std::string>{}).size() == 1);
   // Only k2 was refused without Alice holding it: k1 was judged and held.
   CHECK(v.status == VerdictStatus::kValid);
 
@@ -1263,7 +1264,7 @@ TEST_CASE("mismatch_rejected: another payload after the window may take the key 
       .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{201, R"({"id":2})"}, "other");
   Verdict v = RunOracle("mismatch_rejected", late.history());
   CHECK(v.status == VerdictStatus::kUnknown);  // not judged: the premise (a reuse inside the record's life) never came
-  CHECK(v.details["past_window"] == 1);
+  CHECK(v.details.counts.past_window == 1);
   // Inside the window the same reuse is still the no-fingerprint flaw.
   LiteralHistory early;
   early.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
@@ -1279,7 +1280,7 @@ TEST_CASE("mismatch_rejected: another payload after the window may take the key 
             "other");
   Verdict replayed = RunOracle("mismatch_rejected", retaken.history());
   CHECK_FALSE(replayed.is_violation());
-  CHECK(replayed.details["past_window"] == 2);
+  CHECK(replayed.details.counts.past_window == 2);
 }
 
 TEST_CASE("window: an execution after the window has passed is no second record inside it (found by explore)") {
@@ -1487,8 +1488,8 @@ TEST_CASE("every violation an oracle lists is a Finding whose ops point at the h
     INFO(c.oracle);
     const Verdict v = RunOracle(c.oracle, c.history);
     REQUIRE(v.status == VerdictStatus::kInvalid);
-    REQUIRE(v.details["violations"].is_array());
-    const nlohmann::json& json = v.details["violations"][0];
+    REQUIRE(v.details.violations.has_value());
+    const nlohmann::json json = FindingToJson(v.details.Findings().at(0));
     const Finding f = FindingFromJson(json);
     CHECK(f.problem == v.evidence);
     CHECK(FindingToJson(f) == json);  // one codec: what is read writes back the same
@@ -1559,9 +1560,9 @@ TEST_CASE("lease_recovery and probe_equal carry what broke as a Finding with its
     const Verdict v = Lease(c.history);
     INFO(v.evidence);
     REQUIRE(v.status == VerdictStatus::kInvalid);
-    REQUIRE(v.details.contains("violations"));
-    REQUIRE(v.details["violations"].size() == 1);
-    const nlohmann::json& json = v.details["violations"][0];
+    REQUIRE(v.details.violations.has_value());
+    REQUIRE(v.details.Findings().size() == 1);
+    const nlohmann::json json = FindingToJson(v.details.Findings().at(0));
     const Finding f = FindingFromJson(json);
     CHECK(f.problem == v.evidence);
     CHECK(FindingToJson(f) == json);
@@ -1583,9 +1584,9 @@ TEST_CASE("lease_recovery and probe_equal carry what broke as a Finding with its
   released.Probe("stock", "before", 1000, 0).Probe("stock", "after", 1001, 100);
   const Verdict v = RunOracle("probe_equal", released.history(), ShopTarget(), {{"a", "before"}, {"b", "after"}});
   REQUIRE(v.status == VerdictStatus::kInvalid);
-  REQUIRE(v.details.contains("violations"));
-  REQUIRE(v.details["violations"].size() == 1);
-  const Finding f = FindingFromJson(v.details["violations"][0]);
+  REQUIRE(v.details.violations.has_value());
+  REQUIRE(v.details.Findings().size() == 1);
+  const Finding f = v.details.Findings().at(0);
   CHECK(f.problem == v.evidence);
   CHECK(f.ops.empty());
   CHECK(f.differences == std::vector<std::string>{"$: 1000 != 1001"});
@@ -1610,8 +1611,8 @@ TEST_CASE("every verdict about a key whose requests differ names the difference"
     INFO(oracle << ": " << v.evidence);
     CHECK(v.status == VerdictStatus::kValid);
     CHECK(v.evidence.find(said) != std::string::npos);
-    REQUIRE(v.details["request_differences"].size() == 1);  // the query alone: the rest is spelling
-    CHECK(v.details["request_differences"][0] == said);
+    REQUIRE(v.details.lists.request_differences.value_or(std::vector<std::string>{}).size() == 1);  // the query alone: the rest is spelling
+    CHECK(v.details.lists.request_differences->at(0) == said);
   }
 }
 
@@ -1622,7 +1623,7 @@ TEST_CASE("requests that are the same, or differ only as their forms say, are no
   Verdict v = RunOracle("identical_replay", same.history());
   CHECK(v.status == VerdictStatus::kValid);
   CHECK(v.evidence.find("differ") == std::string::npos);
-  CHECK_FALSE(v.details.contains("request_differences"));
+  CHECK_FALSE(v.details.lists.request_differences.has_value());
 
   // Another payload and a changed value under one key differ on purpose.
   LiteralHistory changed;
@@ -1652,7 +1653,7 @@ TEST_CASE("requests that differ only in their traceparent span are not called di
   Verdict v = RunOracle("identical_replay", h.history());
   INFO(v.evidence);
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK_FALSE(v.details.contains("request_differences"));
+  CHECK_FALSE(v.details.lists.request_differences.has_value());
 }
 
 // Issue 33, class 6: a failed request repeated unchanged gets the stored
@@ -1811,7 +1812,7 @@ TEST_CASE("retry_after: a Retry-After under the minimum is a violation quoting i
   v = RunOracle("retry_after", Honouring(told.history(), "client-0"), required);
   INFO(v.evidence);
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details.at("honouring_clients") == 1);
+  CHECK(v.details.counts.honouring_clients == 1);
   CHECK(v.evidence.find("1 client(s) that waited as told made progress") != std::string::npos);
   // Told "1" every time and still in progress when its retries ran out: the key never moved.
   LiteralHistory stuck;
@@ -1866,7 +1867,7 @@ TEST_CASE("route_spelling catches a same spelling executed again and a distinct 
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence.find("(query_order: same, idempotency.path_equivalence) was answered 201") != std::string::npos);
   CHECK(v.evidence.find("not the first answer replayed") != std::string::npos);
-  CHECK(v.details["violations"].size() == 2);  // and a second record
+  CHECK(v.details.Findings().size() == 2);  // and a second record
   // A distinct route answered with the first route's replay.
   LiteralHistory swallowed;
   swallowed.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated, "spelling")
@@ -1890,11 +1891,11 @@ TEST_CASE("route_spelling does not diagnose an empty replay as a spelling proble
       .Send("client-0", "create_order", "k1", "b1", 40, 50, empty, "spelling_query_order")
       .Records("create_order", "b1", 1, 100);
   Verdict v = RunOracle("route_spelling", spelled.history(), SpellingTarget());
-  INFO(v.evidence << "\n" << v.details.dump(2));
+  INFO(v.evidence << "\n" << VerdictDetailsToJson(v.details).dump(2));
   CHECK(v.status == VerdictStatus::kValid);
   CHECK(v.evidence.find("taken for another request") == std::string::npos);
-  CHECK(v.details["judged"][0]["judged_by"].get<std::string>().rfind("identical_replay", 0) == 0);
-  CHECK(v.details["judged"][0]["replay_differs"][0] == "status 200 != 201");
+  CHECK(v.details.records.judged_rows.value()[0]["judged_by"].get<std::string>().rfind("identical_replay", 0) == 0);
+  CHECK(v.details.records.judged_rows.value()[0]["replay_differs"][0] == "status 200 != 201");
   // Without a marker and without records to decide: still judged by the answer, as before.
   TargetDescription unmarked = SpellingTarget();
   unmarked.idempotency.replay.reset();
@@ -1944,7 +1945,7 @@ TEST_CASE("identical_replay: a retry failed retryably while the target's own sto
       .Send("client-0", "create_order", "k1", "b1", 900, 910, Replayed());
   Verdict v = judge(during.history());
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["failed_during_store_outage"] == 1);
+  CHECK(v.details.counts.failed_during_store_outage == 1);
 
   LiteralHistory after;  // the store was back: a 503 for a completed key is no replay
   after.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)

@@ -186,7 +186,7 @@ TEST_CASE("mismatch_rejected: a valid verdict quotes the statuses the reuses got
   CHECK(v.evidence.find("400 x1") != std::string::npos);
   CHECK(v.evidence.find("422 x1") != std::string::npos);
   CHECK(v.evidence.find("401 x1") != std::string::npos);  // named as never reaching the key check
-  CHECK(v.details["answered"] == nlohmann::json{{"400", 1}, {"422", 1}});
+  CHECK(v.details.tallies.answered == std::map<std::string, std::int64_t>{{"400", 1}, {"422", 1}});
   CHECK(v.premise.count == 2);
 }
 

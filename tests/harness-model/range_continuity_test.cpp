@@ -8,6 +8,7 @@
 #include "model/finding.h"
 #include "model/job_result.h"
 #include "model/metrics.h"
+#include "model/results_json.h"
 
 using namespace idemproof;
 using namespace idemproof::testing;
@@ -78,13 +79,13 @@ TEST_CASE("range_continuity without a partial failure is premise not reached, ne
 TEST_CASE("range_continuity holds for a resumed rerun that later reruns leave unchanged") {
   BatchHistory h = CorrectHistory();
   Verdict v = Check(h.history());
-  INFO(v.evidence << "\n" << v.details.dump(2));
+  INFO(v.evidence << "\n" << VerdictDetailsToJson(v.details).dump(2));
   CHECK(v.status == VerdictStatus::kValid);
   CHECK(v.evidence.find("result equals the clean run row by row (1000 rows)") != std::string::npos);
   CHECK(v.evidence.find("100 markers agree") != std::string::npos);
   CHECK(v.evidence.find("later reruns changed nothing") != std::string::npos);
-  CHECK(v.details["after_rerun"]["diff_rows"] == 0);
-  CHECK(v.details["redone_rows"]["count"] == 0);
+  CHECK(v.details.records.after_rerun.value()["diff_rows"] == 0);
+  CHECK(v.details.records.redone_rows.value()["count"] == 0);
   Metrics m = ComputeMetrics(BatchTarget(), h.history());
   REQUIRE(m.rerun_diff_rows.has_value());
   CHECK(*m.rerun_diff_rows == 0);
@@ -103,7 +104,7 @@ TEST_CASE("range_continuity accepts redoing the one partition a failure cut in h
   Verdict v = Check(h.history());
   INFO(v.evidence);
   CHECK(v.status == VerdictStatus::kValid);
-  CHECK(v.details["redone_rows"]["count"] == 5);
+  CHECK(v.details.records.redone_rows.value()["count"] == 5);
 }
 
 // whole-batch-marker: a run fails at 600 of 1000 rows with one marker for the
@@ -139,18 +140,18 @@ TEST_CASE("range_continuity lists each thing that broke as a Finding with the fa
   const std::int64_t r1 = run.r1, r2 = run.r2;
   Verdict v = Check(h.history());
   REQUIRE(v.status == VerdictStatus::kInvalid);
-  REQUIRE(v.details.contains("violations"));
-  REQUIRE(v.details["violations"].size() >= 2);  // the rows, the marker
+  REQUIRE(v.details.violations.has_value());
+  REQUIRE(v.details.Findings().size() >= 2);  // the rows, the marker
   std::string evidence = "job j1: ";
-  for (std::size_t i = 0; i < v.details["violations"].size(); ++i) {
-    const Finding f = FindingFromJson(v.details["violations"][i]);
+  for (std::size_t i = 0; i < v.details.Findings().size(); ++i) {
+    const Finding f = v.details.Findings().at(i);
     evidence += (i == 0 ? "" : "; ") + f.problem;
     REQUIRE(f.ops.size() == 2);
     CHECK(f.OpsOf(FindingRole::kFailure).at(0)->index() == r1);
     CHECK(f.OpsOf(FindingRole::kRetry).at(0)->index() == r2);
   }
   CHECK(evidence == v.evidence);  // one finding per phrase of the evidence
-  const Finding rows_missing = FindingFromJson(v.details["violations"][0]);
+  const Finding rows_missing = v.details.Findings().at(0);
   CHECK(rows_missing.missing_ranges == std::vector<std::string>{"600–999"});
 }
 
@@ -220,7 +221,7 @@ TEST_CASE("range_continuity catches coarse-marker: a partial failure cannot resu
   INFO(v.evidence);
   CHECK(v.status == VerdictStatus::kInvalid);
   CHECK(v.evidence.find("the rerun redid 600 rows already written in 0–599 (partitions 0–59)") != std::string::npos);
-  CHECK(v.details["after_rerun"]["diff_rows"] == 0);  // the rows themselves are right
+  CHECK(v.details.records.after_rerun.value()["diff_rows"] == 0);  // the rows themselves are right
   CHECK(ComputeMetrics(BatchTarget(), h.history()).rerun_diff_rows == std::optional<std::int64_t>(0));
   // Without a declared granularity the redo cannot be judged: the same history passes.
   CHECK(Check(h.history(), {{"redo_rows", 1000}}).status == VerdictStatus::kValid);

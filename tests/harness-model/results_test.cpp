@@ -6,8 +6,11 @@
 #include <filesystem>
 
 #include "literal_history.h"
+#include "model/finding.h"
 #include "model/metrics.h"
+#include "model/not_applicable.h"
 #include "model/results.h"
+#include "model/results_json.h"
 #include "reports/junit.h"
 #include "reports/markup_escape.h"
 
@@ -15,6 +18,13 @@ using namespace idemproof;
 using namespace idemproof::testing;
 
 namespace {
+
+// A replay's finding whose evidence carries markup, for the escaping checks.
+VerdictDetails ReplayDiffersDetails() {
+  Finding f = MakeFinding("replay differs", {{"key", "k1"}});
+  f.differences = {"replay body <script>alert(1)</script>"};
+  return VerdictDetails::OfFindings({f});
+}
 RunResults SampleRun() {
   RunResults r;
   r.run_id = "20240501-120000-ab12";
@@ -32,7 +42,7 @@ RunResults SampleRun() {
   a.hunts = "a second click creates a second order";
   a.verdicts.push_back(Verdict::Valid("one_record", "1 business id(s) with the expected record count"));
   a.verdicts.push_back(Verdict::Invalid("identical_replay", "replay answered 200 {\"status\":\"duplicate\"} <&>",
-                                        {{"first", {{"status", 201}}}, {"replay", {{"body", "<script>alert(1)</script>"}}}}));
+                                        ReplayDiffersDetails()));
   a.verdicts.push_back(Verdict::Unknown("in_progress", "no duplicate overlapped"));
   a.verdicts.push_back(Verdict::NotApplicable("no_false_dedup", "target declares no replay marker"));
   a.fault_counts = {{"proxy-drop", 2}};
@@ -92,8 +102,8 @@ TEST_CASE("a run in which no row judged the target exits 3: nothing was tested")
     ScenarioResult s;
     s.name = name;
     std::string why = "needs " + needs.front();
-    s.verdicts.push_back(Verdict::NotApplicable("one_record", why, {{"needs", needs}}));
-    s.verdicts.push_back(Verdict::NotApplicable("identical_replay", why, {{"needs", needs}}));
+    s.verdicts.push_back(Verdict::NotApplicable("one_record", why, VerdictDetails::OfNeeds(needs)));
+    s.verdicts.push_back(Verdict::NotApplicable("identical_replay", why, VerdictDetails::OfNeeds(needs)));
     return s;
   };
   r.scenarios.push_back(na("kill-after-charge", {"an action with role pay"}));
@@ -101,7 +111,7 @@ TEST_CASE("a run in which no row judged the target exits 3: nothing was tested")
   r.scenarios.push_back(na("repeated-callback", {"an action with role pay"}));
   CHECK(r.NothingTested());
   CHECK(r.ExitCode() == 3);
-  const std::string note = r.NotApplicableNote();
+  const std::string note = NotApplicableNote(r);
   CHECK(note.rfind("nothing was tested", 0) == 0);
   CHECK(note.find("3 of 3 row(s) not applicable: 2 needs an action with role pay; 1 needs an action with role "
                   "delete") != std::string::npos);
@@ -113,7 +123,7 @@ TEST_CASE("a run in which no row judged the target exits 3: nothing was tested")
   undecided.verdicts.push_back(Verdict::Unknown("identical_replay", "premise not reached: no replay happened"));
   r.scenarios.push_back(undecided);
   CHECK(r.NothingTested());
-  CHECK(r.NotApplicableNote().find("1 undecided") != std::string::npos);
+  CHECK(NotApplicableNote(r).find("1 undecided") != std::string::npos);
   r.scenarios.pop_back();
 
   // One row that judged the target: the run is decided by its verdicts.
@@ -123,7 +133,7 @@ TEST_CASE("a run in which no row judged the target exits 3: nothing was tested")
   r.scenarios.push_back(tested);
   CHECK_FALSE(r.NothingTested());
   CHECK(r.ExitCode() == 0);
-  CHECK(r.NotApplicableNote() == "3 of 4 row(s) not applicable: 2 needs an action with role pay; 1 needs an "
+  CHECK(NotApplicableNote(r) == "3 of 4 row(s) not applicable: 2 needs an action with role pay; 1 needs an "
                                  "action with role delete");
 
   // A shard is judged by its merge: its rows may all be not applicable.

@@ -8,6 +8,7 @@
 #include "model/results.h"
 #include "model/shard.h"
 #include "model/shard_merge.h"
+#include "model/results_json.h"
 
 using namespace idemproof;
 

@@ -67,7 +67,7 @@ TEST_CASE("a retry after a dropped answer is judged against the answer the clien
     Verdict v = Judge("identical_replay", h);
     INFO(v.evidence);
     CHECK(v.status == VerdictStatus::kValid);
-    CHECK(v.details["replays_checked"] == 1);
+    CHECK(v.details.counts.replays_checked == 1);
     CHECK(Judge("one_record", h).status == VerdictStatus::kValid);
   }
   SECTION("a replay that differs from the lost answer: invalid") {

@@ -13,6 +13,7 @@
 #include "reports/design_review/html_report.h"
 #include "reports/design_review/markdown_report.h"
 #include "reports/design_review/run_review.h"
+#include "model/results_json.h"
 
 using namespace idemproof;
 using namespace idemproof::testing;
@@ -43,7 +44,7 @@ std::vector<std::string> Names(const RunResults& r, const std::vector<std::size_
 Verdict InvalidWithFinding(const std::string& oracle, bool status_only) {
   Finding f = MakeFinding("answered 200, expected 422", {{"key", "k1"}});
   if (status_only) f.rule = "status";
-  return Verdict::Invalid(oracle, "answered 200", {{"violations", nlohmann::json::array({FindingToJson(f)})}});
+  return Verdict::Invalid(oracle, "answered 200", VerdictDetails::OfFindings({f}));
 }
 
 }  // namespace
@@ -126,7 +127,7 @@ TEST_CASE("a finding only about the status code breaks the status rule and holds
   for (const auto& row : table.rows) CHECK(row.rule != "stripe-v1/missing-key-status");
 
   // Not applicable everywhere: not tested, with what the target lacked, said once.
-  Verdict na = Verdict::NotApplicable("window", "no window declared", {{"needs", {"idempotency.window"}}});
+  Verdict na = Verdict::NotApplicable("window", "no window declared", VerdictDetails::OfNeeds({"idempotency.window"}));
   r.scenarios[0].verdicts = {na, na};
   table = Conformance(r);
   CHECK(RowOf(table, "stripe-v1/window-honoured").state == ConformanceState::kNotTested);

@@ -13,6 +13,7 @@
 #include "reports/design_review/markdown_report.h"
 #include "reports/design_review/run_review.h"
 #include "reports/design_review/timeline_svg.h"
+#include "model/results_json.h"
 
 using namespace idemproof;
 using namespace idemproof::testing;
@@ -229,7 +230,7 @@ TEST_CASE("the review lays the families out by action", "[review][families]") {
                                  {{"create", "create_order"}, {"cancel", "cancel_order"}, {"stock", "stock"}},
                                  Verdict::Unknown("probe_equal", "no answer")));
   rows.push_back(FamilyRowResult("rerun-after-partial-failure", {},
-                                 Verdict::NotApplicable("range_continuity", "", {{"needs", {"a batch section"}}})));
+                                 Verdict::NotApplicable("range_continuity", "", VerdictDetails::OfNeeds({"a batch section"}))));
   rows.push_back(FamilyRowResult("http-redelivery", {}, Verdict::Valid("applied_once", "once")));
   const RunReview review = ReviewRun(contents);
   const FamilyCoverage& cov = review.coverage;
@@ -290,11 +291,11 @@ TEST_CASE("the premise table shows every family exercised or not, with what the 
   rows.push_back(FamilyRowResult("double-submit", {{"create", "create_order"}},
                                  WithPremise(Verdict::Valid("one_record", "ok"), "repeated deliveries", 3)));
   rows.push_back(FamilyRowResult("double-submit", {{"create", "pay"}},
-                                 Verdict::NotApplicable("one_record", "", {{"needs", {"a records probe"}}})));
+                                 Verdict::NotApplicable("one_record", "", VerdictDetails::OfNeeds({"a records probe"}))));
   rows.push_back(FamilyRowResult("replay-identity", {{"create", "create_order"}},
                                  WithPremise(Verdict::Valid("identical_replay", "ok"), "replays", 0)));
   rows.push_back(FamilyRowResult("stream-redelivery", {},
-                                 Verdict::NotApplicable("applied_once", "", {{"needs", {"a broker"}}})));
+                                 Verdict::NotApplicable("applied_once", "", VerdictDetails::OfNeeds({"a broker"}))));
   const RunReview review = ReviewRun(contents);
   const std::string md = RenderMarkdownReport(contents, review, "t").markdown;
   CHECK(md.find("### Premises by family") != std::string::npos);
@@ -444,7 +445,7 @@ TEST_CASE("probe_equal's two probe values reach the report through its finding",
   s.name = "stock-after-replay";
   s.layer = "client";
   // Only the finding: no details.a / details.b to guess from.
-  s.verdicts.push_back(Verdict::Invalid("probe_equal", f.problem, {{"violations", {FindingToJson(f)}}}));
+  s.verdicts.push_back(Verdict::Invalid("probe_equal", f.problem, VerdictDetails::OfFindings({f})));
   contents.results.scenarios.push_back(s);
   const RunReview review = ReviewRun(contents);
   REQUIRE(review.scenarios.size() == 1);
