@@ -1094,7 +1094,7 @@ class TargetLoader {
                            const std::map<std::string, ServiceDescription>& services) {
     const std::string what = "egress '" + name + "'";
     r_.ExpectMap(node, what);
-    r_.CheckKeys(node, {"upstream", "record", "protocol", "tls"}, what);
+    r_.CheckKeys(node, {"upstream", "record", "protocol", "tls", "key_header"}, what);
     EgressDescription e;
     e.name = name;
     e.mark = r_.MarkOf(node);
@@ -1111,6 +1111,7 @@ class TargetLoader {
       // Raw bytes: no request to record, no URL to forward to.
       if (node["record"]) r_.Fail(node["record"], what + ".record: a tcp egress has no requests to record (http only)");
       if (node["tls"]) r_.Fail(node["tls"], what + ".tls: a tcp egress copies raw bytes, it speaks no TLS of its own (http only)");
+      if (node["key_header"]) r_.Fail(node["key_header"], what + ".key_header: a tcp egress has no requests to read a key from (http only)");
       if (e.upstream.find("://") != std::string::npos)
         r_.Fail(up, what + ".upstream of a tcp egress is HOST:PORT (e.g. \"127.0.0.1:{{services.postgres.port}}\"), not a URL");
       return e;
@@ -1120,6 +1121,11 @@ class TargetLoader {
         e.upstream.rfind("{{", 0) != 0)
       r_.Fail(up, what + ".upstream must be an http:// or https:// URL");
     if (node["record"]) e.record = Paths(node["record"], what + ".record");
+    if (node["key_header"]) {
+      e.key_header = r_.String(node["key_header"], what + ".key_header");
+      if (e.key_header == "none") e.key_header.clear();
+      else if (e.key_header.empty()) r_.Fail(node["key_header"], what + ".key_header: a header name, or none");
+    }
     // No tls: of its own: that of the service it forwards to, if it names one.
     for (const auto& [service, svc] : services) {
       if (node["tls"] || e.upstream.rfind("{{services." + service + ".url}}", 0) != 0) continue;
