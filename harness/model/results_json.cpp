@@ -91,6 +91,7 @@ constexpr Field<DetailLists, Lines> kListFields[] = {
     {"request_differences", &DetailLists::request_differences},
     {"not_the_other_caller", &DetailLists::not_the_other_caller},
     {"effect_ids", &DetailLists::effect_ids},
+    {"downstream_keys", &DetailLists::downstream_keys},
     {"undecided", &DetailLists::undecided_lines},
 };
 

@@ -119,6 +119,7 @@ struct DetailLists {
   std::optional<std::vector<std::string>> request_differences;
   std::optional<std::vector<std::string>> not_the_other_caller;
   std::optional<std::vector<std::string>> effect_ids;
+  std::optional<std::vector<std::string>> downstream_keys;  // the keys the service sent its downstream
   std::optional<std::vector<std::string>> undecided_lines;  // "undecided": why each was not decided
 
   bool operator==(const DetailLists&) const = default;

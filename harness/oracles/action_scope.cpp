@@ -3,6 +3,11 @@
 // other action is told by the replay marker, or, on a target that marks no
 // replays, by being equal to the other action's earlier terminal answer (two
 // different business actions do not render the same status and body).
+// A key reused on another action may be refused with the target's mismatch
+// status (the IETF draft's and Stripe's fingerprint cover the route): that
+// is no violation. The violation is a replay of another action's answer, or
+// the action not executed with no mismatch refusal to say why. Answers that
+// decide nothing (no answer, a retryable failure) are set aside and counted.
 #include <map>
 #include <set>
 
@@ -18,7 +23,8 @@ Verdict ActionScope(const OracleInput& in) {
     if (!op.invoke->key.empty()) by_key[op.invoke->key][op.invoke->action].push_back(op);
 
   Violations violations;
-  int shared = 0, judged = 0, undecided = 0;
+  AnswerTally set_aside;  // no answer, a retryable failure: decided nothing
+  int shared = 0, judged = 0, undecided = 0, refused_as_mismatch = 0;
   for (const auto& [key, ops_by_action] : by_key) {
     const auto& actions = ops_by_action;  // a lambda below captures it (clang 14: not a binding)
     if (actions.size() < 2) continue;
@@ -42,7 +48,11 @@ Verdict ActionScope(const OracleInput& in) {
       for (const auto& op : ops) {
         AnswerClass c = Classify(op, contract);
         lost = lost || (c == AnswerClass::kNoAnswer && !op.never_sent());
-        if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) continue;
+        if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
+          set_aside.AddAs(c == AnswerClass::kNoAnswer ? std::string("no answer")
+                                                      : std::to_string(op.answer()->status) + " retryable");
+          continue;
+        }
         decisive = true;
         auto a = op.answer();
         bool marked = IsReplayMarked(*a, contract);
@@ -62,6 +72,12 @@ Verdict ActionScope(const OracleInput& in) {
       }
       ++judged;
       if (executed) continue;
+      // The key taken as used by another request (its route): the mismatch refusal, allowed.
+      if (copied == nullptr && !IsReplayMarked(*refusal->answer(), contract) &&
+          Classify(*refusal, contract) == AnswerClass::kMismatch) {
+        ++refused_as_mismatch;
+        continue;
+      }
       std::string ev = "key " + key + " on action " + action + " did not execute: " + OpName(*refusal) + " got " +
                        AnswerSummary(*refusal->answer()) +
                        (IsReplayMarked(*refusal->answer(), contract) ? " (a replay of another action)" : "") +
@@ -78,11 +94,19 @@ Verdict ActionScope(const OracleInput& in) {
   details.counts.shared_keys = shared;
   details.counts.judged = judged;
   details.counts.undecided = undecided;
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(shared);
+  if (set_aside.total() > 0) details.tallies.set_aside = set_aside.Counts();
+  const std::string aside = SetAsideClause(set_aside);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first() + aside, details).Counted(shared);
   if (shared == 0) return Verdict::Unknown(name, "no key was sent on two different actions", details).Counted(0);
   if (judged == 0)
-    return Verdict::Unknown(name, "no request with a shared key got a decisive answer", details).Counted(shared);
-  return Verdict::Valid(name, std::to_string(shared) + " key(s) shared by two actions; each action executed", details)
+    return Verdict::Unknown(name, "no request with a shared key got a decisive answer" + aside, details)
+        .Counted(shared);
+  const std::string refused =
+      refused_as_mismatch == 0
+          ? std::string("each action executed")
+          : std::to_string(refused_as_mismatch) + " action(s) refused the reused key with the mismatch status " +
+                std::to_string(contract.mismatch) + " (allowed: the fingerprint covers the route), the rest executed";
+  return Verdict::Valid(name, std::to_string(shared) + " key(s) shared by two actions; " + refused + aside, details)
       .Counted(shared);
 }
 

@@ -12,7 +12,10 @@
 // Effects, not calls: where a ledger probe on that egress names the effect
 // in a call's record entry (its `value`, e.g. $.answer.transaction_id), 2xx
 // calls naming the same effect are one effect: a call re-sent under the same
-// downstream key and answered with the first effect is reconciliation.
+// downstream key and answered with the first effect is reconciliation. Where
+// no answer names one, the downstream idempotency key the call went under
+// (the entry's "key", the egress's key_header) does: 2xx calls under one
+// key are one effect (DistinctEffects).
 //   unknown  the fault never struck (or struck nothing: no answer, no kill),
 //            or the struck call was not answered 2xx (no effect to count).
 #include <optional>
@@ -89,8 +92,7 @@ Verdict DownstreamOnce(const OracleInput& in) {
 
   // The calls of the effect that reached the downstream, as its proxy recorded them.
   nlohmann::json calls = nlohmann::json::array();
-  std::int64_t effects = 0, answered_2xx = 0;
-  std::vector<std::string> effect_ids;  // distinct, in call order
+  DistinctEffects effects;  // of the 2xx calls
 
   for (const auto& e : in.history.events()) {
     if (e.process != event_process::kEgress || e.f != event_f::kEgress || !e.value.is_object()) continue;
@@ -103,14 +105,12 @@ Verdict DownstreamOnce(const OracleInput& in) {
                                 {"status", status},
                                 {"answer", e.value.contains("answer") ? e.value["answer"] : nlohmann::json()}};
     if (Is2xx(status)) {
-      ++answered_2xx;
       const auto id = EffectIdOf(e.value, egress, in.target);
+      const auto key = DownstreamKeyOf(e.value);
       if (id) call_json["effect"] = *id;
+      if (key) call_json["downstream_key"] = *key;
       // A call answered with an effect already counted is that effect again.
-      if (!id || std::find(effect_ids.begin(), effect_ids.end(), *id) == effect_ids.end()) {
-        ++effects;
-        if (id) effect_ids.push_back(*id);
-      }
+      effects.Add(id, key);
     }
     calls.push_back(std::move(call_json));
   }
@@ -118,39 +118,39 @@ Verdict DownstreamOnce(const OracleInput& in) {
   details.texts.downstream = egress;
   details.texts.method = method;
   details.texts.path = path;
-  details.counts.effects = effects;
+  details.counts.effects = effects.count();
   details.records.calls = calls;
   details.records.requests = ops;
   details.counts.struck_event = struck->index;
-  if (!effect_ids.empty()) details.lists.effect_ids = effect_ids;
-  std::string ids;  // " (tx_1, tx_2)" when the calls named their effects
-  for (const auto& id : effect_ids) ids += (ids.empty() ? " (" : ", ") + id;
-  if (!ids.empty()) ids += ")";
-  // "; 2 calls answered 2xx, reconciled to the same effect" when calls outnumber effects.
+  if (!effects.ids().empty()) details.lists.effect_ids = effects.ids();
+  if (!effects.keys().empty()) details.lists.downstream_keys = effects.keys();
+  const std::string ids = effects.Names();  // " (tx_1, downstream key k-2)" when the calls named their effects
+  // "; 2 calls answered 2xx naming that effect: reconciled" when calls outnumber effects.
   const std::string reconciled =
-      answered_2xx > effects ? "; " + std::to_string(answered_2xx) + " calls answered 2xx naming " +
-                                   (effects == 1 ? "that effect" : "those effects") + ": reconciled, not repeated"
-                             : "";
+      effects.added() > effects.count()
+          ? "; " + std::to_string(effects.added()) + " calls answered 2xx naming " +
+                (effects.count() == 1 ? "that effect" : "those effects") + ": reconciled, not repeated"
+          : "";
   const int windows = WindowExecutions(sent, in.target.idempotency);
   if (windows > 1) details.counts.window_executions = windows;
-  if (effects > windows) {
-    // Without effect ids (no ledger probe names them) each 2xx call is an effect.
-    const std::string counted = effect_ids.empty() ? std::to_string(effects) + " calls"
-                                                   : std::to_string(effects) + " distinct effects" + ids;
+  if (effects.count() > windows) {
+    // Without effect ids or keys (no ledger probe, no key sent) each 2xx call is an effect.
+    const std::string counted = ids.empty() ? std::to_string(effects.count()) + " calls"
+                                            : std::to_string(effects.count()) + " distinct effects" + ids;
     const std::string problem = counted + " of " + call +
                                 " answered 2xx for one business action (" + std::to_string(sent.size()) +
                                 " requests): after the kill right after its answer, a retry called it again "
                                 "instead of reconciling";
     Finding f = MakeFinding(problem);
     for (const Operation& op : sent) f.With(FindingRole::kOps, OpJson(op));
-    f.records = effects;
+    f.records = effects.count();
     f.expected = windows;
     Violations violations;
     violations.Add(f);
     details.violations = violations.findings();
     return Verdict::Invalid(name, problem, details).Counted(repeats);
   }
-  if (effects == 0)
+  if (effects.count() == 0)
     return Verdict::Unknown(name, "the struck call " + call + " was not answered 2xx: no effect to count", details)
         .Counted(repeats);
   return Verdict::Valid(name, "one " + call + " effect" + ids + " (" + std::to_string(calls.size()) +

@@ -38,14 +38,10 @@ std::vector<const Operation*> RunningAt(const Operation& d, const std::vector<Op
 std::string SetAsideWhy(const Operation& d, const std::vector<const Operation*>& running,
                         const std::vector<Operation>& ops, const IdempotencyContract& contract,
                         const std::vector<std::pair<std::int64_t, std::int64_t>>& outages) {
-  const AnswerClass c = Classify(d, contract);
-  if (c == AnswerClass::kNoAnswer) return "no answer";
-  if (c != AnswerClass::kRetryable) return "";
+  if (std::string why = HeldKeySetAsideWhy(d, contract, outages); !why.empty()) return why;
+  if (Classify(d, contract) != AnswerClass::kRetryable) return "";
   const int status = d.answer()->status;
   const std::string code = std::to_string(status);
-  if (status < 500) return code + " declared retryable";
-  if (FailedOnPurpose(d, contract)) return code + " failed on purpose";
-  if (FailedInStoreOutage(d, contract, outages)) return code + " while the store was down";
   // Shared with a leader (a request that overlapped none): the duplicate
   // waited for it. Other duplicates failing alike share nothing.
   for (const Operation* o : running)

@@ -11,7 +11,11 @@
 // Effects, not calls: one id listed twice is one effect (a ledger read from
 // the calls that reached the downstream lists a call re-sent under the same
 // downstream key, and answered with the first effect, twice: that is
-// reconciliation). The evidence names the ids.
+// reconciliation). A ledger of whole egress record entries (an egress probe
+// with no value) names an effect by the downstream idempotency key the
+// target sent (the entry's "key"): entries under one key are one effect,
+// answered with an effect id or not (DistinctEffects). The evidence names
+// the ids and keys.
 #include <optional>
 
 #include "oracles/oracle_support.h"
@@ -20,12 +24,19 @@
 namespace idemproof::oracles {
 namespace {
 
+// One entry of a probe value as an effect id: a scalar's text, or an
+// object's JSON; nullopt for null.
+std::optional<std::string> id_of(const nlohmann::json& x) {
+  if (x.is_string()) return x.get<std::string>();
+  if (x.is_null()) return std::nullopt;
+  return x.dump();
+}
+
 // Effect ids from a probe value: an array of scalars, one scalar, or null.
 std::vector<std::string> ids_of(const nlohmann::json& v) {
   std::vector<std::string> out;
   auto one = [&](const nlohmann::json& x) {
-    if (x.is_string()) out.push_back(x.get<std::string>());
-    else if (!x.is_null()) out.push_back(x.dump());
+    if (auto id = id_of(x)) out.push_back(*id);
   };
   if (v.is_array()) {
     for (const auto& x : v) one(x);
@@ -67,31 +78,40 @@ Verdict IntentReconciled(const OracleInput& in) {
     return Verdict::Unknown(name, "the ledger probe '" + ledger_label + "' has no value (it failed or never ran)");
   }
   std::int64_t effects = 0;
-  std::vector<std::string> effect_ids;  // distinct, in ledger order
-  std::size_t listed = 0;               // entries of the ledger, repeats included
+  DistinctEffects distinct;
   if (ledger->is_number_integer()) {
     effects = ledger->get<std::int64_t>();
   } else {
-    for (auto& id : ids_of(*ledger)) {
-      ++listed;
-      if (std::find(effect_ids.begin(), effect_ids.end(), id) == effect_ids.end()) effect_ids.push_back(std::move(id));
+    const auto entry = [&](const nlohmann::json& x) {
+      // A whole egress entry: the effect its downstream key names.
+      const auto key = DownstreamKeyOf(x);
+      if (key) distinct.Add(std::nullopt, key);
+      else if (auto id = id_of(x)) distinct.Add(id, std::nullopt);
+    };
+    if (ledger->is_array()) {
+      for (const auto& x : *ledger) entry(x);
+    } else {
+      entry(*ledger);
     }
-    effects = static_cast<std::int64_t>(effect_ids.size());
+    effects = distinct.count();
   }
+  const std::vector<std::string>& effect_ids = distinct.ids();
   VerdictDetails details;
   details.records.ledger = *ledger;
   details.counts.effects = effects;
   details.counts.successes = successes;
   details.records.requests = ops;
   if (!effect_ids.empty()) details.lists.effect_ids = effect_ids;
-  std::string ids;  // " (tx_1, tx_2)"
-  for (const auto& id : effect_ids) ids += (ids.empty() ? " (" : ", ") + id;
-  if (!ids.empty()) ids += ")";
+  if (!distinct.keys().empty()) details.lists.downstream_keys = distinct.keys();
+  const std::string ids = distinct.Names();  // " (tx_1, downstream key k-2)"
   // A ledger listing one effect more than once: the downstream answered a
-  // re-sent call with the effect it had already taken.
+  // re-sent call with the effect it had already taken, or the target re-sent
+  // it under the same downstream key.
   const std::string reconciled =
-      listed > effect_ids.size()
-          ? "; the ledger lists it " + std::to_string(listed) + " times: calls answered with the same effect"
+      distinct.added() > distinct.count()
+          ? "; the ledger lists it " + std::to_string(distinct.added()) + " times: " +
+                (effect_ids.empty() ? "calls re-sent under the same downstream key"
+                                    : "calls answered with the same effect")
           : "";
 
   // Retries after the declared window may rightly charge again.

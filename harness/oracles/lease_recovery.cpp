@@ -105,6 +105,16 @@ std::string HowItDiffers(const Operation& a, const Operation& b) {
   return text;
 }
 
+// Why a retry's answer is left out of the judgement ("" when judged): no
+// answer, or a 5xx the scenario caused or a store outage explains. A declared
+// retryable status below 500 stays judged here: it is no in-progress answer.
+std::string RetrySetAsideWhy(const Operation& op, const IdempotencyContract& contract,
+                             const std::vector<std::pair<std::int64_t, std::int64_t>>& outages) {
+  const AnswerClass c = Classify(op, contract);
+  if (c != AnswerClass::kNoAnswer && !(c == AnswerClass::kRetryable && op.answer()->status >= 500)) return "";
+  return HeldKeySetAsideWhy(op, contract, outages);
+}
+
 // A mismatch answer to a retry of the crashed request says the target took
 // the key as used by another request: its fingerprint, not the lease.
 std::string MismatchStory(const Operation& retry, const Operation& crashed, const char* when) {
@@ -146,6 +156,8 @@ Verdict LeaseRecovery(const OracleInput& in) {
     return Verdict::Unknown(name, "the owner never ended: no kill, pause, stop or restart of the target").Counted(0);
 
   nlohmann::json judged = nlohmann::json::array();
+  AnswerTally set_aside;  // retries whose answers say nothing of the key, by why
+  const auto outages = StoreOutages(in);
   int retried = 0;  // crashed requests whose key was retried after the lease
   std::string violation;
   Finding finding;  // the violation's, in the one shape the reports read
@@ -236,13 +248,25 @@ Verdict LeaseRecovery(const OracleInput& in) {
         }
       }
       if (&op == crashed || op.invoke_ns() <= crash->time_ns) continue;
-      if (c == AnswerClass::kNoAnswer) continue;
+      if (const std::string why = RetrySetAsideWhy(op, contract, outages); !why.empty()) {
+        set_aside.AddAs(why);
+        continue;
+      }
       const Operation* by = explained_by(op);
       if (declared && op.complete_ns() < live_until && c != AnswerClass::kInProgress && problem.empty() &&
           by == nullptr) {
         if (c == AnswerClass::kMismatch) {
           // The key was held (refused, not executed): the refusal's reason is no lease story.
           problem = MismatchStory(op, *crashed, "while the crashed request's lease was live");
+          row["early"] = OpJson(op);
+          early = &op;
+        } else if (op.answer()->status >= 500) {
+          // Held or free, the key was no failure of the retry's: a 5xx is an
+          // answer (in progress, or the execution, was due), shown or not.
+          problem = OpName(op) + " was answered " + AnswerSummary(*op.answer()) +
+                    " while the crashed request's lease was live (expected " + contract.InProgressText() +
+                    "): a 5xx tells the client the request failed, not that its key is held "
+                    "(idempotency.in_progress declares no 5xx)";
           row["early"] = OpJson(op);
           early = &op;
         } else if (claim_shown) {
@@ -338,12 +362,14 @@ Verdict LeaseRecovery(const OracleInput& in) {
   }
   VerdictDetails details;
   details.records.key_rows = judged;
+  if (set_aside.total() > 0) details.tallies.set_aside = set_aside.Counts();
+  const std::string aside = SetAsideClause(set_aside);
   const auto running = static_cast<std::int64_t>(judged.size());  // requests the end interrupted
   if (!violation.empty()) {
     Violations violations;
     violations.Add(finding);
     details.violations = violations.findings();
-    return Verdict::Invalid(name, violation, details).Counted(running);
+    return Verdict::Invalid(name, violation + aside, details).Counted(running);
   }
   int decided = 0;
   for (const auto& r : judged) decided += r.contains("undecided") ? 0 : 1;
@@ -354,16 +380,18 @@ Verdict LeaseRecovery(const OracleInput& in) {
   // answer left it open (a retryable failure), which stays undecided.
   if (retried == 0)
     return Verdict::Unknown(name,
-                            !declared && contract.recovery_bound_declared
+                            (!declared && contract.recovery_bound_declared
                                 ? "no retry was sent after the recovery bound the target declares "
                                   "(idempotency.recovery_bound " +
                                       FormatDuration(*lease) + "): inside it, a blocked key is its contract"
-                                : std::string("no retry was sent after the lease ended"),
+                                : std::string("no retry was sent after the lease ended")) +
+                                aside,
                             details)
         .Counted(0);
-  if (decided == 0) return Verdict::Unknown(name, "no retry after the lease ended decided it", details).Counted(running);
+  if (decided == 0)
+    return Verdict::Unknown(name, "no retry after the lease ended decided it" + aside, details).Counted(running);
   return Verdict::Valid(name, std::to_string(decided) +
-                                  " key(s) recovered: in-progress while the lease held, one completion after",
+                                  " key(s) recovered: in-progress while the lease held, one completion after" + aside,
                         details)
       .Counted(running);
 }

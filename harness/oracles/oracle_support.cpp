@@ -214,6 +214,41 @@ bool FailedInStoreOutage(const Operation& op, const IdempotencyContract& contrac
   });
 }
 
+std::string HeldKeySetAsideWhy(const Operation& op, const IdempotencyContract& contract,
+                               const std::vector<std::pair<std::int64_t, std::int64_t>>& outages) {
+  const AnswerClass c = Classify(op, contract);
+  if (c == AnswerClass::kNoAnswer) return "no answer";
+  if (c != AnswerClass::kRetryable) return "";
+  const int status = op.answer()->status;
+  const std::string code = std::to_string(status);
+  if (status < 500) return code + " declared retryable";
+  if (FailedOnPurpose(op, contract)) return code + " failed on purpose";
+  if (FailedInStoreOutage(op, contract, outages)) return code + " while the store was down";
+  return "";
+}
+
+bool DistinctEffects::Add(const std::optional<std::string>& id, const std::optional<std::string>& key) {
+  ++added_;
+  std::vector<std::string>& named = id ? ids_ : keys_;
+  const std::optional<std::string>& name = id ? id : key;
+  if (name && std::find(named.begin(), named.end(), *name) != named.end()) return false;
+  if (name) named.push_back(*name);
+  ++count_;
+  return true;
+}
+
+std::string DistinctEffects::Names() const {
+  std::string out;
+  for (const auto& id : ids_) out += (out.empty() ? " (" : ", ") + id;
+  for (const auto& key : keys_) out += (out.empty() ? " (" : ", ") + std::string("downstream key ") + key;
+  return out.empty() ? out : out + ")";
+}
+
+std::optional<std::string> DownstreamKeyOf(const nlohmann::json& entry) {
+  if (!entry.is_object() || !entry.contains("key") || !entry["key"].is_string()) return std::nullopt;
+  return entry["key"].get<std::string>();
+}
+
 std::string AnswerTally::Text() const {
   std::string out;
   for (const auto& [what, n] : counts_) out += (out.empty() ? "" : ", ") + what + " x" + std::to_string(n);

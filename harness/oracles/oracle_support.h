@@ -99,6 +99,30 @@ class AnswerTally {
 // answers out of its judgement says how many and why.
 std::string SetAsideClause(const AnswerTally& set_aside);
 
+// Distinct downstream effects (intent_reconciled, downstream_once): effects,
+// not calls. A call or ledger entry is the effect its answer names (an effect
+// id), else the one its downstream idempotency key names (the key the service
+// sent, an egress record entry's "key": a call re-sent under the same key is
+// the same effect), else an effect of its own.
+class DistinctEffects {
+ public:
+  // Counts one call or entry; true when it is an effect not counted before.
+  bool Add(const std::optional<std::string>& id, const std::optional<std::string>& key);
+  std::int64_t count() const { return count_; }
+  std::int64_t added() const { return added_; }  // calls or entries, repeats included
+  const std::vector<std::string>& ids() const { return ids_; }    // distinct, in order
+  const std::vector<std::string>& keys() const { return keys_; }  // effects named by key only
+  // " (txn-1, downstream key pk-7)"; "" when no effect is named.
+  std::string Names() const;
+
+ private:
+  std::int64_t count_ = 0, added_ = 0;
+  std::vector<std::string> ids_, keys_;
+};
+// The downstream idempotency key an egress record entry (or an egress
+// probe's whole entry) went under; nullopt when it carried none.
+std::optional<std::string> DownstreamKeyOf(const nlohmann::json& entry);
+
 // The spans [from, to) of the run in which a fault on the target's own store
 // (`on: store`, or a tcp egress) was active: from its start to its heal, or
 // to the end of its declared window, whichever comes first.
@@ -107,6 +131,16 @@ std::vector<std::pair<std::int64_t, std::int64_t>> StoreOutages(const OracleInpu
 // with its store down a correct service says so retryably.
 bool FailedInStoreOutage(const Operation& op, const IdempotencyContract& contract,
                          const std::vector<std::pair<std::int64_t, std::int64_t>>& outages);
+
+// Why the answer of `op`, a request of a key that is held (running, or a
+// crashed request's claim), says nothing about how the key is handled, or ""
+// when it is an answer to judge (a decisive one, any 5xx included: a 5xx
+// tells the client its request failed, not that its key runs): no answer, a
+// declared retryable status below 500, a failure the scenario caused on
+// purpose, a failure while the target's store was down. The phrase is the
+// set-aside tally's ("503 failed on purpose").
+std::string HeldKeySetAsideWhy(const Operation& op, const IdempotencyContract& contract,
+                               const std::vector<std::pair<std::int64_t, std::int64_t>>& outages);
 
 // True when `op` was answered with an authentication or authorization
 // failure (401, 403, 407) the contract declares for no refusal: such a

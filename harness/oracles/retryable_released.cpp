@@ -1,6 +1,12 @@
 // retryable_released: after a retryable answer (5xx or a declared retryable
 // status) the next retry with the same key really executes: it is not a
 // replay, not blocked as in progress, and the records count reaches one.
+// A client's retry repeats the failed request byte for byte. A retry that
+// differed from it (the failure declared only as a request patch the retry
+// goes without, `variant: first_only`) and was refused — mismatch, missing
+// key, in progress — was refused as another request: set aside, never
+// reported as the key kept after the failure. Every answer set aside is
+// counted in the evidence.
 #include "oracles/oracle_support.h"
 
 namespace idemproof::oracles {
@@ -18,6 +24,17 @@ bool ExecutedByAnother(const std::vector<Operation>& ops, const Operation& retry
   return false;
 }
 
+// How `retry` differs from the `failure` it retried, as the target saw them
+// (model/request_groups.h, RequestDifferences); "" when it is the same request.
+std::string RetryDifference(const RequestGroup& g, const Operation& failure, const Operation& retry,
+                            const TargetDescription& target) {
+  RequestGroup pair = g;
+  pair.ops = {failure, retry};
+  std::string text;
+  for (const auto& line : RequestDifferences(pair, target)) text += (text.empty() ? "" : "; ") + line;
+  return text;
+}
+
 }  // namespace
 
 Verdict RetryableReleased(const OracleInput& in) {
@@ -28,6 +45,8 @@ Verdict RetryableReleased(const OracleInput& in) {
                                             " stores and replays 5xx answers: no failure is released (identical_replay "
                                             "judges the replay)");
   Violations violations;
+  AnswerTally set_aside;   // retries whose answers decided nothing, by why
+  std::string differed;    // the first refused retry that differed from its failure, said
   int retryable_seen = 0, retried = 0, executed = 0, undecided = 0;  // premise: retried
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     if (g.payload != "default") continue;
@@ -42,11 +61,27 @@ Verdict RetryableReleased(const OracleInput& in) {
       if (t == nullptr) continue;  // nobody retried this one
       // A retry the scenario made fail as well decides nothing; it is the
       // next failure, whose own retry is judged in its turn.
-      if (FailedOnPurpose(*t, contract)) continue;
+      if (FailedOnPurpose(*t, contract)) {
+        set_aside.AddAs(std::to_string(t->answer()->status) + " failed on purpose");
+        continue;
+      }
       ++retried;
       AnswerClass c = Classify(*t, contract);
       auto a = t->answer();
       bool marked = a && IsReplayMarked(*a, contract);
+      // A refusal of a retry that was another request says nothing of the key.
+      if (c == AnswerClass::kMismatch || c == AnswerClass::kMissingKey || c == AnswerClass::kInProgress) {
+        if (const std::string diff = RetryDifference(g, r, *t, in.target); !diff.empty()) {
+          ++undecided;
+          set_aside.AddAs(std::to_string(a->status) + " to a retry that differed from the failed request");
+          if (differed.empty())
+            differed = OpName(*t) + " got " + AnswerSummary(*a, 40) + " but differed from the failed request " +
+                       OpName(r) + " (" + diff +
+                       "): a byte-identical retry was not sent (the failure is declared only as a request patch; "
+                       "a hook, an egress fault or a header variant triggers it out of band)";
+          continue;
+        }
+      }
       std::string head = "key " + g.key + " (" + g.action + "): after " + AnswerSummary(*r.answer(), 40) + ", retry " +
                          OpName(*t) + " ";
       Finding base = MakeFinding("", {{"key", g.key}})
@@ -54,6 +89,7 @@ Verdict RetryableReleased(const OracleInput& in) {
                          .With(FindingRole::kRetry, OpJson(*t));
       if (c == AnswerClass::kNoAnswer) {
         ++undecided;
+        set_aside.AddAs("no answer");
       } else if (marked && c == AnswerClass::kSuccess && ExecutedByAnother(g.ops, *t, contract)) {
         // A concurrent duplicate ran once the failure released the key; this
         // retry rightly replays that execution (found by explore: a burst
@@ -74,6 +110,7 @@ Verdict RetryableReleased(const OracleInput& in) {
             other_running = true;
         if (other_running) {
           ++undecided;
+          set_aside.AddAs(std::to_string(a->status) + " while another request of the key ran");
         } else {
           base.problem = head + "got " + AnswerSummary(*a) + ": the key stayed claimed after a retryable failure";
           violations.Add(base);
@@ -81,6 +118,7 @@ Verdict RetryableReleased(const OracleInput& in) {
       } else if (c == AnswerClass::kRetryable) {
         // Unmarked: the downstream may still be failing; the next retry decides.
         ++undecided;
+        set_aside.AddAs(std::to_string(a->status) + " failed again");
       } else {
         base.problem = head + "got " + AnswerSummary(*a) + " instead of executing";
         violations.Add(base);
@@ -109,11 +147,14 @@ Verdict RetryableReleased(const OracleInput& in) {
   details.counts.retryable_answers = retryable_seen;
   details.counts.executed_retries = executed;
   details.counts.undecided = undecided;
-  if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(retried);
+  if (set_aside.total() > 0) details.tallies.set_aside = set_aside.Counts();
+  const std::string aside = SetAsideClause(set_aside);
+  if (!violations.empty()) return Verdict::Invalid(name, violations.first() + aside, details).Counted(retried);
   if (retryable_seen == 0)
     return Verdict::Unknown(name, "no retryable answer happened (did the failure hook fire?)", details).Counted(0);
   if (retried == 0)
-    return Verdict::Unknown(name, "no retryable answer was retried (a retry the scenario made fail too is none)", details)
+    return Verdict::Unknown(name, "no retryable answer was retried (a retry the scenario made fail too is none)" + aside,
+                            details)
         .Counted(0);
   if (executed == 0) {
     // Without a marker a stored failure replayed looks exactly like the
@@ -121,10 +162,14 @@ Verdict RetryableReleased(const OracleInput& in) {
     const std::string why = contract.replay ? ""
                                             : " (the target marks no replays: a stored failure cannot be told from a "
                                               "downstream still failing)";
-    return Verdict::Unknown(name, "no retry after a retryable answer reached a decision" + why, details)
+    return Verdict::Unknown(name,
+                            "no retry after a retryable answer reached a decision" + why +
+                                (differed.empty() ? std::string() : ": " + differed) + aside,
+                            details)
         .Counted(retried);
   }
-  return Verdict::Valid(name, std::to_string(executed) + " retry(ies) after a retryable answer executed", details)
+  return Verdict::Valid(name, std::to_string(executed) + " retry(ies) after a retryable answer executed" + aside,
+                        details)
       .Counted(retried);
 }
 

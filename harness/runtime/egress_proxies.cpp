@@ -29,10 +29,13 @@ nlohmann::json EntryOf(const EgressDescription& egress, const inj::UpstreamExcha
                           {"target", target},
                           {"body", x.request.body},
                           {"fields", nlohmann::json::object()},
+                          {"key", nlohmann::json()},
                           {"status", x.answer ? nlohmann::json(x.answer->status) : nlohmann::json()},
                           {"answer", nlohmann::json()},
                           {"error", x.error},
                           {"sent_ns", x.sent_ns}};
+  if (!egress.key_header.empty())
+    if (auto key = x.request.header(egress.key_header)) entry["key"] = *key;
   const nlohmann::json body = nlohmann::json::parse(x.request.body, nullptr, false);
   for (const auto& path : egress.record) {
     auto v = body.is_discarded() ? Result<nlohmann::json>(Status::NotFound("no JSON body")) : path.Find(body);

@@ -8,8 +8,9 @@
 // Every request a proxy writes to its downstream becomes one entry of the
 // egress record, handed to `on_record` as it completes:
 //   {"egress", "method", "path", "target", "body", "fields": {PATH: value|null},
-//    "status": int|null, "answer": JSON|text|null, "error", "sent_ns"}
-// (`fields`: the declared `record` paths in the JSON body; `answer`: the
+//    "key": text|null, "status": int|null, "answer": JSON|text|null, "error", "sent_ns"}
+// (`fields`: the declared `record` paths in the JSON body; `key`: the
+// egress's `key_header` as sent, the downstream idempotency key; `answer`: the
 // downstream's body, parsed when it is JSON). Fault events of the proxies
 // (faults armed with `on: egress.NAME`) go to `on_fault` with "on" added.
 // A tcp egress (`protocol: tcp`) gets a TcpFaultProxy (injectors/

@@ -156,6 +156,71 @@ TEST_CASE("lease_recovery: a URL that differs only by the port a restart changed
   CHECK_FALSE(Has(v.evidence, "URL"));
 }
 
+TEST_CASE("lease_recovery: a 500 to every retry inside the lease is an answer and not a retryable failure passed over") {
+  // Found on a middleware: after a crash every retry inside the lease got 500
+  // and the verdict was valid ("in-progress while the lease held").
+  LiteralHistory h;
+  h.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kServerError)
+      .Send("client-0", "create_order", "k1", "b1", 1500, 1520, kServerError)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2700, kCreated)
+      .Records("create_order", "b1", 1, 3000);
+  const History crashed = WithControl(h.history(), "kill", 300);
+  Verdict v = RunOracle("lease_recovery", crashed, ShopTarget(), {{"lease", "2s"}});
+  INFO(v.evidence);
+  CHECK(v.is_violation());
+  CHECK(Has(v.evidence, "was answered 500 {"));
+  CHECK(Has(v.evidence, "while the crashed request's lease was live (expected 409)"));
+  CHECK(Has(v.evidence, "a 5xx tells the client the request failed"));
+  // The target's own in-progress answer: the claim held.
+  Verdict declared = RunOracle("lease_recovery", crashed, WithInProgress({500}), {{"lease", "2s"}});
+  INFO(declared.evidence);
+  CHECK(declared.status == VerdictStatus::kValid);
+  // A retry inside the lease with no answer is set aside, and said so.
+  LiteralHistory lost;
+  lost.Lost("client-1", "create_order", "k1", "b1", 0, 300)
+      .Send("client-0", "create_order", "k1", "b1", 900, 920, kConflict)
+      .Lost("client-0", "create_order", "k1", "b1", 1000, 1200)
+      .Send("client-0", "create_order", "k1", "b1", 2600, 2700, kCreated)
+      .Records("create_order", "b1", 1, 3000);
+  Verdict l = RunOracle("lease_recovery", WithControl(lost.history(), "kill", 300), ShopTarget(), {{"lease", "2s"}});
+  INFO(l.evidence);
+  CHECK(l.status == VerdictStatus::kValid);
+  CHECK(Has(l.evidence, "; 1 answer(s) set aside: no answer x1"));
+  CHECK(l.details["set_aside"]["no answer"] == 1);
+}
+
+TEST_CASE("retryable_released: a retry that differed from the failed request and was refused is unknown and no wrong cause") {
+  // The failure is declared as a body patch (the only way the target offers):
+  // the retry goes without it, so a fingerprint over the body refuses it 422
+  // where a byte-identical retry would get the stored 503.
+  const Answer unavailable{503, R"({"title":"downstream"})", {{"Retry-After", "1"}}};
+  LiteralHistory h;
+  h.Variant("fails_retryably")
+      .Carrying({"POST", "http://127.0.0.1:1/orders", {}, R"({"biz_no":"b1","fail":503})"})
+      .Send("client-0", "create_order", "k1", "b1", 0, 10, unavailable)
+      .Variant("")
+      .Carrying({"POST", "http://127.0.0.1:1/orders", {}, R"({"biz_no":"b1"})"})
+      .Send("client-0", "create_order", "k1", "b1", 110, 120, kMismatch)
+      .Records("create_order", "b1", 0, 200);
+  Verdict v = RunOracle("retryable_released", h.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kUnknown);
+  CHECK_FALSE(Has(v.evidence, "instead of executing"));
+  CHECK(Has(v.evidence, "differed from the failed request"));
+  CHECK(Has(v.evidence, "1 answer(s) set aside: 422 to a retry that differed from the failed request x1"));
+  // The same retry byte for byte refused 422: the key is held by the failure, a violation.
+  LiteralHistory same;
+  same.Variant("fails_retryably")
+      .Send("client-0", "create_order", "k1", "b1", 0, 10, unavailable)
+      .Send("client-0", "create_order", "k1", "b1", 110, 120, kMismatch)
+      .Records("create_order", "b1", 0, 200);
+  Verdict s = RunOracle("retryable_released", same.history());
+  INFO(s.evidence);
+  CHECK(s.is_violation());
+  CHECK(Has(s.evidence, "instead of executing"));
+}
+
 // --- Effects, not calls --------------------------------------------------
 
 TEST_CASE("intent_reconciled: one effect id listed twice (a re-sent charge answered with the first) is one effect") {
@@ -207,25 +272,30 @@ egress:
 }
 
 // A kill right after the first POST /charge, then a retry that charges
-// again: the second call answered with effect `second_id`.
-History ChargedTwice(const std::string& second_id) {
+// again: the second call answered with effect `second_id` ("" = an answer
+// naming no effect), each call under its downstream key ("" = none sent).
+History ChargedTwice(const std::string& second_id, const std::string& first_key = "",
+                     const std::string& second_key = "") {
   LiteralHistory requests;
   requests.Lost("client-0", "create_order", "k1", "b1", 0, 100);
   requests.Send("client-0", "create_order", "k1", "b1", 2500, 2600, Answer{});
   History h = requests.history();
-  const auto call = [&](const std::string& id, int t) {
+  const auto call = [&](const std::string& id, const std::string& key, int t) {
     HistoryEvent e = EgressEvent({{"egress", "provider"}, {"method", "POST"}, {"path", "/charge"},
-                                  {"target", "/charge"}, {"status", 200}, {"answer", {{"id", id}}}});
+                                  {"target", "/charge"}, {"status", 200},
+                                  {"answer", id.empty() ? nlohmann::json{{"status", "succeeded"}}
+                                                        : nlohmann::json{{"id", id}}},
+                                  {"key", key.empty() ? nlohmann::json() : nlohmann::json(key)}});
     e.time_ns = std::int64_t{t} * 1000000;
     h.Append(e);
   };
-  call("ch_1", 50);
+  call(second_id.empty() ? "" : "ch_1", first_key, 50);
   HistoryEvent struck = InjectorEvent({{"fault", "kill-after-answer"}, {"name", "killed"}, {"phase", "injected"},
                                        {"on", "egress.provider"},
                                        {"request", {{"method", "POST"}, {"target", "/charge"}, {"body", "{}"}}}});
   struck.time_ns = 60 * 1000000;
   h.Append(struck);
-  call(second_id, 2550);
+  call(second_id, second_key, 2550);
   return h;
 }
 }  // namespace
@@ -247,6 +317,81 @@ TEST_CASE("downstream_once: a call re-sent and answered with the first effect is
   Verdict unnamed = RunOracle("downstream_once", ChargedTwice("ch_1"), EgressTarget(false), params);
   INFO(unnamed.evidence);
   CHECK(unnamed.is_violation());
+}
+
+TEST_CASE("downstream_once: calls re-sent under one downstream key are one effect where no answer names it") {
+  // A reconciling service re-sends the charge under the same provider key;
+  // the provider's answer names no effect id and no ledger probe reads one.
+  const nlohmann::json params = {{"fault", "killed"}, {"actions", {"create_order"}}};
+  Verdict same = RunOracle("downstream_once", ChargedTwice("", "pk-1", "pk-1"), EgressTarget(false), params);
+  INFO(same.evidence);
+  CHECK(same.status == VerdictStatus::kValid);
+  CHECK(Has(same.evidence, "effect (downstream key pk-1)"));
+  CHECK(Has(same.evidence, "2 calls answered 2xx naming that effect: reconciled, not repeated"));
+  CHECK(same.details["downstream_keys"] == nlohmann::json::array({"pk-1"}));
+  // A new downstream key per execution (no-intent): two effects, both named.
+  Verdict other = RunOracle("downstream_once", ChargedTwice("", "pk-1", "pk-2"), EgressTarget(false), params);
+  INFO(other.evidence);
+  CHECK(other.is_violation());
+  CHECK(Has(other.evidence, "2 distinct effects (downstream key pk-1, downstream key pk-2)"));
+  // An effect id the answers name wins over the key: two ids under one key are two effects.
+  Verdict ids = RunOracle("downstream_once", ChargedTwice("ch_2", "pk-1", "pk-1"), EgressTarget(true), params);
+  INFO(ids.evidence);
+  CHECK(ids.is_violation());
+  CHECK(Has(ids.evidence, "2 distinct effects (ch_1, ch_2)"));
+}
+
+TEST_CASE("intent_reconciled: a ledger of egress entries under one downstream key is one effect") {
+  const auto entry = [](const std::string& key, int sent_ms) {
+    return nlohmann::json{{"egress", "provider"}, {"method", "POST"}, {"path", "/charge"},
+                          {"target", "/charge"}, {"status", 200}, {"answer", {{"status", "succeeded"}}},
+                          {"key", key}, {"sent_ns", std::int64_t{sent_ms} * 1000000}};
+  };
+  const Answer paid{201, R"({"status":"paid"})"};
+  LiteralHistory h;
+  h.Lost("client-0", "create_order", "k1", "b1", 0, 30)
+      .Send("client-0", "create_order", "k1", "b1", 2500, 2510, paid)
+      .Probe("ledger", "ledger", nlohmann::json::array({entry("pk-1", 20), entry("pk-1", 2505)}), 2600);
+  Verdict v = RunOracle("intent_reconciled", h.history());
+  INFO(v.evidence);
+  CHECK(v.status == VerdictStatus::kValid);
+  CHECK(Has(v.evidence, "exactly one external effect (downstream key pk-1)"));
+  CHECK(Has(v.evidence, "the ledger lists it 2 times: calls re-sent under the same downstream key"));
+  CHECK(v.details["downstream_keys"] == nlohmann::json::array({"pk-1"}));
+
+  LiteralHistory two;
+  two.Lost("client-0", "create_order", "k1", "b1", 0, 30)
+      .Send("client-0", "create_order", "k1", "b1", 2500, 2510, paid)
+      .Probe("ledger", "ledger", nlohmann::json::array({entry("pk-1", 20), entry("pk-2", 2505)}), 2600);
+  Verdict t = RunOracle("intent_reconciled", two.history());
+  INFO(t.evidence);
+  CHECK(t.is_violation());
+  CHECK(Has(t.evidence, "2 external effects (downstream key pk-1, downstream key pk-2)"));
+}
+
+TEST_CASE("target loader: an egress's key_header names the downstream key, Idempotency-Key unless declared") {
+  const auto load = [](const std::string& egress) {
+    return ParseTarget(R"(name: pay
+base_url: "http://127.0.0.1:{{port}}"
+actions:
+  pay: {role: pay, request: {method: POST, path: /payments}}
+egress:
+  provider: )" + egress + "\n",
+                       "pay.yaml");
+  };
+  auto plain = load(R"({upstream: "http://127.0.0.1:2"})");
+  INFO((plain.ok() ? std::string() : plain.status().ToString()));
+  REQUIRE(plain.ok());
+  CHECK(plain->egress.at("provider").key_header == "Idempotency-Key");
+  auto named = load(R"({upstream: "http://127.0.0.1:2", key_header: X-Charge-Key})");
+  REQUIRE(named.ok());
+  CHECK(named->egress.at("provider").key_header == "X-Charge-Key");
+  auto none = load(R"({upstream: "http://127.0.0.1:2", key_header: none})");
+  REQUIRE(none.ok());
+  CHECK(none->egress.at("provider").key_header.empty());
+  auto tcp = load(R"({upstream: "127.0.0.1:2", protocol: tcp, key_header: K})");
+  REQUIRE_FALSE(tcp.ok());
+  CHECK(Has(tcp.status().message(), "key_header"));
 }
 
 // --- Contracts that speak ---------------------------------------------------

@@ -109,6 +109,11 @@ TEST_CASE("kill-after-charge through the egress proxy: the correct reference pas
   CHECK(charges.size() == 1);  // the egress record probe: exactly one charge
   CHECK(charges[0].is_string());  // narrowed to the transaction id by value:
   CHECK(ChargesReachingTheStub(events) == 1);
+  // The record keeps the downstream key the reference sent the stub (the
+  // egress's key_header, Idempotency-Key by default): effects, not calls.
+  for (const auto& e : events)
+    if (e.at("process") == "egress" && e.at("value").at("path") == "/charge")
+      CHECK(e.at("value").value("key", json()).is_string());
   bool killed = false;
   for (const auto& e : events) {
     const json& v = e.at("value");

@@ -40,6 +40,10 @@ struct EgressDescription {
   std::string name;
   std::string upstream;          // templated http:// URL (tcp: HOST:PORT) of the real downstream
   std::vector<JsonPath> record;  // JSON fields of request bodies kept in each entry (http only)
+  // The request header carrying the idempotency key the service sends its
+  // downstream (`key_header:`; "" = `none`): each entry keeps its value as
+  // "key", so calls re-sent under one downstream key count as one effect.
+  std::string key_header = "Idempotency-Key";
   bool tcp = false;              // `protocol: tcp` (default http)
   // How the proxy checks an https:// upstream: `tls:`, else the tls: of the
   // service whose {{services.NAME.url}} the upstream is, else verification on.

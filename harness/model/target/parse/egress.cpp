@@ -16,7 +16,7 @@ EgressDescription Egress(TargetLoadContext& cx, const std::string& name, const Y
                          const std::map<std::string, ServiceDescription>& services) {
   const std::string what = "egress '" + name + "'";
   cx.r.ExpectMap(node, what);
-  cx.r.CheckKeys(node, {"upstream", "record", "protocol", "tls"}, what);
+  cx.r.CheckKeys(node, {"upstream", "record", "protocol", "tls", "key_header"}, what);
   EgressDescription e;
   e.name = name;
   e.mark = cx.r.MarkOf(node);
@@ -33,6 +33,7 @@ EgressDescription Egress(TargetLoadContext& cx, const std::string& name, const Y
     // Raw bytes: no request to record, no URL to forward to.
     if (node["record"]) cx.r.Fail(node["record"], what + ".record: a tcp egress has no requests to record (http only)");
     if (node["tls"]) cx.r.Fail(node["tls"], what + ".tls: a tcp egress copies raw bytes, it speaks no TLS of its own (http only)");
+    if (node["key_header"]) cx.r.Fail(node["key_header"], what + ".key_header: a tcp egress has no requests to read a key from (http only)");
     if (e.upstream.find("://") != std::string::npos)
       cx.r.Fail(up, what + ".upstream of a tcp egress is HOST:PORT (e.g. \"127.0.0.1:{{services.postgres.port}}\"), not a URL");
     return e;
@@ -42,6 +43,11 @@ EgressDescription Egress(TargetLoadContext& cx, const std::string& name, const Y
       e.upstream.rfind("{{", 0) != 0)
     cx.r.Fail(up, what + ".upstream must be an http:// or https:// URL");
   if (node["record"]) e.record = cx.Paths(node["record"], what + ".record");
+  if (node["key_header"]) {
+    e.key_header = cx.r.String(node["key_header"], what + ".key_header");
+    if (e.key_header == "none") e.key_header.clear();
+    else if (e.key_header.empty()) cx.r.Fail(node["key_header"], what + ".key_header: a header name, or none");
+  }
   // No tls: of its own: that of the service it forwards to, if it names one.
   for (const auto& [service, svc] : services) {
     if (node["tls"] || e.upstream.rfind("{{services." + service + ".url}}", 0) != 0) continue;
