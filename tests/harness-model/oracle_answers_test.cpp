@@ -187,7 +187,8 @@ TEST_CASE("lease_recovery: a 500 to every retry inside the lease is an answer an
   INFO(l.evidence);
   CHECK(l.status == VerdictStatus::kValid);
   CHECK(Has(l.evidence, "; 1 answer(s) set aside: no answer x1"));
-  CHECK(l.details["set_aside"]["no answer"] == 1);
+  REQUIRE(l.details.tallies.set_aside.has_value());
+  CHECK(l.details.tallies.set_aside->at("no answer") == 1);
 }
 
 TEST_CASE("retryable_released: a retry that differed from the failed request and was refused is unknown and no wrong cause") {
@@ -328,7 +329,7 @@ TEST_CASE("downstream_once: calls re-sent under one downstream key are one effec
   CHECK(same.status == VerdictStatus::kValid);
   CHECK(Has(same.evidence, "effect (downstream key pk-1)"));
   CHECK(Has(same.evidence, "2 calls answered 2xx naming that effect: reconciled, not repeated"));
-  CHECK(same.details["downstream_keys"] == nlohmann::json::array({"pk-1"}));
+  CHECK(same.details.lists.downstream_keys == std::vector<std::string>{"pk-1"});
   // A new downstream key per execution (no-intent): two effects, both named.
   Verdict other = RunOracle("downstream_once", ChargedTwice("", "pk-1", "pk-2"), EgressTarget(false), params);
   INFO(other.evidence);
@@ -357,7 +358,7 @@ TEST_CASE("intent_reconciled: a ledger of egress entries under one downstream ke
   CHECK(v.status == VerdictStatus::kValid);
   CHECK(Has(v.evidence, "exactly one external effect (downstream key pk-1)"));
   CHECK(Has(v.evidence, "the ledger lists it 2 times: calls re-sent under the same downstream key"));
-  CHECK(v.details["downstream_keys"] == nlohmann::json::array({"pk-1"}));
+  CHECK(v.details.lists.downstream_keys == std::vector<std::string>{"pk-1"});
 
   LiteralHistory two;
   two.Lost("client-0", "create_order", "k1", "b1", 0, 30)
