@@ -70,12 +70,7 @@ Verdict MalformedKeyRejected(const OracleInput& in, const std::string& name) {
   const int judged = t.judged, undecided = t.undecided;
   const AnswerTally& answered = t.answered;
   const AnswerTally& auth_refused = t.auth_refused;
-  VerdictDetails details;
-  details.violations = violations.findings();
-  details.counts.judged = judged;
-  details.counts.undecided = undecided;
-  details.tallies.answered = answered.Counts();
-  details.tallies.auth_refused = auth_refused.Counts();
+  const VerdictDetails details = RefusalDetails(violations, t);
   const std::string note = auth_refused.total() == 0
                                ? ""
                                : " (" + std::to_string(auth_refused.total()) + " answered " + auth_refused.Text() +

@@ -144,6 +144,16 @@ std::string NothingExecuted(const std::vector<Operation>& ops, const Idempotency
          (answers.total() == 0 ? "none sent" : answers.Text()) + ")";
 }
 
+VerdictDetails RefusalDetails(const Violations& violations, const RefusalTally& tally) {
+  VerdictDetails details;
+  details.violations = violations.findings();
+  details.counts.judged = tally.judged;
+  details.counts.undecided = tally.undecided;
+  details.tallies.answered = tally.answered.Counts();
+  details.tallies.auth_refused = tally.auth_refused.Counts();
+  return details;
+}
+
 std::optional<HttpAnswer> JudgeRefusal(const Operation& op, const IdempotencyContract& contract, int status,
                                        RefusalTally& tally) {
   auto a = op.answer();

@@ -25,4 +25,8 @@ struct RefusalTally {
 std::optional<HttpAnswer> JudgeRefusal(const Operation& op, const IdempotencyContract& contract, int status,
                                        RefusalTally& tally);
 
+// The details of a refusal oracle's verdict: its findings and `tally`'s
+// counts (judged, undecided, answered, auth_refused).
+VerdictDetails RefusalDetails(const Violations& violations, const RefusalTally& tally);
+
 }  // namespace idemproof::oracles
