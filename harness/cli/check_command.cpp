@@ -1,19 +1,43 @@
 // `idemproof check RUN_DIR`: the oracles again over a recorded run, offline
 // (session::RecheckRunDirectory).
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/command.h"
 #include "cli/command_support.h"
 #include "cli/summary_table.h"
+#include "hunt/hunt.h"
 #include "model/console_text.h"
 #include "session/session.h"
 
 namespace idemproof::cli {
 
 namespace {
+
+// The exit code the run's hunt phase recorded in RUN_DIR/results.json
+// ("hunt": {"outcome": ...}); nullopt when the run had no hunt. The hunt's
+// workloads are not judged again offline: its verdict is taken as recorded,
+// so a run that failed only in its hunt never checks clean.
+std::optional<int> RecordedHuntExit(const std::string& run_dir, std::ostream& out) {
+  std::ifstream in(std::filesystem::path(run_dir) / "results.json");
+  if (!in) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("hunt") || !j["hunt"].is_object()) return std::nullopt;
+  const nlohmann::json& h = j["hunt"];
+  const std::string outcome = h.value("outcome", std::string("undecided"));
+  const int code = outcome == "violation" ? 1 : outcome == "clean" ? kExitOk : kExitUndecided;
+  out << "hunt: " << ConsoleSafe(outcome) << " as recorded (its workloads are not judged again offline)";
+  if (code == 1 && h.contains("failure") && h["failure"].is_object())
+    out << "; replay: " << ConsoleSafe(h["failure"].value("repro_command", std::string("?")));
+  out << "\n";
+  return code;
+}
 
 int Check(const std::string& run_dir, const std::string& junit_file, const std::string& json_file, bool strict) {
   auto results = session::RecheckRunDirectory(run_dir);
@@ -27,7 +51,8 @@ int Check(const std::string& run_dir, const std::string& junit_file, const std::
   if (!results->complete)
     std::cerr << "idemproof: " << ConsoleSafe(run_dir) << " is from a run that never finished (results.json says "
               << "\"finished\": false): what it holds is partial\n";
-  return results->ExitCode();
+  const std::optional<int> hunt_exit = RecordedHuntExit(run_dir, std::cout);
+  return hunt_exit ? hunt::CombinedExitCode(results->ExitCode(), *hunt_exit) : results->ExitCode();
 }
 
 }  // namespace

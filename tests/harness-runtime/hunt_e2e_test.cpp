@@ -91,6 +91,12 @@ std::vector<int> SeedsCaught(const std::string& flaw, std::string* a_repro_comma
       CHECK(fs::exists(h["failure"]["repro_file"].get<std::string>()));
       CHECK(h["failure"]["minimal_ops"].get<int>() <= h["failure"]["first_failure_ops"].get<int>());
       caught.push_back(seed);
+      // `check` on the run directory takes the hunt's verdict as recorded:
+      // a run that failed only in its hunt never checks clean.
+      CliResult checked = RunIdemproof({"check", dir + "/runs/latest"}, dir);
+      INFO(checked.out << checked.err);
+      CHECK(checked.exit_code == 1);
+      CHECK(checked.out.find("hunt: violation as recorded") != std::string::npos);
       if (a_repro_command->empty()) {
         *a_repro_command = h["failure"]["repro_command"].get<std::string>();
         *its_oracle = h["failure"]["invalid"][0]["oracle"].get<std::string>();
