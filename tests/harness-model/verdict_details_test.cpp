@@ -31,11 +31,11 @@ Finding SampleFinding() {
 
 TEST_CASE("details counts round-trip, each under its own name", "[verdict_details]") {
   VerdictDetails d;
-  d.counts = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30};
+  d.counts = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31};
   const nlohmann::json j = VerdictDetailsToJson(d);
-  CHECK(j.size() == 30);  // no two members under one name
+  CHECK(j.size() == 31);  // no two members under one name
   CHECK(j["judged"] == 1);
-  CHECK(j["struck_event"] == 30);
+  CHECK(j["struck_event"] == 31);
   CHECK(RoundTrip(d) == d);
 }
 
@@ -63,9 +63,9 @@ TEST_CASE("details texts and lists round-trip", "[verdict_details]") {
              "not checked: the target declares no markers", "not checked: no partition_rows"};
   d.lists = {std::vector<std::string>{"role pay"}, std::vector<std::string>{"query differs"},
              std::vector<std::string>{"401 to caller b"}, std::vector<std::string>{"tx_1", "tx_2"},
-             std::vector<std::string>{"pay/b1: no count"}};
+             std::vector<std::string>{"pk-1"}, std::vector<std::string>{"pay/b1: no count"}};
   const nlohmann::json j = VerdictDetailsToJson(d);
-  CHECK(j.size() == 16);
+  CHECK(j.size() == 17);
   CHECK(j["markers"] == "not checked: the target declares no markers");
   CHECK(j["undecided"] == nlohmann::json::array({"pay/b1: no count"}));
   CHECK(RoundTrip(d) == d);
