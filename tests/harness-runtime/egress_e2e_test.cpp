@@ -216,8 +216,10 @@ TEST_CASE("faults_fired reads the injector's own record: a kill whose downstream
   INFO(v->evidence);
   CHECK(v->status == VerdictStatus::kUnknown);
   CHECK(v->evidence.find("nothing killed") != std::string::npos);
-  CHECK(v->details.at("injected").at("kill_after_charge") == 0);
-  CHECK(v->details.at("picked").at("kill_after_charge") == 1);
+  REQUIRE(v->details.tallies.injected.has_value());
+  REQUIRE(v->details.tallies.picked.has_value());
+  CHECK(v->details.tallies.injected->at("kill_after_charge") == 0);
+  CHECK(v->details.tallies.picked->at("kill_after_charge") == 1);
   // Picked, yet no record of the injector at all: nothing shows it acted.
   v = runtime::FaultsFired(s, CausedKill(std::nullopt, 1));
   REQUIRE(v);
