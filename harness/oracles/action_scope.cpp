@@ -42,7 +42,7 @@ Verdict ActionScope(const OracleInput& in) {
       return nullptr;
     };
     for (const auto& [action, ops] : actions) {
-      bool executed = false, decisive = false, lost = false;
+      bool executed = false, decisive = false, lost = false, refused_after_loss = false;
       const Operation* refusal = nullptr;
       const Operation* copied = nullptr;  // the other action's answer the refusal repeats
       for (const auto& op : ops) {
@@ -62,11 +62,13 @@ Verdict ActionScope(const OracleInput& in) {
         } else if (refusal == nullptr) {
           refusal = &op;
           copied = copy;
+          refused_after_loss = lost;
         }
       }
-      // Its own request whose answer was lost may have executed: a replay
-      // then repeats that one, not another action's (the history cannot tell).
-      if (!decisive || (lost && !executed)) {
+      // Its own request whose answer was lost before the refusal may have
+      // executed: the refusal then replays that one, not another action's
+      // (the history cannot tell). A loss after the refusal excuses nothing.
+      if (!decisive || (refused_after_loss && !executed)) {
         ++undecided;
         continue;
       }

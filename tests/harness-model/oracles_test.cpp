@@ -730,13 +730,14 @@ TEST_CASE("a crashing oracle is unknown, never valid, an unknown name is unknown
 TEST_CASE("the builtin registry lists every documented oracle") {
   std::vector<std::string> names;
   for (const auto& s : BuiltinOracles().Signatures()) names.push_back(s.name);
-  CHECK(names == std::vector<std::string>{"action_scope", "applied_once", "caller_scope", "downstream_once",
-                                          "identical_replay", "in_progress",
-                                          "intent_reconciled", "key_released", "keyless_executes", "lease_recovery",
+  CHECK(names == std::vector<std::string>{"action_scope", "answer_after_abort", "applied_once", "caller_scope",
+                                          "downstream_once", "empty_key_rejected", "identical_replay", "in_progress",
+                                          "intent_reconciled", "key_released", "key_syntax_rejected",
+                                          "keyless_executes", "lease_recovery", "long_key_rejected",
                                           "mismatch_rejected", "missing_key_rejected", "new_key_executes",
-                                          "no_false_dedup",
-                                          "one_record", "probe_equal", "range_continuity", "retry_after",
-                                          "retryable_released", "route_spelling", "window"});
+                                          "no_false_dedup", "one_record", "probe_equal", "problem_details",
+                                          "range_continuity", "retry_after", "retryable_released", "route_spelling",
+                                          "window"});
 }
 
 // ---- contract options (issue 15 item 2) ----

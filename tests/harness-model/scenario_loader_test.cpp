@@ -313,7 +313,8 @@ expect: [one_record]
   CHECK(r->steps[0].Options<SendOptions>().key_at_max_length);
   CHECK_FALSE(r->steps[1].Options<SendOptions>().key_at_max_length);
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    key_form: max_lenght\n" + "expect: [one_record]\n") ==
-        "s.yaml:5:15: step 'send'.key_form must be plain or max_length, found 'max_lenght' (did you mean "
+        "s.yaml:5:15: step 'send'.key_form must be one of plain, max_length, empty, over_max_length, comma, quote, "
+        "non_ascii, found 'max_lenght' (did you mean "
         "'max_length'?)");
   CHECK(ErrorOf(kHead + "steps:\n  - send: create_order\n    key: fresh\n    key_form: max_length\n" +
                 "expect: [one_record]\n") ==
