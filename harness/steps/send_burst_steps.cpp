@@ -537,6 +537,10 @@ class RequestStepKind : public StepKind {
     // The IETF draft sets no longest key: one past it is judged only where the target declares one.
     if (s.key_malformed == "over_max_length" && !target.idempotency.key_max_length_declared)
       fit.AddNeed("a declared longest key (target 'idempotency.key_max_length') for key_form: over_max_length");
+    // A malformed key is judged only where the target declares its answer to one.
+    if (!s.key_malformed.empty() && !target.idempotency.invalid_key_declared)
+      fit.AddNeed("a declared answer to a malformed key (target 'idempotency.invalid_key') for key_form: " +
+                  s.key_malformed);
     // The Structured Field syntax is the header's: a key in the body is JSON text.
     if (!s.key_malformed.empty() && MalformedKeyOracle(s.key_malformed) == "key_syntax_rejected" &&
         target.idempotency.key_header.empty())

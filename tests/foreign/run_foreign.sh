@@ -47,11 +47,17 @@ race identical-burst one_record
 ignore-body key-reuse-other-payload mismatch_rejected
 replay-regenerates replay-identity identical_replay
 store-5xx retryable-failure-retry retryable_released
-global-key action-scope action_scope
 key-only-cache action-scope action_scope
 no-lease crash-mid-request lease_recovery
 memory-keys resubmit-after-restart one_record
 EOF
+
+# A key reused on another route refused with the mismatch status is what
+# Stripe and the draft's fingerprint (it covers the route) allow (issue 46
+# item 3): global-key is no bug, and action_scope says valid.
+echo "== global keys, a reuse on another route refused as a mismatch: allowed"
+run global-key 0 "$marked" --flaw global-key --filter action-scope &&
+  verdict global-key action-scope action_scope valid
 
 echo "== replays not marked, 409 for in progress and mismatch, the key in the body, the id in Location"
 run unmarked-correct 0 "$unmarked" &&

@@ -41,13 +41,23 @@ while read -r bug scenario oracle; do
 done <<'EOF'
 race identical-burst one_record
 ignore-body key-reuse-other-payload mismatch_rejected
-store-retryable retryable-failure-retry retryable_released
 claim-forever crash-mid-request lease_recovery
 no-intent kill-after-charge intent_reconciled
 no-retry-after duplicate-while-in-progress retry_after
 replay-200 replay-identity identical_replay
 completed-conflict replay-identity identical_replay
 EOF
+
+# This target can make its service fail only with a body patch (a "flaky"
+# plan or sku) that the retry goes without: a refusal of that retry is of
+# another request, so retryable_released says unknown and why, never a wrong
+# cause (issue 46 item 5). The bug is caught again once the failure can be
+# triggered out of band (a hook, an egress fault, a header variant).
+echo "== store-retryable: the retry differs from the failure, unknown and said so"
+run store-retryable-differs 3 "$target" --flaw store-retryable --filter retryable-failure-retry &&
+  verdict store-retryable-differs retryable-failure-retry retryable_released unknown &&
+  grep -q "differed from the failed request" "$work/store-retryable-differs.json" ||
+  fail "store-retryable-differs: the evidence does not say the retry differed"
 
 echo "== a missing Retry-After: a violation when required (above), a deviation when recommended"
 # The same file with the one contract line changed: the no-retry-after bug

@@ -568,7 +568,7 @@ TEST_CASE("an action without a role is a located error naming the roles it could
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kInvalidConfig);
   CHECK(r.status().ToString() ==
-        "reference.yaml:41:3: action 'pay' has no role, and every scenario asks for actions by role, so it could "
+        "reference.yaml:42:3: action 'pay' has no role, and every scenario asks for actions by role, so it could "
         "never be tested: give it role: one of create, put, delete, pay, callback (it looks like role pay: add "
         "`role: pay`); other actions without a role: 'payment_paid' looks like role callback of create_order: add "
         "`role: callback, of: create_order`; 'payment_refunded' looks like role callback of create_order: add "

@@ -203,7 +203,7 @@ TEST_CASE("a target whose actions have no role stops lint and run with exit 2, l
     CliResult r = RunIdemproof(args, dir);
     INFO(cmd << "\n" << Diagnose(r));
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("reference.yaml:39:3: action 'pay' has no role") != std::string::npos);
+    CHECK(r.err.find("reference.yaml:42:3: action 'pay' has no role") != std::string::npos);
     CHECK(r.err.find("give it role: one of create, put, delete, pay, callback") != std::string::npos);
   }
   CHECK_FALSE(std::filesystem::exists(dir + "/runs/latest"));  // nothing ran

@@ -131,6 +131,11 @@ struct IdempotencyContract {
   // `invalid_key`: the answer to a key that is empty, too long or not a
   // Structured Field String (the malformed_key oracles). Default 400.
   int invalid_key = 400;
+  // The file says `invalid_key`: the target promises to refuse a malformed
+  // key. Undeclared, the key-syntax scenarios are not applicable: the draft
+  // asks the client for an sf-string and leaves the server's answer open, and
+  // a service that takes any header value as its key is no false alarm.
+  bool invalid_key_declared = false;
   // Other spellings of a keyed route (`path_equivalence`); none declared:
   // the route-spelling family is not applicable.
   PathEquivalence path_equivalence;

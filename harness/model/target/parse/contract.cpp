@@ -171,7 +171,10 @@ IdempotencyContract ParseIdempotency(TargetLoadContext& cx, const YAML::Node& no
     c.key_max_length = static_cast<std::size_t>(n);
     c.key_max_length_declared = true;
   }
-  if (node["invalid_key"]) c.invalid_key = cx.r.HttpStatus(node["invalid_key"], "idempotency.invalid_key");
+  if (node["invalid_key"]) {
+    c.invalid_key = cx.r.HttpStatus(node["invalid_key"], "idempotency.invalid_key");
+    c.invalid_key_declared = true;
+  }
   if (node["path_equivalence"]) c.path_equivalence = PathSpellings(cx, node["path_equivalence"]);
   return c;
 }
