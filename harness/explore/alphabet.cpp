@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "explore/ops/builtin_ops.h"
 #include "model/template.h"
 
 namespace idemproof::explore {

@@ -4,18 +4,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "explore/op_spec.h"
 #include "model/binding.h"
 #include "model/capabilities.h"
 #include "model/scenario_node.h"
 #include "model/yaml_reader.h"
 
 namespace idemproof::explore {
-
-const std::vector<std::string>& OpKindNames() {
-  static const std::vector<std::string> kNames = Ops().Names();
-  return kNames;
-}
 
 namespace {
 

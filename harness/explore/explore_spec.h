@@ -96,7 +96,8 @@ struct ExploreSpec {
   }
 };
 
-// The op kind names accepted under `explore.ops`.
+// The op kind names accepted under `explore.ops` (the registry's, defined in
+// ops/builtin_ops.cpp beside it: the parser needs the names, not the specs).
 const std::vector<std::string>& OpKindNames();
 
 // The bind stage for explore files (model/binding.h): one spec per binding

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "explore/ops/builtin_ops.h"
 
 namespace idemproof::explore {
 
@@ -68,24 +67,6 @@ std::vector<std::string> OpRegistry::Names() const {
   std::vector<std::string> out;
   for (const auto& k : kinds_) out.emplace_back(k->name());
   return out;
-}
-
-OpRegistry& Ops() {
-  static OpRegistry* registry = [] {
-    auto* r = new OpRegistry();
-    RegisterBuiltinOps(*r);
-    return r;
-  }();
-  return *registry;
-}
-
-const OpSpec* OpNamed(const std::string& name) {
-  const OpSpec* kind = Ops().Find(name);
-  if (kind == nullptr) {
-    std::cerr << "idemproof: internal error: no op kind '" << name << "' is registered\n";
-    std::abort();
-  }
-  return kind;
 }
 
 }  // namespace idemproof::explore

@@ -22,7 +22,7 @@
 //     draw order), the file in harness/explore/CMakeLists.txt;
 //  3. its weight and meaning in docs/ (explore.ops).
 //
-// Thread-safety: a spec is immutable; the registry is built once (Ops(), a
+// Thread-safety: a spec is immutable; the registry is built once (Ops() in ops/builtin_ops.h, a
 // function-local static) and read-only after.
 #pragma once
 
@@ -191,11 +191,5 @@ class OpRegistry {
   std::vector<std::unique_ptr<OpSpec>> kinds_;
 };
 
-// The process's registry, the built-ins (ops/builtin_ops.cpp) registered on
-// first use.
-OpRegistry& Ops();
-// The registered kind `name`. REQUIRES: registered (a programming error
-// otherwise: aborts with a message).
-const OpSpec* OpNamed(const std::string& name);
 
 }  // namespace idemproof::explore

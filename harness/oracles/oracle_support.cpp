@@ -3,7 +3,6 @@
 // of the counting oracles (NothingExecuted, AnswerTally, AuthRefused) and
 // PremiseBroken.
 #include "oracles/oracle_support.h"
-#include "oracles/refusals.h"
 
 #include <algorithm>
 #include <chrono>
@@ -142,34 +141,6 @@ std::string NothingExecuted(const std::vector<Operation>& ops, const Idempotency
   if (all_asked_refusals) return "";
   return "nothing executed: " + std::to_string(ops.size()) + " request(s), none answered 2xx (" +
          (answers.total() == 0 ? "none sent" : answers.Text()) + ")";
-}
-
-VerdictDetails RefusalDetails(const Violations& violations, const RefusalTally& tally) {
-  VerdictDetails details;
-  details.violations = violations.findings();
-  details.counts.judged = tally.judged;
-  details.counts.undecided = tally.undecided;
-  details.tallies.answered = tally.answered.Counts();
-  details.tallies.auth_refused = tally.auth_refused.Counts();
-  return details;
-}
-
-std::optional<HttpAnswer> JudgeRefusal(const Operation& op, const IdempotencyContract& contract, int status,
-                                       RefusalTally& tally) {
-  auto a = op.answer();
-  if (!a) {
-    ++tally.undecided;
-    return std::nullopt;
-  }
-  // Turned away before any key was looked up: says nothing about the key.
-  if (AuthRefused(op, contract)) {
-    tally.auth_refused.Add(op);
-    return std::nullopt;
-  }
-  ++tally.judged;
-  tally.answered.Add(op);
-  if (a->status == status) return std::nullopt;
-  return a;
 }
 
 void AnswerTally::Add(const Operation& op) {

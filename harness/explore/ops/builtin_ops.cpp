@@ -23,4 +23,27 @@ void RegisterBuiltinOps(OpRegistry& registry) {
   }
 }
 
+OpRegistry& Ops() {
+  static OpRegistry* registry = [] {
+    auto* r = new OpRegistry();
+    RegisterBuiltinOps(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+const OpSpec* OpNamed(const std::string& name) {
+  const OpSpec* kind = Ops().Find(name);
+  if (kind == nullptr) {
+    std::cerr << "idemproof: internal error: no op kind '" << name << "' is registered\n";
+    std::abort();
+  }
+  return kind;
+}
+
+const std::vector<std::string>& OpKindNames() {
+  static const std::vector<std::string> kNames = Ops().Names();
+  return kNames;
+}
+
 }  // namespace idemproof::explore

@@ -12,6 +12,13 @@ namespace idemproof::explore {
 // Registers the built-ins into `registry`, in the alphabet's draw order.
 void RegisterBuiltinOps(OpRegistry& registry);
 
+// The process's registry, the built-ins (ops/builtin_ops.cpp) registered on
+// first use.
+OpRegistry& Ops();
+// The registered kind `name`. REQUIRES: registered (a programming error
+// otherwise: aborts with a message).
+const OpSpec* OpNamed(const std::string& name);
+
 // send_ops.cpp
 std::unique_ptr<OpSpec> MakeSendOp();
 std::unique_ptr<OpSpec> MakeSendOtherOp();
