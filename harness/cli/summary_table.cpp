@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -48,9 +49,24 @@ std::vector<std::pair<std::size_t, std::size_t>> BodySpans(const std::string& s)
   return out;
 }
 
+// Where the tail a shortened evidence keeps starts: its set-aside clause
+// ("; 3 answer(s) set aside: ...", oracles/oracle_support.h) with anything
+// after it, else a trailing " [reason]"; npos when there is neither.
+std::size_t KeptTail(const std::string& s) {
+  const std::size_t mark = s.rfind(" answer(s) set aside: ");
+  if (mark != std::string::npos) {
+    const std::size_t semi = s.rfind("; ", mark);
+    if (semi != std::string::npos && semi + 2 < mark &&
+        std::all_of(s.begin() + semi + 2, s.begin() + mark, [](unsigned char c) { return std::isdigit(c); }))
+      return semi;
+  }
+  return !s.empty() && s.back() == ']' ? s.rfind(" [") : std::string::npos;
+}
+
 // One line of at most `max` characters that keeps the words: the quoted
-// bodies are shortened first, then the text before a trailing "[reason]",
-// and only a reason longer than the whole column is cut itself.
+// bodies are shortened first, then the text before the tail it keeps (how
+// many answers were set aside and why, a trailing "[reason]"), and only a
+// tail longer than the whole column is cut itself.
 // Target text reaches the evidence: never a raw control byte on the terminal.
 std::string one_line(const std::string& text, std::size_t max) {
   std::string s = text;
@@ -66,10 +82,11 @@ std::string one_line(const std::string& text, std::size_t max) {
     }
   }
   if (s.size() <= max) return s;
-  const std::size_t open = s.back() == ']' ? s.rfind(" [") : std::string::npos;
-  if (open != std::string::npos && s.size() - open + 3 < max) {
-    const std::string reason = s.substr(open);
-    return s.substr(0, max - reason.size() - 3) + "..." + reason;
+  for (std::size_t open : {KeptTail(s), s.back() == ']' ? s.rfind(" [") : std::string::npos}) {
+    if (open != std::string::npos && s.size() - open + 3 < max) {
+      const std::string tail = s.substr(open);
+      return s.substr(0, max - tail.size() - 3) + "..." + tail;
+    }
   }
   return s.substr(0, max - 3) + "...";
 }

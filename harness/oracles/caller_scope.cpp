@@ -55,6 +55,7 @@ Verdict CallerScope(const OracleInput& in) {
   }
   Violations violations;
   std::vector<std::string> not_theirs;  // refusals the other caller's use does not explain
+  AnswerTally set_aside;                // first requests of a second caller not judged, by why
   int shared = 0, judged = 0, undecided = 0;
   for (auto& [id, ops] : by_key) {
     const auto& [action, key] = id;
@@ -74,6 +75,7 @@ Verdict CallerScope(const OracleInput& in) {
       const AnswerClass c = Classify(op, contract);
       if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
         ++undecided;
+        set_aside.AddAs(c == AnswerClass::kNoAnswer ? "no answer" : std::to_string(op.answer()->status) + " retryable");
         continue;
       }
       ++judged;
@@ -119,6 +121,7 @@ Verdict CallerScope(const OracleInput& in) {
         if (holder == nullptr) {
           --judged;
           ++undecided;
+          set_aside.AddAs(std::to_string(a.status) + " refused before any request could hold the key");
           not_theirs.push_back(head + "was refused " + AnswerSummary(a) + ", as every request of the key before it " +
                                "was (" + OpName(ops.front()) + " of caller " + CallerName(owner) +
                                " included): not the other caller's doing — the key was refused before anyone " +
@@ -142,10 +145,13 @@ Verdict CallerScope(const OracleInput& in) {
   details.counts.shared_keys = shared;
   details.counts.judged = judged;
   details.counts.undecided = undecided;
-  std::string aside;  // the refusals not blamed, said with any verdict but a violation
+  if (set_aside.total() > 0) details.tallies.set_aside = set_aside.Counts();
+  // What was not judged, said with any verdict but a violation: the count by
+  // why, then the first refusal not blamed on the other caller in words.
+  std::string aside = SetAsideClause(set_aside);
   if (!not_theirs.empty()) {
     details.lists.not_the_other_caller = not_theirs;
-    aside = "; " + not_theirs.front() + (not_theirs.size() > 1 ? " (and " + std::to_string(not_theirs.size() - 1) +
+    aside += "; " + not_theirs.front() + (not_theirs.size() > 1 ? " (and " + std::to_string(not_theirs.size() - 1) +
                                                                      " more)" : "");
   }
   if (!violations.empty()) return Verdict::Invalid(name, violations.first(), details).Counted(shared);

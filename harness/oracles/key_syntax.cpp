@@ -77,7 +77,8 @@ Verdict MalformedKeyRejected(const OracleInput& in, const std::string& name) {
                                      ": refused by authentication before any key was looked up)";
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " request(s) with a malformed key, answered " + answered.Text() +
-                      " (declared: " + std::to_string(contract.invalid_key) + ")" + note,
+                      " (declared: " + std::to_string(contract.invalid_key) + ")" + note +
+                      SetAsideClause(t.set_aside),
                   "no request with a malformed key got an answer" + note,
                   auth_refused.total() == 0 ? "the scenario sent no request with such a key"
                                             : "no request with a malformed key reached the key check" + note);

@@ -10,6 +10,7 @@ VerdictDetails RefusalDetails(const Violations& violations, const RefusalTally& 
   details.counts.undecided = tally.undecided;
   details.tallies.answered = tally.answered.Counts();
   details.tallies.auth_refused = tally.auth_refused.Counts();
+  if (tally.set_aside.total() > 0) details.tallies.set_aside = tally.set_aside.Counts();
   return details;
 }
 
@@ -18,6 +19,7 @@ std::optional<HttpAnswer> JudgeRefusal(const Operation& op, const IdempotencyCon
   auto a = op.answer();
   if (!a) {
     ++tally.undecided;
+    tally.set_aside.AddAs("no answer");
     return std::nullopt;
   }
   // Turned away before any key was looked up: says nothing about the key.

@@ -16,6 +16,7 @@ namespace idemproof::oracles {
 struct RefusalTally {
   int judged = 0, undecided = 0;
   AnswerTally answered, auth_refused;
+  AnswerTally set_aside;  // the undecided ones, by why (SetAsideClause)
 };
 
 // Counts `op` into `tally`; returns its answer when it was judged and not

@@ -34,6 +34,7 @@ Verdict MismatchRejected(const OracleInput& in) {
   AnswerTally answered;       // the judged reuses' answers
   AnswerTally auth_refused;   // reuses turned away before the key check
   AnswerTally key_unheld;     // reuses of a key whose default uses all were
+  AnswerTally set_aside;      // reuses that reached the key and decided nothing, by why
   for (const auto& g : groups) {
     if (g.payload != "other") continue;
     const std::vector<const RequestGroup*>& key_uses = uses.at({g.action, g.key, g.caller});
@@ -90,6 +91,7 @@ Verdict MismatchRejected(const OracleInput& in) {
         if (opener != nullptr && (op.invoke_ns() - opener->complete_ns() > window_ns ||
                                   opener->invoke->payload == op.invoke->payload)) {
           ++past_window;
+          set_aside.AddAs("reuse past the declared window");
           continue;
         }
       }
@@ -110,6 +112,7 @@ Verdict MismatchRejected(const OracleInput& in) {
         if (!raced) continue;
         if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
           ++undecided;
+          set_aside.AddAs(c == AnswerClass::kNoAnswer ? "no answer" : std::to_string(a->status) + " retryable");
           continue;
         }
         ++judged;
@@ -127,6 +130,7 @@ Verdict MismatchRejected(const OracleInput& in) {
       }
       if (c == AnswerClass::kNoAnswer || c == AnswerClass::kRetryable) {
         ++undecided;
+        set_aside.AddAs(c == AnswerClass::kNoAnswer ? "no answer" : std::to_string(a->status) + " retryable");
         continue;
       }
       if (contract.IsMismatch(a->status)) {
@@ -154,6 +158,7 @@ Verdict MismatchRejected(const OracleInput& in) {
       // Both payloads executed under one key at once is wrong whatever the order.
       if (!stored && !(running_executed && c == AnswerClass::kSuccess)) {
         ++undecided;
+        set_aside.AddAs(std::to_string(a->status) + " while no result of the key was stored");
         continue;
       }
       ++judged;
@@ -199,7 +204,8 @@ Verdict MismatchRejected(const OracleInput& in) {
   details.tallies.answered = answered.Counts();
   details.tallies.auth_refused = auth_refused.Counts();
   details.tallies.key_unheld = key_unheld.Counts();
-  const std::string note = unreached.empty() ? "" : " (" + unreached + ")";
+  if (set_aside.total() > 0) details.tallies.set_aside = set_aside.Counts();
+  const std::string note = (unreached.empty() ? "" : " (" + unreached + ")") + SetAsideClause(set_aside);
   return Conclude(name, violations, details, judged, undecided,
                   std::to_string(judged) + " reuse(s) of a key with another payload, answered " + answered.Text() +
                       " (declared: " + contract.MismatchText() + ")" + note,
@@ -250,7 +256,8 @@ Verdict MissingKeyRejected(const OracleInput& in) {
                                       auth_refused.Text() + ": refused by authentication before any key was looked up";
   const std::string note = unreached.empty() ? "" : " (" + unreached + ")";
   return Conclude(name, violations, details, judged, undecided,
-                  std::to_string(judged) + " request(s) without a key, answered " + answered.Text() + note,
+                  std::to_string(judged) + " request(s) without a key, answered " + answered.Text() + note +
+                      SetAsideClause(t.set_aside),
                   "no request without a key got a decisive answer" + note,
                   unreached.empty() ? "the scenario sent no request without a key"
                                     : "no request without a key reached the key check: " + unreached);

@@ -531,3 +531,49 @@ TEST_CASE("identical_replay: an equivalent body refused as another payload, by t
       .Send("client-0", "create_order", "k1", "b1", 60, 70, kMismatch, "header_case");
   CHECK(RunOracle("identical_replay", header.history(), ShopWith("  fingerprint: bytes\n")).is_violation());
 }
+
+// Issue 46 item 4: every verdict says how many answers it set aside and why,
+// also those of caller_scope, the refusal oracles and no_false_dedup.
+TEST_CASE("caller_scope, mismatch_rejected, missing_key_rejected and no_false_dedup count what they set aside") {
+  // Bob's first use of Alice's first key got no answer; his use of her
+  // second key is judged: held, with the lost one counted.
+  LiteralHistory callers;
+  callers.As("alice").Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .As("bob").Lost("client-1", "create_order", "k1", "b1", 20, 5000)
+      .As("alice").Send("client-0", "create_order", "k2", "b2", 6000, 6010, kCreated)
+      .As("bob").Send("client-1", "create_order", "k2", "b2", 6020, 6030, Answer{201, R"({"id":3,"biz_no":"b2"})"});
+  Verdict c = RunOracle("caller_scope", callers.history(), CallersTarget());
+  INFO(c.evidence);
+  CHECK(c.status == VerdictStatus::kValid);
+  CHECK(Has(c.evidence, "; 1 answer(s) set aside: no answer x1"));
+  REQUIRE(c.details.tallies.set_aside.has_value());
+  CHECK(c.details.tallies.set_aside->at("no answer") == 1);
+
+  LiteralHistory reuse;
+  reuse.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, kMismatch, "other")
+      .Send("client-0", "create_order", "k1", "b1", 30, 35, Answer{503, "{}"}, "other");
+  Verdict m = RunOracle("mismatch_rejected", reuse.history());
+  INFO(m.evidence);
+  CHECK(m.status == VerdictStatus::kValid);
+  CHECK(Has(m.evidence, "; 1 answer(s) set aside: 503 retryable x1"));
+
+  LiteralHistory keyless;
+  keyless.Send("client-0", "create_order", "", "b1", 0, 10, Answer{400, "{}"})
+      .Lost("client-0", "create_order", "", "b2", 20, 5000);
+  Verdict k = RunOracle("missing_key_rejected", keyless.history());
+  INFO(k.evidence);
+  CHECK(k.status == VerdictStatus::kValid);
+  CHECK(Has(k.evidence, "; 1 answer(s) set aside: no answer x1"));
+
+  LiteralHistory dedup;
+  dedup.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 20, 25, Replay(201, R"({"id":1,"biz_no":"b1","trace":"a"})"))
+      .Send("client-0", "create_order", "k2", "b2", 30, 35, Answer{400, "{}"})
+      .Send("client-0", "create_order", "k2", "b2", 40, 45, Answer{400, "{}", {{"Idempotent-Replayed", "true"}}})
+      .Records("create_order", "b1", 1, 100);
+  Verdict d = RunOracle("no_false_dedup", dedup.history());
+  INFO(d.evidence);
+  CHECK(d.status == VerdictStatus::kValid);
+  CHECK(Has(d.evidence, "; 1 answer(s) set aside: 400 replayed refusal x1"));
+}

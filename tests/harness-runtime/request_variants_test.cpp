@@ -150,6 +150,27 @@ TEST_CASE("the console's evidence column shortens quoted bodies and keeps the re
   CHECK(table.find("a long note") == std::string::npos);  // the body is what got shorter
 }
 
+// Issue 46 item 4: how many answers a verdict set aside, and why, is part of
+// what it says: the console shortens the text before it, never the clause.
+TEST_CASE("the console's evidence column keeps the set-aside clause") {
+  RunResults results;
+  ScenarioResult s;
+  s.name = "synchronized-burst";
+  s.layer = "concurrency";
+  std::string words;
+  for (int i = 0; i < 30; ++i) words += " duplicate" + std::to_string(i);
+  s.verdicts.push_back(Verdict::Valid("in_progress", "32 duplicate(s) overlapped a running request:" + words +
+                                                         "; 3 answer(s) set aside: no answer x2, 503 failed on "
+                                                         "purpose x1"));
+  results.scenarios.push_back(s);
+  std::ostringstream out;
+  idemproof::cli::PrintSummaryTable(results, out);
+  const std::string table = out.str();
+  INFO(table);
+  CHECK(table.find("...; 3 answer(s) set aside: no answer x2, 503 failed on purpose x1\n") != std::string::npos);
+  CHECK(table.find("duplicate29") == std::string::npos);  // the words before it got shorter
+}
+
 // Issue 31: a patch that cannot apply (here a path through a scalar, in a
 // target built past the loader's check) aborted the whole run with an
 // uncaught nlohmann::json::out_of_range. The step now stops its scenario
