@@ -159,8 +159,11 @@ HttpResponse SideEffectRoutes::create_payment(const HttpRequest& request, const 
     return r;
   };
   auto unavailable = [&](const std::string& why) {
+    HttpResponse r = retry_later(503, "provider-unavailable", "Payment provider unavailable", why);
+    // The flaw: the provider's failure stored as the key's final answer.
+    if (config_.has_flaw(Flaw::cache_retryable, scope.route_template)) return finish(std::move(r));
     store_.release(scope, lease.owner);  // retryable: nothing stored
-    return retry_later(503, "provider-unavailable", "Payment provider unavailable", why);
+    return r;
   };
 
   if (!biz_no || !amount) {

@@ -28,7 +28,7 @@ run correct 0 "$target" &&
                          replay-identity resubmit-after-pause duplicate-while-in-progress identical-burst
                          synchronized-burst hedged-pair lost-answer-retry proxy-replay resubmit-after-restart
                          retry-fresh-request-id retry-inside-window retryable-failure-retry crash-mid-request
-                         paused-owner-takeover kill-after-charge kill-after-downstream" \
+                         paused-owner-takeover kill-after-charge kill-after-downstream downstream-failure-retry" \
                         "delete-releases-once store-fault-lease-overrun store-fault-killed-owner repeated-callback http-redelivery stream-redelivery
                          rerun-after-partial-failure rerun-after-window route-spelling"
 
@@ -46,13 +46,14 @@ no-intent kill-after-charge intent_reconciled
 no-retry-after duplicate-while-in-progress retry_after
 replay-200 replay-identity identical_replay
 completed-conflict replay-identity identical_replay
+store-retryable downstream-failure-retry retryable_released
 EOF
 
-# This target can make its service fail only with a body patch (a "flaky"
-# plan or sku) that the retry goes without: a refusal of that retry is of
-# another request, so retryable_released says unknown and why, never a wrong
-# cause (issue 46 item 5). The bug is caught again once the failure can be
-# triggered out of band (a hook, an egress fault, a header variant).
+# Through a body patch (a "flaky" plan or sku) that the retry goes without,
+# a refusal of the retry is of another request: retryable_released says
+# unknown and why, never a wrong cause (issue 46 item 5). Out of band (the
+# egress proxy failing the provider call, downstream-failure-retry, above)
+# the retry is byte-identical and the stored 503 is caught.
 echo "== store-retryable: the retry differs from the failure, unknown and said so"
 run store-retryable-differs 3 "$target" --flaw store-retryable --filter retryable-failure-retry &&
   verdict store-retryable-differs retryable-failure-retry retryable_released unknown &&

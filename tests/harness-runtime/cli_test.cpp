@@ -147,6 +147,9 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"memory-store", "resubmit-after-restart", "one_record", 1},
     {"no-fingerprint", "key-reuse-other-payload", "mismatch_rejected", 1},
     {"cache-retryable", "retryable-failure-retry", "retryable_released", 1},
+    // the same flaw on the payment route, its provider failed out of band by
+    // the egress proxy: the retry is the failed request byte for byte
+    {"cache-retryable", "downstream-failure-retry", "retryable_released", 1, "reference-egress.yaml"},
     {"volatile-replay", "replay-identity", "identical_replay", 1},
     {"empty-replay", "replay-identity", "identical_replay", 1},
     {"short-ttl", "retry-inside-window", "window", 1},
