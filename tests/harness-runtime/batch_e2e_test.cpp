@@ -22,6 +22,15 @@ struct BatchRun {
   json results;
 };
 
+// killed-mid-run's kill must land inside a partition's work, 500 ms after
+// the run began: on a loaded machine the run may not have reached its first
+// partition by then, and nothing is there to catch (seen in a CI run beside
+// four builds). A flaw's run of it gets up to 3 attempts, as the flaw
+// matrix's races do; the correct service's one run must hold.
+int Attempts(const std::string& flaw, const std::string& scenario) {
+  return !flaw.empty() && scenario == "killed-mid-run" ? 3 : 1;
+}
+
 BatchRun RunBatch(const std::string& target, const std::string& flaw, const std::string& scenario) {
   const std::string dir = ScratchDir("batch-" + (flaw.empty() ? std::string("correct") : flaw) + "-" + scenario);
   // A bare name is a shipped target file; a relative path is relative to the
@@ -33,8 +42,11 @@ BatchRun RunBatch(const std::string& target, const std::string& flaw, const std:
                                    "--out", dir + "/runs", "--json", dir + "/results.json"};
   if (!flaw.empty()) args.insert(args.end(), {"--flaw", flaw});
   BatchRun r;
-  r.cli = RunIdemproof(args, dir);
-  r.results = json::parse(ReadFile(dir + "/results.json"), nullptr, false);
+  for (int attempt = 0; attempt < Attempts(flaw, scenario); ++attempt) {
+    r.cli = RunIdemproof(args, dir);
+    r.results = json::parse(ReadFile(dir + "/results.json"), nullptr, false);
+    if (r.cli.exit_code == 1) break;
+  }
   return r;
 }
 
