@@ -110,7 +110,7 @@ std::string FoldedList(const std::vector<T>& items, ItemHtml item_html) {
 std::string EvidenceLinks(const std::vector<EvidenceLink>& links) {
   if (links.empty()) return "\u2014";
   return FoldedList(links, [](const EvidenceLink& l) {
-    return "<a href=\"#" + A(l.anchor) + "\">" + H(l.label) + "</a> <span class=\"" + OutcomeClass(l.outcome) +
+    return "<a href=\"#" + A(l.anchor) + "\">" + HtmlBreakable(l.label) + "</a> <span class=\"" + OutcomeClass(l.outcome) +
            "\">(" + (l.error ? "could not run" : OutcomeName(l.outcome)) + ")</span>";
   });
 }
@@ -256,10 +256,12 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
     if (row.sources.empty()) {
       h += "not exercised";
     } else {
-      h += FoldedList(row.sources, H);
+      h += FoldedList(row.sources, HtmlBreakable);
     }
-    h += "</td><td>" + H(row.key_observed) + "</td><td>" + H(row.store_window) + "</td><td>" +
-         H(row.concurrency_guard) + "</td><td>" + H(row.reconciliation) + "</td><td class=\"state " +
+    // Target text (keys, fault and scenario names) may run long without a
+    // space: break points keep the table inside the page.
+    h += "</td><td>" + HtmlBreakable(row.key_observed) + "</td><td>" + HtmlBreakable(row.store_window) + "</td><td>" +
+         HtmlBreakable(row.concurrency_guard) + "</td><td>" + HtmlBreakable(row.reconciliation) + "</td><td class=\"state " +
          StateClass(row.state) + "\">" + LayerStateName(row.state) + "</td><td>" + EvidenceLinks(row.evidence) +
          "</td></tr>\n";
   }

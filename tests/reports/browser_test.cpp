@@ -112,7 +112,7 @@ void CheckFirstScreen(const std::string& run_name) {
   INFO("headline bottom " << m->headline_bottom << ", matrix bottom " << m->matrix_bottom << ", scroll width "
                           << m->scroll_width << " of " << m->client_width << ", tallest cell " << m->tallest_cell
                           << ", width with whole words " << m->words_scroll_width << ", cells narrower than a word "
-                          << m->narrow_cells);
+                          << m->narrow_cells << ", past the page: " << m->overflowing);
   CHECK(m->headline_bottom > 0);
   CHECK(m->matrix_bottom > m->headline_bottom);
   CHECK(m->matrix_bottom <= 800);
@@ -135,7 +135,7 @@ void CheckFirstScreen(const std::string& run_name) {
 }  // namespace
 
 TEST_CASE("the first screen shows the verdict and the whole matrix at 1280 x 800", "[browser][slow]") {
-  for (const std::string run : {"clean", "broken"}) {
+  for (const std::string run : {"clean", "broken", "injection"}) {
     SECTION(run) { CheckFirstScreen(run); }
   }
 }

@@ -149,6 +149,11 @@ Result<FirstScreen> MeasureFirstScreen(const std::string& file, std::chrono::sec
            "  out.words_scroll_width = d.documentElement.scrollWidth;"
            "  var narrow = 0; cells.forEach(function (c) { if (c.scrollWidth > c.clientWidth + 1) narrow++; });"
            "  out.narrow_cells = narrow;"
+           "  var over = []; d.querySelectorAll('body *').forEach(function (e) {"
+           "    var r = e.getBoundingClientRect(); if (r.right > out.client_width + 0.5 && over.length < 6)"
+           "      over.push(e.tagName.toLowerCase() + (e.className ? '.' + String(e.className).replace(/[^a-z0-9_-]/gi, '') : '') +"
+           "                ' right ' + Math.round(r.right)); });"
+           "  out.overflowing = over.join(', ');"
            "  document.body.setAttribute('data-measure', JSON.stringify(out));"
            "};</script></body></html>";
     if (!out) return Status::IoError("cannot write " + wrapper.string());
@@ -182,6 +187,9 @@ Result<FirstScreen> MeasureFirstScreen(const std::string& file, std::chrono::sec
   m.tallest_cell = number("tallest_cell");
   m.words_scroll_width = number("words_scroll_width");
   m.narrow_cells = number("narrow_cells");
+  const std::string over_key = "\"overflowing\":\"";
+  if (const std::size_t k = json.find(over_key); k != std::string::npos)
+    m.overflowing = json.substr(k + over_key.size(), json.find('"', k + over_key.size()) - k - over_key.size());
   return m;
 }
 

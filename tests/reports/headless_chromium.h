@@ -43,6 +43,9 @@ struct FirstScreen {
   // widens its table past the page), and how many cells overflow themselves.
   double words_scroll_width = -1;
   double narrow_cells = -1;
+  // The first elements reaching past the viewport, as "tag.class right PX"
+  // (what a failed width check names); "" when none does.
+  std::string overflowing;
 };
 Result<FirstScreen> MeasureFirstScreen(const std::string& file,
                                        std::chrono::seconds deadline = std::chrono::seconds(60));
