@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <utility>
 
 #include <re2/re2.h>
 
@@ -79,6 +80,14 @@ std::string PgErrorStream::raise_sql() const {
   for (char ch : message_) message += ch == '\'' ? std::string("''") : std::string(1, ch);
   return "DO $idemproof$BEGIN RAISE EXCEPTION USING ERRCODE = '" + sqlstate_ + "', MESSAGE = '" + message +
          "', DETAIL = 'answered by the idemproof store-error fault'; END$idemproof$";
+}
+
+bool PgErrorStream::Side::pass_on(std::string& out) {
+  const std::size_t n = std::min<std::size_t>(pending.size(), static_cast<std::size_t>(passing));
+  out.append(pending, 0, n);
+  pending.erase(0, n);
+  passing -= static_cast<std::int64_t>(n);
+  return passing == 0;
 }
 
 void PgErrorStream::go_opaque(Side& side, std::string& out) {
@@ -237,10 +246,8 @@ void PgErrorStream::on_message(Message m, const Decide& decide, std::vector<Answ
 std::string PgErrorStream::upstream(std::string_view bytes, const Decide& decide, std::vector<Answered>& answered) {
   std::string out;
   if (opaque_) {
-    out = std::move(up_.pending);
-    up_.pending.clear();
-    out.append(bytes);
-    return out;
+    up_.pending.append(bytes);
+    return std::exchange(up_.pending, std::string());
   }
   if (!seen_ && !bytes.empty()) {
     seen_ = true;
@@ -250,11 +257,7 @@ std::string PgErrorStream::upstream(std::string_view bytes, const Decide& decide
   while (!opaque_) {
     std::string& p = up_.pending;
     if (up_.passing > 0) {
-      const std::size_t n = std::min<std::size_t>(p.size(), static_cast<std::size_t>(up_.passing));
-      out.append(p, 0, n);
-      p.erase(0, n);
-      up_.passing -= static_cast<std::int64_t>(n);
-      if (up_.passing > 0) break;
+      if (!up_.pass_on(out)) break;
       continue;
     }
     if (startup_) {
@@ -302,20 +305,14 @@ std::string PgErrorStream::upstream(std::string_view bytes, const Decide& decide
 std::string PgErrorStream::downstream(std::string_view bytes) {
   std::string out;
   if (opaque_) {
-    out = std::move(down_.pending);
-    down_.pending.clear();
-    out.append(bytes);
-    return out;
+    down_.pending.append(bytes);
+    return std::exchange(down_.pending, std::string());
   }
   down_.pending.append(bytes);
   while (!opaque_) {
     std::string& p = down_.pending;
     if (down_.passing > 0) {
-      const std::size_t n = std::min<std::size_t>(p.size(), static_cast<std::size_t>(down_.passing));
-      out.append(p, 0, n);
-      p.erase(0, n);
-      down_.passing -= static_cast<std::int64_t>(n);
-      if (down_.passing > 0) break;
+      if (!down_.pass_on(out)) break;
       continue;
     }
     if (one_byte_answers_ > 0) {  // 'N': go on in the clear; 'S', 'G': encrypted from here

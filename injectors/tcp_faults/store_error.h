@@ -99,6 +99,8 @@ class PgErrorStream {
   struct Side {
     std::string pending;                 // read, not yet a whole message
     std::int64_t passing = 0;            // bytes of an oversized message still to pass unread
+    // Moves what is pending of it to `out`; true once all of it passed.
+    bool pass_on(std::string& out);
   };
   void on_message(Message m, const Decide& decide, std::vector<Answered>& answered, std::string& out);
   // A unit (extended-query messages up to Sync or Flush) whole: forwarded,
