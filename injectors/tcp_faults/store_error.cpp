@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <optional>
 #include <utility>
 
 #include <re2/re2.h>
@@ -70,6 +71,12 @@ bool IsCommit(std::string_view sql) {
   for (char& ch : next) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return next != "PREPARED";
 }
+
+// The Redis commands that write (when `statement` is not given).
+constexpr const char* kRedisWrites =
+    R"(^(SET|SETNX|SETEX|PSETEX|GETSET|GETDEL|GETEX|MSET|MSETNX|APPEND|INCR|INCRBY|INCRBYFLOAT|DECR|DECRBY|)"
+    R"(DEL|UNLINK|EXPIRE|PEXPIRE|EXPIREAT|PEXPIREAT|PERSIST|RENAME|RENAMENX|HSET|HSETNX|HMSET|HDEL|HINCRBY|)"
+    R"(LPUSH|RPUSH|LPOP|RPOP|LREM|LSET|SADD|SREM|ZADD|ZREM|ZINCRBY|XADD|XACK|XDEL|EVAL|EVALSHA|FCALL)\b)";
 
 bool Extended(char type) { return type == 'P' || type == 'B' || type == 'D' || type == 'E' || type == 'C'; }
 
@@ -359,11 +366,81 @@ std::string PgErrorStream::downstream(std::string_view bytes) {
   return out;
 }
 
+std::string RespErrorStream::eval_command() const {
+  const std::string script = "return redis.error_reply([==[" + error_ + "]==])";
+  return "*3\r\n$4\r\nEVAL\r\n$" + std::to_string(script.size()) + "\r\n" + script + "\r\n$1\r\n0\r\n";
+}
+
+std::string RespErrorStream::upstream(std::string_view bytes, const PgErrorStream::Decide& decide,
+                                      std::vector<PgErrorStream::Answered>& answered) {
+  pending_.append(bytes);
+  std::string out;
+  while (!opaque_ && !pending_.empty()) {
+    // *<n>\r\n then n times $<len>\r\n<len bytes>\r\n
+    std::size_t pos = 0;
+    // The line "<kind><digits>\r\n" at pos: its number; nullopt when it is
+    // not whole yet, or (opaque_ set) when it is no such line.
+    const auto read_line = [&](char kind, std::int64_t max) -> std::optional<std::int64_t> {
+      if (pos >= pending_.size()) return std::nullopt;
+      const std::size_t end = pending_.find("\r\n", pos);
+      const bool too_long = (end == std::string::npos ? pending_.size() : end) - pos > 21;
+      if (pending_[pos] != kind || too_long || end == pos + 1) {
+        opaque_ = true;
+        return std::nullopt;
+      }
+      if (end == std::string::npos) return std::nullopt;
+      std::int64_t n = 0;
+      for (std::size_t i = pos + 1; i < end; ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(pending_[i])) || n > max) {
+          opaque_ = true;
+          return std::nullopt;
+        }
+        n = n * 10 + (pending_[i] - '0');
+      }
+      if (n > max) {
+        opaque_ = true;
+        return std::nullopt;
+      }
+      pos = end + 2;
+      return n;
+    };
+    const auto count = read_line('*', 1 << 20);
+    if (!count) break;
+    std::string command;
+    bool whole = true;
+    for (std::int64_t i = 0; i < *count && whole; ++i) {
+      const auto len = read_line('$', kMaxMessage);
+      if (!len) {
+        whole = false;
+        break;
+      }
+      if (pending_.size() < pos + static_cast<std::size_t>(*len) + 2) {
+        whole = false;
+        break;
+      }
+      if (!command.empty()) command += ' ';
+      command.append(pending_, pos, static_cast<std::size_t>(*len));
+      pos += static_cast<std::size_t>(*len) + 2;
+    }
+    if (!whole) break;
+    if (decide(command)) {
+      out += eval_command();
+      answered.push_back(PgErrorStream::Answered{command, false});
+    } else {
+      out.append(pending_, 0, pos);
+    }
+    pending_.erase(0, pos);
+  }
+  if (opaque_) out += std::exchange(pending_, std::string());
+  return out;
+}
+
 StoreErrorOptions StoreError::parse(YamlOptions& o) {
   StoreErrorOptions out;
   out.window = ReadTcpWindow(o);
   if (auto statement = o.string("statement")) {
     out.statement = *statement;
+    out.statement_given = true;
     if (auto compiled = CompileStatement(out.statement); !compiled->ok())
       o.fail_at("statement", "bad regex '" + out.statement + "': " + compiled->error());
   }
@@ -384,39 +461,59 @@ StoreErrorOptions StoreError::parse(YamlOptions& o) {
       o.fail_at("message", "expected 1 to 200 printable ASCII characters");
     out.message = *message;
   }
+  if (auto error = o.string("redis_error")) {
+    const bool printable = std::all_of(error->begin(), error->end(), [](char ch) { return ch >= ' ' && ch <= '~'; });
+    if (error->empty() || error->size() > 200 || !printable || error->find("]==]") != std::string::npos ||
+        !std::isupper(static_cast<unsigned char>((*error)[0])))
+      o.fail_at("redis_error", "expected 1 to 200 printable ASCII characters, starting with an error code (OOM, ERR, ...)");
+    out.redis_error = *error;
+  }
   return out;
 }
 
 StoreError::StoreError(StoreErrorOptions options)
-    : options_(std::move(options)), pattern_(CompileStatement(options_.statement)) {}
+    : options_(std::move(options)),
+      pattern_(CompileStatement(options_.statement)),
+      redis_pattern_(options_.statement_given ? pattern_ : CompileStatement(kRedisWrites)) {}
 
 void StoreError::on_chunk(TcpChunk& chunk) const {
   if (!pattern_->ok()) return;
+  // The connection's protocol, from its first bytes to the store: a RESP
+  // array is Redis, anything else is read as PostgreSQL.
+  using Streams = std::pair<std::shared_ptr<PgErrorStream>, std::shared_ptr<RespErrorStream>>;
   std::any& state = chunk.state();
-  if (!state.has_value()) state = std::make_shared<PgErrorStream>(options_.sqlstate, options_.message);
-  auto stream = std::any_cast<std::shared_ptr<PgErrorStream>>(state);
-  if (stream->opaque()) return;
   const std::span<char> bytes = chunk.bytes();
   const std::string_view read(bytes.data(), bytes.size());
+  if (!state.has_value()) {
+    if (chunk.direction() == TcpDirection::kDownstream || read.empty()) return;  // nothing asked yet
+    state = read[0] == '*' ? Streams{nullptr, std::make_shared<RespErrorStream>(options_.redis_error)}
+                           : Streams{std::make_shared<PgErrorStream>(options_.sqlstate, options_.message), nullptr};
+  }
+  const Streams streams = std::any_cast<Streams>(state);
+  const std::shared_ptr<PgErrorStream>& pg = streams.first;
+  const std::shared_ptr<RespErrorStream>& resp = streams.second;
+  if (pg ? pg->opaque() : resp->opaque()) return;
   if (chunk.direction() == TcpDirection::kDownstream) {
-    chunk.replace(stream->downstream(read));
+    if (pg) chunk.replace(pg->downstream(read));  // a Redis answer needs no change
     return;
   }
+  const re2::RE2& pattern = pg ? *pattern_ : *redis_pattern_;
   std::vector<std::int64_t> counts;
   const auto decide = [&](std::string_view sql) {
-    if (!re2::RE2::PartialMatch(re2::StringPiece(sql.data(), sql.size()), *pattern_)) return false;
+    if (!re2::RE2::PartialMatch(re2::StringPiece(sql.data(), sql.size()), pattern)) return false;
     const std::int64_t n = ++chunk.tally();
     if (n <= options_.skip || n > options_.skip + options_.times) return false;
     counts.push_back(n);
     return true;
   };
   std::vector<PgErrorStream::Answered> answered;
-  chunk.replace(stream->upstream(read, decide, answered));
+  chunk.replace(pg ? pg->upstream(read, decide, answered) : resp->upstream(read, decide, answered));
   for (std::size_t i = 0; i < answered.size(); ++i) {
     std::string sql = answered[i].sql.substr(0, 80);
-    std::replace(sql.begin(), sql.end(), '\n', ' ');
+    std::replace_if(sql.begin(), sql.end(), [](char ch) { return ch < ' ' || ch > '~'; }, ' ');
+    const std::string error = pg ? "ErrorResponse " + options_.sqlstate : "-" + options_.redis_error.substr(0, options_.redis_error.find(' '));
     chunk.record("answered matching write " + std::to_string(counts[i]) + " on connection " +
-                 std::to_string(chunk.link().id()) + " with ErrorResponse " + options_.sqlstate +
+                 std::to_string(chunk.link().id()) + " with " + error +
                  (answered[i].commit ? " (a COMMIT: the store rolled the transaction back)" : "") +
                  " instead of forwarding it: " + sql);
   }

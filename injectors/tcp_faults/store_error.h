@@ -1,5 +1,6 @@
 // store-error (tcp): the store answers a write with its own error instead
-// of losing the connection: the PostgreSQL wire protocol is read on every
+// of losing the connection: the PostgreSQL wire protocol (or Redis's RESP,
+// a connection whose first bytes are a RESP array: below) is read on every
 // connection, and the statements whose SQL matches `statement` (an RE2
 // regex, searched, case-insensitive; default: INSERT, UPDATE, DELETE, MERGE, COMMIT,
 // END at the start) are counted across connections; after `skip` of them
@@ -36,8 +37,11 @@
 // each, larger ones stream through unread); a healing that comes while a
 // statement's messages are held drops them.
 //
-// Thread-safety: immutable once built; PgErrorStream is one connection's,
-// used by one thread.
+// Redis (RespErrorStream below): `redis_error` is the error reply; with no
+// `statement`, the Redis write commands match.
+//
+// Thread-safety: immutable once built; PgErrorStream and RespErrorStream
+// are one connection's, used by one thread.
 #pragma once
 
 #include <deque>
@@ -63,6 +67,8 @@ struct StoreErrorOptions {
   std::int64_t times = 1;
   std::string sqlstate = "40001";
   std::string message = "could not serialize access due to concurrent update";
+  bool statement_given = false;  // else Redis commands match kRedisWrites
+  std::string redis_error = "OOM command not allowed when used memory > 'maxmemory'.";
 };
 
 // One connection's PostgreSQL byte streams, reframed: what store-error
@@ -125,6 +131,28 @@ class PgErrorStream {
   std::int64_t pass_first_ = 0;     // after this many answers to messages forwarded before
 };
 
+// One connection's Redis commands (RESP arrays of bulk strings), reframed:
+// a matching command goes to the store as an EVAL that answers the error
+// (`redis.error_reply`), so the error comes back in the command's place,
+// in order (inside MULTI: queued, then in EXEC's answers). Inline commands
+// or an argument over 1 MiB: passed through untouched from there on.
+// Public for its tests.
+class RespErrorStream {
+ public:
+  explicit RespErrorStream(std::string error) : error_(std::move(error)) {}
+  // As PgErrorStream::upstream; a command is decided on its arguments
+  // joined by spaces ("SET k v"). Its answers need no change.
+  std::string upstream(std::string_view bytes, const PgErrorStream::Decide& decide,
+                       std::vector<PgErrorStream::Answered>& answered);
+  bool opaque() const { return opaque_; }
+  std::string eval_command() const;  // what goes in a matched command's place
+
+ private:
+  const std::string error_;
+  std::string pending_;
+  bool opaque_ = false;
+};
+
 class StoreError final : public TcpFault {
  public:
   static constexpr const char* kKind = "store-error";
@@ -140,7 +168,8 @@ class StoreError final : public TcpFault {
 
  private:
   StoreErrorOptions options_;
-  std::shared_ptr<const re2::RE2> pattern_;  // `statement`, compiled
+  std::shared_ptr<const re2::RE2> pattern_;        // `statement`, compiled
+  std::shared_ptr<const re2::RE2> redis_pattern_;  // `statement` if given, else the Redis writes
 };
 
 }  // namespace idemproof::injectors

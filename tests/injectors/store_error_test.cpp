@@ -223,6 +223,53 @@ TEST_CASE("store-error through a real proxy: the store gets the raising statemen
   CHECK(fault->counters().counts.injected == 1);
 }
 
+std::string Resp(const std::vector<std::string>& args) {
+  std::string out = "*" + std::to_string(args.size()) + "\r\n";
+  for (const auto& a : args) out += "$" + std::to_string(a.size()) + "\r\n" + a + "\r\n";
+  return out;
+}
+
+TEST_CASE("store-error on Redis: a command split over reads, several in one read, the Nth write as an EVAL of the error", "[injectors][tcp][store-error]") {
+  RespErrorStream s("OOM command not allowed");
+  std::int64_t seen = 0;
+  std::vector<std::string> asked;
+  const PgErrorStream::Decide decide = [&](std::string_view command) {
+    asked.emplace_back(command);
+    return command.starts_with("SET ") && ++seen == 2;
+  };
+  std::vector<PgErrorStream::Answered> answered;
+  const std::string first = Resp({"GET", "k"}) + Resp({"SET", "k", "v1"});
+  CHECK(s.upstream(first, decide, answered) == first);  // several in one read; the first SET passes
+  const std::string set = Resp({"SET", "k", "v\r\n2"});  // a value holding CRLF: bulk strings are counted
+  std::string out;
+  for (char ch : set) out += s.upstream(std::string(1, ch), decide, answered);  // one byte per read
+  CHECK(out == s.eval_command());
+  CHECK(s.eval_command() ==
+        "*3\r\n$4\r\nEVAL\r\n$57\r\nreturn redis.error_reply([==[OOM command not allowed]==])\r\n$1\r\n0\r\n");
+  REQUIRE(answered.size() == 1);
+  CHECK(answered[0].sql == "SET k v\r\n2");
+  CHECK(asked.size() == 3);  // each command asked once, when whole
+  const std::string after = Resp({"SET", "k", "v3"});
+  CHECK(s.upstream(after, decide, answered) == after);
+  // An inline command is no RESP array: passed untouched from there on.
+  CHECK(s.upstream("PING\r\n", decide, answered) == "PING\r\n");
+  CHECK(s.opaque());
+}
+
+TEST_CASE("store-error through a real proxy on a Redis connection: the store gets the EVAL instead of the write", "[injectors][tcp][store-error]") {
+  Rig rig;
+  Client c(rig.port());
+  REQUIRE(c.connected());
+  auto fault = Build("store-error");  // no statement: the Redis writes
+  REQUIRE(fault->start(rig.context()).ok());
+  REQUIRE(c.Echoes(Resp({"GET", "k"})));
+  REQUIRE(c.Send(Resp({"SET", "k", "v"})));
+  const std::string expected = RespErrorStream("OOM command not allowed when used memory > 'maxmemory'.").eval_command();
+  CHECK(c.Recv(expected.size(), 2000ms).bytes == expected);
+  CHECK(AwaitEvent(rig.events, "injected") ==
+        "answered matching write 1 on connection 1 with -OOM instead of forwarding it: SET k v");
+}
+
 TEST_CASE("store-error options are checked at line:column", "[injectors][tcp][store-error]") {
   CHECK(BuildError("store-error: {statement: '(unclosed'}").message().find("bad regex '(unclosed'") != std::string::npos);
   CHECK(BuildError("store-error: {sqlstate: '00000'}").message().find("expected an error SQLSTATE") != std::string::npos);
@@ -232,4 +279,6 @@ TEST_CASE("store-error options are checked at line:column", "[injectors][tcp][st
   CHECK(bad.message().find("printable") != std::string::npos);
   REQUIRE(bad.mark());
   CHECK(bad.mark()->line == 3);
+  CHECK(BuildError("store-error: {redis_error: 'lower case'}").message().find("starting with an error code") !=
+        std::string::npos);
 }
