@@ -7,6 +7,7 @@
 //   reset      tcp_faults/reset.h      RST every open connection, and new ones
 //   cut-after  tcp_faults/cut_after.h  close a connection after N more bytes
 //   latency    tcp_faults/latency.h    hold every chunk for a delay, in order
+//   store-error tcp_faults/store_error.h answer a write with the store's own error
 //
 // A fault owns its behaviour, as a ProxyFault (proxy_fault.h) does: the proxy
 // calls its hooks, on the proxy's thread, while it is in force, and the fault
@@ -37,6 +38,7 @@
 // thread only.
 #pragma once
 
+#include <any>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -118,6 +120,15 @@ class TcpChunk : public TcpFaultAct {
   // Hold it, and every read after it on its side, while this fault is in
   // force; it is written afterwards, not lost.
   virtual void hold() = 0;
+  // Write `bytes` instead of the chunk (longer, shorter or nothing now): a
+  // fault that reads a protocol's framing holds a partial message back and
+  // rewrites whole ones. bytes() is `bytes` afterwards.
+  virtual void replace(std::string bytes) = 0;
+  // This fault's own state for this connection, both directions (empty at the
+  // start; a protocol parser's buffer lives here).
+  virtual std::any& state() = 0;
+  // This fault's own count across every connection (zero when armed).
+  virtual std::int64_t& tally() = 0;
 };
 
 class TcpFault {
@@ -156,6 +167,7 @@ struct TcpFaultRule {
   std::atomic<std::int64_t> id{0};        // set when armed: the proxy's serial
   std::atomic<std::int64_t> injected{0};  // times it acted (connections refused, reset, cut, held)
   std::atomic<bool> ended{false};
+  std::int64_t tally = 0;  // the fault's own count (TcpChunk::tally), the proxy's thread only
 
   // In force at steady time `now_ns`.
   bool in_force(std::int64_t now_ns) const {

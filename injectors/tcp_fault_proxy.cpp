@@ -59,6 +59,7 @@ struct Conn final : TcpLink {
   struct Marks {
     bool seen = false;
     std::array<std::int64_t, 2> counted{};
+    std::any state;
   };
   std::map<std::int64_t, Marks> marks;  // by rule id
   // Delayed chunks waiting for their time, per direction, in order; a
@@ -298,6 +299,14 @@ class ChunkAct final : public TcpChunk {
   std::size_t read_size() const override { return read_; }
   bool first_on_link() override { return !std::exchange(c_->marks[rule->id.load()].seen, true); }
   std::int64_t& counted() override { return c_->marks[rule->id.load()].counted[dir_]; }
+  std::any& state() override { return c_->marks[rule->id.load()].state; }
+  std::int64_t& tally() override { return rule->tally; }
+  void replace(std::string bytes) override {
+    replacement_ = std::move(bytes);
+    data_ = replacement_.data();
+    keep = replacement_.size();
+  }
+  const char* data() const { return data_; }
   void cut(std::size_t at, std::string detail) override {
     if (cutter && at >= keep) return;
     keep = std::min(at, keep);
@@ -322,7 +331,8 @@ class ChunkAct final : public TcpChunk {
   TcpFaultProxy::Impl& p_;
   std::shared_ptr<Conn> c_;
   const int dir_;
-  char* const data_;
+  char* data_;  // the read buffer, or replacement_
+  std::string replacement_;
   const std::size_t read_;
 };
 
@@ -369,7 +379,7 @@ Task TcpFaultProxy::Impl::Pump(std::shared_ptr<Conn> c, int dir) {
     const auto record_cut = [&] { RecordAct(*chunk.cutter, std::move(chunk.cut_detail)); };
     // Delayed: the chunk waits its turn behind what is held, then its delay.
     if (!chunk.delayed_by.empty() || c->draining[dir]) {
-      c->delayed[dir].push_back(Conn::Delayed{std::vector<char>(buf.data(), buf.data() + pass),
+      c->delayed[dir].push_back(Conn::Delayed{std::vector<char>(chunk.data(), chunk.data() + pass),
                                               read_ns + chunk.delay_ns, chunk.cutter != nullptr,
                                               std::move(chunk.delayed_by)});
       c->delayed_bytes[dir] += pass;
@@ -388,7 +398,7 @@ Task TcpFaultProxy::Impl::Pump(std::shared_ptr<Conn> c, int dir) {
     }
     if (pass > 0) {
       c->write_since[dir] = steady_now_ns();
-      co_await asio::async_write(to, asio::buffer(buf.data(), pass), asio::redirect_error(kAwait, ec));
+      co_await asio::async_write(to, asio::buffer(chunk.data(), pass), asio::redirect_error(kAwait, ec));
       c->write_since[dir] = 0;
       if (c->ended) co_return;
       if (ec) {

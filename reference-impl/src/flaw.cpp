@@ -104,6 +104,10 @@ const std::vector<FlawInfo>& all_flaws() {
        "takes any header value as the key (a list with a comma, a stray quote, non-ASCII bytes) instead of 400"},
       {Flaw::plain_error, "plain-error",
        "answers every 4xx as text/plain (the detail alone) instead of application/problem+json"},
+      {Flaw::swallow_store_error, "swallow-store-error",
+       "commits the work, then stores the answer in a write of its own (as a middleware does) and ignores an "
+       "error on it: the client gets the success, the key stays in progress, and a retry after the lease "
+       "executes again"},
   };
   return kFlaws;
 }
@@ -147,6 +151,7 @@ bool flaw_can_be_aimed(Flaw flaw) {
     case Flaw::accept_empty_key:
     case Flaw::no_key_length_limit:
     case Flaw::lenient_key_syntax:
+    case Flaw::swallow_store_error:
       return true;
     default:
       return false;

@@ -589,9 +589,12 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
   // outcome-write-behind: the outcome goes to a background writer as well.
   const bool store_later = call && (config_.has_flaw(Flaw::store_after_answer, call->scope.route_template) ||
                                     config_.has_flaw(Flaw::outcome_write_behind, call->scope.route_template));
+  // swallow-store-error: the answer is stored after the work committed, in
+  // a write of its own whose error is ignored.
+  const bool store_after = call && config_.has_flaw(Flaw::swallow_store_error, call->scope.route_template);
   const bool committed = store_.transact([&](StoreTransaction& tx) {
     response = step.run(tx);
-    if (!call || store_later) return true;
+    if (!call || store_later || store_after) return true;
     const TimePoint now = clock_.now();
     const std::string& route = call->scope.route_template;
     StoredResponse stored = to_stored(response, config_, route);
@@ -615,6 +618,13 @@ HttpResponse ReferenceService::perform(const Step& step, const std::optional<Cal
     return r;
   }
   if (store_later) complete_later(*call, response);
+  if (store_after) {
+    try {
+      finish_terminal(*call, response);
+    } catch (const std::exception&) {
+      // The flaw: the store's error is swallowed and the success answered.
+    }
+  }
   return response;
 }
 

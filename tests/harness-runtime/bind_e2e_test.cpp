@@ -82,6 +82,7 @@ TEST_CASE("every create-role scenario runs once per create action, each row with
         {"store-fault-slow-store", "needs a tcp egress"},
         {"store-fault-lease-overrun", "needs a tcp egress"},
         {"store-fault-killed-owner", "needs a tcp egress"},
+        {"store-error-on-completion", "needs a tcp egress"},
     };
     if (auto lack = kLacks.find(row.at("scenario")); lack != kLacks.end()) {
       CHECK(row.at("outcome") == "not_applicable");

@@ -222,6 +222,9 @@ const std::vector<FlawCase> kFlawMatrix = {
     {"no-key-length-limit", "key-too-long", "long_key_rejected", 1},
     {"lenient-key-syntax", "key-not-sf-string", "key_syntax_rejected", 1},
     {"plain-error", "missing-key", "problem_details", 1},
+    // a store error answered to the write that completes a key, swallowed
+    // (issue 46): the store answers it ErrorResponse 40001 (store-error), not a reset
+    {"swallow-store-error", "store-error-on-completion", "one_record", 1, "reference-postgres-store-faults.yaml"},
 };
 
 // Runs the scenario aimed at `fc.flaw` (--filter) against `target` (or the

@@ -83,11 +83,12 @@ TEST_CASE("side effects and queues: the correct service passes, and leaves no pr
   const VerdictTally tally = TallyVerdicts(ReadFile(dir + "/r.json"));
   INFO(tally.ProblemText());
   CHECK(tally.problems.empty());
-  // one verdict per oracle of the 17 scenarios, and problem_details where a
-  // scenario got a 4xx (the reference declares errors: problem+json)
-  CHECK(tally.valid + tally.not_applicable == 39);
+  // one verdict per oracle of the 18 scenarios, and problem_details where a
+  // scenario got a 4xx (the reference declares errors: problem+json);
+  // store-error-on-completion's three are not applicable (no tcp egress)
+  CHECK(tally.valid + tally.not_applicable == 42);
   const std::vector<pid_t> pids = PidsInHistories(dir + "/runs");
-  // 17 scenarios (8 before the families of issue 33): the payment provider and a Redis server each, the target, its restarts and a spawned instance.
+  // 18 scenarios (8 before the families of issue 33): the payment provider and a Redis server each, the target, its restarts and a spawned instance.
   CHECK(pids.size() >= 8 * 3);
   for (pid_t pid : pids) CHECK_FALSE(ProcessExists(pid));
 }
@@ -213,4 +214,47 @@ TEST_CASE("a reference reconciling by re-sending the charge under the same provi
     }
     for (pid_t pid : PidsInHistories(dir + "/runs")) CHECK_FALSE(ProcessExists(pid));
   }
+}
+
+// Issue 46, a store error on completion: the store answers one write of each
+// create with its own error (store-error: an ErrorResponse 40001 from the
+// PostgreSQL server itself, the connection kept), sweeping the first six
+// writes. The correct reference completes the key in the work's transaction:
+// the error rolls both back, 500, and the retry after the lease executes
+// once. swallow-store-error stores the answer in a write of its own and
+// ignores its error: 201, the key left in progress, a second order on retry.
+TEST_CASE("a store error on a create's write: the correct reference on PostgreSQL passes and swallow-store-error is caught",
+          "[cli][side-effect][postgres][slow]") {
+  const std::string flaw = GENERATE(as<std::string>{}, "none", "swallow-store-error");
+  const std::string dir = ScratchDir("store-error-" + flaw);
+  std::vector<std::string> args = {"run", SourceDir() + "/scenarios/side-effect", "--target",
+                                   Target("reference-postgres-store-faults.yaml"), "--filter",
+                                   "store-error-on-completion", "--out", dir + "/runs", "--json", dir + "/r.json"};
+  if (flaw != "none") args.insert(args.end(), {"--flaw", flaw});
+  CliResult r = RunIdemproof(args, dir);
+  INFO(flaw << "\n" << Diagnose(r));
+  const json results = json::parse(ReadFile(dir + "/r.json"));
+  const std::string scenario = "store-error-on-completion";
+  // Every position fired, in both: the premise was reached.
+  CHECK(Verdict(results, scenario, "faults_fired") == "valid");
+  if (flaw == "none") {
+    CHECK(r.exit_code == 0);
+    CHECK(Verdict(results, scenario, "one_record") == "valid");
+    CHECK(Verdict(results, scenario, "identical_replay") == "valid");
+    CHECK(Verdict(results, scenario, "key_released") == "valid");
+  } else {
+    CHECK(r.exit_code == 1);
+    CHECK(Verdict(results, scenario, "one_record") == "invalid");
+  }
+  // The store's error reached the service as an error, not as a lost
+  // connection: the proxy's event names the ErrorResponse.
+  int answered = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir + "/runs")) {
+    if (entry.path().filename() != "history.jsonl") continue;
+    std::istringstream lines(ReadFile(entry.path().string()));
+    for (std::string line; std::getline(lines, line);)
+      if (line.find("with ErrorResponse 40001") != std::string::npos) ++answered;
+  }
+  CHECK(answered == 6);
+  for (pid_t pid : PidsInHistories(dir + "/runs")) CHECK_FALSE(ProcessExists(pid));
 }

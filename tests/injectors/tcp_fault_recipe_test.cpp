@@ -64,7 +64,7 @@ std::unique_ptr<Injector> BuildWithUpper(const std::string& yaml) {
 
 TEST_CASE("a tcp fault defined in a test, registered in one line, acts through a real proxy", "[injectors][tcp]") {
   const Registry r = WithUpper();
-  CHECK(r.kinds() == std::vector<std::string>{"cut-after", "latency", "pause", "refuse", "reset", "upper"});
+  CHECK(r.kinds() == std::vector<std::string>{"cut-after", "latency", "pause", "refuse", "reset", "store-error", "upper"});
 
   Rig rig;
   Client c(rig.port());

@@ -15,10 +15,10 @@ using namespace idemproof::injectors;
 using namespace idemproof::tcp_rig;
 using namespace std::chrono_literals;
 
-TEST_CASE("the five tcp faults are registered apart from the http ones", "[injectors][tcp]") {
+TEST_CASE("the six tcp faults are registered apart from the http ones", "[injectors][tcp]") {
   Registry r;
   register_builtin_tcp_faults(r);
-  CHECK(r.kinds() == std::vector<std::string>{"cut-after", "latency", "pause", "refuse", "reset"});
+  CHECK(r.kinds() == std::vector<std::string>{"cut-after", "latency", "pause", "refuse", "reset", "store-error"});
 }
 
 TEST_CASE("tcp pause holds the bytes both ways for its window, then they flow", "[injectors][tcp]") {

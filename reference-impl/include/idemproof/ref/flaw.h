@@ -56,6 +56,7 @@ enum class Flaw {
   no_key_length_limit,
   lenient_key_syntax,
   plain_error,          // issue 48, the error format (reference_service.cpp handle_request)
+  swallow_store_error,  // issue 46, a store error on completion (reference_service.cpp perform)
 };
 
 struct FlawInfo {
