@@ -61,6 +61,9 @@ Result<std::string> WriteScenarioYaml(const Scenario& scenario, const std::strin
     for (const auto& [name, f] : scenario.faults) {
       out << YAML::Key << name << YAML::Value << YAML::BeginMap;
       out << YAML::Key << "kind" << YAML::Value << f.kind;
+      // Where it acts: without `on:` a store fault would load as the client
+      // hop's fault of that kind (a repro of a store reset failed to load).
+      if (!f.on.empty()) out << YAML::Key << "on" << YAML::Value << f.on;
       for (auto it = f.params.begin(); it != f.params.end(); ++it) {
         out << YAML::Key << it.key() << YAML::Value;
         EmitJson(out, it.value());

@@ -1,6 +1,9 @@
 // window: a retry inside the declared retry window is recognised (a marked
 // replay or in progress; without a marker, the first answer again) and never
-// creates a second record.
+// creates a second record. A retry whose answer says nothing of the key (no
+// answer, a failure caused on purpose, a failure while the target's own store
+// was down) is set aside and counted (oracle_support.h, HeldKeySetAsideWhy):
+// the hunt found a 500 during its own store reset called "not recognised".
 #include "oracles/oracle_support.h"
 
 namespace idemproof::oracles {
@@ -17,6 +20,8 @@ Verdict Window(const OracleInput& in) {
   if (!window) return Verdict::NotApplicable(name, "target declares no retry window (idempotency.window)");
   Violations violations;
   int retries = 0, undecided = 0;
+  const auto outages = StoreOutages(in);
+  AnswerTally set_aside;  // retries in the window whose answers decided nothing, by why
   for (const auto& g : GroupRequestsByKey(in.history, ActionsParam(in.params))) {
     const Operation* first = EarliestTerminal(g, contract);
     if (first == nullptr) continue;
@@ -25,8 +30,9 @@ Verdict Window(const OracleInput& in) {
     bool had_retry = false;
     for (const Operation* op : RetriesAfter(g, *first, window)) {
       auto a = op->answer();
-      if (!a) {
+      if (const std::string why = HeldKeySetAsideWhy(*op, contract, outages); !why.empty()) {
         ++undecided;
+        set_aside.AddAs(why);
         continue;
       }
       ++retries;
@@ -65,9 +71,11 @@ Verdict Window(const OracleInput& in) {
   details.counts.window_ns = window->count();
   details.counts.retries_in_window = retries;
   details.counts.undecided = undecided;
+  if (set_aside.total() > 0) details.tallies.set_aside = set_aside.Counts();
+  const std::string aside = SetAsideClause(set_aside);
   return Conclude(name, violations, details, retries, undecided,
-                  std::to_string(retries) + " retry(ies) inside " + FormatDuration(*window) + " recognised",
-                  "no retry inside the window got an answer", "no retry was sent inside the window");
+                  std::to_string(retries) + " retry(ies) inside " + FormatDuration(*window) + " recognised" + aside,
+                  "no retry inside the window got a decisive answer" + aside, "no retry was sent inside the window");
 }
 
 }  // namespace idemproof::oracles

@@ -905,6 +905,38 @@ TEST_CASE("kill_mid_work cuts the work of every role the target makes slow, send
   CHECK_FALSE(a->Allowed(over, windowed));  // 2 x 2.2 s would leave the 4 s window
 }
 
+// A repro of a hunt that reset the target's own store wrote its fault with
+// no `on:`: it loaded as the client hop's `reset`, which has no `window`,
+// and `idemproof run repro.yaml` refused the file. Where a fault acts is
+// written and read back.
+TEST_CASE("a fault on the target's store is written with where it acts, and reads back", "[explore]") {
+  Scenario s;
+  s.name = "hunt-repro";
+  s.hunts = "x";
+  FaultDeclaration reset;
+  reset.name = "store-reset";
+  reset.kind = "reset";
+  reset.on = "egress.store";
+  reset.params = nlohmann::json{{"window", "600ms"}};
+  s.faults[reset.name] = reset;
+  auto parsed = ParseScenario("layer: client\nhunts: x\nsteps:\n  - wait: 10ms\nexpect: [one_record]\n", "s.yaml",
+                              BuiltinOracles().Vocabulary());
+  REQUIRE(parsed.ok());
+  s.steps = parsed->steps;
+  OracleSpec one_record;
+  one_record.name = "one_record";
+  s.expect = {one_record};
+  auto yaml = WriteScenarioYaml(s, "");
+  REQUIRE(yaml.ok());
+  INFO(*yaml);
+  CHECK(yaml->find("    on: egress.store\n") != std::string::npos);
+  auto back = ParseScenario(*yaml, "repro.yaml", BuiltinOracles().Vocabulary());
+  REQUIRE(back.ok());
+  REQUIRE(back->faults.count("store-reset") == 1);
+  CHECK(back->faults.at("store-reset").on == "egress.store");
+  CHECK(back->faults.at("store-reset").params == reset.params);
+}
+
 // Each op's steps come from their kinds (StepKindSpec::FromOp): which kinds
 // in what order from Op::Steps, each step's options from its kind's file.
 // Written as the repro files write them, every op kind reads as before the

@@ -1976,6 +1976,16 @@ TEST_CASE("identical_replay: a retry failed retryably while the target's own sto
       .Send("client-0", "create_order", "k1", "b1", 800, 810, kUnavailable);
   CHECK(judge(windowed.history()).status == VerdictStatus::kInvalid);
 
+  // window alike: the hunt's own store reset made the correct Ruby box
+  // office answer 500 to a retry inside the window; set aside, counted.
+  OracleSpec window_spec;
+  window_spec.name = "window";
+  Verdict w = BuiltinOracles().Check(window_spec, s, target, during.history());
+  INFO(w.evidence);
+  CHECK(w.status == VerdictStatus::kValid);
+  CHECK(w.evidence.find("; 1 answer(s) set aside: 503 while the store was down x1") != std::string::npos);
+  CHECK(BuiltinOracles().Check(window_spec, s, target, after.history()).status == VerdictStatus::kInvalid);
+
   s.faults["store_down"].on = "";  // a fault on the client's hop is no store outage
   CHECK(judge(during.history()).status == VerdictStatus::kInvalid);
 }
