@@ -104,6 +104,10 @@ const std::vector<FlawInfo>& all_flaws() {
        "takes any header value as the key (a list with a comma, a stray quote, non-ASCII bytes) instead of 400"},
       {Flaw::plain_error, "plain-error",
        "answers every 4xx as text/plain (the detail alone) instead of application/problem+json"},
+      {Flaw::serve_before_recovery, "serve-before-recovery",
+       "listens and serves at once, then recovers its store for 2 s; meanwhile its readiness request answers 503 "
+       "but the idempotency layer fails open (a request runs without its key): a retry that arrives while the "
+       "service starts executes a second time"},
   };
   return kFlaws;
 }

@@ -56,6 +56,7 @@ enum class Flaw {
   no_key_length_limit,
   lenient_key_syntax,
   plain_error,          // issue 48, the error format (reference_service.cpp handle_request)
+  serve_before_recovery,  // issue 46, requests while it starts (http_server.cpp serve, reference_service.cpp)
 };
 
 struct FlawInfo {
