@@ -24,6 +24,9 @@ inline constexpr char kKill[] = "kill";
 inline constexpr char kRestart[] = "restart";
 inline constexpr char kPause[] = "pause";
 inline constexpr char kResume[] = "resume";
+// The wait for the readiness request after a start `until: accepting`
+// (value {"pid", "error"}): requests before it raced the start-up.
+inline constexpr char kReady[] = "ready";
 inline constexpr char kSpawn[] = "spawn";
 inline constexpr char kServices[] = "services";
 inline constexpr char kBatch[] = "batch";

@@ -87,6 +87,10 @@ struct InstanceOptions {
   // The instance acted on ("main", "instance-N", a spawned one);
   // kBalancedInstance when the step names none: main (ControlledInstance).
   std::string instance = kBalancedInstance;
+  // start / restart `until: accepting`: the step ends as soon as the port
+  // accepts a connection, before the readiness request (the next steps race
+  // the start-up; a `ready` step waits for it). Main only.
+  bool until_accepting = false;
   const std::string& ControlledInstance() const {
     static const std::string kMain = "main";
     return instance.empty() ? kMain : instance;

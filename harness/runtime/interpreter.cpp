@@ -193,6 +193,9 @@ class Interpreter::Execution {
                       "the records");
         ControlTarget(ctx_.env(), ctx_.recorder(), ProcessOp::kStart, -1);
       }
+      // A start `until: accepting` left its readiness wait to a `ready` step:
+      // the records are read from a target that says it is ready.
+      if (alive() && main.Managed()) AwaitMainReady(ctx_.env(), ctx_.recorder(), -1);
       if (alive()) RecordsProbes(ctx_);
     }
     if (ctx_.target().HookFor("heal") && alive() && !(ctx_.Cancelled() && main.Managed())) {

@@ -49,8 +49,13 @@ Status StartDeclaredInstances(RunEnvironment& env, RunRecorder& recorder) {
   return Status::Ok();
 }
 
-Status ControlTarget(RunEnvironment& env, RunRecorder& recorder, ProcessOp kind, int index, const std::string& instance) {
-  if (instance != "main") return ControlOther(env, recorder, kind, index, instance);
+Status ControlTarget(RunEnvironment& env, RunRecorder& recorder, ProcessOp kind, int index, const std::string& instance,
+                     StartUntil until) {
+  if (instance != "main") {
+    if (until != StartUntil::kReady)
+      return Status(StatusCode::kUnsupported, "'until: accepting' acts on main only, not on " + instance);
+    return ControlOther(env, recorder, kind, index, instance);
+  }
   TargetProcess& proc = env.instances().main();
   const char* f = ControlEvent(kind);
   const pid_t invoke_pid = proc.pid();
@@ -59,9 +64,9 @@ Status ControlTarget(RunEnvironment& env, RunRecorder& recorder, ProcessOp kind,
   Status status;
   nlohmann::json result = nlohmann::json::object();
   if (kind == ProcessOp::kStart) {
-    status = proc.Start();
+    status = proc.Start(until);
   } else if (kind == ProcessOp::kRestart) {
-    status = proc.Restart();
+    status = proc.Restart(until);
   } else {
     auto exit = kind == ProcessOp::kKill ? proc.Kill() : proc.Stop();
     if (exit.ok()) {
@@ -84,8 +89,25 @@ Status ControlTarget(RunEnvironment& env, RunRecorder& recorder, ProcessOp kind,
   done.value["pid"] = down ? invoke_pid : proc.pid();
   if (proc.vars().count("port")) done.value["port"] = proc.vars().at("port");
   if (!status.ok()) done.value["error"] = status.message();
+  if (until == StartUntil::kAccepting) done.value["until"] = "accepting";
   recorder.Append(std::move(done), monotonic_ns());
   if (status.ok() && proc.pid() > 0 && !down) recorder.out().target_pids.push_back(proc.pid());
+  return status;
+}
+
+Status AwaitMainReady(RunEnvironment& env, RunRecorder& recorder, int index) {
+  TargetProcess& proc = env.instances().main();
+  if (!proc.ReadyPending()) return Status::Ok();
+  HistoryEvent invoke = ProcessInvoke(event_f::kReady, index, {{"pid", proc.pid()}});
+  const std::int64_t start = monotonic_ns();
+  const pid_t pid = proc.pid();
+  Status status = proc.AwaitReady();
+  env.instances().RefreshMain();
+  HistoryEvent done = CompletionOf(invoke, status.ok() ? EventType::kOk : EventType::kFail);
+  recorder.Append(std::move(invoke), start);
+  done.value["pid"] = pid;
+  if (!status.ok()) done.value["error"] = status.message();
+  recorder.Append(std::move(done), monotonic_ns());
   return status;
 }
 

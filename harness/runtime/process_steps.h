@@ -4,7 +4,9 @@
 // whatever is paused at the end), recorded as nemesis events
 // (model/history_events.h): `start`, `stop`, `kill`, `restart` of a target
 // instance, main by default (f = the step's name, value {"pid", "port",
-// "exit", "error"}, and "instance" for any other than main), `pause` /
+// "exit", "error"}, and "instance" for any other than main; "until":
+// "accepting" for a start that did not wait for readiness), `ready` (the
+// readiness wait such a start left: {"pid", "error"}), `pause` /
 // `resume` (SIGSTOP / SIGCONT; {"instance", "pid"}). They take the run's
 // environment (its instances) and recorder only, not the whole step context.
 // (`spawn` runs in steps/spawn_step.cpp; the services and egress proxies
@@ -27,8 +29,14 @@ namespace idemproof::runtime {
 // `index` -1: the interpreter's own start / stop. `instance`: "main", a
 // declared ("instance-2") or a spawned one.
 // REQUIRES: env.HasInstances().
+// `until` kAccepting (start / restart of main only): the step ends when the
+// port accepts, before the readiness request (TargetProcess::StartUntil).
 Status ControlTarget(RunEnvironment& env, RunRecorder& recorder, ProcessOp kind, int index,
-                     const std::string& instance = "main");
+                     const std::string& instance = "main", StartUntil until = StartUntil::kReady);
+// Waits for main's readiness request that a start `until: accepting` left
+// (TargetProcess::AwaitReady), as a `ready` event; nothing when none is
+// pending. A target that does not get ready ends the run as a start would.
+Status AwaitMainReady(RunEnvironment& env, RunRecorder& recorder, int index);
 // After main started: starts the target's other declared instances (target
 // `instances:`), each a `start` event with its "instance". The first that
 // does not come up stops the run (kUnavailable), as main would.

@@ -1,7 +1,9 @@
 #include "runtime/target_process.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -49,6 +52,55 @@ std::string strip_trailing_slash(std::string s) {
 }
 
 Status unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
+
+// The host and port of an http:// or https:// URL ("" when it is neither).
+std::pair<std::string, std::string> HostAndPort(const std::string& url) {
+  const bool https = url.rfind("https://", 0) == 0;
+  if (!https && url.rfind("http://", 0) != 0) return {};
+  std::string authority = url.substr(https ? 8 : 7);
+  authority = authority.substr(0, authority.find_first_of("/?#"));
+  std::string port = https ? "443" : "80";
+  const std::size_t colon = authority.rfind(':');
+  if (colon != std::string::npos && authority.find(']', colon) == std::string::npos) {
+    port = authority.substr(colon + 1);
+    authority.resize(colon);
+  }
+  if (authority.size() > 1 && authority.front() == '[') authority = authority.substr(1, authority.size() - 2);
+  return {authority, port};
+}
+
+// One TCP connection attempt to host:port within `timeout`, closed at once:
+// true when the peer accepted it; else `error` says why.
+bool AcceptsConnection(const std::string& host, const std::string& port, std::chrono::milliseconds timeout,
+                       std::string* error) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+    *error = "cannot resolve " + host + ": " + ::gai_strerror(rc);
+    return false;
+  }
+  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> hold(found, &::freeaddrinfo);
+  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    int soerr = 0;
+    if (::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+      soerr = errno;
+      if (soerr == EINPROGRESS) {
+        pollfd p{fd, POLLOUT, 0};
+        socklen_t len = sizeof soerr;
+        if (::poll(&p, 1, static_cast<int>(timeout.count())) != 1 ||
+            ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0)
+          soerr = ETIMEDOUT;
+      }
+    }
+    ::close(fd);
+    if (soerr == 0) return true;
+    *error = "connect to " + host + ":" + port + ": " + std::strerror(soerr);
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -113,7 +165,7 @@ std::string OutputTail(const std::string& stderr_path, const std::string& stdout
 
 std::string TargetProcess::StderrTail() const { return OutputTail(stderr_path(), stdout_path()); }
 
-Status TargetProcess::Start() {
+Status TargetProcess::Start(StartUntil until) {
   if (!Managed()) {
     auto url = ExpandTemplate(target_.base_url, vars_);
     if (!url.ok()) return url.status();
@@ -121,8 +173,8 @@ Status TargetProcess::Start() {
     return CheckAnswers();
   }
   if (Running()) return Status(StatusCode::kProcessError, "the target is already running");
-  Status started = StartOnce();
-  for (int tries = 1; !started.ok() && tries < kFreePortTries && LostPortRace(); ++tries) started = StartOnce();
+  Status started = StartOnce(until);
+  for (int tries = 1; !started.ok() && tries < kFreePortTries && LostPortRace(); ++tries) started = StartOnce(until);
   return started;
 }
 
@@ -135,8 +187,9 @@ bool TargetProcess::LostPortRace() {
   return false;
 }
 
-Status TargetProcess::StartOnce() {
+Status TargetProcess::StartOnce(StartUntil until) {
   const StartCommand& start = *target_.start;
+  ready_pending_ = false;
   if (start.free_port) {
     // A fresh one each start: the old one may have been taken meanwhile.
     auto port = FreeLoopbackPort();
@@ -193,6 +246,16 @@ Status TargetProcess::StartOnce() {
     return url.status();
   }
   base_url_ = strip_trailing_slash(*url);
+  if (until == StartUntil::kAccepting) {
+    Status accepting = WaitUntilAccepting();
+    if (accepting.ok()) accepting = CheckAnswering();
+    if (!accepting.ok()) {
+      child_->Kill();
+      return accepting;
+    }
+    ready_pending_ = start.ready.has_value();
+    return Status::Ok();
+  }
   Status ready = start.ready ? WaitUntilReady() : Status::Ok();
   // No readiness request went through TLS: one request checks the handshake
   // now, so a wrong CA stops the run here rather than as N unanswered sends.
@@ -281,6 +344,37 @@ Status TargetProcess::WaitUntilReady() {
   }
 }
 
+Status TargetProcess::WaitUntilAccepting() {
+  const StartCommand& start = *target_.start;
+  const auto [host, port] = HostAndPort(base_url_);
+  if (host.empty()) return Status::InvalidArgument("'until: accepting' needs an http:// or https:// base URL, not " + base_url_);
+  const Duration timeout = start.ready ? start.ready->timeout : start.start_timeout;
+  const auto deadline = Clock::now() + timeout;
+  std::string last = "no attempt yet";
+  while (true) {
+    const auto left = std::max<std::chrono::milliseconds>(ms(deadline - Clock::now()), std::chrono::milliseconds(1));
+    if (AcceptsConnection(host, port, std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(200)), &last))
+      return Status::Ok();
+    if (auto exit = child_->Poll())
+      return unavailable("the target exited (" + exit->ToString() + ") before its port accepted a connection; " +
+                         StderrTail());
+    if (cancel_ != nullptr && cancel_->load()) return unavailable("interrupted while starting the target");
+    if (Clock::now() >= deadline)
+      return unavailable("no connection to " + host + ":" + port + " was accepted within " +
+                         FormatDuration(timeout) + " (last: " + last + "); " + StderrTail());
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+Status TargetProcess::AwaitReady() {
+  if (!ready_pending_) return Status::Ok();
+  if (!child_) return Status(StatusCode::kProcessError, "the target is not running");
+  ready_pending_ = false;
+  Status ready = WaitUntilReady();
+  if (!ready.ok()) child_->Kill();
+  return ready;
+}
+
 Status TargetProcess::CheckAnswers() {
   HttpClient client(cancel_);
   OutgoingRequest probe;
@@ -300,6 +394,7 @@ Result<ExitInfo> TargetProcess::Stop() {
   if (!child_) return Status(StatusCode::kProcessError, "the target is not running");
   ExitInfo info = child_->Terminate(ms(target_.start->stop_timeout));
   child_.reset();
+  ready_pending_ = false;
   return info;
 }
 
@@ -308,16 +403,17 @@ Result<ExitInfo> TargetProcess::Kill() {
   if (!child_) return Status(StatusCode::kProcessError, "the target is not running");
   ExitInfo info = child_->Kill();
   child_.reset();
+  ready_pending_ = false;
   return info;
 }
 
-Status TargetProcess::Restart() {
+Status TargetProcess::Restart(StartUntil until) {
   if (!Managed()) return Status(StatusCode::kUnsupported, "the target file declares no start: command");
   if (child_) {
     auto stopped = Stop();
     if (!stopped.ok()) return stopped.status();
   }
-  return Start();
+  return Start(until);
 }
 
 }  // namespace idemproof::runtime

@@ -18,6 +18,11 @@
 // at most kFreePortTries starts in all.
 // Restart() is Stop() + Start() with the same argv, hence the same store
 // (a new port when the target picks one).
+// Start / Restart `until` kAccepting (a scenario's `until: accepting`): they
+// return as soon as a TCP connection to base_url's port is accepted (the
+// port known, the listener the started group's), without the readiness
+// request: requests then race the target's start-up. AwaitReady() later
+// waits for the readiness request as Start would have.
 //
 // A target file without `start:` describes a service that is already
 // running: Start() then only expands base_url and checks that something
@@ -45,6 +50,10 @@ namespace idemproof::runtime {
 // A TCP port on 127.0.0.1 nobody listens on right now (bind to port 0).
 Result<int> FreeLoopbackPort();
 
+// How far Start waits: the readiness request (kReady), or the first accepted
+// TCP connection (kAccepting).
+enum class StartUntil { kReady, kAccepting };
+
 class TargetProcess {
  public:
   // `target` must outlive this object. `vars` holds run_dir, build_dir,
@@ -59,10 +68,17 @@ class TargetProcess {
   // True when the target file says how to start the target.
   bool Managed() const { return target_.start.has_value(); }
 
-  Status Start();
+  Status Start(StartUntil until = StartUntil::kReady);
   Result<ExitInfo> Stop();
   Result<ExitInfo> Kill();
-  Status Restart();
+  Status Restart(StartUntil until = StartUntil::kReady);
+  // After a Start `until` kAccepting: polls the readiness request until it
+  // answers its status (deadline: its timeout); Ok at once when the target
+  // declares no readiness request or nothing is pending. Fails (the process
+  // killed) as Start would.
+  Status AwaitReady();
+  // True between a Start `until` kAccepting and AwaitReady (or a stop).
+  bool ReadyPending() const { return ready_pending_; }
 
   // Sends `sig` (SIGSTOP / SIGCONT) to the running process; false when there
   // is none (unmanaged, not started, or already gone).
@@ -91,8 +107,10 @@ class TargetProcess {
   static constexpr int kFreePortTries = 3;
 
  private:
-  Status StartOnce();
+  Status StartOnce(StartUntil until);
   Status WaitForPort(std::size_t stdout_offset);
+  // Until a TCP connection to base_url's host and port is accepted.
+  Status WaitUntilAccepting();
   Status WaitUntilReady();
   Status CheckAnswers();
   // The LISTEN sockets on base_url's port belong to the started process group.
@@ -107,6 +125,7 @@ class TargetProcess {
   const std::atomic<bool>* cancel_;
   std::optional<ChildProcess> child_;
   std::string base_url_;
+  bool ready_pending_ = false;
 };
 
 // The last lines (at most 600 bytes each) of a process's stderr and stdout

@@ -21,6 +21,7 @@ std::unique_ptr<StepKindSpec> MakeStartStep();
 std::unique_ptr<StepKindSpec> MakeStopStep();
 std::unique_ptr<StepKindSpec> MakeKillStep();
 std::unique_ptr<StepKindSpec> MakeRestartStep();
+std::unique_ptr<StepKindSpec> MakeReadyStep();
 std::unique_ptr<StepKindSpec> MakeRunBatchStep();
 std::unique_ptr<StepKindSpec> MakeRerunStep();
 std::unique_ptr<StepKindSpec> MakeCleanRunStep();
@@ -33,7 +34,7 @@ std::unique_ptr<StepKindSpec> MakeCauseStep();
 
 Status RegisterBuiltinStepKinds(StepKindRegistry& registry) {
   for (auto make : {MakeSendStep, MakeBurstStep, MakeWaitStep, MakeHookStep, MakeProbeStep, MakeFaultStep,
-                    MakeHealStep, MakeJoinStep, MakeStartStep, MakeStopStep, MakeKillStep, MakeRestartStep,
+                    MakeHealStep, MakeJoinStep, MakeStartStep, MakeStopStep, MakeKillStep, MakeRestartStep, MakeReadyStep,
                     MakeRunBatchStep, MakeRerunStep, MakeCleanRunStep, MakePauseStep, MakeResumeStep, MakeSpawnStep,
                     MakeDeliverStep, MakePublishStep, MakeCauseStep}) {
     if (Status s = registry.Register(make()); !s.ok()) return s;

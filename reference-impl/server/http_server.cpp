@@ -62,6 +62,8 @@ namespace {
 
 constexpr auto kDrainTimeout = std::chrono::seconds(2);
 constexpr auto kShutdownDeadline = std::chrono::seconds(30);
+// serve-before-recovery: how long the store "recovers" while the service already serves.
+constexpr auto kRecoveryUnderFlaw = std::chrono::seconds(2);
 constexpr std::uint32_t kHeaderLimit = 16 * 1024;
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -395,6 +397,11 @@ int serve(const ServiceOptions& options) {
     consumer->start();
   }
 
+  // The flaw serve-before-recovery: it listens before its store is recovered
+  // (kRecoveryUnderFlaw after the listening line), and serves meanwhile.
+  const bool serves_before_recovery = options.service.flaw == Flaw::serve_before_recovery;
+  service.set_recovering(serves_before_recovery);
+
   asio::io_context ioc(static_cast<int>(options.threads));
   tcp::acceptor acceptor(asio::make_strand(ioc));
   const tcp::endpoint endpoint(asio::ip::make_address(options.host), options.port);
@@ -411,6 +418,11 @@ int serve(const ServiceOptions& options) {
   listener->accept();
   SweepSchedule sweep(ioc, ctx, options.effective_sweep_interval());
   sweep.arm();
+  asio::steady_timer recovery(ioc);
+  if (serves_before_recovery) {
+    recovery.expires_after(kRecoveryUnderFlaw);
+    recovery.async_wait([&service](beast::error_code) { service.set_recovering(false); });
+  }
 
   asio::steady_timer drain_timer(ioc);
   const auto give_up_at = std::make_shared<std::chrono::steady_clock::time_point>();

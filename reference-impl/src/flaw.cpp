@@ -108,6 +108,10 @@ const std::vector<FlawInfo>& all_flaws() {
        "commits the work, then stores the answer in a write of its own (as a middleware does) and ignores an "
        "error on it: the client gets the success, the key stays in progress, and a retry after the lease "
        "executes again"},
+      {Flaw::serve_before_recovery, "serve-before-recovery",
+       "listens and serves at once, then recovers its store for 2 s; meanwhile its readiness request answers 503 "
+       "but the idempotency layer fails open (a request runs without its key): a retry that arrives while the "
+       "service starts executes a second time"},
   };
   return kFlaws;
 }

@@ -179,6 +179,7 @@ HttpResponse ReferenceService::route(const HttpRequest& request) {
 
   if (rel == "/healthz") {
     if (method != "GET") return method_not_allowed(method, "GET");
+    if (recovering_.load()) return json_response(503, {{"status", "recovering"}});
     return json_response(200, {{"status", "ok"}});
   }
   if (rel == "/orders") {
@@ -486,7 +487,9 @@ HttpResponse ReferenceService::execute_once(const HttpRequest& request,
   if (auto error = request_chaos(split_target(request.target).second, requested)) {
     return problem_response(400, "invalid-chaos", "Invalid chaos settings", *error);
   }
-  if (!key) return perform(step, std::nullopt, requested);
+  // The flaw serve-before-recovery: while the store recovers, the key is not
+  // looked at (the idempotency layer fails open), so a retry runs again.
+  if (!key || recovering_.load()) return perform(step, std::nullopt, requested);
 
   const TimePoint now = clock_.now();
   Call call;

@@ -219,6 +219,28 @@ TEST_CASE("send until: recovered repeats past repeat while in progress, and need
         "s.yaml:6:12: step 'send'.until must be 'recovered', found 'done'");
 }
 
+TEST_CASE("start and restart until: accepting load on main, ready is a bare step, file:line:column errors") {
+  const std::string expect = "expect: [one_record]\n";
+  auto r = ParseScenario(kHead + "steps:\n  - send: create_order\n  - kill\n  - start: true\n    until: accepting\n"
+                                 "  - send: create_order\n  - ready\n  - restart: true\n    until: ready\n  - restart\n" +
+                             expect,
+                         "s.yaml", Vocab());
+  REQUIRE(r.ok());
+  CHECK(r->steps[2].Options<InstanceOptions>().until_accepting);
+  CHECK(r->steps[4].KindName() == "ready");
+  CHECK_FALSE(r->steps[5].Options<InstanceOptions>().until_accepting);
+  CHECK_FALSE(r->steps[6].Options<InstanceOptions>().until_accepting);
+  // The written form keeps the option: a bare restart is only one that waits for readiness.
+  CHECK_FALSE(r->steps[2].kind->WritesBare(r->steps[2]));
+  CHECK(r->steps[6].kind->WritesBare(r->steps[6]));
+  CHECK(ErrorOf(kHead + "steps:\n  - start: true\n    until: soon\n" + expect).rfind("s.yaml:5:12: step 'start': 'until' is accepting", 0) == 0);
+  CHECK(ErrorOf(kHead + "steps:\n  - restart: true\n    instance: instance-2\n    until: accepting\n" + expect)
+            .rfind("s.yaml:6:12: step 'restart': 'until: accepting' acts on main only", 0) == 0);
+  // Only what starts a process waits for something.
+  CHECK(ErrorOf(kHead + "steps:\n  - kill: true\n    until: accepting\n" + expect).find("until") != std::string::npos);
+  CHECK(ErrorOf(kHead + "steps:\n  - ready: 2s\n" + expect).find("step 'ready' takes no value") != std::string::npos);
+}
+
 TEST_CASE("egress faults and the cause step: loaded, positioned errors, checked against the target") {
   const std::string expect = "expect: [one_record]\n";
   auto r = ParseScenario(kHead + "faults:\n  cut: {kind: delay, on: egress.provider, duration: 1s}\n"

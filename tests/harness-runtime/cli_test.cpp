@@ -215,6 +215,9 @@ const std::vector<FlawCase> kFlawMatrix = {
     // a fingerprint in process memory: lost on a restart, absent on another instance
     {"memory-fingerprint", "mismatch-after-restart", "mismatch_rejected", 1},
     {"memory-fingerprint", "mismatch-on-other-instance", "mismatch_rejected", 1, "reference-cluster.yaml"},
+    // requests while the service starts: a retry sent once the port accepts,
+    // before the readiness request answers, runs again without its key
+    {"serve-before-recovery", "retry-during-startup", "one_record", 1},
     // the key's own syntax and the error format (issue 48 item 4): an empty
     // key, one past the declared key_max_length, one that is no sf-string,
     // each executed; a 4xx answered text/plain under errors: problem+json
@@ -297,6 +300,20 @@ TEST_CASE("the flaw matrix on PostgreSQL: every other flaw is caught by the scen
   const FlawCase fc = GENERATE(from_range(kFlawMatrix));
   if (IsRace(fc) || !fc.target.empty()) return;
   CheckFlawCaught("reference-postgres.yaml", fc);
+}
+
+// Issue 46 item 2, requests while the service starts: the correct reference
+// opens its store before it listens, so every request sent once its port
+// accepts is answered from the store (the flaw's row is in kFlawMatrix).
+TEST_CASE("retry-during-startup: the correct reference is valid on the family its flaw fails",
+          "[cli][slow]") {
+  const std::string dir = ScratchDir("retry-during-startup");
+  CliResult r = RunIdemproof({"run", Suite(), "--target", TargetFile("reference.yaml"), "--filter",
+                              "retry-during-startup", "--out", dir + "/runs", "--json", dir + "/results.json"},
+                             dir);
+  INFO(Diagnose(r));
+  CHECK(r.exit_code == 0);
+  CHECK(VerdictOf(json::parse(ReadFile(dir + "/results.json")), "retry-during-startup", "one_record") == "valid");
 }
 
 // Issue 49 item 4: the empty-replay flaw (a replay answered 200

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "clients/http_client.h"
 #include "model/target.h"
 #include "platform/child_process.h"
 #include "runtime/service_processes.h"
@@ -264,6 +265,44 @@ TEST_CASE("the reference service starts, answers its readiness probe and restart
   auto exit = target.Stop();
   REQUIRE(exit.ok());
   CHECK(exit->ToString() == "exit 0");  // SIGTERM: a clean stop
+}
+
+// `until: accepting` (scenarios' start / restart): the start ends when the
+// port accepts, so requests race the start-up; AwaitReady waits for the
+// readiness request. The reference under serve-before-recovery listens 2 s
+// before its readiness request answers 200; the correct one is ready at once.
+TEST_CASE("a start until accepting returns before the readiness request answers, AwaitReady waits for it",
+          "[process][reference][slow]") {
+  auto t = LoadTargetFile(SourceDir() + "/scenarios/targets/reference.yaml");
+  REQUIRE(t.ok());
+  for (const bool flawed : {false, true}) {
+    const std::string dir = ScratchDir(flawed ? "target-accepting-flaw" : "target-accepting");
+    TemplateVars vars{{"build_dir", BuildDir()}, {"source_dir", SourceDir()}, {"run_dir", dir}};
+    ServiceProcesses services(t->services, vars, dir, nullptr);
+    REQUIRE(services.Start().ok());
+    for (const auto& [name, value] : services.Vars()) vars[name] = value;
+    TargetProcess target(*t, vars, dir + "/target",
+                         flawed ? std::optional<std::string>("serve-before-recovery") : std::nullopt, nullptr);
+    auto healthz = [&] {
+      HttpClient http;
+      OutgoingRequest probe;
+      probe.set_url(target.base_url() + "/healthz");
+      probe.timeout = std::chrono::seconds(2);
+      return http.send(probe).status;
+    };
+    INFO((flawed ? "serve-before-recovery" : "correct"));
+    REQUIRE(target.Start(StartUntil::kAccepting).ok());
+    CHECK(target.ReadyPending());
+    CHECK(healthz() == (flawed ? 503 : 200));  // answered: the port accepts
+    REQUIRE(target.AwaitReady().ok());
+    CHECK_FALSE(target.ReadyPending());
+    CHECK(healthz() == 200);
+    // A restart waits for readiness again unless told otherwise.
+    REQUIRE(target.Restart().ok());
+    CHECK_FALSE(target.ReadyPending());
+    CHECK(healthz() == 200);
+    REQUIRE(target.Stop().ok());
+  }
 }
 
 TEST_CASE("a helper whose free port another process took before it bound it is started again on a new port",

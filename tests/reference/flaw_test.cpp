@@ -529,3 +529,41 @@ TEST_CASE("flaw abort-stores-empty: a client that gave up while the handler ran 
     return retry.status == 200 && retry.body.empty();
   });
 }
+
+// Issue 46, requests while the service starts: the flawed service listens
+// before its store is recovered and runs keyed requests without their key
+// meanwhile; its readiness request says so (503), its order routes do not.
+TEST_CASE("flaw serve-before-recovery: a retry while the service starts executes again", "[flaw][slow]") {
+  // Polls GET /healthz until 200, at most 5 s; the statuses seen before it.
+  auto wait_ready = [](OrderApi& api) {
+    std::vector<int> before;
+    for (int i = 0; i < 250; ++i) {
+      const int status = api.call("GET", "/healthz").status;
+      if (status == 200) return before;
+      before.push_back(status);
+      std::this_thread::sleep_for(20ms);
+    }
+    FAIL("the service did not answer /healthz 200 within 5 s");
+    return before;
+  };
+  check_flaw("serve-before-recovery", {}, [&](auto args) {
+    {
+      ServiceProcess service(args);
+      OrderApi api(service.url());
+      wait_ready(api);
+      REQUIRE(api.post_order("sbr", order_json("sbr")).status == 201);
+      REQUIRE(service.terminate() == 0);
+    }
+    ServiceProcess service(args);
+    OrderApi api(service.url());
+    const auto early = api.post_order("sbr", order_json("sbr"));  // as soon as it listens
+    const std::vector<int> not_ready = wait_ready(api);
+    const auto late = api.post_order("sbr", order_json("sbr"));
+    REQUIRE(is_replay(late));  // once ready, the stored answer either way
+    const bool executed_again = api.order_count("sbr") == 2;
+    // The symptom and its window go together: the flawed service said it was
+    // not ready (503) while it ran the retry unmarked.
+    CHECK(executed_again == (!not_ready.empty() && early.status == 201 && !is_replay(early)));
+    return executed_again;
+  });
+}

@@ -57,6 +57,7 @@ enum class Flaw {
   lenient_key_syntax,
   plain_error,          // issue 48, the error format (reference_service.cpp handle_request)
   swallow_store_error,  // issue 46, a store error on completion (reference_service.cpp perform)
+  serve_before_recovery,  // issue 46, requests while it starts (http_server.cpp serve, reference_service.cpp)
 };
 
 struct FlawInfo {

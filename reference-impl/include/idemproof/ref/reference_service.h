@@ -7,6 +7,7 @@
 // business delay and for the store. The Store and Clock must outlive it.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -38,6 +39,9 @@ class ReferenceService {
   std::size_t sweep_expired();
 
   const ServiceConfig& config() const { return config_; }
+  // The flaw serve-before-recovery: while true, /healthz answers 503 and the
+  // keyed routes run without their key (the idempotency layer fails open).
+  void set_recovering(bool recovering) { recovering_.store(recovering); }
 
   // Routes answered by `extension` (tried after the built-in ones, in the
   // order added). Call before serving; `extension` must outlive this object.
@@ -89,6 +93,7 @@ class ReferenceService {
   int deferred_ = 0;  // completions not stored yet; guarded by deferred_mu_
   std::mutex replay_cache_mu_;
   std::map<RequestScope, CachedReplay> replay_cache_;  // guarded by replay_cache_mu_
+  std::atomic<bool> recovering_{false};  // set only under serve-before-recovery
 };
 
 }  // namespace idemproof::ref
