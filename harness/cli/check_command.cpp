@@ -12,7 +12,6 @@
 #include "cli/command.h"
 #include "cli/command_support.h"
 #include "cli/summary_table.h"
-#include "hunt/hunt.h"
 #include "model/console_text.h"
 #include "session/session.h"
 
@@ -20,23 +19,15 @@ namespace idemproof::cli {
 
 namespace {
 
-// The exit code the run's hunt phase recorded in RUN_DIR/results.json
-// ("hunt": {"outcome": ...}); nullopt when the run had no hunt. The hunt's
-// workloads are not judged again offline: its verdict is taken as recorded,
-// so a run that failed only in its hunt never checks clean.
-std::optional<int> RecordedHuntExit(const std::string& run_dir, std::ostream& out) {
-  std::ifstream in(std::filesystem::path(run_dir) / "results.json");
-  if (!in) return std::nullopt;
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("hunt") || !j["hunt"].is_object()) return std::nullopt;
-  const nlohmann::json& h = j["hunt"];
-  const std::string outcome = h.value("outcome", std::string("undecided"));
-  const int code = outcome == "violation" ? 1 : outcome == "clean" ? kExitOk : kExitUndecided;
-  out << "hunt: " << ConsoleSafe(outcome) << " as recorded (its workloads are not judged again offline)";
-  if (code == 1 && h.contains("failure") && h["failure"].is_object())
-    out << "; replay: " << ConsoleSafe(h["failure"].value("repro_command", std::string("?")));
+// The run's hunt phase as recorded in results.json: its workloads are not
+// judged again offline, so its verdict is taken as recorded (RunResults::
+// ExitCode combines it) and a run that failed only in its hunt never checks
+// clean.
+void PrintRecordedHunt(const RunResults& results, std::ostream& out) {
+  if (!results.hunt) return;
+  out << "hunt: " << ConsoleSafe(results.hunt->outcome) << " as recorded (its workloads are not judged again offline)";
+  if (results.hunt->failure) out << "; replay: " << ConsoleSafe(results.hunt->failure->repro_command);
   out << "\n";
-  return code;
 }
 
 int Check(const std::string& run_dir, const std::string& junit_file, const std::string& json_file, bool strict) {
@@ -51,8 +42,8 @@ int Check(const std::string& run_dir, const std::string& junit_file, const std::
   if (!results->complete)
     std::cerr << "idemproof: " << ConsoleSafe(run_dir) << " is from a run that never finished (results.json says "
               << "\"finished\": false): what it holds is partial\n";
-  const std::optional<int> hunt_exit = RecordedHuntExit(run_dir, std::cout);
-  return hunt_exit ? hunt::CombinedExitCode(results->ExitCode(), *hunt_exit) : results->ExitCode();
+  PrintRecordedHunt(*results, std::cout);
+  return results->ExitCode();
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "hunt/hunt.h"
 #include "reports/design_review/ci_summary.h"
 #include "model/console_text.h"
+#include "model/results_json.h"
 #include "model/naming.h"
 #include "model/profile.h"
 #include "model/target_commands.h"
@@ -271,17 +272,22 @@ int Run(const RunArgs& args) {
     progress.Clear();
     hunted->Print(std::cout);
   }
-  WriteOutputs(outcome.results, args.junit_file, args.json_file, &*dir);
   if (hunted) {
-    for (const std::string& path : {dir->Absolute("results.json"), args.json_file}) {
-      if (path.empty()) continue;
-      if (Status st = hunt::AddHuntSection(path, hunted->ToJson()); !st.ok())
-        std::cerr << "idemproof: " << ConsoleSafe(st.message()) << "\n";
-    }
+    // The session wrote results.json without it: written again, whole, with the hunt.
+    outcome.results.hunt = hunted->ToResults();
+    if (Status st = WriteRunResults(outcome.results, dir->Absolute("results.json")); !st.ok())
+      std::cerr << "idemproof: " << ConsoleSafe(st.message()) << "\n";
   }
+  WriteOutputs(outcome.results, args.junit_file, args.json_file, &*dir);
   const bool summary_written = WriteCiSummaries(outcome.results, args.summary_file);
   std::cout << "\nrun directory: " << dir->path() << " (results.json, junit.xml, histories)\n";
   cli::WriteRunReports(dir->path(), std::cout, std::cerr);
+  // The last lines name both results: the suite's table is far above by now.
+  if (hunted)
+    std::cout << "\nsuite: exit " << outcome.results.SuiteExitCode() << "; " << ConsoleSafe(outcome.results.hunt->Line())
+              << "\nrun: exit "
+              << (!summary_written && outcome.results.ExitCode() == 0 ? kExitUsage : outcome.results.ExitCode())
+              << "\n";
   if (outcome.interrupted) {
     std::cerr << "idemproof: interrupted; targets stopped; partial run directory " << dir->path() << "\n";
     return kExitInterrupted;
@@ -295,11 +301,13 @@ int Run(const RunArgs& args) {
               << " bound over " << shard->count << " shards): nothing was checked, exit 3\n";
   } else if (outcome.results.NothingTested()) {
     std::cerr << "idemproof: nothing was tested: no row judged " << ConsoleSafe(target->name)
-              << " (see the not-applicable reasons above), exit 3\n";
+              << " (see the not-applicable reasons above), exit 3"
+              << (hunted ? " for the suite, " + std::to_string(outcome.results.ExitCode()) + " with the hunt" : "")
+              << "\n";
   }
   // A summary CI was told to show and that is missing is no pass.
   if (!summary_written && outcome.results.ExitCode() == 0) return kExitUsage;
-  return hunted ? hunt::CombinedExitCode(outcome.results.ExitCode(), hunted->ExitCode()) : outcome.results.ExitCode();
+  return outcome.results.ExitCode();  // the hunt's combined in (RunResults::hunt)
 }
 
 }  // namespace

@@ -12,10 +12,13 @@
 // Run directory: <run dir>/hunt/hunt.yaml (the generated explore file) and
 // <run dir>/hunt/<explore run id>/ (explore.json, plans.jsonl, repro.yaml...).
 //
-// Not generated: callers (two callers' sends of one bound key/biz pair are
-// rightly two records; explore's callers.yaml and the suite cover them),
-// client aborts (no explore op yet), and the key-level oracles do not judge
-// callbacks (deduplicated by their own event id).
+// Also generated where the target allows: a client that gives up while the
+// handler runs (send_abort: needs a slow_request variant or hook), a key
+// reused on another action's route (any send of a pair another action used).
+// Not generated: a second caller (send_caller's premise needs the other
+// sends to go as the first caller; see HuntSpecYaml), other instances (the
+// hunt spawns none), and the key-level oracles do not judge callbacks
+// (deduplicated by their own event id).
 //
 // Outcome: a violation is exit 1; a hunt that could not run (the target
 // offers nothing to generate, could not be started or reached) or judged no
@@ -39,6 +42,7 @@
 #include "base/duration.h"
 #include "base/status.h"
 #include "explore/explorer.h"
+#include "model/results.h"
 #include "model/target.h"
 #include "model/template.h"
 #include "runtime/interpreter.h"
@@ -100,6 +104,8 @@ struct HuntReport {
 
   // 0 clean; 1 violation; 3 not run / undecided / target unreachable; 130 interrupted.
   int ExitCode() const;
+  // What results.json records (RunResults::hunt), and its JSON.
+  HuntResults ToResults() const;
   nlohmann::json ToJson() const;
   void Print(std::ostream& out) const;
 };
@@ -112,13 +118,9 @@ HuntReport RunHunt(const TargetDescription& target, const HuntOptions& options);
 
 namespace idemproof::hunt {
 
-// Adds `hunt` as the "hunt" section of the results.json at `path` (written
-// whole again, through a temporary file). kIoError / kInvalidArgument when
-// it cannot be read or written.
-Status AddHuntSection(const std::string& path, const nlohmann::json& hunt);
-
 // The exit code of a run from its suite's and its hunt's: a violation (1)
-// over interrupted (130) over undecided (3) over the suite's own code.
+// over interrupted (130) over undecided (3) over the suite's own code
+// (model/results.h CombineExitCodes).
 int CombinedExitCode(int suite, int hunt);
 
 }  // namespace idemproof::hunt

@@ -82,7 +82,13 @@ std::string PayloadClass(const std::string& name) {
   if (*p == PayloadVariant::kDefault || IsEqualForm(*p)) return "default";
   if (*p == PayloadVariant::kLarge) return "large";
   if (IsSpellingForm(*p)) return name;
+  // A changed form is a request of its own, neither the default nor `other`.
+  if (IsChangedForm(*p)) return name;
   return "other";
+}
+
+bool IsOtherRequestClass(const std::string& payload_class) {
+  return payload_class == "other" || IsChangedFormName(payload_class);
 }
 
 bool IsChangedFormName(const std::string& name) {

@@ -65,10 +65,15 @@ bool IsSpellingForm(PayloadVariant payload);
 bool NeedsJsonBody(PayloadVariant payload);
 
 // The request a recorded payload name stands for, as oracles group requests:
-// "default" for the default and every equal form, "other" for other_payload
-// and every changed form, "large" for large, a spelling form's own name
-// ("" counts as "default"; an unknown name as itself).
+// "default" for the default and every equal form, "other" for other_payload,
+// a changed form's own name (value_changed, field_removed: each another
+// request again, so a changed form sent after `other` took an expired key is
+// no retry of `other`), "large" for large, a spelling form's own name ("" counts
+// as "default"; an unknown name as itself).
 std::string PayloadClass(const std::string& name);
+// A class PayloadClass gives a request other than the default's: "other"
+// or a changed form's (mismatch_rejected judges them as reuses of the key).
+bool IsOtherRequestClass(const std::string& payload_class);
 // True for a payload name of a changed form (not "other"): its rejection
 // may be any client error, since the target may validate before it dedups.
 bool IsChangedFormName(const std::string& name);

@@ -37,7 +37,7 @@ bool IsTerminal(AnswerClass c);
 struct RequestGroup {
   std::string action;
   std::string key;      // concrete, never ""
-  std::string payload;  // "default" | "other" (PayloadClass)
+  std::string payload;  // "default" | "other" | a changed form's name | ... (PayloadClass)
   std::string biz;
   std::vector<Operation> ops;  // in invoke order
   std::string caller = {};  // the target caller's name (value.caller); "" = none

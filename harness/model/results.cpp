@@ -44,7 +44,17 @@ std::string ScenarioResult::NotApplicableReason() const {
   return verdicts.empty() ? "no oracle to judge it" : verdicts.front().evidence;
 }
 
+int CombineExitCodes(int suite, int hunt) {
+  for (int code : {1, 130, 3})
+    if (suite == code || hunt == code) return code;
+  return suite;
+}
+
 int RunResults::ExitCode() const {
+  return hunt ? CombineExitCodes(SuiteExitCode(), hunt->exit_code) : SuiteExitCode();
+}
+
+int RunResults::SuiteExitCode() const {
   bool undecided = false;
   for (const auto& s : scenarios) {
     VerdictStatus o = s.Outcome(strict);
@@ -129,6 +139,30 @@ std::string NowRfc3339() {
   char out[48];
   std::snprintf(out, sizeof out, "%s.%03lldZ", buf, static_cast<long long>(ms));
   return out;
+}
+
+}  // namespace idemproof
+
+namespace idemproof {
+
+std::string HuntResults::Line() const {
+  std::string line = "hunt (" + budget + "): ";
+  if (outcome == "not_run") return line + "NOT RUN: " + reason + " (no pass)";
+  const std::string counted = std::to_string(workloads) + " workload(s), " + std::to_string(operations) +
+                              " operation(s), " + std::to_string(faults_fired) + " fault(s) fired";
+  if (outcome == "violation" && failure) {
+    std::string oracles;
+    for (const auto& [oracle, evidence] : failure->invalid)
+      if (oracles.find(oracle) == std::string::npos) oracles += (oracles.empty() ? "" : ", ") + oracle;
+    return line + "VIOLATION" + (oracles.empty() ? "" : " of " + oracles) + " (" + counted +
+           "); the first failing workload shrunk from " + std::to_string(failure->first_failure_ops) + " to " +
+           std::to_string(failure->minimal_ops) + " op(s), replay: " + failure->repro_command;
+  }
+  if (outcome == "clean")
+    return line + "no violation (" + counted + "; " + std::to_string(passed) + " judged clean, " +
+           std::to_string(undecided) + " undecided, " + std::to_string(unexercised) + " unexercised)";
+  return line + "UNDECIDED: " + (stop_reason.empty() ? "no workload was judged" : stop_reason) + " (" + counted +
+         "; " + std::to_string(passed) + " judged clean)";
 }
 
 }  // namespace idemproof

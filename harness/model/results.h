@@ -15,6 +15,9 @@
 //     merge, so a shard whose rows all happen to be not applicable passes;
 //   0 otherwise (valid, not_applicable and, unless strict, deviations).
 // (2, bad usage/config, is decided by the CLI before anything runs.)
+// A run with a hunt phase (RunResults::hunt) combines both codes
+// (CombineExitCodes): a violation (1) over interrupted (130) over
+// undecided (3) over the suite's own code.
 //
 // Thread-safety: plain values.
 #pragma once
@@ -63,6 +66,58 @@ struct ScenarioResult {
   std::string NotApplicableReason() const;
 };
 
+// The hunt phase of a run (hunt/hunt.h): results.json "hunt". The first
+// failing workload of a hunt that found a violation, and its shrink.
+struct HuntFailure {
+  std::string first_failure;  // the workload's ops, "; "-joined
+  std::int64_t first_failure_ops = 0;
+  std::int64_t to_first_failure_ms = 0;
+  std::string minimal;  // the shrunk workload
+  std::int64_t minimal_ops = 0;
+  std::int64_t shrink_steps = 0;
+  std::int64_t shrinking_ms = 0;
+  std::int64_t reproduced = 0;  // of confirm_runs confirming runs of the minimal workload
+  std::int64_t confirm_runs = 0;
+  std::vector<std::pair<std::string, std::string>> invalid;  // oracle -> evidence
+  std::string repro_file;     // repro.yaml (absolute)
+  std::string repro_command;  // replays it without a hunt of its own
+};
+
+// An op kind the hunt did not generate, and why ("needs ...").
+struct HuntExclusion {
+  std::string op;
+  std::string reason;
+};
+
+struct HuntResults {
+  std::string budget;  // "1m"
+  std::string spec_file;
+  std::vector<std::string> oracles;
+  int exit_code = 3;
+  std::string outcome;  // "clean" | "violation" | "undecided" | "not_run"
+  std::string reason;   // why it did not run (outcome not_run)
+  std::string run_dir;
+  std::uint64_t seed = 0;
+  std::string run_namespace;  // "namespace"
+  std::int64_t workloads = 0, runs = 0, passed = 0, undecided = 0, unexercised = 0, errors = 0;
+  std::int64_t operations = 0;
+  std::map<std::string, std::int64_t> ops_by_kind;
+  std::int64_t faults_fired = 0;
+  std::int64_t elapsed_ms = 0;
+  bool time_budget_hit = false;
+  std::string stop_reason;  // why the hunt stopped undecided
+  std::vector<HuntExclusion> excluded;
+  std::optional<HuntFailure> failure;
+
+  // One line for the console's last lines and the reports: "hunt (1m):
+  // VIOLATION in workload 12 of 40 (window), shrunk to 3 ops: replay with
+  // ...", "hunt (1m): clean, 52 workload(s) judged of 60, 9 fault(s) fired".
+  std::string Line() const;
+};
+
+// A violation (1) over interrupted (130) over undecided (3) over `suite`.
+int CombineExitCodes(int suite, int hunt);
+
 struct RunResults {
   std::string run_id;
   std::uint64_t seed = 0;
@@ -93,8 +148,12 @@ struct RunResults {
   std::optional<ShardOfRun> shard;
   // `idemproof merge`: the shards this run was merged from ("merged_shards").
   std::optional<MergedShards> merged_shards;
+  // The hunt phase after the suite ("hunt"; absent when it did not run).
+  std::optional<HuntResults> hunt;
 
+  // The run's: the suite's (SuiteExitCode) combined with the hunt's.
   int ExitCode() const;
+  int SuiteExitCode() const;
   // No row judged the target (see ExitCode); false for a shard.
   bool NothingTested() const;
   // The not_applicable rows grouped by NotApplicableReason(), most first,

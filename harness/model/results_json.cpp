@@ -295,6 +295,104 @@ Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc) {
   return r;
 }
 
+nlohmann::json HuntResultsToJson(const HuntResults& h) {
+  nlohmann::json j = {{"budget", h.budget},
+                      {"spec_file", h.spec_file},
+                      {"oracles", h.oracles},
+                      {"exit_code", h.exit_code},
+                      {"outcome", h.outcome}};
+  if (h.outcome == "not_run") {
+    j["reason"] = h.reason;
+    return j;
+  }
+  j["run_dir"] = h.run_dir;
+  j["seed"] = h.seed;
+  j["namespace"] = h.run_namespace;
+  j["workloads"] = h.workloads;
+  j["runs"] = h.runs;
+  j["passed"] = h.passed;
+  j["undecided"] = h.undecided;
+  j["unexercised"] = h.unexercised;
+  j["errors"] = h.errors;
+  j["operations"] = h.operations;
+  j["ops_by_kind"] = h.ops_by_kind;
+  j["faults_fired"] = h.faults_fired;
+  j["elapsed_ms"] = h.elapsed_ms;
+  j["time_budget_hit"] = h.time_budget_hit;
+  if (!h.stop_reason.empty()) j["stop_reason"] = h.stop_reason;
+  j["excluded"] = nlohmann::json::array();
+  for (const auto& x : h.excluded) j["excluded"].push_back({{"op", x.op}, {"reason", x.reason}});
+  if (h.failure) {
+    const HuntFailure& f = *h.failure;
+    nlohmann::json invalid = nlohmann::json::array();
+    for (const auto& [oracle, evidence] : f.invalid) invalid.push_back({{"oracle", oracle}, {"evidence", evidence}});
+    j["failure"] = {{"first_failure", f.first_failure},
+                    {"first_failure_ops", f.first_failure_ops},
+                    {"to_first_failure_ms", f.to_first_failure_ms},
+                    {"minimal", f.minimal},
+                    {"minimal_ops", f.minimal_ops},
+                    {"shrink_steps", f.shrink_steps},
+                    {"shrinking_ms", f.shrinking_ms},
+                    {"reproduced", f.reproduced},
+                    {"confirm_runs", f.confirm_runs},
+                    {"invalid", invalid},
+                    {"repro_file", f.repro_file},
+                    {"repro_command", f.repro_command}};
+  }
+  return j;
+}
+
+Result<HuntResults> HuntResultsFromJson(const nlohmann::json& doc) {
+  if (!doc.is_object()) return Status::InvalidArgument("hunt: expected an object");
+  HuntResults h;
+  try {
+    h.budget = doc.value("budget", "");
+    h.spec_file = doc.value("spec_file", "");
+    h.oracles = doc.value("oracles", std::vector<std::string>{});
+    h.exit_code = doc.value("exit_code", 3);
+    h.outcome = doc.value("outcome", std::string("undecided"));
+    h.reason = doc.value("reason", "");
+    h.run_dir = doc.value("run_dir", "");
+    h.seed = doc.value("seed", std::uint64_t{0});
+    h.run_namespace = doc.value("namespace", "");
+    h.workloads = doc.value("workloads", std::int64_t{0});
+    h.runs = doc.value("runs", std::int64_t{0});
+    h.passed = doc.value("passed", std::int64_t{0});
+    h.undecided = doc.value("undecided", std::int64_t{0});
+    h.unexercised = doc.value("unexercised", std::int64_t{0});
+    h.errors = doc.value("errors", std::int64_t{0});
+    h.operations = doc.value("operations", std::int64_t{0});
+    h.ops_by_kind = doc.value("ops_by_kind", std::map<std::string, std::int64_t>{});
+    h.faults_fired = doc.value("faults_fired", std::int64_t{0});
+    h.elapsed_ms = doc.value("elapsed_ms", std::int64_t{0});
+    h.time_budget_hit = doc.value("time_budget_hit", false);
+    h.stop_reason = doc.value("stop_reason", "");
+    for (const auto& x : doc.value("excluded", nlohmann::json::array()))
+      h.excluded.push_back({x.value("op", ""), x.value("reason", "")});
+    if (doc.contains("failure") && doc["failure"].is_object()) {
+      const nlohmann::json& f = doc["failure"];
+      HuntFailure failure;
+      failure.first_failure = f.value("first_failure", "");
+      failure.first_failure_ops = f.value("first_failure_ops", std::int64_t{0});
+      failure.to_first_failure_ms = f.value("to_first_failure_ms", std::int64_t{0});
+      failure.minimal = f.value("minimal", "");
+      failure.minimal_ops = f.value("minimal_ops", std::int64_t{0});
+      failure.shrink_steps = f.value("shrink_steps", std::int64_t{0});
+      failure.shrinking_ms = f.value("shrinking_ms", std::int64_t{0});
+      failure.reproduced = f.value("reproduced", std::int64_t{0});
+      failure.confirm_runs = f.value("confirm_runs", std::int64_t{0});
+      for (const auto& v : f.value("invalid", nlohmann::json::array()))
+        failure.invalid.emplace_back(v.value("oracle", ""), v.value("evidence", ""));
+      failure.repro_file = f.value("repro_file", "");
+      failure.repro_command = f.value("repro_command", "");
+      h.failure = std::move(failure);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return Status::InvalidArgument(std::string("hunt: ") + e.what());
+  }
+  return h;
+}
+
 nlohmann::json RunResultsToJson(const RunResults& r) {
   nlohmann::json scenarios = nlohmann::json::array();
   for (const auto& s : r.scenarios) scenarios.push_back(ScenarioResultToJson(s));
@@ -319,6 +417,7 @@ nlohmann::json RunResultsToJson(const RunResults& r) {
   doc["conformance"] = ConformanceToJson(Conformance(r), r);
   if (r.shard) doc["shard"] = ShardOfRunToJson(*r.shard);
   if (r.merged_shards) doc["merged_shards"] = MergedShardsToJson(*r.merged_shards, r.Incomplete());
+  if (r.hunt) doc["hunt"] = HuntResultsToJson(*r.hunt);
   return doc;
 }
 
@@ -358,6 +457,11 @@ Result<RunResults> RunResultsFromJson(const nlohmann::json& doc) {
       auto merged = MergedShardsFromJson(doc["merged_shards"]);
       if (!merged.ok()) return merged.status();
       r.merged_shards = *merged;
+    }
+    if (doc.contains("hunt")) {
+      auto hunt = HuntResultsFromJson(doc["hunt"]);
+      if (!hunt.ok()) return hunt.status();
+      r.hunt = std::move(*hunt);
     }
     for (const auto& s : doc.value("scenarios", nlohmann::json::array())) {
       auto sr = ScenarioResultFromJson(s);

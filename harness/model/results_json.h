@@ -34,6 +34,12 @@ Result<Verdict> VerdictFromJson(const nlohmann::json& doc);
 nlohmann::json ScenarioResultToJson(const ScenarioResult& result);
 Result<ScenarioResult> ScenarioResultFromJson(const nlohmann::json& doc);
 
+// results.json "hunt": the hunt phase (model/results.h HuntResults). A
+// hunt that did not run has only budget, spec_file, oracles, exit_code,
+// outcome "not_run" and reason.
+nlohmann::json HuntResultsToJson(const HuntResults& hunt);
+Result<HuntResults> HuntResultsFromJson(const nlohmann::json& doc);
+
 // results.json: every field above plus "exit_code" and "metrics" (the total);
 // "namespace" only when set (older run directories lack it). An incomplete
 // run has "finished": false (instead of its time) and exit code 3 at most

@@ -36,7 +36,7 @@ Verdict MismatchRejected(const OracleInput& in) {
   AnswerTally key_unheld;     // reuses of a key whose default uses all were
   AnswerTally set_aside;      // reuses that reached the key and decided nothing, by why
   for (const auto& g : groups) {
-    if (g.payload != "other") continue;
+    if (!IsOtherRequestClass(g.payload)) continue;
     const std::vector<const RequestGroup*>& key_uses = uses.at({g.action, g.key, g.caller});
     auto it = std::find_if(key_uses.begin(), key_uses.end(), [](const RequestGroup* u) { return u->payload == "default"; });
     if (it == key_uses.end()) continue;

@@ -111,6 +111,7 @@ std::string RenderCiSummary(const RunResults& r) {
       md += "- " + MarkdownEscapeInert(s->name) + ": " + MarkdownEscapeInert(Cut(why)) + "\n";
     }
   }
+  if (r.hunt) md += "\n**" + MarkdownEscapeInert(Cut(r.hunt->Line())) + "**\n";
   md += CiConformance(r);
   md += "\nThe whole run (report.html, junit.xml, results.json, histories) is in its run directory `" +
         MarkdownEscapeInert(r.run_id) + "`.\n";

@@ -73,6 +73,7 @@ td.state, td.verdict { font-weight: 700; white-space: nowrap; }
 .broken .state, td.broken { color: var(--broken); } td.held { color: var(--held); }
 td.undecided { color: var(--undecided); } td.untested { color: var(--untested); }
 tr.broken td:first-child { border-left: 5px solid var(--broken); }
+p.hunt-line.broken { color: var(--broken); } p.hunt-line.held { color: var(--held); } p.hunt-line.undecided { color: var(--undecided); }
 ul.tight { margin: 0; padding-left: 16px; }
 code, pre, .mono { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12px; }
 pre { background: #f6f6f6; border: 1px solid var(--line); padding: 6px 8px; white-space: pre-wrap; word-break: break-all; margin: 4px 0; max-height: 320px; overflow: auto; }
@@ -209,6 +210,22 @@ std::string ConformanceSection(const RunResults& r) {
   return h + "</tbody></table></section>\n";
 }
 
+// The hunt phase (model/results.h HuntResults): its rows, then the replay.
+std::string HuntSection(const RunResults& r) {
+  std::string h = "<section id=\"hunt\"><h2>Hunt</h2>\n";
+  if (!r.hunt) return h + "<p>No hunt phase in this run (<code>--hunt 0</code>).</p></section>\n";
+  const HuntResults& hunt = *r.hunt;
+  const char* cls = hunt.outcome == "violation" ? "broken" : hunt.outcome == "clean" ? "held" : "undecided";
+  h += "<p class=\"hunt-line " + std::string(cls) + "\"><strong>" + H(hunt.Line()) + "</strong></p>\n";
+  h += "<table class=\"hunt\"><tbody>\n";
+  for (const auto& row : HuntRows(hunt, H))
+    h += "<tr><th>" + row.name + "</th><td>" + row.value + "</td><td class=\"meta\">" + row.meaning + "</td></tr>\n";
+  h += "</tbody></table>\n";
+  if (hunt.failure)
+    h += "<p>Replay the shrunk workload:</p><pre class=\"repro\">" + H(hunt.failure->repro_command) + "</pre>\n";
+  return h + "</section>\n";
+}
+
 }  // namespace
 
 std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunReview& review) {
@@ -219,6 +236,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
     if (row.state == LayerState::kUndecided) banner_class = "undecided";
     else if (row.state == LayerState::kHeld && banner_class == "untested") banner_class = "held";
   }
+  if (r.hunt && r.hunt->outcome == "violation") banner_class = "broken";
 
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n";
@@ -270,6 +288,7 @@ std::string RenderHtmlReport(const RunDirectoryContents& contents, const RunRevi
   // What broke: a card per finding, violations before deviations.
   h += "<section id=\"failures\"><h2>What broke</h2>\n" + RenderFindingCards(FindingCardsOf(contents, review)) +
        "</section>\n";
+  h += HuntSection(r);
 
   // All scenarios.
   h += "<section id=\"scenarios\"><h2>All scenarios</h2>\n<table><thead><tr><th>scenario</th><th>layer</th>"

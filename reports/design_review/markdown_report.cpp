@@ -243,6 +243,16 @@ MarkdownReport RenderMarkdownReport(const RunDirectoryContents& contents, const 
   }
   if (failing == 0) md += "Nothing broke: no oracle found a violation.\n\n";
 
+  md += "## Hunt\n\n";
+  if (!r.hunt) {
+    md += "No hunt phase in this run (`--hunt 0`).\n\n";
+  } else {
+    md += "**" + M(r.hunt->Line()) + "**\n\n| hunt | value | meaning |\n|---|---|---|\n";
+    for (const auto& row : HuntRows(*r.hunt, M)) md += "| " + row.name + " | " + row.value + " | " + row.meaning + " |\n";
+    md += "\n";
+    if (r.hunt->failure) md += "Replay the shrunk workload:\n\n" + MarkdownFence(r.hunt->failure->repro_command, "sh") + "\n";
+  }
+
   md += "## All scenarios\n\n| scenario | layer | oracle | verdict | premise | rule | evidence |\n|---|---|---|---|---|---|---|\n";
   for (const auto& sr : review.scenarios) {
     const ScenarioResult& s = *sr.result;

@@ -718,7 +718,49 @@ RunReview ReviewRun(const RunDirectoryContents& contents) {
   else if (!undecided.empty()) review.headline = "Undecided: " + join(undecided);
   else if (!held.empty()) review.headline = "Held: " + join(held);
   else review.headline = "Nothing tested";
+  // A violation the hunt found breaks the run whatever the suite said.
+  if (results.hunt && results.hunt->outcome == "violation")
+    review.headline = broken.empty() ? "Broken: hunt" : review.headline + ", hunt";
   return review;
+}
+
+std::vector<MetricRow> HuntRows(const HuntResults& h, const std::function<std::string(const std::string&)>& escape) {
+  const auto n = [](std::int64_t v) { return std::to_string(v); };
+  std::vector<MetricRow> rows;
+  const std::string outcome = h.outcome == "violation" ? "VIOLATION"
+                              : h.outcome == "clean"   ? "no violation"
+                              : h.outcome == "not_run" ? "NOT RUN"
+                                                       : "UNDECIDED";
+  std::string why = h.outcome == "not_run" ? h.reason : h.stop_reason;
+  if (h.outcome == "undecided" && why.empty()) why = "no workload was judged: not a clean result";
+  rows.push_back({"outcome", escape(outcome) + (why.empty() ? "" : ": " + escape(why)),
+                  "exit code " + n(h.exit_code) + " (a hunt is a search: a clean one is no proof)"});
+  rows.push_back({"budget", escape(h.budget),
+                  escape(n(h.elapsed_ms) + " ms hunted" + (h.time_budget_hit ? ", the budget reached" : "")) +
+                      (h.seed != 0 ? ", seed " + escape(std::to_string(h.seed)) : std::string())});
+  if (h.outcome == "not_run") return rows;
+  rows.push_back({"workloads", n(h.workloads), "generated workloads run (" + n(h.runs) + " run(s) with shrinking)"});
+  std::string kinds;
+  for (const auto& [kind, count] : h.ops_by_kind) kinds += (kinds.empty() ? "" : ", ") + kind + " \u00d7" + n(count);
+  rows.push_back({"operations", n(h.operations), kinds.empty() ? "none" : escape(kinds)});
+  rows.push_back({"faults fired", n(h.faults_fired), "kills, restarts, pauses, faults, hooks and causes among them"});
+  rows.push_back({"passed", n(h.passed), "workloads every oracle judged clean"});
+  rows.push_back({"undecided", n(h.undecided), "workloads an oracle could not decide (an answer lost to a fault)"});
+  rows.push_back({"unexercised", n(h.unexercised), "workloads whose oracles found nothing to judge"});
+  rows.push_back({"errors", n(h.errors), "runs the harness could not complete"});
+  rows.push_back({"oracles", n(static_cast<std::int64_t>(h.oracles.size())), "judging every workload's whole history"});
+  for (const auto& x : h.excluded) rows.push_back({"not generated: " + escape(x.op), "\u2014", escape(x.reason)});
+  if (!h.failure) return rows;
+  const HuntFailure& f = *h.failure;
+  rows.push_back({"first failing workload", n(f.first_failure_ops) + " op(s)",
+                  escape(f.first_failure + " (after " + std::to_string(f.to_first_failure_ms) + " ms)")});
+  rows.push_back({"shrunk to", n(f.minimal_ops) + " op(s)",
+                  escape(f.minimal + " (" + std::to_string(f.shrink_steps) + " shrink step(s), " +
+                         std::to_string(f.shrinking_ms) + " ms)")});
+  rows.push_back({"reproduced", n(f.reproduced) + " / " + n(f.confirm_runs), "confirming runs of the shrunk workload"});
+  for (const auto& [oracle, evidence] : f.invalid) rows.push_back({"broken: " + escape(oracle), "invalid", escape(evidence)});
+  rows.push_back({"repro.yaml", escape(f.repro_file), "the shrunk workload as a scenario `idemproof run` replays"});
+  return rows;
 }
 
 }  // namespace idemproof

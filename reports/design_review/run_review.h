@@ -261,4 +261,12 @@ struct MetricRow {
 std::vector<MetricRow> MetricRows(const RunReview& review,
                                   const std::function<std::string(const std::string&)>& escape);
 
+// The hunt section's rows, in the same shape (model/results.h HuntResults):
+// outcome, budget, workloads, operations by kind, faults fired, the
+// workloads' outcomes, each op kind not generated and why, and for a
+// violation the first failing workload, its shrink, the oracles it broke
+// and repro.yaml. The replay command is the renderers' to show as code
+// (hunt.failure->repro_command).
+std::vector<MetricRow> HuntRows(const HuntResults& hunt, const std::function<std::string(const std::string&)>& escape);
+
 }  // namespace idemproof

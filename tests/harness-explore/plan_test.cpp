@@ -1119,7 +1119,7 @@ TEST_CASE("the op kinds are registered once each, and explore.ops accepts exactl
                                           "send_background", "burst", "fault", "wait", "wait_past_lease",
                                           "wait_past_window", "kill", "restart", "hook", "cause", "kill_mid_work",
                                           "send_past_lease", "pause", "resume", "deliver", "redeliver", "run_batch",
-                                          "rerun"});
+                                          "rerun", "send_abort", "send_caller"});
   CHECK(OpKindNames() == names);
   for (const auto& name : names) CHECK(OpNamed(name)->name() == name);
   CHECK(Ops().Find("teleport") == nullptr);
@@ -1129,4 +1129,58 @@ TEST_CASE("the op kinds are registered once each, and explore.ops accepts exactl
   const Status again = local.Register(MakeSendOp());
   CHECK(again.code() == StatusCode::kInvalidArgument);
   CHECK(local.Names() == names);
+}
+
+// Issue 46: the client ops the hunt draws, each only where the target
+// declares what it needs, and said why where not.
+TEST_CASE("send_abort and send_caller come where the target allows them and say what they need", "[explore]") {
+  const TargetDescription target = ReferenceTarget();
+  runtime::Interpreter interpreter(target, {});
+  ExploreSpec spec = Spec("create-order");
+  spec.explore.weights["send_abort"] = 2;
+  spec.explore.weights["send_caller"] = 1;
+  auto a = Alphabet::Build(spec, target, interpreter);
+  REQUIRE(a.ok());
+  CHECK(HasKind(*a, OpNamed("send_abort")));
+  CHECK(HasKind(*a, OpNamed("send_caller")));
+  for (const auto& [w, ops] : a->groups()) {
+    const Op& op = ops.front();
+    if (op.kind == OpNamed("send_abort")) {
+      // The slow variant on the request, then a send that gives up long before it answers.
+      const std::vector<Step> steps = op.Steps();
+      REQUIRE(steps.size() == 2);
+      CHECK(steps[0].kind->name() == std::string("cause"));
+      const SendOptions& send = steps[1].Options<SendOptions>();
+      REQUIRE(send.timeout);
+      CHECK(*send.timeout == std::chrono::milliseconds(300));
+      CHECK(op.ToString().rfind("send_abort create_order ", 0) == 0);
+    }
+    if (op.kind == OpNamed("send_caller")) {
+      // As the second caller, with a business id of its own.
+      const std::vector<Step> steps = op.Steps();
+      REQUIRE(steps.size() == 1);
+      const SendOptions& send = steps[0].Options<SendOptions>();
+      CHECK(send.caller == "second");
+      CHECK(send.biz == op.biz + "-second");
+      // Only once the key was used.
+      PlanModel fresh;
+      fresh.managed = true;
+      CHECK_FALSE(a->Allowed(op, fresh));
+      fresh.used_keys.insert({op.key, op.biz});
+      CHECK(a->Allowed(op, fresh));
+    }
+  }
+  // A target with no slow request and one caller: neither, each with its need.
+  TargetDescription plain = target;
+  plain.callers.resize(1);
+  for (auto& [name, action] : plain.actions) action.variants.erase("slow");
+  plain.hooks.clear();
+  auto b = Alphabet::Build(spec, plain, interpreter);
+  REQUIRE(b.ok());
+  CHECK_FALSE(HasKind(*b, OpNamed("send_abort")));
+  CHECK_FALSE(HasKind(*b, OpNamed("send_caller")));
+  std::map<std::string, std::string> excluded;
+  for (const auto& e : b->excluded()) excluded[e.op] = e.reason;
+  CHECK(excluded["send_abort"].rfind("needs an explore action the target makes slow (slow_request)", 0) == 0);
+  CHECK(excluded["send_caller"] == "needs two callers declared in the target (callers:)");
 }

@@ -2024,3 +2024,29 @@ TEST_CASE("answer_after_abort catches an empty or cut stored answer after a clie
       .Send("client-0", "create_order", "k1", "b1", 900, 910, Answer{200, "", {{"Idempotent-Replayed", "true"}}});
   CHECK(RunOracle("answer_after_abort", no_shape.history()).status == VerdictStatus::kUnknown);
 }
+
+TEST_CASE("window: a changed request after another payload took the expired key is no retry of it (found by the hunt)") {
+  // ShopTarget's window is 4s. The other payload rightly took the expired key
+  // at 5s; a value_changed request (another request again) is then rightly
+  // refused 422: it is no retry of the other payload's request.
+  LiteralHistory h;
+  h.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{201, R"({"id":2})"}, "other")
+      .Send("client-0", "create_order", "k1", "b1", 5100, 5110, Answer{422, R"({"title":"mismatch"})"},
+            "value_changed");
+  Verdict v = RunOracle("window", h.history());
+  INFO(v.evidence);
+  CHECK_FALSE(v.is_violation());
+  CHECK(v.details.counts.retries_in_window == 0);
+  // The changed request's own retry inside its window is still judged.
+  LiteralHistory again;
+  again.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 5000, 5010, Answer{201, R"({"id":2})"}, "value_changed")
+      .Send("client-0", "create_order", "k1", "b1", 5100, 5110, Answer{201, R"({"id":3})"}, "value_changed");
+  CHECK(RunOracle("window", again.history()).is_violation());
+  // mismatch_rejected still judges the changed request as a reuse of the default's key.
+  LiteralHistory reused;
+  reused.Send("client-0", "create_order", "k1", "b1", 0, 10, kCreated)
+      .Send("client-0", "create_order", "k1", "b1", 100, 110, Answer{201, R"({"id":2})"}, "value_changed");
+  CHECK(RunOracle("mismatch_rejected", reused.history()).is_violation());
+}

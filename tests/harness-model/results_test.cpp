@@ -304,3 +304,62 @@ TEST_CASE("metrics: the swallowed-new rate counts first requests of a key answer
   // Without a marker nothing is counted: a rate over nothing is null.
   CHECK_FALSE(ComputeMetrics(PlainTarget(), h.history()).swallowed_new_rate().has_value());
 }
+
+TEST_CASE("the hunt section round-trips typed and its verdict counts in the run's exit code") {
+  RunResults r = SampleRun();
+  r.scenarios[0].verdicts.erase(r.scenarios[0].verdicts.begin() + 1);
+  r.scenarios.pop_back();
+  r.scenarios[0].verdicts.erase(r.scenarios[0].verdicts.begin() + 1);
+  REQUIRE(r.ExitCode() == 0);  // the suite alone holds
+  HuntResults h;
+  h.budget = "1m";
+  h.oracles = {"one_record", "window"};
+  h.exit_code = 1;
+  h.outcome = "violation";
+  h.seed = 7;
+  h.run_namespace = "abc123";
+  h.workloads = 40;
+  h.operations = 120;
+  h.ops_by_kind = {{"send", 80}, {"restart", 40}};
+  h.faults_fired = 40;
+  h.passed = 30;
+  h.excluded = {{"send_caller", "needs two callers declared in the target (callers:)"}};
+  HuntFailure f;
+  f.first_failure = "send create_order k1/b1; restart; send create_order k1/b1; wait 100ms";
+  f.first_failure_ops = 4;
+  f.minimal = "send create_order k1/b1; restart; send create_order k1/b1";
+  f.minimal_ops = 3;
+  f.invalid = {{"one_record", "2 records for create_order biz b1"}};
+  f.repro_file = "/runs/x/hunt/y/repro.yaml";
+  f.repro_command = "idemproof run /runs/x/hunt/y/repro.yaml --target t.yaml --hunt 0";
+  h.failure = f;
+  r.hunt = h;
+  CHECK(r.SuiteExitCode() == 0);
+  CHECK(r.ExitCode() == 1);  // a violation the hunt found fails the run
+  nlohmann::json j = RunResultsToJson(r);
+  CHECK(j["exit_code"] == 1);
+  CHECK(j["hunt"]["outcome"] == "violation");
+  CHECK(j["hunt"]["failure"]["minimal_ops"] == 3);
+  CHECK(j["hunt"]["excluded"][0]["op"] == "send_caller");
+  auto back = RunResultsFromJson(j);
+  REQUIRE(back.ok());
+  REQUIRE(back->hunt);
+  CHECK(back->hunt->failure->repro_command == f.repro_command);
+  CHECK(back->hunt->ops_by_kind.at("restart") == 40);
+  CHECK(RunResultsToJson(*back) == j);
+  CHECK(back->hunt->Line().find("VIOLATION of one_record") != std::string::npos);
+  CHECK(back->hunt->Line().find("shrunk from 4 to 3 op(s), replay: " + f.repro_command) != std::string::npos);
+  // An undecided hunt makes a clean suite undecided; a clean one leaves it.
+  r.hunt->exit_code = 3;
+  r.hunt->outcome = "undecided";
+  r.hunt->failure.reset();
+  CHECK(r.ExitCode() == 3);
+  CHECK(r.hunt->Line().find("UNDECIDED: no workload was judged") != std::string::npos);
+  r.hunt->exit_code = 0;
+  r.hunt->outcome = "clean";
+  CHECK(r.ExitCode() == 0);
+  CHECK(r.hunt->Line().find("no violation (40 workload(s)") != std::string::npos);
+  // Not an object: a clear error, not a silent empty hunt.
+  j["hunt"] = "clean";
+  CHECK_FALSE(RunResultsFromJson(j).ok());
+}

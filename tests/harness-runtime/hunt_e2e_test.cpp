@@ -91,6 +91,13 @@ std::vector<int> SeedsCaught(const std::string& flaw, std::string* a_repro_comma
       CHECK(fs::exists(h["failure"]["repro_file"].get<std::string>()));
       CHECK(h["failure"]["minimal_ops"].get<int>() <= h["failure"]["first_failure_ops"].get<int>());
       caught.push_back(seed);
+      // The last console lines and both reports name the hunt's violation and its replay.
+      const std::string replay = h["failure"]["repro_command"].get<std::string>();
+      CHECK(r.out.find("\nsuite: exit 3; hunt (1m): VIOLATION") != std::string::npos);
+      CHECK(r.out.find("\nrun: exit 1\n") != std::string::npos);
+      CHECK(ReadFile(dir + "/runs/latest/report.md").find(replay) != std::string::npos);
+      CHECK(ReadFile(dir + "/runs/latest/report.html").find("<section id=\"hunt\">") != std::string::npos);
+      CHECK(Results(dir + "/runs")["exit_code"] == 1);
       // `check` on the run directory takes the hunt's verdict as recorded:
       // a run that failed only in its hunt never checks clean.
       CliResult checked = RunIdemproof({"check", dir + "/runs/latest"}, dir);
@@ -180,6 +187,12 @@ TEST_CASE("the hunt's generated file covers the whole target and loads as an exp
   CHECK(spec->explore.faults == std::vector<std::string>{"lost-answer"});
   CHECK(spec->explore.weights.at("send_background") > 0);
   CHECK(spec->explore.weights.at("kill_mid_work") > 0);
+  // A changed payload again (its false alarm fixed in model/payload.cpp) and
+  // a client that gives up, drawn where the target allows; no second caller
+  // (the other sends go as none: a false premise for caller_scope).
+  CHECK(spec->explore.weights.at("send_changed") > 0);
+  CHECK(spec->explore.weights.at("send_abort") > 0);
+  CHECK(spec->explore.weights.at("send_caller") == 0);
   // The key-level oracles judge the keyed actions, not the provider's callbacks.
   for (const auto& e : spec->scenario.expect) {
     if (!e.params.contains("actions")) continue;
@@ -231,6 +244,15 @@ TEST_CASE("the hunt alone catches memory-store in at least 4 of 5 seeds and its 
   CHECK(caught.size() >= 4);
   REQUIRE_FALSE(repro.empty());
   ReplayReproduces(repro, oracle);
+}
+
+// Measured 2026-12-07 (docs/explore.md): caught in 4 of 5 seeds (seeds 2-5;
+// shrunk to a send, a restart and a retry of one key where time allowed).
+TEST_CASE("the hunt alone catches whole-store-rewrite in at least 4 of 5 seeds", "[hunt][e2e][slow]") {
+  std::string repro, oracle;
+  std::vector<int> caught = SeedsCaught("whole-store-rewrite", &repro, &oracle);
+  INFO("caught in " << caught.size() << " of 5 seeds");
+  CHECK(caught.size() >= 4);
 }
 
 TEST_CASE("a run with hunt 0 runs the suite alone as before the hunt", "[hunt][e2e][slow]") {

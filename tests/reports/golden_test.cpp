@@ -14,7 +14,7 @@ using namespace idemproof;
 using namespace idemproof::testing;
 
 TEST_CASE("design reports equal their golden files", "[golden]") {
-  for (const std::string run : {"broken", "clean", "injection"}) {
+  for (const std::string run : {"broken", "clean", "injection", "hunted"}) {
     SECTION(run) {
       auto contents = ReadRunDirectory(DataRun(run).string());
       REQUIRE(contents.ok());

@@ -14,6 +14,7 @@
 #include "reports/design_review/run_review.h"
 #include "reports/design_review/timeline_svg.h"
 #include "model/results_json.h"
+#include "reports/markup_escape.h"
 
 using namespace idemproof;
 using namespace idemproof::testing;
@@ -493,4 +494,43 @@ TEST_CASE("report.md table cells stay under the limit, details below the table",
   REQUIRE(note != std::string::npos);
   CHECK(md.find("\n\n", note + 30) - note > kMarkdownCellChars);  // the whole cell
   CHECK(md.find("biz\\_no", note) != std::string::npos);
+}
+
+// A run whose suite held and whose hunt phase found a violation: both pages
+// say so first and show the hunt, its shrink and the replay command.
+TEST_CASE("a violation found by the hunt shows in both reports with its shrink and replay", "[review][hunt]") {
+  const RunDirectoryContents contents = Read("hunted");
+  REQUIRE(contents.results.hunt);
+  const HuntResults& hunt = *contents.results.hunt;
+  REQUIRE(hunt.failure);
+  const RunReview review = ReviewRun(contents);
+  CHECK(review.exit_code == 1);
+  CHECK(review.headline == "Broken: hunt");  // the suite held every layer; the hunt broke the run
+  for (const auto& s : review.scenarios) CHECK(s.outcome == VerdictStatus::kValid);
+  const std::string html = RenderHtmlReport(contents, review);
+  CHECK(html.find("<header class=\"banner broken\"") != std::string::npos);
+  const auto section = html.find("<section id=\"hunt\">");
+  REQUIRE(section != std::string::npos);
+  const std::string hunt_html = html.substr(section, html.find("</section>", section) - section);
+  CHECK(hunt_html.find("VIOLATION") != std::string::npos);
+  CHECK(hunt_html.find("<th>workloads</th><td>88</td>") != std::string::npos);
+  CHECK(hunt_html.find("<th>faults fired</th><td>99</td>") != std::string::npos);
+  CHECK(hunt_html.find("<th>not generated: wait_past_window</th>") != std::string::npos);
+  CHECK(hunt_html.find("<th>shrunk to</th><td>8 op(s)</td>") != std::string::npos);
+  CHECK(hunt_html.find("<th>broken: one_record</th>") != std::string::npos);
+  CHECK(hunt_html.find(XmlEscape(hunt.failure->repro_file, false)) != std::string::npos);
+  CHECK(hunt_html.find("<pre class=\"repro\">" + XmlEscape(hunt.failure->repro_command, false) + "</pre>") !=
+        std::string::npos);
+  const std::string md = RenderMarkdownReport(contents, review, "report-timelines").markdown;
+  const auto md_section = md.find("## Hunt\n");
+  REQUIRE(md_section != std::string::npos);
+  CHECK(hunt.Line().rfind("hunt (1m): VIOLATION of identical_replay, in_progress, one_record, window", 0) == 0);
+  CHECK(md.find("**" + MarkdownEscape(hunt.Line()) + "**", md_section) != std::string::npos);
+  CHECK(md.find("| passed | 28 |", md_section) != std::string::npos);
+  CHECK(md.find(MarkdownFence(hunt.failure->repro_command, "sh"), md_section) != std::string::npos);
+  // A run without a hunt says it had none, on both pages.
+  const RunDirectoryContents clean = Read("clean");
+  const RunReview clean_review = ReviewRun(clean);
+  CHECK(RenderHtmlReport(clean, clean_review).find("No hunt phase in this run") != std::string::npos);
+  CHECK(RenderMarkdownReport(clean, clean_review, "t").markdown.find("No hunt phase in this run") != std::string::npos);
 }

@@ -14,7 +14,7 @@ void RegisterBuiltinOps(OpRegistry& registry) {
                      MakeSendBackgroundOp, MakeBurstOp, MakeFaultOp, MakeWaitOp, MakeWaitPastLeaseOp,
                      MakeWaitPastWindowOp, MakeKillOp, MakeRestartOp, MakeHookOp, MakeCauseOp, MakeKillMidWorkOp,
                      MakeSendPastLeaseOp, MakePauseOp, MakeResumeOp, MakeDeliverOp, MakeRedeliverOp, MakeRunBatchOp,
-                     MakeRerunOp}) {
+                     MakeRerunOp, MakeSendAbortOp, MakeSendCallerOp}) {
     Status s = registry.Register(make());
     if (!s.ok()) {
       std::cerr << "idemproof: internal error: " << s.message() << "\n";

@@ -48,5 +48,8 @@ std::unique_ptr<OpSpec> MakeDeliverOp();
 std::unique_ptr<OpSpec> MakeRedeliverOp();
 std::unique_ptr<OpSpec> MakeRunBatchOp();
 std::unique_ptr<OpSpec> MakeRerunOp();
+// client_ops.cpp
+std::unique_ptr<OpSpec> MakeSendAbortOp();
+std::unique_ptr<OpSpec> MakeSendCallerOp();
 
 }  // namespace idemproof::explore
