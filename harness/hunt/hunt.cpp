@@ -94,12 +94,17 @@ HuntSpecText HuntSpecYaml(const TargetDescription& target) {
     faults.push_back(name + "-reset");
     y << "  " << Quoted(name + "-reset") << ": {kind: reset, on: " << Quoted(name) << ", window: 600ms}\n";
   }
-  // The request-level oracles judge the actions under an idempotency key:
-  // a callback is deduplicated by its own event id (applied_once, with
-  // probes the hunt does not place), so it is sent but not judged by them.
+  // The request-level oracles judge the actions a key deduplicates, those
+  // with role create or pay, as the suite's families do. A put or delete may
+  // be idempotent by nature (a second cancel changes nothing, answered 200
+  // unmarked, a correct Ruby box office; the same memo set twice, a correct
+  // Python service): the suite judges them by state (put-target-state,
+  // delete-releases-once), which the hunt does not probe. A callback is
+  // deduplicated by its own event id (applied_once). They are sent, not
+  // judged by these oracles.
   std::vector<std::string> keyed;
   for (const auto& [name, action] : target.actions)
-    if (!action.HasRole("callback")) keyed.push_back(name);
+    if (action.HasRole("create") || action.HasRole("pay")) keyed.push_back(name);
   y << "expect:\n";
   for (const auto& sig : BuiltinOracles().Signatures()) {
     if (std::find(spec.oracles.begin(), spec.oracles.end(), sig.name) == spec.oracles.end()) continue;
