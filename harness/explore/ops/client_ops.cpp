@@ -22,6 +22,23 @@ namespace {
 // the reference), past the request's write.
 inline constexpr std::int64_t kAbortAfterMs = 300;
 
+// An op of `kind` on `action` for each keyed pair (a keyless pair has no
+// key to give up on or to hand to another caller), `fill` setting the rest.
+template <typename Fill>
+void AddKeyedPairOps(const OpSpec* kind, const std::string& action, const OpContext& ctx, OpCandidates& out,
+                     Fill fill) {
+  for (const auto& [key, biz] : ctx.pairs) {
+    if (key == kNoKey) continue;
+    Op op;
+    op.kind = kind;
+    op.action = action;
+    op.key = key;
+    op.biz = biz;
+    fill(op);
+    out.ops.push_back(op);
+  }
+}
+
 class SendAbortOp final : public OpSpec {
  public:
   const char* name() const override { return "send_abort"; }
@@ -35,18 +52,11 @@ class SendAbortOp final : public OpSpec {
         why += (why.empty() ? "" : "; ") + p.status().message();
         continue;
       }
-      for (const auto& [key, biz] : ctx.pairs) {
-        if (key == kNoKey) continue;
-        Op op;
-        op.kind = this;
-        op.action = action;
-        op.key = key;
-        op.biz = biz;
+      AddKeyedPairOps(this, action, ctx, out, [&](Op& op) {
         op.variant = p->variant;
         op.hook = p->hook;
         op.duration = std::chrono::milliseconds(kAbortAfterMs);
-        out.ops.push_back(op);
-      }
+      });
     }
     out.absent = "needs an explore action the target makes slow (slow_request) with a keyed pair" +
                  (why.empty() ? std::string() : " (" + why + ")");
@@ -92,18 +102,8 @@ class SendCallerOp final : public OpSpec {
       out.absent = "explore.callers already sends as both callers";
       return out;
     }
-    for (const auto& action : ctx.actions) {
-      for (const auto& [key, biz] : ctx.pairs) {
-        if (key == kNoKey) continue;
-        Op op;
-        op.kind = this;
-        op.action = action;
-        op.key = key;
-        op.biz = biz;
-        op.caller = "second";
-        out.ops.push_back(op);
-      }
-    }
+    for (const auto& action : ctx.actions)
+      AddKeyedPairOps(this, action, ctx, out, [](Op& op) { op.caller = "second"; });
     out.absent = "needs an explore action with a keyed pair";
     return out;
   }
