@@ -64,6 +64,7 @@ Result<std::string> WriteScenarioYaml(const Scenario& scenario, const std::strin
       // Where it acts: without `on:` a store fault would load as the client
       // hop's fault of that kind (a repro of a store reset failed to load).
       if (!f.on.empty()) out << YAML::Key << "on" << YAML::Value << f.on;
+      if (!f.required) out << YAML::Key << "required" << YAML::Value << false;
       for (auto it = f.params.begin(); it != f.params.end(); ++it) {
         out << YAML::Key << it.key() << YAML::Value;
         EmitJson(out, it.value());

@@ -112,6 +112,11 @@ struct FaultDeclaration {
   std::string on;
   nlohmann::json params;   // every other key of the block, as JSON (durations as strings)
   SourceMark mark;
+  // `required: false`: the fault may find nothing to act on and the scenario
+  // still holds (a sweep's position past the writes a create makes);
+  // faults_fired says it was not reached instead of undecided. At least one
+  // fault must still fire.
+  bool required = true;
 };
 
 // One expectation: an oracle name plus its parameters (an object; {} when none).

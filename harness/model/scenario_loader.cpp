@@ -176,6 +176,8 @@ class ScenarioLoader {
         static const RE2 kEgress("egress\\.[A-Za-z_][A-Za-z0-9_.-]*", RE2::Latin1);
         if (f.on != kStoreHop && f.on != kDownstreamHop && !RE2::FullMatch(f.on, kEgress))
           r_.Fail(it->second, "fault '" + f.name + "'.on must be egress.NAME (a downstream the target declares under 'egress'), store (each egress with protocol: tcp) or downstream (each http egress the scenario's actions call), found '" + f.on + "'");
+      } else if (k == "required") {
+        f.required = r_.Bool(it->second, "fault '" + f.name + "'.required");
       } else if (k != "kind") {
         f.params[k] = r_.Json(it->second);
       }

@@ -2,6 +2,8 @@
 #include "model/history_events.h"
 
 #include <map>
+#include <set>
+#include <vector>
 
 namespace idemproof::runtime {
 
@@ -21,7 +23,11 @@ struct InjectorRecord {
 std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& history) {
   // The declared faults, and the ones `cause` steps armed (their events say "cause").
   std::map<std::string, std::string> judged;  // name -> kind
-  for (const auto& [name, fault] : scenario.faults) judged[name] = fault.kind;
+  std::set<std::string> optional;             // declared `required: false`
+  for (const auto& [name, fault] : scenario.faults) {
+    judged[name] = fault.kind;
+    if (!fault.required) optional.insert(name);
+  }
   for (const auto& e : history.events()) {
     if (e.process == event_process::kNemesis && e.f == event_f::kFault && e.value.contains("cause"))
       judged.emplace(e.value.value("fault", ""), "cause " + e.value.value("cause", ""));
@@ -65,6 +71,8 @@ std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& hist
   std::map<std::string, std::int64_t> counts, asked;
   nlohmann::json misses = nlohmann::json::object();
   std::string fired, problem;
+  std::vector<std::string> not_reached;  // optional faults that found nothing to act on
+  int took_effect = 0;
   for (const auto& [name, kind] : judged) {
     auto it = requested.find(name);
     auto in = injector_name.find(name);
@@ -76,6 +84,12 @@ std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& hist
     } else if (it == requested.end()) {
       why = "fault " + name + " (" + kind + ") was never started";
     } else if (picked == 0 && rec.took + rec.missed == 0) {
+      if (optional.count(name)) {
+        not_reached.push_back(name);
+        counts[name] = 0;
+        asked[name] = 0;
+        continue;
+      }
       why = "fault " + name + " (" + kind + ") never fired: the scenario proves nothing about it";
     } else if (rec.took == 0 && rec.missed > 0) {
       // The injector's own record, not the request to fire, says what happened.
@@ -92,6 +106,7 @@ std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& hist
     if (!why.empty()) {
       if (problem.empty()) problem = why;
     } else {
+      ++took_effect;
       fired += (fired.empty() ? "" : ", ") + name + " fired " + std::to_string(rec.took) + "\u00d7" +
                (rec.missed > 0 ? " (" + std::to_string(rec.missed) + "\u00d7 without effect: " + rec.why + ")"
                                : std::string());
@@ -101,7 +116,13 @@ std::optional<Verdict> FaultsFired(const Scenario& scenario, const History& hist
   details.tallies.injected = counts;
   details.tallies.picked = asked;
   details.records.missed = misses;
+  std::string unreached;
+  for (const auto& name : not_reached) unreached += (unreached.empty() ? "" : ", ") + name;
+  if (problem.empty() && took_effect == 0)
+    problem = "no fault fired (" + unreached + ": required: false, none found anything to act on): the scenario "
+              "proves nothing";
   if (!problem.empty()) return Verdict::Unknown(kFaultsFiredOracle, problem, details);
+  if (!unreached.empty()) fired += "; not reached (required: false, nothing to act on): " + unreached;
   return Verdict::Valid(kFaultsFiredOracle, fired, details);
 }
 

@@ -231,6 +231,56 @@ TEST_CASE("faults_fired reads the injector's own record: a kill whose downstream
   CHECK(v->evidence == "kill_after_charge fired 1\u00d7");
 }
 
+// A sweep of store-error positions: a create on a Redis store makes two
+// writes, so the third position does not exist. A fault declared
+// `required: false` that found nothing to act on is said as not reached;
+// one that must fire, or none firing at all, stays undecided.
+TEST_CASE("faults_fired: a required: false fault that found nothing to act on is not reached, not undecided",
+          "[egress]") {
+  Scenario s;
+  s.name = "store-error-on-completion";
+  FaultDeclaration first, third;
+  first.name = "kill_after_charge";  // the one CausedKill arms and heals
+  first.kind = "kill-after-answer";
+  third.name = "error_on_write_3";
+  third.kind = "store-error";
+  third.required = false;
+  s.faults[first.name] = first;
+  s.faults[third.name] = third;
+  auto with_third = [](History h) {
+    HistoryEvent start = FaultInvoke("error_on_write_3", true, 0);
+    h.Append(start);
+    h.Append(CompletionOf(start, EventType::kOk));
+    HistoryEvent heal = FaultInvoke("error_on_write_3", false, -1);
+    h.Append(heal);
+    HistoryEvent healed = CompletionOf(heal, EventType::kOk);
+    healed.value["injected"] = 0;
+    h.Append(healed);
+    return h;
+  };
+  std::optional<Verdict> v =
+      runtime::FaultsFired(s, with_third(CausedKill(KillEvent("SIGKILLed process group 42 after the answer"), 1)));
+  REQUIRE(v);
+  INFO(v->evidence);
+  CHECK(v->status == VerdictStatus::kValid);
+  CHECK(v->evidence == "kill_after_charge fired 1\u00d7; not reached (required: false, nothing to act on): "
+                       "error_on_write_3");
+  // Required, the same miss proves nothing.
+  s.faults[third.name].required = true;
+  v = runtime::FaultsFired(s, with_third(CausedKill(KillEvent("SIGKILLed process group 42 after the answer"), 1)));
+  REQUIRE(v);
+  CHECK(v->status == VerdictStatus::kUnknown);
+  CHECK(v->evidence.find("error_on_write_3 (store-error) never fired") != std::string::npos);
+  // Nothing fired at all: undecided, whatever is optional.
+  s.faults.erase(first.name);
+  s.faults[third.name].required = false;
+  History none;
+  v = runtime::FaultsFired(s, with_third(none));
+  REQUIRE(v);
+  CHECK(v->status == VerdictStatus::kUnknown);
+  CHECK(v->evidence.find("no fault fired") != std::string::npos);
+}
+
 TEST_CASE("kill-after-charge with an egress upstream that refuses connections: faults_fired is not valid", "[cli][egress][slow]") {
   const std::string dir = ScratchDir("egress-refused");
   // A port bound but never listening: every connection to it is refused, and
