@@ -54,8 +54,17 @@ sys.exit(0 if spreads else 1)
 PY
 
 paths=(scenarios/concurrency/synchronized-burst.yaml)
-run check-then-insert 1 "$work/tls.yaml" --flaw check-then-insert
-verdict check-then-insert synchronized-burst one_record invalid violation
+# A race: one burst can miss the flaw's window on a loaded machine (a CI run
+# beside other tests: 32 requests, one execution); up to 3 runs, each a
+# fresh burst, as the h2 scripts do. Only the last attempt's misses count.
+before=$failures
+for attempt in 1 2 3; do
+  failures=$before
+  run check-then-insert 1 "$work/tls.yaml" --flaw check-then-insert &&
+    verdict check-then-insert synchronized-burst one_record invalid violation
+  [ "$failures" = "$before" ] && break
+done
+echo "check-then-insert: attempt $attempt"
 paths=(scenarios/client/key-reuse-other-payload.yaml)
 run no-fingerprint 1 "$work/tls.yaml" --flaw no-fingerprint
 verdict no-fingerprint key-reuse-other-payload mismatch_rejected invalid
