@@ -22,6 +22,7 @@
 
 #include "base/tls_client.h"
 #include "clients/kept_budget.h"
+#include "clients/tcp_connect.h"
 
 namespace idemproof::runtime {
 namespace {
@@ -344,69 +345,6 @@ bool Handshake(Conn& c, SSL_CTX* ctx, const TlsOptions& tls, const std::string& 
   return true;
 }
 
-// An origin's parts: "http://HOST:PORT" or "https://HOST:PORT" (HOST may
-// be [v6]; no port: the scheme's).
-struct OriginParts {
-  bool tls = false;
-  std::string host;       // brackets removed
-  std::string port;
-  bool port_written = false;  // the origin names its port
-  std::string authority;      // as written
-};
-bool SplitOrigin(const std::string& origin, OriginParts* parts) {
-  const std::size_t mark = origin.find("://");
-  if (mark == std::string::npos) return false;
-  const std::string scheme = origin.substr(0, mark);
-  if (scheme != "http" && scheme != "https") return false;
-  parts->tls = scheme == "https";
-  parts->authority = origin.substr(mark + 3);
-  const std::string& authority = parts->authority;
-  const std::size_t colon = authority.rfind(':');
-  if (colon == std::string::npos || authority.find(']', colon) != std::string::npos) {
-    parts->port = parts->tls ? "443" : "80";
-    parts->host = authority;
-  } else {
-    parts->host = authority.substr(0, colon);
-    parts->port = authority.substr(colon + 1);
-    parts->port_written = true;
-  }
-  if (parts->host.size() > 1 && parts->host.front() == '[') parts->host = parts->host.substr(1, parts->host.size() - 2);
-  return !parts->host.empty();
-}
-
-// A connected non-blocking TCP_NODELAY socket, or -1 with `error`.
-int Connect(const std::string& host, const std::string& port, nanoseconds timeout, std::string* error) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) {
-    *error = "cannot resolve " + host + ": " + ::gai_strerror(rc);
-    return -1;
-  }
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> hold(found, &::freeaddrinfo);
-  const std::int64_t deadline = Now() + timeout.count();
-  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (::connect(fd, a->ai_addr, a->ai_addrlen) == 0) return fd;
-    if (errno == EINPROGRESS) {
-      pollfd p{fd, POLLOUT, 0};
-      const std::int64_t left = std::max<std::int64_t>((deadline - Now()) / 1000000, 1);
-      int soerr = 0;
-      socklen_t len = sizeof soerr;
-      if (::poll(&p, 1, static_cast<int>(left)) == 1 && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 &&
-          soerr == 0)
-        return fd;
-      *error = "cannot connect to " + host + ":" + port + ": " + (soerr != 0 ? std::strerror(soerr) : "timed out");
-    } else {
-      *error = "cannot connect to " + host + ":" + port + ": " + std::strerror(errno);
-    }
-    ::close(fd);
-  }
-  return -1;
-}
 
 nghttp2_nv Nv(const std::string& name, const std::string& value) {
   return {reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
@@ -463,7 +401,7 @@ H2BurstResult FireH2Burst(const std::vector<OutgoingRequest>& requests, const H2
   Conn c;
   std::string error;
   const auto connect_timeout = std::min<nanoseconds>(options.connect_timeout, lead.timeout);
-  c.fd = Connect(origin.host, origin.port, connect_timeout, &error);
+  c.fd = ConnectTcp(origin.host, origin.port, connect_timeout, &error);
   if (c.fd < 0) {
     AllNotSent(r, error);
     return r;

@@ -1,9 +1,7 @@
 #include "runtime/target_process.h"
 
 #include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -12,11 +10,11 @@
 
 #include <chrono>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <thread>
 
 #include "clients/http_client.h"
+#include "clients/tcp_connect.h"
 #include "model/pattern.h"
 #include "platform/port_owner.h"
 #include "runtime/request_render.h"
@@ -52,55 +50,6 @@ std::string strip_trailing_slash(std::string s) {
 }
 
 Status unavailable(std::string msg) { return Status(StatusCode::kUnavailable, std::move(msg)); }
-
-// The host and port of an http:// or https:// URL ("" when it is neither).
-std::pair<std::string, std::string> HostAndPort(const std::string& url) {
-  const bool https = url.rfind("https://", 0) == 0;
-  if (!https && url.rfind("http://", 0) != 0) return {};
-  std::string authority = url.substr(https ? 8 : 7);
-  authority = authority.substr(0, authority.find_first_of("/?#"));
-  std::string port = https ? "443" : "80";
-  const std::size_t colon = authority.rfind(':');
-  if (colon != std::string::npos && authority.find(']', colon) == std::string::npos) {
-    port = authority.substr(colon + 1);
-    authority.resize(colon);
-  }
-  if (authority.size() > 1 && authority.front() == '[') authority = authority.substr(1, authority.size() - 2);
-  return {authority, port};
-}
-
-// One TCP connection attempt to host:port within `timeout`, closed at once:
-// true when the peer accepted it; else `error` says why.
-bool AcceptsConnection(const std::string& host, const std::string& port, std::chrono::milliseconds timeout,
-                       std::string* error) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) {
-    *error = "cannot resolve " + host + ": " + ::gai_strerror(rc);
-    return false;
-  }
-  std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> hold(found, &::freeaddrinfo);
-  for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-    const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) continue;
-    int soerr = 0;
-    if (::connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
-      soerr = errno;
-      if (soerr == EINPROGRESS) {
-        pollfd p{fd, POLLOUT, 0};
-        socklen_t len = sizeof soerr;
-        if (::poll(&p, 1, static_cast<int>(timeout.count())) != 1 ||
-            ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0)
-          soerr = ETIMEDOUT;
-      }
-    }
-    ::close(fd);
-    if (soerr == 0) return true;
-    *error = "connect to " + host + ":" + port + ": " + std::strerror(soerr);
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -346,15 +295,22 @@ Status TargetProcess::WaitUntilReady() {
 
 Status TargetProcess::WaitUntilAccepting() {
   const StartCommand& start = *target_.start;
-  const auto [host, port] = HostAndPort(base_url_);
-  if (host.empty()) return Status::InvalidArgument("'until: accepting' needs an http:// or https:// base URL, not " + base_url_);
+  OriginParts origin;
+  if (!SplitOrigin(base_url_, &origin))
+    return Status::InvalidArgument("'until: accepting' needs an http:// or https:// base URL, not " + base_url_);
+  const std::string& host = origin.host;
+  const std::string& port = origin.port;
   const Duration timeout = start.ready ? start.ready->timeout : start.start_timeout;
   const auto deadline = Clock::now() + timeout;
   std::string last = "no attempt yet";
   while (true) {
     const auto left = std::max<std::chrono::milliseconds>(ms(deadline - Clock::now()), std::chrono::milliseconds(1));
-    if (AcceptsConnection(host, port, std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(200)), &last))
+    if (const int fd = ConnectTcp(host, port, std::min<std::chrono::milliseconds>(left, std::chrono::milliseconds(200)),
+                                  &last);
+        fd >= 0) {
+      ::close(fd);  // the port accepts: that is all this start waits for
       return Status::Ok();
+    }
     if (auto exit = child_->Poll())
       return unavailable("the target exited (" + exit->ToString() + ") before its port accepted a connection; " +
                          StderrTail());
