@@ -321,9 +321,3 @@ void HuntReport::Print(std::ostream& out) const {
 }
 
 }  // namespace idemproof::hunt
-
-namespace idemproof::hunt {
-
-int CombinedExitCode(int suite, int hunt) { return CombineExitCodes(suite, hunt); }
-
-}  // namespace idemproof::hunt

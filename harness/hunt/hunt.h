@@ -115,12 +115,3 @@ struct HuntReport {
 HuntReport RunHunt(const TargetDescription& target, const HuntOptions& options);
 
 }  // namespace idemproof::hunt
-
-namespace idemproof::hunt {
-
-// The exit code of a run from its suite's and its hunt's: a violation (1)
-// over interrupted (130) over undecided (3) over the suite's own code
-// (model/results.h CombineExitCodes).
-int CombinedExitCode(int suite, int hunt);
-
-}  // namespace idemproof::hunt

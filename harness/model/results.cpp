@@ -141,10 +141,6 @@ std::string NowRfc3339() {
   return out;
 }
 
-}  // namespace idemproof
-
-namespace idemproof {
-
 std::string HuntResults::Line() const {
   std::string line = "hunt (" + budget + "): ";
   if (outcome == "not_run") return line + "NOT RUN: " + reason + " (no pass)";

@@ -151,12 +151,12 @@ TEST_CASE("the hunt budget reads durations and 0 as no hunt", "[hunt]") {
 }
 
 TEST_CASE("the hunt's exit code: a violation over undecided over the suite's", "[hunt]") {
-  CHECK(hunt::CombinedExitCode(0, 0) == 0);
-  CHECK(hunt::CombinedExitCode(0, 1) == 1);
-  CHECK(hunt::CombinedExitCode(3, 1) == 1);
-  CHECK(hunt::CombinedExitCode(0, 3) == 3);
-  CHECK(hunt::CombinedExitCode(1, 3) == 1);
-  CHECK(hunt::CombinedExitCode(2, 0) == 2);
+  CHECK(CombineExitCodes(0, 0) == 0);
+  CHECK(CombineExitCodes(0, 1) == 1);
+  CHECK(CombineExitCodes(3, 1) == 1);
+  CHECK(CombineExitCodes(0, 3) == 3);
+  CHECK(CombineExitCodes(1, 3) == 1);
+  CHECK(CombineExitCodes(2, 0) == 2);
   hunt::HuntReport not_run;
   not_run.not_run = "the target offers nothing to generate";
   CHECK(not_run.ExitCode() == 3);
