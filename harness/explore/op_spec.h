@@ -164,6 +164,10 @@ class OpSpec {
   virtual bool Timed(const Op& /*op*/, const PlanModel& /*model*/) const { return false; }
   // True when it may run while main is paused (resume, waits, kill).
   virtual bool runs_while_paused() const { return false; }
+  // True when it strikes the target or its surroundings (the nemesis: a
+  // kill, restart or pause, a fault, a hook or cause, a client that gives
+  // up): what the hunt counts as a fault fired.
+  virtual bool strikes() const { return false; }
   // True when it reaches the target's business logic (send, deliver,
   // run_batch): an alphabet needs one such kind.
   virtual bool reaches_logic() const { return false; }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "explore/explore_spec.h"
+#include "explore/ops/builtin_ops.h"
 #include "model/console_text.h"
 #include "model/results_json.h"
 #include "oracles/oracle.h"
@@ -20,11 +21,11 @@ namespace idemproof::hunt {
 
 namespace {
 
-// The op kinds that strike the target or its surroundings (the nemesis).
+// The op kinds that strike the target or its surroundings (the nemesis),
+// as each op says of itself (explore/op_spec.h OpSpec::strikes).
 bool IsFaultOp(const std::string& kind) {
-  return kind == "kill" || kind == "restart" || kind == "pause" || kind == "fault" || kind == "hook" ||
-         kind == "cause" || kind == "send_then_kill" || kind == "kill_mid_work" || kind == "send_past_lease" ||
-         kind == "send_abort";
+  const explore::OpSpec* op = explore::OpNamed(kind);
+  return op != nullptr && op->strikes();
 }
 
 // A plan's one-line form is its ops joined by "; ", each starting with its kind.

@@ -42,6 +42,7 @@ void AddKeyedPairOps(const OpSpec* kind, const std::string& action, const OpCont
 class SendAbortOp final : public OpSpec {
  public:
   const char* name() const override { return "send_abort"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 0; }
   Result<OpCandidates> Candidates(const OpContext& ctx) const override {
     OpCandidates out;

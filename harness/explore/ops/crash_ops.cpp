@@ -39,6 +39,7 @@ void CaptureNothing(const PlanModel& before, PlanModel& m) { m.captured = before
 class KillMidWorkOp final : public OpSpec {
  public:
   const char* name() const override { return "kill_mid_work"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 0; }
   // Every role the explore block lists: each action (its key/biz pairs) the
   // target makes slow (slow_request: a variant or a hook), each message (its
@@ -162,6 +163,7 @@ class KillMidWorkOp final : public OpSpec {
 class SendPastLeaseOp final : public OpSpec {
  public:
   const char* name() const override { return "send_past_lease"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 0; }
   Result<OpCandidates> Candidates(const OpContext& ctx) const override {
     const auto& lease = ctx.target.idempotency.lease;

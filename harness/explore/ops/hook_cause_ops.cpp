@@ -12,6 +12,7 @@ namespace {
 class HookOp final : public OpSpec {
  public:
   const char* name() const override { return "hook"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 2; }
   Result<OpCandidates> Candidates(const OpContext& ctx) const override {
     OpCandidates out{{}, "the target declares no hook besides heal"};
@@ -38,6 +39,7 @@ class HookOp final : public OpSpec {
 class CauseOp final : public OpSpec {
  public:
   const char* name() const override { return "cause"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 2; }
   Result<OpCandidates> Candidates(const OpContext& ctx) const override {
     std::vector<std::string> causes;

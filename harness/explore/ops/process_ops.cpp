@@ -29,6 +29,7 @@ class ProcessOp : public OpSpec {
 class KillOp final : public ProcessOp {
  public:
   const char* name() const override { return "kill"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 1; }
   bool runs_while_paused() const override { return true; }
   bool Allowed(const Op&, const PlanModel& m, const PlanRules&) const override { return m.up && m.managed; }
@@ -42,6 +43,7 @@ class KillOp final : public ProcessOp {
 class RestartOp final : public ProcessOp {
  public:
   const char* name() const override { return "restart"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 1; }
   bool Allowed(const Op&, const PlanModel& m, const PlanRules&) const override { return m.managed; }
   // A graceful restart keeps to the budget; one that brings a killed target
@@ -64,6 +66,7 @@ class SignalOp : public ProcessOp {
 class PauseOp final : public SignalOp {
  public:
   const char* name() const override { return "pause"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 1; }
   bool Allowed(const Op&, const PlanModel& m, const PlanRules&) const override {
     return m.up && m.managed && !m.paused;

@@ -159,6 +159,7 @@ class SendChangedOp final : public ResendOp {
 class SendThenKillOp final : public RequestOp {
  public:
   const char* name() const override { return "send_then_kill"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 1; }
   bool Allowed(const Op& op, const PlanModel& m, const PlanRules& rules) const override {
     return m.up && m.managed && Reachable(op, m, rules);
@@ -216,6 +217,7 @@ class BurstOp final : public RequestOp {
 class FaultOp final : public RequestOp {
  public:
   const char* name() const override { return "fault"; }
+  bool strikes() const override { return true; }
   int default_weight() const override { return 2; }
   bool Allowed(const Op& op, const PlanModel& m, const PlanRules& rules) const override {
     return Reachable(op, m, rules);
